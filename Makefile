@@ -1,0 +1,188 @@
+# SPDX-License-Identifier: Apache-2.0
+# perfetto-c: one non-recursive Makefile for every library, binary, test and
+# benchmark. Objects go under $(O) (default out/); `make asan` builds a second
+# tree under out/asan with AddressSanitizer + UBSan and runs the tests there.
+#
+# Layout rules the build relies on (see docs/building.md):
+#   src/<module>/*.c      -> $(O)/lib/lib<module>.a   (module = one library)
+#   protos/**/*.proto     -> $(O)/gen/**/*.pb-c.[ch]  -> $(O)/lib/libprotos.a
+#   $(O)/gen/pb_fields.h  field-number constants generated from protos/
+#   tests/unit/<m>_test.c -> $(O)/tests/<m>_test     (one binary per module)
+#   bench/<name>.c        -> $(O)/bench/<name>
+#   tools/<name>.c        -> $(O)/<name>              (user-facing helpers)
+
+O ?= out
+CC ?= cc
+SANITIZE ?=
+PREFIX ?= /usr/local
+V ?= 0
+
+ifeq ($(V),0)
+Q := @
+else
+Q :=
+endif
+
+# ---------------------------------------------------------------- flags ----
+WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral -Werror
+OPT ?= -O2
+CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
+CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
+	-pthread -MMD -MP
+LDFLAGS_ALL := -pthread
+LDLIBS_ALL := -lprotobuf-c -lm
+
+ifneq ($(SANITIZE),)
+CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+LDFLAGS_ALL += -fsanitize=address,undefined
+endif
+
+# Generated protobuf-c code is not ours to keep warning-clean beyond -Wall.
+GEN_CFLAGS := -std=c11 -g $(OPT) -Wall -Werror -fvisibility=hidden -MMD -MP
+
+# ------------------------------------------------------------- packages ----
+DEPS_STAMP := $(O)/.deps-ok
+
+$(DEPS_STAMP): tools/deps.sh
+	$(Q)sh tools/deps.sh check-or-install
+	$(Q)mkdir -p $(@D) && touch $@
+
+.PHONY: deps
+deps:
+	$(Q)sh tools/deps.sh install
+	$(Q)mkdir -p $(O) && touch $(DEPS_STAMP)
+
+# --------------------------------------------------------------- protos ----
+PROTOS := $(shell find protos -name '*.proto' 2>/dev/null | LC_ALL=C sort)
+PROTO_C := $(patsubst protos/%.proto,$(O)/gen/%.pb-c.c,$(PROTOS))
+PROTO_H := $(patsubst protos/%.proto,$(O)/gen/%.pb-c.h,$(PROTOS))
+PROTO_OBJ := $(patsubst $(O)/gen/%.c,$(O)/obj/gen/%.o,$(PROTO_C))
+
+# protoc-c runs once over every file so imports resolve in one pass.
+$(O)/gen/.protos-stamp: $(PROTOS) | $(DEPS_STAMP)
+	@echo "  PROTOC-C protos/"
+	$(Q)mkdir -p $(O)/gen
+	$(Q)protoc-c --c_out=$(O)/gen -Iprotos $(PROTOS)
+	$(Q)touch $@
+
+$(PROTO_C) $(PROTO_H): $(O)/gen/.protos-stamp ;
+
+# Every message and enum descriptor protoc-c emitted, as one table.
+$(O)/gen/pb_registry.c: $(O)/gen/.protos-stamp tools/gen_registry.sh
+	@echo "  GEN      $@"
+	$(Q)sh tools/gen_registry.sh $(O)/gen $(PROTO_H) > $@.tmp && mv $@.tmp $@
+
+$(O)/obj/gen/%.o: $(O)/gen/%.c | $(O)/gen/.protos-stamp
+	@mkdir -p $(@D)
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(GEN_CFLAGS) $(filter -fsanitize%,$(CFLAGS_ALL)) -c $< -o $@
+
+PROTO_OBJ += $(O)/obj/gen/pb_registry.o
+
+$(O)/lib/libprotos.a: $(PROTO_OBJ)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+# Field-number constants for the hand-written zero-copy code.
+$(O)/gen_field_ids: $(O)/obj/tools/gen_field_ids.o $(O)/lib/libprotos.a
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $^ $(LDLIBS_ALL)
+
+$(O)/gen/pb_fields.h: $(O)/gen_field_ids
+	@echo "  GEN      $@"
+	$(Q)$(O)/gen_field_ids > $@.tmp && mv $@.tmp $@
+
+GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h
+
+# ------------------------------------------------------------- modules -----
+# Dependency order, highest first, so static link order is right.
+MODULES := pbtxt protozero base
+MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
+
+define module_rules
+$(1)_SRC := $$(wildcard src/$(1)/*.c)
+$(1)_OBJ := $$(patsubst src/%.c,$(O)/obj/%.o,$$($(1)_SRC))
+$(O)/lib/lib$(1).a: $$($(1)_OBJ)
+	@mkdir -p $$(@D)
+	$$(Q)rm -f $$@ && ar rcs $$@ $$^
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
+
+ALL_LIBS := $(MODULE_LIBS) $(O)/lib/libprotos.a
+
+# Objects of our own code: they may include generated headers.
+$(O)/obj/%.o: %.c | $(DEPS_STAMP) $(GEN_HEADERS)
+	@mkdir -p $(@D)
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+# gen_field_ids itself cannot wait for pb_fields.h.
+$(O)/obj/tools/gen_field_ids.o: tools/gen_field_ids.c | $(DEPS_STAMP) $(PROTO_H)
+	@mkdir -p $(@D)
+	@echo "  CC       $<"
+	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
+
+# ------------------------------------------------------------- binaries ----
+TOOLS := pfc_pbtxt
+TOOL_BINS := $(foreach t,$(TOOLS),$(O)/$(t))
+
+$(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+BINS := $(TOOL_BINS)
+
+# ---------------------------------------------------------------- tests ----
+UNIT_SRC := $(wildcard tests/unit/*_test.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
+HARNESS_OBJ := $(O)/obj/tests/unit/harness.o
+
+$(UNIT_BINS): $(O)/tests/%_test: $(O)/obj/tests/unit/%_test.o $(HARNESS_OBJ) $(ALL_LIBS)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(HARNESS_OBJ) $(ALL_LIBS) $(LDLIBS_ALL)
+
+# ---------------------------------------------------------------- bench ----
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
+
+$(BENCH_BINS): $(O)/bench/%: $(O)/obj/bench/%.o $(ALL_LIBS)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# -------------------------------------------------------------- targets ----
+.PHONY: all test asan demo bench install clean check-gcc check-clang
+
+all: $(BINS) $(UNIT_BINS) $(BENCH_BINS)
+
+test: all
+	$(Q)sh tests/run.sh $(O)
+
+asan:
+	$(Q)$(MAKE) --no-print-directory O=out/asan SANITIZE=1 OPT=-O1 test
+
+demo: all
+	$(Q)sh tools/demo.sh $(O)
+
+bench: all
+	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
+
+install: all
+	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
+	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	$(Q)install -d $(DESTDIR)$(PREFIX)/share/perfetto-c/configs
+	$(Q)install -m 0644 configs/*.pbtxt $(DESTDIR)$(PREFIX)/share/perfetto-c/configs/
+
+# Both compilers must build warning-free; CI runs these.
+check-gcc:
+	$(Q)$(MAKE) --no-print-directory O=out/gcc CC=gcc all
+check-clang:
+	$(Q)$(MAKE) --no-print-directory O=out/clang CC=clang all
+
+clean:
+	rm -rf $(O) out
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,50 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# Checks that the Debian packages perfetto-c builds and tests with are
+# installed. Called by the Makefile before the first compile.
+#   deps.sh check-or-install  install what is missing when root on Debian,
+#                             otherwise print the apt-get line and fail
+#   deps.sh install           same, but always runs apt-get when missing
+#   deps.sh list              print the package list
+
+# Build: compilers, protobuf-c (config/IPC structs), SQLite (trace processor),
+# libedit (interactive shell), zlib (compressed traces).
+# Tests: protoc (oracle for the text format), clang (warning check, fuzzers).
+PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
+libsqlite3-dev libedit-dev zlib1g-dev clang"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+	case "$st" in
+	*"install ok installed"*) ;;
+	*) missing="$missing $p" ;;
+	esac
+done
+
+case "$1" in
+list)
+	echo $PKGS
+	exit 0
+	;;
+esac
+
+[ -z "$missing" ] && exit 0
+
+line="apt-get install -y$missing"
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+	echo "perfetto-c: installing missing Debian packages:$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	# A fresh machine has no package lists yet; update once before installing.
+	apt-get update -qq || { echo "perfetto-c: apt-get update failed" >&2; exit 1; }
+	# shellcheck disable=SC2086
+	apt-get install -y -qq $missing || {
+		echo "perfetto-c: '$line' failed" >&2
+		exit 1
+	}
+	exit 0
+fi
+
+echo "perfetto-c: missing Debian packages:$missing" >&2
+echo "perfetto-c: as root, run:  $line" >&2
+exit 1
