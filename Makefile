@@ -102,7 +102,7 @@ MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
 define module_rules
 $(1)_SRC := $$(wildcard src/$(1)/*.c)
-$(1)_OBJ := $$(patsubst src/%.c,$(O)/obj/%.o,$$($(1)_SRC))
+$(1)_OBJ := $$(patsubst %.c,$(O)/obj/%.o,$$($(1)_SRC))
 $(O)/lib/lib$(1).a: $$($(1)_OBJ)
 	@mkdir -p $$(@D)
 	$$(Q)rm -f $$@ && ar rcs $$@ $$^

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * gen_field_ids.c - build-time generator of pb_fields.h: one constant per
- * field of every message in protos/ (PB_<MESSAGE>_<FIELD>) and per enum
- * value (PBE_<ENUM>_<VALUE>), read from the protobuf-c descriptors. The
+ * field of every message in protos/ (PB_<MESSAGE>__<FIELD>) and per enum
+ * value (PBE_<ENUM>__<VALUE>), read from the protobuf-c descriptors. The
  * hand-written zero-copy encoders and decoders use these instead of bare
  * numbers. Fails the build if two names collide.
  */
@@ -67,7 +67,11 @@ static void add(const char *prefix, const char *scope, const char *member, long 
 	}
 	to_upper_snake(scope, s, sizeof(s));
 	to_upper_snake(member, m, sizeof(m));
-	snprintf(g_entries[g_n].name, sizeof(g_entries[g_n].name), "%s_%s_%s", prefix, s, m);
+	if (snprintf(g_entries[g_n].name, sizeof(g_entries[g_n].name), "%s_%s__%s", prefix, s, m) >=
+	    (int)sizeof(g_entries[g_n].name)) {
+		fprintf(stderr, "gen_field_ids: name too long: %s_%s__%s\n", prefix, s, m);
+		exit(1);
+	}
 	g_entries[g_n].value = value;
 	g_n++;
 }
