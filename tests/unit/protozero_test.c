@@ -54,7 +54,7 @@ TEST(redundant_varint_decodes_to_value)
 {
 	uint8_t b[4];
 	const uint8_t *p = b;
-	uint64_t v;
+	uint64_t v = 0;
 
 	pz_write_redundant_varint(b, 0);
 	ASSERT_EQ(pz_varint_decode(&p, b + 4, &v), PZ_OK);
@@ -211,7 +211,7 @@ TEST(root_size_field_is_filled)
 	struct pz_stream s;
 	struct pz_msg root;
 	const uint8_t *p = hdr;
-	uint64_t v;
+	uint64_t v = 0;
 
 	pz_stream_init_flat(&s, buf, sizeof(buf));
 	pz_msg_begin(&root, &s, hdr);
@@ -304,7 +304,7 @@ TEST(packed_varints_round_trip)
 	struct pz_reader r;
 	struct pz_field f;
 	struct pz_packed it;
-	uint64_t v;
+	uint64_t v = 0;
 	size_t i = 0;
 
 	pz_stream_init_flat(&s, buf, sizeof(buf));
