@@ -38,6 +38,12 @@ CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 LDFLAGS_ALL += -fsanitize=address,undefined
 endif
 
+# `make fuzz` builds the libraries with coverage for libFuzzer (clang only).
+FUZZ ?=
+ifneq ($(FUZZ),)
+CFLAGS_ALL += -fsanitize=fuzzer-no-link
+endif
+
 # Generated protobuf-c code is not ours to keep warning-clean beyond -Wall.
 GEN_CFLAGS := -std=c11 -g $(OPT) -Wall -Werror -fvisibility=hidden -MMD -MP
 
@@ -152,6 +158,31 @@ $(BENCH_BINS): $(O)/bench/%: $(O)/obj/bench/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# ----------------------------------------------------------------- fuzz ----
+FUZZ_SRC := $(wildcard fuzz/*_fuzz.c)
+FUZZ_BINS := $(patsubst fuzz/%.c,$(O)/fuzz/%,$(FUZZ_SRC))
+
+$(FUZZ_BINS): $(O)/fuzz/%: $(O)/obj/fuzz/%.o $(ALL_LIBS)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -fsanitize=fuzzer -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+.PHONY: fuzz-bins fuzz
+fuzz-bins: $(FUZZ_BINS)
+
+# Builds every fuzzer with clang + ASan/UBSan and runs each for FUZZ_SECONDS
+# over its seed corpus (fuzz/corpus/<name>/); new inputs go to out/fuzz/corpus.
+FUZZ_SECONDS ?= 20
+fuzz:
+	$(Q)$(MAKE) --no-print-directory O=out/fuzz CC=clang SANITIZE=1 FUZZ=1 fuzz-bins
+	$(Q)for f in out/fuzz/fuzz/*_fuzz; do \
+		n=$$(basename $$f _fuzz); mkdir -p out/fuzz/corpus/$$n; \
+		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
+		$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=out/fuzz/$$n- \
+			out/fuzz/corpus/$$n fuzz/corpus/$$n 2>out/fuzz/$$n.log || \
+			{ tail -n 40 out/fuzz/$$n.log; exit 1; }; \
+	done
 
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang

@@ -828,6 +828,8 @@ int pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text, size_t
 
 	memset(&ps, 0, sizeof(ps));
 	memset(err, 0, sizeof(*err));
+	if (!text)
+		text = "";
 	ps.p = text;
 	ps.end = text + len;
 	ps.line = 1;
@@ -847,7 +849,7 @@ int pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text, size_t
 	if (rc == 0) {
 		n = pz_chunks_size(&ps.out);
 		rc = buf_reserve(out, n);
-		if (rc == 0) {
+		if (rc == 0 && n) {
 			pz_chunks_copy(&ps.out, out->data + out->len, n);
 			out->len += n;
 		}

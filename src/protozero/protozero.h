@@ -273,6 +273,11 @@ struct pz_reader {
 
 static inline void pz_reader_init(struct pz_reader *r, const void *data, size_t len)
 {
+	static const uint8_t empty[1];
+
+	/* (NULL, 0) is a valid empty message; pointer arithmetic on NULL is not. */
+	if (!data)
+		data = empty, len = 0;
 	r->p = data;
 	r->begin = data;
 	r->end = r->p + len;

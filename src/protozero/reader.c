@@ -19,8 +19,8 @@ static inline uint64_t load_le(const uint8_t *p, unsigned n)
 
 static int reader_fail(struct pz_reader *r, enum pz_read_error err)
 {
+	/* r->p stays at the start of the bad field, for error offsets. */
 	r->err = err;
-	r->p = r->end;
 	return -1;
 }
 
