@@ -1,0 +1,447 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * evloop.c - epoll loop with one watch struct per fd, timerfd, signalfd and
+ * the eventfd that wakes the loop for posted tasks. Removal during dispatch
+ * is made safe by deferring frees: a removed watch is marked dead, taken out
+ * of epoll and the id map, and freed when the current batch is done.
+ */
+#include "base/evloop.h"
+#include "base/compiler.h"
+#include "base/file.h"
+#include "base/hmap.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+enum watch_kind { WATCH_FD, WATCH_TIMER, WATCH_SIGNAL, WATCH_WAKE };
+
+struct watch {
+	uint64_t id;
+	enum watch_kind kind;
+	int fd;            /* the user's fd, or one we own (timer, signal, wake) */
+	bool is_dead;
+	bool is_one_shot;  /* timers only */
+	evloop_fd_cb fd_cb;
+	evloop_task_cb task_cb;
+	evloop_signal_cb signal_cb;
+	void *user;
+	struct watch *next_dead;
+};
+
+struct task {
+	evloop_task_cb cb;
+	void *user;
+	struct task *next;
+};
+
+struct evloop {
+	int epfd;
+	uint64_t next_id;
+	struct hmap watches;      /* id -> struct watch *, live watches only */
+	struct watch *graveyard;  /* removed watches, freed after the batch */
+	struct watch *wake;       /* eventfd for posted tasks and quit */
+	atomic_bool is_quit;
+	pthread_mutex_t lock;     /* protects the task queue below */
+	struct task *tasks_head;
+	struct task *tasks_tail;
+};
+
+static uint32_t to_epoll(unsigned events)
+{
+	return (events & EVLOOP_READ ? EPOLLIN : 0) | (events & EVLOOP_WRITE ? EPOLLOUT : 0);
+}
+
+static unsigned from_epoll(uint32_t ev)
+{
+	return (ev & EPOLLIN ? EVLOOP_READ : 0) | (ev & EPOLLOUT ? EVLOOP_WRITE : 0) |
+	       (ev & EPOLLERR ? EVLOOP_ERROR : 0) | (ev & (EPOLLHUP | EPOLLRDHUP) ? EVLOOP_HUP : 0);
+}
+
+/* Only fds the loop created itself are closed with their watch. */
+static void watch_free(struct watch *w)
+{
+	if (!w)
+		return;
+	if (w->kind != WATCH_FD)
+		fd_close(w->fd);
+	free(w);
+}
+
+/*
+ * Registers a new watch on @fd. On failure an fd the loop owns (timer,
+ * signal) is closed here, so callers need no cleanup of their own.
+ */
+static int watch_add(struct evloop *loop, struct watch *proto, uint32_t ep_events,
+		     struct watch **out)
+{
+	struct epoll_event ev;
+	struct watch *w;
+	int err;
+
+	w = malloc(sizeof(*w));
+	if (!w) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	*w = *proto;
+	w->id = loop->next_id++;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = ep_events;
+	ev.data.ptr = w;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_ADD, w->fd, &ev) != 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = hmap_put(&loop->watches, w->id, (uint64_t)(uintptr_t)w);
+	if (err < 0) {
+		epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+		goto fail;
+	}
+	*out = w;
+	return 0;
+fail:
+	if (w)
+		watch_free(w);
+	else if (proto->kind != WATCH_FD)
+		fd_close(proto->fd);
+	return err;
+}
+
+static struct watch *watch_find(struct evloop *loop, uint64_t id)
+{
+	uint64_t v;
+
+	if (!hmap_get(&loop->watches, id, &v))
+		return NULL;
+	return (struct watch *)(uintptr_t)v;
+}
+
+static void watch_kill(struct evloop *loop, struct watch *w)
+{
+	hmap_del(&loop->watches, w->id, NULL);
+	/* Fails harmlessly with EBADF if the owner already closed the fd. */
+	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	w->is_dead = true;
+	w->next_dead = loop->graveyard;
+	loop->graveyard = w;
+}
+
+static void graveyard_flush(struct evloop *loop)
+{
+	struct watch *w;
+
+	while ((w = loop->graveyard)) {
+		loop->graveyard = w->next_dead;
+		watch_free(w);
+	}
+}
+
+int evloop_create(struct evloop **out)
+{
+	struct watch proto = {.kind = WATCH_WAKE, .fd = -1};
+	struct evloop *loop;
+	int err;
+
+	loop = calloc(1, sizeof(*loop));
+	if (!loop)
+		return -ENOMEM;
+	hmap_init(&loop->watches);
+	pthread_mutex_init(&loop->lock, NULL);
+	atomic_init(&loop->is_quit, false);
+	loop->next_id = 1;
+	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (loop->epfd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	proto.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (proto.fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	err = watch_add(loop, &proto, EPOLLIN, &loop->wake);
+	if (err)
+		goto fail;
+	*out = loop;
+	return 0;
+fail:
+	evloop_destroy(loop);
+	return err;
+}
+
+void evloop_destroy(struct evloop *loop)
+{
+	struct hmap_iter it;
+	struct task *t;
+	uint64_t v;
+
+	if (!loop)
+		return;
+	hmap_iter_init(&it, &loop->watches);
+	while (hmap_iter_next(&it, NULL, &v))
+		watch_free((struct watch *)(uintptr_t)v);
+	hmap_fini(&loop->watches);
+	graveyard_flush(loop);
+	while ((t = loop->tasks_head)) {
+		loop->tasks_head = t->next;
+		free(t);
+	}
+	fd_close(loop->epfd);
+	pthread_mutex_destroy(&loop->lock);
+	free(loop);
+}
+
+int evloop_add_fd(struct evloop *loop, int fd, unsigned events, evloop_fd_cb cb, void *user,
+		  uint64_t *out_id)
+{
+	struct watch proto = {.kind = WATCH_FD, .fd = fd, .fd_cb = cb, .user = user};
+	struct watch *w;
+	int err;
+
+	if (fd < 0 || !cb)
+		return -EINVAL;
+	err = watch_add(loop, &proto, to_epoll(events), &w);
+	if (err)
+		return err;
+	if (out_id)
+		*out_id = w->id;
+	return 0;
+}
+
+int evloop_mod_fd(struct evloop *loop, uint64_t id, unsigned events)
+{
+	struct watch *w = watch_find(loop, id);
+	struct epoll_event ev;
+
+	if (!w)
+		return -ENOENT;
+	if (w->kind != WATCH_FD)
+		return -EINVAL;
+	memset(&ev, 0, sizeof(ev));
+	ev.events = to_epoll(events);
+	ev.data.ptr = w;
+	if (epoll_ctl(loop->epfd, EPOLL_CTL_MOD, w->fd, &ev) != 0)
+		return -errno;
+	return 0;
+}
+
+int evloop_del(struct evloop *loop, uint64_t id)
+{
+	struct watch *w = watch_find(loop, id);
+
+	if (!w || w->kind == WATCH_WAKE)
+		return -ENOENT;
+	watch_kill(loop, w);
+	return 0;
+}
+
+static void ms_to_timespec(uint64_t ms, struct timespec *ts)
+{
+	ts->tv_sec = (time_t)(ms / 1000);
+	ts->tv_nsec = (long)(ms % 1000) * 1000000L;
+}
+
+int evloop_add_timer(struct evloop *loop, uint64_t first_ms, uint64_t period_ms,
+		     evloop_task_cb cb, void *user, uint64_t *out_id)
+{
+	struct watch proto = {.kind = WATCH_TIMER, .fd = -1, .task_cb = cb, .user = user};
+	struct itimerspec its;
+	struct watch *w;
+	int err;
+
+	if (!cb)
+		return -EINVAL;
+	memset(&its, 0, sizeof(its));
+	ms_to_timespec(first_ms, &its.it_value);
+	ms_to_timespec(period_ms, &its.it_interval);
+	/* An all-zero it_value would disarm the timer instead of firing now. */
+	if (first_ms == 0)
+		its.it_value.tv_nsec = 1;
+	proto.is_one_shot = period_ms == 0;
+	proto.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (proto.fd < 0)
+		return -errno;
+	if (timerfd_settime(proto.fd, 0, &its, NULL) != 0) {
+		err = -errno;
+		fd_close(proto.fd);
+		return err;
+	}
+	err = watch_add(loop, &proto, EPOLLIN, &w);
+	if (err)
+		return err;
+	if (out_id)
+		*out_id = w->id;
+	return 0;
+}
+
+int evloop_add_signal(struct evloop *loop, int signo, evloop_signal_cb cb, void *user,
+		      uint64_t *out_id)
+{
+	struct watch proto = {.kind = WATCH_SIGNAL, .fd = -1, .signal_cb = cb, .user = user};
+	struct watch *w;
+	sigset_t set;
+	int err;
+
+	if (!cb || signo <= 0 || sigemptyset(&set) != 0 || sigaddset(&set, signo) != 0)
+		return -EINVAL;
+	err = pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (err)
+		return -err;
+	proto.fd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (proto.fd < 0)
+		return -errno;
+	err = watch_add(loop, &proto, EPOLLIN, &w);
+	if (err)
+		return err;
+	if (out_id)
+		*out_id = w->id;
+	return 0;
+}
+
+static void wake(struct evloop *loop)
+{
+	uint64_t one = 1;
+
+	/* EAGAIN means the counter is saturated: the loop is awake anyway. */
+	if (write(loop->wake->fd, &one, sizeof(one)) < 0)
+		return;
+}
+
+int evloop_post(struct evloop *loop, evloop_task_cb cb, void *user)
+{
+	struct task *t;
+
+	if (!cb)
+		return -EINVAL;
+	t = malloc(sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	t->cb = cb;
+	t->user = user;
+	t->next = NULL;
+	pthread_mutex_lock(&loop->lock);
+	if (loop->tasks_tail)
+		loop->tasks_tail->next = t;
+	else
+		loop->tasks_head = t;
+	loop->tasks_tail = t;
+	pthread_mutex_unlock(&loop->lock);
+	wake(loop);
+	return 0;
+}
+
+void evloop_quit(struct evloop *loop)
+{
+	atomic_store(&loop->is_quit, true);
+	wake(loop);
+}
+
+/*
+ * Runs the tasks queued so far. Tasks they post go to a fresh queue and run
+ * in the next round, so a task that reposts itself cannot starve the fds.
+ */
+static int run_tasks(struct evloop *loop)
+{
+	struct task *t, *next;
+	uint64_t cnt;
+	int n = 0;
+
+	if (read(loop->wake->fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+		return 0;
+	pthread_mutex_lock(&loop->lock);
+	t = loop->tasks_head;
+	loop->tasks_head = NULL;
+	loop->tasks_tail = NULL;
+	pthread_mutex_unlock(&loop->lock);
+	for (; t; t = next, n++) {
+		next = t->next;
+		t->cb(t->user);
+		free(t);
+	}
+	return n;
+}
+
+static int fire_timer(struct evloop *loop, struct watch *w)
+{
+	uint64_t expirations;
+
+	/* A timer re-armed or raced with read may have nothing to report. */
+	if (read(w->fd, &expirations, sizeof(expirations)) != (ssize_t)sizeof(expirations))
+		return 0;
+	w->task_cb(w->user);
+	if (w->is_one_shot && !w->is_dead)
+		watch_kill(loop, w);
+	return 1;
+}
+
+static int deliver_signals(struct watch *w)
+{
+	struct signalfd_siginfo si;
+	int n = 0;
+
+	while (!w->is_dead && read(w->fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		w->signal_cb((int)si.ssi_signo, w->user);
+		n++;
+	}
+	return n;
+}
+
+static int dispatch(struct evloop *loop, struct watch *w, uint32_t ep_events)
+{
+	switch (w->kind) {
+	case WATCH_FD:
+		w->fd_cb(w->fd, from_epoll(ep_events), w->user);
+		return 1;
+	case WATCH_TIMER:
+		return fire_timer(loop, w);
+	case WATCH_SIGNAL:
+		return deliver_signals(w);
+	case WATCH_WAKE:
+		return run_tasks(loop);
+	}
+	return 0;
+}
+
+int evloop_run_once(struct evloop *loop, int timeout_ms)
+{
+	struct epoll_event evs[EVLOOP_MAX_EVENTS];
+	struct watch *w;
+	int i, n, calls = 0;
+
+	n = epoll_wait(loop->epfd, evs, EVLOOP_MAX_EVENTS, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	for (i = 0; i < n; i++) {
+		w = evs[i].data.ptr;
+		/* Removed earlier in this batch: its memory is still valid. */
+		if (w->is_dead)
+			continue;
+		calls += dispatch(loop, w, evs[i].events);
+	}
+	graveyard_flush(loop);
+	return calls;
+}
+
+int evloop_run(struct evloop *loop)
+{
+	int err = 0;
+
+	while (!atomic_load(&loop->is_quit)) {
+		err = evloop_run_once(loop, -1);
+		if (err < 0)
+			break;
+		err = 0;
+	}
+	atomic_store(&loop->is_quit, false);
+	return err;
+}
