@@ -7,9 +7,11 @@
 #include "harness.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "config/trace_config.pb-c.h"
+#include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
 
 TEST(time_units)
@@ -161,4 +163,101 @@ TEST(config_load_text_binary_and_errors)
 	ASSERT_EQ(cmd_config_load(path, true, &b2, err, sizeof(err)), -ENOENT);
 	buf_fini(&b);
 	buf_fini(&b2);
+}
+
+/* Parses a NULL-terminated list of arguments (the program name is added). */
+static int parse(struct cmd_args *a, char *err, const char *first, ...)
+{
+	static char *argv[32];
+	int argc = 0;
+	va_list ap;
+	const char *s;
+
+	argv[argc++] = (char *)"perfetto";
+	va_start(ap, first);
+	for (s = first; s && argc < 31; s = va_arg(ap, const char *))
+		argv[argc++] = (char *)s;
+	va_end(ap);
+	argv[argc] = NULL;
+	return cmd_args_parse(argc, argv, a, err, 256);
+}
+
+TEST(args_config_mode)
+{
+	struct cmd_args a;
+	char err[256];
+
+	ASSERT_EQ(parse(&a, err, "--txt", "-c", "cfg.pbtxt", "-o", "out.pftrace", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_TRACE);
+	ASSERT_STREQ(a.config_path, "cfg.pbtxt");
+	ASSERT_TRUE(a.config_is_text);
+	ASSERT_STREQ(a.out_path, "out.pftrace");
+	ASSERT_FALSE(a.background);
+	ASSERT_EQ(a.notify_fd, -1);
+}
+
+TEST(args_light_mode)
+{
+	struct cmd_args a;
+	char err[256];
+
+	ASSERT_EQ(parse(&a, err, "-o", "t", "-t", "10s", "-b", "64mb", "sched", "freq",
+			"sched/sched_switch", NULL), 0);
+	ASSERT_STREQ(a.time, "10s");
+	ASSERT_STREQ(a.buffer_size, "64mb");
+	ASSERT_EQ(a.n_categories, 3);
+	ASSERT_STREQ(a.categories[2], "sched/sched_switch");
+	ASSERT_EQ(parse(&a, err, "--out=t", "idle", NULL), 0);
+	ASSERT_EQ(a.n_categories, 1);
+}
+
+TEST(args_conflicts_and_errors)
+{
+	struct cmd_args a;
+	char err[256];
+
+	ASSERT_EQ(parse(&a, err, "-c", "cfg", "-o", "t", "-t", "5s", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "cannot specify both") != NULL);
+	ASSERT_EQ(parse(&a, err, "-c", "cfg", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "--out") != NULL);
+	ASSERT_EQ(parse(&a, err, "-o", "t", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "--bogus", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "--bogus") != NULL);
+	ASSERT_EQ(parse(&a, err, "-c", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "needs an argument") != NULL);
+	ASSERT_EQ(parse(&a, err, "--upload", "-c", "x", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "Android") != NULL);
+	ASSERT_EQ(parse(&a, err, "-d", "-c", "x", "-o", "-", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "--stop", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "--clone", "abc", "-o", "x", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "--notify-fd", "x", "-c", "c", "-o", "o", NULL), -EINVAL);
+}
+
+TEST(args_other_modes)
+{
+	struct cmd_args a;
+	char err[256];
+
+	ASSERT_EQ(parse(&a, err, "--query", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_QUERY);
+	ASSERT_EQ(parse(&a, err, "--query-raw", NULL), 0);
+	ASSERT_TRUE(a.query_raw);
+	ASSERT_EQ(parse(&a, err, "--version", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_VERSION);
+	ASSERT_EQ(parse(&a, err, "--attach=k", "--stop", "-o", "t", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_ATTACH);
+	ASSERT_STREQ(a.attach_key, "k");
+	ASSERT_TRUE(a.stop_after_attach);
+	ASSERT_EQ(parse(&a, err, "--is_detached=k", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_IS_DETACHED);
+	ASSERT_EQ(parse(&a, err, "--clone", "7", "-o", "snap", NULL), 0);
+	ASSERT_EQ(a.mode, CMD_MODE_CLONE);
+	ASSERT_EQ(a.clone_id, 7);
+	ASSERT_EQ(parse(&a, err, "--clone-by-name", "job", "-o", "snap", NULL), 0);
+	ASSERT_STREQ(a.clone_name, "job");
+	ASSERT_EQ(parse(&a, err, "--detach=k", "-c", "c", NULL), 0);
+	ASSERT_STREQ(a.detach_key, "k");
+	ASSERT_EQ(parse(&a, err, "-D", "-c", "c", "-o", "o", "--add-attribute", "team=infra", NULL), 0);
+	ASSERT_TRUE(a.background && a.background_wait);
+	ASSERT_EQ(a.n_attributes, 1);
 }
