@@ -178,6 +178,9 @@ static int lex(struct parser *ps)
 	} else {
 		t->kind = TOK_PUNCT;
 		t->len = 1;
+		/* NUL or a control/non-ASCII byte would garble the message. */
+		if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+			return fail_at(ps, t, "unexpected byte 0x%02x", (unsigned char)c);
 		return fail_at(ps, t, "unexpected character '%c'", c);
 	}
 	t->len = (size_t)(s - t->text);
@@ -377,10 +380,15 @@ struct field_ctx {
 static int bad_value(struct parser *ps, const struct field_ctx *fc, const struct scalar *sc,
 		     const char *what)
 {
-	char q[64];
+	char q[64], sq[68];
 
-	return fail_at(ps, &sc->sign, "%s %s%s for %s field '%s' in %s", what,
-		       sc->negative ? "-" : "", tok_quote(&sc->t, q, sizeof(q)),
+	/* A sign goes inside the quotes: '-5', not -'5'. */
+	tok_quote(&sc->t, q, sizeof(q));
+	if (sc->negative && q[0] == '\'')
+		snprintf(sq, sizeof(sq), "'-%s", q + 1);
+	else
+		snprintf(sq, sizeof(sq), "%s%s", sc->negative ? "-" : "", q);
+	return fail_at(ps, &sc->sign, "%s %s for %s field '%s' in %s", what, sq,
 		       type_name(fc->f->type), fc->f->name, pbtxt_message_name(fc->msg));
 }
 
@@ -441,7 +449,9 @@ static int float_value(struct parser *ps, const struct field_ctx *fc, const stru
 		return bad_value(ps, fc, sc, "expected a number, got");
 	if (errno == ERANGE && isinf(v))
 		return bad_value(ps, fc, sc, "out of range value");
-	if (fc->f->type == PROTOBUF_C_TYPE_FLOAT && isfinite(v) && fabs(v) > 3.4028234663852886e38)
+	/* Reject only what would round to infinity: the printer's shortest form
+	 * of FLT_MAX, 3.4028235e+38, is a bit above FLT_MAX and must read back. */
+	if (fc->f->type == PROTOBUF_C_TYPE_FLOAT && isfinite(v) && fabs(v) >= 0x1.ffffffp+127)
 		return bad_value(ps, fc, sc, "out of range value");
 	*out = sc->negative ? -v : v;
 	return 0;
@@ -693,9 +703,12 @@ static int parse_list(struct parser *ps, struct pz_msg *m, const struct field_ct
 	while (!tok_is(&ps->tok, ']')) {
 		if (parse_one_value(ps, target, fc, packed))
 			return ps->rc;
-		if (tok_is(&ps->tok, ','))
-			lex(ps);
-		else if (!tok_is(&ps->tok, ']'))
+		if (tok_is(&ps->tok, ',')) {
+			/* As protoc: no trailing comma before ']'. */
+			if (lex(ps) == 0 && tok_is(&ps->tok, ']'))
+				return fail_at(ps, &ps->tok, "expected a value after ',' in list for field '%s'",
+					       fc->f->name);
+		} else if (!tok_is(&ps->tok, ']'))
 			return fail_at(ps, &ps->tok, "expected ',' or ']' in list for field '%s', got %s",
 				       fc->f->name, tok_quote(&ps->tok, q, sizeof(q)));
 		if (ps->rc)

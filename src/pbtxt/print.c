@@ -52,13 +52,49 @@ static void putf(struct printer *pr, const char *fmt, ...)
 	put(pr, tmp);
 }
 
-static void put_escaped(struct printer *pr, const uint8_t *s, size_t len)
+/* Length of the well-formed UTF-8 sequence at @s (non-ASCII lead byte), or 0. */
+static size_t utf8_seq_len(const uint8_t *s, size_t avail)
 {
-	size_t i;
+	size_t n, k;
+	uint32_t cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (n > avail)
+		return 0;
+	for (k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[k] & 0x3f);
+	}
+	/* Overlong forms, surrogates and values past U+10FFFF are not UTF-8. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/* @utf8: pass well-formed UTF-8 through (string fields); else octal-escape
+ * every byte above 0x7e (bytes and unknown fields), as protoc does. */
+static void put_escaped(struct printer *pr, const uint8_t *s, size_t len, bool utf8)
+{
+	size_t i, n;
 
 	put(pr, "\"");
 	for (i = 0; i < len && !pr->rc; i++) {
 		uint8_t c = s[i];
+
+		if (c >= 0x80 && utf8 && (n = utf8_seq_len(s + i, len - i)) > 0) {
+			pr->rc = buf_append(pr->out, s + i, n);
+			i += n - 1;
+			continue;
+		}
 
 		switch (c) {
 		case '\n': put(pr, "\\n"); break;
@@ -68,8 +104,8 @@ static void put_escaped(struct printer *pr, const uint8_t *s, size_t len)
 		case '\'': put(pr, "\\'"); break;
 		case '\\': put(pr, "\\\\"); break;
 		default:
-			/* Printable ASCII and UTF-8 bytes pass through. */
-			if (c >= 0x20 && c != 0x7f)
+			/* Printable ASCII passes through. */
+			if (c >= 0x20 && c < 0x7f)
 				pr->rc = buf_append_byte(pr->out, c);
 			else
 				putf(pr, "\\%03o", c);
@@ -232,7 +268,7 @@ static void print_unknown(struct printer *pr, const struct pz_field *fld, int de
 	indent(pr, depth);
 	putf(pr, "%" PRIu32 ": ", fld->id);
 	if (fld->wire_type == PZ_WIRE_LEN)
-		put_escaped(pr, fld->data, fld->size);
+		put_escaped(pr, fld->data, fld->size, false);
 	else if (fld->wire_type == PZ_WIRE_FIXED32)
 		putf(pr, "0x%08" PRIx64, fld->value);
 	else if (fld->wire_type == PZ_WIRE_FIXED64)
@@ -275,7 +311,7 @@ static void print_message(struct printer *pr, const ProtobufCMessageDescriptor *
 			put(pr, "}\n");
 		} else if (f->type == PROTOBUF_C_TYPE_STRING || f->type == PROTOBUF_C_TYPE_BYTES) {
 			putf(pr, "%s: ", f->name);
-			put_escaped(pr, fld.data, fld.size);
+			put_escaped(pr, fld.data, fld.size, f->type == PROTOBUF_C_TYPE_STRING);
 			put(pr, "\n");
 		} else {
 			putf(pr, "%s: ", f->name);
