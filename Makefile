@@ -12,6 +12,7 @@
 #   tools/<name>.c        -> $(O)/<name>              (user-facing helpers)
 
 O ?= out
+.DEFAULT_GOAL := all
 CC ?= cc
 SANITIZE ?=
 PREFIX ?= /usr/local

@@ -7,6 +7,7 @@
  */
 #include "pbtxt/pbtxt_int.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "protos/pb_registry.h"
@@ -62,7 +63,9 @@ unsigned pbtxt_edit_distance(const char *a, size_t alen, const char *b, size_t b
 		prev_diag = row[0];
 		row[0] = (unsigned)i;
 		for (j = 1; j <= blen; j++) {
-			unsigned best = prev_diag + (a[i - 1] != b[j - 1]);
+			/* Case does not count: 'discard' suggests 'DISCARD'. */
+			unsigned best = prev_diag + (tolower((unsigned char)a[i - 1]) !=
+						     tolower((unsigned char)b[j - 1]));
 
 			if (row[j] + 1 < best)
 				best = row[j] + 1;

@@ -55,7 +55,7 @@ int pbtxt_parse(const ProtobufCMessageDescriptor *desc, const char *text, size_t
 int pbtxt_print(const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t len,
 		struct buf *out, struct pbtxt_error *err);
 
-/* Edit distance used for "did you mean" suggestions (exposed for tests). */
+/* Case-insensitive edit distance behind "did you mean" (exposed for tests). */
 unsigned pbtxt_edit_distance(const char *a, size_t alen, const char *b, size_t blen);
 
 #endif

@@ -74,18 +74,15 @@ int cmd_parse_size_kb(const char *arg, uint64_t *out_kb)
 int cmd_config_from_light_opts(const struct cmd_light_opts *o, struct buf *out, char *err,
 			       size_t err_size)
 {
-	Perfetto__Protos__TraceConfig cfg = PERFETTO__PROTOS__TRACE_CONFIG__INIT;
-	Perfetto__Protos__TraceConfig__BufferConfig bufcfg =
-		PERFETTO__PROTOS__TRACE_CONFIG__BUFFER_CONFIG__INIT;
+	/* The *_init() functions, not the INIT macros: the macros name deprecated
+	 * fields, which clang rejects under -Werror. */
+	Perfetto__Protos__TraceConfig cfg;
+	Perfetto__Protos__TraceConfig__BufferConfig bufcfg;
 	Perfetto__Protos__TraceConfig__BufferConfig *bufs[1] = {&bufcfg};
-	Perfetto__Protos__TraceConfig__DataSource ds[2] = {
-		PERFETTO__PROTOS__TRACE_CONFIG__DATA_SOURCE__INIT,
-		PERFETTO__PROTOS__TRACE_CONFIG__DATA_SOURCE__INIT,
-	};
+	Perfetto__Protos__TraceConfig__DataSource ds[2];
 	Perfetto__Protos__TraceConfig__DataSource *dsp[2] = {&ds[0], &ds[1]};
-	Perfetto__Protos__DataSourceConfig ftrace_ds = PERFETTO__PROTOS__DATA_SOURCE_CONFIG__INIT;
-	Perfetto__Protos__DataSourceConfig ps_ds = PERFETTO__PROTOS__DATA_SOURCE_CONFIG__INIT;
-	Perfetto__Protos__FtraceConfig ftrace = PERFETTO__PROTOS__FTRACE_CONFIG__INIT;
+	Perfetto__Protos__DataSourceConfig ftrace_ds, ps_ds;
+	Perfetto__Protos__FtraceConfig ftrace;
 	char **events = NULL, **cats = NULL;
 	uint64_t duration_ms, buffer_kb, max_file_kb;
 	size_t i, n;
@@ -110,6 +107,13 @@ int cmd_config_from_light_opts(const struct cmd_light_opts *o, struct buf *out, 
 		return -EINVAL;
 	}
 
+	perfetto__protos__trace_config__init(&cfg);
+	perfetto__protos__trace_config__buffer_config__init(&bufcfg);
+	perfetto__protos__trace_config__data_source__init(&ds[0]);
+	perfetto__protos__trace_config__data_source__init(&ds[1]);
+	perfetto__protos__data_source_config__init(&ftrace_ds);
+	perfetto__protos__data_source_config__init(&ps_ds);
+	perfetto__protos__ftrace_config__init(&ftrace);
 	events = calloc(o->n_categories + 1, sizeof(*events));
 	cats = calloc(o->n_categories + 1, sizeof(*cats));
 	if (!events || !cats) {

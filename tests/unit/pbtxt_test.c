@@ -1795,6 +1795,8 @@ TEST(edit_distance)
 	ASSERT_EQ(ED("ab", "ba"), 2);
 	ASSERT_EQ(ED("size_kb", "sizekb"), 1);
 	ASSERT_EQ(ED("abc", "xyz"), 3);
+	/* Case differences are free, so lower-case enum names get a suggestion. */
+	ASSERT_EQ(ED("discard", "DISCARD"), 0);
 	/* Lengths are honoured; no NUL needed. */
 	ASSERT_EQ(pbtxt_edit_distance("abcdef", 3, "abcxyz", 3), 0);
 	{
