@@ -9,9 +9,10 @@
 
 # Build: compilers, protobuf-c (config/IPC structs), SQLite (trace processor),
 # libedit (interactive shell), zlib (compressed traces).
-# Tests: protoc (oracle for the text format), clang (warning check, fuzzers).
+# Tests: protoc (oracle for the text format), clang + its runtimes (warning
+# check, libFuzzer).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang"
+libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev"
 
 missing=""
 for p in $PKGS; do
