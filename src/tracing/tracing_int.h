@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tracing_int.h - what the trace writer and the arbiter share inside the
+ * tracing module: the writer's fixed pool of patch slots and the arbiter
+ * entry points used when a writer changes chunks. Not for other modules.
+ */
+#ifndef PFC_TRACING_TRACING_INT_H
+#define PFC_TRACING_TRACING_INT_H
+
+#include "tracing/tracing.h"
+
+/* Open nested messages that may span chunks at once, per writer. */
+#define TW_MAX_PATCH_SLOTS 64u
+
+/*
+ * A size field of a nested message whose bytes were already handed to the
+ * service. The message writes its size into @data when it ends; data[0] is
+ * then non-zero (a redundant varint always sets 0x80 in its first byte).
+ */
+struct tw_patch_slot {
+	uint32_t chunk_id;
+	uint16_t offset; /* from the chunk payload start */
+	bool in_use;
+	uint8_t data[PZ_SIZE_FIELD_BYTES];
+};
+
+struct tw_patch_list {
+	struct tw_patch_slot slots[TW_MAX_PATCH_SLOTS];
+	unsigned n_in_use;
+	unsigned n_ready_hint; /* set when a slot may have become ready */
+};
+
+static inline bool tw_patch_slot_ready(const struct tw_patch_slot *s)
+{
+	return s->in_use && s->data[0] != 0;
+}
+
+/*
+ * Takes a chunk for @writer_id: stamps @init, honours @policy (stalling
+ * commits the pending batch so the service can free chunks).
+ * Return: 0 and *out, or -ENOSPC when the SMB stays full.
+ */
+int arb_chunk_acquire(struct arbiter *arb, const struct smb_chunk_init *init,
+		      enum arb_full_policy policy, uint32_t stall_timeout_ms, struct smb_chunk *out);
+
+/*
+ * Marks @chunk complete (or copies and frees it in emulation mode), queues it
+ * with every ready patch of @patches, and commits if the batch is due.
+ * @chunk may be NULL to send ready patches only.
+ */
+void arb_chunk_return(struct arbiter *arb, const struct smb_chunk *chunk, uint16_t writer_id,
+		      uint16_t target_buffer, struct tw_patch_list *patches);
+
+#endif

@@ -1,0 +1,1265 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tracing_test.c - unit tests of the SMB ABI, shared memory, arbiter and trace
+ * writer. A small service simulator receives CommitDataRequests, copies and
+ * frees chunks, applies patches and reassembles packets per writer, so every
+ * test checks what a real service would see.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "tracing/tracing.h"
+
+/* ------------------------------------------------ service simulator ---- */
+
+struct sim_chunk {
+	uint16_t writer_id;
+	uint32_t chunk_id;
+	uint32_t size;
+	uint8_t *bytes;
+	bool needs_patching;
+	bool has_final_patch;
+};
+
+struct sim_ref {
+	uint32_t page;
+	uint32_t idx;
+};
+
+struct sim_packet {
+	uint16_t writer_id;
+	uint8_t *data;
+	size_t len;
+};
+
+struct sim {
+	const struct smb *smb; /* NULL in emulation mode */
+	bool is_slow;          /* defer freeing chunks until sim_drain() */
+	struct sim_chunk *chunks;
+	size_t n_chunks, cap_chunks;
+	struct sim_ref *deferred;
+	size_t n_deferred, cap_deferred;
+	size_t n_commits, n_moves, n_patches, n_final_patches, max_packed;
+	size_t n_moves_with_data;
+	uint64_t last_flush_id;
+	int errors;
+	/* reassembly output */
+	struct sim_packet *packets;
+	size_t n_packets, cap_packets;
+	size_t n_gaps, n_dropped_frags, n_discarded;
+};
+
+#define GROW(arr, n, cap)                                                            \
+	do {                                                                         \
+		if ((n) == (cap)) {                                                  \
+			(cap) = (cap) ? 2 * (cap) : 64;                              \
+			(arr) = realloc((arr), (cap) * sizeof(*(arr)));              \
+			ASSERT_TRUE((arr) != NULL);                                  \
+		}                                                                    \
+	} while (0)
+
+static void sim_error(struct sim *sim, int line)
+{
+	if (getenv("TRACING_TEST_VERBOSE"))
+		fprintf(stderr, "sim error at line %d\n", line);
+	sim->errors++;
+}
+
+static void sim_store(struct sim *sim, const uint8_t *bytes, size_t size)
+{
+	struct smb_frag_iter it;
+	struct sim_chunk *c;
+
+	if (smb_chunk_parse(&it, bytes, size) < 0) {
+		sim_error(sim, __LINE__);
+		return;
+	}
+	GROW(sim->chunks, sim->n_chunks, sim->cap_chunks);
+	c = &sim->chunks[sim->n_chunks++];
+	c->writer_id = it.info.writer_id;
+	c->chunk_id = it.info.chunk_id;
+	c->size = (uint32_t)size;
+	c->bytes = malloc(size);
+	ASSERT_TRUE(c->bytes != NULL);
+	memcpy(c->bytes, bytes, size);
+	c->needs_patching = it.info.flags & SMB_CHUNK_NEEDS_PATCHING;
+	c->has_final_patch = false;
+}
+
+static void sim_drain(struct sim *sim)
+{
+	struct smb_chunk c;
+	size_t i;
+
+	for (i = 0; i < sim->n_deferred; i++) {
+		/* Taken for reading in sim_commit(); only the free was late. */
+		if (smb_chunk_resolve(sim->smb, sim->deferred[i].page, sim->deferred[i].idx,
+				      &c) < 0 ||
+		    smb_chunk_release_free(sim->smb, &c) < 0)
+			sim_error(sim, __LINE__);
+	}
+	sim->n_deferred = 0;
+}
+
+static struct sim_chunk *sim_find(struct sim *sim, uint16_t writer_id, uint32_t chunk_id)
+{
+	size_t i;
+
+	for (i = sim->n_chunks; i-- > 0;)
+		if (sim->chunks[i].writer_id == writer_id && sim->chunks[i].chunk_id == chunk_id)
+			return &sim->chunks[i];
+	return NULL;
+}
+
+static void sim_commit(const struct Perfetto__Protos__CommitDataRequest *req, void *user)
+{
+	struct sim *sim = user;
+	struct smb_chunk c;
+	size_t i, j, packed;
+
+	sim->n_commits++;
+	packed = protobuf_c_message_get_packed_size(&req->base);
+	if (packed > sim->max_packed)
+		sim->max_packed = packed;
+	if (req->has_flush_request_id)
+		sim->last_flush_id = req->flush_request_id;
+	for (i = 0; i < req->n_chunks_to_move; i++) {
+		const struct Perfetto__Protos__CommitDataRequest__ChunksToMove *m =
+			req->chunks_to_move[i];
+
+		sim->n_moves++;
+		if (m->has_data) {
+			sim->n_moves_with_data++;
+			sim_store(sim, m->data.data, m->data.len);
+			continue;
+		}
+		if (!sim->smb || smb_chunk_try_acquire_read(sim->smb, m->page, m->chunk, &c) < 0) {
+			sim_error(sim, __LINE__);
+			continue;
+		}
+		sim_store(sim, c.begin, c.size);
+		if (sim->is_slow) {
+			GROW(sim->deferred, sim->n_deferred, sim->cap_deferred);
+			sim->deferred[sim->n_deferred].page = c.page;
+			sim->deferred[sim->n_deferred++].idx = c.idx;
+			continue;
+		}
+		if (smb_chunk_release_free(sim->smb, &c) < 0)
+			sim_error(sim, __LINE__);
+	}
+	for (i = 0; i < req->n_chunks_to_patch; i++) {
+		const struct Perfetto__Protos__CommitDataRequest__ChunkToPatch *p =
+			req->chunks_to_patch[i];
+		struct sim_chunk *sc = sim_find(sim, (uint16_t)p->writer_id, p->chunk_id);
+
+		if (!sc) {
+			sim_error(sim, __LINE__);
+			continue;
+		}
+		for (j = 0; j < p->n_patches; j++) {
+			const struct Perfetto__Protos__CommitDataRequest__ChunkToPatch__Patch *pp =
+				p->patches[j];
+
+			sim->n_patches++;
+			if (pp->data.len != 4 ||
+			    pp->offset + 4 > sc->size - SMB_CHUNK_HEADER_SIZE) {
+				sim_error(sim, __LINE__);
+				continue;
+			}
+			memcpy(sc->bytes + SMB_CHUNK_HEADER_SIZE + pp->offset, pp->data.data, 4);
+		}
+		if (!p->has_more_patches) {
+			sc->has_final_patch = true;
+			sim->n_final_patches++;
+		}
+	}
+}
+
+static int cmp_chunk(const void *a, const void *b)
+{
+	const struct sim_chunk *x = a, *y = b;
+
+	if (x->writer_id != y->writer_id)
+		return x->writer_id < y->writer_id ? -1 : 1;
+	if (x->chunk_id != y->chunk_id)
+		return x->chunk_id < y->chunk_id ? -1 : 1;
+	return 0;
+}
+
+static void emit(struct sim *sim, uint16_t writer_id, const uint8_t *data, size_t len)
+{
+	struct sim_packet *p;
+
+	GROW(sim->packets, sim->n_packets, sim->cap_packets);
+	p = &sim->packets[sim->n_packets++];
+	p->writer_id = writer_id;
+	p->data = malloc(len ? len : 1);
+	ASSERT_TRUE(p->data != NULL);
+	memcpy(p->data, data, len);
+	p->len = len;
+}
+
+/* Glues fragments in (writer, chunk id) order, like TraceBuffer does. */
+static void sim_reassemble(struct sim *sim)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0, i;
+	bool is_open = false;
+	uint16_t wid = 0;
+	uint32_t expect = 0;
+
+	qsort(sim->chunks, sim->n_chunks, sizeof(*sim->chunks), cmp_chunk);
+	for (i = 0; i < sim->n_chunks; i++) {
+		struct sim_chunk *c = &sim->chunks[i];
+		struct smb_frag_iter it;
+		struct smb_frag f;
+		int r;
+
+		if (i > 0 && c->writer_id == wid && c->chunk_id == expect - 1)
+			sim_error(sim, __LINE__); /* the same chunk twice */
+		if (i == 0 || c->writer_id != wid) {
+			wid = c->writer_id;
+			is_open = false;
+		} else if (c->chunk_id != expect) {
+			sim->n_gaps++;
+			if (is_open)
+				sim->n_discarded++;
+			is_open = false;
+		}
+		expect = c->chunk_id + 1;
+		if (c->needs_patching && !c->has_final_patch)
+			sim_error(sim, __LINE__);
+		if (smb_chunk_parse(&it, c->bytes, c->size) < 0) {
+			sim_error(sim, __LINE__);
+			continue;
+		}
+		while ((r = smb_frag_next(&it, &f)) == 1) {
+			if (f.is_dropped) {
+				sim->n_dropped_frags++;
+				is_open = false;
+				break;
+			}
+			if (f.continues_prev) {
+				if (!is_open)
+					continue; /* its start was lost */
+			} else {
+				if (is_open)
+					sim->n_discarded++;
+				len = 0;
+			}
+			if (len + f.size > cap) {
+				cap = (len + f.size) * 2;
+				buf = realloc(buf, cap);
+				ASSERT_TRUE(buf != NULL);
+			}
+			memcpy(buf + len, f.data, f.size);
+			len += f.size;
+			is_open = f.continues_next;
+			if (!is_open)
+				emit(sim, wid, buf, len);
+		}
+		if (r < 0)
+			sim_error(sim, __LINE__);
+	}
+	free(buf);
+}
+
+static void sim_fini(struct sim *sim)
+{
+	size_t i;
+
+	for (i = 0; i < sim->n_chunks; i++)
+		free(sim->chunks[i].bytes);
+	for (i = 0; i < sim->n_packets; i++)
+		free(sim->packets[i].data);
+	free(sim->chunks);
+	free(sim->packets);
+	free(sim->deferred);
+}
+
+/* ------------------------------------------------ packet contents ---- */
+
+static uint8_t pattern_byte(unsigned tag, unsigned seq, size_t i)
+{
+	return (uint8_t)(tag * 31 + seq * 7 + i * 13 + (i >> 8));
+}
+
+/* TracePacket{timestamp=seq, for_testing{seq_value=seq, counter=tag, str=len bytes}} */
+static void write_packet(struct trace_writer *tw, unsigned tag, unsigned seq, size_t len,
+			 uint8_t *scratch)
+{
+	struct pz_msg *root = tw_new_packet(tw);
+	struct pz_msg ev;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		scratch[i] = pattern_byte(tag, seq, i);
+	pz_append_varint(root, PB_TRACE_PACKET__TIMESTAMP, seq);
+	pz_begin_nested(root, PB_TRACE_PACKET__FOR_TESTING, &ev);
+	pz_append_varint(&ev, PB_TEST_EVENT__SEQ_VALUE, seq);
+	pz_append_varint(&ev, PB_TEST_EVENT__COUNTER, tag);
+	pz_append_bytes(&ev, PB_TEST_EVENT__STR, scratch, len);
+	tw_finish_packet(tw);
+}
+
+/* Checks a reassembled packet written by write_packet(); returns its seq. */
+static int check_packet(const struct sim_packet *p, unsigned tag, size_t *out_len)
+{
+	struct pz_reader r, er;
+	struct pz_field f, ef;
+	int64_t ts = -1, seq = -2, counter = -1;
+	const uint8_t *str = NULL;
+	size_t len = 0, i;
+
+	pz_reader_init(&r, p->data, p->len);
+	while (pz_reader_next(&r, &f) == 1) {
+		if (f.id == PB_TRACE_PACKET__TIMESTAMP)
+			ts = (int64_t)f.value;
+		if (f.id != PB_TRACE_PACKET__FOR_TESTING)
+			continue;
+		pz_reader_init(&er, f.data, f.size);
+		while (pz_reader_next(&er, &ef) == 1) {
+			if (ef.id == PB_TEST_EVENT__SEQ_VALUE)
+				seq = (int64_t)ef.value;
+			else if (ef.id == PB_TEST_EVENT__COUNTER)
+				counter = (int64_t)ef.value;
+			else if (ef.id == PB_TEST_EVENT__STR)
+				str = ef.data, len = ef.size;
+		}
+		ASSERT_EQ(er.err, PZ_OK);
+	}
+	ASSERT_EQ(r.err, PZ_OK);
+	ASSERT_EQ(ts, seq);
+	ASSERT_EQ(counter, tag);
+	ASSERT_TRUE(str != NULL || len == 0);
+	for (i = 0; i < len; i++)
+		if (str[i] != pattern_byte(tag, (unsigned)seq, i))
+			FAIL("packet %lld byte %zu corrupt", (long long)seq, i);
+	*out_len = len;
+	return (int)seq;
+}
+
+/* ------------------------------------------------ fixtures ---- */
+
+struct fixture {
+	struct shm *shm;
+	struct arbiter *arb;
+	struct sim sim;
+};
+
+static void fixture_init(struct fixture *fx, size_t smb_size, size_t page_size,
+			 enum smb_layout layout, bool is_emulation, bool batch)
+{
+	struct arb_config cfg = {0};
+
+	memset(fx, 0, sizeof(*fx));
+	if (is_emulation)
+		ASSERT_EQ(shm_create_private(smb_size, page_size, &fx->shm), 0);
+	else
+		ASSERT_EQ(shm_create(smb_size, page_size, &fx->shm), 0);
+	cfg.smb_base = fx->shm->base;
+	cfg.smb_size = smb_size;
+	cfg.page_size = page_size;
+	cfg.layout = layout;
+	cfg.is_emulation = is_emulation;
+	cfg.batch_commits = batch;
+	cfg.commit_cb = sim_commit;
+	cfg.user = &fx->sim;
+	ASSERT_EQ(arb_create(&cfg, &fx->arb), 0);
+	fx->sim.smb = is_emulation ? NULL : arb_smb(fx->arb);
+}
+
+static void fixture_fini(struct fixture *fx)
+{
+	arb_destroy(fx->arb);
+	shm_destroy(fx->shm);
+	sim_fini(&fx->sim);
+}
+
+/* Every packet of writer @wid arrives once, in order, intact; returns count. */
+static size_t check_writer_packets(struct sim *sim, uint16_t wid, unsigned tag,
+				   const size_t *expected_lens, size_t n_expected)
+{
+	size_t i, n = 0, len;
+	int seq;
+
+	for (i = 0; i < sim->n_packets; i++) {
+		if (sim->packets[i].writer_id != wid)
+			continue;
+		seq = check_packet(&sim->packets[i], tag, &len);
+		ASSERT_EQ(seq, n);
+		if (expected_lens)
+			ASSERT_EQ(len, expected_lens[n]);
+		n++;
+	}
+	if (n_expected != (size_t)-1)
+		ASSERT_EQ(n, n_expected);
+	return n;
+}
+
+/* ------------------------------------------------ ABI ---- */
+
+TEST(abi_constants_match_perfetto)
+{
+	static const uint32_t sizes_4k[] = {0, 4088, 2044, 1020, 584, 292, 0, 0};
+	static const unsigned n_chunks[] = {0, 1, 2, 4, 7, 14, 0, 0};
+	unsigned l;
+
+	for (l = 0; l < 8; l++) {
+		ASSERT_EQ(smb_chunk_size_for_layout(4096, l), sizes_4k[l]);
+		ASSERT_EQ(smb_layout_n_chunks(l), n_chunks[l]);
+		if (n_chunks[l]) {
+			ASSERT_EQ(smb_chunk_size_for_layout(4096, l) % 4, 0);
+			ASSERT_LE(8 + n_chunks[l] * smb_chunk_size_for_layout(4096, l), 4096);
+		}
+	}
+	ASSERT_EQ(smb_chunk_size_for_layout(32768, SMB_LAYOUT_DIV14), 2340);
+	ASSERT_EQ(sizeof(struct smb_page_header), 8);
+	ASSERT_EQ(sizeof(struct smb_chunk_header), 8);
+	ASSERT_EQ(SMB_LAYOUT_MASK, 0x70000000u);
+	ASSERT_EQ(SMB_ALL_CHUNKS_MASK, 0x0FFFFFFFu);
+	ASSERT_EQ(SMB_PACKET_SIZE_DROP, 268435455);
+	ASSERT_EQ(SMB_MAX_WRITER_ID, 1023);
+	ASSERT_EQ(SMB_CHUNK_FIRST_CONTINUES, 1);
+	ASSERT_EQ(SMB_CHUNK_LAST_CONTINUES, 2);
+	ASSERT_EQ(SMB_CHUNK_NEEDS_PATCHING, 4);
+	/* count:10 in the low bits, flags:6 above, as the C++ bitfield lays out. */
+	ASSERT_EQ(smb_packets_pack(5, SMB_CHUNK_LAST_CONTINUES), 0x0805);
+	ASSERT_EQ(ARB_MAX_COMMIT_BYTES, 128 * 1024 - 512);
+}
+
+TEST(abi_chunk_header_bytes_are_little_endian)
+{
+	_Alignas(4096) static uint8_t mem[4096];
+	struct smb_chunk_init init = {.chunk_id = 0x01020304, .writer_id = 0x0506,
+				      .packets = 0};
+	struct smb smb;
+	struct smb_chunk c;
+
+	ASSERT_EQ(smb_init(&smb, mem, sizeof(mem), 4096), 0);
+	ASSERT_EQ(smb_page_try_partition(&smb, 0, SMB_LAYOUT_DIV2), 0);
+	init.writer_id = 0x0306;
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 0, 1, &init, &c), 0);
+	ASSERT_EQ(c.begin - mem, 8 + 2044);
+	smb_chunk_inc_packet_count(&c);
+	smb_chunk_set_flags(&c, SMB_CHUNK_NEEDS_PATCHING);
+	{
+		const uint8_t want[8] = {0x04, 0x03, 0x02, 0x01, 0x06, 0x03, 0x01, 0x10};
+		ASSERT_MEMEQ(c.begin, want, 8);
+	}
+	/* layout Div2 (2) in bits 30..28, chunk 1 BeingWritten in bits 3..2 */
+	ASSERT_U64_EQ(smb_page_bitmap(&smb, 0), 0x20000004u);
+}
+
+TEST(abi_page_partition_and_state_transitions)
+{
+	_Alignas(4096) static uint8_t mem[4 * 4096];
+	struct smb_chunk_init init = {.chunk_id = 7, .writer_id = 1};
+	struct smb smb;
+	struct smb_chunk c, r, c2;
+
+	ASSERT_EQ(smb_init(&smb, mem, sizeof(mem), 3000), -EINVAL);
+	ASSERT_EQ(smb_init(&smb, mem, 4096 * 3 + 1, 4096), -EINVAL);
+	ASSERT_EQ(smb_init(&smb, mem, sizeof(mem), 4096), 0);
+	ASSERT_EQ(smb.n_pages, 4);
+	ASSERT_TRUE(smb_page_is_free(&smb, 2));
+	ASSERT_EQ(smb_page_free_chunks(&smb, 2), 0);
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 0, &init, &c), -EBUSY);
+	ASSERT_EQ(smb_page_try_partition(&smb, 2, SMB_LAYOUT_DIV4), 0);
+	ASSERT_EQ(smb_page_try_partition(&smb, 2, SMB_LAYOUT_DIV1), -EBUSY);
+	ASSERT_EQ(smb_page_try_partition(&smb, 9, SMB_LAYOUT_DIV1), -EINVAL);
+	ASSERT_EQ(smb_page_try_partition(&smb, 1, (enum smb_layout)6), -EINVAL);
+	ASSERT_EQ(smb_page_free_chunks(&smb, 2), 0xf);
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 4, &init, &c), -ERANGE);
+
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 3, &init, &c), 0);
+	ASSERT_EQ(smb_chunk_state(&smb, 2, 3), SMB_CHUNK_BEING_WRITTEN);
+	ASSERT_EQ(smb_page_free_chunks(&smb, 2), 0x7);
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 3, &init, &c2), -EBUSY);
+	ASSERT_EQ(c.size, 1020);
+	ASSERT_EQ(smb_chunk_payload_size(&c), 1012);
+	ASSERT_EQ(atomic_load(&smb_chunk_header(&c)->chunk_id), 7);
+	/* The service may not read a chunk still being written. */
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 2, 3, &r), -EBUSY);
+	ASSERT_EQ(smb_chunk_release_free(&smb, &c), -EINVAL);
+	ASSERT_EQ(smb_chunk_mark_complete(&smb, &c), 0);
+	ASSERT_EQ(smb_chunk_mark_complete(&smb, &c), -EINVAL);
+	ASSERT_EQ(smb_chunk_state(&smb, 2, 3), SMB_CHUNK_COMPLETE);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 2, 3, &r), 0);
+	ASSERT_TRUE(r.begin == c.begin);
+	ASSERT_EQ(smb_chunk_state(&smb, 2, 3), SMB_CHUNK_BEING_READ);
+	ASSERT_EQ(smb_chunk_release_free(&smb, &r), 0);
+	/* The last chunk freed returns the page to "not partitioned". */
+	ASSERT_U64_EQ(smb_page_bitmap(&smb, 2), 0);
+	ASSERT_TRUE(smb_page_is_free(&smb, 2));
+
+	/* With another chunk in use the layout stays. */
+	ASSERT_EQ(smb_page_try_partition(&smb, 2, SMB_LAYOUT_DIV14), 0);
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 0, &init, &c), 0);
+	ASSERT_EQ(smb_chunk_try_acquire_write(&smb, 2, 13, &init, &c2), 0);
+	ASSERT_EQ(smb_chunk_mark_complete(&smb, &c2), 0);
+	ASSERT_EQ(smb_chunk_free_emulated(&smb, &c2), 0);
+	ASSERT_EQ(smb_bitmap_layout(smb_page_bitmap(&smb, 2)), SMB_LAYOUT_DIV14);
+	ASSERT_EQ(smb_chunk_state(&smb, 2, 13), SMB_CHUNK_FREE);
+}
+
+struct acq_thread {
+	struct smb *smb;
+	uint16_t id;
+	size_t n;
+	struct smb_chunk got[1024];
+};
+
+static void *acq_main(void *arg)
+{
+	struct acq_thread *t = arg;
+	struct smb_chunk_init init = {.writer_id = t->id};
+	size_t page;
+	unsigned idx;
+	bool any = true;
+
+	while (any) {
+		any = false;
+		for (page = 0; page < t->smb->n_pages; page++) {
+			uint32_t free_chunks;
+
+			if (smb_page_is_free(t->smb, page))
+				smb_page_try_partition(t->smb, page, (enum smb_layout)(1 + page % 5));
+			free_chunks = smb_page_free_chunks(t->smb, page);
+			for (idx = 0; free_chunks; idx++, free_chunks >>= 1) {
+				struct smb_chunk *c = &t->got[t->n];
+
+				if (!(free_chunks & 1))
+					continue;
+				init.chunk_id = (uint32_t)t->n;
+				if (smb_chunk_try_acquire_write(t->smb, page, idx, &init, c) == 0) {
+					/* Scribble over the whole chunk as its owner. */
+					memset(smb_chunk_payload(c), t->id, smb_chunk_payload_size(c));
+					t->n++;
+					any = true;
+				}
+			}
+		}
+	}
+	return NULL;
+}
+
+TEST(abi_concurrent_acquisition_never_hands_a_chunk_twice)
+{
+	enum { N_THREADS = 4, N_PAGES = 64 };
+	static struct acq_thread th[N_THREADS];
+	pthread_t tid[N_THREADS];
+	struct smb smb;
+	uint8_t *mem;
+	size_t total = 0, expected = 0, i, j, k;
+	int round;
+
+	mem = mmap(NULL, N_PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		   -1, 0);
+	ASSERT_TRUE(mem != MAP_FAILED);
+	ASSERT_EQ(smb_init(&smb, mem, N_PAGES * 4096, 4096), 0);
+	for (i = 0; i < N_PAGES; i++)
+		expected += smb_layout_n_chunks(1 + i % 5);
+	for (round = 0; round < 20; round++) {
+		total = 0;
+		for (i = 0; i < N_THREADS; i++) {
+			th[i].smb = &smb;
+			th[i].id = (uint16_t)(i + 1);
+			th[i].n = 0;
+			ASSERT_EQ(pthread_create(&tid[i], NULL, acq_main, &th[i]), 0);
+		}
+		for (i = 0; i < N_THREADS; i++)
+			pthread_join(tid[i], NULL);
+		for (i = 0; i < N_THREADS; i++) {
+			for (j = 0; j < th[i].n; j++) {
+				struct smb_chunk *c = &th[i].got[j];
+				const uint8_t *p = smb_chunk_payload(c);
+
+				/* Nobody else wrote into a chunk we own. */
+				for (k = 0; k < smb_chunk_payload_size(c); k++)
+					if (p[k] != th[i].id)
+						FAIL("chunk %u/%u shared", c->page, c->idx);
+				ASSERT_EQ(atomic_load(&smb_chunk_header(c)->writer_id), th[i].id);
+				ASSERT_EQ(smb_chunk_mark_complete(&smb, c), 0);
+			}
+			total += th[i].n;
+		}
+		ASSERT_EQ(total, expected);
+		/* Service side: read and free everything, so pages get reused. */
+		for (i = 0; i < N_PAGES; i++) {
+			unsigned n = smb_layout_n_chunks(smb_bitmap_layout(smb_page_bitmap(&smb, i)));
+			struct smb_chunk c;
+
+			for (j = 0; j < n; j++) {
+				ASSERT_EQ(smb_chunk_try_acquire_read(&smb, i, j, &c), 0);
+				ASSERT_EQ(smb_chunk_release_free(&smb, &c), 0);
+			}
+			ASSERT_TRUE(smb_page_is_free(&smb, i));
+		}
+	}
+	munmap(mem, N_PAGES * 4096);
+}
+
+/* ------------------------------------------------ service-side validation ---- */
+
+static void put_chunk_header(uint8_t *b, uint32_t chunk_id, uint16_t writer, unsigned count,
+			     unsigned flags)
+{
+	uint16_t packets = smb_packets_pack(count, flags);
+
+	b[0] = (uint8_t)chunk_id;
+	b[1] = (uint8_t)(chunk_id >> 8);
+	b[2] = (uint8_t)(chunk_id >> 16);
+	b[3] = (uint8_t)(chunk_id >> 24);
+	b[4] = (uint8_t)writer;
+	b[5] = (uint8_t)(writer >> 8);
+	b[6] = (uint8_t)packets;
+	b[7] = (uint8_t)(packets >> 8);
+}
+
+TEST(validation_rejects_bad_refs_and_layouts)
+{
+	_Alignas(4096) static uint8_t mem[2 * 4096];
+	struct smb smb;
+	struct smb_chunk c;
+	struct smb_page_header *ph;
+
+	ASSERT_EQ(smb_init(&smb, mem, sizeof(mem), 4096), 0);
+	ASSERT_EQ(smb_chunk_resolve(&smb, 2, 0, &c), -ERANGE);
+	ASSERT_EQ(smb_chunk_resolve(&smb, (size_t)-1, 0, &c), -ERANGE);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 5, 0, &c), -ERANGE);
+	/* Not partitioned. */
+	ASSERT_EQ(smb_chunk_resolve(&smb, 0, 0, &c), -EBADMSG);
+	/* A peer wrote a reserved layout (6, 7) with "complete" chunk states. */
+	ph = smb_page_header(&smb, 0);
+	atomic_store(&ph->header_bitmap, (6u << SMB_LAYOUT_SHIFT) | 0x3);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 0, 0, &c), -EBADMSG);
+	atomic_store(&ph->header_bitmap, (7u << SMB_LAYOUT_SHIFT) | 0x0FFFFFFF);
+	ASSERT_EQ(smb_chunk_resolve(&smb, 0, 3, &c), -EBADMSG);
+	ASSERT_EQ(smb_chunk_state(&smb, 0, 3), -EBADMSG);
+	/* Div2 has chunks 0 and 1 only. */
+	atomic_store(&ph->header_bitmap, (2u << SMB_LAYOUT_SHIFT) | 0x0FFFFFFF);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 0, 2, &c), -ERANGE);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 0, 14, &c), -ERANGE);
+	ASSERT_EQ(smb_chunk_try_acquire_read(&smb, 0, 1, &c), 0);
+	ASSERT_EQ(c.begin - mem, 8 + 2044);
+	ASSERT_LE(c.begin + c.size - mem, 4096);
+}
+
+TEST(validation_fragment_parser_is_bounds_checked)
+{
+	uint8_t chunk[292];
+	struct smb_frag_iter it;
+	struct smb_frag f;
+
+	/* Two good fragments; the second continues on the next chunk. */
+	memset(chunk, 0, sizeof(chunk));
+	put_chunk_header(chunk, 9, 3, 2, SMB_CHUNK_LAST_CONTINUES | SMB_CHUNK_FIRST_CONTINUES);
+	pz_write_redundant_varint(chunk + 8, 10);
+	pz_write_redundant_varint(chunk + 22, 292 - 26);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(it.info.chunk_id, 9);
+	ASSERT_EQ(it.info.writer_id, 3);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(f.size, 10);
+	ASSERT_TRUE(f.continues_prev && !f.continues_next);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(f.size, 292 - 26);
+	ASSERT_TRUE(!f.continues_prev && f.continues_next);
+	ASSERT_TRUE(f.data + f.size == chunk + sizeof(chunk));
+	ASSERT_EQ(smb_frag_next(&it, &f), 0);
+
+	/* Length one byte past the end of the chunk. */
+	pz_write_redundant_varint(chunk + 22, 292 - 26 + 1);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(smb_frag_next(&it, &f), -EBADMSG);
+	ASSERT_EQ(smb_frag_next(&it, &f), 0);
+
+	/* A size that is not a varint within 4 bytes. */
+	memset(chunk + 22, 0xff, 4);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(smb_frag_next(&it, &f), -EBADMSG);
+
+	/* More packets claimed than there are fragments: the third header lands
+	 * in zeros (size 0, fine) ... and the count runs off the end. */
+	put_chunk_header(chunk, 9, 3, 3, 0);
+	pz_write_redundant_varint(chunk + 22, 292 - 26);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(smb_frag_next(&it, &f), -EBADMSG);
+
+	/* A count the payload could never hold. */
+	put_chunk_header(chunk, 9, 3, 1023, 0);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
+	/* Writer 0, unknown flags, a truncated header. */
+	put_chunk_header(chunk, 9, 0, 1, 0);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
+	put_chunk_header(chunk, 9, 3, 1, 0x8);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, 7), -EBADMSG);
+
+	/* The writer's "drop this packet" marker ends the chunk. */
+	put_chunk_header(chunk, 9, 3, 2, 0);
+	pz_write_redundant_varint(chunk + 8, 10);
+	pz_write_redundant_varint(chunk + 22, SMB_PACKET_SIZE_DROP);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_TRUE(f.is_dropped);
+	ASSERT_EQ(smb_frag_next(&it, &f), 0);
+
+	/* A short (1-byte) varint size is accepted, as Perfetto's reader does. */
+	put_chunk_header(chunk, 9, 3, 1, 0);
+	chunk[8] = 5;
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(smb_frag_next(&it, &f), 1);
+	ASSERT_EQ(f.size, 5);
+	ASSERT_TRUE(f.data == chunk + 9);
+}
+
+/* ------------------------------------------------ shm ---- */
+
+TEST(shm_memfd_is_sealed_and_maps_by_fd)
+{
+	struct shm *a = NULL, *b = NULL;
+	int seals, fd;
+
+	ASSERT_EQ(shm_create(64 * 1024, 4096, &a), 0);
+	ASSERT_EQ(a->size, 64 * 1024);
+	seals = fcntl(a->fd, F_GET_SEALS);
+	if (seals < 0)
+		SKIP("no memfd seals here (O_TMPFILE fallback)");
+	ASSERT_EQ(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	ASSERT_TRUE(ftruncate(a->fd, 4096) < 0);
+	ASSERT_EQ(fcntl(a->fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+
+	fd = dup(a->fd);
+	ASSERT_EQ(shm_map_fd(fd, 64 * 1024, 4096, SHM_MAP_REQUIRE_SEALS, &b), 0);
+	a->base[5000] = 0x5a;
+	ASSERT_EQ(b->base[5000], 0x5a);
+	shm_destroy(b);
+	shm_destroy(a);
+	shm_destroy(NULL);
+}
+
+TEST(shm_map_rejects_wrong_sizes)
+{
+	struct shm *a = NULL, *b = NULL;
+	char path[512];
+	int fd;
+
+	ASSERT_EQ(shm_create(64 * 1024, 4096, &a), 0);
+	/* Not what SetupTracing announced. */
+	ASSERT_EQ(shm_map_fd(dup(a->fd), 128 * 1024, 4096, 0, &b), -EINVAL);
+	ASSERT_EQ(shm_map_fd(dup(a->fd), 32 * 1024, 4096, 0, &b), -EINVAL);
+	/* Fine for any size, but not with 48 KiB pages (not a power of two
+	 * multiple) or 3 KiB pages. */
+	ASSERT_EQ(shm_map_fd(dup(a->fd), 0, 16384, 0, &b), 0);
+	shm_destroy(b);
+	ASSERT_EQ(shm_map_fd(dup(a->fd), 0, 3072, 0, &b), -EINVAL);
+	ASSERT_EQ(shm_map_fd(-1, 0, 4096, 0, &b), -EBADF);
+	shm_destroy(a);
+
+	/* A plain file of an odd size, and one that is not sealed. */
+	snprintf(path, sizeof(path), "%s/smb", test_tmpdir());
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(ftruncate(fd, 5000), 0);
+	ASSERT_EQ(shm_map_fd(fd, 0, 4096, 0, &b), -EINVAL);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(ftruncate(fd, 3 * 4096), 0);
+	ASSERT_EQ(shm_map_fd(fd, 0, 4096, 0, &b), -EINVAL);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(ftruncate(fd, 4 * 4096), 0);
+	ASSERT_EQ(shm_map_fd(fd, 0, 4096, SHM_MAP_REQUIRE_SEALS, &b), -EINVAL);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(shm_map_fd(fd, 4 * 4096, 4096, 0, &b), 0);
+	shm_destroy(b);
+
+	ASSERT_EQ(shm_check_size(SHM_MAX_SIZE_BYTES, 4096), 0);
+	ASSERT_EQ(shm_check_size(2 * SHM_MAX_SIZE_BYTES, 4096), -EINVAL);
+	ASSERT_EQ(shm_check_size(3 * 4096, 4096), -EINVAL);
+	ASSERT_EQ(shm_check_size(128 * 1024, 128 * 1024), -EINVAL);
+	ASSERT_EQ(shm_create(3 * 4096, 4096, &b), -EINVAL);
+	ASSERT_EQ(shm_create_private(SHM_EMULATION_SIZE_BYTES, 4096, &b), 0);
+	ASSERT_EQ(b->fd, -1);
+	ASSERT_EQ(b->base[SHM_EMULATION_SIZE_BYTES - 1], 0);
+	shm_destroy(b);
+}
+
+/* ------------------------------------------------ writer ids ---- */
+
+TEST(arbiter_writer_ids_are_1_to_1023)
+{
+	struct fixture fx;
+	int id, i;
+
+	fixture_init(&fx, 16 * 4096, 4096, SMB_LAYOUT_DIV1, false, false);
+	for (i = 1; i <= (int)SMB_MAX_WRITER_ID; i++) {
+		id = arb_writer_id_alloc(fx.arb);
+		ASSERT_EQ(id, i);
+	}
+	ASSERT_EQ(arb_writer_id_alloc(fx.arb), -EBUSY);
+	arb_writer_id_free(fx.arb, 7);
+	ASSERT_EQ(arb_writer_id_alloc(fx.arb), 7);
+	arb_writer_id_free(fx.arb, 0);
+	fixture_fini(&fx);
+}
+
+/* ------------------------------------------------ trace writer ---- */
+
+TEST(writer_one_thread_small_packets)
+{
+	struct tw_config twc = {.target_buffer = 3, .policy = ARB_FULL_STALL};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[64];
+	struct tw_stats st;
+	unsigned i;
+
+	fixture_init(&fx, 16 * 4096, 4096, SMB_LAYOUT_DIV4, false, false);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	ASSERT_EQ(tw_writer_id(tw), 1);
+	for (i = 0; i < 5000; i++)
+		write_packet(tw, 11, i, 10, scratch);
+	tw_get_stats(tw, &st);
+	tw_destroy(tw);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(st.packets_written, 5000);
+	ASSERT_EQ(st.packets_dropped, 0);
+	/* tw_destroy() returned the last chunk after the stats were taken. */
+	ASSERT_EQ(fx.sim.n_moves, st.chunks_committed + 1);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_gaps, 0);
+	check_writer_packets(&fx.sim, 1, 11, NULL, 5000);
+	/* Everything was freed by the service. */
+	for (i = 0; i < 16; i++)
+		ASSERT_TRUE(smb_page_is_free(arb_smb(fx.arb), i));
+	fixture_fini(&fx);
+}
+
+TEST(writer_max_packets_per_chunk)
+{
+	struct tw_config twc = {0};
+	struct trace_writer *tw;
+	struct fixture fx;
+	size_t i;
+
+	fixture_init(&fx, 4 * 32768, 32768, SMB_LAYOUT_DIV1, false, false);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 3000; i++)
+		tw_new_packet(tw); /* empty packets: 4 bytes each */
+	tw_destroy(tw);
+	for (i = 0; i < fx.sim.n_chunks; i++) {
+		struct smb_frag_iter it;
+
+		ASSERT_EQ(smb_chunk_parse(&it, fx.sim.chunks[i].bytes, fx.sim.chunks[i].size), 0);
+		ASSERT_LE(it.info.n_packets, SMB_MAX_PACKETS_PER_CHUNK);
+	}
+	ASSERT_EQ(fx.sim.n_chunks, 3);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.n_packets, 3000);
+	ASSERT_EQ(fx.sim.errors, 0);
+	fixture_fini(&fx);
+}
+
+static void run_sizes(const size_t *lens, size_t n, size_t smb_size, enum smb_layout layout,
+		      bool is_emulation, struct fixture *fx)
+{
+	struct tw_config twc = {.target_buffer = 1, .policy = ARB_FULL_STALL,
+				.stall_timeout_ms = 5000};
+	struct trace_writer *tw;
+	size_t i, max = 0;
+	uint8_t *scratch;
+	struct tw_stats st;
+
+	for (i = 0; i < n; i++)
+		max = lens[i] > max ? lens[i] : max;
+	scratch = malloc(max + 1);
+	ASSERT_TRUE(scratch != NULL);
+	fixture_init(fx, smb_size, 4096, layout, is_emulation, false);
+	ASSERT_EQ(tw_create(fx->arb, &twc, &tw), 0);
+	for (i = 0; i < n; i++)
+		write_packet(tw, 5, (unsigned)i, lens[i], scratch);
+	tw_get_stats(tw, &st);
+	tw_destroy(tw);
+	free(scratch);
+	ASSERT_EQ(st.packets_dropped, 0);
+	ASSERT_EQ(fx->sim.errors, 0);
+	sim_reassemble(&fx->sim);
+	ASSERT_EQ(fx->sim.errors, 0);
+	ASSERT_EQ(fx->sim.n_gaps, 0);
+	ASSERT_EQ(fx->sim.n_discarded, 0);
+	check_writer_packets(&fx->sim, 1, 5, lens, n);
+}
+
+TEST(writer_packet_sizes_up_to_larger_than_the_smb)
+{
+	/* 10 bytes; a chunk's payload + 1 byte (the encoded packet is a bit
+	 * larger still); 3 pages; 200 KiB through a 64 KiB SMB; then small
+	 * packets again to check the writer recovers its framing. */
+	const size_t lens[] = {10, 4080 + 1, 3 * 4096, 200 * 1024, 10, 4070, 4071, 4072, 1, 0};
+	struct fixture fx;
+
+	run_sizes(lens, PFC_ARRAY_SIZE(lens), 64 * 1024, SMB_LAYOUT_DIV1, false, &fx);
+	/* A 200 KiB packet through a 64 KiB SMB needs the service to free
+	 * chunks while it is written. */
+	ASSERT_GT(fx.sim.n_moves, 16);
+	fixture_fini(&fx);
+}
+
+TEST(writer_packet_sizes_small_chunks)
+{
+	size_t lens[300];
+	struct fixture fx;
+	size_t i;
+
+	for (i = 0; i < PFC_ARRAY_SIZE(lens); i++)
+		lens[i] = (i * 7919) % 1500;
+	run_sizes(lens, PFC_ARRAY_SIZE(lens), 8 * 4096, SMB_LAYOUT_DIV14, false, &fx);
+	fixture_fini(&fx);
+}
+
+struct writer_thread {
+	struct arbiter *arb;
+	unsigned tag;
+	unsigned n_packets;
+	uint16_t writer_id;
+	size_t *lens;
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer_thread *t = arg;
+	struct tw_config twc = {.target_buffer = 2, .policy = ARB_FULL_STALL};
+	struct trace_writer *tw;
+	uint8_t *scratch = malloc(8192);
+	unsigned i;
+
+	if (!scratch || tw_create(t->arb, &twc, &tw) < 0)
+		abort();
+	t->writer_id = tw_writer_id(tw);
+	for (i = 0; i < t->n_packets; i++) {
+		t->lens[i] = (i * 2654435761u + t->tag * 97) % (i % 50 == 0 ? 8000 : 300);
+		write_packet(tw, t->tag, i, t->lens[i], scratch);
+		if (i % 1000 == 999)
+			tw_flush(tw);
+	}
+	tw_destroy(tw);
+	free(scratch);
+	return NULL;
+}
+
+static void run_threads(bool is_emulation, bool batch)
+{
+	enum { N_THREADS = 4, N_PACKETS = 3000 };
+	struct writer_thread th[N_THREADS];
+	pthread_t tid[N_THREADS];
+	struct fixture fx;
+	size_t i;
+
+	fixture_init(&fx, is_emulation ? SHM_EMULATION_SIZE_BYTES : 64 * 1024, 4096,
+		     SMB_LAYOUT_DIV4, is_emulation, batch);
+	for (i = 0; i < N_THREADS; i++) {
+		th[i].arb = fx.arb;
+		th[i].tag = (unsigned)(100 + i);
+		th[i].n_packets = N_PACKETS;
+		th[i].lens = calloc(N_PACKETS, sizeof(size_t));
+		ASSERT_EQ(pthread_create(&tid[i], NULL, writer_main, &th[i]), 0);
+	}
+	for (i = 0; i < N_THREADS; i++)
+		pthread_join(tid[i], NULL);
+	ASSERT_EQ(fx.sim.errors, 0);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_gaps, 0);
+	ASSERT_EQ(fx.sim.n_packets, N_THREADS * N_PACKETS);
+	for (i = 0; i < N_THREADS; i++) {
+		check_writer_packets(&fx.sim, th[i].writer_id, th[i].tag, th[i].lens, N_PACKETS);
+		free(th[i].lens);
+	}
+	ASSERT_LT(fx.sim.max_packed, ARB_MAX_COMMIT_BYTES);
+	fixture_fini(&fx);
+}
+
+TEST(writer_four_threads_smb)
+{
+	run_threads(false, false);
+}
+
+TEST(writer_four_threads_smb_batched)
+{
+	run_threads(false, true);
+}
+
+TEST(writer_four_threads_emulation)
+{
+	run_threads(true, true);
+}
+
+/* A packet whose nested messages stay open across many chunks. */
+TEST(writer_nested_messages_spanning_chunks_are_patched)
+{
+	struct tw_config twc = {.target_buffer = 0};
+	struct trace_writer *tw;
+	struct fixture fx;
+	struct pz_msg *root, ev, pl, n1, n2;
+	static uint8_t big[5000];
+	struct pz_reader r;
+	struct pz_field f, slots[8], pslots[8], n1slots[8], n2slots[8];
+	size_t i, n_patch_flagged = 0;
+	int64_t small;
+
+	for (i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)(i * 3);
+	/* Div14: 292-byte chunks, so every message spans several of them. */
+	fixture_init(&fx, 16 * 4096, 4096, SMB_LAYOUT_DIV14, false, false);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (small = 0; small < 3; small++) {
+		root = tw_new_packet(tw);
+		pz_append_varint(root, PB_TRACE_PACKET__TIMESTAMP, 42);
+		pz_begin_nested(root, PB_TRACE_PACKET__FOR_TESTING, &ev);
+		pz_append_string(&ev, PB_TEST_EVENT__STR, "outer");
+		pz_begin_nested(&ev, PB_TEST_EVENT__PAYLOAD, &pl);
+		pz_begin_nested(&pl, PB_TEST_EVENT_TEST_PAYLOAD__NESTED, &n1);
+		pz_append_bytes(&n1, PB_TEST_EVENT_TEST_PAYLOAD__STR, big, 1000);
+		pz_begin_nested(&n1, PB_TEST_EVENT_TEST_PAYLOAD__NESTED, &n2);
+		pz_append_bytes(&n2, PB_TEST_EVENT_TEST_PAYLOAD__STR, big, sizeof(big));
+		pz_append_varint(&n2, PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT, 7);
+		pz_end(&n2);
+		pz_append_varint(&n1, PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT, 8);
+		/* n1 and pl end with the packet. */
+		pz_append_varint(&pl, PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT, 9 + small);
+		pz_end(&ev);
+		pz_append_varint(root, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, 6);
+	}
+	tw_destroy(tw);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_GT(fx.sim.n_patches, 0);
+	for (i = 0; i < fx.sim.n_chunks; i++)
+		n_patch_flagged += fx.sim.chunks[i].needs_patching;
+	ASSERT_GT(n_patch_flagged, 0);
+	ASSERT_EQ(fx.sim.n_final_patches, n_patch_flagged);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_packets, 3);
+
+	for (small = 0; small < 3; small++) {
+		const struct sim_packet *p = &fx.sim.packets[small];
+
+		ASSERT_EQ(pz_decode_table(p->data, p->len, slots, 8), PZ_OK);
+		(void)r;
+		(void)f;
+		{
+			struct pz_field top[64];
+
+			ASSERT_EQ(pz_decode_table(p->data, p->len, top, 64), PZ_OK);
+			ASSERT_EQ(top[PB_TRACE_PACKET__TIMESTAMP].value, 42);
+		}
+		/* for_testing is field 900: find it by hand. */
+		pz_reader_init(&r, p->data, p->len);
+		while (pz_reader_next(&r, &f) == 1 && f.id != PB_TRACE_PACKET__FOR_TESTING)
+			;
+		ASSERT_EQ(f.id, PB_TRACE_PACKET__FOR_TESTING);
+		ASSERT_EQ(pz_decode_table(f.data, f.size, slots, 8), PZ_OK);
+		ASSERT_EQ(slots[PB_TEST_EVENT__STR].size, 5);
+		ASSERT_EQ(pz_decode_table(slots[PB_TEST_EVENT__PAYLOAD].data,
+					  slots[PB_TEST_EVENT__PAYLOAD].size, pslots, 8),
+			  PZ_OK);
+		ASSERT_EQ(pslots[PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT].value, 9 + small);
+		ASSERT_EQ(pz_decode_table(pslots[PB_TEST_EVENT_TEST_PAYLOAD__NESTED].data,
+					  pslots[PB_TEST_EVENT_TEST_PAYLOAD__NESTED].size, n1slots,
+					  8),
+			  PZ_OK);
+		ASSERT_EQ(n1slots[PB_TEST_EVENT_TEST_PAYLOAD__STR].size, 1000);
+		ASSERT_EQ(n1slots[PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT].value, 8);
+		ASSERT_EQ(pz_decode_table(n1slots[PB_TEST_EVENT_TEST_PAYLOAD__NESTED].data,
+					  n1slots[PB_TEST_EVENT_TEST_PAYLOAD__NESTED].size, n2slots,
+					  8),
+			  PZ_OK);
+		ASSERT_EQ(n2slots[PB_TEST_EVENT_TEST_PAYLOAD__STR].size, sizeof(big));
+		ASSERT_MEMEQ(n2slots[PB_TEST_EVENT_TEST_PAYLOAD__STR].data, big, sizeof(big));
+		ASSERT_EQ(n2slots[PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_INT].value, 7);
+	}
+	fixture_fini(&fx);
+}
+
+TEST(writer_emulation_copies_whole_chunks_under_the_commit_limit)
+{
+	struct tw_config twc = {.target_buffer = 4};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[3000];
+	size_t lens[4000];
+	unsigned i;
+
+	fixture_init(&fx, SHM_EMULATION_SIZE_BYTES, 4096, SMB_LAYOUT_DIV1, true, true);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 4000; i++) {
+		lens[i] = (i * 37) % 2500;
+		write_packet(tw, 9, i, lens[i], scratch);
+	}
+	/* Batched: no commit has gone out until the batch fills up. */
+	ASSERT_GT(fx.sim.n_commits, 0);
+	tw_flush(tw);
+	ASSERT_EQ(arb_flush(fx.arb, 77), 0);
+	ASSERT_EQ(fx.sim.last_flush_id, 77);
+	/* Every chunk was freed locally after being copied. */
+	for (i = 0; i < 256; i++)
+		ASSERT_TRUE(smb_page_is_free(arb_smb(fx.arb), i));
+	tw_destroy(tw);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_moves_with_data, fx.sim.n_moves);
+	for (i = 0; i < fx.sim.n_chunks; i++)
+		ASSERT_EQ(fx.sim.chunks[i].size, 4088);
+	/* Several chunks per commit, each commit under 128 KiB - 512. */
+	ASSERT_LT(fx.sim.n_commits, fx.sim.n_moves);
+	ASSERT_GT(fx.sim.max_packed, 64 * 1024);
+	ASSERT_LE(fx.sim.max_packed, ARB_MAX_COMMIT_BYTES);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	check_writer_packets(&fx.sim, 1, 9, lens, 4000);
+	fixture_fini(&fx);
+}
+
+TEST(writer_flush_commits_a_partial_chunk)
+{
+	struct tw_config twc = {0};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[16];
+	struct smb_frag_iter it;
+
+	fixture_init(&fx, 16 * 4096, 4096, SMB_LAYOUT_DIV1, false, true);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	write_packet(tw, 1, 0, 10, scratch);
+	write_packet(tw, 1, 1, 10, scratch);
+	ASSERT_EQ(fx.sim.n_commits, 0);
+	tw_flush(tw);
+	ASSERT_EQ(fx.sim.n_commits, 1);
+	ASSERT_EQ(fx.sim.n_chunks, 1);
+	ASSERT_EQ(smb_chunk_parse(&it, fx.sim.chunks[0].bytes, fx.sim.chunks[0].size), 0);
+	ASSERT_EQ(it.info.n_packets, 2);
+	ASSERT_EQ(it.info.flags, 0);
+	ASSERT_EQ(arb_flush(fx.arb, 5), 0);
+	ASSERT_EQ(fx.sim.n_commits, 2);
+	ASSERT_EQ(fx.sim.last_flush_id, 5);
+	write_packet(tw, 1, 2, 10, scratch);
+	tw_destroy(tw);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.n_gaps, 0);
+	check_writer_packets(&fx.sim, 1, 1, NULL, 3);
+	fixture_fini(&fx);
+}
+
+static bool has_previous_packet_dropped(const struct sim_packet *p)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, p->data, p->len);
+	while (pz_reader_next(&r, &f) == 1)
+		if (f.id == PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED && f.value)
+			return true;
+	return false;
+}
+
+TEST(writer_smb_full_drop_policy_loses_data_visibly)
+{
+	struct tw_config twc = {.policy = ARB_FULL_DROP};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[3000];
+	struct tw_stats st;
+	struct arb_stats as;
+	size_t i, n_seen, lens[400];
+	int prev = -1, seq;
+
+	/* 4 chunks; a slow service that frees nothing until told to. */
+	fixture_init(&fx, 4 * 4096, 4096, SMB_LAYOUT_DIV1, false, false);
+	fx.sim.is_slow = true;
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 200; i++) {
+		lens[i] = 300 + (i % 3) * 1000;
+		write_packet(tw, 3, (unsigned)i, lens[i], scratch);
+	}
+	tw_get_stats(tw, &st);
+	ASSERT_GT(st.packets_dropped, 0);
+	/* The service catches up; the writer gets chunks again. */
+	sim_drain(&fx.sim);
+	for (; i < 400; i++) {
+		lens[i] = 300;
+		write_packet(tw, 3, (unsigned)i, lens[i], scratch);
+		if (i % 20 == 0)
+			sim_drain(&fx.sim);
+	}
+	tw_get_stats(tw, &st);
+	tw_destroy(tw);
+	sim_drain(&fx.sim);
+	arb_get_stats(fx.arb, &as);
+	ASSERT_GT(as.chunks_dropped, 0);
+	ASSERT_EQ(fx.sim.errors, 0);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	/* The loss shows as a chunk id gap and a marked packet... */
+	ASSERT_GT(fx.sim.n_gaps, 0);
+	/* ...and a packet cut off by the drop was marked for discarding. */
+	ASSERT_GT(fx.sim.n_dropped_frags, 0);
+	/* Whatever arrived is intact, in order, and flagged after each gap. */
+	n_seen = 0;
+	for (i = 0; i < fx.sim.n_packets; i++) {
+		size_t len;
+
+		seq = check_packet(&fx.sim.packets[i], 3, &len);
+		ASSERT_GT(seq, prev);
+		ASSERT_EQ(len, lens[seq]);
+		ASSERT_EQ(has_previous_packet_dropped(&fx.sim.packets[i]), seq != prev + 1);
+		prev = seq;
+		n_seen++;
+	}
+	ASSERT_EQ(prev, 399);
+	ASSERT_EQ(n_seen + st.packets_dropped, 400);
+	fixture_fini(&fx);
+}
+
+TEST(writer_smb_full_stall_policy_times_out)
+{
+	struct tw_config twc = {.policy = ARB_FULL_STALL, .stall_timeout_ms = 30};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[3000];
+	struct arb_stats as;
+	struct tw_stats st;
+	size_t i;
+
+	fixture_init(&fx, 4 * 4096, 4096, SMB_LAYOUT_DIV1, false, true);
+	fx.sim.is_slow = true;
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 20; i++)
+		write_packet(tw, 3, (unsigned)i, 2000, scratch);
+	arb_get_stats(fx.arb, &as);
+	tw_get_stats(tw, &st);
+	ASSERT_GT(as.stalls, 0);
+	/* Stalling made the arbiter commit its batch so the service could help. */
+	ASSERT_GT(fx.sim.n_commits, 0);
+	ASSERT_GT(st.packets_dropped, 0);
+	sim_drain(&fx.sim);
+	tw_destroy(tw);
+	sim_drain(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	fixture_fini(&fx);
+}
