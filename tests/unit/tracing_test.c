@@ -204,7 +204,8 @@ static void emit(struct sim *sim, uint16_t writer_id, const uint8_t *data, size_
 	p->writer_id = writer_id;
 	p->data = malloc(len ? len : 1);
 	ASSERT_TRUE(p->data != NULL);
-	memcpy(p->data, data, len);
+	if (len)
+		memcpy(p->data, data, len);
 	p->len = len;
 }
 
@@ -261,7 +262,8 @@ static void sim_reassemble(struct sim *sim)
 				buf = realloc(buf, cap);
 				ASSERT_TRUE(buf != NULL);
 			}
-			memcpy(buf + len, f.data, f.size);
+			if (f.size)
+				memcpy(buf + len, f.data, f.size);
 			len += f.size;
 			is_open = f.continues_next;
 			if (!is_open)
@@ -1262,4 +1264,142 @@ TEST(writer_smb_full_stall_policy_times_out)
 	sim_drain(&fx.sim);
 	ASSERT_EQ(fx.sim.errors, 0);
 	fixture_fini(&fx);
+}
+
+/* Every residue of "bytes left in the chunk" when a nested message starts,
+ * including fewer than the 4 bytes its size field needs. */
+TEST(writer_nested_message_at_every_chunk_offset)
+{
+	struct tw_config twc = {0};
+	struct trace_writer *tw;
+	struct fixture fx;
+	static uint8_t pad[400];
+	struct pz_msg *root, a, b;
+	struct pz_field top[64], as[16], bs[16];
+	size_t i;
+
+	fixture_init(&fx, 8 * 4096, 4096, SMB_LAYOUT_DIV14, false, false);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 600; i++) {
+		root = tw_new_packet(tw);
+		pz_append_bytes(root, PB_TRACE_PACKET__SYNCHRONIZATION_MARKER, pad, i % 300);
+		pz_begin_nested(root, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &a);
+		pz_begin_nested(&a, 1, &b);
+		pz_append_varint(&b, 1, i);
+		pz_append_bytes(&b, 2, pad, (i * 7) % 200);
+		pz_end(&b);
+		pz_append_varint(&a, 3, i + 1);
+	}
+	tw_destroy(tw);
+	ASSERT_EQ(fx.sim.errors, 0);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_packets, 600);
+	for (i = 0; i < 600; i++) {
+		const struct sim_packet *p = &fx.sim.packets[i];
+
+		ASSERT_EQ(pz_decode_table(p->data, p->len, top, 64), PZ_OK);
+		ASSERT_EQ(top[PB_TRACE_PACKET__SYNCHRONIZATION_MARKER].size, i % 300);
+		ASSERT_EQ(pz_decode_table(top[PB_TRACE_PACKET__CLOCK_SNAPSHOT].data,
+					  top[PB_TRACE_PACKET__CLOCK_SNAPSHOT].size, as, 16),
+			  PZ_OK);
+		ASSERT_EQ(as[3].value, i + 1);
+		ASSERT_EQ(pz_decode_table(as[1].data, as[1].size, bs, 16), PZ_OK);
+		ASSERT_EQ(bs[1].value, i);
+		ASSERT_EQ(bs[2].size, (i * 7) % 200);
+	}
+	fixture_fini(&fx);
+}
+
+/* More open nested messages crossing chunks than the writer has patch slots:
+ * that packet is dropped cleanly and the next one is intact. */
+TEST(writer_patch_slot_exhaustion_drops_one_packet)
+{
+	enum { DEPTH = 300 };
+	struct tw_config twc = {0};
+	struct trace_writer *tw;
+	struct fixture fx;
+	static struct pz_msg msgs[DEPTH];
+	struct pz_msg *root;
+	uint8_t scratch[16];
+	struct tw_stats st;
+	size_t i, len;
+
+	fixture_init(&fx, 8 * 4096, 4096, SMB_LAYOUT_DIV14, false, false);
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	write_packet(tw, 2, 0, 10, scratch);
+	root = tw_new_packet(tw);
+	pz_begin_nested(root, PB_TRACE_PACKET__FOR_TESTING, &msgs[0]);
+	for (i = 1; i < DEPTH; i++) {
+		pz_append_varint(&msgs[i - 1], PB_TEST_EVENT__COUNTER, i);
+		pz_begin_nested(&msgs[i - 1], PB_TEST_EVENT__PAYLOAD, &msgs[i]);
+	}
+	tw_finish_packet(tw);
+	write_packet(tw, 2, 1, 10, scratch);
+	tw_get_stats(tw, &st);
+	tw_destroy(tw);
+	ASSERT_EQ(st.packets_dropped, 1);
+	ASSERT_EQ(fx.sim.errors, 0);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_EQ(fx.sim.n_dropped_frags, 1);
+	ASSERT_EQ(fx.sim.n_packets, 2);
+	ASSERT_EQ(check_packet(&fx.sim.packets[0], 2, &len), 0);
+	ASSERT_EQ(check_packet(&fx.sim.packets[1], 2, &len), 1);
+	ASSERT_TRUE(has_previous_packet_dropped(&fx.sim.packets[1]));
+	fixture_fini(&fx);
+}
+
+struct sched_ctx {
+	struct sim sim; /* first: sim_commit() gets the same pointer */
+	int n_scheduled;
+};
+
+static void count_schedule(void *user)
+{
+	((struct sched_ctx *)user)->n_scheduled++;
+}
+
+TEST(arbiter_batching_schedules_once_and_commits_on_demand)
+{
+	struct sched_ctx ctx;
+	struct arb_config cfg = {0};
+	struct tw_config twc = {0};
+	struct trace_writer *tw;
+	struct arbiter *arb;
+	struct shm *shm;
+	uint8_t scratch[6000];
+	unsigned i;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ASSERT_EQ(shm_create(64 * 4096, 4096, &shm), 0);
+	cfg.smb_base = shm->base;
+	cfg.smb_size = shm->size;
+	cfg.page_size = 4096;
+	cfg.batch_commits = true;
+	cfg.schedule_cb = count_schedule;
+	cfg.user = &ctx;
+	ASSERT_EQ(arb_create(&cfg, &arb), -EINVAL); /* no commit_cb */
+	cfg.commit_cb = sim_commit;
+	ASSERT_EQ(arb_create(&cfg, &arb), 0);
+	ctx.sim.smb = arb_smb(arb);
+	ASSERT_EQ(tw_create(arb, &twc, &tw), 0);
+	for (i = 0; i < 10; i++)
+		write_packet(tw, 4, i, 3000, scratch);
+	ASSERT_EQ(ctx.sim.n_commits, 0);
+	ASSERT_EQ(ctx.n_scheduled, 1);
+	arb_commit_pending(arb);
+	ASSERT_EQ(ctx.sim.n_commits, 1);
+	ASSERT_GE(ctx.sim.n_moves, 6);
+	arb_commit_pending(arb); /* nothing pending: no empty commit */
+	ASSERT_EQ(ctx.sim.n_commits, 1);
+	write_packet(tw, 4, 10, 5000, scratch);
+	ASSERT_EQ(ctx.n_scheduled, 2);
+	tw_destroy(tw);
+	arb_destroy(arb);
+	shm_destroy(shm);
+	sim_reassemble(&ctx.sim);
+	ASSERT_EQ(ctx.sim.errors, 0);
+	check_writer_packets(&ctx.sim, 1, 4, NULL, 11);
+	sim_fini(&ctx.sim);
 }
