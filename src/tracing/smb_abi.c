@@ -253,10 +253,9 @@ int smb_chunk_parse(struct smb_frag_iter *it, const uint8_t *chunk, size_t size)
 	it->info.writer_id = (uint16_t)(h[4] | h[5] << 8);
 	packets = (uint16_t)(h[6] | h[7] << 8);
 	it->info.n_packets = (uint16_t)smb_packets_count(packets);
-	it->info.flags = (uint8_t)smb_packets_flags(packets);
+	/* Flag bits we do not know may come from a newer producer: ignore them. */
+	it->info.flags = (uint8_t)(smb_packets_flags(packets) & SMB_CHUNK_KNOWN_FLAGS);
 	if (it->info.writer_id == 0 || it->info.writer_id > SMB_MAX_WRITER_ID)
-		return -EBADMSG;
-	if (it->info.flags & ~SMB_CHUNK_KNOWN_FLAGS)
 		return -EBADMSG;
 	/* Every fragment needs at least a 1-byte size (a 4-byte one from our
 	 * writers); a count the payload cannot hold is a lie. */

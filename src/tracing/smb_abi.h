@@ -271,7 +271,8 @@ struct smb_frag_iter {
  * @size: bytes of the chunk, header included.
  *
  * Return: 0, or -EBADMSG when the header is impossible: shorter than a
- * header, writer id 0, more packets than the payload can hold, unknown flags.
+ * header, writer id 0 or above SMB_MAX_WRITER_ID, more packets than the
+ * payload can hold. Unknown flag bits are masked off (forward compatible).
  * Context: any thread; never allocates; reads only [chunk, chunk + size).
  */
 int smb_chunk_parse(struct smb_frag_iter *it, const uint8_t *chunk, size_t size);

@@ -705,11 +705,15 @@ TEST(validation_fragment_parser_is_bounds_checked)
 	/* A count the payload could never hold. */
 	put_chunk_header(chunk, 9, 3, 1023, 0);
 	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
-	/* Writer 0, unknown flags, a truncated header. */
+	/* Writer 0 or 1024, a truncated header. */
 	put_chunk_header(chunk, 9, 0, 1, 0);
 	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
-	put_chunk_header(chunk, 9, 3, 1, 0x8);
+	put_chunk_header(chunk, 9, 1024, 1, 0);
 	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), -EBADMSG);
+	/* Flag bits from a newer producer are ignored, not fatal. */
+	put_chunk_header(chunk, 9, 3, 1, 0x8 | SMB_CHUNK_LAST_CONTINUES);
+	ASSERT_EQ(smb_chunk_parse(&it, chunk, sizeof(chunk)), 0);
+	ASSERT_EQ(it.info.flags, SMB_CHUNK_LAST_CONTINUES);
 	ASSERT_EQ(smb_chunk_parse(&it, chunk, 7), -EBADMSG);
 
 	/* The writer's "drop this packet" marker ends the chunk. */
@@ -729,6 +733,40 @@ TEST(validation_fragment_parser_is_bounds_checked)
 	ASSERT_EQ(smb_frag_next(&it, &f), 1);
 	ASSERT_EQ(f.size, 5);
 	ASSERT_TRUE(f.data == chunk + 9);
+}
+
+/* Random bytes in exactly-sized heap blocks (ASan sees any overread); every
+ * fragment handed out must lie inside the chunk. */
+TEST(validation_fragment_parser_survives_random_chunks)
+{
+	uint32_t x = 12345;
+	int round, n_ok = 0;
+
+	for (round = 0; round < 20000; round++) {
+		size_t size = 8 + (x = x * 1103515245 + 12345) % 600, i;
+		uint8_t *chunk = malloc(size);
+		struct smb_frag_iter it;
+		struct smb_frag f;
+
+		ASSERT_TRUE(chunk != NULL);
+		for (i = 0; i < size; i++) {
+			x = x * 1103515245 + 12345;
+			/* Mostly small sizes so that some chunks parse. */
+			chunk[i] = (uint8_t)(i >= 8 && (x >> 16) % 4 ? (x >> 20) % 16 : x >> 24);
+		}
+		chunk[4] = 1;
+		chunk[5] = 0;
+		chunk[7] &= 0x3;
+		if (smb_chunk_parse(&it, chunk, size) == 0) {
+			while (smb_frag_next(&it, &f) == 1) {
+				ASSERT_TRUE(f.data >= chunk + 8 && f.data <= chunk + size);
+				ASSERT_TRUE(f.is_dropped || f.size <= (size_t)(chunk + size - f.data));
+				n_ok++;
+			}
+		}
+		free(chunk);
+	}
+	ASSERT_GT(n_ok, 1000);
 }
 
 /* ------------------------------------------------ shm ---- */
