@@ -58,6 +58,7 @@ struct ipc_host {
 	bool use_shmem_emulation;
 	char *machine_name;
 	size_t max_send_queue_bytes;
+	size_t max_clients;
 	struct host_service services[IPC_HOST_MAX_SERVICES];
 	size_t n_services;
 	struct hmap clients; /* id -> struct host_client *, live and dead */
@@ -408,8 +409,8 @@ static void host_accept_one(struct ipc_host *h, int fd)
 	size_t i;
 	int family;
 
-	if (h->n_live >= IPC_HOST_MAX_CLIENTS) {
-		LOG_D("ipc host: refusing connection: %u clients", IPC_HOST_MAX_CLIENTS);
+	if (h->n_live >= h->max_clients) {
+		LOG_D("ipc host: refusing connection: %zu clients", h->n_live);
 		close(fd);
 		return;
 	}
@@ -513,6 +514,7 @@ int ipc_host_create_from_fd(struct evloop *loop, int listen_fd, const struct ipc
 				 (opts && opts->force_shmem_emulation);
 	h->max_send_queue_bytes = opts && opts->max_send_queue_bytes ? opts->max_send_queue_bytes
 								      : IPC_MAX_SEND_QUEUE_BYTES;
+	h->max_clients = opts && opts->max_clients ? opts->max_clients : IPC_HOST_MAX_CLIENTS;
 	h->machine_name = opts && opts->machine_name ? strdup(opts->machine_name)
 						     : default_machine_name();
 	hmap_init(&h->clients);

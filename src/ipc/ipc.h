@@ -165,6 +165,8 @@ struct ipc_host_options {
 	size_t max_send_queue_bytes;
 	/* Report use_shmem_emulation even on an AF_UNIX socket. */
 	bool force_shmem_emulation;
+	/* Live connections kept at once; 0 means IPC_HOST_MAX_CLIENTS. */
+	size_t max_clients;
 };
 
 struct ipc_client_info {

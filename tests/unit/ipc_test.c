@@ -6,6 +6,7 @@
  * that speak the wire format by hand to play a hostile peer or host.
  */
 #include "ipc/ipc.h"
+#include "ipc/ipc_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -412,6 +413,27 @@ static void h_flood(struct ipc_host *h, const struct ipc_call *call, const Proto
 	free(s.data.data);
 }
 
+/* ConsumerPort.Attach: a reply over the frame limit is refused, not sent. */
+static void h_too_big(struct ipc_host *h, const struct ipc_call *call,
+		      const ProtobufCMessage *args, void *user)
+{
+	Perfetto__Protos__ReadBuffersResponse r = PERFETTO__PROTOS__READ_BUFFERS_RESPONSE__INIT;
+	Perfetto__Protos__ReadBuffersResponse__Slice s =
+		PERFETTO__PROTOS__READ_BUFFERS_RESPONSE__SLICE__INIT;
+	Perfetto__Protos__ReadBuffersResponse__Slice *sp = &s;
+
+	(void)args;
+	(void)user;
+	s.has_data = true;
+	s.data.len = IPC_MAX_FRAME_BYTES;
+	s.data.data = calloc(1, s.data.len);
+	r.n_slices = 1;
+	r.slices = &sp;
+	ASSERT_EQ(ipc_host_reply(h, call, &r.base, false, -1), -EMSGSIZE);
+	ASSERT_EQ(ipc_host_reply_error(h, call), 0);
+	free(s.data.data);
+}
+
 /* ProducerPort.InitializeConnection: writes into the fd the producer sent. */
 static void h_init_conn(struct ipc_host *h, const struct ipc_call *call,
 			const ProtobufCMessage *args, void *user)
@@ -475,7 +497,7 @@ static void start_host(const char *name, const struct ipc_host_options *opts)
 {
 	static const ipc_method_cb consumer[] = {
 		h_enable, NULL, h_read_buffers, NULL, h_save, NULL, NULL,
-		NULL,     NULL, h_flood,        h_save,
+		NULL,     h_too_big, h_flood,   h_save,
 	};
 	static const ipc_method_cb producer[] = {h_init_conn, NULL, NULL, NULL, h_async_cmd};
 	struct ipc_service_def c = {&perfetto__protos__consumer_port__descriptor, consumer,
@@ -1191,4 +1213,106 @@ TEST(client_destroy_inside_stream_callback)
 	ASSERT_EQ(a.replies, 1); /* no callback after destroy */
 	ASSERT_EQ(a.disconnected, 0);
 	stop_host();
+}
+
+TEST(host_oversize_reply_refused_client_stays)
+{
+	struct cl a;
+
+	start_host(unix_name(), NULL);
+	cl_open(&a, unix_name(), &perfetto__protos__consumer_port__descriptor);
+	ASSERT_EQ(ipc_client_invoke(a.c, a.b, "Attach", NULL, -1, cl_reply, &a, false), 0);
+	ASSERT_EQ(pump_until(g.loop, &a.finals, 1), 1);
+	ASSERT_EQ(a.fails, 1);
+	cl_enable(&a, false);
+	ASSERT_STREQ(a.last, "echo");
+	ipc_client_destroy(a.c);
+	stop_host();
+}
+
+TEST(host_max_clients_limit)
+{
+	struct ipc_host_options opts = {.max_clients = 3};
+	struct cl x[4];
+	int i;
+
+	start_host(unix_name(), &opts);
+	for (i = 0; i < 3; i++) {
+		cl_open(&x[i], unix_name(), &perfetto__protos__consumer_port__descriptor);
+		ASSERT_TRUE(x[i].bind_ok);
+	}
+	/* The fourth is accepted by the kernel, then closed by the host. */
+	cl_open(&x[3], unix_name(), &perfetto__protos__consumer_port__descriptor);
+	ASSERT_FALSE(x[3].bind_ok);
+	ASSERT_EQ(pump_until(g.loop, &x[3].disconnected, 1), 1);
+	ASSERT_EQ(g.n_connect, 3);
+	ASSERT_EQ(ipc_host_n_clients(g.host), 3);
+	/* A slot that frees up can be reused. */
+	ipc_client_destroy(x[0].c);
+	ASSERT_EQ(pump_until(g.loop, &g.n_disconnect, 1), 1);
+	cl_open(&x[0], unix_name(), &perfetto__protos__consumer_port__descriptor);
+	ASSERT_TRUE(x[0].bind_ok);
+	for (i = 0; i < 4; i++)
+		ipc_client_destroy(x[i].c);
+	stop_host();
+}
+
+/* The send queue stops at its bound, and fds arrive with their frames. */
+TEST(conn_send_queue_limit_and_fds)
+{
+	frame_t f = PERFETTO__PROTOS__IPCFRAME__INIT;
+	ProtobufCBinaryData d;
+	struct ipc_conn tx, rx;
+	size_t queued = 0, got = 0;
+	char word[8] = {0};
+	int sv[2], p[2], fd, err, i;
+
+	ASSERT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	ASSERT_EQ(pipe2(p, O_CLOEXEC), 0);
+	ASSERT_EQ(write(p[1], "pipe", 4), 4);
+	close(p[1]);
+	ipc_conn_init(&tx, sv[0], true, 64 * 1024);
+	ipc_conn_init(&rx, sv[1], true, 0);
+	d.len = 10000;
+	d.data = calloc(1, d.len);
+	f.n_data_for_testing = 1;
+	f.data_for_testing = &d;
+	ASSERT_EQ(ipc_conn_queue(&tx, &f, -1), 0);
+	ASSERT_EQ(ipc_conn_queue(&tx, &f, p[0]), 0);
+	close(p[0]); /* the queue holds its own duplicate */
+	queued = 2;
+	while ((err = ipc_conn_queue(&tx, &f, -1)) == 0)
+		queued++;
+	ASSERT_EQ(err, -ENOBUFS);
+	ASSERT_EQ(queued, 6);
+	ASSERT_LE(ipc_conn_pending(&tx), 64 * 1024);
+	ASSERT_EQ(ipc_conn_flush(&tx), 0);
+	ASSERT_EQ(ipc_conn_pending(&tx), 0);
+	for (i = 0; i < 100 && got < queued; i++) {
+		frame_t *in;
+		int n = ipc_conn_recv(&rx);
+
+		ASSERT_TRUE(n > 0 || n == -EAGAIN);
+		while (ipc_frame_reader_pop(&rx.rd, &in) == 1) {
+			ASSERT_EQ(in->data_for_testing[0].len, 10000);
+			ipc_frame_free(in);
+			got++;
+		}
+	}
+	ASSERT_EQ(got, queued);
+	fd = ipc_conn_take_fd(&rx);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(read(fd, word, sizeof(word)), 4);
+	ASSERT_STREQ(word, "pipe");
+	close(fd);
+	ASSERT_EQ(ipc_conn_take_fd(&rx), -ENOENT);
+	/* At most IPC_MAX_QUEUED_FDS fds wait in one queue. */
+	tx.max_queue_bytes = IPC_MAX_SEND_QUEUE_BYTES;
+	d.len = 1;
+	for (i = 0; i < (int)IPC_MAX_QUEUED_FDS; i++)
+		ASSERT_EQ(ipc_conn_queue(&tx, &f, sv[1]), 0);
+	ASSERT_EQ(ipc_conn_queue(&tx, &f, sv[1]), -ENOBUFS);
+	free(d.data);
+	ipc_conn_fini(&tx);
+	ipc_conn_fini(&rx);
 }
