@@ -1,0 +1,695 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svc_consumer_port.c - the ConsumerPort service: consumers start sessions
+ * (EnableTracing), read and free their buffers, flush, detach and attach,
+ * clone running sessions and ask about the service. A consumer owns at most
+ * one session per connection; a session whose consumer goes away is freed
+ * unless it was detached.
+ */
+#include "traced/svc_int.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "base/version.h"
+#include "ipc/consumer_port.pb-c.h"
+#include "pb_fields.h"
+
+/* Data sources per QueryServiceState reply, to stay under the frame limit. */
+#define SVC_QUERY_DS_PER_REPLY 32
+
+static void reply_empty(struct ipc_host *host, const struct ipc_call *call,
+			const ProtobufCMessageDescriptor *desc)
+{
+	ProtobufCMessage *m = calloc(1, desc->sizeof_message);
+
+	if (!m) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	desc->message_init(m);
+	ipc_host_reply(host, call, m, false, -1);
+	free(m);
+}
+
+static struct svc_session *own_session(struct svc *svc, struct ipc_host *host,
+				       const struct ipc_call *call)
+{
+	return svc_session_by_consumer(svc, host, call->client_id);
+}
+
+static uid_t caller_uid(struct ipc_host *host, uint64_t client_id)
+{
+	struct ipc_client_info info;
+
+	return ipc_host_client_info(host, client_id, &info) == 0 ? info.uid : (uid_t)-1;
+}
+
+void svc_consumer_notify_disabled(struct svc *svc, struct svc_session *s, const char *error)
+{
+	Perfetto__Protos__EnableTracingResponse resp;
+
+	if (!s->has_enable_call)
+		return;
+	s->has_enable_call = false;
+	perfetto__protos__enable_tracing_response__init(&resp);
+	resp.state_case = PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__STATE_DISABLED;
+	resp.disabled = 1;
+	resp.error = (char *)error;
+	ipc_host_reply(svc->consumer_host, &s->enable_call, &resp.base, false, -1);
+}
+
+static void on_enable(struct ipc_host *host, const struct ipc_call *call,
+		      const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__EnableTracingRequest *req = (const void *)args;
+	Perfetto__Protos__EnableTracingResponse resp;
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+	char err[256] = "";
+	int fd, rc;
+
+	if (req->has_attach_notification_only && req->attach_notification_only) {
+		if (!s) {
+			ipc_host_reply_error(host, call);
+			return;
+		}
+		if (s->state == SESSION_STOPPED) {
+			s->enable_call = *call;
+			s->has_enable_call = true;
+			svc_consumer_notify_disabled(svc, s, NULL);
+			return;
+		}
+		s->enable_call = *call;
+		s->has_enable_call = true;
+		return;
+	}
+	fd = ipc_host_take_fd(host, call->client_id);
+	if (s) {
+		snprintf(err, sizeof(err), "this consumer already has a tracing session");
+		rc = -EBUSY;
+	} else if (!req->trace_config) {
+		snprintf(err, sizeof(err), "EnableTracing without a trace config");
+		rc = -EINVAL;
+	} else {
+		rc = svc_session_enable(svc, host, call->client_id, caller_uid(host, call->client_id),
+					req->trace_config, fd < 0 ? -1 : fd, call, err, sizeof(err));
+	}
+	if (rc < 0) {
+		if (fd >= 0)
+			close(fd);
+		LOG_W("EnableTracing refused: %s", err[0] ? err : strerror(-rc));
+		perfetto__protos__enable_tracing_response__init(&resp);
+		resp.state_case = PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__STATE_DISABLED;
+		resp.disabled = 1;
+		resp.error = err[0] ? err : (char *)strerror(-rc);
+		ipc_host_reply(host, call, &resp.base, false, -1);
+	}
+}
+
+static void on_disable(struct ipc_host *host, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+
+	(void)args;
+	if (s)
+		svc_session_disable(svc, s);
+	reply_empty(host, call, &perfetto__protos__disable_tracing_response__descriptor);
+}
+
+static void on_read(struct ipc_host *host, const struct ipc_call *call,
+		    const ProtobufCMessage *args, void *user)
+{
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+
+	(void)args;
+	if (!s || s->read_pending) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	svc_read_to_consumer(svc, s, call);
+}
+
+static void on_free(struct ipc_host *host, const struct ipc_call *call,
+		    const ProtobufCMessage *args, void *user)
+{
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+
+	(void)args;
+	if (s) {
+		s->has_enable_call = false;
+		svc_session_free(svc, s);
+	}
+	reply_empty(host, call, &perfetto__protos__free_buffers_response__descriptor);
+}
+
+struct pending_reply {
+	struct ipc_host *host;
+	struct ipc_call call;
+};
+
+static void on_flush_done(struct svc *svc, uint64_t session_id, bool ok, void *user)
+{
+	struct pending_reply *pr = user;
+
+	(void)svc;
+	(void)session_id;
+	if (ok)
+		reply_empty(pr->host, &pr->call, &perfetto__protos__flush_response__descriptor);
+	else
+		ipc_host_reply_error(pr->host, &pr->call);
+	free(pr);
+}
+
+static void on_flush(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__FlushRequest *req = (const void *)args;
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+	struct pending_reply *pr;
+
+	if (!s || s->state != SESSION_STARTED || !(pr = calloc(1, sizeof(*pr)))) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	pr->host = host;
+	pr->call = *call;
+	if (svc_flush_start(svc, s, req->has_timeout_ms && req->timeout_ms ? req->timeout_ms : 5000,
+			    req->has_flags ? req->flags : 4u /* explicit */, on_flush_done, pr) < 0) {
+		free(pr);
+		ipc_host_reply_error(host, call);
+	}
+}
+
+static void on_start(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessage *args, void *user)
+{
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+
+	(void)args;
+	if (!s || svc_session_start(svc, s) < 0) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	reply_empty(host, call, &perfetto__protos__start_tracing_response__descriptor);
+}
+
+static void on_change_config(struct ipc_host *host, const struct ipc_call *call,
+			     const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__ChangeTraceConfigRequest *req = (const void *)args;
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+	const Perfetto__Protos__TraceConfig *nc = req->trace_config;
+	size_t i, k;
+
+	/* As in Perfetto, only the producer filters of existing data sources
+	 * may change: producers that now match join the session. */
+	if (!s || !nc || nc->n_data_sources != s->config->n_data_sources) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	for (i = 0; i < nc->n_data_sources; i++) {
+		Perfetto__Protos__TraceConfig__DataSource *old = s->config->data_sources[i];
+		const Perfetto__Protos__TraceConfig__DataSource *nw = nc->data_sources[i];
+		char **names;
+
+		if (!nw->config || !nw->config->name || strcmp(nw->config->name, old->config->name)) {
+			ipc_host_reply_error(host, call);
+			return;
+		}
+		names = calloc(nw->n_producer_name_filter + 1, sizeof(*names));
+		if (!names) {
+			ipc_host_reply_error(host, call);
+			return;
+		}
+		for (k = 0; k < nw->n_producer_name_filter; k++)
+			names[k] = strdup(nw->producer_name_filter[k]);
+		for (k = 0; k < old->n_producer_name_filter; k++)
+			free(old->producer_name_filter[k]);
+		free(old->producer_name_filter);
+		old->producer_name_filter = names;
+		old->n_producer_name_filter = nw->n_producer_name_filter;
+	}
+	k = s->n_instances;
+	svc_instances_create_all(svc, s);
+	for (i = k; i < s->n_instances && s->state == SESSION_STARTED; i++)
+		svc_instance_start(svc, s, &s->instances[i]);
+	reply_empty(host, call, &perfetto__protos__change_trace_config_response__descriptor);
+}
+
+static void on_detach(struct ipc_host *host, const struct ipc_call *call,
+		      const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__DetachRequest *req = (const void *)args;
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+	struct svc_session *it;
+
+	if (!s || !req->key || !*req->key || strlen(req->key) >= SVC_MAX_DETACH_KEY) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	for (it = svc->sessions; it; it = it->next) {
+		if (it->detached && it->consumer_uid == s->consumer_uid &&
+		    strcmp(it->detach_key, req->key) == 0) {
+			ipc_host_reply_error(host, call);
+			return;
+		}
+	}
+	snprintf(s->detach_key, sizeof(s->detach_key), "%s", req->key);
+	s->detached = true;
+	/* Whoever attaches later asks for the end-of-tracing notification again. */
+	s->has_enable_call = false;
+	s->consumer_client_id = 0;
+	LOG_I("session %llu detached with key '%s'", (unsigned long long)s->id, s->detach_key);
+	reply_empty(host, call, &perfetto__protos__detach_response__descriptor);
+}
+
+static void on_attach(struct ipc_host *host, const struct ipc_call *call,
+		      const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__AttachRequest *req = (const void *)args;
+	Perfetto__Protos__AttachResponse resp;
+	struct svc *svc = user;
+	struct svc_session *s;
+	uid_t uid = caller_uid(host, call->client_id);
+
+	if (!req->key || own_session(svc, host, call)) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	for (s = svc->sessions; s; s = s->next) {
+		if (s->detached && s->consumer_uid == uid && strcmp(s->detach_key, req->key) == 0)
+			break;
+	}
+	if (!s) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	s->detached = false;
+	s->detach_key[0] = '\0';
+	s->consumer_host = host;
+	s->consumer_client_id = call->client_id;
+	perfetto__protos__attach_response__init(&resp);
+	resp.trace_config = s->config;
+	ipc_host_reply(host, call, &resp.base, false, -1);
+}
+
+static void on_get_stats(struct ipc_host *host, const struct ipc_call *call,
+			 const ProtobufCMessage *args, void *user)
+{
+	Perfetto__Protos__GetTraceStatsResponse resp;
+	struct svc *svc = user;
+	struct svc_session *s = own_session(svc, host, call);
+	struct pz_chunks c;
+	struct pz_msg m;
+	uint8_t *bytes;
+	size_t n;
+
+	(void)args;
+	if (pz_chunks_init(&c, 4096, 1u << 20) < 0) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	pz_msg_begin(&m, &c.s, NULL);
+	svc_write_trace_stats(svc, s, &m);
+	pz_end(&m);
+	n = pz_chunks_size(&c);
+	bytes = malloc(n ? n : 1);
+	if (!bytes || !pz_stream_ok(&c.s)) {
+		free(bytes);
+		pz_chunks_fini(&c);
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	pz_chunks_copy(&c, bytes, n);
+	pz_chunks_fini(&c);
+	perfetto__protos__get_trace_stats_response__init(&resp);
+	resp.trace_stats = perfetto__protos__trace_stats__unpack(NULL, n, bytes);
+	free(bytes);
+	if (!resp.trace_stats) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	ipc_host_reply(host, call, &resp.base, false, -1);
+	perfetto__protos__trace_stats__free_unpacked(resp.trace_stats, NULL);
+}
+
+static void on_observe(struct ipc_host *host, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__ObserveEventsRequest *req = (const void *)args;
+	struct svc *svc = user;
+	struct svc_observer *o;
+	size_t i;
+
+	if (svc->n_observers >= PFC_ARRAY_SIZE(svc->observers)) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	o = &svc->observers[svc->n_observers++];
+	memset(o, 0, sizeof(*o));
+	o->host = host;
+	o->client_id = call->client_id;
+	o->call = *call;
+	for (i = 0; i < req->n_events_to_observe; i++) {
+		if (req->events_to_observe[i] == 1)
+			o->instances = true;
+		else if (req->events_to_observe[i] == 2)
+			o->all_started = true;
+	}
+}
+
+static const char *session_state_name(enum session_state st)
+{
+	switch (st) {
+	case SESSION_CONFIGURED:
+		return "CONFIGURED";
+	case SESSION_STARTED:
+		return "STARTED";
+	case SESSION_STOPPING:
+		return "STOPPING";
+	case SESSION_STOPPED:
+		return "DISABLED";
+	}
+	return "UNKNOWN";
+}
+
+/* Sends the sessions (and, unless @sessions_only, producers and data sources). */
+static void on_query(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__QueryServiceStateRequest *req = (const void *)args;
+	bool sessions_only = req->has_sessions_only && req->sessions_only;
+	Perfetto__Protos__QueryServiceStateResponse resp;
+	Perfetto__Protos__TracingServiceState st;
+	Perfetto__Protos__TracingServiceState__Producer *prods = NULL, **pprods = NULL;
+	Perfetto__Protos__TracingServiceState__TracingSession *sess = NULL, **psess = NULL;
+	Perfetto__Protos__TracingServiceState__DataSource dss[SVC_QUERY_DS_PER_REPLY];
+	Perfetto__Protos__TracingServiceState__DataSource *pdss[SVC_QUERY_DS_PER_REPLY];
+	Perfetto__Protos__DataSourceDescriptor *descs[SVC_QUERY_DS_PER_REPLY];
+	struct svc *svc = user;
+	struct svc_producer *p;
+	struct svc_data_source *ds;
+	struct svc_session *s;
+	uint32_t *sizes = NULL;
+	size_t i, n = 0, n_started = 0, k;
+
+	perfetto__protos__tracing_service_state__init(&st);
+	prods = calloc(svc->n_producers + 1, sizeof(*prods));
+	pprods = calloc(svc->n_producers + 1, sizeof(*pprods));
+	sess = calloc(svc->n_sessions + 1, sizeof(*sess));
+	psess = calloc(svc->n_sessions + 1, sizeof(*psess));
+	if (!prods || !pprods || !sess || !psess)
+		goto fail;
+	for (p = svc->producers; p && !sessions_only; p = p->next, n++) {
+		perfetto__protos__tracing_service_state__producer__init(&prods[n]);
+		prods[n].has_id = 1;
+		prods[n].id = (int32_t)p->id;
+		prods[n].name = p->name;
+		prods[n].has_uid = 1;
+		prods[n].uid = (int32_t)p->uid;
+		prods[n].has_pid = 1;
+		prods[n].pid = p->pid;
+		prods[n].sdk_version = p->sdk_version;
+		prods[n].has_machine_id = 1;
+		prods[n].machine_id = p->machine_id;
+		prods[n].machine_name = p->machine_name;
+		pprods[n] = &prods[n];
+	}
+	st.n_producers = n;
+	st.producers = pprods;
+	n = 0;
+	for (s = svc->sessions; s; s = s->next, n++) {
+		Perfetto__Protos__TracingServiceState__TracingSession *t = &sess[n];
+
+		perfetto__protos__tracing_service_state__tracing_session__init(t);
+		t->has_id = 1;
+		t->id = s->id;
+		t->has_consumer_uid = 1;
+		t->consumer_uid = (int32_t)s->consumer_uid;
+		t->state = (char *)session_state_name(s->state);
+		t->unique_session_name = s->unique_name;
+		t->has_duration_ms = s->config->has_duration_ms;
+		t->duration_ms = s->config->duration_ms;
+		t->has_num_data_sources = 1;
+		t->num_data_sources = (uint32_t)s->n_instances;
+		t->has_start_realtime_ns = s->start_realtime_ns != 0;
+		t->start_realtime_ns = (int64_t)s->start_realtime_ns;
+		t->has_is_started = 1;
+		t->is_started = s->state == SESSION_STARTED;
+		if (s->state == SESSION_STARTED)
+			n_started++;
+		psess[n] = t;
+	}
+	st.n_tracing_sessions = n;
+	st.tracing_sessions = psess;
+	st.has_num_sessions = 1;
+	st.num_sessions = (int32_t)svc->n_sessions;
+	st.has_num_sessions_started = 1;
+	st.num_sessions_started = (int32_t)n_started;
+	st.tracing_service_version = PFC_VERSION_STRING;
+	st.has_supports_tracing_sessions = 1;
+	st.supports_tracing_sessions = 1;
+
+	/* Buffer sizes need their own arrays. */
+	for (n = 0, s = svc->sessions; s; s = s->next, n++) {
+		sizes = calloc(s->n_buffers + 1, sizeof(*sizes));
+		if (!sizes)
+			goto fail;
+		for (i = 0; i < s->n_buffers; i++)
+			sizes[i] = (uint32_t)(tb_size(s->buffers[i].tb) / 1024);
+		sess[n].n_buffer_size_kb = s->n_buffers;
+		sess[n].buffer_size_kb = sizes;
+	}
+	perfetto__protos__query_service_state_response__init(&resp);
+	resp.service_state = &st;
+
+	/* Data sources go in batches; every reply but the last has has_more. */
+	k = 0;
+	for (p = svc->producers; p && !sessions_only; p = p->next) {
+		for (ds = p->data_sources; ds; ds = ds->next) {
+			perfetto__protos__tracing_service_state__data_source__init(&dss[k]);
+			descs[k] = perfetto__protos__data_source_descriptor__unpack(
+				NULL, ds->descriptor_len, ds->descriptor);
+			dss[k].ds_descriptor = descs[k];
+			dss[k].has_producer_id = 1;
+			dss[k].producer_id = (int32_t)p->id;
+			pdss[k] = &dss[k];
+			if (++k == SVC_QUERY_DS_PER_REPLY) {
+				st.n_data_sources = k;
+				st.data_sources = pdss;
+				ipc_host_reply(host, call, &resp.base, true, -1);
+				while (k)
+					perfetto__protos__data_source_descriptor__free_unpacked(descs[--k], NULL);
+				/* Later replies carry only data sources. */
+				st.n_producers = 0;
+				st.n_tracing_sessions = 0;
+			}
+		}
+	}
+	st.n_data_sources = k;
+	st.data_sources = pdss;
+	ipc_host_reply(host, call, &resp.base, false, -1);
+	while (k)
+		perfetto__protos__data_source_descriptor__free_unpacked(descs[--k], NULL);
+	for (i = 0; i < svc->n_sessions; i++)
+		free(sess[i].buffer_size_kb);
+	free(prods);
+	free(pprods);
+	free(sess);
+	free(psess);
+	return;
+fail:
+	if (sess)
+		for (i = 0; i < svc->n_sessions; i++)
+			free(sess[i].buffer_size_kb);
+	free(prods);
+	free(pprods);
+	free(sess);
+	free(psess);
+	ipc_host_reply_error(host, call);
+}
+
+static void on_capabilities(struct ipc_host *host, const struct ipc_call *call,
+			    const ProtobufCMessage *args, void *user)
+{
+	Perfetto__Protos__QueryCapabilitiesResponse resp;
+	Perfetto__Protos__TracingServiceCapabilities caps;
+	Perfetto__Protos__ObservableEvents__Type events[] = {
+		PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_DATA_SOURCES_INSTANCES,
+		PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_ALL_DATA_SOURCES_STARTED,
+	};
+
+	(void)args;
+	(void)user;
+	perfetto__protos__tracing_service_capabilities__init(&caps);
+	caps.has_has_query_capabilities = 1;
+	caps.has_query_capabilities = 1;
+	caps.n_observable_events = PFC_ARRAY_SIZE(events);
+	caps.observable_events = events;
+	caps.has_has_trace_config_output_path = 1;
+	caps.has_trace_config_output_path = 1;
+	caps.has_has_clone_session = 1;
+	caps.has_clone_session = 1;
+	perfetto__protos__query_capabilities_response__init(&resp);
+	resp.capabilities = &caps;
+	ipc_host_reply(host, call, &resp.base, false, -1);
+}
+
+static void on_bugreport(struct ipc_host *host, const struct ipc_call *call,
+			 const ProtobufCMessage *args, void *user)
+{
+	Perfetto__Protos__SaveTraceForBugreportResponse resp;
+
+	(void)args;
+	(void)user;
+	perfetto__protos__save_trace_for_bugreport_response__init(&resp);
+	resp.has_success = 1;
+	resp.success = 0;
+	resp.msg = "SaveTraceForBugreport is not supported on Linux";
+	ipc_host_reply(host, call, &resp.base, false, -1);
+}
+
+struct clone_ctx {
+	struct ipc_host *host;
+	struct ipc_call call;
+	uid_t uid;
+};
+
+static void clone_reply(struct clone_ctx *c, struct svc_session *clone, const char *error)
+{
+	Perfetto__Protos__CloneSessionResponse resp;
+
+	perfetto__protos__clone_session_response__init(&resp);
+	resp.has_success = 1;
+	resp.success = clone != NULL;
+	resp.error = (char *)error;
+	if (clone) {
+		resp.has_uuid_msb = 1;
+		resp.uuid_msb = (int64_t)clone->uuid_msb;
+		resp.has_uuid_lsb = 1;
+		resp.uuid_lsb = (int64_t)clone->uuid_lsb;
+	}
+	ipc_host_reply(c->host, &c->call, &resp.base, false, -1);
+}
+
+static void on_clone_flushed(struct svc *svc, uint64_t session_id, bool ok, void *user)
+{
+	struct clone_ctx *c = user;
+	struct svc_session *src = svc_session_by_id(svc, session_id), *clone = NULL;
+
+	(void)ok;
+	if (!src)
+		clone_reply(c, NULL, "the session ended before it could be cloned");
+	else if (svc_session_by_consumer(svc, c->host, c->call.client_id))
+		clone_reply(c, NULL, "this consumer already has a tracing session");
+	else if (svc_session_clone(svc, src, c->host, c->call.client_id, c->uid, &clone) < 0)
+		clone_reply(c, NULL, "out of memory while cloning");
+	else
+		clone_reply(c, clone, NULL);
+	free(c);
+}
+
+static void on_clone(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__CloneSessionRequest *req = (const void *)args;
+	struct svc *svc = user;
+	struct svc_session *s;
+	struct clone_ctx *c;
+	uid_t uid = caller_uid(host, call->client_id);
+
+	for (s = svc->sessions; s; s = s->next) {
+		if (s->is_clone)
+			continue;
+		if (req->selector_case == PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_SESSION_ID &&
+		    s->id == req->session_id)
+			break;
+		if (req->selector_case ==
+			    PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME &&
+		    s->unique_name && req->unique_session_name &&
+		    strcmp(s->unique_name, req->unique_session_name) == 0)
+			break;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	c->host = host;
+	c->call = *call;
+	c->uid = uid;
+	if (!s) {
+		clone_reply(c, NULL, "no such tracing session");
+		free(c);
+		return;
+	}
+	if (uid != 0 && uid != s->consumer_uid) {
+		clone_reply(c, NULL, "not allowed to clone another user's session");
+		free(c);
+		return;
+	}
+	/* Flush first (reason: clone) so the snapshot has everything written. */
+	if (s->state != SESSION_STARTED ||
+	    svc_flush_start(svc, s, 5000, 3u | (1u << 4), on_clone_flushed, c) < 0)
+		on_clone_flushed(svc, s->id, true, c);
+}
+
+static void on_connect(struct ipc_host *host, uint64_t client_id, void *user)
+{
+	(void)host;
+	(void)client_id;
+	(void)user;
+}
+
+static void on_disconnect(struct ipc_host *host, uint64_t client_id, void *user)
+{
+	struct svc *svc = user;
+	struct svc_session *s = svc_session_by_consumer(svc, host, client_id);
+	size_t i;
+
+	for (i = 0; i < svc->n_observers;) {
+		if (svc->observers[i].host == host && svc->observers[i].client_id == client_id)
+			svc->observers[i] = svc->observers[--svc->n_observers];
+		else
+			i++;
+	}
+	if (s) {
+		LOG_I("consumer of session %llu went away, freeing it", (unsigned long long)s->id);
+		s->has_enable_call = false;
+		svc_session_free(svc, s);
+	}
+}
+
+/* In ConsumerPort declaration order. */
+static const ipc_method_cb k_handlers[] = {
+	on_enable, on_disable,     on_read,     on_free,        on_flush,
+	on_start,  on_change_config, on_detach, on_attach,      on_get_stats,
+	on_observe, on_query,      on_capabilities, on_bugreport, on_clone,
+};
+
+int svc_consumer_port_expose(struct svc *svc, struct ipc_host *host)
+{
+	struct ipc_service_def def = {
+		.desc = &perfetto__protos__consumer_port__descriptor,
+		.handlers = k_handlers,
+		.n_handlers = PFC_ARRAY_SIZE(k_handlers),
+		.on_connect = on_connect,
+		.on_disconnect = on_disconnect,
+		.user = svc,
+	};
+
+	return ipc_host_expose(host, &def, NULL);
+}

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * svc_int.h - the tracing service's state, shared by the files of
+ * src/traced: producers and their data sources, sessions with their buffers
+ * and data source instances, consumers. Everything runs on the service's
+ * one event loop; objects are found by id, never kept as pointers across
+ * callbacks that may free them.
+ */
+#ifndef PFC_TRACED_SVC_INT_H
+#define PFC_TRACED_SVC_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/buf.h"
+#include "base/hmap.h"
+#include "config/trace_config.pb-c.h"
+#include "ipc/ipc.h"
+#include "traced/trace_buffer.h"
+#include "traced/traced.h"
+#include "tracing/tracing.h"
+
+/* Limits (Perfetto's values where it has one). */
+#define SVC_MAX_SESSIONS 15
+#define SVC_MAX_SESSIONS_PER_UID 5
+#define SVC_MAX_BUFFERS_PER_SESSION 128
+#define SVC_MAX_PRODUCERS 1024
+#define SVC_MAX_DATA_SOURCES_PER_PRODUCER 256
+#define SVC_MAX_DS_INSTANCES_PER_SESSION 1024
+#define SVC_MAX_TRACE_WRITERS_PER_PRODUCER 4096
+#define SVC_MAX_TOTAL_BUFFER_KB (4u * 1024 * 1024)
+#define SVC_MAX_DURATION_MS (7u * 24 * 3600 * 1000)
+#define SVC_DEFAULT_SMB_BYTES (256u * 1024)
+#define SVC_DEFAULT_PAGE_BYTES 4096u
+#define SVC_MAX_PAGE_BYTES 32768u
+#define SVC_DEFAULT_FLUSH_TIMEOUT_MS 5000u
+#define SVC_DEFAULT_STOP_TIMEOUT_MS 5000u
+#define SVC_DEFAULT_SNAPSHOT_INTERVAL_MS 10000u
+#define SVC_DEFAULT_FILE_WRITE_PERIOD_MS 5000u
+#define SVC_MIN_FILE_WRITE_PERIOD_MS 100u
+#define SVC_START_TIMEOUT_MS 20000u
+/* A ReadBuffers reply carries at most this much packet data. */
+#define SVC_READ_REPLY_BYTES (128u * 1024 - 512 - 1024)
+/* Reply bytes sent per loop turn, and the queue level at which a read waits. */
+#define SVC_READ_STEP_BYTES (1u << 20)
+#define SVC_READ_MAX_QUEUED_BYTES (2u << 20)
+#define SVC_READ_RETRY_MS 2
+/* Bytes written per file-write pass before yielding to the loop. */
+#define SVC_MAX_DETACH_KEY 128
+#define SVC_MAX_PENDING_FLUSHES 64
+#define SVC_MAX_TRIGGERS_PER_SESSION 64
+
+/* ObservableEvents.DataSourceInstanceState values. */
+#define SVC_DS_OBSERVED_STOPPED 1
+#define SVC_DS_OBSERVED_STARTED 2
+
+enum ds_state {
+	DS_CONFIGURED, /* SetupDataSource sent */
+	DS_STARTING,   /* StartDataSource sent, waiting for NotifyDataSourceStarted */
+	DS_STARTED,
+	DS_STOPPING,   /* StopDataSource sent, waiting for NotifyDataSourceStopped */
+	DS_STOPPED,
+};
+
+enum session_state {
+	SESSION_CONFIGURED, /* set up; waiting for StartTracing or a START trigger */
+	SESSION_STARTED,
+	SESSION_STOPPING,   /* final flush and data source stop in progress */
+	SESSION_STOPPED,    /* buffers readable until freed */
+};
+
+struct svc;
+
+struct svc_data_source {
+	struct svc_data_source *next;
+	char *name;
+	uint64_t id;                 /* DataSourceDescriptor.id, if the producer set one */
+	bool will_notify_on_start;
+	bool will_notify_on_stop;
+	bool handles_incremental_state_clear;
+	uint8_t *descriptor;         /* the DataSourceDescriptor bytes, for --query */
+	size_t descriptor_len;
+};
+
+struct svc_producer {
+	struct svc_producer *next;
+	uint32_t id;
+	struct ipc_host *host;
+	uint64_t client_id;
+	char *name;
+	char *sdk_version;
+	uid_t uid;
+	pid_t pid;
+	uint32_t machine_id;
+	char *machine_name;
+	bool initialized;             /* InitializeConnection seen */
+	bool emulation;               /* chunks arrive inline in CommitData */
+	uint32_t smb_size_hint;
+	uint32_t page_size_hint;
+	struct shm *smb;              /* service-side mapping of the producer's SMB */
+	struct smb smb_view;
+	size_t page_size;
+	bool has_async_stream;
+	struct ipc_call async_call;   /* GetAsyncCommand stream */
+	bool setup_sent;              /* SetupTracing sent on this connection */
+	struct svc_data_source *data_sources;
+	size_t n_data_sources;
+	struct hmap writer_buffers;   /* writer_id -> target buffer (RegisterTraceWriter) */
+};
+
+struct svc_ds_instance {
+	uint64_t instance_id;
+	uint32_t producer_id;
+	char *ds_name;
+	enum ds_state state;
+	bool will_notify_on_start;
+	bool will_notify_on_stop;
+	bool handles_incremental_state_clear;
+	uint8_t *config;              /* DataSourceConfig bytes sent to the producer */
+	size_t config_len;
+};
+
+struct svc_buffer {
+	uint32_t global_id;           /* what producers use as target_buffer */
+	struct trace_buffer *tb;
+};
+
+struct svc_flush {
+	uint64_t request_id;
+	uint64_t session_id;
+	uint32_t *pending_producers;  /* producers that still owe an ack */
+	size_t n_pending;
+	uint64_t timer_id;
+	void *timer_ctx;
+	/* What to do when done. */
+	void (*done)(struct svc *svc, uint64_t session_id, bool success, void *user);
+	void *user;
+	bool in_use;
+};
+
+struct svc_session {
+	struct svc_session *next;
+	struct svc *svc;
+	uint64_t id;
+	enum session_state state;
+	uid_t consumer_uid;
+	/* The consumer that owns it (0 = detached). */
+	struct ipc_host *consumer_host;
+	uint64_t consumer_client_id;
+	bool has_enable_call;
+	struct ipc_call enable_call;  /* answered when tracing ends */
+	char detach_key[SVC_MAX_DETACH_KEY];
+	bool detached;
+
+	Perfetto__Protos__TraceConfig *config;
+	uint8_t *config_bytes;
+	size_t config_len;
+	char *unique_name;
+
+	struct svc_buffer *buffers;
+	size_t n_buffers;
+	struct svc_ds_instance *instances;
+	size_t n_instances;
+
+	uint64_t uuid_msb, uuid_lsb;
+	uint64_t start_realtime_ns;
+	bool did_emit_initial_packets;
+	bool did_notify_all_started;
+	bool is_clone;               /* read-only snapshot made by CloneSession */
+	bool discard_data;           /* STOP trigger never came: return no buffer data */
+	void *timer_ctx;             /* what the session's timers get (id, not pointer) */
+
+	/* Timers (evloop watch ids; 0 = none). */
+	uint64_t duration_timer;
+	uint64_t flush_timer;
+	uint64_t snapshot_timer;
+	uint64_t file_timer;
+	uint64_t trigger_timer;
+	uint64_t stop_timer;
+	uint64_t start_timer;
+	uint64_t read_timer;
+
+	/* A ReadBuffers stream paced to the consumer's socket. */
+	bool read_pending;
+	struct ipc_call read_call;
+
+	/* Triggers. */
+	bool trigger_fired;
+	char *fired_triggers[SVC_MAX_TRIGGERS_PER_SESSION];
+	char *fired_trigger_producers[SVC_MAX_TRIGGERS_PER_SESSION];
+	uint32_t fired_trigger_uids[SVC_MAX_TRIGGERS_PER_SESSION];
+	size_t n_fired_triggers;
+	size_t n_fired_triggers_emitted;
+
+	/* write_into_file. */
+	int file_fd;
+	uint64_t bytes_written_into_file;
+	uint64_t max_file_size_bytes;
+
+	/* Packets the service wants emitted on the next read (snapshots). */
+	struct buf pending_service_packets; /* already framed as Trace.packet */
+
+	/* Packets that failed validation, for TraceStats. */
+	uint64_t invalid_packets;
+	uint64_t flushes_requested;
+	uint64_t flushes_succeeded;
+	uint64_t flushes_failed;
+};
+
+struct svc_observer {
+	struct ipc_host *host;
+	uint64_t client_id;
+	struct ipc_call call;
+	bool instances;
+	bool all_started;
+};
+
+struct svc {
+	struct evloop *loop;
+	struct svc_options opts;
+	struct ipc_host *producer_hosts[SVC_MAX_PRODUCER_SOCKETS];
+	size_t n_producer_hosts;
+	struct ipc_host *consumer_host;
+	char machine_name[64];
+
+	struct svc_producer *producers;
+	size_t n_producers;
+	uint32_t next_producer_id;
+	struct svc_session *sessions;
+	size_t n_sessions;
+	uint64_t next_session_id;
+	uint64_t next_instance_id;
+	uint32_t next_buffer_id;
+	uint64_t next_flush_id;
+	struct hmap buffers_by_id;      /* global buffer id -> session id */
+	struct hmap sequence_ids;       /* (machine, producer, writer) -> sequence id */
+	uint32_t next_sequence_id;
+	struct svc_flush flushes[SVC_MAX_PENDING_FLUSHES];
+	struct svc_observer observers[16];
+	size_t n_observers;
+
+	/* TraceStats counters across the service's life. */
+	uint64_t producers_seen;
+	uint64_t data_sources_seen;
+	uint64_t chunks_discarded;
+	uint64_t patches_discarded;
+	uint64_t abi_violations;
+
+	/* Scratch for validating packets that span several slices. */
+	struct buf scratch;
+};
+
+/* svc_core.c */
+struct svc_producer *svc_producer_by_id(struct svc *svc, uint32_t id);
+struct svc_producer *svc_producer_by_client(struct svc *svc, struct ipc_host *host,
+					    uint64_t client_id);
+struct svc_session *svc_session_by_id(struct svc *svc, uint64_t id);
+struct svc_session *svc_session_by_consumer(struct svc *svc, struct ipc_host *host,
+					    uint64_t client_id);
+struct svc_buffer *svc_buffer_by_global_id(struct svc *svc, uint32_t global_id,
+					   struct svc_session **out_session);
+void svc_producer_destroy(struct svc *svc, struct svc_producer *p);
+/* Sends one GetAsyncCommand reply (a command) to a producer. */
+int svc_send_async(struct svc *svc, struct svc_producer *p, const ProtobufCMessage *cmd, int fd);
+uint32_t svc_sequence_id(struct svc *svc, uint32_t machine_id, uint32_t producer_id,
+			 uint16_t writer_id);
+void svc_notify_observers_instance(struct svc *svc, const char *producer_name,
+				   const char *ds_name, int state);
+void svc_notify_observers_all_started(struct svc *svc);
+
+/* What session timers get: the id, never a pointer (the session may be gone). */
+struct svc_timer_ctx {
+	struct svc *svc;
+	uint64_t session_id;
+};
+
+/* svc_session.c */
+/* The session's timer context, allocated on first use; NULL if out of memory. */
+struct svc_timer_ctx *svc_session_timer_ctx(struct svc *svc, struct svc_session *s);
+int svc_session_enable(struct svc *svc, struct ipc_host *host, uint64_t client_id, uid_t uid,
+		       const Perfetto__Protos__TraceConfig *cfg, int out_fd,
+		       const struct ipc_call *call, char *err, size_t err_size);
+int svc_session_start(struct svc *svc, struct svc_session *s);
+/* Flush, stop data sources, then notify the consumer. */
+void svc_session_disable(struct svc *svc, struct svc_session *s);
+void svc_session_free(struct svc *svc, struct svc_session *s);
+void svc_session_on_producer_gone(struct svc *svc, uint32_t producer_id);
+/* A producer with data sources just registered one: maybe join running sessions. */
+void svc_session_on_ds_registered(struct svc *svc, struct svc_producer *p,
+				  struct svc_data_source *ds);
+void svc_session_on_ds_started(struct svc *svc, uint32_t producer_id, uint64_t instance_id);
+void svc_session_on_ds_stopped(struct svc *svc, uint32_t producer_id, uint64_t instance_id);
+void svc_session_on_triggers(struct svc *svc, struct svc_producer *p, char **names, size_t n);
+/*
+ * svc_flush_start() - Ask every producer of @s to commit its data.
+ * @done: called once, when all acked (success) or at the timeout.
+ */
+int svc_flush_start(struct svc *svc, struct svc_session *s, uint32_t timeout_ms, uint64_t flags,
+		    void (*done)(struct svc *, uint64_t, bool, void *), void *user);
+void svc_flush_on_ack(struct svc *svc, uint32_t producer_id, uint64_t request_id);
+void svc_flush_on_producer_gone(struct svc *svc, uint32_t producer_id);
+void svc_flush_on_session_gone(struct svc *svc, uint64_t session_id);
+int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host *host,
+		      uint64_t client_id, uid_t uid, struct svc_session **out);
+
+/* svc_instances.c */
+bool svc_regex_full_match(const char *pattern, const char *s);
+bool svc_producer_matches(const struct svc_session *s,
+			  const Perfetto__Protos__TraceConfig__DataSource *cds,
+			  const struct svc_producer *p);
+int svc_target_buffer_index(const struct svc_session *s,
+			    const Perfetto__Protos__DataSourceConfig *c);
+int svc_instance_create(struct svc *svc, struct svc_session *s, struct svc_producer *p,
+			const struct svc_data_source *ds,
+			const Perfetto__Protos__TraceConfig__DataSource *cds);
+int svc_instances_create_all(struct svc *svc, struct svc_session *s);
+int svc_instance_start(struct svc *svc, struct svc_session *s, struct svc_ds_instance *inst);
+void svc_instance_stop(struct svc *svc, struct svc_ds_instance *inst);
+void svc_instance_free(struct svc_ds_instance *inst);
+
+/* svc_commit.c */
+void svc_commit_data(struct svc *svc, struct svc_producer *p,
+		     const Perfetto__Protos__CommitDataRequest *req);
+
+/* svc_read.c */
+/* Streams the session's data to a consumer as ReadBuffers replies. */
+void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct ipc_call *call);
+/* Appends the session's data to its write_into_file fd. Return: 0 or -errno. */
+int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final);
+/* Queues service packets (clock snapshot, stats...) for the next read. */
+void svc_queue_clock_snapshot(struct svc *svc, struct svc_session *s);
+void svc_queue_trace_stats(struct svc *svc, struct svc_session *s);
+void svc_queue_service_event(struct svc *svc, struct svc_session *s, uint32_t field);
+/* Writes TraceStats for @s (or service-wide with @s NULL) into @msg. */
+void svc_write_trace_stats(struct svc *svc, struct svc_session *s, struct pz_msg *msg);
+
+/* svc_producer_port.c / svc_consumer_port.c */
+int svc_producer_port_expose(struct svc *svc, struct ipc_host *host);
+int svc_consumer_port_expose(struct svc *svc, struct ipc_host *host);
+void svc_consumer_notify_disabled(struct svc *svc, struct svc_session *s, const char *error);
+
+#endif

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * svc_read.c - getting a session's data out: the service's own packets
+ * first (clock snapshot, config, uuid, system info, events, triggers), then
+ * every buffer's packets, each checked (producers may not write trusted or
+ * service-only fields) and stamped with the trusted fields of the sequence
+ * it came from. Output goes to a consumer as ReadBuffers replies of bounded
+ * size, or into the session's write_into_file fd.
+ */
+#include "traced/svc_int.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/evloop.h"
+#include "base/file.h"
+#include "base/log.h"
+#include "ipc/consumer_port.pb-c.h"
+#include "pb_fields.h"
+#include "traced/svc_packets.h"
+
+/* Fields only the service may set; a producer packet carrying one is dropped. */
+static const uint32_t k_reserved_fields[] = {
+	PB_TRACE_PACKET__TRUSTED_UID,
+	PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID,
+	PB_TRACE_PACKET__TRACE_CONFIG,
+	PB_TRACE_PACKET__TRACE_STATS,
+	PB_TRACE_PACKET__SYNCHRONIZATION_MARKER,
+	PB_TRACE_PACKET__COMPRESSED_PACKETS,
+	PB_TRACE_PACKET__SERVICE_EVENT,
+	PB_TRACE_PACKET__TRUSTED_PID,
+	PB_TRACE_PACKET__MACHINE_ID,
+	PB_TRACE_PACKET__TRACE_PROVENANCE,
+	PB_TRACE_PACKET__PROTOVMS,
+	PB_TRACE_PACKET__ZSTD_COMPRESSED_PACKETS,
+};
+
+/* Where packets go: a consumer's ReadBuffers stream or a file. */
+struct sink {
+	struct svc *svc;
+	/* consumer */
+	struct ipc_host *host;
+	const struct ipc_call *call;
+	struct buf arena;           /* slice bytes of the reply being built */
+	size_t *slice_off, *slice_len;
+	bool *slice_last;
+	size_t n_slices, cap_slices;
+	size_t sent_bytes;          /* reply bytes handed to the host so far */
+	size_t budget;              /* stop after this many (0 = no limit) */
+	/* file */
+	int fd;
+	struct buf out;
+	uint64_t *bytes_written;
+	int err;
+};
+
+static int sink_send_reply(struct sink *k, bool has_more)
+{
+	Perfetto__Protos__ReadBuffersResponse resp;
+	Perfetto__Protos__ReadBuffersResponse__Slice *slices = NULL, **ptrs = NULL;
+	size_t i;
+	int rc;
+
+	perfetto__protos__read_buffers_response__init(&resp);
+	if (k->n_slices) {
+		slices = calloc(k->n_slices, sizeof(*slices));
+		ptrs = calloc(k->n_slices, sizeof(*ptrs));
+		if (!slices || !ptrs) {
+			free(slices);
+			free(ptrs);
+			return -ENOMEM;
+		}
+	}
+	for (i = 0; i < k->n_slices; i++) {
+		perfetto__protos__read_buffers_response__slice__init(&slices[i]);
+		slices[i].has_data = 1;
+		slices[i].data.data = k->arena.data + k->slice_off[i];
+		slices[i].data.len = k->slice_len[i];
+		if (k->slice_last[i]) {
+			slices[i].has_last_slice_for_packet = 1;
+			slices[i].last_slice_for_packet = 1;
+		}
+		ptrs[i] = &slices[i];
+	}
+	resp.n_slices = k->n_slices;
+	resp.slices = ptrs;
+	k->sent_bytes += k->arena.len;
+	rc = ipc_host_reply(k->host, k->call, &resp.base, has_more, -1);
+	free(slices);
+	free(ptrs);
+	buf_reset(&k->arena);
+	k->n_slices = 0;
+	return rc;
+}
+
+static int sink_add_slice(struct sink *k, const uint8_t *data, size_t len, bool last)
+{
+	if (k->n_slices == k->cap_slices) {
+		size_t cap = k->cap_slices ? 2 * k->cap_slices : 64;
+		size_t *o = realloc(k->slice_off, cap * sizeof(*o));
+		size_t *l;
+		bool *b;
+
+		if (!o)
+			return -ENOMEM;
+		k->slice_off = o;
+		l = realloc(k->slice_len, cap * sizeof(*l));
+		if (!l)
+			return -ENOMEM;
+		k->slice_len = l;
+		b = realloc(k->slice_last, cap * sizeof(*b));
+		if (!b)
+			return -ENOMEM;
+		k->slice_last = b;
+		k->cap_slices = cap;
+	}
+	k->slice_off[k->n_slices] = k->arena.len;
+	k->slice_len[k->n_slices] = len;
+	k->slice_last[k->n_slices] = last;
+	k->n_slices++;
+	return buf_append(&k->arena, data, len);
+}
+
+/* Appends packet bytes @data to the current consumer reply, splitting when full. */
+static int sink_consumer_bytes(struct sink *k, const uint8_t *data, size_t len, bool ends_packet)
+{
+	while (len || ends_packet) {
+		size_t room = SVC_READ_REPLY_BYTES > k->arena.len ? SVC_READ_REPLY_BYTES - k->arena.len : 0;
+		size_t take = len < room ? len : room;
+		bool last = ends_packet && take == len;
+		int rc;
+
+		if (room == 0) {
+			rc = sink_send_reply(k, true);
+			if (rc < 0)
+				return rc;
+			continue;
+		}
+		rc = sink_add_slice(k, data, take, last);
+		if (rc < 0)
+			return rc;
+		data += take;
+		len -= take;
+		if (last)
+			break;
+	}
+	return 0;
+}
+
+static int sink_file_flush(struct sink *k)
+{
+	int rc = 0;
+
+	if (k->out.len) {
+		rc = file_write_all(k->fd, k->out.data, k->out.len);
+		if (rc == 0 && k->bytes_written)
+			*k->bytes_written += k->out.len;
+		buf_reset(&k->out);
+	}
+	return rc;
+}
+
+/* Emits one packet made of @slices plus @suffix (the trusted fields). */
+static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
+		       const uint8_t *suffix, size_t suffix_len)
+{
+	uint8_t hdr[1 + PZ_MAX_VARINT_BYTES];
+	size_t total = suffix_len, i, h;
+	int rc = 0;
+
+	for (i = 0; i < n; i++)
+		total += slices[i].size;
+	if (k->fd >= 0) {
+		hdr[0] = (uint8_t)pz_make_tag(PB_TRACE__PACKET, PZ_WIRE_LEN);
+		h = 1 + pz_varint_encode(total, hdr + 1);
+		rc = buf_append(&k->out, hdr, h);
+		for (i = 0; i < n && !rc; i++)
+			rc = buf_append(&k->out, slices[i].data, slices[i].size);
+		if (!rc && suffix_len)
+			rc = buf_append(&k->out, suffix, suffix_len);
+		if (!rc && k->out.len >= (1u << 20))
+			rc = sink_file_flush(k);
+		return rc;
+	}
+	for (i = 0; i < n && !rc; i++)
+		rc = sink_consumer_bytes(k, slices[i].data, slices[i].size,
+					 i + 1 == n && suffix_len == 0);
+	if (!rc && suffix_len)
+		rc = sink_consumer_bytes(k, suffix, suffix_len, true);
+	return rc;
+}
+
+/* ------------------------------------------------- service packets ---- */
+
+/* Writes one service packet built by @fill into the sink. */
+static int emit_service_packet(struct sink *k, uint32_t uid,
+			       void (*fill)(struct pz_msg *, uint32_t, const void *), const void *arg)
+{
+	uint8_t stack[8192];
+	struct pz_chunks c;
+	struct pz_msg pkt;
+	struct tb_slice sl;
+	int rc;
+
+	rc = pz_chunks_init(&c, sizeof(stack), 16u << 20);
+	if (rc < 0)
+		return rc;
+	pz_msg_begin(&pkt, &c.s, NULL);
+	fill(&pkt, uid, arg);
+	pz_end(&pkt);
+	if (!pz_stream_ok(&c.s) || pz_chunks_copy(&c, stack, sizeof(stack)) < 0) {
+		/* Larger than the stack copy: flatten into the heap. */
+		size_t n = pz_chunks_size(&c);
+		uint8_t *heap = malloc(n ? n : 1);
+
+		if (!heap || !pz_stream_ok(&c.s)) {
+			free(heap);
+			pz_chunks_fini(&c);
+			return -ENOMEM;
+		}
+		pz_chunks_copy(&c, heap, n);
+		sl.data = heap;
+		sl.size = n;
+		rc = sink_packet(k, &sl, 1, NULL, 0);
+		free(heap);
+	} else {
+		sl.data = stack;
+		sl.size = pz_chunks_size(&c);
+		rc = sink_packet(k, &sl, 1, NULL, 0);
+	}
+	pz_chunks_fini(&c);
+	return rc;
+}
+
+static void fill_clock(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	(void)arg;
+	svc_write_clock_snapshot(pkt, uid);
+}
+
+static void fill_sync(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	(void)arg;
+	svc_write_sync_marker(pkt, uid);
+}
+
+static void fill_config(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct svc_session *s = arg;
+
+	svc_write_trace_config(pkt, uid, s->config_bytes, s->config_len);
+}
+
+static void fill_uuid(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct svc_session *s = arg;
+
+	svc_write_trace_uuid(pkt, uid, s->uuid_msb, s->uuid_lsb);
+}
+
+static void fill_system_info(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct svc *svc = arg;
+
+	svc_write_system_info(pkt, uid, svc->machine_name);
+}
+
+struct trigger_arg {
+	const struct svc_session *s;
+	size_t idx;
+};
+
+static void fill_trigger(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct trigger_arg *t = arg;
+	struct pz_msg trig;
+
+	svc_stamp_trusted(pkt, uid);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__TRIGGER, &trig);
+	pz_append_string(&trig, PB_TRIGGER__TRIGGER_NAME, t->s->fired_triggers[t->idx]);
+	pz_append_string(&trig, PB_TRIGGER__PRODUCER_NAME, t->s->fired_trigger_producers[t->idx]);
+	pz_append_varint(&trig, PB_TRIGGER__TRUSTED_PRODUCER_UID, t->s->fired_trigger_uids[t->idx]);
+	pz_end(&trig);
+}
+
+struct stats_arg {
+	struct svc *svc;
+	struct svc_session *s;
+};
+
+static void fill_stats(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct stats_arg *a = arg;
+	struct pz_msg st;
+
+	svc_stamp_trusted(pkt, uid);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__TRACE_STATS, &st);
+	svc_write_trace_stats(a->svc, a->s, &st);
+	pz_end(&st);
+}
+
+void svc_write_trace_stats(struct svc *svc, struct svc_session *s, struct pz_msg *msg)
+{
+	struct svc_producer *p;
+	struct svc_session *it;
+	uint64_t n_ds = 0, n_buffers = 0;
+	size_t i;
+
+	if (s) {
+		for (i = 0; i < s->n_buffers; i++) {
+			struct pz_msg b;
+
+			pz_begin_nested(msg, PB_TRACE_STATS__BUFFER_STATS, &b);
+			tb_write_stats(s->buffers[i].tb, &b);
+			pz_end(&b);
+		}
+	}
+	for (p = svc->producers; p; p = p->next)
+		n_ds += p->n_data_sources;
+	for (it = svc->sessions; it; it = it->next)
+		n_buffers += it->n_buffers;
+	pz_append_varint(msg, PB_TRACE_STATS__PRODUCERS_CONNECTED, svc->n_producers);
+	pz_append_varint(msg, PB_TRACE_STATS__PRODUCERS_SEEN, svc->producers_seen);
+	pz_append_varint(msg, PB_TRACE_STATS__DATA_SOURCES_REGISTERED, n_ds);
+	pz_append_varint(msg, PB_TRACE_STATS__DATA_SOURCES_SEEN, svc->data_sources_seen);
+	pz_append_varint(msg, PB_TRACE_STATS__TRACING_SESSIONS, svc->n_sessions);
+	pz_append_varint(msg, PB_TRACE_STATS__TOTAL_BUFFERS, n_buffers);
+	pz_append_varint(msg, PB_TRACE_STATS__CHUNKS_DISCARDED, svc->chunks_discarded);
+	pz_append_varint(msg, PB_TRACE_STATS__PATCHES_DISCARDED, svc->patches_discarded);
+	if (s) {
+		pz_append_varint(msg, PB_TRACE_STATS__INVALID_PACKETS, s->invalid_packets);
+		pz_append_varint(msg, PB_TRACE_STATS__FLUSHES_REQUESTED, s->flushes_requested);
+		pz_append_varint(msg, PB_TRACE_STATS__FLUSHES_SUCCEEDED, s->flushes_succeeded);
+		pz_append_varint(msg, PB_TRACE_STATS__FLUSHES_FAILED, s->flushes_failed);
+	}
+}
+
+/* Packets queued between reads (snapshots, stats, events) are kept as
+ * [u32 length][packet] records in pending_service_packets. */
+static void queue_packet(struct svc *svc, struct svc_session *s,
+			 void (*fill)(struct pz_msg *, uint32_t, const void *), const void *arg)
+{
+	struct pz_chunks c;
+	struct pz_msg pkt;
+	uint32_t n;
+	struct buf *q = &s->pending_service_packets;
+
+	if (q->len > (4u << 20) || pz_chunks_init(&c, 4096, 1u << 20) < 0)
+		return;
+	pz_msg_begin(&pkt, &c.s, NULL);
+	fill(&pkt, (uint32_t)getuid(), arg);
+	pz_end(&pkt);
+	n = (uint32_t)pz_chunks_size(&c);
+	if (pz_stream_ok(&c.s) && buf_reserve(q, sizeof(n) + n) == 0) {
+		memcpy(q->data + q->len, &n, sizeof(n));
+		pz_chunks_copy(&c, q->data + q->len + sizeof(n), n);
+		q->len += sizeof(n) + n;
+	}
+	pz_chunks_fini(&c);
+	(void)svc;
+}
+
+void svc_queue_clock_snapshot(struct svc *svc, struct svc_session *s)
+{
+	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
+
+	if (b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting)
+		return;
+	queue_packet(svc, s, fill_clock, NULL);
+}
+
+void svc_queue_trace_stats(struct svc *svc, struct svc_session *s)
+{
+	struct stats_arg a = {svc, s};
+
+	queue_packet(svc, s, fill_stats, &a);
+}
+
+static void fill_event(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	svc_write_service_event(pkt, uid, *(const uint32_t *)arg);
+}
+
+void svc_queue_service_event(struct svc *svc, struct svc_session *s, uint32_t field)
+{
+	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
+
+	if (b && b->has_disable_service_events && b->disable_service_events)
+		return;
+	queue_packet(svc, s, fill_event, &field);
+}
+
+static int emit_queued(struct sink *k, struct svc_session *s)
+{
+	struct buf *q = &s->pending_service_packets;
+	size_t off = 0;
+	int rc = 0;
+
+	while (off + sizeof(uint32_t) <= q->len && !rc) {
+		struct tb_slice sl;
+		uint32_t n;
+
+		memcpy(&n, q->data + off, sizeof(n));
+		sl.data = q->data + off + sizeof(n);
+		sl.size = n;
+		rc = sink_packet(k, &sl, 1, NULL, 0);
+		off += sizeof(n) + n;
+	}
+	buf_reset(q);
+	return rc;
+}
+
+static int emit_service_packets(struct sink *k, struct svc_session *s)
+{
+	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
+	uint32_t uid = (uint32_t)getuid();
+	int rc = 0;
+
+	if (!s->did_emit_initial_packets) {
+		s->did_emit_initial_packets = true;
+		if (!(b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting))
+			rc = emit_service_packet(k, uid, fill_clock, NULL);
+		if (!rc)
+			rc = emit_service_packet(k, uid, fill_sync, NULL);
+		if (!rc && !(b && b->has_disable_trace_config && b->disable_trace_config))
+			rc = emit_service_packet(k, uid, fill_config, s);
+		if (!rc)
+			rc = emit_service_packet(k, uid, fill_uuid, s);
+		if (!rc && !(b && b->has_disable_system_info && b->disable_system_info))
+			rc = emit_service_packet(k, uid, fill_system_info, k->svc);
+	}
+	while (!rc && s->n_fired_triggers_emitted < s->n_fired_triggers) {
+		struct trigger_arg t = {s, s->n_fired_triggers_emitted++};
+
+		rc = emit_service_packet(k, uid, fill_trigger, &t);
+	}
+	if (!rc)
+		rc = emit_queued(k, s);
+	return rc;
+}
+
+/* ---------------------------------------------------- buffer packets ---- */
+
+/* The packet's top level must parse and must not set a reserved field. */
+static bool packet_is_valid(struct svc *svc, const struct tb_packet *pk)
+{
+	const uint8_t *data = pk->slices[0].data;
+	size_t len = pk->slices[0].size, i, off = 0;
+	struct pz_reader r;
+	struct pz_field f;
+	int rc;
+
+	if (pk->n_slices > 1) {
+		if (buf_reserve(&svc->scratch, pk->size_bytes) < 0)
+			return false;
+		for (i = 0; i < pk->n_slices; i++) {
+			memcpy(svc->scratch.data + off, pk->slices[i].data, pk->slices[i].size);
+			off += pk->slices[i].size;
+		}
+		data = svc->scratch.data;
+		len = off;
+	}
+	pz_reader_init(&r, data, len);
+	while ((rc = pz_reader_next(&r, &f)) > 0) {
+		for (i = 0; i < PFC_ARRAY_SIZE(k_reserved_fields); i++) {
+			if (f.id == k_reserved_fields[i])
+				return false;
+		}
+	}
+	return rc == 0;
+}
+
+static size_t trusted_suffix(struct svc *svc, const struct tb_packet *pk, uint8_t *out)
+{
+	uint32_t seq = svc_sequence_id(svc, pk->client.machine_id, pk->client.producer_id,
+				       pk->writer_id);
+	size_t n = 0;
+
+#define PUT_VARINT(field, v)                                                         \
+	do {                                                                         \
+		n += pz_varint_encode(pz_make_tag((field), PZ_WIRE_VARINT), out + n); \
+		n += pz_varint_encode((v), out + n);                                 \
+	} while (0)
+	PUT_VARINT(PB_TRACE_PACKET__TRUSTED_UID, (uint64_t)(int64_t)(int32_t)pk->client.uid);
+	PUT_VARINT(PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, seq);
+	PUT_VARINT(PB_TRACE_PACKET__TRUSTED_PID, (uint64_t)(int64_t)pk->client.pid);
+	if (pk->client.machine_id)
+		PUT_VARINT(PB_TRACE_PACKET__MACHINE_ID, pk->client.machine_id);
+	if (pk->previous_packet_dropped)
+		PUT_VARINT(PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED, pk->previous_packet_dropped);
+#undef PUT_VARINT
+	return n;
+}
+
+static int emit_buffers(struct sink *k, struct svc_session *s, bool is_final)
+{
+	uint8_t suffix[6 * (2 * PZ_MAX_VARINT_BYTES)];
+	struct tb_packet pk;
+	size_t i;
+	int rc = 0, r;
+
+	if (s->discard_data)
+		return 0;
+	for (i = 0; i < s->n_buffers && !rc; i++) {
+		tb_begin_read(s->buffers[i].tb, is_final);
+		while ((r = tb_read_next_packet(s->buffers[i].tb, &pk)) > 0) {
+			if (pk.n_slices == 0 || !packet_is_valid(k->svc, &pk)) {
+				s->invalid_packets++;
+				continue;
+			}
+			rc = sink_packet(k, pk.slices, pk.n_slices, suffix,
+					 trusted_suffix(k->svc, &pk, suffix));
+			if (rc < 0)
+				break;
+			/* Yield to the loop; the next turn resumes with the next packet. */
+			if (k->budget && k->sent_bytes >= k->budget) {
+				rc = -EAGAIN;
+				break;
+			}
+		}
+	}
+	return rc;
+}
+
+static void sink_fini(struct sink *k)
+{
+	buf_fini(&k->arena);
+	buf_fini(&k->out);
+	free(k->slice_off);
+	free(k->slice_len);
+	free(k->slice_last);
+}
+
+static void on_read_retry(void *user);
+
+/* Continues a paced read once the consumer's socket has drained. */
+static void schedule_read(struct svc *svc, struct svc_session *s)
+{
+	struct svc_timer_ctx *t = svc_session_timer_ctx(svc, s);
+	uint64_t id = 0;
+
+	if (s->read_timer || !t)
+		return;
+	if (evloop_add_timer(svc->loop, SVC_READ_RETRY_MS, 0, on_read_retry, t, &id) == 0)
+		s->read_timer = id;
+}
+
+static void on_read_retry(void *user)
+{
+	struct svc_timer_ctx *t = user;
+	struct svc *svc = t->svc;
+	struct svc_session *s = svc_session_by_id(svc, t->session_id);
+
+	if (!s || !s->read_pending)
+		return;
+	s->read_timer = 0;
+	if (ipc_host_pending_bytes(svc->consumer_host, s->read_call.client_id) >
+	    SVC_READ_MAX_QUEUED_BYTES) {
+		schedule_read(svc, s);
+		return;
+	}
+	svc_read_to_consumer(svc, s, &s->read_call);
+}
+
+void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct ipc_call *call)
+{
+	struct sink k = {.svc = svc, .host = svc->consumer_host, .call = call, .fd = -1,
+			 .budget = SVC_READ_STEP_BYTES};
+	bool final = s->state == SESSION_STOPPED;
+	struct ipc_call c = *call;
+	int rc;
+
+	k.call = &c;
+	rc = emit_service_packets(&k, s);
+	if (!rc)
+		rc = emit_buffers(&k, s, final);
+	if (rc == -EAGAIN) {
+		rc = sink_send_reply(&k, true);
+		if (rc == 0) {
+			s->read_call = c;
+			s->read_pending = true;
+			schedule_read(svc, s);
+			sink_fini(&k);
+			return;
+		}
+	}
+	s->read_pending = false;
+	if (!rc && final) {
+		struct stats_arg a = {svc, s};
+
+		rc = emit_service_packet(&k, (uint32_t)getuid(), fill_stats, &a);
+	}
+	if (rc < 0 && rc != -ENOTCONN)
+		LOG_W("session %llu: reading buffers failed: %s", (unsigned long long)s->id,
+		      strerror(-rc));
+	if (rc != -ENOTCONN)
+		sink_send_reply(&k, false);
+	sink_fini(&k);
+}
+
+int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final)
+{
+	struct sink k = {.svc = svc, .fd = s->file_fd, .bytes_written = &s->bytes_written_into_file};
+	int rc;
+
+	rc = emit_service_packets(&k, s);
+	if (!rc)
+		rc = emit_buffers(&k, s, is_final);
+	if (!rc && is_final) {
+		struct stats_arg a = {svc, s};
+
+		rc = emit_service_packet(&k, (uint32_t)getuid(), fill_stats, &a);
+	}
+	if (!rc)
+		rc = sink_file_flush(&k);
+	if (!rc && is_final)
+		fdatasync(s->file_fd);
+	if (rc < 0)
+		LOG_W("session %llu: writing the trace file failed: %s", (unsigned long long)s->id,
+		      strerror(-rc));
+	sink_fini(&k);
+	return rc;
+}
