@@ -4,8 +4,9 @@
  * shared memory buffer (or, with SMB emulation, from the request itself)
  * into the sessions' central buffers, then applies patches and acks
  * flushes. The producer is untrusted: indices, states, headers and target
- * buffers are all checked, and chunk bytes are copied out of shared memory
- * before anything parses them.
+ * buffers are all checked. Chunk bytes go from shared memory straight into
+ * the trace buffer, which checks them again when it reads them back, so a
+ * producer rewriting them meanwhile only garbles its own data.
  */
 #include "traced/svc_int.h"
 
@@ -47,7 +48,6 @@ static void copy_chunk(struct svc *svc, struct svc_producer *p, struct trace_buf
 	struct tb_client client = {p->id, (uint32_t)p->uid, (int32_t)p->pid, p->machine_id};
 	uint32_t chunk_id;
 	uint16_t writer_id, packets;
-	int rc;
 
 	if (size < sizeof(struct smb_chunk_header)) {
 		svc->abi_violations++;
@@ -60,11 +60,10 @@ static void copy_chunk(struct svc *svc, struct svc_producer *p, struct trace_buf
 		svc->abi_violations++;
 		return;
 	}
-	rc = tb_copy_chunk(tb, &client, writer_id, chunk_id, (uint16_t)smb_packets_count(packets),
+	/* ABI violations and DISCARD drops are counted by the buffer itself. */
+	tb_copy_chunk(tb, &client, writer_id, chunk_id, (uint16_t)smb_packets_count(packets),
 			   (uint8_t)smb_packets_flags(packets), chunk + sizeof(struct smb_chunk_header),
-			   size - sizeof(struct smb_chunk_header), complete);
-	if (rc == -EBADMSG)
-		svc->abi_violations++;
+		      size - sizeof(struct smb_chunk_header), complete);
 }
 
 /* A chunk the producer marked complete in its SMB: copy it out, then free it. */
@@ -85,12 +84,8 @@ static void move_from_smb(struct svc *svc, struct svc_producer *p, struct trace_
 		svc->abi_violations++;
 		return;
 	}
-	/* The producer can still scribble on shared memory: parse a private copy. */
-	if (buf_reserve(&svc->scratch, c.size) == 0) {
-		memcpy(svc->scratch.data, c.begin, c.size);
-		if (tb)
-			copy_chunk(svc, p, tb, svc->scratch.data, c.size, true);
-	}
+	if (tb)
+		copy_chunk(svc, p, tb, c.begin, c.size, true);
 	smb_chunk_release_free(&p->smb_view, &c);
 }
 
