@@ -7,6 +7,8 @@
 #ifndef PFC_TRACING_TRACING_INT_H
 #define PFC_TRACING_TRACING_INT_H
 
+#include <errno.h>
+
 #include "tracing/tracing.h"
 
 /* Open nested messages that may span chunks at once, per writer. */
@@ -50,5 +52,55 @@ int arb_chunk_acquire(struct arbiter *arb, const struct smb_chunk_init *init,
  */
 void arb_chunk_return(struct arbiter *arb, const struct smb_chunk *chunk, uint16_t writer_id,
 		      uint16_t target_buffer, struct tw_patch_list *patches);
+
+
+/* ------------------------------------------------ raw IPC requests ---- */
+
+/* Largest protobuf-c request struct a raw message can stand in for. */
+#define PB_RAW_MSG_MAX_STRUCT_BYTES 512u
+
+/*
+ * A message of some request type whose serialized form is exactly a given
+ * byte string. Requests are serialized on writer threads (or built once, like
+ * a data source registration) and handed to ipc_client_invoke() later on the
+ * loop thread; this avoids decoding them again just to re-encode them.
+ * protobuf-c writes unknown fields verbatim after the known ones (there are
+ * none here), so the bytes after the first tag ride in one unknown field.
+ */
+struct pb_raw_msg {
+	union {
+		ProtobufCMessage base;
+		uint64_t storage[PB_RAW_MSG_MAX_STRUCT_BYTES / 8];
+	} u;
+	ProtobufCMessageUnknownField field;
+};
+
+/*
+ * Makes @m pack as @data (borrowed; must outlive @m). Return: 0, -EINVAL if
+ * the struct is too big or @data does not start with a valid tag.
+ */
+static inline int pb_raw_msg_init(struct pb_raw_msg *m, const ProtobufCMessageDescriptor *desc,
+				  const uint8_t *data, size_t len)
+{
+	const uint8_t *p = data;
+	uint64_t tag = 0;
+
+	if (desc->sizeof_message > sizeof(m->u))
+		return -EINVAL;
+	desc->message_init(&m->u.base);
+	if (len == 0)
+		return 0;
+	if (pz_varint_decode(&p, data + len, &tag) != PZ_OK || (tag >> 3) == 0 ||
+	    (tag >> 3) > PZ_MAX_FIELD_ID || (tag & 7) == 3 || (tag & 7) == 4 ||
+	    (tag & 7) > 5)
+		return -EINVAL;
+	m->field.tag = (uint32_t)(tag >> 3);
+	m->field.wire_type = (ProtobufCWireType)(tag & 7);
+	m->field.len = len - (size_t)(p - data);
+	m->field.data = (uint8_t *)p;
+	m->u.base.n_unknown_fields = 1;
+	m->u.base.unknown_fields = &m->field;
+	return 0;
+}
 
 #endif

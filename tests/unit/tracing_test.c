@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tracing_test.c - unit tests of the SMB ABI, shared memory, arbiter and trace
- * writer. A small service simulator receives CommitDataRequests, copies and
- * frees chunks, applies patches and reassembles packets per writer, so every
- * test checks what a real service would see.
+ * tracing_test.c - unit tests of the SMB ABI, shared memory, arbiter, trace
+ * writer, and the producer and consumer clients. A small service simulator
+ * receives CommitDataRequests, copies and frees chunks, applies patches and
+ * reassembles packets per writer, so every test checks what a real service
+ * would see; the clients talk to minimal fake ProducerPort/ConsumerPort
+ * hosts built on src/ipc in the same process.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +19,18 @@
 #include "harness.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "base/buf.h"
+#include "base/compiler.h"
+#include "base/evloop.h"
+#include "base/file.h"
+#include "base/sock.h"
+#include "ipc/consumer_port.pb-c.h"
+#include "ipc/ipc.h"
+#include "ipc/producer_port.pb-c.h"
+#include "tracing/consumer.h"
+#include "tracing/producer.h"
 #include "tracing/tracing.h"
+#include "tracing/tracing_int.h"
 
 /* ------------------------------------------------ service simulator ---- */
 
@@ -1433,4 +1446,1027 @@ TEST(arbiter_batching_schedules_once_and_commits_on_demand)
 	ASSERT_EQ(ctx.sim.errors, 0);
 	check_writer_packets(&ctx.sim, 1, 4, NULL, 11);
 	sim_fini(&ctx.sim);
+}
+
+/* ------------------------------------------------ fake ProducerPort ---- */
+
+#define FAKE_SMB_BYTES (64u * 1024)
+#define FAKE_PAGE_BYTES 4096u
+
+struct fake_svc {
+	struct evloop *loop;
+	struct ipc_host *host;
+	char sock_name[128];
+	struct shm *shm; /* the service's SMB, shared with the producer */
+	struct smb smb;
+	struct sim sim;
+	struct ipc_call cmd_call;
+	bool has_cmd_call;
+	char producer_name[64];
+	char sdk_version[64];
+	char ds_name[64];
+	bool ds_notify_on_stop;
+	size_t n_init, n_ds, n_writers, n_unreg_writers, n_started, n_stopped, n_flush_acks;
+	size_t n_triggers, n_syncs, n_commit_requests;
+	uint32_t writer_ids[64];
+	uint32_t writer_targets[64];
+	uint64_t last_notified;
+	char trigger[64];
+};
+
+static void copy_str(char *dst, size_t size, const char *src)
+{
+	snprintf(dst, size, "%s", src ? src : "");
+}
+
+static void fp_init(struct ipc_host *h, const struct ipc_call *call, const ProtobufCMessage *args,
+		    void *user)
+{
+	const Perfetto__Protos__InitializeConnectionRequest *req = (const void *)args;
+	Perfetto__Protos__InitializeConnectionResponse resp =
+		PERFETTO__PROTOS__INITIALIZE_CONNECTION_RESPONSE__INIT;
+	struct fake_svc *f = user;
+
+	f->n_init++;
+	copy_str(f->producer_name, sizeof(f->producer_name), req->producer_name);
+	copy_str(f->sdk_version, sizeof(f->sdk_version), req->sdk_version);
+	if (ipc_host_use_shmem_emulation(h)) {
+		resp.has_use_shmem_emulation = true;
+		resp.use_shmem_emulation = true;
+	}
+	ipc_host_reply(h, call, &resp.base, false, -1);
+}
+
+static void fp_register_ds(struct ipc_host *h, const struct ipc_call *call,
+			   const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__RegisterDataSourceRequest *req = (const void *)args;
+	Perfetto__Protos__RegisterDataSourceResponse resp =
+		PERFETTO__PROTOS__REGISTER_DATA_SOURCE_RESPONSE__INIT;
+	struct fake_svc *f = user;
+
+	f->n_ds++;
+	if (req->data_source_descriptor) {
+		copy_str(f->ds_name, sizeof(f->ds_name), req->data_source_descriptor->name);
+		f->ds_notify_on_stop = req->data_source_descriptor->will_notify_on_stop;
+	}
+	ipc_host_reply(h, call, &resp.base, false, -1);
+}
+
+static void fp_commit(struct ipc_host *h, const struct ipc_call *call, const ProtobufCMessage *args,
+		      void *user)
+{
+	const Perfetto__Protos__CommitDataRequest *req = (const void *)args;
+	struct fake_svc *f = user;
+
+	f->n_commit_requests++;
+	if (req->has_flush_request_id)
+		f->n_flush_acks++;
+	sim_commit(req, &f->sim);
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_get_cmd(struct ipc_host *h, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	struct fake_svc *f = user;
+
+	(void)h;
+	(void)args;
+	f->cmd_call = *call;
+	f->has_cmd_call = true;
+}
+
+static void fp_reg_writer(struct ipc_host *h, const struct ipc_call *call,
+			  const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__RegisterTraceWriterRequest *req = (const void *)args;
+	struct fake_svc *f = user;
+
+	if (f->n_writers < 64) {
+		f->writer_ids[f->n_writers] = req->trace_writer_id;
+		f->writer_targets[f->n_writers] = req->target_buffer;
+	}
+	f->n_writers++;
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_unreg_writer(struct ipc_host *h, const struct ipc_call *call,
+			    const ProtobufCMessage *args, void *user)
+{
+	struct fake_svc *f = user;
+
+	(void)args;
+	f->n_unreg_writers++;
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_started(struct ipc_host *h, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__NotifyDataSourceStartedRequest *req = (const void *)args;
+	struct fake_svc *f = user;
+
+	f->n_started++;
+	f->last_notified = req->data_source_id;
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_stopped(struct ipc_host *h, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__NotifyDataSourceStoppedRequest *req = (const void *)args;
+	struct fake_svc *f = user;
+
+	f->n_stopped++;
+	f->last_notified = req->data_source_id;
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_triggers(struct ipc_host *h, const struct ipc_call *call,
+			const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__ActivateTriggersRequest *req = (const void *)args;
+	struct fake_svc *f = user;
+
+	f->n_triggers += req->n_trigger_names;
+	if (req->n_trigger_names)
+		copy_str(f->trigger, sizeof(f->trigger), req->trigger_names[0]);
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static void fp_sync(struct ipc_host *h, const struct ipc_call *call, const ProtobufCMessage *args,
+		    void *user)
+{
+	struct fake_svc *f = user;
+
+	(void)args;
+	f->n_syncs++;
+	ipc_host_reply(h, call, NULL, false, -1);
+}
+
+static const ipc_method_cb fake_producer_handlers[] = {
+	fp_init,       fp_register_ds, NULL,       fp_commit,   fp_get_cmd, fp_reg_writer,
+	fp_unreg_writer, fp_started,   fp_stopped, fp_triggers, fp_sync,
+};
+
+static void fake_svc_init(struct fake_svc *f, bool is_tcp)
+{
+	struct ipc_service_def def = {0};
+	char name[64];
+
+	memset(f, 0, sizeof(*f));
+	ASSERT_EQ(evloop_create(&f->loop), 0);
+	if (is_tcp)
+		snprintf(name, sizeof(name), "127.0.0.1:0");
+	else
+		snprintf(name, sizeof(name), "@pfc-tracing-test-%d", (int)getpid());
+	ASSERT_EQ(ipc_host_create(f->loop, name, NULL, &f->host), 0);
+	ASSERT_EQ(sock_local_name(ipc_host_listen_fd(f->host), f->sock_name, sizeof(f->sock_name)),
+		  0);
+	def.desc = &perfetto__protos__producer_port__descriptor;
+	def.handlers = fake_producer_handlers;
+	def.n_handlers = PFC_ARRAY_SIZE(fake_producer_handlers);
+	def.user = f;
+	ASSERT_EQ(ipc_host_expose(f->host, &def, NULL), 0);
+}
+
+static void fake_svc_fini(struct fake_svc *f)
+{
+	ipc_host_destroy(f->host);
+	evloop_destroy(f->loop);
+	shm_destroy(f->shm);
+	sim_fini(&f->sim);
+}
+
+static void send_cmd(struct fake_svc *f, Perfetto__Protos__GetAsyncCommandResponse *cmd, int fd)
+{
+	ASSERT_TRUE(f->has_cmd_call);
+	ASSERT_EQ(ipc_host_reply(f->host, &f->cmd_call, &cmd->base, true, fd), 0);
+}
+
+/* SetupTracing with the SMB fd (none on TCP). */
+static void send_setup_tracing(struct fake_svc *f)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
+	Perfetto__Protos__GetAsyncCommandResponse__SetupTracing st =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__SETUP_TRACING__INIT;
+
+	ASSERT_EQ(shm_create(FAKE_SMB_BYTES, FAKE_PAGE_BYTES, &f->shm), 0);
+	ASSERT_EQ(smb_init(&f->smb, f->shm->base, f->shm->size, FAKE_PAGE_BYTES), 0);
+	if (!ipc_host_use_shmem_emulation(f->host))
+		f->sim.smb = &f->smb;
+	st.has_shared_buffer_page_size_kb = true;
+	st.shared_buffer_page_size_kb = FAKE_PAGE_BYTES / 1024;
+	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_SETUP_TRACING;
+	cmd.setup_tracing = &st;
+	send_cmd(f, &cmd, f->shm->fd);
+}
+
+static void send_start(struct fake_svc *f, uint64_t id, uint32_t target_buffer)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
+	Perfetto__Protos__GetAsyncCommandResponse__StartDataSource sd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__START_DATA_SOURCE__INIT;
+	Perfetto__Protos__DataSourceConfig cfg = PERFETTO__PROTOS__DATA_SOURCE_CONFIG__INIT;
+
+	cfg.name = (char *)"test.ds";
+	cfg.has_target_buffer = true;
+	cfg.target_buffer = target_buffer;
+	sd.has_new_instance_id = true;
+	sd.new_instance_id = id;
+	sd.config = &cfg;
+	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_START_DATA_SOURCE;
+	cmd.start_data_source = &sd;
+	send_cmd(f, &cmd, -1);
+}
+
+static void send_flush(struct fake_svc *f, uint64_t id, uint64_t request_id)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
+	Perfetto__Protos__GetAsyncCommandResponse__Flush fl =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__FLUSH__INIT;
+
+	fl.n_data_source_ids = 1;
+	fl.data_source_ids = &id;
+	fl.has_request_id = true;
+	fl.request_id = request_id;
+	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_FLUSH;
+	cmd.flush = &fl;
+	send_cmd(f, &cmd, -1);
+}
+
+static void send_stop(struct fake_svc *f, uint64_t id)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__INIT;
+	Perfetto__Protos__GetAsyncCommandResponse__StopDataSource sd =
+		PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__STOP_DATA_SOURCE__INIT;
+
+	sd.has_instance_id = true;
+	sd.instance_id = id;
+	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_STOP_DATA_SOURCE;
+	cmd.stop_data_source = &sd;
+	send_cmd(f, &cmd, -1);
+}
+
+/* Runs @loop until *@flag (a size_t or bool read through @get) reaches @want. */
+#define RUN_UNTIL(loop, cond)                                                        \
+	do {                                                                         \
+		int i_;                                                              \
+		for (i_ = 0; i_ < 5000 && !(cond); i_++)                             \
+			evloop_run_once((loop), 2);                                  \
+		if (!(cond))                                                         \
+			FAIL("timed out waiting for %s", #cond);                     \
+	} while (0)
+
+/* --------------------------------------------------- test producer ---- */
+
+struct tp {
+	struct fake_svc *f;
+	struct producer *p;
+	bool is_connected;
+	int disconnect_err;
+	bool is_disconnected;
+	bool is_setup;
+	uint64_t started_id;
+	uint32_t target_buffer;
+	size_t n_started, n_stopped, n_flushes, n_syncs;
+	uint64_t flush_request_id;
+};
+
+static void tp_connected(struct producer *p, void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	t->is_connected = true;
+}
+
+static void tp_disconnected(struct producer *p, int err, void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	t->is_disconnected = true;
+	t->disconnect_err = err;
+}
+
+static void tp_setup(struct producer *p, void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	t->is_setup = true;
+}
+
+static void tp_start(struct producer *p, uint64_t id, const Perfetto__Protos__DataSourceConfig *cfg,
+		     void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	t->n_started++;
+	t->started_id = id;
+	t->target_buffer = cfg->target_buffer;
+}
+
+static void tp_stop(struct producer *p, uint64_t id, void *user)
+{
+	struct tp *t = user;
+
+	t->n_stopped++;
+	ASSERT_EQ(producer_notify_stopped(p, id), 0);
+}
+
+static void tp_flush(struct producer *p, const uint64_t *ids, size_t n, uint64_t request_id,
+		     uint64_t flags, void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	(void)flags;
+	ASSERT_EQ(n, 1);
+	ASSERT_EQ(ids[0], t->started_id);
+	t->n_flushes++;
+	t->flush_request_id = request_id;
+}
+
+static void tp_synced(struct producer *p, bool success, void *user)
+{
+	struct tp *t = user;
+
+	(void)p;
+	ASSERT_TRUE(success);
+	t->n_syncs++;
+}
+
+static void tp_connect(struct tp *t, struct fake_svc *f, bool has_flush_cb)
+{
+	struct producer_callbacks cbs = {0};
+	struct producer_ds_desc ds = {0};
+
+	memset(t, 0, sizeof(*t));
+	t->f = f;
+	cbs.on_connected = tp_connected;
+	cbs.on_disconnected = tp_disconnected;
+	cbs.on_tracing_setup = tp_setup;
+	cbs.start_ds = tp_start;
+	cbs.stop_ds = tp_stop;
+	if (has_flush_cb)
+		cbs.flush = tp_flush;
+	ASSERT_EQ(producer_connect(f->loop, f->sock_name, "unit.producer", NULL, &cbs, t, &t->p),
+		  0);
+	ds.name = "test.ds";
+	ds.will_notify_on_stop = true;
+	/* Queued until the connection is initialized. */
+	ASSERT_EQ(producer_register_ds(t->p, &ds), 0);
+	ASSERT_EQ(producer_register_ds(t->p, &ds), -EEXIST);
+	RUN_UNTIL(f->loop, t->is_connected && f->n_ds == 1 && f->has_cmd_call);
+	ASSERT_STREQ(f->producer_name, "unit.producer");
+	ASSERT_TRUE(strncmp(f->sdk_version, "perfetto-c", 10) == 0);
+	ASSERT_STREQ(f->ds_name, "test.ds");
+	ASSERT_TRUE(f->ds_notify_on_stop);
+}
+
+/* Connect, set up, start, write @n packets on the loop thread, flush, stop. */
+static void run_producer_session(bool is_tcp)
+{
+	struct fake_svc f;
+	struct tp t;
+	struct trace_writer *tw = NULL;
+	struct producer_stats st;
+	uint8_t scratch[1000];
+	unsigned i, n = 60;
+	uint16_t wid;
+
+	fake_svc_init(&f, is_tcp);
+	tp_connect(&t, &f, false);
+	ASSERT_EQ(producer_create_writer(t.p, 0, &tw), -EAGAIN); /* no SMB yet */
+	send_setup_tracing(&f);
+	send_start(&f, 7, 3);
+	RUN_UNTIL(f.loop, (t.is_setup && t.n_started == 1) || t.is_disconnected);
+	ASSERT_EQ(t.disconnect_err, 0);
+	ASSERT_EQ(producer_uses_shmem_emulation(t.p), is_tcp);
+	ASSERT_EQ(t.started_id, 7);
+	ASSERT_EQ(t.target_buffer, 3);
+	ASSERT_EQ(producer_create_writer(t.p, (uint16_t)t.target_buffer, &tw), 0);
+	wid = tw_writer_id(tw);
+	for (i = 0; i < n; i++)
+		write_packet(tw, 5, i, (i * 37) % sizeof(scratch), scratch);
+	/* The default flush (no flush callback) flushes the writer and acks. */
+	send_flush(&f, 7, 42);
+	RUN_UNTIL(f.loop, f.sim.last_flush_id == 42);
+	ASSERT_EQ(f.n_flush_acks, 1);
+	ASSERT_EQ(f.n_writers, 1);
+	ASSERT_EQ(f.writer_ids[0], wid);
+	ASSERT_EQ(f.writer_targets[0], 3);
+	send_stop(&f, 7);
+	RUN_UNTIL(f.loop, f.n_stopped == 1);
+	ASSERT_EQ(f.last_notified, 7);
+	producer_destroy_writer(t.p, tw);
+	RUN_UNTIL(f.loop, f.n_unreg_writers == 1);
+	ASSERT_EQ(f.sim.errors, 0);
+	if (is_tcp)
+		ASSERT_EQ(f.sim.n_moves_with_data, f.sim.n_moves);
+	else
+		ASSERT_EQ(f.sim.n_moves_with_data, 0);
+	ASSERT_GT(f.sim.n_moves, 0);
+	sim_reassemble(&f.sim);
+	check_writer_packets(&f.sim, wid, 5, NULL, n);
+	ASSERT_EQ(f.sim.n_gaps, 0);
+	producer_get_stats(t.p, &st);
+	ASSERT_EQ(st.commits_dropped, 0);
+	ASSERT_EQ(st.commits_sent, f.n_commit_requests);
+	ASSERT_EQ(st.flushes_acked, 1);
+	producer_destroy(t.p);
+	fake_svc_fini(&f);
+}
+
+TEST(producer_session_over_unix_socket_uses_the_shared_smb)
+{
+	run_producer_session(false);
+}
+
+TEST(producer_session_over_tcp_sends_chunks_inline)
+{
+	run_producer_session(true);
+}
+
+struct tp_thread {
+	struct producer *p;
+	uint16_t target_buffer;
+	unsigned tag;
+	unsigned n;
+	uint16_t writer_id;
+	int err;
+};
+
+static void *tp_thread_main(void *arg)
+{
+	struct tp_thread *a = arg;
+	struct trace_writer *tw = NULL;
+	uint8_t scratch[5000];
+	unsigned i;
+
+	a->err = producer_create_writer(a->p, a->target_buffer, &tw);
+	if (a->err < 0)
+		return NULL;
+	a->writer_id = tw_writer_id(tw);
+	for (i = 0; i < a->n; i++)
+		write_packet(tw, a->tag, i, (i * 101 + a->tag) % sizeof(scratch), scratch);
+	tw_flush(tw);
+	producer_destroy_writer(a->p, tw);
+	return NULL;
+}
+
+static void run_threads_through_producer(bool is_tcp)
+{
+	enum { N_THREADS = 4, N_PACKETS = 1500 };
+	struct tp_thread a[N_THREADS];
+	pthread_t th[N_THREADS];
+	struct fake_svc f;
+	struct tp t;
+	int i;
+
+	fake_svc_init(&f, is_tcp);
+	tp_connect(&t, &f, true);
+	send_setup_tracing(&f);
+	send_start(&f, 9, 1);
+	RUN_UNTIL(f.loop, t.n_started == 1);
+	for (i = 0; i < N_THREADS; i++) {
+		a[i] = (struct tp_thread){.p = t.p, .target_buffer = 1, .tag = 10 + i, .n = N_PACKETS};
+		ASSERT_EQ(pthread_create(&th[i], NULL, tp_thread_main, &a[i]), 0);
+	}
+	/* The loop keeps draining commits (and the service frees chunks)
+	 * while the threads write far more than the 64 KiB SMB holds. */
+	RUN_UNTIL(f.loop, f.n_unreg_writers == N_THREADS);
+	for (i = 0; i < N_THREADS; i++) {
+		pthread_join(th[i], NULL);
+		ASSERT_EQ(a[i].err, 0);
+	}
+	/* With a flush callback the embedder acks when its writers are done. */
+	send_flush(&f, 9, 77);
+	RUN_UNTIL(f.loop, t.n_flushes == 1);
+	ASSERT_EQ(t.flush_request_id, 77);
+	ASSERT_EQ(producer_flush_ack(t.p, t.flush_request_id), 0);
+	RUN_UNTIL(f.loop, f.sim.last_flush_id == 77);
+	ASSERT_EQ(f.sim.errors, 0);
+	{
+		struct producer_stats st;
+
+		producer_get_stats(t.p, &st);
+		ASSERT_EQ(st.commits_dropped, 0);
+	}
+	sim_reassemble(&f.sim);
+	ASSERT_EQ(f.sim.n_gaps, 0);
+	for (i = 0; i < N_THREADS; i++)
+		check_writer_packets(&f.sim, a[i].writer_id, a[i].tag, NULL, N_PACKETS);
+	ASSERT_EQ(f.sim.n_gaps, 0);
+	ASSERT_EQ(f.n_writers, N_THREADS);
+	producer_destroy(t.p);
+	fake_svc_fini(&f);
+}
+
+TEST(producer_writers_on_four_threads_unix)
+{
+	run_threads_through_producer(false);
+}
+
+TEST(producer_writers_on_four_threads_tcp_emulation)
+{
+	run_threads_through_producer(true);
+}
+
+TEST(producer_notifications_triggers_and_sync_keep_order)
+{
+	const char *names[] = {"trig.a", "trig.b"};
+	struct fake_svc f;
+	struct tp t;
+
+	fake_svc_init(&f, false);
+	tp_connect(&t, &f, false);
+	ASSERT_EQ(producer_notify_started(t.p, 5), 0);
+	ASSERT_EQ(producer_activate_triggers(t.p, names, 2), 0);
+	/* Sync is answered after everything queued before it. */
+	ASSERT_EQ(producer_sync(t.p, tp_synced, &t), 0);
+	RUN_UNTIL(f.loop, t.n_syncs == 1);
+	ASSERT_EQ(f.n_started, 1);
+	ASSERT_EQ(f.last_notified, 5);
+	ASSERT_EQ(f.n_triggers, 2);
+	ASSERT_STREQ(f.trigger, "trig.a");
+	/* A flush before SetupTracing is still acknowledged. */
+	send_flush(&f, 5, 3);
+	RUN_UNTIL(f.loop, f.n_flush_acks == 1);
+	ASSERT_EQ(f.sim.last_flush_id, 3);
+	producer_destroy(t.p);
+	fake_svc_fini(&f);
+}
+
+TEST(producer_reports_disconnect_when_the_service_goes_away)
+{
+	struct fake_svc f;
+	struct tp t;
+
+	fake_svc_init(&f, false);
+	tp_connect(&t, &f, false);
+	ipc_host_destroy(f.host);
+	f.host = NULL;
+	RUN_UNTIL(f.loop, t.is_disconnected);
+	ASSERT_FALSE(producer_is_connected(t.p));
+	ASSERT_EQ(producer_notify_started(t.p, 1), -ENOTCONN);
+	producer_destroy(t.p);
+	fake_svc_fini(&f);
+}
+
+TEST(producer_rejects_bad_arguments_and_missing_service)
+{
+	struct evloop *loop = NULL;
+	struct producer *p = NULL;
+	struct producer_callbacks cbs = {0};
+	char name[300];
+
+	ASSERT_EQ(evloop_create(&loop), 0);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ASSERT_EQ(producer_connect(loop, "@nobody-here", NULL, NULL, &cbs, NULL, &p), -EINVAL);
+	ASSERT_EQ(producer_connect(loop, "@nobody-here", name, NULL, &cbs, NULL, &p), -EINVAL);
+	ASSERT_LT(producer_connect(loop, "/nonexistent/dir/sock", "x", NULL, &cbs, NULL, &p), 0);
+	evloop_destroy(loop);
+}
+
+TEST(pb_raw_msg_packs_exactly_the_given_bytes)
+{
+	Perfetto__Protos__CommitDataRequest req = PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
+	Perfetto__Protos__CommitDataRequest__ChunksToMove m =
+		PERFETTO__PROTOS__COMMIT_DATA_REQUEST__CHUNKS_TO_MOVE__INIT;
+	Perfetto__Protos__CommitDataRequest__ChunksToMove *mp = &m;
+	uint8_t data[100], in[200], out[200];
+	struct pb_raw_msg raw;
+	size_t len;
+
+	memset(data, 0xab, sizeof(data));
+	m.has_page = m.has_chunk = m.has_data = true;
+	m.page = 300;
+	m.chunk = 2;
+	m.data.data = data;
+	m.data.len = sizeof(data);
+	req.n_chunks_to_move = 1;
+	req.chunks_to_move = &mp;
+	req.has_flush_request_id = true;
+	req.flush_request_id = 1ull << 40;
+	len = protobuf_c_message_pack(&req.base, in);
+	ASSERT_EQ(pb_raw_msg_init(&raw, &perfetto__protos__commit_data_request__descriptor, in, len),
+		  0);
+	ASSERT_EQ(protobuf_c_message_get_packed_size(&raw.u.base), len);
+	ASSERT_EQ(protobuf_c_message_pack(&raw.u.base, out), len);
+	ASSERT_MEMEQ(out, in, len);
+	ASSERT_EQ(pb_raw_msg_init(&raw, &perfetto__protos__commit_data_request__descriptor, in, 0),
+		  0);
+	ASSERT_EQ(protobuf_c_message_get_packed_size(&raw.u.base), 0);
+	in[0] = 0x0b; /* wire type 3 (groups) */
+	ASSERT_EQ(pb_raw_msg_init(&raw, &perfetto__protos__commit_data_request__descriptor, in, len),
+		  -EINVAL);
+}
+
+/* ------------------------------------------------ fake ConsumerPort ---- */
+
+#define FC_MAX_SLICES 16
+
+/* What the fake streams back for ReadBuffers: replies of slices. */
+struct fc_slice {
+	size_t reply; /* which reply carries it */
+	const uint8_t *data;
+	size_t len;
+	bool is_last;
+};
+
+struct fake_consumer_svc {
+	struct evloop *loop;
+	struct ipc_host *host;
+	char sock_name[128];
+	struct ipc_call enable_call;
+	bool has_enable_call;
+	uint32_t duration_ms;
+	size_t n_disable;
+	struct fc_slice slices[FC_MAX_SLICES];
+	size_t n_slices, n_replies;
+	size_t n_state_replies;
+};
+
+static void fcs_enable(struct ipc_host *h, const struct ipc_call *call,
+		       const ProtobufCMessage *args, void *user)
+{
+	const Perfetto__Protos__EnableTracingRequest *req = (const void *)args;
+	struct fake_consumer_svc *f = user;
+
+	(void)h;
+	f->enable_call = *call;
+	f->has_enable_call = true;
+	if (req->trace_config)
+		f->duration_ms = req->trace_config->duration_ms;
+}
+
+static void fcs_disable(struct ipc_host *h, const struct ipc_call *call,
+			const ProtobufCMessage *args, void *user)
+{
+	Perfetto__Protos__EnableTracingResponse resp = PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__INIT;
+	struct fake_consumer_svc *f = user;
+
+	(void)args;
+	f->n_disable++;
+	ipc_host_reply(h, call, NULL, false, -1);
+	resp.state_case = PERFETTO__PROTOS__ENABLE_TRACING_RESPONSE__STATE_DISABLED;
+	resp.disabled = true;
+	ipc_host_reply(h, &f->enable_call, &resp.base, false, -1);
+}
+
+static void fcs_read(struct ipc_host *h, const struct ipc_call *call, const ProtobufCMessage *args,
+		     void *user)
+{
+	struct fake_consumer_svc *f = user;
+	size_t r, i;
+
+	(void)args;
+	for (r = 0; r < f->n_replies; r++) {
+		Perfetto__Protos__ReadBuffersResponse resp =
+			PERFETTO__PROTOS__READ_BUFFERS_RESPONSE__INIT;
+		Perfetto__Protos__ReadBuffersResponse__Slice sl[FC_MAX_SLICES];
+		Perfetto__Protos__ReadBuffersResponse__Slice *ptrs[FC_MAX_SLICES];
+
+		for (i = 0; i < f->n_slices; i++) {
+			if (f->slices[i].reply != r)
+				continue;
+			perfetto__protos__read_buffers_response__slice__init(&sl[resp.n_slices]);
+			sl[resp.n_slices].has_data = true;
+			sl[resp.n_slices].data.data = (uint8_t *)f->slices[i].data;
+			sl[resp.n_slices].data.len = f->slices[i].len;
+			sl[resp.n_slices].has_last_slice_for_packet = true;
+			sl[resp.n_slices].last_slice_for_packet = f->slices[i].is_last;
+			ptrs[resp.n_slices] = &sl[resp.n_slices];
+			resp.n_slices++;
+		}
+		resp.slices = ptrs;
+		ASSERT_EQ(ipc_host_reply(h, call, &resp.base, r + 1 < f->n_replies, -1), 0);
+	}
+}
+
+static void fcs_state(struct ipc_host *h, const struct ipc_call *call,
+		      const ProtobufCMessage *args, void *user)
+{
+	struct fake_consumer_svc *f = user;
+	size_t r;
+
+	(void)args;
+	for (r = 0; r < f->n_state_replies; r++) {
+		Perfetto__Protos__QueryServiceStateResponse resp =
+			PERFETTO__PROTOS__QUERY_SERVICE_STATE_RESPONSE__INIT;
+		Perfetto__Protos__TracingServiceState st = PERFETTO__PROTOS__TRACING_SERVICE_STATE__INIT;
+		Perfetto__Protos__TracingServiceState__Producer pr =
+			PERFETTO__PROTOS__TRACING_SERVICE_STATE__PRODUCER__INIT;
+		Perfetto__Protos__TracingServiceState__Producer *prp = &pr;
+		char name[32];
+
+		snprintf(name, sizeof(name), "producer.%zu", r);
+		pr.name = name;
+		st.n_producers = 1;
+		st.producers = &prp;
+		resp.service_state = &st;
+		ASSERT_EQ(ipc_host_reply(h, call, &resp.base, r + 1 < f->n_state_replies, -1), 0);
+	}
+}
+
+static const ipc_method_cb fake_consumer_handlers[] = {
+	fcs_enable, fcs_disable, fcs_read, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, fcs_state,
+};
+
+static void fcs_init(struct fake_consumer_svc *f)
+{
+	struct ipc_service_def def = {0};
+	char name[64];
+
+	memset(f, 0, sizeof(*f));
+	ASSERT_EQ(evloop_create(&f->loop), 0);
+	snprintf(name, sizeof(name), "@pfc-tracing-ctest-%d", (int)getpid());
+	ASSERT_EQ(ipc_host_create(f->loop, name, NULL, &f->host), 0);
+	ASSERT_EQ(sock_local_name(ipc_host_listen_fd(f->host), f->sock_name, sizeof(f->sock_name)),
+		  0);
+	def.desc = &perfetto__protos__consumer_port__descriptor;
+	def.handlers = fake_consumer_handlers;
+	def.n_handlers = PFC_ARRAY_SIZE(fake_consumer_handlers);
+	def.user = f;
+	ASSERT_EQ(ipc_host_expose(f->host, &def, NULL), 0);
+}
+
+static void fcs_fini(struct fake_consumer_svc *f)
+{
+	ipc_host_destroy(f->host);
+	evloop_destroy(f->loop);
+}
+
+struct tc {
+	bool is_connected;
+	bool is_disabled;
+	char disabled_error[64];
+	uint8_t *packets[16];
+	size_t lens[16];
+	size_t n_packets;
+	bool is_done;
+	int done_err;
+	size_t n_state_producers;
+	char state_names[3][32];
+	bool has_state;
+};
+
+static void tc_connected(struct consumer *c, void *user)
+{
+	(void)c;
+	((struct tc *)user)->is_connected = true;
+}
+
+static void tc_disabled(const char *error, void *user)
+{
+	struct tc *t = user;
+
+	t->is_disabled = true;
+	copy_str(t->disabled_error, sizeof(t->disabled_error), error);
+}
+
+static void tc_packet(const uint8_t *data, size_t len, void *user)
+{
+	struct tc *t = user;
+
+	ASSERT_LT(t->n_packets, 16);
+	t->packets[t->n_packets] = malloc(len + 1);
+	memcpy(t->packets[t->n_packets], data, len);
+	t->lens[t->n_packets++] = len;
+}
+
+static void tc_done(int err, void *user)
+{
+	struct tc *t = user;
+
+	t->is_done = true;
+	t->done_err = err;
+}
+
+static void tc_state(int err, const Perfetto__Protos__TracingServiceState *st, const uint8_t *data,
+		     size_t len, void *user)
+{
+	struct tc *t = user;
+	size_t i;
+
+	ASSERT_EQ(err, 0);
+	ASSERT_TRUE(st != NULL);
+	ASSERT_GT(len, 0);
+	ASSERT_TRUE(data != NULL);
+	t->n_state_producers = st->n_producers;
+	for (i = 0; i < st->n_producers && i < 3; i++)
+		copy_str(t->state_names[i], sizeof(t->state_names[i]), st->producers[i]->name);
+	t->has_state = true;
+}
+
+static struct consumer *tc_connect(struct fake_consumer_svc *f, struct tc *t)
+{
+	struct consumer_callbacks cbs = {.on_connected = tc_connected};
+	struct consumer *c = NULL;
+
+	memset(t, 0, sizeof(*t));
+	ASSERT_EQ(consumer_connect(f->loop, f->sock_name, &cbs, t, &c), 0);
+	ASSERT_EQ(consumer_disable_tracing(c), -ENOTCONN); /* not bound yet */
+	RUN_UNTIL(f->loop, t->is_connected);
+	return c;
+}
+
+static void fill(uint8_t *p, size_t len, uint8_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+TEST(consumer_enable_then_disable_reports_the_end)
+{
+	Perfetto__Protos__TraceConfig cfg;
+	struct fake_consumer_svc f;
+	struct consumer *c;
+	uint8_t bytes[64];
+	size_t len;
+	struct tc t;
+
+	fcs_init(&f);
+	c = tc_connect(&f, &t);
+	/* The INIT macro touches deprecated fields (clang warns). */
+	perfetto__protos__trace_config__init(&cfg);
+	cfg.has_duration_ms = true;
+	cfg.duration_ms = 1234;
+	len = protobuf_c_message_pack(&cfg.base, bytes);
+	ASSERT_EQ(consumer_enable_tracing(c, (const uint8_t *)"\xff", 1, -1, tc_disabled, &t),
+		  -EINVAL);
+	ASSERT_EQ(consumer_enable_tracing(c, bytes, len, -1, tc_disabled, &t), 0);
+	RUN_UNTIL(f.loop, f.has_enable_call);
+	ASSERT_EQ(f.duration_ms, 1234);
+	ASSERT_EQ(consumer_disable_tracing(c), 0);
+	RUN_UNTIL(f.loop, t.is_disabled);
+	ASSERT_EQ(f.n_disable, 1);
+	ASSERT_STREQ(t.disabled_error, "");
+	consumer_destroy(c);
+	fcs_fini(&f);
+}
+
+TEST(consumer_read_buffers_reassembles_split_packets_and_enforces_the_limit)
+{
+	static uint8_t p1[100], p2[2500], p3[1], big[1001], exact[1000];
+	struct fake_consumer_svc f;
+	struct consumer *c;
+	struct tc t;
+	size_t i;
+
+	fill(p1, sizeof(p1), 1);
+	fill(p2, sizeof(p2), 2);
+	fill(p3, sizeof(p3), 3);
+	fill(big, sizeof(big), 4);
+	fill(exact, sizeof(exact), 5);
+	fcs_init(&f);
+	/* p2 in three slices across the first two replies; big (over the
+	 * limit) in two slices across replies 2 and 3; exact at the limit. */
+	f.slices[0] = (struct fc_slice){0, p1, sizeof(p1), true};
+	f.slices[1] = (struct fc_slice){0, p2, 1000, false};
+	f.slices[2] = (struct fc_slice){1, p2 + 1000, 1000, false};
+	f.slices[3] = (struct fc_slice){1, p2 + 2000, 500, true};
+	f.slices[4] = (struct fc_slice){1, big, 600, false};
+	f.slices[5] = (struct fc_slice){2, big + 600, 401, true};
+	f.slices[6] = (struct fc_slice){2, p3, sizeof(p3), true};
+	f.slices[7] = (struct fc_slice){2, exact, 999, false};
+	f.slices[8] = (struct fc_slice){2, exact + 999, 1, true};
+	f.n_slices = 9;
+	f.n_replies = 3;
+	c = tc_connect(&f, &t);
+	ASSERT_EQ(consumer_set_max_packet_bytes(c, 0), -EINVAL);
+	ASSERT_EQ(consumer_set_max_packet_bytes(c, 2500), 0);
+	ASSERT_EQ(consumer_read_buffers(c, tc_packet, tc_done, &t), 0);
+	RUN_UNTIL(f.loop, t.is_done);
+	ASSERT_EQ(t.done_err, 0);
+	ASSERT_EQ(t.n_packets, 5);
+	ASSERT_EQ(t.lens[0], sizeof(p1));
+	ASSERT_MEMEQ(t.packets[0], p1, sizeof(p1));
+	ASSERT_EQ(t.lens[1], sizeof(p2));
+	ASSERT_MEMEQ(t.packets[1], p2, sizeof(p2));
+	ASSERT_EQ(t.lens[2], sizeof(big));
+	ASSERT_MEMEQ(t.packets[2], big, sizeof(big));
+	ASSERT_EQ(t.lens[3], sizeof(p3));
+	ASSERT_MEMEQ(t.packets[3], p3, sizeof(p3));
+	ASSERT_EQ(t.lens[4], sizeof(exact));
+	ASSERT_MEMEQ(t.packets[4], exact, sizeof(exact));
+	/* At a limit of 1000 p2 and big are dropped; exact is at the limit. */
+	for (i = 0; i < t.n_packets; i++)
+		free(t.packets[i]);
+	t.n_packets = 0;
+	t.is_done = false;
+	ASSERT_EQ(consumer_set_max_packet_bytes(c, 1000), 0);
+	ASSERT_EQ(consumer_read_buffers(c, tc_packet, tc_done, &t), 0);
+	RUN_UNTIL(f.loop, t.is_done);
+	ASSERT_EQ(t.done_err, -EMSGSIZE);
+	ASSERT_EQ(t.n_packets, 3);
+	ASSERT_MEMEQ(t.packets[0], p1, sizeof(p1));
+	ASSERT_EQ(t.lens[1], sizeof(p3));
+	ASSERT_MEMEQ(t.packets[1], p3, sizeof(p3));
+	ASSERT_EQ(t.lens[2], sizeof(exact));
+	ASSERT_MEMEQ(t.packets[2], exact, sizeof(exact));
+	for (i = 0; i < t.n_packets; i++)
+		free(t.packets[i]);
+	consumer_destroy(c);
+	fcs_fini(&f);
+}
+
+TEST(consumer_query_service_state_merges_streamed_replies)
+{
+	struct fake_consumer_svc f;
+	struct consumer *c;
+	struct tc t;
+
+	fcs_init(&f);
+	f.n_state_replies = 3;
+	c = tc_connect(&f, &t);
+	ASSERT_EQ(consumer_query_service_state(c, false, tc_state, &t), 0);
+	RUN_UNTIL(f.loop, t.has_state);
+	ASSERT_EQ(t.n_state_producers, 3);
+	ASSERT_STREQ(t.state_names[0], "producer.0");
+	ASSERT_STREQ(t.state_names[2], "producer.2");
+	consumer_destroy(c);
+	fcs_fini(&f);
+}
+
+TEST(consumer_calls_fail_when_the_service_goes_away)
+{
+	struct fake_consumer_svc f;
+	struct consumer *c;
+	struct tc t;
+
+	fcs_init(&f);
+	c = tc_connect(&f, &t);
+	ASSERT_EQ(consumer_enable_tracing(c, NULL, 0, -1, tc_disabled, &t), 0);
+	RUN_UNTIL(f.loop, f.has_enable_call);
+	ipc_host_destroy(f.host);
+	f.host = NULL;
+	RUN_UNTIL(f.loop, t.is_disabled);
+	ASSERT_TRUE(strlen(t.disabled_error) > 0);
+	ASSERT_FALSE(consumer_is_connected(c));
+	ASSERT_EQ(consumer_read_buffers(c, tc_packet, tc_done, &t), -ENOTCONN);
+	consumer_destroy(c);
+	fcs_fini(&f);
+}
+
+TEST(trace_file_writer_frames_packets_as_a_trace)
+{
+	static const size_t sizes[] = {0, 1, 127, 128, 5000, 16383, 16384, 300000};
+	struct trace_file_writer w;
+	struct pz_reader r;
+	struct pz_field fl;
+	uint8_t *pkt = malloc(300000), *all = NULL;
+	char path[512];
+	size_t i, n = 0;
+	struct buf b;
+	int fd;
+
+	ASSERT_TRUE(pkt != NULL);
+	snprintf(path, sizeof(path), "%s/trace", test_tmpdir());
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(trace_file_writer_init(&w, fd, 4096), 0);
+	for (i = 0; i < PFC_ARRAY_SIZE(sizes); i++) {
+		fill(pkt, sizes[i], (uint8_t)i);
+		ASSERT_EQ(trace_file_write_packet(&w, pkt, sizes[i]), 0);
+	}
+	ASSERT_EQ(w.packets, PFC_ARRAY_SIZE(sizes));
+	ASSERT_EQ(trace_file_writer_fini(&w), 0);
+	close(fd);
+	buf_init(&b);
+	ASSERT_GE(file_read_all(path, &b, 1u << 20), 0);
+	ASSERT_EQ(b.len, w.bytes_written);
+	all = b.data;
+	pz_reader_init(&r, all, b.len);
+	while (pz_reader_next(&r, &fl) == 1) {
+		ASSERT_EQ(fl.id, 1);
+		ASSERT_EQ(fl.wire_type, PZ_WIRE_LEN);
+		ASSERT_LT(n, PFC_ARRAY_SIZE(sizes));
+		ASSERT_EQ(fl.size, sizes[n]);
+		fill(pkt, sizes[n], (uint8_t)n);
+		ASSERT_MEMEQ(fl.data, pkt, sizes[n]);
+		n++;
+	}
+	ASSERT_EQ(r.err, PZ_OK);
+	ASSERT_EQ(n, PFC_ARRAY_SIZE(sizes));
+	/* Errors stick: a closed fd fails the flush and every later call. */
+	ASSERT_EQ(trace_file_writer_init(&w, fd, 4096), 0);
+	ASSERT_EQ(trace_file_write_packet(&w, pkt, 10), 0);
+	ASSERT_LT(trace_file_writer_flush(&w), 0);
+	ASSERT_LT(trace_file_write_packet(&w, pkt, 10), 0);
+	trace_file_writer_fini(&w);
+	buf_fini(&b);
+	free(pkt);
 }
