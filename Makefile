@@ -156,6 +156,14 @@ $(foreach p,$(PROGRAMS),$(if $(wildcard src/$(word 1,$(subst :, ,$(p)))/main.c),
 
 BINS := $(TOOL_BINS) $(PROGRAM_BINS)
 
+# Test programs for integration tests and benchmarks (built by `all`, not
+# installed): tests/<name>.c -> $(O)/<name>, linked with every library.
+TEST_BINS += $(O)/test_producer
+$(O)/test_producer: $(O)/obj/tests/test_producer.o $(ALL_LIBS)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
 # ---------------------------------------------------------------- tests ----
 UNIT_SRC := $(wildcard tests/unit/*_test.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -203,7 +211,7 @@ fuzz:
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(UNIT_BINS) $(BENCH_BINS)
+all: $(BINS) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
 
 test: all
 	$(Q)sh tests/run.sh $(O)

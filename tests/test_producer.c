@@ -1,0 +1,425 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * test_producer.c - a producer program for integration tests and the service
+ * benchmark. It registers one data source; when an instance runs, N threads
+ * each write M TracePackets whose for_testing field encodes the thread
+ * (counter) and sequence number (seq_value), padded with checkable payload
+ * bytes, so a test can verify every packet arrived once and in order.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/evloop.h"
+#include "base/subproc.h"
+#include "pb_fields.h"
+#include "tracing/producer.h"
+
+#define NOTIFY_ENV "TEST_PRODUCER_NOTIFY_FD"
+#define MAX_THREADS 64u
+#define MAX_PACKET_BYTES (64u * 1024 * 1024)
+#define MAX_NESTED_DEPTH 32u
+/* Bytes of a packet that are not payload filler (an estimate). */
+#define PACKET_OVERHEAD_BYTES 48u
+
+static struct {
+	const char *name;
+	const char *ds;
+	const char *sock;
+	const char *trigger;
+	uint64_t trigger_after_ms;
+	unsigned threads;
+	uint64_t packets;
+	uint64_t packet_size;
+	unsigned nested_depth;
+	bool emit_on_start;
+	bool notify_start;
+	bool notify_stop;
+	bool exit_after_stop;
+} g_args = {.threads = 1, .packets = 10, .packet_size = 64};
+
+struct worker {
+	struct app *app;
+	pthread_t thread;
+	unsigned index;
+	int err;
+};
+
+struct app {
+	struct evloop *loop;
+	struct producer *p;
+	int exit_code;
+	uint64_t instance_id;
+	uint16_t target_buffer;
+	bool is_running;  /* an instance is started and not stopped */
+	bool is_emitting; /* threads are writing */
+	bool has_emitted; /* this instance's packets are written */
+	bool is_stopping; /* stop arrived; finish when threads are done */
+	struct worker workers[MAX_THREADS];
+	atomic_uint n_done;
+	uint64_t *pending_flushes;
+	size_t n_pending_flushes;
+	size_t cap_pending_flushes;
+};
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: test_producer --name NAME --ds DATA_SOURCE [--threads N]\n"
+		"  [--packets-per-thread N] [--packet-size BYTES] [--nested-depth D]\n"
+		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
+		"  [--trigger NAME --trigger-after-ms MS] [--sock NAME] [--exit-after-stop]\n"
+		"Without --emit-on-start the packets are written when the data source\n"
+		"stops, before the stop is acknowledged.\n");
+	exit(2);
+}
+
+static uint64_t parse_num(const char *flag, const char *v, uint64_t max)
+{
+	uint64_t out;
+
+	if (!v || sv_parse_u64(sv_from_cstr(v), max, &out) < 0) {
+		fprintf(stderr, "test_producer: bad value for %s: %s\n", flag, v ? v : "(none)");
+		exit(2);
+	}
+	return out;
+}
+
+static void parse_args(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (!strcmp(a, "--name") && v)
+			g_args.name = argv[++i];
+		else if (!strcmp(a, "--ds") && v)
+			g_args.ds = argv[++i];
+		else if (!strcmp(a, "--sock") && v)
+			g_args.sock = argv[++i];
+		else if (!strcmp(a, "--trigger") && v)
+			g_args.trigger = argv[++i];
+		else if (!strcmp(a, "--trigger-after-ms"))
+			g_args.trigger_after_ms = parse_num(a, argv[++i], 24ull * 3600 * 1000);
+		else if (!strcmp(a, "--threads"))
+			g_args.threads = (unsigned)parse_num(a, argv[++i], MAX_THREADS);
+		else if (!strcmp(a, "--packets-per-thread"))
+			g_args.packets = parse_num(a, argv[++i], UINT32_MAX);
+		else if (!strcmp(a, "--packet-size"))
+			g_args.packet_size = parse_num(a, argv[++i], MAX_PACKET_BYTES);
+		else if (!strcmp(a, "--nested-depth"))
+			g_args.nested_depth = (unsigned)parse_num(a, argv[++i], MAX_NESTED_DEPTH);
+		else if (!strcmp(a, "--emit-on-start"))
+			g_args.emit_on_start = true;
+		else if (!strcmp(a, "--notify-start"))
+			g_args.notify_start = true;
+		else if (!strcmp(a, "--notify-stop"))
+			g_args.notify_stop = true;
+		else if (!strcmp(a, "--exit-after-stop"))
+			g_args.exit_after_stop = true;
+		else
+			usage();
+	}
+	if (!g_args.name || !g_args.ds || g_args.threads == 0)
+		usage();
+}
+
+/* ------------------------------------------------------ writing ---- */
+
+/* The filler byte at @i of packet @seq of thread @t: a test recomputes it. */
+static char filler(unsigned t, uint64_t seq, size_t i)
+{
+	return (char)('a' + (t * 7 + seq * 3 + i) % 26);
+}
+
+/*
+ * TracePacket{timestamp, for_testing{str "t<thread>", seq_value, counter =
+ * thread, is_last, payload{remaining_nesting_depth, nested{...},
+ * single_string = filler}}}; the filler sits in the innermost payload.
+ */
+static void write_one(struct trace_writer *tw, unsigned t, uint64_t seq, bool is_last,
+		      char *fill, size_t fill_len)
+{
+	struct pz_msg *pkt = tw_new_packet(tw);
+	struct pz_msg ev, levels[MAX_NESTED_DEPTH + 1];
+	char label[24];
+	unsigned d;
+	size_t i;
+
+	for (i = 0; i < fill_len; i++)
+		fill[i] = filler(t, seq, i);
+	snprintf(label, sizeof(label), "t%u", t);
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, clock_boottime_ns());
+	pz_begin_nested(pkt, PB_TRACE_PACKET__FOR_TESTING, &ev);
+	pz_append_string(&ev, PB_TEST_EVENT__STR, label);
+	pz_append_varint(&ev, PB_TEST_EVENT__SEQ_VALUE, (uint32_t)seq);
+	pz_append_varint(&ev, PB_TEST_EVENT__COUNTER, t);
+	if (is_last)
+		pz_append_bool(&ev, PB_TEST_EVENT__IS_LAST, true);
+	pz_begin_nested(&ev, PB_TEST_EVENT__PAYLOAD, &levels[0]);
+	for (d = 0; d < g_args.nested_depth; d++) {
+		pz_append_varint(&levels[d], PB_TEST_EVENT_TEST_PAYLOAD__REMAINING_NESTING_DEPTH,
+				 g_args.nested_depth - d);
+		pz_begin_nested(&levels[d], PB_TEST_EVENT_TEST_PAYLOAD__NESTED, &levels[d + 1]);
+	}
+	pz_append_bytes(&levels[d], PB_TEST_EVENT_TEST_PAYLOAD__SINGLE_STRING, fill, fill_len);
+	tw_finish_packet(tw);
+}
+
+static void worker_done_task(void *user);
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+	struct app *app = w->app;
+	struct trace_writer *tw = NULL;
+	size_t overhead = PACKET_OVERHEAD_BYTES + 8u * g_args.nested_depth;
+	size_t fill_len = g_args.packet_size > overhead ? g_args.packet_size - overhead : 0;
+	char *fill = malloc(fill_len ? fill_len : 1);
+	uint64_t seq;
+
+	if (!fill) {
+		w->err = -ENOMEM;
+		goto out;
+	}
+	w->err = producer_create_writer(app->p, app->target_buffer, &tw);
+	if (w->err < 0)
+		goto out;
+	for (seq = 0; seq < g_args.packets; seq++)
+		write_one(tw, w->index, seq, seq + 1 == g_args.packets, fill, fill_len);
+	/* Flushes, then unregisters the writer. */
+	producer_destroy_writer(app->p, tw);
+out:
+	free(fill);
+	atomic_fetch_add(&app->n_done, 1);
+	evloop_post(app->loop, worker_done_task, app);
+	return NULL;
+}
+
+static void start_emitting(struct app *app)
+{
+	unsigned i;
+
+	app->is_emitting = true;
+	atomic_store(&app->n_done, 0);
+	for (i = 0; i < g_args.threads; i++) {
+		app->workers[i] = (struct worker){.app = app, .index = i};
+		if (pthread_create(&app->workers[i].thread, NULL, worker_main, &app->workers[i])) {
+			fprintf(stderr, "test_producer: cannot start a thread\n");
+			exit(1);
+		}
+	}
+}
+
+static void on_synced_exit(struct producer *p, bool success, void *user)
+{
+	struct app *app = user;
+
+	(void)p;
+	(void)success;
+	evloop_quit(app->loop);
+}
+
+static void finish_stop(struct app *app)
+{
+	app->is_stopping = false;
+	app->is_running = false;
+	if (g_args.notify_stop)
+		producer_notify_stopped(app->p, app->instance_id);
+	fprintf(stderr, "test_producer: %s stopped after %llu packets\n", g_args.name,
+		(unsigned long long)(g_args.threads * g_args.packets));
+	if (g_args.exit_after_stop && producer_sync(app->p, on_synced_exit, app) < 0)
+		evloop_quit(app->loop);
+}
+
+static void worker_done_task(void *user)
+{
+	struct app *app = user;
+	unsigned i;
+	size_t k;
+
+	if (atomic_load(&app->n_done) < g_args.threads || !app->is_emitting)
+		return;
+	for (i = 0; i < g_args.threads; i++) {
+		pthread_join(app->workers[i].thread, NULL);
+		if (app->workers[i].err < 0) {
+			fprintf(stderr, "test_producer: writer %u failed: %d\n", i,
+				app->workers[i].err);
+			app->exit_code = 1;
+		}
+	}
+	app->is_emitting = false;
+	app->has_emitted = true;
+	/* Every writer has flushed: the flushes that waited can be acked. */
+	for (k = 0; k < app->n_pending_flushes; k++)
+		producer_flush_ack(app->p, app->pending_flushes[k]);
+	app->n_pending_flushes = 0;
+	if (app->is_stopping)
+		finish_stop(app);
+}
+
+/* --------------------------------------------------- callbacks ---- */
+
+static void on_ready_synced(struct producer *p, bool success, void *user)
+{
+	(void)p;
+	(void)user;
+	if (!success)
+		return;
+	fprintf(stderr, "test_producer: %s ready, data source %s\n", g_args.name, g_args.ds);
+	notify_ready_from_env(NOTIFY_ENV);
+}
+
+static void trigger_cb(void *user)
+{
+	struct app *app = user;
+	const char *names[1] = {g_args.trigger};
+
+	if (producer_activate_triggers(app->p, names, 1) < 0)
+		fprintf(stderr, "test_producer: cannot send trigger %s\n", g_args.trigger);
+}
+
+static void on_connected(struct producer *p, void *user)
+{
+	struct app *app = user;
+
+	/* The registration has reached the service once Sync answers. */
+	producer_sync(p, on_ready_synced, app);
+	if (g_args.trigger)
+		evloop_add_timer(app->loop, g_args.trigger_after_ms, 0, trigger_cb, app, NULL);
+}
+
+static void on_disconnected(struct producer *p, int err, void *user)
+{
+	struct app *app = user;
+
+	(void)p;
+	fprintf(stderr, "test_producer: disconnected from the service (%d)\n", err);
+	app->exit_code = 1;
+	evloop_quit(app->loop);
+}
+
+static void on_start(struct producer *p, uint64_t id, const Perfetto__Protos__DataSourceConfig *cfg,
+		     void *user)
+{
+	struct app *app = user;
+
+	if (app->is_running || app->is_emitting) {
+		fprintf(stderr, "test_producer: instance %llu ignored, one is running\n",
+			(unsigned long long)id);
+		return;
+	}
+	app->instance_id = id;
+	app->target_buffer = (uint16_t)cfg->target_buffer;
+	app->is_running = true;
+	app->has_emitted = false;
+	if (g_args.emit_on_start)
+		start_emitting(app);
+	if (g_args.notify_start)
+		producer_notify_started(p, id);
+}
+
+static void on_stop(struct producer *p, uint64_t id, void *user)
+{
+	struct app *app = user;
+
+	(void)p;
+	if (!app->is_running || id != app->instance_id)
+		return;
+	app->is_stopping = true;
+	if (!app->has_emitted && !app->is_emitting)
+		start_emitting(app);
+	if (!app->is_emitting)
+		finish_stop(app);
+}
+
+static void on_flush(struct producer *p, const uint64_t *ids, size_t n, uint64_t request_id,
+		     uint64_t flags, void *user)
+{
+	struct app *app = user;
+
+	(void)ids;
+	(void)n;
+	(void)flags;
+	if (!app->is_emitting) {
+		producer_flush_ack(p, request_id);
+		return;
+	}
+	/* Writers belong to their threads: ack when they are done. */
+	if (app->n_pending_flushes == app->cap_pending_flushes) {
+		size_t cap = app->cap_pending_flushes ? 2 * app->cap_pending_flushes : 8;
+		uint64_t *grown = realloc(app->pending_flushes, cap * sizeof(*grown));
+
+		if (!grown) {
+			producer_flush_ack(p, request_id);
+			return;
+		}
+		app->pending_flushes = grown;
+		app->cap_pending_flushes = cap;
+	}
+	app->pending_flushes[app->n_pending_flushes++] = request_id;
+}
+
+static void on_signal(int signo, void *user)
+{
+	struct app *app = user;
+
+	(void)signo;
+	evloop_quit(app->loop);
+}
+
+int main(int argc, char **argv)
+{
+	struct producer_callbacks cbs = {0};
+	struct producer_ds_desc ds = {0};
+	struct producer_opts opts = {0};
+	struct app app = {0};
+	int err;
+
+	parse_args(argc, argv);
+	if (evloop_create(&app.loop) < 0) {
+		fprintf(stderr, "test_producer: cannot create the event loop\n");
+		return 1;
+	}
+	evloop_add_signal(app.loop, SIGINT, on_signal, &app, NULL);
+	evloop_add_signal(app.loop, SIGTERM, on_signal, &app, NULL);
+	cbs.on_connected = on_connected;
+	cbs.on_disconnected = on_disconnected;
+	cbs.start_ds = on_start;
+	cbs.stop_ds = on_stop;
+	cbs.flush = on_flush;
+	opts.full_policy = ARB_FULL_STALL;
+	err = producer_connect(app.loop, g_args.sock, g_args.name, &opts, &cbs, &app, &app.p);
+	if (err < 0) {
+		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",
+			g_args.sock ? g_args.sock : "the default producer socket", strerror(-err));
+		return 1;
+	}
+	ds.name = g_args.ds;
+	ds.will_notify_on_start = g_args.notify_start;
+	ds.will_notify_on_stop = g_args.notify_stop;
+	err = producer_register_ds(app.p, &ds);
+	if (err < 0) {
+		fprintf(stderr, "test_producer: bad data source %s: %s\n", g_args.ds,
+			strerror(-err));
+		return 1;
+	}
+	evloop_run(app.loop);
+	if (app.is_emitting) {
+		unsigned i;
+
+		for (i = 0; i < g_args.threads; i++)
+			pthread_join(app.workers[i].thread, NULL);
+	}
+	producer_destroy(app.p);
+	evloop_destroy(app.loop);
+	free(app.pending_flushes);
+	return app.exit_code;
+}
