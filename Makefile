@@ -158,8 +158,8 @@ BINS := $(TOOL_BINS) $(PROGRAM_BINS)
 
 # Test programs for integration tests and benchmarks (built by `all`, not
 # installed): tests/<name>.c -> $(O)/<name>, linked with every library.
-TEST_BINS += $(O)/test_producer
-$(O)/test_producer: $(O)/obj/tests/test_producer.o $(ALL_LIBS)
+TEST_BINS := $(patsubst tests/%.c,$(O)/%,$(wildcard tests/*.c))
+$(TEST_BINS): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)

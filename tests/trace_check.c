@@ -4,7 +4,7 @@
  * traced and prints what it holds as key=value lines for the integration
  * scripts (packets by kind, the last TraceStats buffer counters) and checks
  * the test producer's sequences: within each packet sequence, TestEvent
- * counters must go 0, 1, 2... with no gap or duplicate.
+ * seq_value numbers must go 0, 1, 2... with no gap or duplicate.
  *   trace_check TRACE [--expect-seqs N] [--expect-per-seq N] [--allow-loss]
  * Exits 0 if the file parses and the expectations hold, 1 otherwise.
  */
@@ -97,7 +97,7 @@ static void read_test_event(const uint8_t *p, size_t n, uint32_t seq_id)
 		return;
 	}
 	g.test_payload_bytes += f[PB_TEST_EVENT__PAYLOAD].size + f[PB_TEST_EVENT__STR].size;
-	counter = f[PB_TEST_EVENT__COUNTER].value;
+	counter = f[PB_TEST_EVENT__SEQ_VALUE].value;
 	s->packets++;
 	if (counter == s->next_counter)
 		s->next_counter++;

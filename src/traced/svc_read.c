@@ -97,6 +97,14 @@ static int sink_send_reply(struct sink *k, bool has_more)
 
 static int sink_add_slice(struct sink *k, const uint8_t *data, size_t len, bool last)
 {
+	size_t n = k->n_slices;
+
+	/* Bytes of the same packet that land next to each other share a slice. */
+	if (n && !k->slice_last[n - 1] && k->slice_off[n - 1] + k->slice_len[n - 1] == k->arena.len) {
+		k->slice_len[n - 1] += len;
+		k->slice_last[n - 1] = last;
+		return buf_append(&k->arena, data, len);
+	}
 	if (k->n_slices == k->cap_slices) {
 		size_t cap = k->cap_slices ? 2 * k->cap_slices : 64;
 		size_t *o = realloc(k->slice_off, cap * sizeof(*o));
@@ -127,7 +135,11 @@ static int sink_add_slice(struct sink *k, const uint8_t *data, size_t len, bool 
 static int sink_consumer_bytes(struct sink *k, const uint8_t *data, size_t len, bool ends_packet)
 {
 	while (len || ends_packet) {
-		size_t room = SVC_READ_REPLY_BYTES > k->arena.len ? SVC_READ_REPLY_BYTES - k->arena.len : 0;
+		/* Each slice costs a few bytes of framing besides its data. */
+		size_t used = k->arena.len + k->n_slices * SVC_READ_SLICE_OVERHEAD_BYTES;
+		size_t room = SVC_READ_REPLY_BYTES > used + SVC_READ_SLICE_OVERHEAD_BYTES
+				      ? SVC_READ_REPLY_BYTES - used - SVC_READ_SLICE_OVERHEAD_BYTES
+				      : 0;
 		size_t take = len < room ? len : room;
 		bool last = ends_packet && take == len;
 		int rc;

@@ -528,6 +528,23 @@ int consumer_enable_tracing(struct consumer *c, const uint8_t *cfg, size_t len, 
 			      1, cfg, len, out_fd, k);
 }
 
+int consumer_enable_tracing_notify(struct consumer *c, consumer_disabled_cb on_disabled,
+				   void *user)
+{
+	Perfetto__Protos__EnableTracingRequest req = PERFETTO__PROTOS__ENABLE_TRACING_REQUEST__INIT;
+	struct ccall *k;
+
+	if (!c || !on_disabled)
+		return -EINVAL;
+	k = call_new(c, CALL_ENABLE, user);
+	if (!k)
+		return -ENOMEM;
+	k->cb.disabled = on_disabled;
+	req.has_attach_notification_only = 1;
+	req.attach_notification_only = 1;
+	return invoke(c, "EnableTracing", &req.base, -1, k);
+}
+
 int consumer_change_trace_config(struct consumer *c, const uint8_t *cfg, size_t len)
 {
 	if (!c || check_config(cfg, len) < 0)

@@ -118,6 +118,13 @@ int consumer_set_max_packet_bytes(struct consumer *c, size_t max_bytes);
  */
 int consumer_enable_tracing(struct consumer *c, const uint8_t *cfg, size_t len, int out_fd,
 			    consumer_disabled_cb on_disabled, void *user);
+/**
+ * consumer_enable_tracing_notify() - After consumer_attach(): ask to be told
+ * when the attached session ends (EnableTracing with attach_notification_only).
+ * @on_disabled: required; called once.
+ */
+int consumer_enable_tracing_notify(struct consumer *c, consumer_disabled_cb on_disabled,
+				   void *user);
 /** consumer_change_trace_config() - ChangeTraceConfig (e.g. trigger updates). */
 int consumer_change_trace_config(struct consumer *c, const uint8_t *cfg, size_t len);
 /** consumer_start_tracing() - StartTracing, for deferred_start sessions. */
