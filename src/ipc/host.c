@@ -20,6 +20,7 @@
 #include "base/log.h"
 #include "base/sock.h"
 #include "ipc/ipc_int.h"
+#include "pb_fields.h"
 
 /* Connections accepted per wakeup of the listening socket. */
 #define HOST_ACCEPTS_PER_WAKEUP 16
@@ -634,6 +635,95 @@ int ipc_host_reply(struct ipc_host *h, const struct ipc_call *call, const Protob
 	if (data != stack)
 		free(data);
 	return err;
+}
+
+/* The frame header, fields of IPCFrame and of its InvokeMethodReply. */
+#define RAW_REPLY_OVERHEAD_BYTES 32u
+
+int ipc_host_reply_begin(struct ipc_host *h, const struct ipc_call *call,
+			 struct ipc_raw_reply *r, struct pz_msg **out_proto)
+{
+	struct host_client *c;
+	struct ipc_conn *conn;
+	uint8_t *start;
+
+	memset(r, 0, sizeof(*r));
+	if (call->drop_reply)
+		return -EPERM;
+	c = client_get(h, call->client_id);
+	if (!c || c->is_dead)
+		return -ENOTCONN;
+	conn = &c->conn;
+	if (ipc_conn_pending(conn) + IPC_MAX_FRAME_BYTES > conn->max_queue_bytes)
+		return -ENOBUFS;
+	/* Reclaim the sent prefix once it dominates the buffer. */
+	if (conn->out_off > 0 && conn->out_off >= conn->out.len / 2) {
+		buf_consume(&conn->out, conn->out_off);
+		conn->out_off = 0;
+	}
+	if (buf_reserve(&conn->out, IPC_MAX_FRAME_BYTES) < 0)
+		return -ENOMEM;
+	r->host = h;
+	r->client_id = call->client_id;
+	r->frame_off = conn->out.len;
+	start = conn->out.data + conn->out.len + IPC_FRAME_HEADER_BYTES;
+	pz_stream_init_flat(&r->s, start, IPC_MAX_FRAME_BYTES - IPC_FRAME_HEADER_BYTES);
+	pz_msg_begin(&r->frame, &r->s, NULL);
+	pz_append_varint(&r->frame, PB_IPC_FRAME__REQUEST_ID, call->request_id);
+	pz_begin_nested(&r->frame, PB_IPC_FRAME__MSG_INVOKE_METHOD_REPLY, &r->reply);
+	pz_append_bool(&r->reply, PB_IPC_FRAME_INVOKE_METHOD_REPLY__SUCCESS, true);
+	pz_begin_nested(&r->reply, PB_IPC_FRAME_INVOKE_METHOD_REPLY__REPLY_PROTO, &r->proto);
+	r->active = true;
+	*out_proto = &r->proto;
+	return 0;
+}
+
+size_t ipc_raw_reply_room(const struct ipc_raw_reply *r)
+{
+	size_t left = (size_t)(r->s.end - r->s.cur);
+
+	return r->active && pz_stream_ok(&r->s) && left > RAW_REPLY_OVERHEAD_BYTES
+		       ? left - RAW_REPLY_OVERHEAD_BYTES
+		       : 0;
+}
+
+void ipc_host_reply_abort(struct ipc_raw_reply *r)
+{
+	r->active = false;
+}
+
+int ipc_host_reply_end(struct ipc_raw_reply *r, bool has_more)
+{
+	struct host_client *c;
+	uint32_t size;
+	uint8_t *hdr;
+	int err;
+
+	if (!r->active)
+		return -EINVAL;
+	r->active = false;
+	pz_end(&r->proto);
+	pz_append_bool(&r->reply, PB_IPC_FRAME_INVOKE_METHOD_REPLY__HAS_MORE, has_more);
+	size = pz_end(&r->frame);
+	if (!pz_stream_ok(&r->s))
+		return -EMSGSIZE;
+	c = client_get(r->host, r->client_id);
+	if (!c || c->is_dead)
+		return -ENOTCONN;
+	hdr = c->conn.out.data + r->frame_off;
+	hdr[0] = (uint8_t)size;
+	hdr[1] = (uint8_t)(size >> 8);
+	hdr[2] = (uint8_t)(size >> 16);
+	hdr[3] = (uint8_t)(size >> 24);
+	c->conn.out.len += IPC_FRAME_HEADER_BYTES + size;
+	err = ipc_conn_flush(&c->conn);
+	if (err < 0) {
+		LOG_D("ipc host: dropping client %llu: send: %d", (unsigned long long)c->id, err);
+		client_kill(c);
+		return err;
+	}
+	client_update_watch(c);
+	return 0;
 }
 
 int ipc_host_reply_error(struct ipc_host *h, const struct ipc_call *call)

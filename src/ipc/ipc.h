@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "ipc/wire_protocol.pb-c.h"
+#include "protozero/protozero.h"
 
 struct evloop;
 
@@ -239,6 +240,49 @@ int ipc_host_expose(struct ipc_host *host, const struct ipc_service_def *def,
  */
 int ipc_host_reply(struct ipc_host *host, const struct ipc_call *call,
 		   const ProtobufCMessage *reply, bool has_more, int fd_to_send);
+
+/*
+ * A reply whose message the caller encodes itself, straight into the
+ * client's send queue with the protozero writer: no intermediate struct, no
+ * extra copy (ReadBuffers moves all trace data this way). Between begin and
+ * end the caller must not call any other function of this host.
+ */
+struct ipc_raw_reply {
+	struct ipc_host *host;    /* private from here on */
+	uint64_t client_id;
+	size_t frame_off;
+	struct pz_stream s;
+	struct pz_msg frame;
+	struct pz_msg reply;
+	struct pz_msg proto;
+	bool active;
+};
+
+/**
+ * ipc_host_reply_begin() - Start a successful reply to @call.
+ * @r: caller storage for the reply in progress.
+ * @out_proto: where to append the fields of the method's reply message.
+ *
+ * Return: 0; -ENOTCONN (client gone); -ENOBUFS (its send queue has no room
+ * for a whole frame: wait for it to drain); -ENOMEM; -EPERM for drop_reply
+ * calls (nothing to send).
+ * Context: loop thread; never blocks.
+ */
+int ipc_host_reply_begin(struct ipc_host *host, const struct ipc_call *call,
+			 struct ipc_raw_reply *r, struct pz_msg **out_proto);
+
+/* Bytes the reply message may still grow by before the frame is full. */
+size_t ipc_raw_reply_room(const struct ipc_raw_reply *r);
+
+/**
+ * ipc_host_reply_end() - Finish and send the reply begun with ipc_host_reply_begin().
+ * Return: as ipc_host_reply(); -EMSGSIZE if the message outgrew the frame
+ * (nothing is sent, the client stays).
+ */
+int ipc_host_reply_end(struct ipc_raw_reply *r, bool has_more);
+
+/** ipc_host_reply_abort() - Drop a reply begun with ipc_host_reply_begin(). */
+void ipc_host_reply_abort(struct ipc_raw_reply *r);
 
 /** ipc_host_reply_error() - A final success=false reply. Return: as ipc_host_reply(). */
 int ipc_host_reply_error(struct ipc_host *host, const struct ipc_call *call);

@@ -42,9 +42,6 @@
 #define SVC_MIN_FILE_WRITE_PERIOD_MS 100u
 #define SVC_START_TIMEOUT_MS 20000u
 /* A ReadBuffers reply carries at most this much packet data. */
-#define SVC_READ_REPLY_BYTES (128u * 1024 - 512 - 1024)
-/* Upper bound of a Slice's framing: tags, lengths and last_slice_for_packet. */
-#define SVC_READ_SLICE_OVERHEAD_BYTES 16u
 /* Reply bytes sent per loop turn, and the queue level at which a read waits. */
 #define SVC_READ_STEP_BYTES (1u << 20)
 #define SVC_READ_MAX_QUEUED_BYTES (2u << 20)

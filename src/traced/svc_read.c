@@ -40,124 +40,86 @@ static const uint32_t k_reserved_fields[] = {
 /* Where packets go: a consumer's ReadBuffers stream or a file. */
 struct sink {
 	struct svc *svc;
-	/* consumer */
+	/* consumer: packets are encoded straight into the reply frames */
 	struct ipc_host *host;
 	const struct ipc_call *call;
-	struct buf arena;           /* slice bytes of the reply being built */
-	size_t *slice_off, *slice_len;
-	bool *slice_last;
-	size_t n_slices, cap_slices;
-	size_t sent_bytes;          /* reply bytes handed to the host so far */
+	struct ipc_raw_reply rr;
+	struct pz_msg *proto;       /* the open ReadBuffersResponse, if any */
+	size_t sent_bytes;          /* packet bytes put into replies so far */
 	size_t budget;              /* stop after this many (0 = no limit) */
 	/* file */
 	int fd;
 	struct buf out;
 	uint64_t *bytes_written;
-	int err;
 };
 
-static int sink_send_reply(struct sink *k, bool has_more)
+/* A Slice needs at most this beyond its data: tags, lengths, the last flag. */
+#define SLICE_FRAMING_BYTES 16u
+/* Below this much room a frame is sent rather than filled with tiny slices. */
+#define MIN_SLICE_ROOM 256u
+
+static int sink_end_reply(struct sink *k, bool has_more)
 {
-	Perfetto__Protos__ReadBuffersResponse resp;
-	Perfetto__Protos__ReadBuffersResponse__Slice *slices = NULL, **ptrs = NULL;
-	size_t i;
+	if (!k->proto)
+		return 0;
+	k->proto = NULL;
+	return ipc_host_reply_end(&k->rr, has_more);
+}
+
+static int sink_open_reply(struct sink *k)
+{
+	if (k->proto)
+		return 0;
+	return ipc_host_reply_begin(k->host, k->call, &k->rr, &k->proto);
+}
+
+/* Writes one packet as ReadBuffersResponse slices, starting new frames as they fill. */
+static int sink_consumer_packet(struct sink *k, const struct tb_slice *slices, size_t n,
+				const uint8_t *suffix, size_t suffix_len, size_t total)
+{
+	struct tb_slice extra = {suffix, suffix_len};
+	size_t piece = 0, piece_off = 0, left = total;
 	int rc;
 
-	perfetto__protos__read_buffers_response__init(&resp);
-	if (k->n_slices) {
-		slices = calloc(k->n_slices, sizeof(*slices));
-		ptrs = calloc(k->n_slices, sizeof(*ptrs));
-		if (!slices || !ptrs) {
-			free(slices);
-			free(ptrs);
-			return -ENOMEM;
-		}
-	}
-	for (i = 0; i < k->n_slices; i++) {
-		perfetto__protos__read_buffers_response__slice__init(&slices[i]);
-		slices[i].has_data = 1;
-		slices[i].data.data = k->arena.data + k->slice_off[i];
-		slices[i].data.len = k->slice_len[i];
-		if (k->slice_last[i]) {
-			slices[i].has_last_slice_for_packet = 1;
-			slices[i].last_slice_for_packet = 1;
-		}
-		ptrs[i] = &slices[i];
-	}
-	resp.n_slices = k->n_slices;
-	resp.slices = ptrs;
-	k->sent_bytes += k->arena.len;
-	rc = ipc_host_reply(k->host, k->call, &resp.base, has_more, -1);
-	free(slices);
-	free(ptrs);
-	buf_reset(&k->arena);
-	k->n_slices = 0;
-	return rc;
-}
+	do {
+		uint8_t hdr[1 + PZ_MAX_VARINT_BYTES];
+		struct pz_msg sl;
+		size_t room, take, h;
 
-static int sink_add_slice(struct sink *k, const uint8_t *data, size_t len, bool last)
-{
-	size_t n = k->n_slices;
-
-	/* Bytes of the same packet that land next to each other share a slice. */
-	if (n && !k->slice_last[n - 1] && k->slice_off[n - 1] + k->slice_len[n - 1] == k->arena.len) {
-		k->slice_len[n - 1] += len;
-		k->slice_last[n - 1] = last;
-		return buf_append(&k->arena, data, len);
-	}
-	if (k->n_slices == k->cap_slices) {
-		size_t cap = k->cap_slices ? 2 * k->cap_slices : 64;
-		size_t *o = realloc(k->slice_off, cap * sizeof(*o));
-		size_t *l;
-		bool *b;
-
-		if (!o)
-			return -ENOMEM;
-		k->slice_off = o;
-		l = realloc(k->slice_len, cap * sizeof(*l));
-		if (!l)
-			return -ENOMEM;
-		k->slice_len = l;
-		b = realloc(k->slice_last, cap * sizeof(*b));
-		if (!b)
-			return -ENOMEM;
-		k->slice_last = b;
-		k->cap_slices = cap;
-	}
-	k->slice_off[k->n_slices] = k->arena.len;
-	k->slice_len[k->n_slices] = len;
-	k->slice_last[k->n_slices] = last;
-	k->n_slices++;
-	return buf_append(&k->arena, data, len);
-}
-
-/* Appends packet bytes @data to the current consumer reply, splitting when full. */
-static int sink_consumer_bytes(struct sink *k, const uint8_t *data, size_t len, bool ends_packet)
-{
-	while (len || ends_packet) {
-		/* Each slice costs a few bytes of framing besides its data. */
-		size_t used = k->arena.len + k->n_slices * SVC_READ_SLICE_OVERHEAD_BYTES;
-		size_t room = SVC_READ_REPLY_BYTES > used + SVC_READ_SLICE_OVERHEAD_BYTES
-				      ? SVC_READ_REPLY_BYTES - used - SVC_READ_SLICE_OVERHEAD_BYTES
-				      : 0;
-		size_t take = len < room ? len : room;
-		bool last = ends_packet && take == len;
-		int rc;
-
-		if (room == 0) {
-			rc = sink_send_reply(k, true);
+		rc = sink_open_reply(k);
+		if (rc < 0)
+			return rc;
+		room = ipc_raw_reply_room(&k->rr);
+		if (room < MIN_SLICE_ROOM + SLICE_FRAMING_BYTES) {
+			rc = sink_end_reply(k, true);
 			if (rc < 0)
 				return rc;
 			continue;
 		}
-		rc = sink_add_slice(k, data, take, last);
-		if (rc < 0)
-			return rc;
-		data += take;
-		len -= take;
-		if (last)
-			break;
-	}
+		take = left < room - SLICE_FRAMING_BYTES ? left : room - SLICE_FRAMING_BYTES;
+		pz_begin_nested(k->proto, PB_READ_BUFFERS_RESPONSE__SLICES, &sl);
+		hdr[0] = (uint8_t)pz_make_tag(PB_READ_BUFFERS_RESPONSE_SLICE__DATA, PZ_WIRE_LEN);
+		h = 1 + pz_varint_encode(take, hdr + 1);
+		pz_append_raw(&sl, hdr, h);
+		left -= take;
+		/* Copy @take bytes from the packet's pieces (buffer slices, then the suffix). */
+		while (take) {
+			const struct tb_slice *p = piece < n ? &slices[piece] : &extra;
+			size_t avail = p->size - piece_off, c = avail < take ? avail : take;
+
+			pz_append_raw(&sl, p->data + piece_off, c);
+			piece_off += c;
+			take -= c;
+			if (piece_off == p->size) {
+				piece++;
+				piece_off = 0;
+			}
+		}
+		if (left == 0)
+			pz_append_bool(&sl, PB_READ_BUFFERS_RESPONSE_SLICE__LAST_SLICE_FOR_PACKET, true);
+		pz_end(&sl);
+	} while (left);
+	k->sent_bytes += total;
 	return 0;
 }
 
@@ -196,12 +158,7 @@ static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
 			rc = sink_file_flush(k);
 		return rc;
 	}
-	for (i = 0; i < n && !rc; i++)
-		rc = sink_consumer_bytes(k, slices[i].data, slices[i].size,
-					 i + 1 == n && suffix_len == 0);
-	if (!rc && suffix_len)
-		rc = sink_consumer_bytes(k, suffix, suffix_len, true);
-	return rc;
+	return sink_consumer_packet(k, slices, n, suffix, suffix_len, total);
 }
 
 /* ------------------------------------------------- service packets ---- */
@@ -538,11 +495,9 @@ static int emit_buffers(struct sink *k, struct svc_session *s, bool is_final)
 
 static void sink_fini(struct sink *k)
 {
-	buf_fini(&k->arena);
+	if (k->proto)
+		ipc_host_reply_abort(&k->rr);
 	buf_fini(&k->out);
-	free(k->slice_off);
-	free(k->slice_len);
-	free(k->slice_last);
 }
 
 static void on_read_retry(void *user);
@@ -589,7 +544,7 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 	if (!rc)
 		rc = emit_buffers(&k, s, final);
 	if (rc == -EAGAIN) {
-		rc = sink_send_reply(&k, true);
+		rc = sink_end_reply(&k, true);
 		if (rc == 0) {
 			s->read_call = c;
 			s->read_pending = true;
@@ -607,8 +562,8 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 	if (rc < 0 && rc != -ENOTCONN)
 		LOG_W("session %llu: reading buffers failed: %s", (unsigned long long)s->id,
 		      strerror(-rc));
-	if (rc != -ENOTCONN)
-		sink_send_reply(&k, false);
+	if (rc != -ENOTCONN && sink_open_reply(&k) == 0)
+		sink_end_reply(&k, false);
 	sink_fini(&k);
 }
 
