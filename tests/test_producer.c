@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -34,6 +35,10 @@ static struct {
 	const char *sock;
 	const char *trigger;
 	uint64_t trigger_after_ms;
+	const char *trigger_when_done; /* activated once every writer finished */
+	uint64_t shm_kb;               /* SMB size hint, 0 = default */
+	uint64_t page_kb;              /* SMB page size hint, 0 = default */
+	uint64_t packet_interval_us;   /* sleep after each packet, 0 = none */
 	unsigned threads;
 	uint64_t packets;
 	uint64_t packet_size;
@@ -74,9 +79,12 @@ static void usage(void)
 		"usage: test_producer --name NAME --ds DATA_SOURCE [--threads N]\n"
 		"  [--packets-per-thread N] [--packet-size BYTES] [--nested-depth D]\n"
 		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
-		"  [--trigger NAME --trigger-after-ms MS] [--sock NAME] [--exit-after-stop]\n"
+		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
+		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB]\n"
+		"  [--packet-interval-us US]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
-		"stops, before the stop is acknowledged.\n");
+		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
+		"each thread (a sleep after every packet).\n");
 	exit(2);
 }
 
@@ -106,8 +114,16 @@ static void parse_args(int argc, char **argv)
 			g_args.sock = argv[++i];
 		else if (!strcmp(a, "--trigger") && v)
 			g_args.trigger = argv[++i];
+		else if (!strcmp(a, "--shm-kb") && v)
+			g_args.shm_kb = parse_num(a, argv[++i], 32 * 1024);
+		else if (!strcmp(a, "--page-kb") && v)
+			g_args.page_kb = parse_num(a, argv[++i], 64);
+		else if (!strcmp(a, "--trigger-when-done") && v)
+			g_args.trigger_when_done = argv[++i];
 		else if (!strcmp(a, "--trigger-after-ms"))
 			g_args.trigger_after_ms = parse_num(a, argv[++i], 24ull * 3600 * 1000);
+		else if (!strcmp(a, "--packet-interval-us"))
+			g_args.packet_interval_us = parse_num(a, argv[++i], 10ull * 1000 * 1000);
 		else if (!strcmp(a, "--threads"))
 			g_args.threads = (unsigned)parse_num(a, argv[++i], MAX_THREADS);
 		else if (!strcmp(a, "--packets-per-thread"))
@@ -133,10 +149,15 @@ static void parse_args(int argc, char **argv)
 
 /* ------------------------------------------------------ writing ---- */
 
-/* The filler byte at @i of packet @seq of thread @t: a test recomputes it. */
-static char filler(unsigned t, uint64_t seq, size_t i)
+/*
+ * Filler byte i of packet @seq of thread @t is 'a' + (t*7 + seq*3 + i) % 26
+ * (trace_check recomputes it). Every packet's filler is a window of one
+ * repeating alphabet, so it is taken from @pattern (fill_len + 26 bytes of
+ * 'a'..'z' repeated) at the packet's offset instead of computed per byte.
+ */
+static const char *filler_window(const char *pattern, unsigned t, uint64_t seq)
 {
-	return (char)('a' + (t * 7 + seq * 3 + i) % 26);
+	return pattern + (t * 7 + seq * 3) % 26;
 }
 
 /*
@@ -145,16 +166,14 @@ static char filler(unsigned t, uint64_t seq, size_t i)
  * single_string = filler}}}; the filler sits in the innermost payload.
  */
 static void write_one(struct trace_writer *tw, unsigned t, uint64_t seq, bool is_last,
-		      char *fill, size_t fill_len)
+		      const char *pattern, size_t fill_len)
 {
+	const char *fill = filler_window(pattern, t, seq);
 	struct pz_msg *pkt = tw_new_packet(tw);
 	struct pz_msg ev, levels[MAX_NESTED_DEPTH + 1];
 	char label[24];
 	unsigned d;
-	size_t i;
 
-	for (i = 0; i < fill_len; i++)
-		fill[i] = filler(t, seq, i);
 	snprintf(label, sizeof(label), "t%u", t);
 	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, clock_boottime_ns());
 	pz_begin_nested(pkt, PB_TRACE_PACKET__FOR_TESTING, &ev);
@@ -182,18 +201,28 @@ static void *worker_main(void *arg)
 	struct trace_writer *tw = NULL;
 	size_t overhead = PACKET_OVERHEAD_BYTES + 8u * g_args.nested_depth;
 	size_t fill_len = g_args.packet_size > overhead ? g_args.packet_size - overhead : 0;
-	char *fill = malloc(fill_len ? fill_len : 1);
+	char *fill = malloc(fill_len + 26);
 	uint64_t seq;
+	size_t i;
 
 	if (!fill) {
 		w->err = -ENOMEM;
 		goto out;
 	}
+	for (i = 0; i < fill_len + 26; i++)
+		fill[i] = (char)('a' + i % 26);
 	w->err = producer_create_writer(app->p, app->target_buffer, &tw);
 	if (w->err < 0)
 		goto out;
-	for (seq = 0; seq < g_args.packets; seq++)
+	for (seq = 0; seq < g_args.packets; seq++) {
 		write_one(tw, w->index, seq, seq + 1 == g_args.packets, fill, fill_len);
+		if (g_args.packet_interval_us) {
+			struct timespec ts = {(time_t)(g_args.packet_interval_us / 1000000),
+					      (long)(g_args.packet_interval_us % 1000000) * 1000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	/* Flushes, then unregisters the writer. */
 	producer_destroy_writer(app->p, tw);
 out:
@@ -261,6 +290,13 @@ static void worker_done_task(void *user)
 	for (k = 0; k < app->n_pending_flushes; k++)
 		producer_flush_ack(app->p, app->pending_flushes[k]);
 	app->n_pending_flushes = 0;
+	if (g_args.trigger_when_done) {
+		const char *names[1] = {g_args.trigger_when_done};
+
+		if (producer_activate_triggers(app->p, names, 1) < 0)
+			fprintf(stderr, "test_producer: cannot send trigger %s\n",
+				g_args.trigger_when_done);
+	}
 	if (app->is_stopping)
 		finish_stop(app);
 }
@@ -396,6 +432,8 @@ int main(int argc, char **argv)
 	cbs.stop_ds = on_stop;
 	cbs.flush = on_flush;
 	opts.full_policy = ARB_FULL_STALL;
+	opts.smb_size_hint_bytes = (uint32_t)(g_args.shm_kb * 1024);
+	opts.page_size_hint_bytes = (uint32_t)(g_args.page_kb * 1024);
 	err = producer_connect(app.loop, g_args.sock, g_args.name, &opts, &cbs, &app, &app.p);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",
