@@ -37,6 +37,7 @@ struct client_call {
 	enum call_kind kind;
 	struct ipc_binding *binding;
 	const ProtobufCMessageDescriptor *out_desc;
+	bool raw;   /* hand over reply bytes only; do not decode them */
 	ipc_reply_cb cb;
 	void *user;
 };
@@ -206,7 +207,9 @@ static void on_invoke_reply(struct ipc_client *c, struct client_call *call,
 	rep.desc = call->out_desc;
 	rep.data = r->reply_proto.data;
 	rep.len = r->reply_proto.len;
-	if (r->success) {
+	if (r->success && call->raw) {
+		rep.success = true;
+	} else if (r->success) {
 		msg = protobuf_c_message_unpack(call->out_desc, NULL, r->reply_proto.len,
 						r->reply_proto.data);
 		rep.success = msg != NULL;
@@ -488,9 +491,9 @@ fail:
 	return err;
 }
 
-int ipc_client_invoke(struct ipc_client *c, struct ipc_binding *b, const char *method,
-		      const ProtobufCMessage *args, int fd_to_send, ipc_reply_cb cb, void *user,
-		      bool drop_reply)
+static int invoke_impl(struct ipc_client *c, struct ipc_binding *b, const char *method,
+		       const ProtobufCMessage *args, int fd_to_send, ipc_reply_cb cb, void *user,
+		       bool drop_reply, bool raw)
 {
 	Perfetto__Protos__IPCFrame f = PERFETTO__PROTOS__IPCFRAME__INIT;
 	Perfetto__Protos__IPCFrame__InvokeMethod im = PERFETTO__PROTOS__IPCFRAME__INVOKE_METHOD__INIT;
@@ -536,6 +539,7 @@ int ipc_client_invoke(struct ipc_client *c, struct ipc_binding *b, const char *m
 		call->kind = CALL_INVOKE;
 		call->binding = b;
 		call->out_desc = md->output;
+		call->raw = raw;
 		call->cb = cb;
 		call->user = user;
 		err = add_call(c, call);
@@ -569,6 +573,19 @@ out:
 	free(call);
 	free(data);
 	return err;
+}
+
+int ipc_client_invoke(struct ipc_client *c, struct ipc_binding *b, const char *method,
+		      const ProtobufCMessage *args, int fd_to_send, ipc_reply_cb cb, void *user,
+		      bool drop_reply)
+{
+	return invoke_impl(c, b, method, args, fd_to_send, cb, user, drop_reply, false);
+}
+
+int ipc_client_invoke_raw(struct ipc_client *c, struct ipc_binding *b, const char *method,
+			  const ProtobufCMessage *args, int fd_to_send, ipc_reply_cb cb, void *user)
+{
+	return invoke_impl(c, b, method, args, fd_to_send, cb, user, false, true);
 }
 
 int ipc_client_take_fd(struct ipc_client *c)

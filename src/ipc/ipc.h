@@ -425,6 +425,15 @@ int ipc_client_invoke(struct ipc_client *client, struct ipc_binding *binding, co
 		      const ProtobufCMessage *args, int fd_to_send, ipc_reply_cb cb, void *user,
 		      bool drop_reply);
 
+/**
+ * ipc_client_invoke_raw() - Like ipc_client_invoke(), but replies are not
+ * decoded: the callback gets only the raw bytes (msg is NULL), for callers
+ * that parse them with the zero-copy reader (ReadBuffers).
+ */
+int ipc_client_invoke_raw(struct ipc_client *client, struct ipc_binding *binding,
+			  const char *method, const ProtobufCMessage *args, int fd_to_send,
+			  ipc_reply_cb cb, void *user);
+
 /** ipc_client_take_fd() - Take an fd received outside a reply. Return: fd or -ENOENT. */
 int ipc_client_take_fd(struct ipc_client *client);
 

@@ -8,6 +8,7 @@
 #include "perfetto_cmd/perfetto_cmd.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -561,6 +562,9 @@ int perfetto_cmd_main(int argc, char **argv)
 	char err[512];
 	int rc;
 
+	/* IPC frames are decoded into ~128 KiB allocations; keep them on the
+	 * heap instead of an mmap/munmap (and page faults) per frame. */
+	mallopt(M_MMAP_THRESHOLD, 8 << 20);
 	log_set_prefix("perfetto");
 	log_init_from_env();
 	memset(&r, 0, sizeof(r));

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "base/compiler.h"
 #include "base/log.h"
@@ -515,6 +516,30 @@ int tb_try_patch(struct trace_buffer *tb, uint32_t producer_id, uint16_t writer_
 
 /* ------------------------------------------------------ create / clone --- */
 
+#define TB_HUGE_PAGE_BYTES (2u << 20)
+
+/*
+ * The arena comes from mmap with transparent huge pages requested: the
+ * buffer is touched once from end to end, and 4 KiB first-touch faults
+ * (and their zeroing) would otherwise cost as much as the copies into it.
+ */
+static uint8_t *arena_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	if (size >= TB_HUGE_PAGE_BYTES)
+		madvise(p, size, MADV_HUGEPAGE);
+	return p;
+}
+
+static void arena_free(uint8_t *mem, size_t size)
+{
+	if (mem)
+		munmap(mem, size);
+}
+
 static int alloc_buffer(uint32_t size, uint32_t n_seqs, struct trace_buffer **out)
 {
 	struct trace_buffer *tb = NULL;
@@ -525,7 +550,8 @@ static int alloc_buffer(uint32_t size, uint32_t n_seqs, struct trace_buffer **ou
 	if (!tb)
 		return -ENOMEM;
 	hmap_init(&tb->seq_map);
-	tb->mem = aligned_alloc(TB_PAGE, size);
+	tb->size = size;
+	tb->mem = arena_alloc(size);
 	tb->seqs = calloc(n_seqs, sizeof(*tb->seqs));
 	tb->slices_cap = 64;
 	tb->slices = calloc(tb->slices_cap, sizeof(*tb->slices));
@@ -575,7 +601,7 @@ void tb_destroy(struct trace_buffer *tb)
 	if (!tb)
 		return;
 	hmap_fini(&tb->seq_map);
-	free(tb->mem);
+	arena_free(tb->mem, tb->size);
 	free(tb->seqs);
 	free(tb->slices);
 	free(tb);

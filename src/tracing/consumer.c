@@ -130,7 +130,11 @@ static int invoke(struct consumer *c, const char *method, const ProtobufCMessage
 		err = -ENOTCONN;
 		goto fail;
 	}
-	err = ipc_client_invoke(c->ipc, c->port, method, msg, fd, k ? on_reply : NULL, k, !k);
+	/* Trace data is parsed in place; no need to decode it into structs first. */
+	if (k && k->kind == CALL_READ)
+		err = ipc_client_invoke_raw(c->ipc, c->port, method, msg, fd, on_reply, k);
+	else
+		err = ipc_client_invoke(c->ipc, c->port, method, msg, fd, k ? on_reply : NULL, k, !k);
 	if (err < 0)
 		goto fail;
 	if (k) {
