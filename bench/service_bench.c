@@ -114,6 +114,7 @@ static void reap(struct child *c, int sig)
 struct result {
 	unsigned threads;
 	double seconds;
+	double record_seconds;   /* until the file starts to grow: producer -> traced */
 	double file_mb;
 	double producer_cpu_per_gb;
 	double traced_cpu_per_gb;
@@ -181,8 +182,23 @@ static int run(const char *dir, unsigned threads, unsigned total_mb, struct resu
 		reap(&traced, SIGKILL);
 		return -1;
 	}
-	reap(&perfetto, 0);
+	/* Poll the file: it starts growing once the buffers are being read. */
+	res->record_seconds = -1;
+	for (;;) {
+		struct timespec ts = {0, 500000};
+		pid_t w = wait4(perfetto.pid, &perfetto.status, WNOHANG, &perfetto.ru);
+
+		if (res->record_seconds < 0 && stat(out_path, &st) == 0 && st.st_size > 0)
+			res->record_seconds = now_s() - t0;
+		if (w == perfetto.pid) {
+			perfetto.pid = 0;
+			break;
+		}
+		nanosleep(&ts, NULL);
+	}
 	res->seconds = now_s() - t0;
+	if (res->record_seconds < 0)
+		res->record_seconds = res->seconds;
 	reap(&producer, SIGTERM);
 	reap(&traced, SIGTERM);
 	if (stat(out_path, &st) < 0)
@@ -227,9 +243,10 @@ int main(int argc, char **argv)
 			failed = 1;
 			continue;
 		}
-		printf("%u writer thread(s): %7.1f MB/s end to end (%.1f MB in %.2f s); CPU s/GB: "
-		       "producer %.2f, traced %.2f\n",
+		printf("%u writer thread(s): %7.1f MB/s end to end (%.1f MB in %.2f s: %.2f s recording, "
+		       "%.2f s reading out); CPU s/GB: producer %.2f, traced %.2f\n",
 		       res.threads, res.file_mb / res.seconds, res.file_mb, res.seconds,
+		       res.record_seconds, res.seconds - res.record_seconds,
 		       res.producer_cpu_per_gb, res.traced_cpu_per_gb);
 		if (threads[i] == 1)
 			printf("  targets: >= 500 MB/s end to end (%s, %.2fx of target); traced < 1 CPU "
