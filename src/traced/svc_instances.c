@@ -102,7 +102,9 @@ static int setup_producer(struct svc *svc, struct svc_session *s, struct svc_pro
 	if (p->setup_sent)
 		return 0;
 	smb_geometry(s, p, &size, &page);
-	if (!p->emulation) {
+	if (p->smb_provided_by_producer) {
+		page = p->page_size;
+	} else if (!p->emulation) {
 		rc = shm_create(size, page, &p->smb);
 		if (rc < 0) {
 			LOG_W("cannot create a %zu-byte SMB for producer %u: %s", size, p->id,
@@ -123,7 +125,9 @@ static int setup_producer(struct svc *svc, struct svc_session *s, struct svc_pro
 	st.shared_buffer_page_size_kb = (uint32_t)(page / 1024);
 	cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_SETUP_TRACING;
 	cmd.setup_tracing = &st;
-	rc = svc_send_async(svc, p, &cmd.base, p->smb ? p->smb->fd : -1);
+	/* The producer already has its own SMB: send no fd then. */
+	rc = svc_send_async(svc, p, &cmd.base,
+			    p->smb && !p->smb_provided_by_producer ? p->smb->fd : -1);
 	if (rc < 0)
 		return rc;
 	p->setup_sent = true;

@@ -104,6 +104,7 @@ struct svc_producer {
 	bool has_async_stream;
 	struct ipc_call async_call;   /* GetAsyncCommand stream */
 	bool setup_sent;              /* SetupTracing sent on this connection */
+	bool smb_provided_by_producer; /* adopted at InitializeConnection */
 	struct svc_data_source *data_sources;
 	size_t n_data_sources;
 	struct hmap writer_buffers;   /* writer_id -> target buffer (RegisterTraceWriter) */

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/log.h"
 #include "ipc/producer_port.pb-c.h"
@@ -53,6 +54,40 @@ static void reply_empty(struct ipc_host *host, const struct ipc_call *call,
 	desc->message_init(m);
 	ipc_host_reply(host, call, m, false, -1);
 	free(m);
+}
+
+/*
+ * SDKs that trace from process start allocate the SMB themselves and send
+ * it with InitializeConnection. Accept it if it is a sane, sealed memfd
+ * with the page size the producer announced; otherwise the producer falls
+ * back to an SMB from us at SetupTracing.
+ */
+static bool adopt_producer_smb(struct svc_producer *p,
+			       const Perfetto__Protos__InitializeConnectionRequest *req,
+			       struct ipc_host *host, uint64_t client_id)
+{
+	int fd = ipc_host_take_fd(host, client_id);
+	size_t page = p->page_size_hint;
+
+	if (fd < 0)
+		return false;
+	if (!(req->has_producer_provided_shmem && req->producer_provided_shmem) || p->emulation ||
+	    page == 0 || page > SVC_MAX_PAGE_BYTES || page % 4096 || (page & (page - 1))) {
+		close(fd);
+		return false;
+	}
+	/* shm_map_fd() owns the fd from here, success or not. */
+	if (shm_map_fd(fd, 0, page, SHM_MAP_REQUIRE_SEALS, &p->smb) < 0)
+		return false;
+	if (smb_init(&p->smb_view, p->smb->base, p->smb->size, page) < 0) {
+		shm_destroy(p->smb);
+		p->smb = NULL;
+		return false;
+	}
+	p->page_size = page;
+	p->smb_provided_by_producer = true;
+	LOG_I("producer %u brought its own %zu-byte SMB", p->id, p->smb->size);
+	return true;
 }
 
 static void on_initialize(struct ipc_host *host, const struct ipc_call *call,
@@ -109,7 +144,7 @@ static void on_initialize(struct ipc_host *host, const struct ipc_call *call,
 
 	perfetto__protos__initialize_connection_response__init(&resp);
 	resp.has_using_shmem_provided_by_producer = 1;
-	resp.using_shmem_provided_by_producer = 0;
+	resp.using_shmem_provided_by_producer = adopt_producer_smb(p, req, host, call->client_id);
 	resp.has_direct_smb_patching_supported = 1;
 	resp.direct_smb_patching_supported = 0;
 	resp.has_use_shmem_emulation = 1;
