@@ -38,6 +38,7 @@ static struct {
 	const char *trigger_when_done; /* activated once every writer finished */
 	uint64_t shm_kb;               /* SMB size hint, 0 = default */
 	uint64_t page_kb;              /* SMB page size hint, 0 = default */
+	bool own_smb;                  /* offer our own SMB at connect */
 	uint64_t packet_interval_us;   /* sleep after each packet, 0 = none */
 	unsigned threads;
 	uint64_t packets;
@@ -80,7 +81,7 @@ static void usage(void)
 		"  [--packets-per-thread N] [--packet-size BYTES] [--nested-depth D]\n"
 		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
 		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
-		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB]\n"
+		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB] [--own-smb]\n"
 		"  [--packet-interval-us US]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
 		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
@@ -118,6 +119,8 @@ static void parse_args(int argc, char **argv)
 			g_args.shm_kb = parse_num(a, argv[++i], 32 * 1024);
 		else if (!strcmp(a, "--page-kb") && v)
 			g_args.page_kb = parse_num(a, argv[++i], 64);
+		else if (!strcmp(a, "--own-smb"))
+			g_args.own_smb = true;
 		else if (!strcmp(a, "--trigger-when-done") && v)
 			g_args.trigger_when_done = argv[++i];
 		else if (!strcmp(a, "--trigger-after-ms"))
@@ -434,6 +437,7 @@ int main(int argc, char **argv)
 	opts.full_policy = ARB_FULL_STALL;
 	opts.smb_size_hint_bytes = (uint32_t)(g_args.shm_kb * 1024);
 	opts.page_size_hint_bytes = (uint32_t)(g_args.page_kb * 1024);
+	opts.provide_smb = g_args.own_smb;
 	err = producer_connect(app.loop, g_args.sock, g_args.name, &opts, &cbs, &app, &app.p);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",

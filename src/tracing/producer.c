@@ -71,6 +71,8 @@ struct producer {
 	size_t n_ds;
 	struct hmap setup_ids; /* instance ids that got SetupDataSource */
 	struct shm *shm;
+	struct shm *own_shm;       /* offered with InitializeConnection, not yet answered */
+	size_t own_page_size;
 	int received_fd; /* the last fd the service sent, not yet used */
 	struct sync_ctx *syncs;
 	uint64_t batch_timer_id;
@@ -463,6 +465,8 @@ static void send_ds(struct producer *p, const struct ds_entry *e)
 		LOG_D("producer: RegisterDataSource %s: %d", e->name, err);
 }
 
+static int start_arbiter(struct producer *p, struct shm *shm, size_t page_size);
+
 static void on_init_reply(const struct ipc_reply *r, void *user)
 {
 	const Perfetto__Protos__InitializeConnectionResponse *resp = (const void *)r->msg;
@@ -478,6 +482,17 @@ static void on_init_reply(const struct ipc_reply *r, void *user)
 	}
 	p->use_emulation = (resp->has_use_shmem_emulation && resp->use_shmem_emulation) ||
 			   !ipc_client_supports_fds(p->ipc);
+	if (p->own_shm) {
+		struct shm *own = p->own_shm;
+
+		p->own_shm = NULL;
+		/* The service took our SMB: writers can start before SetupTracing. */
+		if (resp->has_using_shmem_provided_by_producer &&
+		    resp->using_shmem_provided_by_producer && !p->use_emulation)
+			start_arbiter(p, own, p->own_page_size);
+		else
+			shm_destroy(own);
+	}
 	p->state = PRODUCER_CONNECTED;
 	atomic_store(&p->is_up, true);
 	for (i = 0; i < p->n_ds; i++)
@@ -489,17 +504,43 @@ static void on_init_reply(const struct ipc_reply *r, void *user)
 	}
 }
 
-static int setup_tracing(struct producer *p,
-			 const Perfetto__Protos__GetAsyncCommandResponse__SetupTracing *st, int fd)
+/* Puts an arbiter over @shm (taken over; destroyed on failure). */
+static int start_arbiter(struct producer *p, struct shm *shm, size_t page_size)
 {
 	struct arb_config cfg = {0};
 	struct arbiter *arb = NULL;
+	int err;
+
+	cfg.smb_base = shm->base;
+	cfg.smb_size = shm->size;
+	cfg.page_size = page_size;
+	cfg.layout = p->opts.layout;
+	cfg.is_emulation = p->use_emulation;
+	cfg.batch_commits = true;
+	cfg.commit_cb = on_arb_commit;
+	cfg.schedule_cb = on_arb_schedule;
+	cfg.user = p;
+	err = arb_create(&cfg, &arb);
+	if (err < 0) {
+		shm_destroy(shm);
+		return err;
+	}
+	p->shm = shm;
+	pthread_mutex_lock(&p->q_lock);
+	p->arb = arb;
+	pthread_mutex_unlock(&p->q_lock);
+	return 0;
+}
+
+static int setup_tracing(struct producer *p,
+			 const Perfetto__Protos__GetAsyncCommandResponse__SetupTracing *st, int fd)
+{
 	struct shm *shm = NULL;
 	size_t page_size = SMB_MIN_PAGE_SIZE;
 	int err;
 
 	if (p->shm) {
-		/* One SMB per connection; a repeated setup changes nothing. */
+		/* One SMB per connection (ours, if the service adopted it). */
 		if (fd >= 0)
 			close(fd);
 		return 0;
@@ -523,25 +564,7 @@ static int setup_tracing(struct producer *p,
 	}
 	if (err < 0)
 		return err;
-	cfg.smb_base = shm->base;
-	cfg.smb_size = shm->size;
-	cfg.page_size = page_size;
-	cfg.layout = p->opts.layout;
-	cfg.is_emulation = p->use_emulation;
-	cfg.batch_commits = true;
-	cfg.commit_cb = on_arb_commit;
-	cfg.schedule_cb = on_arb_schedule;
-	cfg.user = p;
-	err = arb_create(&cfg, &arb);
-	if (err < 0) {
-		shm_destroy(shm);
-		return err;
-	}
-	p->shm = shm;
-	pthread_mutex_lock(&p->q_lock);
-	p->arb = arb;
-	pthread_mutex_unlock(&p->q_lock);
-	return 0;
+	return start_arbiter(p, shm, page_size);
 }
 
 /* The default flush: every writer, on this thread. */
@@ -672,8 +695,21 @@ static void on_bind(struct ipc_binding *b, bool success, void *user)
 		req.has_smb_scraping_mode = true;
 		req.smb_scraping_mode = p->opts.smb_scraping_mode;
 	}
-	err = ipc_client_invoke(p->ipc, p->port, "InitializeConnection", &req.base, -1,
-				on_init_reply, p, false);
+	/* Offer our own SMB (as Perfetto's SDK does for startup tracing). */
+	if (p->opts.provide_smb && ipc_client_supports_fds(p->ipc) && !p->shm) {
+		p->own_page_size = p->opts.page_size_hint_bytes ? p->opts.page_size_hint_bytes
+								: SMB_MIN_PAGE_SIZE;
+		if (shm_create(p->opts.smb_size_hint_bytes ? p->opts.smb_size_hint_bytes
+							   : PRODUCER_OWN_SMB_BYTES,
+			       p->own_page_size, &p->own_shm) == 0) {
+			req.has_producer_provided_shmem = true;
+			req.producer_provided_shmem = true;
+			req.has_shared_memory_page_size_hint_bytes = true;
+			req.shared_memory_page_size_hint_bytes = (uint32_t)p->own_page_size;
+		}
+	}
+	err = ipc_client_invoke(p->ipc, p->port, "InitializeConnection", &req.base,
+				p->own_shm ? p->own_shm->fd : -1, on_init_reply, p, false);
 	if (err == 0)
 		err = ipc_client_invoke(p->ipc, p->port, "GetAsyncCommand", &cmd_req.base, -1,
 					on_command, p, false);
@@ -761,6 +797,7 @@ void producer_destroy(struct producer *p)
 	arb_destroy(p->arb);
 	p->arb = NULL;
 	shm_destroy(p->shm);
+	shm_destroy(p->own_shm);
 	p->shm = NULL;
 	if (p->received_fd >= 0)
 		close(p->received_fd);

@@ -86,7 +86,12 @@ struct producer_opts {
 	enum smb_layout layout;
 	/* InitializeConnection.smb_scraping_mode: 0 unspecified, 1 on, 2 off. */
 	int smb_scraping_mode;
+	/* Allocate the SMB here and offer it with InitializeConnection (UNIX
+	 * sockets only); sized by the hints, default PRODUCER_OWN_SMB_BYTES. */
+	bool provide_smb;
 };
+
+#define PRODUCER_OWN_SMB_BYTES (256u * 1024)
 
 /* What RegisterDataSource announces. Strings are copied. */
 struct producer_ds_desc {
