@@ -105,7 +105,7 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.
 # A module with no sources yet is left out.
-MODULES := $(foreach m,perfetto_cmd traced tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,tracebox perfetto_cmd traced probes tracing ipc pbtxt protozero base,\
 	$(if $(wildcard src/$(m)/*.c),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
