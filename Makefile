@@ -110,7 +110,7 @@ MODULES := $(foreach m,tracebox perfetto_cmd traced probes tracing ipc pbtxt pro
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
 define module_rules
-$(1)_SRC := $$(filter-out src/$(1)/main.c,$$(wildcard src/$(1)/*.c))
+$(1)_SRC := $$(filter-out src/$(1)/main%.c,$$(wildcard src/$(1)/*.c))
 $(1)_OBJ := $$(patsubst %.c,$(O)/obj/%.o,$$($(1)_SRC))
 $(O)/lib/lib$(1).a: $$($(1)_OBJ)
 	@mkdir -p $$(@D)
@@ -141,17 +141,20 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
 
-# Programs whose main.c sits in their module: src/<module>/main.c -> $(O)/<name>.
-PROGRAMS := traced:traced perfetto_cmd:perfetto
+# Programs: src/<module>/main*.c -> $(O)/<name> (main files stay out of the
+# module's library). Each entry is <module>/<main file>:<program name>.
+PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
+	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
+	tracebox/main.c:tracebox
 PROGRAM_BINS :=
 define program_rules
 PROGRAM_BINS += $(O)/$(2)
-$(O)/$(2): $(O)/obj/src/$(1)/main.o $(ALL_LIBS)
+$(O)/$(2): $(O)/obj/src/$(1:.c=.o) $(ALL_LIBS)
 	@mkdir -p $$(@D)
 	@echo "  LD       $$@"
 	$$(Q)$$(CC) $$(LDFLAGS_ALL) -o $$@ $$< $$(ALL_LIBS) $$(LDLIBS_ALL)
 endef
-$(foreach p,$(PROGRAMS),$(if $(wildcard src/$(word 1,$(subst :, ,$(p)))/main.c),\
+$(foreach p,$(PROGRAMS),$(if $(wildcard src/$(word 1,$(subst :, ,$(p)))),\
 	$(eval $(call program_rules,$(word 1,$(subst :, ,$(p))),$(word 2,$(subst :, ,$(p)))))))
 
 BINS := $(TOOL_BINS) $(PROGRAM_BINS)

@@ -3,6 +3,7 @@
 #include "base/sock_default.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define RUN_DIR "/run/perfetto/"
@@ -26,4 +27,17 @@ const char *sock_default_consumer(void)
 {
 	return pick("PERFETTO_CONSUMER_SOCK_NAME", RUN_DIR "traced-consumer.sock",
 		    "/tmp/perfetto-consumer");
+}
+
+const char *sock_default_producer_for_client(void)
+{
+	static __thread char first[256];
+	const char *all = sock_default_producer();
+	size_t n = strcspn(all, ",");
+
+	if (all[n] == '\0' || n >= sizeof(first))
+		return all;
+	memcpy(first, all, n);
+	first[n] = '\0';
+	return first;
 }

@@ -10,6 +10,8 @@
 
 /* $PERFETTO_PRODUCER_SOCK_NAME (may be a comma-separated list for traced). */
 const char *sock_default_producer(void);
+/* Where a producer connects: the first entry of that list. */
+const char *sock_default_producer_for_client(void);
 /* $PERFETTO_CONSUMER_SOCK_NAME. */
 const char *sock_default_consumer(void);
 

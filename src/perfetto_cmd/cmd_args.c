@@ -149,7 +149,9 @@ static int check_combination(struct cmd_args *a, bool light, char *err, size_t n
 	if (!a->config_path && !light)
 		return fail(err, n, "either pass a config with -c/--config or use light mode "
 			    "(e.g. perfetto -o trace -t 10s sched); see --help");
-	if (!a->out_path && !a->detach_key)
+	/* A config file may only fire triggers (activate_triggers): then no
+	 * output is needed; perfetto_cmd checks once it has read the config. */
+	if (!a->out_path && !a->detach_key && !a->config_path)
 		return fail(err, n, "--out is required (use '-o -' for stdout)");
 	if (a->background && a->out_path && strcmp(a->out_path, "-") == 0)
 		return fail(err, n, "--background cannot write the trace to stdout");

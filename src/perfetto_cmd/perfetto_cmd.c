@@ -587,6 +587,26 @@ int perfetto_cmd_main(int argc, char **argv)
 	}
 	if (g_args.mode == CMD_MODE_TRACE && build_config(&r) < 0)
 		return 1;
+	if (g_args.mode == CMD_MODE_TRACE) {
+		/* A config with activate_triggers fires them and starts no session. */
+		Perfetto__Protos__TraceConfig *cfg =
+			perfetto__protos__trace_config__unpack(NULL, r.config.len, r.config.data);
+
+		if (cfg && cfg->n_activate_triggers) {
+			rc = cmd_send_triggers((const char *const *)cfg->activate_triggers,
+					       cfg->n_activate_triggers);
+			perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+			buf_fini(&r.config);
+			return rc;
+		}
+		if (cfg)
+			perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+		if (!g_args.out_path && !g_args.detach_key) {
+			fprintf(stderr, "perfetto: --out is required (use '-o -' for stdout)\n");
+			buf_fini(&r.config);
+			return 1;
+		}
+	}
 	if ((g_args.mode == CMD_MODE_TRACE || g_args.mode == CMD_MODE_ATTACH ||
 	     g_args.mode == CMD_MODE_CLONE) && open_output(&r) < 0)
 		return 1;

@@ -735,7 +735,7 @@ int producer_connect(struct evloop *loop, const char *sock_name, const char *pro
 	    strnlen(producer_name, PRODUCER_MAX_NAME_BYTES + 1) > PRODUCER_MAX_NAME_BYTES)
 		return -EINVAL;
 	if (!sock_name)
-		sock_name = sock_default_producer();
+		sock_name = sock_default_producer_for_client();
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;

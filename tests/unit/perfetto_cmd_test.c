@@ -218,7 +218,9 @@ TEST(args_conflicts_and_errors)
 
 	ASSERT_EQ(parse(&a, err, "-c", "cfg", "-o", "t", "-t", "5s", NULL), -EINVAL);
 	ASSERT_TRUE(strstr(err, "cannot specify both") != NULL);
-	ASSERT_EQ(parse(&a, err, "-c", "cfg", NULL), -EINVAL);
+	/* -c without -o is allowed: the config may only fire triggers. */
+	ASSERT_EQ(parse(&a, err, "-c", "cfg", NULL), 0);
+	ASSERT_EQ(parse(&a, err, "-t", "1s", "sched", NULL), -EINVAL);
 	ASSERT_TRUE(strstr(err, "--out") != NULL);
 	ASSERT_EQ(parse(&a, err, "-o", "t", NULL), -EINVAL);
 	ASSERT_EQ(parse(&a, err, "--bogus", NULL), -EINVAL);
