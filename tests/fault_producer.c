@@ -100,7 +100,8 @@ static void parse_args(int argc, char **argv)
 {
 	int i;
 
-	for (i = 1; i < argc; i++) {
+	/* Every option takes a value: step over both. */
+	for (i = 1; i < argc; i += 2) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
 		if (!v)
@@ -115,12 +116,11 @@ static void parse_args(int argc, char **argv)
 			g_args.sock = v;
 		else
 			usage();
-		i++;
 	}
 	if (!g_args.mode)
 		usage();
 	if (!g_args.sock)
-		g_args.sock = sock_default_producer();
+		g_args.sock = sock_default_producer_for_client();
 }
 
 /* ------------------------------------------------------- raw faults ---- */

@@ -466,10 +466,10 @@ int tracefs_state_load(const char *path, struct tracefs_state *out)
 			out->tracing_on = line[11] == '1';
 		else if (!strncmp(line, "buffer_size_kb=", 15))
 			out->buffer_size_kb = (uint32_t)strtoul(line + 15, NULL, 10);
-		else if (!strncmp(line, "clock=", 6))
-			snprintf(out->clock, sizeof(out->clock), "%s", line + 6);
-		else if (!strncmp(line, "tracer=", 7))
-			snprintf(out->current_tracer, sizeof(out->current_tracer), "%s", line + 7);
+		else if (!strncmp(line, "clock=", 6) && len - 6 < sizeof(out->clock))
+			memcpy(out->clock, line + 6, len - 6 + 1);
+		else if (!strncmp(line, "tracer=", 7) && len - 7 < sizeof(out->current_tracer))
+			memcpy(out->current_tracer, line + 7, len - 7 + 1);
 		else if (!strncmp(line, "event=", 6) && n_events++ < TRACEFS_MAX_SAVED_EVENTS &&
 			 strspn(line + 6, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_:") ==
 				 len - 6) {

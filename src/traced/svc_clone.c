@@ -59,6 +59,7 @@ int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host 
 		s->fired_triggers[i] = strdup(src->fired_triggers[i]);
 		s->fired_trigger_producers[i] = strdup(src->fired_trigger_producers[i]);
 		s->fired_trigger_uids[i] = src->fired_trigger_uids[i];
+		s->fired_trigger_ts[i] = src->fired_trigger_ts[i];
 		if (!s->fired_triggers[i] || !s->fired_trigger_producers[i]) {
 			free(s->fired_triggers[i]);
 			free(s->fired_trigger_producers[i]);

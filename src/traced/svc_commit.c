@@ -42,7 +42,7 @@ static uint16_t load_u16(const uint8_t *b)
 	return (uint16_t)(b[0] | b[1] << 8);
 }
 
-static void copy_chunk(struct svc *svc, struct svc_producer *p, struct trace_buffer *tb,
+static void copy_chunk(struct svc_producer *p, struct trace_buffer *tb,
 		       const uint8_t *chunk, size_t size, bool complete)
 {
 	struct tb_client client = {p->id, (uint32_t)p->uid, (int32_t)p->pid, p->machine_id};
@@ -50,14 +50,14 @@ static void copy_chunk(struct svc *svc, struct svc_producer *p, struct trace_buf
 	uint16_t writer_id, packets;
 
 	if (size < sizeof(struct smb_chunk_header)) {
-		svc->abi_violations++;
+		tb_note_abi_violation(tb);
 		return;
 	}
 	chunk_id = load_u32(chunk);
 	writer_id = load_u16(chunk + 4);
 	packets = load_u16(chunk + 6);
 	if (writer_id == 0) {
-		svc->abi_violations++;
+		tb_note_abi_violation(tb);
 		return;
 	}
 	/* ABI violations and DISCARD drops are counted by the buffer itself. */
@@ -67,25 +67,26 @@ static void copy_chunk(struct svc *svc, struct svc_producer *p, struct trace_buf
 }
 
 /* A chunk the producer marked complete in its SMB: copy it out, then free it. */
-static void move_from_smb(struct svc *svc, struct svc_producer *p, struct trace_buffer *tb,
+static void move_from_smb(struct svc_producer *p, struct trace_buffer *tb,
 			  uint32_t page, uint32_t idx)
 {
 	struct smb_chunk c;
 	int rc;
 
 	if (!p->smb) {
-		svc->abi_violations++;
+		tb_note_abi_violation(tb);
 		return;
 	}
 	rc = smb_chunk_resolve(&p->smb_view, page, idx, &c);
 	if (rc == 0)
 		rc = smb_chunk_try_acquire_read(&p->smb_view, page, idx, &c);
 	if (rc < 0) {
-		svc->abi_violations++;
+		/* Counted where the trace will show it: the target buffer's stats. */
+		tb_note_abi_violation(tb);
 		return;
 	}
 	if (tb)
-		copy_chunk(svc, p, tb, c.begin, c.size, true);
+		copy_chunk(p, tb, c.begin, c.size, true);
 	smb_chunk_release_free(&p->smb_view, &c);
 }
 
@@ -126,7 +127,7 @@ void svc_commit_data(struct svc *svc, struct svc_producer *p,
 			bool complete = !(m->has_chunk_incomplete && m->chunk_incomplete);
 
 			if (tb)
-				copy_chunk(svc, p, tb, m->data.data, m->data.len, complete);
+				copy_chunk(p, tb, m->data.data, m->data.len, complete);
 			else
 				svc->chunks_discarded++;
 			continue;
@@ -134,7 +135,7 @@ void svc_commit_data(struct svc *svc, struct svc_producer *p,
 		/* Free the chunk even when its target is gone, or the producer stalls. */
 		if (!tb)
 			svc->chunks_discarded++;
-		move_from_smb(svc, p, tb, m->page, m->chunk);
+		move_from_smb(p, tb, m->page, m->chunk);
 	}
 	for (i = 0; i < req->n_chunks_to_patch; i++)
 		apply_patches(svc, p, req->chunks_to_patch[i]);

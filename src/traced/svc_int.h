@@ -191,6 +191,7 @@ struct svc_session {
 	char *fired_triggers[SVC_MAX_TRIGGERS_PER_SESSION];
 	char *fired_trigger_producers[SVC_MAX_TRIGGERS_PER_SESSION];
 	uint32_t fired_trigger_uids[SVC_MAX_TRIGGERS_PER_SESSION];
+	uint64_t fired_trigger_ts[SVC_MAX_TRIGGERS_PER_SESSION]; /* BOOTTIME ns */
 	size_t n_fired_triggers;
 	size_t n_fired_triggers_emitted;
 
@@ -198,6 +199,7 @@ struct svc_session {
 	int file_fd;
 	uint64_t bytes_written_into_file;
 	uint64_t max_file_size_bytes;
+	bool file_full;                /* max_file_size_bytes reached */
 
 	/* Packets the service wants emitted on the next read (snapshots). */
 	struct buf pending_service_packets; /* already framed as Trace.packet */
@@ -246,7 +248,6 @@ struct svc {
 	uint64_t data_sources_seen;
 	uint64_t chunks_discarded;
 	uint64_t patches_discarded;
-	uint64_t abi_violations;
 
 	/* Scratch for validating packets that span several slices. */
 	struct buf scratch;

@@ -51,6 +51,7 @@ struct sink {
 	int fd;
 	struct buf out;
 	uint64_t *bytes_written;
+	uint64_t max_bytes;         /* max_file_size_bytes; 0 = no limit */
 };
 
 /* A Slice needs at most this beyond its data: tags, lengths, the last flag. */
@@ -149,6 +150,9 @@ static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
 	if (k->fd >= 0) {
 		hdr[0] = (uint8_t)pz_make_tag(PB_TRACE__PACKET, PZ_WIRE_LEN);
 		h = 1 + pz_varint_encode(total, hdr + 1);
+		/* The file never grows past max_file_size_bytes: stop before. */
+		if (k->max_bytes && *k->bytes_written + k->out.len + h + total > k->max_bytes)
+			return -EFBIG;
 		rc = buf_append(&k->out, hdr, h);
 		for (i = 0; i < n && !rc; i++)
 			rc = buf_append(&k->out, slices[i].data, slices[i].size);
@@ -246,6 +250,7 @@ static void fill_trigger(struct pz_msg *pkt, uint32_t uid, const void *arg)
 	const struct trigger_arg *t = arg;
 	struct pz_msg trig;
 
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, t->s->fired_trigger_ts[t->idx]);
 	svc_stamp_trusted(pkt, uid);
 	pz_begin_nested(pkt, PB_TRACE_PACKET__TRIGGER, &trig);
 	pz_append_string(&trig, PB_TRIGGER__TRIGGER_NAME, t->s->fired_triggers[t->idx]);
@@ -569,8 +574,9 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 
 int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final)
 {
-	struct sink k = {.svc = svc, .fd = s->file_fd, .bytes_written = &s->bytes_written_into_file};
-	int rc;
+	struct sink k = {.svc = svc, .fd = s->file_fd, .bytes_written = &s->bytes_written_into_file,
+			 .max_bytes = s->max_file_size_bytes};
+	int rc, werr;
 
 	rc = emit_service_packets(&k, s);
 	if (!rc)
@@ -580,11 +586,15 @@ int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final)
 
 		rc = emit_service_packet(&k, (uint32_t)getuid(), fill_stats, &a);
 	}
+	/* Whatever fitted is written, also when the size limit stopped us. */
+	werr = sink_file_flush(&k);
 	if (!rc)
-		rc = sink_file_flush(&k);
+		rc = werr;
+	if (rc == -EFBIG)
+		s->file_full = true;
 	if (!rc && is_final)
 		fdatasync(s->file_fd);
-	if (rc < 0)
+	if (rc < 0 && rc != -EFBIG)
 		LOG_W("session %llu: writing the trace file failed: %s", (unsigned long long)s->id,
 		      strerror(-rc));
 	sink_fini(&k);

@@ -212,8 +212,7 @@ static void on_file_write(void *user)
 
 	if (!s || s->file_fd < 0 || s->state != SESSION_STARTED)
 		return;
-	if (svc_read_to_file(svc, s, false) < 0 ||
-	    (s->max_file_size_bytes && s->bytes_written_into_file >= s->max_file_size_bytes)) {
+	if (svc_read_to_file(svc, s, false) < 0 || s->file_full) {
 		LOG_I("session %llu: output file reached %llu bytes, stopping",
 		      (unsigned long long)s->id, (unsigned long long)s->bytes_written_into_file);
 		svc_session_disable(svc, s);
@@ -618,6 +617,7 @@ static void record_trigger(struct svc_session *s, const char *name, const struct
 	s->fired_triggers[k] = strdup(name);
 	s->fired_trigger_producers[k] = strdup(p->name);
 	s->fired_trigger_uids[k] = (uint32_t)p->uid;
+	s->fired_trigger_ts[k] = clock_boottime_ns();
 	if (s->fired_triggers[k] && s->fired_trigger_producers[k]) {
 		s->n_fired_triggers++;
 	} else {

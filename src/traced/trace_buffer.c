@@ -679,3 +679,9 @@ void tb_write_stats(const struct trace_buffer *tb, struct pz_msg *m)
 	pz_append_varint(m, PB_TRACE_STATS_BUFFER_STATS__TRACE_WRITER_PACKET_LOSS,
 			 st->trace_writer_packet_loss);
 }
+
+void tb_note_abi_violation(struct trace_buffer *tb)
+{
+	if (tb)
+		tb->stats.abi_violations++;
+}

@@ -219,6 +219,12 @@ int tb_read_next_packet(struct trace_buffer *tb, struct tb_packet *out_packet);
  */
 int tb_clone(const struct trace_buffer *tb, struct trace_buffer **out_copy);
 
+/**
+ * tb_note_abi_violation() - Count a chunk meant for @tb that the service
+ * rejected before it got here (bad SMB page or chunk index, writer id 0).
+ */
+void tb_note_abi_violation(struct trace_buffer *tb);
+
 /** tb_stats() - Copy @tb's counters into @out_stats. */
 void tb_stats(const struct trace_buffer *tb, struct tb_stats *out_stats);
 

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ftrace_bundle.c - one FtraceEventBundle from a batch of pages of one CPU.
+ * Called by the per-CPU reader every drain period with up to a few hundred
+ * pages; the loop per record is decode -> compact or translate, with
+ * nothing allocated and per-record problems counted, never logged.
+ */
+#include "probes/ftrace_bundle.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "base/compiler.h"
+#include "pb_fields.h"
+
+void ftrace_bundler_init(struct ftrace_bundler *b, const struct ftrace_page_layout *layout,
+			 const struct ftrace_event_table *table,
+			 const struct ftrace_compact_format *compact_fmt,
+			 struct ftrace_compact_sched *compact, uint32_t cpu)
+{
+	memset(b, 0, sizeof(*b));
+	b->layout = layout;
+	b->table = table;
+	b->compact_fmt = compact && compact_fmt ? compact_fmt : NULL;
+	b->compact = compact && compact_fmt ? compact : NULL;
+	b->cpu = cpu;
+	/* The smallest data record is a 4-byte header plus 4 bytes. */
+	b->max_records_per_page = layout->data_size / 8 + 1;
+}
+
+static void write_error(struct pz_msg *bundle, uint64_t ts, enum ftrace_page_status status)
+{
+	struct pz_msg e;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__ERROR, &e);
+	if (ts)
+		pz_append_varint(&e, PB_FTRACE_EVENT_BUNDLE_FTRACE_ERROR__TIMESTAMP, ts);
+	pz_append_varint(&e, PB_FTRACE_EVENT_BUNDLE_FTRACE_ERROR__STATUS, (uint64_t)status);
+	pz_end(&e);
+}
+
+/* Decodes one page into @bundle. */
+static void write_page(struct ftrace_bundler *b, struct ftrace_page_iter *it,
+		       struct pz_msg *bundle)
+{
+	struct ftrace_raw_event ev;
+	int r;
+
+	while ((r = ftrace_page_next(it, &ev)) > 0) {
+		if (b->compact) {
+			r = ftrace_compact_add(b->compact, b->compact_fmt, &ev);
+			if (PFC_LIKELY(r > 0)) {
+				b->stats.n_compact++;
+				b->last_event_ts = ev.ts;
+				continue;
+			}
+			if (r == -EBADMSG) {
+				b->stats.n_bad_events++;
+				continue;
+			}
+			/* Not a sched record, or no room: write it in full. */
+		}
+		r = ftrace_translate_event(b->table, &ev, bundle);
+		if (PFC_LIKELY(r >= 0)) {
+			b->stats.n_events++;
+			b->last_event_ts = ev.ts;
+			if (PFC_UNLIKELY(r == FTRACE_XLAT_PARTIAL))
+				b->stats.n_partial_events++;
+		} else if (r == -ENOENT) {
+			b->stats.n_skipped++;
+		} else {
+			b->stats.n_bad_events++;
+		}
+	}
+	if (r < 0) {
+		b->stats.n_bad_pages++;
+		write_error(bundle, it->ts, it->status);
+	}
+}
+
+size_t ftrace_bundler_write(struct ftrace_bundler *b, const uint8_t *pages, size_t n_pages,
+			    size_t page_size, struct pz_msg *bundle)
+{
+	struct ftrace_page_header hdr;
+	struct ftrace_page_iter it;
+	size_t i;
+
+	if (n_pages == 0)
+		return 0;
+	pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__CPU, b->cpu);
+	for (i = 0; i < n_pages; i++) {
+		const uint8_t *page = pages + i * page_size;
+		int r = ftrace_page_begin(b->layout, page, page_size, &it, &hdr);
+
+		if (r == 0 && hdr.has_lost_events) {
+			if (i > 0)
+				break; /* lost_events describes a whole bundle */
+			pz_append_bool(bundle, PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS, true);
+			b->stats.n_lost_pages++;
+			if (hdr.has_lost_count)
+				b->stats.lost_events += hdr.lost_count;
+		}
+		if (i == 0)
+			pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP,
+					 b->last_event_ts);
+		if (b->compact && i > 0 && !ftrace_compact_has_room(b->compact, b->max_records_per_page))
+			break;
+		b->stats.n_pages++;
+		if (r < 0) {
+			b->stats.n_bad_pages++;
+			write_error(bundle, 0, it.status);
+			continue;
+		}
+		write_page(b, &it, bundle);
+	}
+	if (b->compact)
+		ftrace_compact_write(b->compact, bundle);
+	return i;
+}
