@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * probes_producer.c - traced_probes' producer (see probes.h): data source
+ * instances per session, each with its own trace writer on the loop
+ * thread; ftrace drains on a timer and on flush; process_stats takes the
+ * pids ftrace saw; sys_stats polls on its period. A lost connection stops
+ * everything (putting ftrace back) and reconnects with backoff.
+ */
+#include "probes/probes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/evloop.h"
+#include "base/log.h"
+#include "base/subproc.h"
+#include "probes/ftrace_source.h"
+#include "probes/proc_stats.h"
+#include "probes/sys_stats.h"
+#include "probes/system_info.h"
+#include "tracing/producer.h"
+
+enum ds_kind { DS_FTRACE, DS_PROCESS_STATS, DS_SYS_STATS, DS_SYSTEM_INFO };
+
+static const struct {
+	const char *name;
+	enum ds_kind kind;
+	bool clears_incremental_state;
+} k_sources[] = {
+	{"linux.ftrace", DS_FTRACE, false},
+	{"linux.process_stats", DS_PROCESS_STATS, true},
+	{"linux.sys_stats", DS_SYS_STATS, false},
+	{"linux.system_info", DS_SYSTEM_INFO, false},
+};
+
+struct ds_inst {
+	struct ds_inst *next;
+	struct probes *pr;
+	uint64_t id;
+	enum ds_kind kind;
+	struct trace_writer *tw;
+	struct ftrace_instance *ftrace;
+	struct ps_state ps;
+	bool has_ps;
+	struct ss_state ss;
+	bool has_ss;
+	uint64_t timer;
+};
+
+struct probes {
+	struct evloop *loop;
+	struct producer *p;
+	struct ftrace_ctl *ftrace;
+	struct ds_inst *instances;
+	uint32_t backoff_ms;
+	uint64_t reconnect_timer;
+	bool notified_ready;
+};
+
+static struct ds_inst *find(struct probes *pr, uint64_t id)
+{
+	struct ds_inst *d;
+
+	for (d = pr->instances; d; d = d->next) {
+		if (d->id == id)
+			return d;
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------ process stats ---- */
+
+/* Pids ftrace saw: every process_stats instance names the new ones. */
+static void on_pids(const int32_t *pids, size_t n, void *user)
+{
+	struct probes *pr = user;
+	struct ds_inst *d;
+
+	for (d = pr->instances; d; d = d->next) {
+		struct pz_msg *pkt;
+
+		if (d->kind != DS_PROCESS_STATS || !d->has_ps || !ps_count_unseen(&d->ps, pids, n))
+			continue;
+		pkt = tw_new_packet(d->tw);
+		ps_lookup_pids(&d->ps, pids, n, pkt);
+		tw_finish_packet(d->tw);
+	}
+}
+
+static void on_ps_poll(void *user)
+{
+	struct ds_inst *d = user;
+	struct pz_msg *pkt = tw_new_packet(d->tw);
+
+	ps_poll_stats(&d->ps, pkt);
+	tw_finish_packet(d->tw);
+	/* Processes the poll met for the first time get named too. */
+	pkt = tw_new_packet(d->tw);
+	ps_write_pending(&d->ps, pkt);
+	tw_finish_packet(d->tw);
+}
+
+static void on_ss_poll(void *user)
+{
+	struct ds_inst *d = user;
+	struct pz_msg *pkt = tw_new_packet(d->tw);
+
+	ss_poll(&d->ss, pkt);
+	tw_finish_packet(d->tw);
+}
+
+/* ------------------------------------------------------------ start ---- */
+
+static int start_kind(struct probes *pr, struct ds_inst *d,
+		      const Perfetto__Protos__DataSourceConfig *cfg)
+{
+	Perfetto__Protos__FtraceConfig empty_ftrace;
+	struct pz_msg *pkt;
+	struct ps_config psc;
+	int rc;
+
+	switch (d->kind) {
+	case DS_FTRACE:
+		perfetto__protos__ftrace_config__init(&empty_ftrace);
+		return ftrace_instance_start(pr->ftrace, d->id,
+					     cfg->ftrace_config ? cfg->ftrace_config : &empty_ftrace,
+					     d->tw, &d->ftrace);
+	case DS_PROCESS_STATS:
+		ps_config_from_proto(cfg->process_stats_config, &psc);
+		rc = ps_init(&d->ps, "/", &psc);
+		if (rc < 0)
+			return rc;
+		d->has_ps = true;
+		if (psc.scan_all_processes_on_start) {
+			pkt = tw_new_packet(d->tw);
+			ps_scan_all(&d->ps, pkt);
+			tw_finish_packet(d->tw);
+		}
+		if (psc.poll_ms)
+			evloop_add_timer(pr->loop, psc.poll_ms, psc.poll_ms, on_ps_poll, d, &d->timer);
+		return 0;
+	case DS_SYS_STATS:
+		rc = ss_init(&d->ss, "/", cfg->sys_stats_config);
+		if (rc < 0)
+			return rc;
+		d->has_ss = true;
+		if (ss_tick_period_ms(&d->ss))
+			evloop_add_timer(pr->loop, ss_tick_period_ms(&d->ss), ss_tick_period_ms(&d->ss),
+					 on_ss_poll, d, &d->timer);
+		return 0;
+	case DS_SYSTEM_INFO:
+		pkt = tw_new_packet(d->tw);
+		rc = si_write_cpu_info("/", pkt);
+		tw_finish_packet(d->tw);
+		return rc < 0 ? rc : 0;
+	}
+	return -EINVAL;
+}
+
+static void destroy_inst(struct probes *pr, struct ds_inst *d)
+{
+	struct ds_inst **pp;
+
+	for (pp = &pr->instances; *pp; pp = &(*pp)->next) {
+		if (*pp == d) {
+			*pp = d->next;
+			break;
+		}
+	}
+	if (d->timer)
+		evloop_del(pr->loop, d->timer);
+	if (d->ftrace)
+		ftrace_instance_stop(pr->ftrace, d->ftrace);
+	if (d->has_ps)
+		ps_fini(&d->ps);
+	if (d->has_ss)
+		ss_fini(&d->ss);
+	if (d->tw && pr->p)
+		producer_destroy_writer(pr->p, d->tw);
+	free(d);
+}
+
+static void on_start(struct producer *p, uint64_t id, const Perfetto__Protos__DataSourceConfig *cfg,
+		     void *user)
+{
+	struct probes *pr = user;
+	struct ds_inst *d;
+	size_t i;
+	int rc;
+
+	if (find(pr, id) || !cfg->name)
+		return;
+	for (i = 0; i < PFC_ARRAY_SIZE(k_sources); i++) {
+		if (strcmp(cfg->name, k_sources[i].name) == 0)
+			break;
+	}
+	if (i == PFC_ARRAY_SIZE(k_sources) || !(d = calloc(1, sizeof(*d))))
+		return;
+	d->pr = pr;
+	d->id = id;
+	d->kind = k_sources[i].kind;
+	rc = producer_create_writer(p, (uint16_t)cfg->target_buffer, &d->tw);
+	if (rc == 0) {
+		d->next = pr->instances;
+		pr->instances = d;
+		rc = start_kind(pr, d, cfg);
+	} else {
+		free(d);
+		d = NULL;
+	}
+	if (rc < 0) {
+		LOG_W("cannot start %s (instance %llu): %s", cfg->name, (unsigned long long)id,
+		      strerror(-rc));
+		if (d)
+			destroy_inst(pr, d);
+	}
+	/* Started, or failed: either way the service must not wait for us. */
+	producer_notify_started(p, id);
+}
+
+static void on_stop(struct producer *p, uint64_t id, void *user)
+{
+	struct probes *pr = user;
+	struct ds_inst *d = find(pr, id);
+
+	if (d)
+		destroy_inst(pr, d);
+	producer_notify_stopped(p, id);
+}
+
+static void on_flush(struct producer *p, const uint64_t *ids, size_t n, uint64_t request_id,
+		     uint64_t flags, void *user)
+{
+	struct probes *pr = user;
+	size_t i;
+
+	(void)flags;
+	/* Everything the kernel holds goes out before the ack. */
+	ftrace_ctl_drain(pr->ftrace);
+	for (i = 0; i < n; i++) {
+		struct ds_inst *d = find(pr, ids[i]);
+
+		if (d && d->tw)
+			tw_flush(d->tw);
+	}
+	producer_flush_ack(p, request_id);
+}
+
+static void on_clear_incremental(struct producer *p, const uint64_t *ids, size_t n, void *user)
+{
+	struct probes *pr = user;
+	size_t i;
+
+	(void)p;
+	for (i = 0; i < n; i++) {
+		struct ds_inst *d = find(pr, ids[i]);
+
+		if (d && d->has_ps)
+			ps_clear_incremental_state(&d->ps);
+	}
+}
+
+/* ------------------------------------------------------- connection ---- */
+
+static void connect_now(struct probes *pr);
+
+static void on_reconnect_timer(void *user)
+{
+	struct probes *pr = user;
+
+	pr->reconnect_timer = 0;
+	connect_now(pr);
+}
+
+static void schedule_reconnect(struct probes *pr)
+{
+	if (pr->reconnect_timer)
+		return;
+	evloop_add_timer(pr->loop, pr->backoff_ms, 0, on_reconnect_timer, pr, &pr->reconnect_timer);
+	pr->backoff_ms = pr->backoff_ms * 2 > PROBES_RECONNECT_MAX_MS ? PROBES_RECONNECT_MAX_MS
+								     : pr->backoff_ms * 2;
+}
+
+static void on_synced(struct producer *p, bool success, void *user)
+{
+	struct probes *pr = user;
+
+	(void)p;
+	if (success && !pr->notified_ready) {
+		pr->notified_ready = true;
+		notify_ready_from_env("TRACED_PROBES_NOTIFY_FD");
+	}
+}
+
+static void on_connected(struct producer *p, void *user)
+{
+	struct probes *pr = user;
+
+	pr->backoff_ms = PROBES_RECONNECT_MIN_MS;
+	LOG_I("connected to the tracing service");
+	/* Ready once the registrations have reached the service. */
+	producer_sync(p, on_synced, pr);
+}
+
+static void stop_all(struct probes *pr)
+{
+	while (pr->instances)
+		destroy_inst(pr, pr->instances);
+}
+
+static void on_disconnected(struct producer *p, int err, void *user)
+{
+	struct probes *pr = user;
+
+	(void)p;
+	LOG_W("disconnected from the tracing service (%s); reconnecting",
+	      err ? strerror(-err) : "closed");
+	stop_all(pr);
+	/* Destroying from inside its own callback is allowed. */
+	producer_destroy(pr->p);
+	pr->p = NULL;
+	schedule_reconnect(pr);
+}
+
+static void connect_now(struct probes *pr)
+{
+	struct producer_callbacks cbs = {
+		.on_connected = on_connected,
+		.on_disconnected = on_disconnected,
+		.start_ds = on_start,
+		.stop_ds = on_stop,
+		.flush = on_flush,
+		.clear_incremental_state = on_clear_incremental,
+	};
+	struct producer_opts opts;
+	size_t i;
+	int rc;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.smb_size_hint_bytes = PROBES_SMB_BYTES;
+	opts.page_size_hint_bytes = PROBES_SMB_PAGE_BYTES;
+	/* Writers live on the loop thread: never stall it waiting for chunks. */
+	opts.full_policy = ARB_FULL_DROP;
+	opts.smb_scraping_mode = 2;
+	rc = producer_connect(pr->loop, NULL, PROBES_PRODUCER_NAME, &opts, &cbs, pr, &pr->p);
+	if (rc < 0) {
+		LOG_D("cannot connect to the tracing service: %s", strerror(-rc));
+		pr->p = NULL;
+		schedule_reconnect(pr);
+		return;
+	}
+	for (i = 0; i < PFC_ARRAY_SIZE(k_sources); i++) {
+		struct producer_ds_desc desc = {
+			.name = k_sources[i].name,
+			.will_notify_on_start = true,
+			.will_notify_on_stop = true,
+			.handles_incremental_state_clear = k_sources[i].clears_incremental_state,
+		};
+
+		producer_register_ds(pr->p, &desc);
+	}
+}
+
+int probes_create(struct evloop *loop, struct probes **out)
+{
+	struct probes *pr = calloc(1, sizeof(*pr));
+	int rc;
+
+	if (!pr)
+		return -ENOMEM;
+	pr->loop = loop;
+	pr->backoff_ms = PROBES_RECONNECT_MIN_MS;
+	rc = ftrace_ctl_create(loop, &pr->ftrace);
+	if (rc < 0) {
+		free(pr);
+		return rc;
+	}
+	ftrace_ctl_set_pids_cb(pr->ftrace, on_pids, pr);
+	connect_now(pr);
+	*out = pr;
+	return 0;
+}
+
+void probes_destroy(struct probes *pr)
+{
+	if (!pr)
+		return;
+	stop_all(pr);
+	if (pr->reconnect_timer)
+		evloop_del(pr->loop, pr->reconnect_timer);
+	producer_destroy(pr->p);
+	ftrace_ctl_destroy(pr->ftrace);
+	free(pr);
+}
