@@ -80,7 +80,8 @@ static void on_pids(const int32_t *pids, size_t n, void *user)
 	for (d = pr->instances; d; d = d->next) {
 		struct pz_msg *pkt;
 
-		if (d->kind != DS_PROCESS_STATS || !d->has_ps || !ps_count_unseen(&d->ps, pids, n))
+		if (d->kind != DS_PROCESS_STATS || !d->has_ps || !d->ps.cfg.on_demand_enabled ||
+		    !ps_count_unseen(&d->ps, pids, n))
 			continue;
 		pkt = tw_new_packet(d->tw);
 		ps_lookup_pids(&d->ps, pids, n, pkt);
@@ -92,13 +93,15 @@ static void on_ps_poll(void *user)
 {
 	struct ds_inst *d = user;
 	struct pz_msg *pkt = tw_new_packet(d->tw);
+	int queued = ps_poll_stats(&d->ps, pkt);
 
-	ps_poll_stats(&d->ps, pkt);
 	tw_finish_packet(d->tw);
 	/* Processes the poll met for the first time get named too. */
-	pkt = tw_new_packet(d->tw);
-	ps_write_pending(&d->ps, pkt);
-	tw_finish_packet(d->tw);
+	if (queued > 0) {
+		pkt = tw_new_packet(d->tw);
+		ps_write_pending(&d->ps, pkt);
+		tw_finish_packet(d->tw);
+	}
 }
 
 static void on_ss_poll(void *user)
