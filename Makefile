@@ -133,7 +133,7 @@ $(O)/obj/tools/gen_field_ids.o: tools/gen_field_ids.c | $(DEPS_STAMP) $(PROTO_H)
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 # ------------------------------------------------------------- binaries ----
-TOOLS := pfc_pbtxt
+TOOLS := pfc_pbtxt pfc_trace_summary
 TOOL_BINS := $(foreach t,$(TOOLS),$(O)/$(t))
 
 $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
