@@ -13,6 +13,42 @@
 #include "base/compiler.h"
 #include "pb_fields.h"
 
+/* Page statuses go into FtraceEventBundle.error as FtraceParseStatus values. */
+_Static_assert(FTRACE_PAGE_OK == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_OK, "status");
+_Static_assert(FTRACE_PAGE_BAD_HEADER ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_INVALID_PAGE_HEADER,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_EVENT_HEADER ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_EVENT_HEADER,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_PADDING_LENGTH ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_PADDING_LENGTH,
+	       "status");
+_Static_assert(FTRACE_PAGE_BAD_PADDING_LENGTH ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_INVALID_PADDING_LENGTH,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_TIME_EXTEND ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_TIME_EXTEND,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_TIME_STAMP ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_TIME_STAMP,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_DATA_LENGTH ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_DATA_LENGTH,
+	       "status");
+_Static_assert(FTRACE_PAGE_ZERO_DATA_LENGTH ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH,
+	       "status");
+_Static_assert(FTRACE_PAGE_BAD_DATA_LENGTH ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_INVALID_DATA_LENGTH,
+	       "status");
+_Static_assert(FTRACE_PAGE_SHORT_EVENT_ID ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_SHORT_EVENT_ID,
+	       "status");
+_Static_assert(FTRACE_PAGE_END_OVERFLOW ==
+		       PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_END_OVERFLOW,
+	       "status");
+
 void ftrace_bundler_init(struct ftrace_bundler *b, const struct ftrace_page_layout *layout,
 			 const struct ftrace_event_table *table,
 			 const struct ftrace_compact_format *compact_fmt,

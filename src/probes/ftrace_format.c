@@ -104,6 +104,8 @@ static int parse_decl(struct strview decl, struct ftrace_field *f)
 		return -EINVAL;
 	name = sv_make(base.ptr + start, end - start);
 	type = sv_trim(sv_make(base.ptr, start));
+	if (type.len == 0)
+		return -EINVAL;
 	err = sv_to_cstr(name, f->name, sizeof(f->name));
 	if (err)
 		return err;

@@ -45,6 +45,7 @@ struct xlat_op {
 	uint16_t elem_size;
 	uint16_t n_elems;
 	uint32_t proto_id;
+	uint32_t tag;            /* proto_id with its wire type, for the flat encoder */
 	uint8_t read;            /* enum xlat_read */
 	uint8_t enc;             /* enum xlat_enc */
 	bool is_signed;
@@ -57,6 +58,8 @@ struct xlat_event {
 	uint32_t proto_id;       /* FtraceEvent oneof field number */
 	uint32_t min_size;       /* records shorter than this are rejected */
 	uint32_t n_ops;
+	uint32_t fixed_max;      /* encoded bytes of everything but string payloads */
+	uint32_t n_string_ops;   /* each emits at most the record's length */
 	int32_t pid_offset;      /* common_pid, or -1 */
 	uint16_t pid_size;
 	uint16_t name_len;
@@ -255,6 +258,60 @@ static bool plan_generic(const struct ftrace_field *kf, struct xlat_op *op)
 	return true;
 }
 
+/* Worst-case bytes for a tag, a length and a varint. */
+#define TAG_MAX 5
+#define LEN_MAX 5
+#define VARINT_MAX PZ_MAX_VARINT_BYTES
+/* Room for the event's own header: timestamp, pid and the oneof's tag+len. */
+#define EVENT_HEAD_MAX (2 * (TAG_MAX + VARINT_MAX) + TAG_MAX + LEN_MAX)
+
+static uint32_t wire_type_of(const struct xlat_op *op)
+{
+	if (op->read == RD_INT_ARRAY && op->is_packed)
+		return PZ_WIRE_LEN;
+	switch (op->enc) {
+	case ENC_FIXED32:
+		return PZ_WIRE_FIXED32;
+	case ENC_FIXED64:
+		return PZ_WIRE_FIXED64;
+	case ENC_STRING:
+	case ENC_BYTES:
+		return PZ_WIRE_LEN;
+	default:
+		return PZ_WIRE_VARINT;
+	}
+}
+
+/* Precomputes tags and the encoded-size bound used by the flat encoder. */
+static void plan_bounds(struct xlat_event *xe)
+{
+	uint32_t i, fixed = EVENT_HEAD_MAX, per_value, wrap;
+
+	if (xe->is_generic)
+		fixed += TAG_MAX + LEN_MAX + xe->name_len;
+	for (i = 0; i < xe->n_ops; i++) {
+		struct xlat_op *op = &xe->ops[i];
+
+		op->tag = pz_make_tag(op->proto_id, wire_type_of(op));
+		wrap = xe->is_generic ? TAG_MAX + LEN_MAX + TAG_MAX + LEN_MAX + op->generic_name_len
+				      : 0;
+		per_value = TAG_MAX + VARINT_MAX + wrap;
+		switch (op->read) {
+		case RD_INT:
+			fixed += per_value;
+			break;
+		case RD_INT_ARRAY:
+			fixed += TAG_MAX + LEN_MAX + op->n_elems * per_value;
+			break;
+		default:
+			fixed += TAG_MAX + LEN_MAX + wrap;
+			xe->n_string_ops++;
+			break;
+		}
+	}
+	xe->fixed_max = fixed;
+}
+
 static int grow_index(struct ftrace_event_table *t, uint32_t id)
 {
 	struct xlat_event **n;
@@ -347,6 +404,7 @@ int ftrace_event_table_add(struct ftrace_event_table *t, const struct ftrace_for
 		}
 	}
 	xe->n_ops = n_ops;
+	plan_bounds(xe);
 	t->by_id[fmt->id] = xe;
 	return (int)xe->proto_id;
 }
@@ -517,19 +575,14 @@ static bool write_generic(struct pz_msg *m, const struct xlat_event *xe, const u
 	return ok;
 }
 
-int ftrace_translate_event(const struct ftrace_event_table *t, const struct ftrace_raw_event *ev,
-			   struct pz_msg *bundle)
+/* Nested-message path, for events whose worst case exceeds the scratch. */
+static int translate_nested(const struct xlat_event *xe, const struct ftrace_raw_event *ev,
+			    struct pz_msg *bundle)
 {
-	const struct xlat_event *xe;
 	struct pz_msg event, sub;
 	bool ok = true;
 	uint32_t i;
 
-	if (PFC_UNLIKELY(ev->id >= t->n_ids || !t->by_id[ev->id]))
-		return -ENOENT;
-	xe = t->by_id[ev->id];
-	if (PFC_UNLIKELY(ev->len < xe->min_size))
-		return -EBADMSG;
 	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &event);
 	pz_append_varint(&event, PB_FTRACE_EVENT__TIMESTAMP, ev->ts);
 	if (xe->pid_offset >= 0)
@@ -543,5 +596,222 @@ int ftrace_translate_event(const struct ftrace_event_table *t, const struct ftra
 			ok &= write_op(&sub, &xe->ops[i], ev->data, ev->len);
 	}
 	pz_end(&event);
+	return ok ? 0 : FTRACE_XLAT_PARTIAL;
+}
+
+/* ---- flat encoder: one FtraceEvent built in a stack buffer ---- */
+
+/* Stack scratch for one encoded FtraceEvent; larger worst cases go nested. */
+#define FLAT_SCRATCH_BYTES (16 * 1024)
+
+static PFC_ALWAYS_INLINE uint8_t *put_varint(uint8_t *p, uint32_t tag, uint64_t v)
+{
+	p += pz_varint_encode(tag, p);
+	return p + pz_varint_encode(v, p);
+}
+
+static PFC_ALWAYS_INLINE uint8_t *put_bytes(uint8_t *p, uint32_t tag, const uint8_t *d, size_t n)
+{
+	p += pz_varint_encode(tag, p);
+	p += pz_varint_encode(n, p);
+	memcpy(p, d, n);
+	return p + n;
+}
+
+static PFC_ALWAYS_INLINE uint8_t *put_int(uint8_t *p, const struct xlat_op *op, uint64_t v)
+{
+	switch (op->enc) {
+	case ENC_BOOL:
+		return put_varint(p, op->tag, v != 0);
+	case ENC_ZIGZAG:
+		return put_varint(p, op->tag, pz_zigzag64((int64_t)v));
+	case ENC_FIXED32: {
+		uint32_t x = (uint32_t)v;
+
+		p += pz_varint_encode(op->tag, p);
+		memcpy(p, &x, 4);
+		return p + 4;
+	}
+	case ENC_FIXED64:
+		p += pz_varint_encode(op->tag, p);
+		memcpy(p, &v, 8);
+		return p + 8;
+	default:
+		return put_varint(p, op->tag, v);
+	}
+}
+
+/* Encodes @op's value at @p. Return: the new end, or NULL if malformed. */
+static PFC_ALWAYS_INLINE uint8_t *flat_op(uint8_t *p, const struct xlat_op *op,
+					  const uint8_t *rec, uint32_t len)
+{
+	const uint8_t *s;
+	uint8_t *body;
+	size_t n;
+	unsigned i;
+
+	switch (op->read) {
+	case RD_INT:
+		return put_int(p, op, read_int(rec + op->offset, op->size, op->is_signed));
+	case RD_INT_ARRAY:
+		if (op->is_packed && op->enc == ENC_VARINT) {
+			p += pz_varint_encode(op->tag, p);
+			/* Values go after a maximal length, then slide down. */
+			body = p + LEN_MAX;
+			s = body;
+			for (i = 0; i < op->n_elems; i++)
+				body += pz_varint_encode(read_int(rec + op->offset + i * op->elem_size,
+								  op->elem_size, op->is_signed),
+							 body);
+			n = (size_t)(body - s);
+			p += pz_varint_encode(n, p);
+			memmove(p, s, n);
+			return p + n;
+		}
+		for (i = 0; i < op->n_elems; i++)
+			p = put_int(p, op,
+				    read_int(rec + op->offset + i * op->elem_size, op->elem_size,
+					     op->is_signed));
+		return p;
+	default:
+		if (!locate(op, rec, len, &s, &n))
+			return NULL;
+		if (op->enc == ENC_STRING) {
+			const uint8_t *nul = memchr(s, 0, n);
+
+			if (nul)
+				n = (size_t)(nul - s);
+		}
+		return put_bytes(p, op->tag, s, n);
+	}
+}
+
+/* GenericFtraceEvent.Field {name, value} around one value already at @v. */
+static uint8_t *flat_generic_field(uint8_t *p, const struct xlat_op *op, const uint8_t *v,
+				   size_t v_len)
+{
+	size_t name_part = 1 + pz_varint_size(op->generic_name_len) + op->generic_name_len;
+
+	p += pz_varint_encode(pz_make_tag(PB_GENERIC_FTRACE_EVENT__FIELD, PZ_WIRE_LEN), p);
+	p += pz_varint_encode(name_part + v_len, p);
+	p = put_bytes(p, pz_make_tag(PB_GENERIC_FTRACE_EVENT_FIELD__NAME, PZ_WIRE_LEN),
+		      (const uint8_t *)op->generic_name, op->generic_name_len);
+	memmove(p, v, v_len);
+	return p + v_len;
+}
+
+static uint8_t *flat_generic(uint8_t *p, const struct xlat_event *xe, const uint8_t *rec,
+			     uint32_t len, bool *ok)
+{
+	uint8_t tmp[TAG_MAX + VARINT_MAX];
+	uint32_t i;
+	unsigned k;
+
+	p = put_bytes(p, pz_make_tag(PB_GENERIC_FTRACE_EVENT__EVENT_NAME, PZ_WIRE_LEN),
+		      (const uint8_t *)xe->name, xe->name_len);
+	for (i = 0; i < xe->n_ops; i++) {
+		const struct xlat_op *op = &xe->ops[i];
+		const uint8_t *s;
+		size_t n;
+
+		switch (op->read) {
+		case RD_INT:
+			n = (size_t)(put_varint(tmp, op->tag, read_int(rec + op->offset, op->size,
+								       op->is_signed)) -
+				     tmp);
+			p = flat_generic_field(p, op, tmp, n);
+			break;
+		case RD_INT_ARRAY:
+			for (k = 0; k < op->n_elems; k++) {
+				n = (size_t)(put_varint(tmp, op->tag,
+							read_int(rec + op->offset + k * op->elem_size,
+								 op->elem_size, op->is_signed)) -
+					     tmp);
+				p = flat_generic_field(p, op, tmp, n);
+			}
+			break;
+		default:
+			if (!locate(op, rec, len, &s, &n)) {
+				*ok = false;
+				/* Keep the field's name, as the nested path does. */
+				p = flat_generic_field(p, op, tmp, 0);
+				break;
+			}
+			{
+				const uint8_t *nul = memchr(s, 0, n);
+				uint8_t head[TAG_MAX + LEN_MAX];
+				size_t h;
+
+				if (nul)
+					n = (size_t)(nul - s);
+				h = (size_t)(put_varint(head, op->tag, n) - head);
+				/* Field{name, str_value}: header, then the string bytes. */
+				p += pz_varint_encode(
+					pz_make_tag(PB_GENERIC_FTRACE_EVENT__FIELD, PZ_WIRE_LEN), p);
+				p += pz_varint_encode(1 + pz_varint_size(op->generic_name_len) +
+							      op->generic_name_len + h + n,
+						      p);
+				p = put_bytes(p,
+					      pz_make_tag(PB_GENERIC_FTRACE_EVENT_FIELD__NAME,
+							  PZ_WIRE_LEN),
+					      (const uint8_t *)op->generic_name,
+					      op->generic_name_len);
+				memcpy(p, head, h);
+				memcpy(p + h, s, n);
+				p += h + n;
+			}
+			break;
+		}
+	}
+	return p;
+}
+
+int ftrace_translate_event(const struct ftrace_event_table *t, const struct ftrace_raw_event *ev,
+			   struct pz_msg *bundle)
+{
+	uint8_t buf[FLAT_SCRATCH_BYTES];
+	uint8_t head[EVENT_HEAD_MAX];
+	const struct xlat_event *xe;
+	uint8_t *body, *p, *h;
+	bool ok = true;
+	size_t body_len, head_len;
+	uint32_t i;
+
+	if (PFC_UNLIKELY(ev->id >= t->n_ids || !t->by_id[ev->id]))
+		return -ENOENT;
+	xe = t->by_id[ev->id];
+	if (PFC_UNLIKELY(ev->len < xe->min_size))
+		return -EBADMSG;
+	if (PFC_UNLIKELY((uint64_t)xe->fixed_max + (uint64_t)xe->n_string_ops * ev->len >
+			 sizeof(buf) - EVENT_HEAD_MAX))
+		return translate_nested(xe, ev, bundle);
+
+	/* The oneof body first, after room for the event's head. */
+	body = buf + EVENT_HEAD_MAX;
+	p = body;
+	if (PFC_UNLIKELY(xe->is_generic)) {
+		p = flat_generic(p, xe, ev->data, ev->len, &ok);
+	} else {
+		for (i = 0; i < xe->n_ops; i++) {
+			uint8_t *q = flat_op(p, &xe->ops[i], ev->data, ev->len);
+
+			if (PFC_UNLIKELY(!q)) {
+				ok = false;
+				continue;
+			}
+			p = q;
+		}
+	}
+	body_len = (size_t)(p - body);
+	/* Then the head {timestamp, pid, oneof tag + length}, placed just before. */
+	h = put_varint(head, pz_make_tag(PB_FTRACE_EVENT__TIMESTAMP, PZ_WIRE_VARINT), ev->ts);
+	if (xe->pid_offset >= 0)
+		h = put_varint(h, pz_make_tag(PB_FTRACE_EVENT__PID, PZ_WIRE_VARINT),
+			       read_int(ev->data + xe->pid_offset, xe->pid_size, true));
+	h += pz_varint_encode(pz_make_tag(xe->proto_id, PZ_WIRE_LEN), h);
+	h += pz_varint_encode(body_len, h);
+	head_len = (size_t)(h - head);
+	memcpy(body - head_len, head, head_len);
+	pz_append_bytes(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, body - head_len, head_len + body_len);
 	return ok ? 0 : FTRACE_XLAT_PARTIAL;
 }
