@@ -17,6 +17,7 @@
 #include "base/log.h"
 #include "base/sock.h"
 #include "ipc/ipc_int.h"
+#include "pb_fields.h"
 
 enum client_state { CLIENT_CONNECTING, CLIENT_CONNECTED, CLIENT_DISCONNECTED };
 enum call_kind { CALL_BIND, CALL_INVOKE };
@@ -257,6 +258,72 @@ static void on_frame(struct ipc_client *c, const Perfetto__Protos__IPCFrame *f)
 		free(call);
 }
 
+/*
+ * The fast path of streamed replies (ReadBuffers): an InvokeMethodReply to
+ * a raw call is parsed in place, so its reply bytes reach the callback
+ * straight from the receive buffer. Return: true if handled.
+ */
+static bool try_raw_reply(struct ipc_client *c, const uint8_t *data, size_t len)
+{
+	struct pz_reader r, rr;
+	struct pz_field f, rf;
+	const uint8_t *reply = NULL;
+	size_t reply_len = 0;
+	uint64_t request_id = 0, v;
+	bool success = false, has_more = false, seen = false;
+	struct client_call *call;
+	struct ipc_reply rep;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_IPC_FRAME__REQUEST_ID && f.wire_type == PZ_WIRE_VARINT) {
+			request_id = f.value;
+		} else if (f.id == PB_IPC_FRAME__MSG_INVOKE_METHOD_REPLY && f.wire_type == PZ_WIRE_LEN &&
+			   !seen) {
+			seen = true;
+			pz_reader_init(&rr, f.data, f.size);
+			while (pz_reader_next(&rr, &rf) > 0) {
+				if (rf.id == PB_IPC_FRAME_INVOKE_METHOD_REPLY__SUCCESS)
+					success = rf.value != 0;
+				else if (rf.id == PB_IPC_FRAME_INVOKE_METHOD_REPLY__HAS_MORE)
+					has_more = rf.value != 0;
+				else if (rf.id == PB_IPC_FRAME_INVOKE_METHOD_REPLY__REPLY_PROTO &&
+					 rf.wire_type == PZ_WIRE_LEN) {
+					reply = rf.data;
+					reply_len = rf.size;
+				}
+			}
+			if (rr.err)
+				return false;
+		} else {
+			return false; /* anything else takes the general path */
+		}
+	}
+	if (r.err || !seen || !hmap_get(&c->calls, request_id, &v))
+		return false;
+	call = (struct client_call *)(uintptr_t)v;
+	if (call->kind != CALL_INVOKE || !call->raw || !success)
+		return false;
+	if (!has_more)
+		hmap_del(&c->calls, request_id, NULL);
+	memset(&rep, 0, sizeof(rep));
+	rep.success = true;
+	rep.has_more = has_more;
+	rep.desc = call->out_desc;
+	rep.data = reply;
+	rep.len = reply_len;
+	rep.fd = ipc_conn_take_fd(&c->conn);
+	if (rep.fd < 0)
+		rep.fd = -1;
+	if (call->cb)
+		call->cb(&rep, call->user);
+	else if (rep.fd >= 0)
+		close(rep.fd);
+	if (!has_more)
+		free(call);
+	return true;
+}
+
 static void read_frames(struct ipc_client *c)
 {
 	int i;
@@ -264,15 +331,25 @@ static void read_frames(struct ipc_client *c)
 	for (i = 0; i < IPC_MAX_RECVS_PER_WAKEUP; i++) {
 		Perfetto__Protos__IPCFrame *f = NULL;
 		int n = ipc_conn_recv(&c->conn);
+		const uint8_t *payload;
+		size_t len;
 		int got;
 
 		if (n == -EAGAIN)
 			return;
 		while (c->state == CLIENT_CONNECTED && !c->destroy_pending &&
-		       (got = ipc_frame_reader_pop(&c->conn.rd, &f)) != 0) {
+		       (got = ipc_frame_reader_pop_raw(&c->conn.rd, &payload, &len)) != 0) {
 			if (got < 0) {
 				LOG_D("ipc client: bad frame from host: %d", got);
 				disconnect(c, got);
+				return;
+			}
+			if (try_raw_reply(c, payload, len))
+				continue;
+			f = perfetto__protos__ipcframe__unpack(NULL, len, payload);
+			if (!f) {
+				LOG_D("ipc client: undecodable frame from host");
+				disconnect(c, -EBADMSG);
 				return;
 			}
 			on_frame(c, f);

@@ -165,6 +165,40 @@ int ipc_frame_reader_feed(struct ipc_frame_reader *r, const void *data, size_t l
 	return (int)PFC_MIN(done, (size_t)INT32_MAX);
 }
 
+int ipc_frame_reader_pop_raw(struct ipc_frame_reader *r, const uint8_t **out_payload,
+			     size_t *out_len)
+{
+	for (;;) {
+		const uint8_t *payload = NULL;
+		size_t payload_len = 0;
+		int n;
+
+		if (r->off == r->len) {
+			if (r->cap > IPC_READER_IDLE_BYTES) {
+				free(r->buf);
+				r->buf = NULL;
+				r->cap = 0;
+			}
+			r->off = 0;
+			r->len = 0;
+			return 0;
+		}
+		n = ipc_frame_next(r->buf + r->off, r->len - r->off, &payload, &payload_len);
+		if (n <= 0)
+			return n;
+		r->off += (size_t)n;
+		if (r->off == r->len) {
+			r->off = 0;
+			r->len = 0;
+		}
+		if (payload_len == 0)
+			continue;
+		*out_payload = payload;
+		*out_len = payload_len;
+		return 1;
+	}
+}
+
 int ipc_frame_reader_pop(struct ipc_frame_reader *r, Perfetto__Protos__IPCFrame **out_frame)
 {
 	for (;;) {

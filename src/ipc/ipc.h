@@ -117,6 +117,15 @@ int ipc_frame_reader_feed(struct ipc_frame_reader *r, const void *data, size_t l
  */
 int ipc_frame_reader_pop(struct ipc_frame_reader *r, Perfetto__Protos__IPCFrame **out_frame);
 
+/**
+ * ipc_frame_reader_pop_raw() - Like ipc_frame_reader_pop(), without decoding.
+ * @out_payload: the IPCFrame bytes, a view into the reader valid until the
+ * next call that adds bytes to it.  @out_len: their count.
+ * Return: 1, 0 (need more bytes) or -EMSGSIZE.
+ */
+int ipc_frame_reader_pop_raw(struct ipc_frame_reader *r, const uint8_t **out_payload,
+			     size_t *out_len);
+
 /* -------------------------------------------------------------- host ----- */
 
 struct ipc_host;
