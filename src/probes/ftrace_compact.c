@@ -146,13 +146,24 @@ bool ftrace_compact_is_empty(const struct ftrace_compact_sched *c)
 /* Return: the comm's index in the intern table, or -ENOSPC. */
 static PFC_ALWAYS_INLINE int intern_comm(struct ftrace_compact_sched *c, const uint8_t *p)
 {
-	uint64_t key[2] = {0, 0};
-	const uint8_t *nul = memchr(p, 0, FTRACE_COMPACT_COMM_LEN);
-	size_t len = nul ? (size_t)(nul - p) : FTRACE_COMPACT_COMM_LEN;
-	uint64_t h;
+	const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
+	uint64_t key[2], za, zb, h;
+	size_t len = FTRACE_COMPACT_COMM_LEN;
 	uint32_t i, s;
 
-	memcpy(key, p, len);
+	/* Find the NUL a word at a time and zero everything from it on, so
+	 * stale bytes after the NUL do not split one comm into two keys. */
+	memcpy(key, p, 16);
+	za = (key[0] - lo) & ~key[0] & hi;
+	zb = (key[1] - lo) & ~key[1] & hi;
+	if (za) {
+		len = (size_t)__builtin_ctzll(za) / 8;
+		key[0] &= len ? ~0ull >> (64 - 8 * len) : 0;
+		key[1] = 0;
+	} else if (zb) {
+		len = 8 + (size_t)__builtin_ctzll(zb) / 8;
+		key[1] &= len > 8 ? ~0ull >> (64 - 8 * (len - 8)) : 0;
+	}
 	h = (key[0] ^ (key[1] * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
 	i = (uint32_t)(h >> 40) & (COMM_SLOTS - 1);
 	for (;;) {

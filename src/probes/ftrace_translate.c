@@ -60,6 +60,9 @@ struct xlat_event {
 	uint32_t n_ops;
 	uint32_t fixed_max;      /* encoded bytes of everything but string payloads */
 	uint32_t n_string_ops;   /* each emits at most the record's length */
+	uint32_t head_max;       /* exact bound of timestamp, pid and the oneof tag */
+	uint32_t body_fixed;     /* exact bound of the oneof body, dynamic payloads aside */
+	uint32_t n_dyn_ops;      /* dynamic strings: each at most the record's length */
 	int32_t pid_offset;      /* common_pid, or -1 */
 	uint16_t pid_size;
 	uint16_t name_len;
@@ -282,6 +285,55 @@ static uint32_t wire_type_of(const struct xlat_op *op)
 	}
 }
 
+/* Bytes of a varint field with tag @tag and any value. */
+static uint32_t varint_field_max(uint32_t tag)
+{
+	return (uint32_t)pz_varint_size(tag) + VARINT_MAX;
+}
+
+/*
+ * Exact worst cases for the direct encoder, which sizes its length fields
+ * (1 or 2 bytes) from them before writing: a byte too few would corrupt
+ * the stream, so every term is the true maximum for its field.
+ */
+static void plan_tight_bounds(struct xlat_event *xe)
+{
+	uint32_t body = 0, i, wrap_fixed;
+
+	xe->head_max = varint_field_max(pz_make_tag(PB_FTRACE_EVENT__TIMESTAMP, PZ_WIRE_VARINT)) +
+		       (uint32_t)pz_varint_size(pz_make_tag(xe->proto_id, PZ_WIRE_LEN));
+	if (xe->pid_offset >= 0)
+		xe->head_max += varint_field_max(pz_make_tag(PB_FTRACE_EVENT__PID, PZ_WIRE_VARINT));
+	if (xe->is_generic)
+		body += 1 + (uint32_t)pz_varint_size(xe->name_len) + xe->name_len;
+	for (i = 0; i < xe->n_ops; i++) {
+		const struct xlat_op *op = &xe->ops[i];
+		uint32_t tag_size = (uint32_t)pz_varint_size(op->tag), value;
+
+		/* Field{name, value}: tag, length, then the name field. */
+		wrap_fixed = xe->is_generic ? 1 + LEN_MAX + 1 + 1 + op->generic_name_len : 0;
+		switch (op->read) {
+		case RD_INT:
+			body += wrap_fixed + tag_size + VARINT_MAX;
+			break;
+		case RD_INT_ARRAY:
+			value = xe->is_generic || !op->is_packed
+					? op->n_elems * (wrap_fixed + tag_size + VARINT_MAX)
+					: tag_size + LEN_MAX + op->n_elems * VARINT_MAX;
+			body += value;
+			break;
+		case RD_CHAR_ARRAY:
+			body += wrap_fixed + tag_size + (uint32_t)pz_varint_size(op->size) + op->size;
+			break;
+		default:
+			body += wrap_fixed + tag_size + LEN_MAX;
+			xe->n_dyn_ops++;
+			break;
+		}
+	}
+	xe->body_fixed = body;
+}
+
 /* Precomputes tags and the encoded-size bound used by the flat encoder. */
 static void plan_bounds(struct xlat_event *xe)
 {
@@ -310,6 +362,7 @@ static void plan_bounds(struct xlat_event *xe)
 		}
 	}
 	xe->fixed_max = fixed;
+	plan_tight_bounds(xe);
 }
 
 static int grow_index(struct ftrace_event_table *t, uint32_t id)
@@ -601,6 +654,24 @@ static int translate_nested(const struct xlat_event *xe, const struct ftrace_raw
 
 /* ---- flat encoder: one FtraceEvent built in a stack buffer ---- */
 
+/* Length of a 16-byte char array up to its first NUL (16 if none). */
+static PFC_ALWAYS_INLINE size_t comm_len16(const uint8_t *p)
+{
+	const uint64_t lo = 0x0101010101010101ull, hi = 0x8080808080808080ull;
+	uint64_t a, b, za, zb;
+
+	memcpy(&a, p, 8);
+	memcpy(&b, p + 8, 8);
+	/* The lowest flagged byte is exactly the first zero byte. */
+	za = (a - lo) & ~a & hi;
+	if (za)
+		return (size_t)__builtin_ctzll(za) / 8;
+	zb = (b - lo) & ~b & hi;
+	if (zb)
+		return 8 + (size_t)__builtin_ctzll(zb) / 8;
+	return 16;
+}
+
 /* Stack scratch for one encoded FtraceEvent; larger worst cases go nested. */
 #define FLAT_SCRATCH_BYTES (16 * 1024)
 
@@ -674,6 +745,15 @@ static PFC_ALWAYS_INLINE uint8_t *flat_op(uint8_t *p, const struct xlat_op *op,
 					     op->is_signed));
 		return p;
 	default:
+		if (op->read == RD_CHAR_ARRAY && op->size == 16) {
+			/* Comms: a fixed 16-byte copy (the bound allows it), then
+			 * keep only the bytes before the NUL. */
+			n = comm_len16(rec + op->offset);
+			p += pz_varint_encode(op->tag, p);
+			*p++ = (uint8_t)n;
+			memcpy(p, rec + op->offset, 16);
+			return p + n;
+		}
 		if (!locate(op, rec, len, &s, &n))
 			return NULL;
 		if (op->enc == ENC_STRING) {
@@ -766,6 +846,81 @@ static uint8_t *flat_generic(uint8_t *p, const struct xlat_event *xe, const uint
 	return p;
 }
 
+/* Writes a length in exactly @w bytes (1, or 2 as a redundant varint). */
+static PFC_ALWAYS_INLINE void put_len(uint8_t *p, unsigned w, size_t v)
+{
+	if (w == 1) {
+		p[0] = (uint8_t)v;
+	} else {
+		p[0] = (uint8_t)(0x80 | (v & 0x7f));
+		p[1] = (uint8_t)(v >> 7);
+	}
+}
+
+/*
+ * The common case: the event is encoded straight into @bundle's stream,
+ * with its two lengths sized from the precomputed bounds (so nothing is
+ * copied twice). Return: 0, FTRACE_XLAT_PARTIAL, or -ENOSPC if the stream's
+ * current range is too small or the event too large (use another path).
+ */
+static PFC_ALWAYS_INLINE int translate_direct(const struct xlat_event *xe,
+					      const struct ftrace_raw_event *ev,
+					      struct pz_msg *bundle)
+{
+	struct pz_stream *s = bundle->s;
+	uint64_t body_max = xe->body_fixed + (uint64_t)xe->n_dyn_ops * ev->len;
+	uint64_t content_max = xe->head_max + 1 + body_max;
+	uint8_t *p, *ev_len, *body_len_at, *body;
+	unsigned w = 1;
+	bool ok = true;
+	uint32_t i;
+	size_t total;
+
+	if (content_max > 127) {
+		w = 2;
+		content_max += 1;
+		if (content_max > 16383)
+			return -ENOSPC;
+	}
+	if (PFC_UNLIKELY(bundle->child != NULL))
+		pz_end_children(bundle);
+	if (PFC_UNLIKELY((uint64_t)(s->end - s->cur) < 1 + w + content_max || s->err))
+		return -ENOSPC;
+	p = s->cur;
+	*p++ = (uint8_t)pz_make_tag(PB_FTRACE_EVENT_BUNDLE__EVENT, PZ_WIRE_LEN);
+	ev_len = p;
+	p += w;
+	p = put_varint(p, pz_make_tag(PB_FTRACE_EVENT__TIMESTAMP, PZ_WIRE_VARINT), ev->ts);
+	if (xe->pid_offset >= 0)
+		p = put_varint(p, pz_make_tag(PB_FTRACE_EVENT__PID, PZ_WIRE_VARINT),
+			       read_int(ev->data + xe->pid_offset, xe->pid_size, true));
+	p += pz_varint_encode(pz_make_tag(xe->proto_id, PZ_WIRE_LEN), p);
+	body_len_at = p;
+	p += w;
+	body = p;
+	if (PFC_UNLIKELY(xe->is_generic)) {
+		p = flat_generic(p, xe, ev->data, ev->len, &ok);
+	} else {
+		for (i = 0; i < xe->n_ops; i++) {
+			uint8_t *q = flat_op(p, &xe->ops[i], ev->data, ev->len);
+
+			if (PFC_UNLIKELY(!q)) {
+				ok = false;
+				continue;
+			}
+			p = q;
+		}
+	}
+	put_len(body_len_at, w, (size_t)(p - body));
+	put_len(ev_len, w, (size_t)(p - (ev_len + w)));
+	total = (size_t)(p - s->cur);
+	/* What pz_stream_write() and the append helpers account. */
+	s->cur = p;
+	s->n_bytes += total;
+	bundle->size += (uint32_t)total;
+	return ok ? 0 : FTRACE_XLAT_PARTIAL;
+}
+
 int ftrace_translate_event(const struct ftrace_event_table *t, const struct ftrace_raw_event *ev,
 			   struct pz_msg *bundle)
 {
@@ -776,12 +931,16 @@ int ftrace_translate_event(const struct ftrace_event_table *t, const struct ftra
 	bool ok = true;
 	size_t body_len, head_len;
 	uint32_t i;
+	int r;
 
 	if (PFC_UNLIKELY(ev->id >= t->n_ids || !t->by_id[ev->id]))
 		return -ENOENT;
 	xe = t->by_id[ev->id];
 	if (PFC_UNLIKELY(ev->len < xe->min_size))
 		return -EBADMSG;
+	r = translate_direct(xe, ev, bundle);
+	if (PFC_LIKELY(r != -ENOSPC))
+		return r;
 	if (PFC_UNLIKELY((uint64_t)xe->fixed_max + (uint64_t)xe->n_string_ops * ev->len >
 			 sizeof(buf) - EVENT_HEAD_MAX))
 		return translate_nested(xe, ev, bundle);

@@ -893,6 +893,8 @@ static void ft_field_str(const struct pz_field *f, char *out, size_t cap)
 	ASSERT_LT(f->size, cap);
 	memcpy(out, f->data, f->size);
 	out[f->size] = '\0';
+	/* Strings stop at the kernel's NUL: none may be carried along. */
+	ASSERT_EQ(strlen(out), f->size);
 }
 
 TEST(ftrace_translate_sched_switch_matches_raw)
@@ -1280,6 +1282,42 @@ TEST(ftrace_translate_large_records_match_small)
 	}
 }
 
+/* Translated into a stream of small chunks, events rarely fit the current
+ * range, so they take the stack-buffer path; the fields must not change. */
+TEST(ftrace_translate_chunked_stream_matches_flat)
+{
+	static uint8_t chunked[1 << 20];
+	struct pz_chunks c;
+	struct pz_stream s;
+	struct pz_msg m, mc;
+	struct ft_set fx;
+	size_t len, i;
+	int64_t n;
+	uint8_t *pages;
+
+	ft_set_load(&fx, "task_rename");
+	ft_raw.n = 0;
+	pages = ft_collect(&fx, "cpu0.pages", &ft_raw, &len);
+	ASSERT_GT(ft_raw.n, 100);
+	ft_bundle_begin(&s, &m);
+	ASSERT_EQ(pz_chunks_init(&c, 64, 0), 0);
+	pz_msg_begin(&mc, &c.s, NULL);
+	for (i = 0; i < ft_raw.n; i++) {
+		ASSERT_EQ(ftrace_translate_event(fx.table, &ft_raw.ev[i], &m), 0);
+		ASSERT_EQ(ftrace_translate_event(fx.table, &ft_raw.ev[i], &mc), 0);
+	}
+	pz_end(&m);
+	pz_end(&mc);
+	ASSERT_TRUE(pz_stream_ok(&s));
+	ASSERT_TRUE(pz_stream_ok(&c.s));
+	n = pz_chunks_copy(&c, chunked, sizeof(chunked));
+	ASSERT_GT(n, 0);
+	ASSERT_TRUE(ft_same_message(ft_out, s.n_bytes, chunked, (size_t)n, 4));
+	pz_chunks_fini(&c);
+	free(pages);
+	ft_set_free(&fx);
+}
+
 /* ---- compact_sched and bundles ---- */
 
 struct ft_sched_row {
@@ -1325,7 +1363,9 @@ static void ft_decode_compact(const uint8_t *data, size_t len, size_t *n_sw, siz
 			ASSERT_LT(n_intern, FTRACE_COMPACT_MAX_COMMS);
 			ASSERT_LE(f.size, 16);
 			memcpy(intern[n_intern], f.data, f.size);
-			intern[n_intern++][f.size] = '\0';
+			intern[n_intern][f.size] = '\0';
+			ASSERT_EQ(strlen(intern[n_intern]), f.size);
+			n_intern++;
 		} else if (f.id < 13) {
 			ASSERT_EQ(cols[f.id].id, 0); /* each column once */
 			cols[f.id] = f;
