@@ -90,6 +90,8 @@ int cmd_send_triggers(const char *const *names, size_t n)
 	evloop_add_timer(t.loop, TRIGGER_TIMEOUT_MS, 0, on_timeout, &t, NULL);
 	evloop_run(t.loop);
 	producer_destroy(p);
+	/* Tasks the producer posted still hold it: let them run and free it. */
+	evloop_run_once(t.loop, 0);
 	evloop_destroy(t.loop);
 	return t.exit_code;
 }

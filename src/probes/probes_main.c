@@ -133,6 +133,8 @@ int probes_main(int argc, char **argv)
 	evloop_add_signal(loop, SIGINT, on_signal, loop, NULL);
 	evloop_run(loop);
 	probes_destroy(pr);
+	/* Tasks the producer posted still hold it: let them run and free it. */
+	evloop_run_once(loop, 0);
 	evloop_destroy(loop);
 	return 0;
 }
