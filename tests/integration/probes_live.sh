@@ -182,6 +182,26 @@ for cfg in "$ROOT"/configs/*.pbtxt; do
 	fi
 done
 
+# -------------------------------------------------------------- reconnect ----
+# traced restarts: traced_probes comes back by itself (backoff) and records.
+registered() {
+	"$OUT/perfetto" --query 2>/dev/null | grep -q "linux.ftrace"
+}
+if svc_stop_traced traced && svc_start_traced traced && svc_wait_for 15 registered; then
+	svc_cfg again 'buffers { size_kb: 4096 }
+data_sources { config { name: "linux.ftrace" ftrace_config {
+  ftrace_events: "sched/sched_switch" compact_sched { enabled: false } } } }
+duration_ms: 800'
+	if svc_perfetto again 20 --txt -c "$SVC_TMP/again.pbtxt" -o "$SVC_TMP/again.pb" &&
+		decode "$SVC_TMP/again.pb" && grep -q "sched_switch {" "$SVC_TMP/again.pb.txt"; then
+		pass probes_live/reconnect_after_traced_restart
+	else
+		fail probes_live/reconnect_after_traced_restart "no sched_switch after the restart: $(svc_errtail again)"
+	fi
+else
+	fail probes_live/reconnect_after_traced_restart "traced_probes did not register again: $(svc_errtail probes)"
+fi
+
 # ------------------------------------------------------------------ crash ----
 svc_cfg long 'buffers { size_kb: 4096 }
 data_sources { config { name: "linux.ftrace" ftrace_config {
