@@ -11,8 +11,9 @@
 # libedit (interactive shell), zlib (compressed traces).
 # Tests: protoc (oracle for the text format), clang + its runtimes (warning
 # check, libFuzzer).
+# trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev"
+libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd"
 
 missing=""
 for p in $PKGS; do
