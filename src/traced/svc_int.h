@@ -43,9 +43,9 @@
 #define SVC_START_TIMEOUT_MS 20000u
 /* A ReadBuffers reply carries at most this much packet data. */
 /* Reply bytes sent per loop turn, and the queue level at which a read waits. */
-#define SVC_READ_STEP_BYTES (1u << 20)
-#define SVC_READ_MAX_QUEUED_BYTES (2u << 20)
-#define SVC_READ_RETRY_MS 2
+#define SVC_READ_STEP_BYTES (2u << 20)
+#define SVC_READ_MAX_QUEUED_BYTES (4u << 20)
+#define SVC_READ_RETRY_MS 1
 /* Bytes written per file-write pass before yielding to the loop. */
 #define SVC_MAX_DETACH_KEY 128
 #define SVC_MAX_PENDING_FLUSHES 64
