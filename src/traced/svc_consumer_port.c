@@ -22,20 +22,6 @@
 /* Data sources per QueryServiceState reply, to stay under the frame limit. */
 #define SVC_QUERY_DS_PER_REPLY 32
 
-static void reply_empty(struct ipc_host *host, const struct ipc_call *call,
-			const ProtobufCMessageDescriptor *desc)
-{
-	ProtobufCMessage *m = calloc(1, desc->sizeof_message);
-
-	if (!m) {
-		ipc_host_reply_error(host, call);
-		return;
-	}
-	desc->message_init(m);
-	ipc_host_reply(host, call, m, false, -1);
-	free(m);
-}
-
 static struct svc_session *own_session(struct svc *svc, struct ipc_host *host,
 				       const struct ipc_call *call)
 {
@@ -120,7 +106,7 @@ static void on_disable(struct ipc_host *host, const struct ipc_call *call,
 	(void)args;
 	if (s)
 		svc_session_disable(svc, s);
-	reply_empty(host, call, &perfetto__protos__disable_tracing_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__disable_tracing_response__descriptor);
 }
 
 static void on_read(struct ipc_host *host, const struct ipc_call *call,
@@ -148,7 +134,7 @@ static void on_free(struct ipc_host *host, const struct ipc_call *call,
 		s->has_enable_call = false;
 		svc_session_free(svc, s);
 	}
-	reply_empty(host, call, &perfetto__protos__free_buffers_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__free_buffers_response__descriptor);
 }
 
 struct pending_reply {
@@ -163,7 +149,7 @@ static void on_flush_done(struct svc *svc, uint64_t session_id, bool ok, void *u
 	(void)svc;
 	(void)session_id;
 	if (ok)
-		reply_empty(pr->host, &pr->call, &perfetto__protos__flush_response__descriptor);
+		svc_reply_empty(pr->host, &pr->call, &perfetto__protos__flush_response__descriptor);
 	else
 		ipc_host_reply_error(pr->host, &pr->call);
 	free(pr);
@@ -201,7 +187,7 @@ static void on_start(struct ipc_host *host, const struct ipc_call *call,
 		ipc_host_reply_error(host, call);
 		return;
 	}
-	reply_empty(host, call, &perfetto__protos__start_tracing_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__start_tracing_response__descriptor);
 }
 
 static void on_change_config(struct ipc_host *host, const struct ipc_call *call,
@@ -245,7 +231,7 @@ static void on_change_config(struct ipc_host *host, const struct ipc_call *call,
 	svc_instances_create_all(svc, s);
 	for (i = k; i < s->n_instances && s->state == SESSION_STARTED; i++)
 		svc_instance_start(svc, s, &s->instances[i]);
-	reply_empty(host, call, &perfetto__protos__change_trace_config_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__change_trace_config_response__descriptor);
 }
 
 static void on_detach(struct ipc_host *host, const struct ipc_call *call,
@@ -273,7 +259,7 @@ static void on_detach(struct ipc_host *host, const struct ipc_call *call,
 	s->has_enable_call = false;
 	s->consumer_client_id = 0;
 	LOG_I("session %llu detached with key '%s'", (unsigned long long)s->id, s->detach_key);
-	reply_empty(host, call, &perfetto__protos__detach_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__detach_response__descriptor);
 }
 
 static void on_attach(struct ipc_host *host, const struct ipc_call *call,

@@ -88,6 +88,20 @@ struct svc_buffer *svc_buffer_by_global_id(struct svc *svc, uint32_t global_id,
 	return NULL;
 }
 
+void svc_reply_empty(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessageDescriptor *desc)
+{
+	ProtobufCMessage *m = calloc(1, desc->sizeof_message);
+
+	if (!m) {
+		ipc_host_reply_error(host, call);
+		return;
+	}
+	desc->message_init(m);
+	ipc_host_reply(host, call, m, false, -1);
+	free(m);
+}
+
 int svc_send_async(struct svc *svc, struct svc_producer *p, const ProtobufCMessage *cmd, int fd)
 {
 	(void)svc;

@@ -263,6 +263,9 @@ struct svc_session *svc_session_by_consumer(struct svc *svc, struct ipc_host *ho
 struct svc_buffer *svc_buffer_by_global_id(struct svc *svc, uint32_t global_id,
 					   struct svc_session **out_session);
 void svc_producer_destroy(struct svc *svc, struct svc_producer *p);
+/* Replies to @call with an empty message of type @desc. */
+void svc_reply_empty(struct ipc_host *host, const struct ipc_call *call,
+		     const ProtobufCMessageDescriptor *desc);
 /* Sends one GetAsyncCommand reply (a command) to a producer. */
 int svc_send_async(struct svc *svc, struct svc_producer *p, const ProtobufCMessage *cmd, int fd);
 uint32_t svc_sequence_id(struct svc *svc, uint32_t machine_id, uint32_t producer_id,

@@ -42,20 +42,6 @@ static struct svc_producer *caller(struct svc *svc, struct ipc_host *host,
 	return p && p->initialized ? p : NULL;
 }
 
-static void reply_empty(struct ipc_host *host, const struct ipc_call *call,
-			const ProtobufCMessageDescriptor *desc)
-{
-	ProtobufCMessage *m = calloc(1, desc->sizeof_message);
-
-	if (!m) {
-		ipc_host_reply_error(host, call);
-		return;
-	}
-	desc->message_init(m);
-	ipc_host_reply(host, call, m, false, -1);
-	free(m);
-}
-
 /*
  * SDKs that trace from process start allocate the SMB themselves and send
  * it with InitializeConnection. Accept it if it is a sane, sealed memfd
@@ -250,7 +236,7 @@ static void on_unregister_ds(struct ipc_host *host, const struct ipc_call *call,
 			break;
 		}
 	}
-	reply_empty(host, call, &perfetto__protos__unregister_data_source_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__unregister_data_source_response__descriptor);
 }
 
 static void on_update_ds(struct ipc_host *host, const struct ipc_call *call,
@@ -272,7 +258,7 @@ static void on_update_ds(struct ipc_host *host, const struct ipc_call *call,
 	}
 	if (ds)
 		fill_ds(ds, d);
-	reply_empty(host, call, &perfetto__protos__update_data_source_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__update_data_source_response__descriptor);
 }
 
 static void on_commit(struct ipc_host *host, const struct ipc_call *call,
@@ -286,7 +272,7 @@ static void on_commit(struct ipc_host *host, const struct ipc_call *call,
 		return;
 	}
 	svc_commit_data(svc, p, (const Perfetto__Protos__CommitDataRequest *)args);
-	reply_empty(host, call, &perfetto__protos__commit_data_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__commit_data_response__descriptor);
 }
 
 static void on_get_async(struct ipc_host *host, const struct ipc_call *call,
@@ -318,7 +304,7 @@ static void on_register_writer(struct ipc_host *host, const struct ipc_call *cal
 	if (req->trace_writer_id && req->trace_writer_id <= 0xffff &&
 	    hmap_len(&p->writer_buffers) < SVC_MAX_TRACE_WRITERS_PER_PRODUCER)
 		hmap_put(&p->writer_buffers, req->trace_writer_id, req->target_buffer);
-	reply_empty(host, call, &perfetto__protos__register_trace_writer_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__register_trace_writer_response__descriptor);
 }
 
 static void on_unregister_writer(struct ipc_host *host, const struct ipc_call *call,
@@ -333,7 +319,7 @@ static void on_unregister_writer(struct ipc_host *host, const struct ipc_call *c
 		return;
 	}
 	hmap_del(&p->writer_buffers, req->trace_writer_id, NULL);
-	reply_empty(host, call, &perfetto__protos__unregister_trace_writer_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__unregister_trace_writer_response__descriptor);
 }
 
 static void on_ds_started(struct ipc_host *host, const struct ipc_call *call,
@@ -347,7 +333,7 @@ static void on_ds_started(struct ipc_host *host, const struct ipc_call *call,
 		ipc_host_reply_error(host, call);
 		return;
 	}
-	reply_empty(host, call, &perfetto__protos__notify_data_source_started_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__notify_data_source_started_response__descriptor);
 	svc_session_on_ds_started(svc, p->id, req->data_source_id);
 }
 
@@ -362,7 +348,7 @@ static void on_ds_stopped(struct ipc_host *host, const struct ipc_call *call,
 		ipc_host_reply_error(host, call);
 		return;
 	}
-	reply_empty(host, call, &perfetto__protos__notify_data_source_stopped_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__notify_data_source_stopped_response__descriptor);
 	svc_session_on_ds_stopped(svc, p->id, req->data_source_id);
 }
 
@@ -377,7 +363,7 @@ static void on_triggers(struct ipc_host *host, const struct ipc_call *call,
 		ipc_host_reply_error(host, call);
 		return;
 	}
-	reply_empty(host, call, &perfetto__protos__activate_triggers_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__activate_triggers_response__descriptor);
 	svc_session_on_triggers(svc, p, req->trigger_names, req->n_trigger_names);
 }
 
@@ -387,7 +373,7 @@ static void on_sync(struct ipc_host *host, const struct ipc_call *call,
 	(void)args;
 	(void)user;
 	/* One thread handles requests in order: everything before this is done. */
-	reply_empty(host, call, &perfetto__protos__sync_response__descriptor);
+	svc_reply_empty(host, call, &perfetto__protos__sync_response__descriptor);
 }
 
 static void on_disconnect(struct ipc_host *host, uint64_t client_id, void *user)
