@@ -89,6 +89,18 @@ static void on_pids(const int32_t *pids, size_t n, void *user)
 	}
 }
 
+/* The ftrace controller walks its pages for pids only while someone asks. */
+static void update_pids_cb(struct probes *pr)
+{
+	struct ds_inst *d;
+
+	for (d = pr->instances; d; d = d->next) {
+		if (d->kind == DS_PROCESS_STATS && d->has_ps && d->ps.cfg.on_demand_enabled)
+			break;
+	}
+	ftrace_ctl_set_pids_cb(pr->ftrace, d ? on_pids : NULL, pr);
+}
+
 static void on_ps_poll(void *user)
 {
 	struct ds_inst *d = user;
@@ -171,6 +183,7 @@ static void destroy_inst(struct probes *pr, struct ds_inst *d)
 			break;
 		}
 	}
+	update_pids_cb(pr);
 	if (d->timer)
 		evloop_del(pr->loop, d->timer);
 	if (d->ftrace)
@@ -208,6 +221,7 @@ static void on_start(struct producer *p, uint64_t id, const Perfetto__Protos__Da
 		d->next = pr->instances;
 		pr->instances = d;
 		rc = start_kind(pr, d, cfg);
+		update_pids_cb(pr);
 	} else {
 		free(d);
 		d = NULL;
@@ -379,7 +393,6 @@ int probes_create(struct evloop *loop, struct probes **out)
 		free(pr);
 		return rc;
 	}
-	ftrace_ctl_set_pids_cb(pr->ftrace, on_pids, pr);
 	connect_now(pr);
 	*out = pr;
 	return 0;
