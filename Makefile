@@ -31,7 +31,7 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
 CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
 	-pthread -MMD -MP
 LDFLAGS_ALL := -pthread
-LDLIBS_ALL := -lprotobuf-c -lm
+LDLIBS_ALL := -lprotobuf-c -lz -lm
 
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \

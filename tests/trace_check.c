@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
@@ -288,6 +289,51 @@ static bool is_service_field(uint32_t id)
 	       id == PB_TRACE_PACKET__FIRST_PACKET_ON_SEQUENCE;
 }
 
+static void read_packet(const uint8_t *p, size_t n);
+
+/* TracePacket.compressed_packets: zlib of Trace-framed packets. */
+static uint64_t g_compressed_packets, g_compressed_bad;
+
+static void read_compressed(const uint8_t *p, size_t n)
+{
+	struct buf out = BUF_INIT;
+	struct pz_reader r;
+	struct pz_field f;
+	z_stream zs;
+	int zr = Z_OK;
+
+	g_compressed_packets++;
+	memset(&zs, 0, sizeof(zs));
+	if (inflateInit(&zs) != Z_OK) {
+		g_compressed_bad++;
+		return;
+	}
+	zs.next_in = (Bytef *)(uintptr_t)p;
+	zs.avail_in = (uInt)n;
+	while (zr == Z_OK) {
+		if (buf_reserve(&out, 256 * 1024) < 0)
+			break;
+		zs.next_out = out.data + out.len;
+		zs.avail_out = (uInt)(out.cap - out.len);
+		zr = inflate(&zs, Z_NO_FLUSH);
+		out.len = (size_t)(zs.next_out - out.data);
+	}
+	inflateEnd(&zs);
+	if (zr != Z_STREAM_END) {
+		g_compressed_bad++;
+		buf_fini(&out);
+		return;
+	}
+	pz_reader_init(&r, out.data, out.len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_TRACE__PACKET && f.wire_type == PZ_WIRE_LEN)
+			read_packet(f.data, f.size);
+	}
+	if (r.err)
+		g_compressed_bad++;
+	buf_fini(&out);
+}
+
 static void read_packet(const uint8_t *p, size_t n)
 {
 	struct pz_reader r;
@@ -349,6 +395,9 @@ static void read_packet(const uint8_t *p, size_t n)
 			break;
 		case PB_TRACE_PACKET__TRACE_UUID:
 			g.uuids++;
+			break;
+		case PB_TRACE_PACKET__COMPRESSED_PACKETS:
+			read_compressed(f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__TRIGGER:
 			read_trigger(f.data, f.size);
@@ -515,6 +564,10 @@ int main(int argc, char **argv)
 		       U(g.test_packet_bytes), U(tot.bytes_read));
 		ok = 0;
 	}
+	printf("compressed_packets=%llu\ncompressed_bad=%llu\n", U(g_compressed_packets),
+	       U(g_compressed_bad));
+	if (g_compressed_bad)
+		ok = 0;
 	printf("bytes=%zu\npackets=%llu\ntest_packets=%llu\ntest_sequences=%zu\n", b.len,
 	       U(g.packets), U(g.test_packets), n_test_seqs);
 	printf("test_payload_bytes=%llu\ntest_packet_bytes=%llu\n", U(g.test_payload_bytes),

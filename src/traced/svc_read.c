@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "base/evloop.h"
 #include "base/file.h"
@@ -52,7 +53,17 @@ struct sink {
 	struct buf out;
 	uint64_t *bytes_written;
 	uint64_t max_bytes;         /* max_file_size_bytes; 0 = no limit */
+	/* TraceConfig.compression: packets go through zlib into one
+	 * compressed_packets packet per batch (as Perfetto's deflate). */
+	bool compress;
+	bool z_open;
+	z_stream zs;
+	struct buf zout;
+	size_t z_in;
 };
+
+/* Uncompressed bytes per compressed_packets packet. */
+#define COMPRESS_BATCH_BYTES (1u << 20)
 
 /* A Slice needs at most this beyond its data: tags, lengths, the last flag. */
 #define SLICE_FRAMING_BYTES 16u
@@ -138,8 +149,8 @@ static int sink_file_flush(struct sink *k)
 }
 
 /* Emits one packet made of @slices plus @suffix (the trusted fields). */
-static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
-		       const uint8_t *suffix, size_t suffix_len)
+static int sink_packet_plain(struct sink *k, const struct tb_slice *slices, size_t n,
+			     const uint8_t *suffix, size_t suffix_len)
 {
 	uint8_t hdr[1 + PZ_MAX_VARINT_BYTES];
 	size_t total = suffix_len, i, h;
@@ -163,6 +174,101 @@ static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
 		return rc;
 	}
 	return sink_consumer_packet(k, slices, n, suffix, suffix_len, total);
+}
+
+/* Runs deflate over @len bytes (or finishes with @flush = Z_FINISH). */
+static int z_feed(struct sink *k, const void *data, size_t len, int flush)
+{
+	int zr;
+
+	k->zs.next_in = (Bytef *)(uintptr_t)data;
+	k->zs.avail_in = (uInt)len;
+	do {
+		if (buf_reserve(&k->zout, 64 * 1024) < 0)
+			return -ENOMEM;
+		k->zs.next_out = k->zout.data + k->zout.len;
+		k->zs.avail_out = (uInt)(k->zout.cap - k->zout.len);
+		zr = deflate(&k->zs, flush);
+		k->zout.len = (size_t)(k->zs.next_out - k->zout.data);
+		if (zr == Z_STREAM_ERROR)
+			return -EIO;
+	} while (k->zs.avail_in || (flush == Z_FINISH && zr != Z_STREAM_END));
+	return 0;
+}
+
+/* Ends the current compressed batch and emits it as one packet. */
+static int sink_flush_compressed(struct sink *k)
+{
+	uint8_t hdr[2 * PZ_MAX_VARINT_BYTES];
+	struct tb_slice sl[2];
+	size_t h;
+	int rc;
+
+	if (!k->z_open)
+		return 0;
+	k->z_open = false;
+	rc = z_feed(k, NULL, 0, Z_FINISH);
+	deflateEnd(&k->zs);
+	if (rc < 0)
+		return rc;
+	/* TracePacket { compressed_packets: <zlib of Trace-framed packets> };
+	 * the tag of field 50 takes two bytes. */
+	h = pz_varint_encode(pz_make_tag(PB_TRACE_PACKET__COMPRESSED_PACKETS, PZ_WIRE_LEN), hdr);
+	h += pz_varint_encode(k->zout.len, hdr + h);
+	sl[0].data = hdr;
+	sl[0].size = h;
+	sl[1].data = k->zout.data;
+	sl[1].size = k->zout.len;
+	rc = sink_packet_plain(k, sl, 2, NULL, 0);
+	buf_reset(&k->zout);
+	k->z_in = 0;
+	return rc;
+}
+
+static int sink_packet(struct sink *k, const struct tb_slice *slices, size_t n,
+		       const uint8_t *suffix, size_t suffix_len)
+{
+	uint8_t hdr[1 + PZ_MAX_VARINT_BYTES];
+	size_t total = suffix_len, i;
+	int rc;
+
+	if (!k->compress)
+		return sink_packet_plain(k, slices, n, suffix, suffix_len);
+	if (!k->z_open) {
+		memset(&k->zs, 0, sizeof(k->zs));
+		if (deflateInit(&k->zs, 6) != Z_OK)
+			return sink_packet_plain(k, slices, n, suffix, suffix_len);
+		k->z_open = true;
+	}
+	for (i = 0; i < n; i++)
+		total += slices[i].size;
+	/* Inside, the packets are framed as a Trace, as in a file. */
+	hdr[0] = (uint8_t)pz_make_tag(PB_TRACE__PACKET, PZ_WIRE_LEN);
+	rc = z_feed(k, hdr, 1 + pz_varint_encode(total, hdr + 1), Z_NO_FLUSH);
+	for (i = 0; i < n && !rc; i++)
+		rc = z_feed(k, slices[i].data, slices[i].size, Z_NO_FLUSH);
+	if (!rc && suffix_len)
+		rc = z_feed(k, suffix, suffix_len, Z_NO_FLUSH);
+	k->z_in += total;
+	if (!rc && k->z_in >= COMPRESS_BATCH_BYTES)
+		rc = sink_flush_compressed(k);
+	return rc;
+}
+
+/* Deflate when the config asks for it (zstd is not built in: deflate then,
+ * or nothing if only zstd was asked for). */
+static bool wants_compression(const struct svc_session *s)
+{
+	const Perfetto__Protos__TraceConfig *c = s->config;
+
+	bool deflate = c->compression && c->compression->deflate;
+
+	/* compression_type is deprecated, but older configs still set it. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+	deflate = deflate || (c->has_compression_type && c->compression_type == 1);
+#pragma GCC diagnostic pop
+	return deflate;
 }
 
 /* ------------------------------------------------- service packets ---- */
@@ -502,6 +608,9 @@ static void sink_fini(struct sink *k)
 {
 	if (k->proto)
 		ipc_host_reply_abort(&k->rr);
+	if (k->z_open)
+		deflateEnd(&k->zs);
+	buf_fini(&k->zout);
 	buf_fini(&k->out);
 }
 
@@ -545,11 +654,15 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 	int rc;
 
 	k.call = &c;
+	k.compress = wants_compression(s);
 	rc = emit_service_packets(&k, s);
 	if (!rc)
 		rc = emit_buffers(&k, s, final);
 	if (rc == -EAGAIN) {
-		rc = sink_end_reply(&k, true);
+		/* What was compressed so far goes out before the pause. */
+		rc = sink_flush_compressed(&k);
+		if (rc == 0)
+			rc = sink_end_reply(&k, true);
 		if (rc == 0) {
 			s->read_call = c;
 			s->read_pending = true;
@@ -564,6 +677,8 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 
 		rc = emit_service_packet(&k, (uint32_t)getuid(), fill_stats, &a);
 	}
+	if (!rc)
+		rc = sink_flush_compressed(&k);
 	if (rc < 0 && rc != -ENOTCONN)
 		LOG_W("session %llu: reading buffers failed: %s", (unsigned long long)s->id,
 		      strerror(-rc));
@@ -578,6 +693,7 @@ int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final)
 			 .max_bytes = s->max_file_size_bytes};
 	int rc, werr;
 
+	k.compress = wants_compression(s);
 	rc = emit_service_packets(&k, s);
 	if (!rc)
 		rc = emit_buffers(&k, s, is_final);
@@ -586,6 +702,8 @@ int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final)
 
 		rc = emit_service_packet(&k, (uint32_t)getuid(), fill_stats, &a);
 	}
+	if (!rc)
+		rc = sink_flush_compressed(&k);
 	/* Whatever fitted is written, also when the size limit stopped us. */
 	werr = sink_file_flush(&k);
 	if (!rc)

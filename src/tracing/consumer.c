@@ -17,6 +17,7 @@
 #include "base/file.h"
 #include "base/log.h"
 #include "base/sock_default.h"
+#include "pb_fields.h"
 #include "config/trace_config.pb-c.h"
 #include "ipc/consumer_port.pb-c.h"
 #include "ipc/ipc.h"
@@ -802,7 +803,7 @@ int trace_file_write_packet(struct trace_file_writer *w, const uint8_t *packet, 
 		return w->err;
 	if (!packet && len)
 		return -EINVAL;
-	hdr[0] = (uint8_t)pz_make_tag(1, PZ_WIRE_LEN); /* Trace.packet */
+	hdr[0] = (uint8_t)pz_make_tag(PB_TRACE__PACKET, PZ_WIRE_LEN);
 	n_hdr = 1 + pz_varint_encode(len, hdr + 1);
 	if (w->len + n_hdr + len > w->cap) {
 		err = trace_file_writer_flush(w);
