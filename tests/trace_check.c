@@ -29,12 +29,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/file.h"
 #include "base/hmap.h"
+#include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
@@ -299,27 +299,9 @@ static void read_compressed(const uint8_t *p, size_t n)
 	struct buf out = BUF_INIT;
 	struct pz_reader r;
 	struct pz_field f;
-	z_stream zs;
-	int zr = Z_OK;
 
 	g_compressed_packets++;
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit(&zs) != Z_OK) {
-		g_compressed_bad++;
-		return;
-	}
-	zs.next_in = (Bytef *)(uintptr_t)p;
-	zs.avail_in = (uInt)n;
-	while (zr == Z_OK) {
-		if (buf_reserve(&out, 256 * 1024) < 0)
-			break;
-		zs.next_out = out.data + out.len;
-		zs.avail_out = (uInt)(out.cap - out.len);
-		zr = inflate(&zs, Z_NO_FLUSH);
-		out.len = (size_t)(zs.next_out - out.data);
-	}
-	inflateEnd(&zs);
-	if (zr != Z_STREAM_END) {
+	if (inflate_all(p, n, 1u << 30, &out) < 0) {
 		g_compressed_bad++;
 		buf_fini(&out);
 		return;

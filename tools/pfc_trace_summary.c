@@ -14,6 +14,7 @@
 #include "base/buf.h"
 #include "base/file.h"
 #include "base/hmap.h"
+#include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
@@ -41,6 +42,7 @@ static struct {
 	struct hmap tgid_of;         /* tid -> tgid, from ProcessTree */
 	struct cpu_state cpus[MAX_CPUS];
 	uint64_t packets, ftrace_events, compact_switches, compact_wakings, process_trees;
+	uint64_t compressed;          /* compressed_packets unpacked */
 	uint64_t first_ts, last_ts;
 	uint32_t max_cpu;
 } g;
@@ -209,6 +211,43 @@ static void read_process_tree(const uint8_t *p, size_t n)
 	}
 }
 
+static void read_trace_packet(const uint8_t *p, size_t n);
+
+/* compressed_packets: zlib of Trace-framed packets (TraceConfig.compression). */
+static void read_compressed(const uint8_t *p, size_t n)
+{
+	struct buf out = BUF_INIT;
+	struct pz_reader r;
+	struct pz_field f;
+
+	g.compressed++;
+	if (inflate_all(p, n, 1u << 30, &out) >= 0) {
+		pz_reader_init(&r, out.data, out.len);
+		while (pz_reader_next(&r, &f) > 0) {
+			if (f.id == PB_TRACE__PACKET && f.wire_type == PZ_WIRE_LEN)
+				read_trace_packet(f.data, f.size);
+		}
+	}
+	buf_fini(&out);
+}
+
+static void read_trace_packet(const uint8_t *p, size_t n)
+{
+	struct pz_reader pr;
+	struct pz_field pf;
+
+	g.packets++;
+	pz_reader_init(&pr, p, n);
+	while (pz_reader_next(&pr, &pf) > 0) {
+		if (pf.id == PB_TRACE_PACKET__FTRACE_EVENTS)
+			read_bundle(pf.data, pf.size);
+		else if (pf.id == PB_TRACE_PACKET__PROCESS_TREE)
+			read_process_tree(pf.data, pf.size);
+		else if (pf.id == PB_TRACE_PACKET__COMPRESSED_PACKETS)
+			read_compressed(pf.data, pf.size);
+	}
+}
+
 static int cmp_run(const void *a, const void *b)
 {
 	const struct thread *x = a, *y = b;
@@ -219,8 +258,8 @@ static int cmp_run(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	struct buf b = BUF_INIT;
-	struct pz_reader r, pr;
-	struct pz_field f, pf;
+	struct pz_reader r;
+	struct pz_field f;
 	size_t i, top = 10, shown = 0;
 	uint64_t tgid, busy = 0;
 	double span;
@@ -243,14 +282,7 @@ int main(int argc, char **argv)
 	while ((rc = pz_reader_next(&r, &f)) > 0) {
 		if (f.id != PB_TRACE__PACKET || f.wire_type != PZ_WIRE_LEN)
 			continue;
-		g.packets++;
-		pz_reader_init(&pr, f.data, f.size);
-		while (pz_reader_next(&pr, &pf) > 0) {
-			if (pf.id == PB_TRACE_PACKET__FTRACE_EVENTS)
-				read_bundle(pf.data, pf.size);
-			else if (pf.id == PB_TRACE_PACKET__PROCESS_TREE)
-				read_process_tree(pf.data, pf.size);
-		}
+		read_trace_packet(f.data, f.size);
 	}
 	if (rc < 0) {
 		fprintf(stderr, "pfc_trace_summary: %s is not a valid trace (%s at byte %zu)\n",
@@ -261,9 +293,9 @@ int main(int argc, char **argv)
 	printf("%s: %zu bytes, %llu packets, %.2f s of kernel events on %u CPUs\n", argv[1], b.len,
 	       (unsigned long long)g.packets, span, g.max_cpu + 1);
 	printf("  sched switches: %llu (compact_sched) + plain ftrace events: %llu; "
-	       "process trees: %llu\n",
+	       "process trees: %llu%s\n",
 	       (unsigned long long)g.compact_switches, (unsigned long long)g.ftrace_events,
-	       (unsigned long long)g.process_trees);
+	       (unsigned long long)g.process_trees, g.compressed ? "; zlib-compressed" : "");
 	qsort(g.threads, g.n_threads, sizeof(*g.threads), cmp_run);
 	for (i = 0; i < g.n_threads; i++) {
 		if (g.threads[i].tid > 0)

@@ -1572,3 +1572,32 @@ TEST(subproc_notify_ready_from_env)
 	ASSERT_TRUE(getenv("PFC_TEST_FD") == NULL);
 	close(p[0]);
 }
+
+/* ------------------------------------------------------------- inflate ---- */
+
+#include <zlib.h>
+
+#include "base/inflate.h"
+
+TEST(inflate_round_trip_and_hostile_input)
+{
+	static uint8_t plain[100000], packed[120000];
+	uLongf packed_len = sizeof(packed);
+	struct buf out = BUF_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(plain); i++)
+		plain[i] = (uint8_t)(i * 7 % 251);
+	ASSERT_EQ(compress2(packed, &packed_len, plain, sizeof(plain), 6), Z_OK);
+	buf_append_str(&out, "keep");
+	ASSERT_EQ(inflate_all(packed, packed_len, sizeof(plain), &out), (int64_t)sizeof(plain));
+	ASSERT_EQ(out.len, 4 + sizeof(plain));
+	ASSERT_MEMEQ(out.data + 4, plain, sizeof(plain));
+	/* Over the bound, truncated, or not zlib at all: an error, @out untouched. */
+	ASSERT_EQ(inflate_all(packed, packed_len, sizeof(plain) - 1, &out), -EFBIG);
+	ASSERT_EQ(inflate_all(packed, packed_len / 2, sizeof(plain), &out), -EBADMSG);
+	ASSERT_EQ(inflate_all(plain, 1000, sizeof(plain), &out), -EBADMSG);
+	ASSERT_EQ(inflate_all(packed, 0, sizeof(plain), &out), -EBADMSG);
+	ASSERT_EQ(out.len, 4 + sizeof(plain));
+	buf_fini(&out);
+}
