@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
@@ -209,6 +210,20 @@ static void walk_trace_stats(const struct pz_field *tf, struct counts *c)
 	c->chunks_overwritten = overwritten;
 }
 
+static void walk_trace(const uint8_t *data, size_t len, struct counts *c);
+
+/* compressed_packets (TraceConfig.compression): a zlib'd Trace inside. */
+static void walk_compressed(const struct pz_field *f, struct counts *c)
+{
+	struct buf out = BUF_INIT;
+
+	if (inflate_all(f->data, f->size, 1u << 30, &out) < 0)
+		c->is_parse_error = true;
+	else
+		walk_trace(out.data, out.len, c);
+	buf_fini(&out);
+}
+
 static void walk_packet(const struct pz_field *pf, struct counts *c)
 {
 	struct pz_reader r;
@@ -226,6 +241,8 @@ static void walk_packet(const struct pz_field *pf, struct counts *c)
 			walk_trace_stats(&f, c);
 		else if (f.id == PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED && f.value)
 			c->packets_dropped++;
+		else if (f.id == PB_TRACE_PACKET__COMPRESSED_PACKETS && f.wire_type == PZ_WIRE_LEN)
+			walk_compressed(&f, c);
 	}
 	if (rc < 0)
 		c->is_parse_error = true;
