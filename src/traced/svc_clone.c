@@ -21,19 +21,11 @@ int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host 
 	struct svc_session *s;
 	size_t i;
 
-	s = calloc(1, sizeof(*s));
+	s = svc_session_new(svc, host, client_id, uid, SESSION_STOPPED);
 	if (!s)
 		return -ENOMEM;
-	s->id = svc->next_session_id++;
-	s->svc = svc;
-	s->file_fd = -1;
-	s->state = SESSION_STOPPED;
 	s->is_clone = true;
-	s->consumer_uid = uid;
-	s->consumer_host = host;
-	s->consumer_client_id = client_id;
 	s->start_realtime_ns = src->start_realtime_ns;
-	buf_init(&s->pending_service_packets);
 	s->config_len = src->config_len;
 	s->config_bytes = malloc(src->config_len ? src->config_len : 1);
 	s->buffers = calloc(src->n_buffers + 1, sizeof(*s->buffers));

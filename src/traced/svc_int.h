@@ -283,6 +283,10 @@ struct svc_timer_ctx {
 /* svc_session.c */
 /* The session's timer context, allocated on first use; NULL if out of memory. */
 struct svc_timer_ctx *svc_session_timer_ctx(struct svc *svc, struct svc_session *s);
+/* A zeroed session with a fresh id, owned by the consumer @client_id of @host
+ * (not yet linked into @svc); NULL if out of memory. */
+struct svc_session *svc_session_new(struct svc *svc, struct ipc_host *host, uint64_t client_id,
+				    uid_t uid, enum session_state state);
 int svc_session_enable(struct svc *svc, struct ipc_host *host, uint64_t client_id, uid_t uid,
 		       const Perfetto__Protos__TraceConfig *cfg, int out_fd,
 		       const struct ipc_call *call, char *err, size_t err_size);

@@ -422,6 +422,24 @@ static int open_output(struct svc_session *s, int out_fd, char *err, size_t n)
 	return 0;
 }
 
+struct svc_session *svc_session_new(struct svc *svc, struct ipc_host *host, uint64_t client_id,
+				    uid_t uid, enum session_state state)
+{
+	struct svc_session *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->id = svc->next_session_id++;
+	s->svc = svc;
+	s->file_fd = -1;
+	s->state = state;
+	s->consumer_uid = uid;
+	s->consumer_host = host;
+	s->consumer_client_id = client_id;
+	buf_init(&s->pending_service_packets);
+	return s;
+}
+
 int svc_session_enable(struct svc *svc, struct ipc_host *host, uint64_t client_id, uid_t uid,
 		       const Perfetto__Protos__TraceConfig *cfg, int out_fd,
 		       const struct ipc_call *call, char *err, size_t err_size)
@@ -434,21 +452,13 @@ int svc_session_enable(struct svc *svc, struct ipc_host *host, uint64_t client_i
 	rc = check_config(svc, uid, cfg, out_fd, err, err_size);
 	if (rc < 0)
 		return rc;
-	s = calloc(1, sizeof(*s));
+	s = svc_session_new(svc, host, client_id, uid, SESSION_CONFIGURED);
 	if (!s)
 		return -ENOMEM;
-	s->id = svc->next_session_id++;
-	s->svc = svc;
-	s->file_fd = -1;
-	s->state = SESSION_CONFIGURED;
-	s->consumer_uid = uid;
-	s->consumer_host = host;
-	s->consumer_client_id = client_id;
 	if (call) {
 		s->enable_call = *call;
 		s->has_enable_call = true;
 	}
-	buf_init(&s->pending_service_packets);
 	s->config_len = perfetto__protos__trace_config__get_packed_size(cfg);
 	s->config_bytes = malloc(s->config_len ? s->config_len : 1);
 	if (!s->config_bytes) {
