@@ -64,12 +64,21 @@ static int open_tmpfile(void)
 	return -1;
 }
 
-static int shm_wrap(int fd, uint8_t *base, size_t size, struct shm **out)
+/* Maps @fd (or anonymous memory when @fd is -1) and wraps it; the caller
+ * keeps @fd on failure. */
+static int shm_map(int fd, size_t size, int map_flags, struct shm **out)
 {
-	struct shm *shm = calloc(1, sizeof(*shm));
+	struct shm *shm;
+	void *base;
 
-	if (!shm)
+	base = mmap(NULL, size, PROT_READ | PROT_WRITE, map_flags, fd, 0);
+	if (base == MAP_FAILED)
+		return -errno;
+	shm = calloc(1, sizeof(*shm));
+	if (!shm) {
+		munmap(base, size);
 		return -ENOMEM;
+	}
 	shm->fd = fd;
 	shm->base = base;
 	shm->size = size;
@@ -79,7 +88,6 @@ static int shm_wrap(int fd, uint8_t *base, size_t size, struct shm **out)
 
 int shm_create(size_t size, size_t page_size, struct shm **out)
 {
-	void *base = MAP_FAILED;
 	bool is_memfd = true;
 	int fd = -1, err;
 
@@ -102,18 +110,11 @@ int shm_create(size_t size, size_t page_size, struct shm **out)
 		err = -errno;
 		goto fail;
 	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
-		err = -errno;
-		goto fail;
-	}
-	err = shm_wrap(fd, base, size, out);
+	err = shm_map(fd, size, MAP_SHARED, out);
 	if (err < 0)
 		goto fail;
 	return 0;
 fail:
-	if (base != MAP_FAILED)
-		munmap(base, size);
 	close(fd);
 	return err;
 }
@@ -121,7 +122,6 @@ fail:
 int shm_map_fd(int fd, size_t expected_size, size_t page_size, unsigned flags,
 	       struct shm **out)
 {
-	void *base = MAP_FAILED;
 	struct stat st;
 	size_t size = 0;
 	int err, seals;
@@ -148,37 +148,22 @@ int shm_map_fd(int fd, size_t expected_size, size_t page_size, unsigned flags,
 			goto fail;
 		}
 	}
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED) {
-		err = -errno;
-		goto fail;
-	}
-	err = shm_wrap(fd, base, size, out);
+	err = shm_map(fd, size, MAP_SHARED, out);
 	if (err < 0)
 		goto fail;
 	return 0;
 fail:
-	if (base != MAP_FAILED)
-		munmap(base, size);
 	close(fd);
 	return err;
 }
 
 int shm_create_private(size_t size, size_t page_size, struct shm **out)
 {
-	void *base;
-	int err;
+	int err = shm_check_size(size, page_size);
 
-	err = shm_check_size(size, page_size);
 	if (err < 0)
 		return err;
-	base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED)
-		return -errno;
-	err = shm_wrap(-1, base, size, out);
-	if (err < 0)
-		munmap(base, size);
-	return err;
+	return shm_map(-1, size, MAP_PRIVATE | MAP_ANONYMOUS, out);
 }
 
 void shm_destroy(struct shm *shm)
