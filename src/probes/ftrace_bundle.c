@@ -114,42 +114,62 @@ static void write_page(struct ftrace_bundler *b, struct ftrace_page_iter *it,
 	}
 }
 
-size_t ftrace_bundler_write(struct ftrace_bundler *b, const uint8_t *pages, size_t n_pages,
-			    size_t page_size, struct pz_msg *bundle)
+void ftrace_bundler_begin(struct ftrace_bundler *b, struct pz_msg *bundle)
+{
+	b->n_in_bundle = 0;
+	pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__CPU, b->cpu);
+}
+
+bool ftrace_bundler_add(struct ftrace_bundler *b, const uint8_t *page, size_t page_size,
+			struct pz_msg *bundle)
 {
 	struct ftrace_page_header hdr;
 	struct ftrace_page_iter it;
+	int r = ftrace_page_begin(b->layout, page, page_size, &it, &hdr);
+
+	if (r == 0 && hdr.has_lost_events) {
+		if (b->n_in_bundle > 0)
+			return false; /* lost_events describes a whole bundle */
+		pz_append_bool(bundle, PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS, true);
+		b->stats.n_lost_pages++;
+		if (hdr.has_lost_count)
+			b->stats.lost_events += hdr.lost_count;
+	}
+	if (b->n_in_bundle == 0)
+		pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP,
+				 b->last_event_ts);
+	else if (b->compact && !ftrace_compact_has_room(b->compact, b->max_records_per_page))
+		return false;
+	b->n_in_bundle++;
+	b->stats.n_pages++;
+	if (r < 0) {
+		b->stats.n_bad_pages++;
+		write_error(bundle, 0, it.status);
+		return true;
+	}
+	write_page(b, &it, bundle);
+	return true;
+}
+
+void ftrace_bundler_end(struct ftrace_bundler *b, struct pz_msg *bundle)
+{
+	if (b->compact)
+		ftrace_compact_write(b->compact, bundle);
+	b->n_in_bundle = 0;
+}
+
+size_t ftrace_bundler_write(struct ftrace_bundler *b, const uint8_t *pages, size_t n_pages,
+			    size_t page_size, struct pz_msg *bundle)
+{
 	size_t i;
 
 	if (n_pages == 0)
 		return 0;
-	pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__CPU, b->cpu);
+	ftrace_bundler_begin(b, bundle);
 	for (i = 0; i < n_pages; i++) {
-		const uint8_t *page = pages + i * page_size;
-		int r = ftrace_page_begin(b->layout, page, page_size, &it, &hdr);
-
-		if (r == 0 && hdr.has_lost_events) {
-			if (i > 0)
-				break; /* lost_events describes a whole bundle */
-			pz_append_bool(bundle, PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS, true);
-			b->stats.n_lost_pages++;
-			if (hdr.has_lost_count)
-				b->stats.lost_events += hdr.lost_count;
-		}
-		if (i == 0)
-			pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP,
-					 b->last_event_ts);
-		if (b->compact && i > 0 && !ftrace_compact_has_room(b->compact, b->max_records_per_page))
+		if (!ftrace_bundler_add(b, pages + i * page_size, page_size, bundle))
 			break;
-		b->stats.n_pages++;
-		if (r < 0) {
-			b->stats.n_bad_pages++;
-			write_error(bundle, 0, it.status);
-			continue;
-		}
-		write_page(b, &it, bundle);
 	}
-	if (b->compact)
-		ftrace_compact_write(b->compact, bundle);
+	ftrace_bundler_end(b, bundle);
 	return i;
 }

@@ -4,12 +4,15 @@
  * from one CPU: decodes each page (ftrace_page.h), routes sched_switch and
  * sched_waking to compact_sched when enabled (ftrace_compact.h) and
  * translates everything else (ftrace_translate.h). The per-CPU reader owns
- * the TracePacket; it opens TracePacket.ftrace_events, calls
- * ftrace_bundler_write() and repeats with the pages not yet consumed.
+ * the TracePacket; it opens TracePacket.ftrace_events, then hands pages
+ * over one at a time as it reads them (ftrace_bundler_begin/add/end: each
+ * page is decoded while it is still in the cache) or a batch already in
+ * memory (ftrace_bundler_write()).
  */
 #ifndef PFC_PROBES_FTRACE_BUNDLE_H
 #define PFC_PROBES_FTRACE_BUNDLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,6 +44,7 @@ struct ftrace_bundler {
 	uint32_t cpu;
 	uint32_t max_records_per_page;
 	uint64_t last_event_ts;     /* of the previous bundle, for field 10 */
+	uint32_t n_in_bundle;       /* pages added since ftrace_bundler_begin() */
 	struct ftrace_bundle_stats stats;
 };
 
@@ -56,6 +60,28 @@ void ftrace_bundler_init(struct ftrace_bundler *b, const struct ftrace_page_layo
 			 const struct ftrace_event_table *table,
 			 const struct ftrace_compact_format *compact_fmt,
 			 struct ftrace_compact_sched *compact, uint32_t cpu);
+
+/*
+ * ftrace_bundler_begin() - Start a bundle in @bundle (an open, empty
+ * FtraceEventBundle, e.g. TracePacket field 1): writes the cpu.
+ * Context: hot path; never allocates.
+ */
+void ftrace_bundler_begin(struct ftrace_bundler *b, struct pz_msg *bundle);
+
+/*
+ * ftrace_bundler_add() - Decode one page of @page_size bytes (borrowed)
+ * into the bundle begun with ftrace_bundler_begin().
+ * Return: true when written; false, with nothing written, when the page
+ * belongs in a new bundle (it reports lost events before it, or
+ * compact_sched is full): end this one, begin another, add it again (the
+ * first page of a bundle is always taken).
+ * Context: hot path; never allocates.
+ */
+bool ftrace_bundler_add(struct ftrace_bundler *b, const uint8_t *page, size_t page_size,
+			struct pz_msg *bundle);
+
+/* ftrace_bundler_end() - Write compact_sched; the bundle is complete. */
+void ftrace_bundler_end(struct ftrace_bundler *b, struct pz_msg *bundle);
 
 /*
  * ftrace_bundler_write() - Fill one FtraceEventBundle from whole pages.

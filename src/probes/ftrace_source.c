@@ -9,7 +9,6 @@
 #include "probes/ftrace_source.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +22,8 @@
 #include "pb_fields.h"
 #include "probes/ftrace_bundle.h"
 #include "probes/ftrace_categories.h"
+#include "probes/ftrace_cpu_reader.h"
 #include "probes/tracefs.h"
-
-struct cpu_reader {
-	int fd;
-	uint8_t *pages;    /* FTRACE_MAX_PAGES_PER_CPU_PER_TICK pages */
-	size_t n_pages;    /* read this tick */
-	uint64_t bytes_read;
-};
 
 struct ftrace_instance {
 	struct ftrace_instance *next;
@@ -42,6 +35,8 @@ struct ftrace_instance {
 	struct ftrace_compact_format compact_fmt;
 	struct ftrace_compact_sched *compact;   /* NULL: compact_sched off */
 	struct ftrace_bundler *bundlers;        /* one per CPU */
+	struct pz_msg bundle;         /* open while a CPU is drained */
+	bool bundle_open;
 	uint32_t drain_ms;
 	struct buf unknown;           /* events asked for that the kernel lacks */
 	struct buf failed;            /* events that exist but could not be enabled */
@@ -55,13 +50,14 @@ struct ftrace_ctl {
 	size_t page_size;
 	struct tracefs_state saved;
 	bool changed;                 /* the kernel state is ours until restored */
-	struct cpu_reader *cpus;
+	struct ftrace_cpu_reader *cpus;
 	unsigned n_cpus;
 	struct hmap refs;             /* event id -> instances using it */
 	struct hmap formats;          /* event id -> struct ftrace_format * */
 	struct ftrace_instance *instances;
 	uint64_t drain_timer;
 	uint32_t drain_ms;
+	bool read_error_logged;
 	ftrace_pids_cb pids_cb;
 	void *pids_user;
 };
@@ -117,12 +113,8 @@ static int open_tracefs(struct ftrace_ctl *c)
 	c->cpus = calloc(c->n_cpus ? c->n_cpus : 1, sizeof(*c->cpus));
 	if (!c->cpus)
 		return -ENOMEM;
-	for (i = 0; i < c->n_cpus; i++) {
+	for (i = 0; i < c->n_cpus; i++)
 		c->cpus[i].fd = -1;
-		c->cpus[i].pages = malloc(FTRACE_MAX_PAGES_PER_CPU_PER_TICK * c->page_size);
-		if (!c->cpus[i].pages)
-			return -ENOMEM;
-	}
 	c->fs_open = true;
 	return 0;
 }
@@ -166,10 +158,13 @@ static int claim_kernel(struct ftrace_ctl *c, uint32_t buffer_kb)
 		char path[TRACEFS_PATH_MAX * 2];
 
 		snprintf(rel, sizeof(rel), "per_cpu/cpu%u/trace_pipe_raw", i);
-		if (tracefs_path(&c->fs, rel, path, sizeof(path)) == 0)
-			c->cpus[i].fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (c->cpus[i].fd < 0)
-			LOG_W("cannot open %s: %s", rel, strerror(errno));
+		rc = tracefs_path(&c->fs, rel, path, sizeof(path));
+		if (rc == 0)
+			rc = ftrace_cpu_reader_open(&c->cpus[i], path, c->page_size);
+		if (rc < 0) {
+			c->cpus[i].fd = -1;
+			LOG_W("cannot open %s: %s", rel, strerror(-rc));
+		}
 	}
 	return tracefs_set_tracing_on(&c->fs, true);
 }
@@ -181,10 +176,8 @@ static void release_kernel(struct ftrace_ctl *c)
 
 	if (!c->changed)
 		return;
-	for (i = 0; i < c->n_cpus; i++) {
-		fd_close(c->cpus[i].fd);
-		c->cpus[i].fd = -1;
-	}
+	for (i = 0; i < c->n_cpus; i++)
+		ftrace_cpu_reader_close(&c->cpus[i]);
 	rc = tracefs_restore(&c->fs, &c->saved);
 	if (rc < 0)
 		LOG_W("restoring the kernel's ftrace state: %s", strerror(-rc));
@@ -365,83 +358,96 @@ static void write_stats(struct ftrace_ctl *c, struct ftrace_instance *inst, uint
 
 /* ------------------------------------------------------------- drain ---- */
 
-/* Reads up to the per-tick bound of pages from one CPU. */
-static void read_cpu(struct ftrace_ctl *c, struct cpu_reader *r)
+static void begin_bundle(struct ftrace_instance *inst, unsigned cpu)
 {
-	r->n_pages = 0;
-	if (r->fd < 0)
+	struct pz_msg *pkt = tw_new_packet(inst->tw);
+
+	pz_begin_nested(pkt, PB_TRACE_PACKET__FTRACE_EVENTS, &inst->bundle);
+	ftrace_bundler_begin(&inst->bundlers[cpu], &inst->bundle);
+	inst->bundle_open = true;
+}
+
+static void end_bundle(struct ftrace_instance *inst, unsigned cpu)
+{
+	if (!inst->bundle_open)
 		return;
-	while (r->n_pages < FTRACE_MAX_PAGES_PER_CPU_PER_TICK) {
-		uint8_t *dst = r->pages + r->n_pages * c->page_size;
-		ssize_t n = read(r->fd, dst, c->page_size);
-
-		if (n <= 0)
-			break;
-		/* A short read is a partial page: pad so the decoder sees a page. */
-		if ((size_t)n < c->page_size)
-			memset(dst + n, 0, c->page_size - (size_t)n);
-		r->bytes_read += (uint64_t)n;
-		r->n_pages++;
-	}
+	ftrace_bundler_end(&inst->bundlers[cpu], &inst->bundle);
+	pz_end(&inst->bundle);
+	tw_finish_packet(inst->tw);
+	inst->bundle_open = false;
 }
 
-static void write_bundles(struct ftrace_ctl *c, struct ftrace_instance *inst, unsigned cpu)
+static void add_page(struct ftrace_instance *inst, unsigned cpu, const uint8_t *page,
+		     size_t page_size)
 {
-	struct cpu_reader *r = &c->cpus[cpu];
-	size_t done = 0;
-
-	while (done < r->n_pages) {
-		struct pz_msg *pkt = tw_new_packet(inst->tw);
-		struct pz_msg bundle;
-		size_t n;
-
-		pz_begin_nested(pkt, PB_TRACE_PACKET__FTRACE_EVENTS, &bundle);
-		n = ftrace_bundler_write(&inst->bundlers[cpu], r->pages + done * c->page_size,
-					 r->n_pages - done, c->page_size, &bundle);
-		pz_end(&bundle);
-		tw_finish_packet(inst->tw);
-		done += n ? n : 1;
-	}
+	if (!inst->bundle_open)
+		begin_bundle(inst, cpu);
+	if (ftrace_bundler_add(&inst->bundlers[cpu], page, page_size, &inst->bundle))
+		return;
+	end_bundle(inst, cpu);
+	begin_bundle(inst, cpu);
+	ftrace_bundler_add(&inst->bundlers[cpu], page, page_size, &inst->bundle);
 }
 
-/* Collects the pids of a CPU's pages for process_stats (common_pid). */
-static void report_pids(struct ftrace_ctl *c, struct cpu_reader *r)
+/* Collects the pids of a page for process_stats (common_pid). */
+static void report_pids(struct ftrace_ctl *c, const uint8_t *page)
 {
 	int32_t pids[256];
-	size_t n = 0, i;
+	size_t n = 0;
 	struct ftrace_page_iter it;
 	struct ftrace_page_header hdr;
 	struct ftrace_raw_event ev;
 
-	if (!c->pids_cb)
+	if (!c->pids_cb || ftrace_page_begin(&c->layout, page, c->page_size, &it, &hdr) < 0)
 		return;
-	for (i = 0; i < r->n_pages; i++) {
-		if (ftrace_page_begin(&c->layout, r->pages + i * c->page_size, c->page_size, &it,
-				      &hdr) < 0)
-			continue;
-		while (ftrace_page_next(&it, &ev) > 0) {
-			int32_t pid;
+	while (ftrace_page_next(&it, &ev) > 0) {
+		int32_t pid;
 
-			/* common_pid follows common_type, flags and preempt_count. */
-			if (ev.len < 8)
-				continue;
-			memcpy(&pid, ev.data + 4, sizeof(pid));
-			if (pid <= 0 || (n && pids[n - 1] == pid))
-				continue;
-			pids[n++] = pid;
-			if (n == PFC_ARRAY_SIZE(pids)) {
-				c->pids_cb(pids, n, c->pids_user);
-				n = 0;
-			}
+		/* common_pid follows common_type, flags and preempt_count. */
+		if (ev.len < 8)
+			continue;
+		memcpy(&pid, ev.data + 4, sizeof(pid));
+		if (pid <= 0 || (n && pids[n - 1] == pid))
+			continue;
+		pids[n++] = pid;
+		if (n == PFC_ARRAY_SIZE(pids)) {
+			c->pids_cb(pids, n, c->pids_user);
+			n = 0;
 		}
 	}
 	if (n)
 		c->pids_cb(pids, n, c->pids_user);
 }
 
+/*
+ * Reads up to the per-tick bound of pages of one CPU and hands each to
+ * every instance as soon as it is read. Returns the pages read.
+ */
+static size_t drain_cpu(struct ftrace_ctl *c, unsigned cpu)
+{
+	struct ftrace_cpu_reader *r = &c->cpus[cpu];
+	struct ftrace_instance *inst;
+	const uint8_t *page;
+	size_t n = 0;
+	int rc = 0;
+
+	while (n < FTRACE_MAX_PAGES_PER_CPU_PER_TICK && (page = ftrace_cpu_reader_next(r, &rc))) {
+		n++;
+		report_pids(c, page);
+		for (inst = c->instances; inst; inst = inst->next)
+			add_page(inst, cpu, page, c->page_size);
+	}
+	for (inst = c->instances; inst; inst = inst->next)
+		end_bundle(inst, cpu);
+	if (rc < 0 && !c->read_error_logged) {
+		LOG_W("reading cpu%u's ring buffer: %s", cpu, strerror(-rc));
+		c->read_error_logged = true;
+	}
+	return n;
+}
+
 void ftrace_ctl_drain(struct ftrace_ctl *c)
 {
-	struct ftrace_instance *inst;
 	unsigned cpu;
 	int rounds;
 
@@ -451,15 +457,8 @@ void ftrace_ctl_drain(struct ftrace_ctl *c)
 	for (rounds = 0; rounds < 4; rounds++) {
 		size_t total = 0;
 
-		for (cpu = 0; cpu < c->n_cpus; cpu++) {
-			read_cpu(c, &c->cpus[cpu]);
-			total += c->cpus[cpu].n_pages;
-			if (!c->cpus[cpu].n_pages)
-				continue;
-			report_pids(c, &c->cpus[cpu]);
-			for (inst = c->instances; inst; inst = inst->next)
-				write_bundles(c, inst, cpu);
-		}
+		for (cpu = 0; cpu < c->n_cpus; cpu++)
+			total += drain_cpu(c, cpu);
 		if (total < (size_t)c->n_cpus * FTRACE_MAX_PAGES_PER_CPU_PER_TICK / 2)
 			break;
 	}
@@ -628,7 +627,6 @@ void ftrace_ctl_destroy(struct ftrace_ctl *c)
 {
 	struct hmap_iter it;
 	uint64_t k, v;
-	unsigned i;
 
 	if (!c)
 		return;
@@ -647,8 +645,6 @@ void ftrace_ctl_destroy(struct ftrace_ctl *c)
 		free((void *)(uintptr_t)v);
 	hmap_fini(&c->formats);
 	hmap_fini(&c->refs);
-	for (i = 0; c->cpus && i < c->n_cpus; i++)
-		free(c->cpus[i].pages);
 	free(c->cpus);
 	free(c);
 }

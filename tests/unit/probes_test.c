@@ -18,10 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pb_fields.h"
 #include "probes/ftrace_bundle.h"
 #include "probes/ftrace_compact.h"
+#include "probes/ftrace_cpu_reader.h"
 #include "probes/ftrace_format.h"
 #include "probes/ftrace_page.h"
 #include "probes/ftrace_translate.h"
@@ -1616,6 +1618,80 @@ TEST(ftrace_bundle_lost_events_and_errors)
 	free(over);
 	free(sched);
 	ft_set_free(&fx);
+}
+
+/* The page-at-a-time API: a loss page is refused mid-bundle, taken first. */
+TEST(ftrace_bundle_page_at_a_time)
+{
+	struct ftrace_bundler b;
+	struct pz_field f[16];
+	struct pz_stream s;
+	struct pz_msg m;
+	struct ft_set fx;
+	size_t len, len2;
+	uint8_t *over = (uint8_t *)ft_fixture("overrun.pages", &len);
+	uint8_t *sched = (uint8_t *)ft_fixture("sched_cpu0.pages", &len2);
+
+	ASSERT_GE(len2, 2 * FT_PAGE);
+	ft_set_load(&fx, NULL);
+	ftrace_bundler_init(&b, &fx.layout, fx.table, NULL, NULL, 1);
+	ft_bundle_begin(&s, &m);
+	ftrace_bundler_begin(&b, &m);
+	ASSERT_TRUE(ftrace_bundler_add(&b, sched, FT_PAGE, &m));
+	ASSERT_TRUE(ftrace_bundler_add(&b, sched + FT_PAGE, FT_PAGE, &m));
+	ASSERT_FALSE(ftrace_bundler_add(&b, over, FT_PAGE, &m));
+	ftrace_bundler_end(&b, &m);
+	pz_end(&m);
+	ASSERT_EQ(pz_decode_table(ft_out, s.n_bytes, f, 16), PZ_OK);
+	ASSERT_EQ(f[PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS].id, 0);
+	ASSERT_EQ(b.stats.n_pages, 2);
+
+	ft_bundle_begin(&s, &m);
+	ftrace_bundler_begin(&b, &m);
+	ASSERT_TRUE(ftrace_bundler_add(&b, over, FT_PAGE, &m));
+	ftrace_bundler_end(&b, &m);
+	pz_end(&m);
+	ASSERT_EQ(pz_decode_table(ft_out, s.n_bytes, f, 16), PZ_OK);
+	ASSERT_EQ(f[PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS].value, 1);
+	ASSERT_EQ(b.stats.n_pages, 3);
+	ASSERT_EQ(b.stats.n_lost_pages, 1);
+	free(over);
+	free(sched);
+	ft_set_free(&fx);
+}
+
+/* The reader hands out whole pages, pads a short read, stops at the end. */
+TEST(ftrace_cpu_reader_pages_from_a_file)
+{
+	char path[] = "/tmp/pfc_cpu_reader_XXXXXX";
+	struct ftrace_cpu_reader r;
+	const uint8_t *page;
+	uint8_t data[FT_PAGE + 100];
+	int fd = mkstemp(path), err = 1;
+
+	ASSERT_GE(fd, 0);
+	memset(data, 0xab, sizeof(data));
+	ASSERT_EQ(write(fd, data, sizeof(data)), (ssize_t)sizeof(data));
+	close(fd);
+	ASSERT_EQ(ftrace_cpu_reader_open(&r, path, FT_PAGE), 0);
+	page = ftrace_cpu_reader_next(&r, &err);
+	ASSERT_TRUE(page != NULL);
+	ASSERT_EQ(err, 0);
+	ASSERT_EQ(page[FT_PAGE - 1], 0xab);
+	page = ftrace_cpu_reader_next(&r, &err);
+	ASSERT_TRUE(page != NULL);
+	ASSERT_EQ(page[99], 0xab);
+	ASSERT_EQ(page[100], 0);
+	ASSERT_EQ(page[FT_PAGE - 1], 0);
+	ASSERT_EQ(r.bytes_read, sizeof(data));
+	ASSERT_TRUE(ftrace_cpu_reader_next(&r, &err) == NULL);
+	ASSERT_EQ(err, 0);
+	ftrace_cpu_reader_close(&r);
+	ftrace_cpu_reader_close(&r);
+	ASSERT_TRUE(ftrace_cpu_reader_next(&r, &err) == NULL);
+	ASSERT_EQ(ftrace_cpu_reader_open(&r, "/nonexistent/trace_pipe_raw", FT_PAGE), -ENOENT);
+	ftrace_cpu_reader_close(&r);
+	unlink(path);
 }
 
 /* ftrace tests go above this line; the /proc collector tests follow. */
