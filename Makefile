@@ -30,8 +30,8 @@ OPT ?= -O2
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
 CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
 	-pthread -MMD -MP
-LDFLAGS_ALL := -pthread
-LDLIBS_ALL := -lprotobuf-c -lz -lm
+LDFLAGS_ALL := -pthread -Wl,--as-needed
+LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -lz -lm
 
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -100,12 +100,16 @@ $(O)/gen/pb_fields.h: $(O)/gen_field_ids
 	@echo "  GEN      $@"
 	$(Q)$(O)/gen_field_ids > $@.tmp && mv $@.tmp $@
 
-GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h
+$(O)/gen/pb_ftrace_table.h: $(O)/gen_field_ids
+	@echo "  GEN      $@"
+	$(Q)$(O)/gen_field_ids --ftrace > $@.tmp && mv $@.tmp $@
+
+GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h
 
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.
 # A module with no sources yet is left out.
-MODULES := $(foreach m,tracebox perfetto_cmd traced probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd traced probes tracing ipc pbtxt protozero base,\
 	$(if $(wildcard src/$(m)/*.c),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -145,7 +149,7 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 # module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
 	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
-	tracebox/main.c:tracebox
+	tracebox/main.c:tracebox trace_processor/main.c:trace_processor_shell
 PROGRAM_BINS :=
 define program_rules
 PROGRAM_BINS += $(O)/$(2)

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp.c - the trace processor's front: reads a trace in 4 MiB chunks,
+ * frames Trace.packet (field 1) across chunk boundaries, hands each packet
+ * to the tokenizer, then sorts and parses everything (tp_int.h), and opens
+ * SQLite over the result. Chunks stay in an arena until parsing ends, as
+ * the sorted events point into them.
+ */
+#include "trace_processor/trace_processor.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "base/clock.h"
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_sql.h"
+
+#define READ_CHUNK_BYTES (4u << 20)
+/* A packet is at most this big (Perfetto's limit for one packet is far lower). */
+#define MAX_PACKET_BYTES (256u << 20)
+
+struct tp {
+	struct tp_options opt;
+	struct tp_db db;
+	struct tp_import imp;
+	struct sqlite3 *sql;
+	bool imported;
+};
+
+/* ---------------------------------------------------------- lifecycle ---- */
+
+int tp_create(const struct tp_options *opt, struct tp **out)
+{
+	struct tp *tp = calloc(1, sizeof(*tp));
+	int rc;
+
+	if (!tp)
+		return -ENOMEM;
+	if (opt)
+		tp->opt = *opt;
+	rc = tp_db_init(&tp->db);
+	if (rc < 0) {
+		free(tp);
+		return rc;
+	}
+	tp->imp.db = &tp->db;
+	tp_arena_init(&tp->imp.arena);
+	tp->imp.latest_ts = 0;
+	tp->imp.tracing_started_ts = TP_NULL_INT;
+	rc = tp_clock_create(&tp->imp.clocks);
+	if (rc == 0)
+		rc = tp_proc_init(&tp->imp);
+	if (rc < 0) {
+		tp_destroy(tp);
+		return rc;
+	}
+	*out = tp;
+	return 0;
+}
+
+static void import_fini(struct tp_import *imp)
+{
+	tp_sorter_fini(&imp->sorter);
+	tp_arena_fini(&imp->arena);
+	tp_clock_destroy(imp->clocks);
+	imp->clocks = NULL;
+	free(imp->csw);
+	free(imp->cwk);
+	imp->csw = NULL;
+	imp->cwk = NULL;
+	tp_proc_fini(imp);
+	tp_track_fini(imp);
+	free(imp->cpus);
+	imp->cpus = NULL;
+}
+
+void tp_destroy(struct tp *tp)
+{
+	if (!tp)
+		return;
+	if (tp->sql)
+		sqlite3_close(tp->sql);
+	import_fini(&tp->imp);
+	tp_db_fini(&tp->db);
+	free(tp);
+}
+
+struct tp_db *tp_get_db(struct tp *tp)
+{
+	return &tp->db;
+}
+
+struct sqlite3 *tp_sqlite(struct tp *tp)
+{
+	if (!tp->sql && tp_sql_open(&tp->db, &tp->sql) < 0)
+		tp->sql = NULL;
+	return tp->sql;
+}
+
+/* ------------------------------------------------------------- reading ---- */
+
+static void progress(struct tp *tp, uint64_t bytes, uint64_t t0_ns, bool done)
+{
+	double s = (double)(clock_monotonic_ns() - t0_ns) / 1e9;
+
+	if (!tp->opt.progress)
+		return;
+	fprintf(stderr, "\rLoading trace: %.2f MB (%.1f MB/s)%s", (double)bytes / 1e6,
+		s > 0 ? (double)bytes / 1e6 / s : 0.0, done ? "\n" : "");
+}
+
+/* Reads up to @cap bytes; returns bytes read (0 at EOF) or -errno. */
+static ssize_t read_full(int fd, uint8_t *buf, size_t cap)
+{
+	size_t got = 0;
+
+	while (got < cap) {
+		ssize_t n = read(fd, buf + got, cap - got);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
+/*
+ * Frames as many whole packets of [data, data + len) as there are.
+ * Return: bytes consumed; the tail is a partial field. A field that is not
+ * Trace.packet is skipped (and counted); garbage stops the framing (-EBADMSG).
+ */
+static ssize_t frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof)
+{
+	const uint8_t *p = data, *end = data + len;
+
+	while (p < end) {
+		const uint8_t *q = p;
+		uint64_t tag, size;
+		uint32_t id, wt;
+
+		if (pz_varint_decode(&q, end, &tag) != PZ_OK)
+			return at_eof || end - p > 10 ? -EBADMSG : (ssize_t)(p - data);
+		id = (uint32_t)(tag >> 3);
+		wt = (uint32_t)(tag & 7);
+		if (id == 0)
+			return -EBADMSG;
+		if (wt == 0) {
+			uint64_t v;
+
+			if (pz_varint_decode(&q, end, &v) != PZ_OK)
+				return at_eof || end - q > 10 ? -EBADMSG : (ssize_t)(p - data);
+			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
+			p = q;
+			continue;
+		}
+		if (wt == 1 || wt == 5) {
+			size_t n = wt == 1 ? 8 : 4;
+
+			if ((size_t)(end - q) < n)
+				return at_eof ? -EBADMSG : (ssize_t)(p - data);
+			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
+			p = q + n;
+			continue;
+		}
+		if (wt != 2)
+			return -EBADMSG;
+		if (pz_varint_decode(&q, end, &size) != PZ_OK)
+			return at_eof || end - q > 10 ? -EBADMSG : (ssize_t)(p - data);
+		if (size > MAX_PACKET_BYTES)
+			return -EBADMSG;
+		if ((uint64_t)(end - q) < size)
+			return at_eof ? -EBADMSG : (ssize_t)(p - data);
+		if (id == PB_TRACE__PACKET) {
+			tp->imp.n_packets++;
+			tp_tokenize_packet(&tp->imp, q, (size_t)size, 0);
+		} else {
+			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
+		}
+		p = q + size;
+	}
+	return (ssize_t)(p - data);
+}
+
+static void parse_all(struct tp *tp)
+{
+	size_t i;
+
+	tp_sorter_sort(&tp->imp.sorter);
+	for (i = 0; i < tp->imp.sorter.n; i++)
+		tp_parse_event(&tp->imp, &tp->imp.sorter.ev[i]);
+	tp_parse_finish(&tp->imp);
+}
+
+int tp_import_fd(struct tp *tp, int fd, const char *name)
+{
+	uint8_t *carry = NULL;
+	size_t carry_len = 0;
+	uint64_t total = 0, t0 = clock_monotonic_ns(), last_progress = 0;
+	int rc = 0;
+
+	if (tp->imported)
+		return -EALREADY;
+	tp->imported = true;
+	for (;;) {
+		/* A chunk holds the previous tail followed by new bytes. */
+		size_t want = READ_CHUNK_BYTES > carry_len ? READ_CHUNK_BYTES : carry_len * 2;
+		uint8_t *chunk = tp_arena_alloc(&tp->imp.arena, carry_len + want);
+		ssize_t n, used;
+
+		if (!chunk) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (carry_len)
+			memcpy(chunk, carry, carry_len);
+		n = read_full(fd, chunk + carry_len, want);
+		if (n < 0) {
+			fprintf(stderr, "trace_processor: reading %s: %s\n", name, strerror((int)-n));
+			rc = -EIO;
+			break;
+		}
+		total += (uint64_t)n;
+		used = frame(tp, chunk, carry_len + (size_t)n, n == 0);
+		if (used < 0) {
+			tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
+			if (tp->imp.n_packets == 0) {
+				fprintf(stderr,
+					"trace_processor: %s is not a Perfetto protobuf trace "
+					"(no TracePacket at the start)\n",
+					name);
+				rc = -EINVAL;
+			} else {
+				fprintf(stderr,
+					"trace_processor: %s: malformed data after %llu packets "
+					"(truncated or corrupt); importing what came before\n",
+					name, (unsigned long long)tp->imp.n_packets);
+			}
+			break;
+		}
+		carry = chunk + used;
+		carry_len = carry_len + (size_t)n - (size_t)used;
+		if (total - last_progress >= (32u << 20)) {
+			progress(tp, total, t0, false);
+			last_progress = total;
+		}
+		if (n == 0) {
+			if (carry_len) {
+				tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
+				fprintf(stderr, "trace_processor: %s: truncated at the end (%zu bytes)\n",
+					name, carry_len);
+			}
+			break;
+		}
+	}
+	tp->imp.bytes_read = total;
+	if (rc == -EINVAL || rc == -ENOMEM)
+		return rc;
+	parse_all(tp);
+	progress(tp, total, t0, true);
+	tp_sorter_fini(&tp->imp.sorter);
+	tp_arena_fini(&tp->imp.arena);
+	return rc;
+}

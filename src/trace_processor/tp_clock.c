@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_clock.c - the clock graph. Each ClockSnapshot says "these clocks read
+ * these values at one instant"; two clocks in one snapshot are linked. A
+ * timestamp converts to trace time along the shortest chain of links
+ * (breadth-first), each hop using the snapshot whose source value is the
+ * latest one <= the timestamp (the first snapshot for earlier times).
+ * Per-pair tables of (source value, target value) are built on demand and
+ * rebuilt when snapshots arrive.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_processor/tp_int.h"
+
+#define MAX_CLOCKS 256
+#define MAX_HOPS 8
+
+struct clock_value {
+	uint64_t id;
+	int64_t value;
+};
+
+struct snapshot {
+	uint32_t first;   /* index in values */
+	uint32_t n;
+};
+
+struct pair_table {
+	uint64_t from, to;
+	uint64_t generation;
+	size_t n;
+	int64_t *from_vals;   /* sorted */
+	int64_t *to_vals;
+};
+
+struct tp_clock_graph {
+	uint64_t trace_clock;
+	struct snapshot *snaps;
+	size_t n_snaps, cap_snaps;
+	struct clock_value *values;
+	size_t n_values, cap_values;
+	uint64_t clocks[MAX_CLOCKS];
+	size_t n_clocks;
+	bool linked[MAX_CLOCKS][MAX_CLOCKS];
+	uint64_t generation;
+	struct pair_table *pairs;
+	size_t n_pairs, cap_pairs;
+	/* Last path found, reused while the graph does not change. */
+	uint64_t path_from, path_gen;
+	uint64_t path[MAX_HOPS + 1];
+	size_t path_len;
+};
+
+int tp_clock_create(struct tp_clock_graph **out)
+{
+	struct tp_clock_graph *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return -ENOMEM;
+	g->trace_clock = TP_CLOCK_BOOTTIME;
+	*out = g;
+	return 0;
+}
+
+void tp_clock_destroy(struct tp_clock_graph *g)
+{
+	size_t i;
+
+	if (!g)
+		return;
+	for (i = 0; i < g->n_pairs; i++) {
+		free(g->pairs[i].from_vals);
+		free(g->pairs[i].to_vals);
+	}
+	free(g->pairs);
+	free(g->snaps);
+	free(g->values);
+	free(g);
+}
+
+void tp_clock_set_trace_clock(struct tp_clock_graph *g, uint64_t clock_id)
+{
+	g->trace_clock = clock_id;
+	g->generation++;
+}
+
+uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g)
+{
+	return g->trace_clock;
+}
+
+static int clock_index(struct tp_clock_graph *g, uint64_t id, bool add)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_clocks; i++)
+		if (g->clocks[i] == id)
+			return (int)i;
+	if (!add || g->n_clocks == MAX_CLOCKS)
+		return -1;
+	g->clocks[g->n_clocks] = id;
+	return (int)g->n_clocks++;
+}
+
+int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const int64_t *values,
+			  size_t n)
+{
+	size_t i, j;
+	int ix[64];
+
+	if (n < 2)
+		return 0;
+	if (n > 64 || g->n_snaps >= TP_CLOCK_MAX_SNAPSHOTS)
+		return -E2BIG;
+	if (g->n_snaps == g->cap_snaps) {
+		size_t cap = g->cap_snaps ? 2 * g->cap_snaps : 16;
+		struct snapshot *s = realloc(g->snaps, cap * sizeof(*s));
+
+		if (!s)
+			return -ENOMEM;
+		g->snaps = s;
+		g->cap_snaps = cap;
+	}
+	while (g->n_values + n > g->cap_values) {
+		size_t cap = g->cap_values ? 2 * g->cap_values : 64;
+		struct clock_value *v = realloc(g->values, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		g->values = v;
+		g->cap_values = cap;
+	}
+	for (i = 0; i < n; i++) {
+		ix[i] = clock_index(g, ids[i], true);
+		if (ix[i] < 0)
+			return -E2BIG;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < n; j++)
+			if (i != j)
+				g->linked[ix[i]][ix[j]] = true;
+	g->snaps[g->n_snaps].first = (uint32_t)g->n_values;
+	g->snaps[g->n_snaps].n = (uint32_t)n;
+	g->n_snaps++;
+	for (i = 0; i < n; i++) {
+		g->values[g->n_values].id = ids[i];
+		g->values[g->n_values].value = values[i];
+		g->n_values++;
+	}
+	g->generation++;
+	return 0;
+}
+
+struct vpair {
+	int64_t a, b;
+};
+
+static int cmp_vpair(const void *x, const void *y)
+{
+	const struct vpair *p = x, *q = y;
+
+	return p->a < q->a ? -1 : p->a > q->a;
+}
+
+static struct pair_table *pair_get(struct tp_clock_graph *g, uint64_t from, uint64_t to)
+{
+	struct pair_table *t = NULL;
+	struct vpair *v;
+	size_t i, k, n = 0;
+
+	for (i = 0; i < g->n_pairs; i++) {
+		if (g->pairs[i].from == from && g->pairs[i].to == to) {
+			t = &g->pairs[i];
+			break;
+		}
+	}
+	if (t && t->generation == g->generation)
+		return t;
+	if (!t) {
+		if (g->n_pairs == g->cap_pairs) {
+			size_t cap = g->cap_pairs ? 2 * g->cap_pairs : 8;
+			struct pair_table *p = realloc(g->pairs, cap * sizeof(*p));
+
+			if (!p)
+				return NULL;
+			g->pairs = p;
+			g->cap_pairs = cap;
+		}
+		t = &g->pairs[g->n_pairs++];
+		memset(t, 0, sizeof(*t));
+		t->from = from;
+		t->to = to;
+	}
+	v = malloc((g->n_snaps ? g->n_snaps : 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	for (i = 0; i < g->n_snaps; i++) {
+		const struct clock_value *cv = g->values + g->snaps[i].first;
+		bool ha = false, hb = false;
+		int64_t a = 0, b = 0;
+
+		for (k = 0; k < g->snaps[i].n; k++) {
+			if (cv[k].id == from)
+				ha = true, a = cv[k].value;
+			else if (cv[k].id == to)
+				hb = true, b = cv[k].value;
+		}
+		if (ha && hb) {
+			v[n].a = a;
+			v[n].b = b;
+			n++;
+		}
+	}
+	qsort(v, n, sizeof(*v), cmp_vpair);
+	free(t->from_vals);
+	free(t->to_vals);
+	t->from_vals = malloc((n ? n : 1) * sizeof(int64_t));
+	t->to_vals = malloc((n ? n : 1) * sizeof(int64_t));
+	if (!t->from_vals || !t->to_vals) {
+		free(v);
+		t->n = 0;
+		return NULL;
+	}
+	for (i = 0; i < n; i++) {
+		t->from_vals[i] = v[i].a;
+		t->to_vals[i] = v[i].b;
+	}
+	free(v);
+	t->n = n;
+	t->generation = g->generation;
+	return t;
+}
+
+static int convert_hop(struct tp_clock_graph *g, uint64_t from, uint64_t to, int64_t ts,
+		       int64_t *out)
+{
+	struct pair_table *t = pair_get(g, from, to);
+	size_t lo = 0, hi;
+
+	if (!t || t->n == 0)
+		return -ENOENT;
+	hi = t->n;
+	/* Last snapshot with from_vals <= ts; the first one for earlier ts. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->from_vals[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0)
+		lo--;
+	*out = ts - t->from_vals[lo] + t->to_vals[lo];
+	return 0;
+}
+
+/* Breadth-first path from @from to the trace clock; fills g->path. */
+static int find_path(struct tp_clock_graph *g, uint64_t from)
+{
+	int prev[MAX_CLOCKS], queue[MAX_CLOCKS], src, dst, head = 0, tail = 0;
+	size_t i, n;
+	int cur;
+
+	if (g->path_gen == g->generation && g->path_from == from && g->path_len)
+		return 0;
+	src = clock_index(g, from, false);
+	dst = clock_index(g, g->trace_clock, false);
+	if (src < 0 || dst < 0)
+		return -ENOENT;
+	for (i = 0; i < MAX_CLOCKS; i++)
+		prev[i] = -2;
+	prev[src] = -1;
+	queue[tail++] = src;
+	while (head < tail) {
+		cur = queue[head++];
+		if (cur == dst)
+			break;
+		for (i = 0; i < g->n_clocks; i++) {
+			if (g->linked[cur][i] && prev[i] == -2) {
+				prev[i] = cur;
+				queue[tail++] = (int)i;
+			}
+		}
+	}
+	if (prev[dst] == -2)
+		return -ENOENT;
+	n = 0;
+	for (cur = dst; cur != -1 && n <= MAX_HOPS; cur = prev[cur])
+		n++;
+	if (n > MAX_HOPS + 1)
+		return -ENOENT;
+	g->path_len = n;
+	for (cur = dst, i = n; cur != -1; cur = prev[cur])
+		g->path[--i] = g->clocks[cur];
+	g->path_from = from;
+	g->path_gen = g->generation;
+	return 0;
+}
+
+int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, int64_t *out)
+{
+	size_t i;
+	int rc;
+
+	if (clock_id == g->trace_clock) {
+		*out = ts;
+		return 0;
+	}
+	rc = find_path(g, clock_id);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i + 1 < g->path_len; i++) {
+		rc = convert_hop(g, g->path[i], g->path[i + 1], ts, &ts);
+		if (rc < 0)
+			return rc;
+	}
+	*out = ts;
+	return 0;
+}

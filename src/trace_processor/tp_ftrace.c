@@ -1,0 +1,544 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_ftrace.c - parses ftrace events in trace time order: sched_switch and
+ * sched_waking (and compact_sched records) feed tp_sched.c; task and
+ * process events feed tp_proc.c; cpu_frequency and cpu_idle become CPU
+ * counters; print (trace_marker) lines in atrace form become slices and
+ * counters; and every event becomes an ftrace_event row whose fields are
+ * args, named from the generated pb_ftrace_table.h.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_fields.h"
+#include "pb_ftrace_table.h"
+#include "protozero/protozero.h"
+#include "trace_processor/tp_int.h"
+
+#define CLONE_THREAD 0x00010000
+
+static const struct pb_ft_event *event_desc(uint32_t id)
+{
+	size_t lo = 0, hi = sizeof(pb_ft_events) / sizeof(pb_ft_events[0]);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pb_ft_events[mid].id == id)
+			return &pb_ft_events[mid];
+		if (pb_ft_events[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const struct pb_ft_field *field_desc(const struct pb_ft_event *e, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; e && i < e->n_fields; i++)
+		if (e->fields[i].id == id)
+			return &e->fields[i];
+	return NULL;
+}
+
+/* The payload's fields by number (small messages: slots up to 32). */
+#define MAX_SLOTS 32
+
+struct payload {
+	struct pz_field f[MAX_SLOTS];
+	bool ok;
+};
+
+static void decode(const struct pz_field *p, struct payload *out)
+{
+	out->ok = pz_decode_table(p->data, p->size, out->f, MAX_SLOTS) == PZ_OK;
+}
+
+static int64_t fint(const struct payload *p, uint32_t id)
+{
+	return p->f[id].id ? (int64_t)p->f[id].value : 0;
+}
+
+static uint32_t fstr(struct tp_import *imp, const struct payload *p, uint32_t id)
+{
+	if (!p->f[id].id || p->f[id].wire_type != PZ_WIRE_LEN)
+		return 0;
+	return tp_str_intern(&imp->db->strings, (const char *)p->f[id].data, p->f[id].size);
+}
+
+/* ------------------------------------------------------------- atrace ---- */
+
+static struct tp_slice_stack *stack_for(struct tp_import *imp, int64_t track)
+{
+	uint64_t v;
+
+	if (hmap_get(&imp->slice_stacks, (uint64_t)track, &v))
+		return &imp->stacks[v];
+	if (imp->n_stacks == imp->cap_stacks) {
+		size_t cap = imp->cap_stacks ? 2 * imp->cap_stacks : 64;
+		struct tp_slice_stack *s = realloc(imp->stacks, cap * sizeof(*s));
+
+		if (!s)
+			return NULL;
+		imp->stacks = s;
+		imp->cap_stacks = cap;
+	}
+	imp->stacks[imp->n_stacks].depth = 0;
+	if (hmap_put(&imp->slice_stacks, (uint64_t)track, imp->n_stacks) < 0)
+		return NULL;
+	return &imp->stacks[imp->n_stacks++];
+}
+
+static void slice_begin(struct tp_import *imp, int64_t ts, int64_t track, const char *name,
+			size_t len)
+{
+	struct tp_slice_stack *st = stack_for(imp, track);
+	struct tp_table *s = &imp->db->slice;
+	int64_t row;
+
+	if (!st)
+		return;
+	if (st->depth == sizeof(st->rows) / sizeof(st->rows[0])) {
+		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+		return;
+	}
+	row = tp_table_append(s);
+	if (row < 0)
+		return;
+	tp_set_int(s, SLICE_TS, (size_t)row, ts);
+	tp_set_int(s, SLICE_DUR, (size_t)row, -1);
+	tp_set_int(s, SLICE_TRACK_ID, (size_t)row, track);
+	tp_set_str(s, SLICE_NAME, (size_t)row, tp_str_intern(&imp->db->strings, name, len));
+	tp_set_int(s, SLICE_DEPTH, (size_t)row, st->depth);
+	if (st->depth)
+		tp_set_int(s, SLICE_PARENT_ID, (size_t)row, st->rows[st->depth - 1]);
+	st->rows[st->depth++] = row;
+	tp_bounds_add(imp->db, ts);
+}
+
+static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
+{
+	struct tp_slice_stack *st = stack_for(imp, track);
+	struct tp_table *s = &imp->db->slice;
+	int64_t row;
+
+	if (!st || st->depth == 0) {
+		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+		return;
+	}
+	row = st->rows[--st->depth];
+	tp_set_int(s, SLICE_DUR, (size_t)row, ts - tp_col_int(s, SLICE_TS)[row]);
+	tp_bounds_add(imp->db, ts);
+}
+
+/* Splits the next '|'-separated field of [*p, end). */
+static bool next_field(const char **p, const char *end, const char **out, size_t *len)
+{
+	const char *bar;
+
+	if (*p > end)
+		return false;
+	bar = memchr(*p, '|', (size_t)(end - *p));
+	*out = *p;
+	*len = (size_t)((bar ? bar : end) - *p);
+	*p = bar ? bar + 1 : end + 1;
+	return true;
+}
+
+static bool parse_i64(const char *s, size_t len, int64_t *out)
+{
+	char tmp[32], *e;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	*out = strtoll(tmp, &e, 10);
+	return *e == '\0';
+}
+
+/*
+ * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
+ * I|pid|name (instant). Others are left to the ftrace_event table.
+ */
+static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const char *buf,
+		   size_t len)
+{
+	const char *p = buf, *end, *f;
+	size_t n;
+	int64_t pid = 0, utid, track;
+
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
+		len--;
+	end = buf + len;
+	if (len < 1 || (len > 1 && buf[1] != '|'))
+		return;
+	p = buf + 2;
+	switch (buf[0]) {
+	case 'B':
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid))
+			goto bad;
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		if (utid < 0)
+			return;
+		if (pid > 0 && imp->db->thread.n_rows > (size_t)utid &&
+		    tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
+			tp_proc_set_thread_process(imp, utid, ev->machine, pid);
+		if (p > end)
+			goto bad;
+		track = tp_track_thread(imp, utid);
+		slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
+		return;
+	case 'E':
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		if (utid < 0)
+			return;
+		slice_end(imp, ev->ts, tp_track_thread(imp, utid));
+		return;
+	case 'C': {
+		const char *name, *val;
+		size_t nlen, vlen;
+		char tmp[64], *e;
+		double v;
+		int64_t upid;
+
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !next_field(&p, end, &name, &nlen) || !next_field(&p, end, &val, &vlen) ||
+		    vlen == 0 || vlen >= sizeof(tmp))
+			goto bad;
+		memcpy(tmp, val, vlen);
+		tmp[vlen] = '\0';
+		v = strtod(tmp, &e);
+		if (*e != '\0')
+			goto bad;
+		if (nlen >= sizeof(tmp))
+			nlen = sizeof(tmp) - 1;
+		memcpy(tmp, name, nlen);
+		tmp[nlen] = '\0';
+		upid = tp_proc_get_process(imp, ev->machine, pid);
+		tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, tmp, upid), v);
+		return;
+	}
+	case 'I': {
+		struct tp_table *in = &imp->db->instant;
+		int64_t row;
+
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
+			goto bad;
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		row = utid >= 0 ? tp_table_append(in) : -1;
+		if (row < 0)
+			return;
+		tp_set_int(in, INSTANT_TS, (size_t)row, ev->ts);
+		tp_set_int(in, INSTANT_TRACK_ID, (size_t)row, tp_track_thread(imp, utid));
+		tp_set_str(in, INSTANT_NAME, (size_t)row,
+			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
+		return;
+	}
+	default:
+		return;
+	}
+bad:
+	tp_stat_add(imp, "atrace_tracing_mark_write_malformed", -1, ev->machine, 1);
+}
+
+/* ------------------------------------------------------------ raw rows ---- */
+
+static void raw_row(struct tp_import *imp, const struct tp_event *ev, const struct pb_ft_event *d,
+		    const struct pz_field *payload, int64_t utid, int64_t common_flags)
+{
+	struct tp_table *t = &imp->db->ftrace_event;
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t row, set;
+
+	row = tp_table_append(t);
+	if (row < 0)
+		return;
+	tp_set_int(t, FTRACE_TS, (size_t)row, ev->ts);
+	tp_set_str(t, FTRACE_NAME, (size_t)row, tp_db_str(imp->db, d ? d->name : "unknown"));
+	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
+	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
+	tp_set_int(t, FTRACE_UCPU, (size_t)row, tp_sched_ucpu(imp, ev->machine, ev->cpu));
+	if (common_flags != TP_NULL_INT)
+		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
+	if (!d || !payload->size)
+		return;
+	set = tp_args_new_set(imp);
+	tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
+	pz_reader_init(&r, payload->data, payload->size);
+	while (pz_reader_next(&r, &f) > 0) {
+		const struct pb_ft_field *fd = field_desc(d, f.id);
+
+		if (!fd)
+			continue;
+		switch (fd->kind) {
+		case PB_FT_STRING:
+		case PB_FT_BYTES:
+			if (f.wire_type == PZ_WIRE_LEN)
+				tp_arg_str(imp, set, fd->name, (const char *)f.data, f.size);
+			break;
+		case PB_FT_SINT:
+			tp_arg_int(imp, set, fd->name, pz_field_sint64(&f));
+			break;
+		case PB_FT_FLOAT:
+			tp_arg_real(imp, set, fd->name, pz_field_float(&f));
+			break;
+		case PB_FT_DOUBLE:
+			tp_arg_real(imp, set, fd->name, pz_field_double(&f));
+			break;
+		default:
+			if (f.wire_type != PZ_WIRE_LEN)
+				tp_arg_int(imp, set, fd->name, (int64_t)f.value);
+			break;
+		}
+	}
+}
+
+/* ------------------------------------------------------------- events ---- */
+
+static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64_t parent_tid,
+			 const struct payload *p)
+{
+	int64_t tid = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__PID);
+	int64_t flags = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS);
+	int64_t parent_utid = tp_proc_get_thread(imp, ev->machine, parent_tid);
+	int64_t utid = tp_proc_new_thread(imp, ev->machine, ev->ts, tid);
+	struct tp_table *th = &imp->db->thread;
+
+	if (utid <= 0)
+		return;
+	tp_proc_set_thread_name(imp, utid, fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
+	if (flags & CLONE_THREAD) {
+		/* A thread of the creator's process. */
+		int64_t upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid] : TP_NULL_INT;
+
+		if (upid != TP_NULL_INT)
+			tp_proc_set_thread_process(imp, utid, ev->machine,
+						   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
+		return;
+	}
+	/* A new process whose parent is the creator's process. */
+	{
+		int64_t upid = tp_proc_new_process(imp, ev->machine, ev->ts, tid);
+		int64_t parent_upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid]
+						       : TP_NULL_INT;
+
+		if (upid < 0)
+			return;
+		tp_set_str(&imp->db->process, PROCESS_NAME, (size_t)upid,
+			   fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
+		tp_proc_set_thread_process(imp, utid, ev->machine, tid);
+		if (parent_upid != TP_NULL_INT)
+			tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid, parent_upid);
+	}
+}
+
+/* The process a thread belongs to; a thread without one stands for its pid. */
+static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	int64_t utid = tp_proc_get_thread(imp, machine, tid), upid;
+
+	if (utid < 0)
+		return -1;
+	upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+	if (upid != TP_NULL_INT)
+		return upid;
+	tp_proc_set_thread_process(imp, utid, machine, tid);
+	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+}
+
+/*
+ * rss_stat: a process's memory counter (member: file, anon, swap, shmem
+ * pages; size in bytes). With mm_id, curr says whether the mm is the
+ * current task's; other mms are found by the id seen with curr before.
+ */
+static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t pid,
+		     const struct payload *p)
+{
+	static const char *const names[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
+					    "mem.rss.shmem"};
+	int64_t member = fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), upid;
+
+	if (member < 0 || member >= 4) {
+		tp_stat_add(imp, "rss_stat_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id) {
+		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID), v;
+
+		if (fint(p, PB_RSS_STAT_FTRACE_EVENT__CURR)) {
+			upid = process_of(imp, ev->machine, pid);
+			if (upid >= 0)
+				hmap_put(&imp->mm_to_upid, mm, (uint64_t)upid);
+		} else if (hmap_get(&imp->mm_to_upid, mm, &v)) {
+			upid = (int64_t)v;
+		} else {
+			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
+			return;
+		}
+	} else {
+		upid = process_of(imp, ev->machine, pid);
+	}
+	if (upid < 0)
+		return;
+	tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, names[member], upid),
+		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
+}
+
+/* sched_blocked_reason: why the thread @pid is in D (io_wait, caller). */
+static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
+			   const struct payload *p)
+{
+	int64_t utid = tp_proc_get_thread(imp, ev->machine,
+					  fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID));
+	int64_t row;
+
+	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+		return;
+	row = imp->threads[utid].open_row;
+	if (row < 0)
+		return;
+	if (p->f[PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT].id)
+		tp_set_int(&imp->db->thread_state, TSTATE_IO_WAIT, (size_t)row,
+			   fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT) != 0);
+}
+
+void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev)
+{
+	struct pz_reader r;
+	struct pz_field f, payload = {0};
+	int64_t pid = 0, common_flags = TP_NULL_INT, utid;
+	const struct pb_ft_event *d;
+	struct payload p;
+
+	if (imp->tracing_started_ts != TP_NULL_INT && ev->ts < imp->tracing_started_ts) {
+		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+		return;
+	}
+	pz_reader_init(&r, ev->data, ev->len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_FTRACE_EVENT__PID)
+			pid = (int64_t)f.value;
+		else if (f.id == PB_FTRACE_EVENT__COMMON_FLAGS)
+			common_flags = (int64_t)f.value;
+		else if (f.id != PB_FTRACE_EVENT__TIMESTAMP && f.wire_type == PZ_WIRE_LEN && !payload.id)
+			payload = f;
+	}
+	if (r.err != PZ_OK || !payload.id) {
+		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	d = event_desc(payload.id);
+	if (!d)
+		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
+	decode(&payload, &p);
+	if (!p.ok) {
+		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	switch (payload.id) {
+	case PB_FTRACE_EVENT__SCHED_SWITCH: {
+		int64_t prev = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
+		uint32_t prev_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM);
+
+		if (prev != 0 && prev_comm) {
+			int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
+
+			if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
+				tp_proc_set_thread_name(imp, pu, prev_comm);
+		}
+		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE),
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID),
+				fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM),
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
+		break;
+	}
+	case PB_FTRACE_EVENT__SCHED_WAKING:
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts,
+				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID));
+		break;
+	case PB_FTRACE_EVENT__CPU_FREQUENCY:
+		tp_counter_add(imp, ev->ts,
+			       tp_track_cpu_counter(imp, "cpufreq", ev->machine,
+						    fint(&p, PB_CPU_FREQUENCY_FTRACE_EVENT__CPU_ID)),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_FTRACE_EVENT__STATE));
+		break;
+	case PB_FTRACE_EVENT__CPU_IDLE:
+		tp_counter_add(imp, ev->ts,
+			       tp_track_cpu_counter(imp, "cpuidle", ev->machine,
+						    fint(&p, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID)),
+			       (double)(uint32_t)fint(&p, PB_CPU_IDLE_FTRACE_EVENT__STATE));
+		break;
+	case PB_FTRACE_EVENT__PRINT:
+		if (p.f[PB_PRINT_FTRACE_EVENT__BUF].id)
+			atrace(imp, ev, pid, (const char *)p.f[PB_PRINT_FTRACE_EVENT__BUF].data,
+			       p.f[PB_PRINT_FTRACE_EVENT__BUF].size);
+		break;
+	case PB_FTRACE_EVENT__TASK_NEWTASK:
+		task_newtask(imp, ev, pid, &p);
+		break;
+	case PB_FTRACE_EVENT__TASK_RENAME:
+		utid = tp_proc_get_thread(imp, ev->machine, fint(&p, PB_TASK_RENAME_FTRACE_EVENT__PID));
+		tp_proc_set_thread_name(imp, utid, fstr(imp, &p, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM));
+		break;
+	case PB_FTRACE_EVENT__SCHED_PROCESS_EXIT:
+		utid = tp_proc_get_thread(imp, ev->machine,
+					  fint(&p, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID));
+		tp_proc_end_thread(imp, ev->ts, utid);
+		break;
+	case PB_FTRACE_EVENT__RSS_STAT:
+		rss_stat(imp, ev, pid, &p);
+		break;
+	case PB_FTRACE_EVENT__SCHED_BLOCKED_REASON:
+		blocked_reason(imp, ev, &p);
+		break;
+	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
+		utid = tp_proc_get_thread(imp, ev->machine,
+					  fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
+		tp_proc_end_thread(imp, ev->ts, utid);
+		break;
+	default:
+		break;
+	}
+	utid = tp_proc_get_thread(imp, ev->machine, pid);
+	raw_row(imp, ev, d, &payload, utid, common_flags);
+	tp_bounds_add(imp->db, ev->ts);
+}
+
+void tp_ftrace_parse_compact(struct tp_import *imp, const struct tp_event *ev)
+{
+	if (imp->tracing_started_ts != TP_NULL_INT && ev->ts < imp->tracing_started_ts) {
+		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+		return;
+	}
+	if (ev->kind == TP_EV_COMPACT_SWITCH) {
+		const struct tp_compact_switch *s = &imp->csw[ev->aux];
+		struct tp_cpu_state *c;
+		int64_t ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+		int64_t prev = 0;
+
+		/* compact_sched leaves out prev_pid: it is whoever ran on the CPU. */
+		if (ucpu < 0)
+			return;
+		c = &imp->cpus[ucpu];
+		if (c->running_utid >= 0)
+			prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
+		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
+				s->next_comm, s->next_prio);
+		return;
+	}
+	{
+		const struct tp_compact_waking *w = &imp->cwk[ev->aux];
+		int64_t utid = tp_proc_get_thread(imp, ev->machine, w->pid);
+
+		if (utid > 0 && w->comm && !tp_col_str(&imp->db->thread, THREAD_NAME)[utid])
+			tp_proc_set_thread_name(imp, utid, w->comm);
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
+	}
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tp_int.h - the import pipeline's private pieces, shared by its files:
+ *
+ *   tp.c          reads the file in chunks and frames Trace.packet
+ *   tp_token.c    tokenizer: per-packet timestamps, clocks, sequences,
+ *                 compressed packets; splits ftrace bundles into events;
+ *                 pushes everything timed into the sorter
+ *   tp_sort.c     sorts the pushed events by trace time (stable)
+ *   tp_parse.c    parses sorted packets (process tree, stats, system info,
+ *                 clock snapshots, ...)
+ *   tp_ftrace.c   parses sorted ftrace events (sched, counters, prints, raw)
+ *   tp_proc.c     threads and processes (tid -> utid, pid -> upid)
+ *   tp_sched.c    sched slices and thread states
+ *   tp_track.c    tracks, counters, args, stats, metadata
+ *   tp_clock.c    the clock graph from ClockSnapshot packets
+ */
+#ifndef PFC_TRACE_PROCESSOR_TP_INT_H
+#define PFC_TRACE_PROCESSOR_TP_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/hmap.h"
+#include "trace_processor/tp_tables.h"
+
+/* ------------------------------------------------------------- memory ---- */
+
+/* Bytes that stay alive until the import ends (chunks, inflated packets). */
+struct tp_arena {
+	struct tp_block *blocks;
+	size_t bytes;
+};
+
+void tp_arena_init(struct tp_arena *a);
+void tp_arena_fini(struct tp_arena *a);
+/* Return: @size bytes owned by the arena, or NULL. */
+uint8_t *tp_arena_alloc(struct tp_arena *a, size_t size);
+
+/* ------------------------------------------------------------- clocks ---- */
+
+#define TP_CLOCK_REALTIME 1
+#define TP_CLOCK_REALTIME_COARSE 2
+#define TP_CLOCK_MONOTONIC 3
+#define TP_CLOCK_MONOTONIC_COARSE 4
+#define TP_CLOCK_MONOTONIC_RAW 5
+#define TP_CLOCK_BOOTTIME 6
+#define TP_CLOCK_MAX_SNAPSHOTS (1u << 20)
+
+struct tp_clock_graph;
+
+int tp_clock_create(struct tp_clock_graph **out);
+void tp_clock_destroy(struct tp_clock_graph *g);
+/* The clock trace time is expressed in (BOOTTIME unless the trace says). */
+void tp_clock_set_trace_clock(struct tp_clock_graph *g, uint64_t clock_id);
+uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g);
+/* One snapshot: @n (clock id, value ns) pairs read at the same instant. */
+int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const int64_t *values,
+			  size_t n);
+/*
+ * tp_clock_to_trace() - Convert @ts of clock @clock_id to trace time.
+ * Return: 0 and *out; -ENOENT when no snapshot links the clocks.
+ */
+int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, int64_t *out);
+
+/* -------------------------------------------------------------- sorter ---- */
+
+enum tp_event_kind {
+	TP_EV_PACKET,         /* a whole TracePacket: data/len */
+	TP_EV_FTRACE,         /* one FtraceEvent: data/len, cpu */
+	TP_EV_COMPACT_SWITCH, /* compact_sched switch #aux */
+	TP_EV_COMPACT_WAKING, /* compact_sched waking #aux */
+};
+
+struct tp_event {
+	int64_t ts;
+	const uint8_t *data;
+	uint32_t len;
+	uint16_t kind;
+	uint16_t seq_idx;     /* packet's sequence slot (TP_EV_PACKET) */
+	uint32_t cpu;
+	uint32_t aux;         /* index into the compact record arrays */
+	uint32_t machine;     /* machine row (0 = host) */
+};
+
+struct tp_sorter {
+	struct tp_event *ev;
+	size_t n, cap;
+};
+
+int tp_sorter_push(struct tp_sorter *s, const struct tp_event *ev);
+/* Sorts by ts, keeping push order among equal timestamps. */
+int tp_sorter_sort(struct tp_sorter *s);
+void tp_sorter_fini(struct tp_sorter *s);
+
+/* Decoded compact_sched records (the packed arrays rebuilt per event). */
+struct tp_compact_switch {
+	int64_t prev_state;
+	int32_t next_pid;
+	int32_t next_prio;
+	uint32_t next_comm;   /* string id */
+};
+
+struct tp_compact_waking {
+	int32_t pid;
+	int32_t target_cpu;
+	int32_t prio;
+	uint32_t comm;        /* string id */
+	uint32_t common_flags;
+};
+
+/* ----------------------------------------------------------- importer ---- */
+
+#define TP_MAX_SEQUENCES 4096
+
+/* Per trusted_packet_sequence_id state. */
+struct tp_sequence {
+	uint32_t id;
+	uint64_t default_clock_id;    /* TracePacketDefaults.timestamp_clock_id; 0: none */
+	bool seen_clear;              /* incremental state valid */
+	uint64_t n_packets;
+	uint64_t n_lost;              /* previous_packet_dropped after the first packet */
+};
+
+/* Per-CPU state of the sched parser. */
+struct tp_cpu_state {
+	int64_t sched_row;            /* open sched slice or -1 */
+	int64_t running_utid;         /* -1: unknown */
+	int64_t last_ts;
+};
+
+/* Per-thread state of the thread_state builder (indexed by utid). */
+struct tp_thread_state {
+	int64_t open_row;             /* open thread_state row or -1 */
+};
+
+struct tp_import {
+	struct tp_db *db;
+	struct tp_arena arena;
+	struct tp_sorter sorter;
+	struct tp_clock_graph *clocks;
+
+	struct tp_sequence seqs[TP_MAX_SEQUENCES];
+	size_t n_seqs;
+
+	struct tp_compact_switch *csw;
+	size_t n_csw, cap_csw;
+	struct tp_compact_waking *cwk;
+	size_t n_cwk, cap_cwk;
+
+	int64_t latest_ts;            /* newest timestamp tokenized */
+	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
+	bool write_into_file;         /* from the trace config: long trace mode */
+
+	/* processes and threads */
+	struct hmap tid_to_utid;      /* (machine << 32 | tid) -> utid (newest) */
+	struct hmap pid_to_upid;      /* (machine << 32 | pid) -> upid (newest) */
+	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
+	struct tp_thread_state *threads;
+	size_t cap_threads;
+
+	/* sched: per ucpu (row of the cpu table) */
+	struct hmap cpu_rows;         /* (machine << 32 | cpu) -> ucpu */
+	struct tp_cpu_state *cpus;
+	size_t n_cpus;
+
+	/* tracks */
+	struct hmap cpu_counter_tracks; /* hash(name, cpu) -> track id */
+	struct hmap thread_tracks;      /* utid -> track id */
+	struct hmap process_counter_tracks; /* hash(name, upid) -> track id */
+	struct hmap global_counter_tracks;  /* hash(name) -> track id */
+	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
+
+	/* per-thread open atrace slices (B/E): utid -> stack in slice_stack */
+	struct hmap slice_stacks;       /* track id -> index into stacks */
+	struct tp_slice_stack *stacks;
+	size_t n_stacks, cap_stacks;
+
+	uint64_t n_packets;
+	uint64_t bytes_read;
+};
+
+struct tp_slice_stack {
+	int64_t rows[64];
+	uint32_t depth;
+};
+
+/* tp_token.c */
+int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine);
+
+/* tp_parse.c */
+void tp_parse_event(struct tp_import *imp, const struct tp_event *ev);
+void tp_parse_finish(struct tp_import *imp);
+
+/* tp_ftrace.c */
+void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev);
+void tp_ftrace_parse_compact(struct tp_import *imp, const struct tp_event *ev);
+
+/* tp_proc.c */
+int tp_proc_init(struct tp_import *imp);
+void tp_proc_fini(struct tp_import *imp);
+/* The thread for @tid now (created if new, with no process yet). */
+int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
+/* A thread for @tid starting at @ts: ends the previous one of that tid. */
+int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
+int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
+int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid);
+/* Links @utid to the process @pid (tgid). */
+void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid);
+void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name);
+void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
+
+/* tp_sched.c */
+void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
+		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
+		     int64_t next_prio);
+void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
+		     int64_t pid);
+void tp_sched_finish(struct tp_import *imp);
+/* The cpu table row of (@machine, @cpu), created on first use; -1 on OOM. */
+int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);
+/* The end_state letters of a prev_state value. */
+uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state);
+
+/* tp_track.c */
+int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);
+int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid);
+int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
+int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
+void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);
+/* Adds @value to (or sets) the stat; idx -1 for single stats. */
+void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t value);
+void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t value);
+void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v);
+void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machine,
+			 const char *s, size_t len);
+/* A row of a multi-valued key (one per call). */
+void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
+/* A new arg set id; tp_arg_* append to it. */
+int64_t tp_args_new_set(struct tp_import *imp);
+void tp_arg_int(struct tp_import *imp, int64_t set, const char *key, int64_t v);
+void tp_arg_real(struct tp_import *imp, int64_t set, const char *key, double v);
+void tp_arg_str(struct tp_import *imp, int64_t set, const char *key, const char *s, size_t len);
+void tp_track_fini(struct tp_import *imp);
+
+/* Grows the trace bounds to include @ts. */
+static inline void tp_bounds_add(struct tp_db *db, int64_t ts)
+{
+	if (db->trace_start_ts == TP_NULL_INT || ts < db->trace_start_ts)
+		db->trace_start_ts = ts;
+	if (db->trace_end_ts == TP_NULL_INT || ts > db->trace_end_ts)
+		db->trace_end_ts = ts;
+}
+
+#endif

@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_proc.c - threads and processes. A tid maps to its newest thread row
+ * (utid) and a pid to its newest process row (upid), per machine; a thread
+ * that starts again (fork, newtask, a reused tid) gets a new row. utid 0 is
+ * the idle thread (tid 0, "swapper") of process upid 0 (pid 0).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_processor/tp_int.h"
+
+static uint64_t key(uint32_t machine, int64_t id)
+{
+	return ((uint64_t)machine << 32) | (uint32_t)id;
+}
+
+static int grow_threads(struct tp_import *imp, size_t n)
+{
+	size_t cap = imp->cap_threads ? imp->cap_threads : 256, i;
+	struct tp_thread_state *t;
+
+	if (n <= imp->cap_threads)
+		return 0;
+	while (cap < n)
+		cap *= 2;
+	t = realloc(imp->threads, cap * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	for (i = imp->cap_threads; i < cap; i++)
+		t[i].open_row = -1;
+	imp->threads = t;
+	imp->cap_threads = cap;
+	return 0;
+}
+
+static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	struct tp_table *t = &imp->db->thread;
+	int64_t row = tp_table_append(t);
+
+	if (row < 0 || grow_threads(imp, (size_t)row + 1) < 0)
+		return -ENOMEM;
+	tp_set_int(t, THREAD_TID, (size_t)row, tid);
+	tp_set_int(t, THREAD_MACHINE_ID, (size_t)row, machine);
+	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, tid == 0);
+	hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row);
+	return row;
+}
+
+static int64_t add_process(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	struct tp_table *p = &imp->db->process;
+	int64_t row = tp_table_append(p);
+
+	if (row < 0)
+		return -ENOMEM;
+	tp_set_int(p, PROCESS_PID, (size_t)row, pid);
+	tp_set_int(p, PROCESS_MACHINE_ID, (size_t)row, machine);
+	hmap_put(&imp->pid_to_upid, key(machine, pid), (uint64_t)row);
+	return row;
+}
+
+int tp_proc_init(struct tp_import *imp)
+{
+	int64_t utid, upid, m;
+
+	hmap_init(&imp->tid_to_utid);
+	hmap_init(&imp->pid_to_upid);
+	m = tp_table_append(&imp->db->machine);
+	if (m < 0)
+		return -ENOMEM;
+	tp_set_int(&imp->db->machine, MACHINE_RAW_ID, (size_t)m, 0);
+	upid = add_process(imp, 0, 0);
+	utid = add_thread(imp, 0, 0);
+	if (upid < 0 || utid < 0)
+		return -ENOMEM;
+	tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, tp_db_str(imp->db, "swapper"));
+	tp_set_int(&imp->db->thread, THREAD_UPID, (size_t)utid, upid);
+	tp_set_int(&imp->db->thread, THREAD_IS_MAIN_THREAD, (size_t)utid, 1);
+	return 0;
+}
+
+void tp_proc_fini(struct tp_import *imp)
+{
+	hmap_fini(&imp->tid_to_utid);
+	hmap_fini(&imp->pid_to_upid);
+	hmap_fini(&imp->mm_to_upid);
+	free(imp->threads);
+	imp->threads = NULL;
+	imp->cap_threads = 0;
+}
+
+int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	uint64_t v;
+
+	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
+		return (int64_t)v;
+	return add_thread(imp, machine, tid);
+}
+
+int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
+{
+	uint64_t v;
+	int64_t row;
+
+	/* tid 0 is always the idle thread ("swapper/N" per CPU in the kernel). */
+	if (tid == 0)
+		return tp_proc_get_thread(imp, machine, 0);
+	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
+		tp_proc_end_thread(imp, ts, (int64_t)v);
+	row = add_thread(imp, machine, tid);
+	if (row >= 0)
+		tp_set_int(&imp->db->thread, THREAD_START_TS, (size_t)row, ts);
+	return row;
+}
+
+int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	uint64_t v;
+
+	if (hmap_get(&imp->pid_to_upid, key(machine, pid), &v))
+		return (int64_t)v;
+	return add_process(imp, machine, pid);
+}
+
+int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid)
+{
+	uint64_t v;
+	int64_t row;
+
+	if (hmap_get(&imp->pid_to_upid, key(machine, pid), &v)) {
+		struct tp_table *p = &imp->db->process;
+
+		if (tp_col_int(p, PROCESS_END_TS)[v] == TP_NULL_INT)
+			tp_set_int(p, PROCESS_END_TS, (size_t)v, ts);
+	}
+	row = add_process(imp, machine, pid);
+	if (row >= 0 && ts != TP_NULL_INT)
+		tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)row, ts);
+	return row;
+}
+
+void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid)
+{
+	struct tp_table *t = &imp->db->thread;
+	int64_t upid = tp_proc_get_process(imp, machine, pid);
+
+	if (upid < 0 || utid < 0)
+		return;
+	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
+	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid,
+		   tp_col_int(t, THREAD_TID)[utid] == pid);
+}
+
+void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name)
+{
+	if (utid >= 0 && name)
+		tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, name);
+}
+
+void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
+{
+	struct tp_table *t = &imp->db->thread;
+
+	if (utid <= 0 || (size_t)utid >= t->n_rows)
+		return;
+	if (tp_col_int(t, THREAD_END_TS)[utid] == TP_NULL_INT)
+		tp_set_int(t, THREAD_END_TS, (size_t)utid, ts);
+}

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_sched.c - sched slices and thread states from sched_switch and
+ * sched_waking, in trace time order. Each CPU has one open sched slice
+ * (closed by the next switch on that CPU; still open at the end: dur -1).
+ * Each thread has one open thread_state row: Running while on a CPU, then
+ * the letters of its prev_state (S, D, R, R+, ...) until a waking makes it
+ * R (with the waker, the thread running where the waking happened) or a
+ * switch runs it again. The idle thread (utid 0) has no thread states.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_processor/tp_int.h"
+
+int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
+{
+	uint64_t k = ((uint64_t)machine << 32) | cpu, v;
+	struct tp_table *c = &imp->db->cpu;
+	int64_t row;
+
+	if (hmap_get(&imp->cpu_rows, k, &v))
+		return (int64_t)v;
+	row = tp_table_append(c);
+	if (row < 0)
+		return -1;
+	tp_set_int(c, CPU_CPU, (size_t)row, cpu);
+	tp_set_int(c, CPU_MACHINE_ID, (size_t)row, machine);
+	if (hmap_put(&imp->cpu_rows, k, (uint64_t)row) < 0)
+		return -1;
+	if ((size_t)row >= imp->n_cpus) {
+		size_t n = (size_t)row + 1, i;
+		struct tp_cpu_state *s = realloc(imp->cpus, n * sizeof(*s));
+
+		if (!s)
+			return -1;
+		for (i = imp->n_cpus; i < n; i++) {
+			s[i].sched_row = -1;
+			s[i].running_utid = -1;
+			s[i].last_ts = 0;
+		}
+		imp->cpus = s;
+		imp->n_cpus = n;
+	}
+	return row;
+}
+
+uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
+{
+	/* Linux >= 4.14 report bits (TASK_REPORT), then the preemption bit. */
+	static const char letters[] = "SDTtXZPI";
+	char s[16];
+	size_t n = 0, i;
+
+	if (prev_state == 0)
+		return tp_db_str(imp->db, "R");
+	if (prev_state & 0x100)
+		return tp_db_str(imp->db, "R+");
+	for (i = 0; i < 8; i++)
+		if (prev_state & (1 << i))
+			s[n++] = letters[i];
+	if (n == 0)
+		return tp_db_str(imp->db, "?");
+	s[n] = '\0';
+	return tp_db_str(imp->db, s);
+}
+
+/* Closes @utid's open thread state at @ts. */
+static void close_state(struct tp_import *imp, int64_t utid, int64_t ts)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	int64_t row;
+
+	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+		return;
+	row = imp->threads[utid].open_row;
+	if (row < 0)
+		return;
+	tp_set_int(t, TSTATE_DUR, (size_t)row, ts - tp_col_int(t, TSTATE_TS)[row]);
+	imp->threads[utid].open_row = -1;
+}
+
+static int64_t open_state(struct tp_import *imp, int64_t utid, int64_t ts, uint32_t state,
+			  int64_t cpu, int64_t ucpu)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	int64_t row;
+
+	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+		return -1;
+	close_state(imp, utid, ts);
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	tp_set_int(t, TSTATE_TS, (size_t)row, ts);
+	tp_set_int(t, TSTATE_DUR, (size_t)row, -1);
+	tp_set_int(t, TSTATE_UTID, (size_t)row, utid);
+	tp_set_str(t, TSTATE_STATE, (size_t)row, state);
+	tp_set_int(t, TSTATE_CPU, (size_t)row, cpu);
+	tp_set_int(t, TSTATE_UCPU, (size_t)row, ucpu);
+	imp->threads[utid].open_row = row;
+	return row;
+}
+
+void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
+		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
+		     int64_t next_prio)
+{
+	struct tp_table *s = &imp->db->sched;
+	int64_t ucpu = tp_sched_ucpu(imp, machine, cpu);
+	int64_t prev_utid, next_utid, row;
+	struct tp_cpu_state *c;
+	uint32_t end_state;
+
+	if (ucpu < 0)
+		return;
+	c = &imp->cpus[ucpu];
+	prev_utid = tp_proc_get_thread(imp, machine, prev_pid);
+	next_utid = tp_proc_get_thread(imp, machine, next_pid);
+	if (prev_utid < 0 || next_utid < 0)
+		return;
+	if (next_pid != 0)
+		tp_proc_set_thread_name(imp, next_utid, next_comm);
+	end_state = tp_sched_state_str(imp, prev_state);
+	if (c->sched_row >= 0) {
+		if (tp_col_int(s, SCHED_UTID)[c->sched_row] != prev_utid)
+			tp_stat_add(imp, "mismatched_sched_switch_tids", -1, machine, 1);
+		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
+			   ts - tp_col_int(s, SCHED_TS)[c->sched_row]);
+		tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
+	}
+	/* The previous thread leaves the CPU in its new state. */
+	if (prev_utid > 0)
+		open_state(imp, prev_utid, ts, end_state, TP_NULL_INT, TP_NULL_INT);
+	row = tp_table_append(s);
+	if (row < 0)
+		return;
+	tp_set_int(s, SCHED_TS, (size_t)row, ts);
+	tp_set_int(s, SCHED_DUR, (size_t)row, -1);
+	tp_set_int(s, SCHED_CPU, (size_t)row, cpu);
+	tp_set_int(s, SCHED_UTID, (size_t)row, next_utid);
+	tp_set_int(s, SCHED_PRIORITY, (size_t)row, next_prio);
+	tp_set_int(s, SCHED_UCPU, (size_t)row, ucpu);
+	c->sched_row = row;
+	c->running_utid = next_utid;
+	c->last_ts = ts;
+	if (next_utid > 0)
+		open_state(imp, next_utid, ts, tp_db_str(imp->db, "Running"), cpu, ucpu);
+	tp_bounds_add(imp->db, ts);
+}
+
+void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
+		     int64_t pid)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	int64_t utid = tp_proc_get_thread(imp, machine, pid);
+	int64_t ucpu = tp_sched_ucpu(imp, machine, cpu);
+	int64_t open, row;
+
+	if (utid <= 0 || ucpu < 0 || (size_t)utid >= imp->cap_threads)
+		return;
+	open = imp->threads[utid].open_row;
+	if (open >= 0) {
+		const char *st = tp_str_get(&imp->db->strings, tp_col_str(t, TSTATE_STATE)[open]);
+
+		/* Already runnable or running: a waking changes nothing. */
+		if (st && (!strcmp(st, "Running") || st[0] == 'R'))
+			return;
+	}
+	row = open_state(imp, utid, ts, tp_db_str(imp->db, "R"), TP_NULL_INT, TP_NULL_INT);
+	if (row >= 0 && imp->cpus[ucpu].running_utid >= 0)
+		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->cpus[ucpu].running_utid);
+	if (row >= 0)
+		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
+	tp_bounds_add(imp->db, ts);
+}
+
+void tp_sched_finish(struct tp_import *imp)
+{
+	hmap_fini(&imp->cpu_rows);
+}

@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_storage.c - string pool, columnar tables and the lazy per-column
+ * equality indexes (see tp_storage.h).
+ */
+#include "trace_processor/tp_storage.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+
+/* ------------------------------------------------------------ strings ---- */
+
+int tp_strings_init(struct tp_strings *s)
+{
+	memset(s, 0, sizeof(*s));
+	hmap_init(&s->index);
+	s->offs = malloc(64 * sizeof(*s->offs));
+	if (!s->offs)
+		return -ENOMEM;
+	s->cap = 64;
+	s->n = 1; /* id 0 is NULL */
+	s->offs[0] = 0;
+	return 0;
+}
+
+void tp_strings_fini(struct tp_strings *s)
+{
+	free(s->blob);
+	free(s->offs);
+	hmap_fini(&s->index);
+	memset(s, 0, sizeof(*s));
+}
+
+const char *tp_str_get(const struct tp_strings *s, uint32_t id)
+{
+	if (id == 0 || id >= s->n)
+		return NULL;
+	return s->blob + s->offs[id];
+}
+
+static bool same(const struct tp_strings *s, uint32_t id, const char *str, size_t len)
+{
+	const char *have = s->blob + s->offs[id];
+
+	return strncmp(have, str, len) == 0 && have[len] == '\0';
+}
+
+uint32_t tp_str_intern(struct tp_strings *s, const char *str, size_t len)
+{
+	uint64_t h, v;
+	uint32_t id;
+	const char *nul = memchr(str, '\0', len);
+
+	if (nul)
+		len = (size_t)(nul - str); /* strings end at their first NUL */
+	h = fnv1a64(str, len);
+
+	/* Colliding hashes probe h+1, h+2, ...: keys are hashes, not strings. */
+	while (hmap_get(&s->index, h, &v)) {
+		if (same(s, (uint32_t)v, str, len))
+			return (uint32_t)v;
+		h++;
+	}
+	if (s->blob_len + len + 1 > s->blob_cap) {
+		size_t cap = s->blob_cap ? s->blob_cap * 2 : 4096;
+		char *b;
+
+		while (cap < s->blob_len + len + 1)
+			cap *= 2;
+		b = realloc(s->blob, cap);
+		if (!b)
+			return 0;
+		s->blob = b;
+		s->blob_cap = cap;
+	}
+	if (s->n == s->cap) {
+		uint64_t *o = realloc(s->offs, 2 * s->cap * sizeof(*o));
+
+		if (!o)
+			return 0;
+		s->offs = o;
+		s->cap *= 2;
+	}
+	id = s->n;
+	if (hmap_put(&s->index, h, id) < 0)
+		return 0;
+	s->n++;
+	s->offs[id] = s->blob_len;
+	memcpy(s->blob + s->blob_len, str, len);
+	s->blob[s->blob_len + len] = '\0';
+	s->blob_len += len + 1;
+	return id;
+}
+
+uint32_t tp_str_find(const struct tp_strings *s, const char *str, size_t len)
+{
+	uint64_t h, v;
+
+	if (!str || memchr(str, '\0', len))
+		return 0;
+	h = fnv1a64(str, len);
+	while (hmap_get(&s->index, h, &v)) {
+		if (same(s, (uint32_t)v, str, len))
+			return (uint32_t)v;
+		h++;
+	}
+	return 0;
+}
+
+uint32_t tp_str_intern_c(struct tp_strings *s, const char *str)
+{
+	return str ? tp_str_intern(s, str, strlen(str)) : 0;
+}
+
+/* ------------------------------------------------------------- tables ---- */
+
+struct tp_index {
+	uint64_t generation;
+	size_t n;
+	int64_t *vals;    /* sorted */
+	uint32_t *rows;   /* rows[i] holds vals[i]; ascending within one value */
+};
+
+static size_t cell_size(enum tp_type t)
+{
+	switch (t) {
+	case TP_INT:
+		return sizeof(int64_t);
+	case TP_REAL:
+		return sizeof(double);
+	case TP_STR:
+		return sizeof(uint32_t);
+	case TP_ID:
+		return 0;
+	}
+	return 0;
+}
+
+int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
+		  uint32_t n_cols)
+{
+	uint32_t i;
+
+	memset(t, 0, sizeof(*t));
+	t->name = name;
+	t->specs = specs;
+	t->n_cols = n_cols;
+	t->cols = calloc(n_cols, sizeof(*t->cols));
+	if (!t->cols)
+		return -ENOMEM;
+	for (i = 0; i < n_cols; i++)
+		t->cols[i].spec = &specs[i];
+	return 0;
+}
+
+static void index_free(struct tp_index *ix)
+{
+	if (!ix)
+		return;
+	free(ix->vals);
+	free(ix->rows);
+	free(ix);
+}
+
+void tp_table_fini(struct tp_table *t)
+{
+	uint32_t i;
+
+	for (i = 0; t->cols && i < t->n_cols; i++) {
+		free(t->cols[i].data);
+		index_free(t->cols[i].index);
+	}
+	free(t->cols);
+	memset(t, 0, sizeof(*t));
+}
+
+int64_t tp_table_append(struct tp_table *t)
+{
+	size_t row = t->n_rows;
+	uint32_t i;
+
+	if (row == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 256;
+
+		if (cap > UINT32_MAX)
+			return -ENOMEM;
+		for (i = 0; i < t->n_cols; i++) {
+			size_t sz = cell_size(t->specs[i].type);
+			void *d;
+
+			if (!sz)
+				continue;
+			d = realloc(t->cols[i].data, cap * sz);
+			if (!d)
+				return -ENOMEM;
+			t->cols[i].data = d;
+		}
+		t->cap = cap;
+	}
+	for (i = 0; i < t->n_cols; i++) {
+		switch (t->specs[i].type) {
+		case TP_INT:
+			tp_col_int(t, i)[row] = TP_NULL_INT;
+			break;
+		case TP_REAL:
+			tp_col_real(t, i)[row] = NAN;
+			break;
+		case TP_STR:
+			tp_col_str(t, i)[row] = TP_NULL_STR;
+			break;
+		case TP_ID:
+			break;
+		}
+	}
+	t->n_rows++;
+	t->generation++;
+	return (int64_t)row;
+}
+
+/* ------------------------------------------------------------ indexes ---- */
+
+struct pair {
+	int64_t v;
+	uint32_t row;
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+
+	if (x->v != y->v)
+		return x->v < y->v ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+static int build_index(struct tp_table *t, uint32_t c)
+{
+	struct tp_index *ix = t->cols[c].index;
+	struct pair *p;
+	size_t i, n = t->n_rows;
+
+	if (!ix) {
+		ix = calloc(1, sizeof(*ix));
+		if (!ix)
+			return -ENOMEM;
+		t->cols[c].index = ix;
+	}
+	free(ix->vals);
+	free(ix->rows);
+	ix->vals = malloc((n ? n : 1) * sizeof(*ix->vals));
+	ix->rows = malloc((n ? n : 1) * sizeof(*ix->rows));
+	p = malloc((n ? n : 1) * sizeof(*p));
+	if (!ix->vals || !ix->rows || !p) {
+		free(p);
+		free(ix->vals);
+		free(ix->rows);
+		ix->vals = NULL;
+		ix->rows = NULL;
+		ix->n = 0;
+		ix->generation = 0;
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		p[i].v = t->specs[c].type == TP_STR ? (int64_t)tp_col_str(t, c)[i]
+						    : tp_col_int(t, c)[i];
+		p[i].row = (uint32_t)i;
+	}
+	qsort(p, n, sizeof(*p), cmp_pair);
+	for (i = 0; i < n; i++) {
+		ix->vals[i] = p[i].v;
+		ix->rows[i] = p[i].row;
+	}
+	free(p);
+	ix->n = n;
+	ix->generation = t->generation;
+	return 0;
+}
+
+int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows)
+{
+	struct tp_index *ix = t->cols[c].index;
+	size_t lo = 0, hi, first;
+	int rc;
+
+	if (!ix || ix->generation != t->generation || ix->n != t->n_rows) {
+		rc = build_index(t, c);
+		if (rc < 0)
+			return rc;
+		ix = t->cols[c].index;
+	}
+	hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->vals[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ix->vals[mid] <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*out_rows = ix->rows + first;
+	return (int64_t)(lo - first);
+}

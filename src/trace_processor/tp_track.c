@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_track.c - tracks (one per thread, per counter and CPU, per counter
+ * and process, global counters), counter values, arg sets, stats and
+ * metadata rows. Lookups are by a hash of the track's identity.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "trace_processor/tp_int.h"
+
+static uint64_t ident(const char *name, uint64_t a, uint64_t b)
+{
+	uint64_t h = fnv1a64(name, strlen(name));
+
+	h = fnv1a64_update(h, &a, sizeof(a));
+	return fnv1a64_update(h, &b, sizeof(b));
+}
+
+static int64_t new_track(struct tp_import *imp, const char *name, const char *type,
+			 bool counter, uint32_t machine)
+{
+	struct tp_table *t = &imp->db->track;
+	int64_t row = tp_table_append(t);
+
+	if (row < 0)
+		return row;
+	if (name)
+		tp_set_str(t, TRACK_NAME, (size_t)row, tp_db_str(imp->db, name));
+	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, type));
+	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, counter);
+	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, machine);
+	return row;
+}
+
+/* Perfetto's track type for the counters we know; "<name>" otherwise. */
+static const char *cpu_counter_type(const char *name)
+{
+	if (!strcmp(name, "cpufreq"))
+		return "cpu_frequency";
+	if (!strcmp(name, "cpuidle"))
+		return "cpu_idle";
+	return name;
+}
+
+int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu)
+{
+	uint64_t k = ident(name, machine, (uint64_t)cpu), v;
+	int64_t row;
+
+	if (hmap_get(&imp->cpu_counter_tracks, k, &v))
+		return (int64_t)v;
+	row = new_track(imp, name, cpu_counter_type(name), true, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_CPU, (size_t)row, cpu);
+	hmap_put(&imp->cpu_counter_tracks, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid)
+{
+	uint64_t k = ident(name, (uint64_t)upid, 0), v;
+	int64_t row;
+	uint32_t machine = 0;
+
+	if (hmap_get(&imp->process_counter_tracks, k, &v))
+		return (int64_t)v;
+	if (upid >= 0 && (size_t)upid < imp->db->process.n_rows)
+		machine = (uint32_t)tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[upid];
+	row = new_track(imp, name, name, true, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_UPID, (size_t)row, upid);
+	hmap_put(&imp->process_counter_tracks, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine)
+{
+	uint64_t k = ident(name, machine, 1), v;
+	int64_t row;
+
+	if (hmap_get(&imp->global_counter_tracks, k, &v))
+		return (int64_t)v;
+	row = new_track(imp, name, name, true, machine);
+	if (row >= 0)
+		hmap_put(&imp->global_counter_tracks, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_thread(struct tp_import *imp, int64_t utid)
+{
+	uint64_t v;
+	int64_t row;
+	uint32_t machine = 0;
+
+	if (hmap_get(&imp->thread_tracks, (uint64_t)utid, &v))
+		return (int64_t)v;
+	if (utid >= 0 && (size_t)utid < imp->db->thread.n_rows)
+		machine = (uint32_t)tp_col_int(&imp->db->thread, THREAD_MACHINE_ID)[utid];
+	row = new_track(imp, NULL, "thread", false, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_UTID, (size_t)row, utid);
+	hmap_put(&imp->thread_tracks, (uint64_t)utid, (uint64_t)row);
+	return row;
+}
+
+void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value)
+{
+	struct tp_table *c = &imp->db->counter;
+	int64_t row;
+
+	if (track < 0)
+		return;
+	row = tp_table_append(c);
+	if (row < 0)
+		return;
+	tp_set_int(c, COUNTER_TS, (size_t)row, ts);
+	tp_set_int(c, COUNTER_TRACK_ID, (size_t)row, track);
+	tp_set_real(c, COUNTER_VALUE, (size_t)row, value);
+	tp_bounds_add(imp->db, ts);
+}
+
+/* ---------------------------------------------------------------- stats ---- */
+
+static const char *severity(const char *name)
+{
+	static const char *const loss[] = {
+		"ftrace_cpu_has_data_loss", "ftrace_cpu_overrun_end", "packet_loss",
+		"traced_buf_chunks_overwritten", "traced_buf_chunks_discarded",
+		"traced_buf_abi_violations", "traced_buf_trace_writer_packet_loss",
+		"ftrace_cpu_dropped_events_end",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(loss) / sizeof(loss[0]); i++)
+		if (!strcmp(name, loss[i]))
+			return "data_loss";
+	if (strstr(name, "malformed") || strstr(name, "invalid") || strstr(name, "error") ||
+	    strstr(name, "failure") || strstr(name, "out_of_memory"))
+		return "error";
+	return "info";
+}
+
+static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine)
+{
+	struct tp_table *s = &imp->db->stats;
+	uint64_t k = ident(name, (uint64_t)idx, machine), v;
+	int64_t row;
+
+	if (hmap_get(&imp->stats_rows, k, &v))
+		return (int64_t)v;
+	row = tp_table_append(s);
+	if (row < 0)
+		return row;
+	tp_set_str(s, STATS_NAME, (size_t)row, tp_db_str(imp->db, name));
+	if (idx >= 0)
+		tp_set_int(s, STATS_IDX, (size_t)row, idx);
+	tp_set_str(s, STATS_SEVERITY, (size_t)row, tp_db_str(imp->db, severity(name)));
+	tp_set_str(s, STATS_SOURCE, (size_t)row, tp_db_str(imp->db, "trace"));
+	tp_set_int(s, STATS_VALUE, (size_t)row, 0);
+	tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
+	tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
+	hmap_put(&imp->stats_rows, k, (uint64_t)row);
+	return row;
+}
+
+void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t value)
+{
+	int64_t row = stat_row(imp, name, idx, machine);
+
+	if (row >= 0)
+		tp_set_int(&imp->db->stats, STATS_VALUE, (size_t)row,
+			   tp_col_int(&imp->db->stats, STATS_VALUE)[row] + value);
+}
+
+void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t value)
+{
+	int64_t row = stat_row(imp, name, idx, machine);
+
+	if (row >= 0)
+		tp_set_int(&imp->db->stats, STATS_VALUE, (size_t)row, value);
+}
+
+/* ------------------------------------------------------------- metadata ---- */
+
+/* Keys that describe a machine carry its id; the others belong to the trace. */
+static bool machine_key(const char *name)
+{
+	return !strncmp(name, "system_", 7) || !strcmp(name, "timezone_off_mins") ||
+	       !strncmp(name, "android_", 8) || !strncmp(name, "ftrace_", 7);
+}
+
+static int64_t meta_row(struct tp_import *imp, const char *name, uint32_t machine)
+{
+	struct tp_table *m = &imp->db->metadata;
+	uint32_t id = tp_db_str(imp->db, name);
+	bool per_machine = machine_key(name);
+	size_t i;
+	int64_t row;
+
+	for (i = 0; i < m->n_rows; i++)
+		if (tp_col_str(m, META_NAME)[i] == id &&
+		    (!per_machine || tp_col_int(m, META_MACHINE_ID)[i] == machine))
+			return (int64_t)i;
+	row = tp_table_append(m);
+	if (row < 0)
+		return row;
+	tp_set_str(m, META_NAME, (size_t)row, id);
+	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "single"));
+	if (per_machine)
+		tp_set_int(m, META_MACHINE_ID, (size_t)row, machine);
+	if (!per_machine || !strncmp(name, "ftrace_", 7))
+		tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
+	return row;
+}
+
+void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v)
+{
+	int64_t row = meta_row(imp, name, machine);
+
+	if (row >= 0)
+		tp_set_int(&imp->db->metadata, META_INT_VALUE, (size_t)row, v);
+}
+
+void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machine,
+			 const char *s, size_t len)
+{
+	int64_t row = meta_row(imp, name, machine);
+
+	if (row >= 0)
+		tp_set_str(&imp->db->metadata, META_STR_VALUE, (size_t)row,
+			   tp_str_intern(&imp->db->strings, s, len));
+}
+
+void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
+{
+	struct tp_table *m = &imp->db->metadata;
+	int64_t row = tp_table_append(m);
+
+	if (row < 0)
+		return;
+	tp_set_str(m, META_NAME, (size_t)row, tp_db_str(imp->db, name));
+	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "multi"));
+	tp_set_int(m, META_INT_VALUE, (size_t)row, v);
+	tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
+}
+
+/* ----------------------------------------------------------------- args ---- */
+
+int64_t tp_args_new_set(struct tp_import *imp)
+{
+	return imp->db->next_arg_set_id++;
+}
+
+static int64_t arg_row(struct tp_import *imp, int64_t set, const char *key, const char *type)
+{
+	struct tp_table *a = &imp->db->args;
+	int64_t row = tp_table_append(a);
+	uint32_t k;
+
+	if (row < 0)
+		return row;
+	k = tp_db_str(imp->db, key);
+	tp_set_int(a, ARGS_ARG_SET_ID, (size_t)row, set);
+	tp_set_str(a, ARGS_FLAT_KEY, (size_t)row, k);
+	tp_set_str(a, ARGS_KEY, (size_t)row, k);
+	tp_set_str(a, ARGS_VALUE_TYPE, (size_t)row, tp_db_str(imp->db, type));
+	return row;
+}
+
+void tp_arg_int(struct tp_import *imp, int64_t set, const char *key, int64_t v)
+{
+	int64_t row = arg_row(imp, set, key, "int");
+	char s[32];
+
+	if (row < 0)
+		return;
+	snprintf(s, sizeof(s), "%lld", (long long)v);
+	tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, v);
+	tp_set_str(&imp->db->args, ARGS_DISPLAY_VALUE, (size_t)row, tp_db_str(imp->db, s));
+}
+
+void tp_arg_real(struct tp_import *imp, int64_t set, const char *key, double v)
+{
+	int64_t row = arg_row(imp, set, key, "real");
+	char s[64];
+
+	if (row < 0)
+		return;
+	snprintf(s, sizeof(s), "%g", v);
+	tp_set_real(&imp->db->args, ARGS_REAL_VALUE, (size_t)row, v);
+	tp_set_str(&imp->db->args, ARGS_DISPLAY_VALUE, (size_t)row, tp_db_str(imp->db, s));
+}
+
+void tp_arg_str(struct tp_import *imp, int64_t set, const char *key, const char *s, size_t len)
+{
+	int64_t row = arg_row(imp, set, key, "string");
+	uint32_t id;
+
+	if (row < 0)
+		return;
+	id = tp_str_intern(&imp->db->strings, s, len);
+	tp_set_str(&imp->db->args, ARGS_STRING_VALUE, (size_t)row, id);
+	tp_set_str(&imp->db->args, ARGS_DISPLAY_VALUE, (size_t)row, id);
+}
+
+void tp_track_fini(struct tp_import *imp)
+{
+	hmap_fini(&imp->cpu_counter_tracks);
+	hmap_fini(&imp->thread_tracks);
+	hmap_fini(&imp->process_counter_tracks);
+	hmap_fini(&imp->global_counter_tracks);
+	hmap_fini(&imp->stats_rows);
+	hmap_fini(&imp->slice_stacks);
+	free(imp->stacks);
+	imp->stacks = NULL;
+}

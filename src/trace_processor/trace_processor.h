@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * trace_processor.h - the trace processor's interface: import a Perfetto
+ * trace (read -> tokenize -> sort -> parse, see ARCHITECTURE.md) into the
+ * columnar tables of tp_tables.h, then query them with SQL through SQLite
+ * (tp_sql.h). trace_processor_shell (tp_shell.c) is a thin CLI over this.
+ */
+#ifndef PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
+#define PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct sqlite3;
+struct tp;
+struct tp_db;
+
+struct tp_options {
+	bool full_sort;          /* --full-sort (we always sort fully today) */
+	bool progress;           /* print MB read and MB/s to stderr while importing */
+};
+
+/* Return: 0 or -ENOMEM. */
+int tp_create(const struct tp_options *opt, struct tp **out);
+void tp_destroy(struct tp *tp);
+
+/*
+ * tp_import_fd() - Read a whole trace from @fd (a file or a pipe) and
+ * import it; @name is for messages. What is malformed is skipped, counted
+ * in `stats` and reported once on stderr.
+ * Return: 0; -EIO on a read error; -EINVAL if nothing in the input looks
+ * like a trace (the message says why).
+ */
+int tp_import_fd(struct tp *tp, int fd, const char *name);
+
+/*
+ * tp_sqlite() - The SQLite connection with every table and view attached
+ * (created on first use, after the import).
+ * Return: the connection (borrowed) or NULL if SQLite failed to start.
+ */
+struct sqlite3 *tp_sqlite(struct tp *tp);
+
+/* The tables (borrowed). */
+struct tp_db *tp_get_db(struct tp *tp);
+
+#endif

@@ -1,0 +1,777 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * trace_processor_test.c - unit tests for src/trace_processor: first the SQL
+ * layer (tp_sql.c, tp_vtab.c) over a hand-built tp_db, checked against plain
+ * SQLite tables holding the same rows and through the rows-scanned counter
+ * that proves each filter is pushed down; then the importer.
+ */
+#include "harness.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_processor/tp_sql.h"
+#include "trace_processor/tp_storage.h"
+#include "trace_processor/tp_tables.h"
+
+/* ================================================================ */
+/* SQL layer: virtual tables, pushdown, views and functions over a  */
+/* tp_db built by hand (sq_ helpers). Run alone with `sql_`.        */
+/* ================================================================ */
+
+#define SQ_SCHED_ROWS 1000
+#define SQ_THREADS 10
+#define SQ_OUT_BYTES (1 << 18)
+
+static char g_sq_a[SQ_OUT_BYTES], g_sq_b[SQ_OUT_BYTES];
+
+/*
+ * The fixture. sched: ts = 1000 + 10 * (i / 2) (sorted, each value twice),
+ * dur = i % 7 or NULL when i % 5 == 4, cpu = i % 4, utid = i % 10,
+ * end_state "R" / "S" / NULL by i % 3, priority 120 + i % 2.
+ * thread: tid 100 + i, name "thread-<i>" (NULL for 7), upid i / 4.
+ */
+static void sq_fill(struct tp_db *db)
+{
+	struct tp_table *t = &db->sched;
+	size_t i;
+	int64_t r;
+
+	ASSERT_EQ(tp_db_init(db), 0);
+	for (i = 0; i < SQ_SCHED_ROWS; i++) {
+		r = tp_table_append(t);
+		ASSERT_EQ(r, (int64_t)i);
+		tp_set_int(t, SCHED_TS, i, 1000 + 10 * (int64_t)(i / 2));
+		if (i % 5 != 4)
+			tp_set_int(t, SCHED_DUR, i, (int64_t)(i % 7));
+		tp_set_int(t, SCHED_CPU, i, (int64_t)(i % 4));
+		tp_set_int(t, SCHED_UTID, i, (int64_t)(i % SQ_THREADS));
+		if (i % 3 != 2)
+			tp_set_str(t, SCHED_END_STATE, i, tp_db_str(db, i % 3 ? "S" : "R"));
+		tp_set_int(t, SCHED_PRIORITY, i, 120 + (int64_t)(i % 2));
+		tp_set_int(t, SCHED_UCPU, i, (int64_t)(i % 4));
+	}
+	t = &db->thread;
+	for (i = 0; i < SQ_THREADS; i++) {
+		char name[32];
+
+		r = tp_table_append(t);
+		ASSERT_EQ(r, (int64_t)i);
+		snprintf(name, sizeof(name), "thread-%zu", i);
+		tp_set_int(t, THREAD_TID, i, 100 + (int64_t)i);
+		if (i != 7)
+			tp_set_str(t, THREAD_NAME, i, tp_db_str(db, name));
+		tp_set_int(t, THREAD_UPID, i, (int64_t)(i / 4));
+	}
+}
+
+/* Tracks of every kind, counters on two of them, and a few small tables. */
+static void sq_fill_tracks(struct tp_db *db)
+{
+	static const struct {
+		const char *name, *unit;
+		int is_counter;
+		int64_t cpu, utid, upid;
+	} tracks[] = {
+		{"thread_slices", NULL, 0, TP_NULL_INT, 2, 0},
+		{"process_slices", NULL, 0, TP_NULL_INT, TP_NULL_INT, 1},
+		{"cpu_slices", NULL, 0, 1, TP_NULL_INT, TP_NULL_INT},
+		{"mem.total", "bytes", 1, TP_NULL_INT, TP_NULL_INT, TP_NULL_INT},
+		{"cpufreq", "kHz", 1, 0, TP_NULL_INT, TP_NULL_INT},
+		{"rss", "bytes", 1, TP_NULL_INT, TP_NULL_INT, 2},
+		{"thread_counter", NULL, 1, TP_NULL_INT, 4, 1},
+	};
+	struct tp_table *t = &db->track;
+	size_t i;
+
+	for (i = 0; i < sizeof(tracks) / sizeof(tracks[0]); i++) {
+		ASSERT_EQ(tp_table_append(t), (int64_t)i);
+		tp_set_str(t, TRACK_NAME, i, tp_db_str(db, tracks[i].name));
+		tp_set_str(t, TRACK_UNIT, i, tp_db_str(db, tracks[i].unit));
+		tp_set_int(t, TRACK_IS_COUNTER, i, tracks[i].is_counter);
+		tp_set_int(t, TRACK_CPU, i, tracks[i].cpu);
+		tp_set_int(t, TRACK_UTID, i, tracks[i].utid);
+		tp_set_int(t, TRACK_UPID, i, tracks[i].upid);
+	}
+	t = &db->counter;
+	for (i = 0; i < 6; i++) {
+		ASSERT_EQ(tp_table_append(t), (int64_t)i);
+		tp_set_int(t, COUNTER_TS, i, 100 + 10 * (int64_t)i);
+		tp_set_int(t, COUNTER_TRACK_ID, i, i % 2 ? 4 : 3);
+		if (i != 5)
+			tp_set_real(t, COUNTER_VALUE, i, 1.5 * (double)i);
+	}
+	t = &db->instant;
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(tp_table_append(t), (int64_t)i);
+		tp_set_int(t, INSTANT_TS, i, 50 + (int64_t)i);
+		tp_set_str(t, INSTANT_NAME, i, tp_db_str(db, "mark"));
+	}
+	t = &db->stats;
+	ASSERT_EQ(tp_table_append(t), 0);
+	tp_set_str(t, STATS_NAME, 0, tp_db_str(db, "ftrace_bundle_errors"));
+	tp_set_str(t, STATS_SEVERITY, 0, tp_db_str(db, "error"));
+	tp_set_str(t, STATS_SOURCE, 0, tp_db_str(db, "trace"));
+	tp_set_int(t, STATS_VALUE, 0, 3);
+	t = &db->args;
+	ASSERT_EQ(tp_table_append(t), 0);
+	tp_set_int(t, ARGS_ARG_SET_ID, 0, 1);
+	tp_set_str(t, ARGS_KEY, 0, tp_db_str(db, "prev_comm"));
+	tp_set_str(t, ARGS_STRING_VALUE, 0, tp_db_str(db, "swapper"));
+	tp_set_str(t, ARGS_DISPLAY_VALUE, 0, tp_db_str(db, "swapper"));
+}
+
+static sqlite3 *sq_open(struct tp_db *db)
+{
+	sqlite3 *conn = NULL;
+
+	ASSERT_EQ(tp_sql_open(db, &conn), 0);
+	ASSERT_TRUE(conn != NULL);
+	return conn;
+}
+
+static void sq_exec(sqlite3 *conn, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(conn, sql, NULL, NULL, &err) != SQLITE_OK)
+		FAIL("%s: %s", sql, err ? err : "?");
+}
+
+static sqlite3_stmt *sq_prepare(sqlite3 *conn, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) != SQLITE_OK)
+		FAIL("%s: %s", sql, sqlite3_errmsg(conn));
+	return st;
+}
+
+/* Every row of @st as "a|b|NULL\n" lines into @out; finalizes @st. */
+static const char *sq_render_stmt(sqlite3 *conn, sqlite3_stmt *st, char *out)
+{
+	size_t len = 0;
+	int rc, i;
+
+	out[0] = '\0';
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+			int n = snprintf(out + len, SQ_OUT_BYTES - len, "%s%s", i ? "|" : "",
+					 v ? v : "NULL");
+
+			ASSERT_TRUE(n >= 0 && (size_t)n < SQ_OUT_BYTES - len);
+			len += (size_t)n;
+		}
+		ASSERT_TRUE(len + 1 < SQ_OUT_BYTES);
+		out[len++] = '\n';
+		out[len] = '\0';
+	}
+	if (rc != SQLITE_DONE)
+		FAIL("%s: %s", sqlite3_sql(st), sqlite3_errmsg(conn));
+	sqlite3_finalize(st);
+	return out;
+}
+
+static const char *sq_render(sqlite3 *conn, const char *sql, char *out)
+{
+	return sq_render_stmt(conn, sq_prepare(conn, sql), out);
+}
+
+static int64_t sq_int(sqlite3 *conn, const char *sql)
+{
+	sqlite3_stmt *st = sq_prepare(conn, sql);
+	int64_t v;
+
+	if (sqlite3_step(st) != SQLITE_ROW)
+		FAIL("%s: no row (%s)", sql, sqlite3_errmsg(conn));
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* Rows the virtual tables examined while running @sql to the end. */
+static int64_t sq_scanned(sqlite3 *conn, const char *sql)
+{
+	int64_t before = sq_int(conn, "SELECT __tp_rows_scanned()");
+
+	sq_render(conn, sql, g_sq_b);
+	return sq_int(conn, "SELECT __tp_rows_scanned()") - before;
+}
+
+/* EXPLAIN QUERY PLAN details (the fourth column), one per line. */
+static const char *sq_plan(sqlite3 *conn, const char *sql)
+{
+	sqlite3_stmt *st;
+	size_t len = 0;
+	char q[1024];
+
+	snprintf(q, sizeof(q), "EXPLAIN QUERY PLAN %s", sql);
+	st = sq_prepare(conn, q);
+	g_sq_b[0] = '\0';
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 3);
+		int n = snprintf(g_sq_b + len, SQ_OUT_BYTES - len, "%s\n", d ? d : "");
+
+		ASSERT_TRUE(n >= 0 && (size_t)n < SQ_OUT_BYTES - len);
+		len += (size_t)n;
+	}
+	sqlite3_finalize(st);
+	return g_sq_b;
+}
+
+/* Plain SQLite copies of the virtual tables, with the same declared types
+ * (and rowid = id, as in the virtual tables). */
+static void sq_copy_tables(sqlite3 *conn)
+{
+	sq_exec(conn, "CREATE TABLE copy_sched(id INT, ts INT, dur INT, cpu INT, utid INT, "
+		      "end_state TEXT, priority INT, ucpu INT);"
+		      "INSERT INTO copy_sched(rowid, id, ts, dur, cpu, utid, end_state, "
+		      "priority, ucpu) SELECT id, * FROM __intrinsic_sched;"
+		      "CREATE TABLE copy_thread(id INT, utid INT, tid INT, name TEXT, "
+		      "start_ts INT, end_ts INT, upid INT, is_main_thread INT, is_idle INT, "
+		      "machine_id INT, arg_set_id INT);"
+		      "INSERT INTO copy_thread SELECT * FROM thread;");
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM copy_sched"), SQ_SCHED_ROWS);
+}
+
+/* @sql_fmt has one %s for the table: its output must match on the copy. */
+static void sq_same(sqlite3 *conn, const char *sql_fmt, const char *vtab, const char *copy)
+{
+	char q[1024];
+
+	snprintf(q, sizeof(q), sql_fmt, vtab);
+	sq_render(conn, q, g_sq_a);
+	snprintf(q, sizeof(q), sql_fmt, copy);
+	sq_render(conn, q, g_sq_b);
+	if (strcmp(g_sq_a, g_sq_b) != 0) {
+		snprintf(q, sizeof(q), sql_fmt, vtab);
+		FAIL("%s differs from the plain table:\n--- vtab\n%.2000s--- copy\n%.2000s", q,
+		     g_sq_a, g_sq_b);
+	}
+}
+
+TEST(sql_select_star_columns_and_types)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	sqlite3_stmt *st;
+	static const char *const sched_cols[] = {"id", "ts", "dur", "cpu", "utid", "end_state",
+						 "priority", "ucpu"};
+	static const char *const view_cols[] = {"id", "ts", "dur", "cpu", "utid", "end_state",
+						"priority", "ucpu", "ts_end"};
+	int i;
+
+	sq_fill(&db);
+	sq_fill_tracks(&db);
+	conn = sq_open(&db);
+	st = sq_prepare(conn, "SELECT * FROM __intrinsic_sched");
+	ASSERT_EQ(sqlite3_column_count(st), 8);
+	for (i = 0; i < 8; i++)
+		ASSERT_STREQ(sqlite3_column_name(st, i), sched_cols[i]);
+	sqlite3_finalize(st);
+	st = sq_prepare(conn, "SELECT * FROM sched");
+	ASSERT_EQ(sqlite3_column_count(st), 9);
+	for (i = 0; i < 9; i++)
+		ASSERT_STREQ(sqlite3_column_name(st, i), view_cols[i]);
+	sqlite3_finalize(st);
+
+	/* Hidden columns stay out of SELECT * but can be named. */
+	st = sq_prepare(conn, "SELECT * FROM instant");
+	ASSERT_EQ(sqlite3_column_count(st), 4);
+	ASSERT_STREQ(sqlite3_column_name(st, 0), "ts");
+	sqlite3_finalize(st);
+	ASSERT_STREQ(sq_render(conn, "SELECT id, ts FROM instant WHERE id = 2", g_sq_a),
+		     "2|52\n");
+
+	ASSERT_STREQ(sq_render(conn,
+			       "SELECT typeof(id), typeof(ts), typeof(dur), typeof(end_state) "
+			       "FROM __intrinsic_sched WHERE id IN (0, 2, 4) ORDER BY id",
+			       g_sq_a),
+		     "integer|integer|integer|text\n"
+		     "integer|integer|integer|null\n"
+		     "integer|integer|null|text\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT typeof(value), value FROM counter ORDER BY id",
+			       g_sq_a),
+		     "real|0.0\nreal|1.5\nreal|3.0\nreal|4.5\nreal|6.0\nnull|NULL\n");
+	/* Declared types give the columns their affinity in views and copies. */
+	ASSERT_STREQ(sq_render(conn,
+			       "SELECT name, type FROM pragma_table_info('__intrinsic_sched') "
+			       "WHERE name IN ('ts', 'end_state')",
+			       g_sq_a),
+		     "ts|INT\nend_state|TEXT\n");
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched"), SQ_SCHED_ROWS);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_nulls_and_strings)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_STREQ(sq_render(conn, "SELECT utid, tid, name, start_ts FROM thread "
+				     "WHERE utid >= 6 AND utid < 9",
+			       g_sq_a),
+		     "6|106|thread-6|NULL\n7|107|NULL|NULL\n8|108|thread-8|NULL\n");
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM thread WHERE name IS NULL"), 1);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE dur IS NULL"),
+		  SQ_SCHED_ROWS / 5);
+	ASSERT_EQ(sq_int(conn, "SELECT length(group_concat(name, '')) FROM thread"), 9 * 8);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM thread WHERE name LIKE 'thread-%'"), 9);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_id_lookup_visits_one_row)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_STREQ(sq_render(conn, "SELECT id, ts, utid FROM __intrinsic_sched WHERE id = 501",
+			       g_sq_a),
+		     "501|3500|1\n");
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id = 501"), 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE rowid = 501"), 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM sched WHERE id = 501"), 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM thread WHERE utid = 3"), 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id = 5000"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id = -1"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id = 501.0"), 1);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE id = 501.5"), 0);
+	ASSERT_TRUE(strstr(sq_plan(conn, "SELECT * FROM __intrinsic_sched WHERE id = 501"),
+			   "id id=") != NULL);
+	/* Without pushdown the same query would visit every row. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE +id = 501"),
+		  SQ_SCHED_ROWS);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_equality_uses_index)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 100);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 3"), 100);
+	ASSERT_TRUE(strstr(sq_plan(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 3"),
+			   "index utid=") != NULL);
+	/* Two equalities: the smaller lookup drives, the other is checked. */
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched "
+			       "WHERE utid = 3 AND cpu = 1"),
+		  50);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 3 AND cpu = 1"),
+		  100);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 42"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid = NULL"), 0);
+	/* A small id range is filtered row by row instead. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE utid = 3 AND id BETWEEN 10 AND 19"),
+		  10);
+	/* A bound parameter is not known when planning; it still drives the lookup. */
+	{
+		sqlite3_stmt *st = sq_prepare(conn, "SELECT count(*) FROM __intrinsic_sched "
+						    "WHERE utid = ?");
+		ASSERT_EQ(sqlite3_bind_int64(st, 1, 4), SQLITE_OK);
+		ASSERT_STREQ(sq_render_stmt(conn, st, g_sq_a), "100\n");
+	}
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_string_equality)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE end_state = 'R'"),
+		  334);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE end_state = 'R'"),
+		  334);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE end_state = 'never'"),
+		  0);
+	ASSERT_STREQ(sq_render(conn, "SELECT utid, tid FROM thread WHERE name = 'thread-4'",
+			       g_sq_a),
+		     "4|104\n");
+	/* A different collation is SQLite's business, and still right. */
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched "
+			       "WHERE end_state = 'r' COLLATE NOCASE"),
+		  334);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE end_state = 'r'"),
+		  0);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_sorted_ranges)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	/* ts = 1000 + 10 * (i / 2): each value on two rows, 1000 .. 5990. */
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts = 1500"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts = 1500"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts = 1505"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts BETWEEN 1100 AND 1200"),
+		  22);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts > 1100 AND ts < 1200"),
+		  18);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts >= 1100 AND ts < 1200"),
+		  20);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts > 1100 AND ts <= 1200"),
+		  20);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts < 1020"), 4);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5980"), 4);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts > 1200 AND ts < 1100"),
+		  0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts < 0"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts > 100000"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 0"),
+		  SQ_SCHED_ROWS);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts < 9223372036854775807"),
+		  SQ_SCHED_ROWS);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE ts > -9223372036854775808"),
+		  SQ_SCHED_ROWS);
+	/* Reals: ts < 1029.5 is ts <= 1020. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts < 1029.5"), 6);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5980.5"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts < 1e300"),
+		  SQ_SCHED_ROWS);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts > 1e300"), 0);
+	/* Id ranges. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id BETWEEN 10 AND 19"),
+		  10);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id > 990"), 9);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id < -5"), 0);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id >= 1000"), 0);
+	/* Id and ts together: the intersection. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched "
+				   "WHERE id < 100 AND ts >= 1400"),
+		  20);
+	ASSERT_TRUE(strstr(sq_plan(conn, "SELECT * FROM __intrinsic_sched "
+					 "WHERE ts BETWEEN 1100 AND 1200"),
+			   "sorted ts>= ts<=") != NULL);
+	/* Views push down too. */
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM sched WHERE ts BETWEEN 1100 AND 1200"), 22);
+	ASSERT_STREQ(sq_render(conn, "SELECT id, ts, dur, ts_end FROM sched "
+				     "WHERE ts = 1010 ORDER BY id",
+			       g_sq_a),
+		     "2|1010|2|1012\n3|1010|3|1013\n");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_in_lists)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_STREQ(sq_render(conn, "SELECT id, ts FROM __intrinsic_sched "
+				     "WHERE id IN (7, 3, 999, 5000, 3) ORDER BY id",
+			       g_sq_a),
+		     "3|1010\n7|1030\n999|5990\n");
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE id IN (7, 3, 999, 5000)"),
+		  3);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid IN (1, 2)"),
+		  200);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid IN (1, 2)"), 200);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM thread "
+			       "WHERE name IN ('thread-1', 'thread-2', 'nobody')"),
+		  2);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched "
+			       "WHERE id IN (SELECT utid FROM thread)"),
+		  SQ_THREADS);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_order_by_sorted_column)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	const char *plan;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY ts");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") == NULL);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 3 ORDER BY ts, id");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") == NULL);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY id");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") == NULL);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY ts DESC");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") != NULL);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY dur");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") != NULL);
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY ts, dur");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") != NULL);
+
+	/* The order is really there, also through an index lookup. */
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM (SELECT id, ts, lag(ts) OVER () AS p "
+			       "FROM (SELECT * FROM __intrinsic_sched WHERE utid = 3 ORDER BY ts)) "
+			       "WHERE p > ts"),
+		  0);
+	ASSERT_STREQ(sq_render(conn, "SELECT id FROM __intrinsic_sched WHERE utid = 3 "
+				     "ORDER BY ts LIMIT 3",
+			       g_sq_a),
+		     "3\n13\n23\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id FROM __intrinsic_sched WHERE id IN (9, 2, 5) "
+				     "ORDER BY ts",
+			       g_sq_a),
+		     "2\n5\n9\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id FROM __intrinsic_sched WHERE id < 3 "
+				     "ORDER BY ts DESC, id DESC",
+			       g_sq_a),
+		     "2\n1\n0\n");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_join_using_utid)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_STREQ(sq_render(conn, "SELECT s.id, utid, t.tid, t.name FROM __intrinsic_sched s "
+				     "JOIN thread t USING (utid) WHERE s.id BETWEEN 5 AND 8 "
+				     "ORDER BY s.id",
+			       g_sq_a),
+		     "5|5|105|thread-5\n6|6|106|thread-6\n7|7|107|NULL\n8|8|108|thread-8\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT t.utid, count(*) FROM thread t "
+				     "JOIN sched s USING (utid) WHERE t.name = 'thread-2' "
+				     "GROUP BY t.utid",
+			       g_sq_a),
+		     "2|100\n");
+	/* A join visits each sched row once plus one thread row per lookup. */
+	ASSERT_LE(sq_scanned(conn, "SELECT * FROM __intrinsic_sched s JOIN thread t "
+				   "USING (utid)"),
+		  2 * SQ_SCHED_ROWS + SQ_THREADS);
+	sq_copy_tables(conn);
+	sq_same(conn, "SELECT s.id, t.tid, t.name FROM %s s JOIN copy_thread t USING (utid) "
+		      "ORDER BY s.id",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT t.utid, t.name, count(*), sum(s.dur) FROM __intrinsic_sched s "
+		      "JOIN %s t ON s.utid = t.utid WHERE t.upid = 1 GROUP BY 1 ORDER BY 1",
+		"thread", "copy_thread");
+	sq_same(conn, "SELECT s.id, t.tid FROM copy_sched s JOIN %s t ON t.tid = s.utid + 100 "
+		      "WHERE s.ts < 1100 ORDER BY s.id",
+		"thread", "copy_thread");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+/* Filters of every shape and value type must match SQLite's own answers. */
+TEST(sql_filters_match_plain_sqlite)
+{
+	static const char *const sched_where[] = {
+		"id = 5", "id = 5.0", "id = 5.5", "id = '5'", "id = 'x'", "id < 3", "id <= 3",
+		"id > 995", "id >= 998", "id > 2000", "id < -1", "id BETWEEN 10 AND 20",
+		"rowid = 7", "rowid BETWEEN 3 AND 5", "id IN (1, 3, 999, 5000)", "id = NULL",
+		"id IS NULL", "id > 10 AND id < 5", "id > 10.5 AND id <= 12.5", "id > 2.5e30",
+		"ts = 1050", "ts = 1055", "ts < 1030", "ts <= 1030", "ts > 5980", "ts >= 5990",
+		"ts BETWEEN 1100 AND 1200", "ts > 1100 AND ts < 1200", "ts >= 1100 AND ts <= 1100",
+		"ts < 1030.5", "ts <= 1030.5", "ts > 1029.5", "ts >= 1029.5", "ts = 1030.0",
+		"ts < '1030'", "ts = '1030'", "ts > '1030.5'", "ts > 'abc'", "ts < 'abc'",
+		"ts = x'00'", "ts < x'00'", "ts < 9.3e18", "ts > -9.3e18", "ts < -9.3e18",
+		"ts > 9.3e18", "ts = 9223372036854775807", "ts < -9223372036854775808",
+		"ts <= -9223372036854775808", "ts > 9223372036854775807",
+		"ts >= 9223372036854775807", "ts < 9223372036854775807.0",
+		"ts > -9223372036854775808.0", "cpu = 2", "cpu = 2 AND utid = 3",
+		"utid = 3 AND ts > 2000", "utid IN (1, 2)", "utid = '3'", "utid = ' 3'",
+		"utid = 3.0", "utid = 3.5", "utid < 3.5", "utid > 2.5 AND utid < 4",
+		"dur = 0", "dur IS NULL", "dur < 3", "dur > -100", "dur >= 6", "dur != 2",
+		"end_state = 'R'", "end_state = 'nope'", "end_state = 'r' COLLATE NOCASE",
+		"end_state = 5", "end_state > 'R'", "end_state < 'S'", "end_state IS NULL",
+		"end_state = ''", "end_state IN ('R', 'x')", "end_state = 'R' AND utid = 3",
+		"priority = 120 AND cpu = 1 AND id > 500", "ucpu = cpu", "5 = utid",
+		"1100 < ts AND 1200 >= ts", "ts = 1100 AND ts = 1110", "utid = 3 AND utid = 4",
+		"end_state = 'R' AND end_state = 'S'", "ts + 0 = 1050",
+		"id = ts", "ts > 1000 OR utid = 3", "utid = 3 OR id < 10",
+	};
+	static const char *const thread_where[] = {
+		"name = 'thread-3'", "name = 'thread-7'", "name IS NULL", "name = 3",
+		"name = 'thread-3' COLLATE NOCASE", "name > 'thread-5'", "utid = 3", "id = 3",
+		"utid BETWEEN 2 AND 4 AND name != 'thread-3'", "tid = 105", "tid = '105'",
+		"upid = 1", "upid = 1 AND utid > 4",
+	};
+	struct tp_db db;
+	sqlite3 *conn;
+	char q[512];
+	size_t i;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	sq_copy_tables(conn);
+	for (i = 0; i < sizeof(sched_where) / sizeof(sched_where[0]); i++) {
+		snprintf(q, sizeof(q), "SELECT * FROM %%s WHERE %s ORDER BY id", sched_where[i]);
+		sq_same(conn, q, "__intrinsic_sched", "copy_sched");
+		snprintf(q, sizeof(q), "SELECT count(*), sum(dur) FROM %%s WHERE %s",
+			 sched_where[i]);
+		sq_same(conn, q, "__intrinsic_sched", "copy_sched");
+	}
+	for (i = 0; i < sizeof(thread_where) / sizeof(thread_where[0]); i++) {
+		snprintf(q, sizeof(q), "SELECT * FROM %%s WHERE %s ORDER BY id", thread_where[i]);
+		sq_same(conn, q, "thread", "copy_thread");
+	}
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_index_follows_table_changes)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	int64_t r;
+	size_t i;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 100);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE end_state = 'S'"),
+		  333);
+	/* Move ten rows from utid 3 to 4, add rows, and a new string. */
+	for (i = 3; i < 103; i += 10)
+		tp_set_int(&db.sched, SCHED_UTID, i, 4);
+	for (i = 0; i < 50; i++) {
+		r = tp_table_append(&db.sched);
+		ASSERT_EQ(r, SQ_SCHED_ROWS + (int64_t)i);
+		tp_set_int(&db.sched, SCHED_TS, (size_t)r, 7000 + (int64_t)i);
+		tp_set_int(&db.sched, SCHED_UTID, (size_t)r, 3);
+		tp_set_str(&db.sched, SCHED_END_STATE, (size_t)r, tp_db_str(&db, "D"));
+	}
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"),
+		  100 - 10 + 50);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 4"), 110);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE utid = 4"), 110);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE end_state = 'D'"),
+		  50);
+	ASSERT_EQ(sq_int(conn, "SELECT min(id) FROM __intrinsic_sched WHERE utid = 3 "
+			       "AND ts >= 7000"),
+		  SQ_SCHED_ROWS);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE id >= 1000"), 50);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts > 6000"), 50);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_empty_tables)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	ASSERT_EQ(tp_db_init(&db), 0);
+	conn = sq_open(&db);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slice"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slice WHERE id = 0"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slice WHERE ts BETWEEN 0 AND 10"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slice WHERE name = 'x'"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slice WHERE track_id = 1"), 0);
+	ASSERT_STREQ(sq_render(conn, "SELECT * FROM trace_bounds", g_sq_a), "0|0\n");
+	ASSERT_EQ(sq_int(conn, "SELECT trace_dur()"), 0);
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_views_and_functions)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	sqlite3_stmt *st;
+
+	sq_fill(&db);
+	sq_fill_tracks(&db);
+	conn = sq_open(&db);
+	ASSERT_STREQ(sq_render(conn, "SELECT id, name FROM thread_track", g_sq_a),
+		     "0|thread_slices\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, upid FROM process_track", g_sq_a), "1|1\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, cpu FROM cpu_track", g_sq_a), "2|1\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, name, unit FROM counter_track", g_sq_a),
+		     "3|mem.total|bytes\n4|cpufreq|kHz\n5|rss|bytes\n6|thread_counter|NULL\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, cpu FROM cpu_counter_track", g_sq_a), "4|0\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, upid FROM process_counter_track", g_sq_a),
+		     "5|2\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT id, utid FROM thread_counter_track", g_sq_a),
+		     "6|4\n");
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM track"), 7);
+	st = sq_prepare(conn, "SELECT * FROM track");
+	ASSERT_EQ(sqlite3_column_count(st), 8);
+	ASSERT_STREQ(sqlite3_column_name(st, 7), "track_group_id");
+	sqlite3_finalize(st);
+	st = sq_prepare(conn, "SELECT * FROM cpu_counter_track");
+	ASSERT_EQ(sqlite3_column_count(st), 11);
+	ASSERT_STREQ(sqlite3_column_name(st, 10), "cpu");
+	sqlite3_finalize(st);
+
+	ASSERT_STREQ(sq_render(conn, "SELECT * FROM counters", g_sq_a),
+		     "0|100|3|0.0|NULL|mem.total|bytes\n"
+		     "1|110|4|1.5|NULL|cpufreq|kHz\n"
+		     "2|120|3|3.0|NULL|mem.total|bytes\n"
+		     "3|130|4|4.5|NULL|cpufreq|kHz\n"
+		     "4|140|3|6.0|NULL|mem.total|bytes\n"
+		     "5|150|4|NULL|NULL|cpufreq|kHz\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT * FROM stats", g_sq_a),
+		     "ftrace_bundle_errors|NULL|error|trace|3|NULL|NULL|NULL\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT arg_set_id, key, display_value FROM args", g_sq_a),
+		     "1|prev_comm|swapper\n");
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM raw"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM slices"), 0);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM sched_slice WHERE utid = 1"), 100);
+	ASSERT_EQ(sq_int(conn, "SELECT sum(ts_end - ts - dur) FROM sched"), 0);
+
+	ASSERT_STREQ(sq_render(conn, "SELECT start_ts, end_ts FROM trace_bounds", g_sq_a),
+		     "0|0\n");
+	db.trace_start_ts = 1000;
+	db.trace_end_ts = 6000;
+	ASSERT_STREQ(sq_render(conn, "SELECT * FROM trace_bounds", g_sq_a), "1000|6000\n");
+	ASSERT_STREQ(sq_render(conn, "SELECT trace_start(), trace_end(), trace_dur()", g_sq_a),
+		     "1000|6000|5000\n");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+TEST(sql_storage_str_find)
+{
+	struct tp_strings s;
+	uint32_t id;
+
+	ASSERT_EQ(tp_strings_init(&s), 0);
+	id = tp_str_intern_c(&s, "hello");
+	ASSERT_NE(id, 0);
+	ASSERT_EQ(tp_str_find(&s, "hello", 5), id);
+	ASSERT_EQ(tp_str_find(&s, "hell", 4), 0);
+	ASSERT_EQ(tp_str_find(&s, "hello!", 6), 0);
+	ASSERT_EQ(tp_str_find(&s, "hello\0x", 7), 0);
+	ASSERT_EQ(tp_str_find(&s, "", 0), 0);
+	ASSERT_EQ(s.n, 2);
+	tp_strings_fini(&s);
+}
+
+/* ================================================================ */
+/* Importer tests go below.                                          */
+/* ================================================================ */
