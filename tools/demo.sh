@@ -1,9 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# `make demo`: what perfetto-c can show on this landing. Today: every trace
-# config kept under configs/ is parsed from text format, encoded to the
-# binary TraceConfig that traced receives, decoded again and printed, and the
-# binary is checked to re-encode to the same bytes.
+# `make demo`: what perfetto-c can show on this landing. Every trace config
+# kept under configs/ is parsed from text format, encoded to the binary
+# TraceConfig that traced receives, decoded again and printed, and the
+# binary is checked to re-encode to the same bytes. Then, as root with
+# tracefs, tracebox records this machine for 5 s and trace_processor_shell
+# ranks the threads by running time.
 set -eu
 out=${1:-out}
 tool="$out/pfc_pbtxt"
@@ -53,9 +55,22 @@ if [ "$(id -u)" = 0 ] && { [ -e "$tfs/trace_clock" ] || mount -t tracefs nodev "
 	"$out/tracebox" -o "$tmp/demo.pftrace" -t 5s sched freq idle 2>&1 | sed "s|$tmp/||; s/^/    /"
 	wait
 	echo
-	"$out/pfc_trace_summary" "$tmp/demo.pftrace" | sed "s|$tmp/||; s/^/    /"
+	echo "Top threads by running time, asked in SQL:"
+	q="SELECT t.tid, t.name AS thread, p.name AS process,
+	     ROUND(SUM(s.dur) / 1e6, 1) AS running_ms, COUNT(*) AS slices
+	   FROM sched s JOIN thread t USING (utid) LEFT JOIN process p USING (upid)
+	   WHERE s.utid != 0 AND s.dur > 0
+	   GROUP BY s.utid ORDER BY running_ms DESC LIMIT 10"
+	echo "    \$ trace_processor_shell -Q \"SELECT ... FROM sched JOIN thread ...\" demo.pftrace"
+	"$out/trace_processor_shell" -Q "$q" "$tmp/demo.pftrace" | sed 's/^/    /'
 	echo
-	echo "demo: recorded with ftrace through traced and traced_probes"
+	echo "Time per thread state (from sched_switch and sched_waking):"
+	"$out/trace_processor_shell" -Q "SELECT state, COUNT(*) AS n,
+	     ROUND(SUM(CASE WHEN dur > 0 THEN dur ELSE 0 END) / 1e9, 2) AS seconds
+	   FROM thread_state GROUP BY state ORDER BY seconds DESC" "$tmp/demo.pftrace" | sed 's/^/    /'
+	echo
+	echo "demo: recorded with ftrace through traced and traced_probes, queried with"
+	echo "trace_processor_shell (try: $out/trace_processor_shell -i TRACE)"
 	exit 0
 fi
 

@@ -248,6 +248,31 @@ bad:
 
 /* ------------------------------------------------------------ raw rows ---- */
 
+static uint32_t key_id(struct tp_import *imp, const struct pb_ft_event *d,
+		       const struct pb_ft_field *fd)
+{
+	uint64_t k = ((uint64_t)d->id << 16) | fd->id, v;
+	uint32_t id;
+
+	if (hmap_get(&imp->ftrace_keys, k, &v))
+		return (uint32_t)v;
+	id = tp_db_str(imp->db, fd->name);
+	hmap_put(&imp->ftrace_keys, k, id);
+	return id;
+}
+
+/*
+ * Events whose fields already fill sched, thread_state or counter keep an
+ * ftrace_event row but no args: at millions per trace, their args would
+ * cost several times the trace's own size in memory.
+ */
+static bool args_elsewhere(uint32_t id)
+{
+	return id == PB_FTRACE_EVENT__SCHED_SWITCH || id == PB_FTRACE_EVENT__SCHED_WAKING ||
+	       id == PB_FTRACE_EVENT__SCHED_WAKEUP || id == PB_FTRACE_EVENT__SCHED_WAKEUP_NEW ||
+	       id == PB_FTRACE_EVENT__CPU_IDLE || id == PB_FTRACE_EVENT__CPU_FREQUENCY;
+}
+
 static void raw_row(struct tp_import *imp, const struct tp_event *ev, const struct pb_ft_event *d,
 		    const struct pz_field *payload, int64_t utid, int64_t common_flags)
 {
@@ -266,7 +291,7 @@ static void raw_row(struct tp_import *imp, const struct tp_event *ev, const stru
 	tp_set_int(t, FTRACE_UCPU, (size_t)row, tp_sched_ucpu(imp, ev->machine, ev->cpu));
 	if (common_flags != TP_NULL_INT)
 		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
-	if (!d || !payload->size)
+	if (!d || !payload->size || args_elsewhere(d->id))
 		return;
 	set = tp_args_new_set(imp);
 	tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
@@ -280,20 +305,26 @@ static void raw_row(struct tp_import *imp, const struct tp_event *ev, const stru
 		case PB_FT_STRING:
 		case PB_FT_BYTES:
 			if (f.wire_type == PZ_WIRE_LEN)
-				tp_arg_str(imp, set, fd->name, (const char *)f.data, f.size);
+				tp_arg_str(imp, set, key_id(imp, d, fd), (const char *)f.data, f.size);
 			break;
 		case PB_FT_SINT:
-			tp_arg_int(imp, set, fd->name, pz_field_sint64(&f));
+			tp_arg_int(imp, set, key_id(imp, d, fd), pz_field_sint64(&f));
 			break;
 		case PB_FT_FLOAT:
-			tp_arg_real(imp, set, fd->name, pz_field_float(&f));
+			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_float(&f));
 			break;
 		case PB_FT_DOUBLE:
-			tp_arg_real(imp, set, fd->name, pz_field_double(&f));
+			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_double(&f));
+			break;
+		case PB_FT_UINT:
+		case PB_FT_FIXED32:
+		case PB_FT_FIXED64:
+			if (f.wire_type != PZ_WIRE_LEN)
+				tp_arg_uint(imp, set, key_id(imp, d, fd), f.value);
 			break;
 		default:
 			if (f.wire_type != PZ_WIRE_LEN)
-				tp_arg_int(imp, set, fd->name, (int64_t)f.value);
+				tp_arg_int(imp, set, key_id(imp, d, fd), (int64_t)f.value);
 			break;
 		}
 	}

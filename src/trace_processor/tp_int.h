@@ -157,6 +157,7 @@ struct tp_import {
 	struct hmap tid_to_utid;      /* (machine << 32 | tid) -> utid (newest) */
 	struct hmap pid_to_upid;      /* (machine << 32 | pid) -> upid (newest) */
 	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
+	struct hmap ftrace_keys;      /* (event id << 16 | field id) -> key string id */
 	struct tp_thread_state *threads;
 	size_t cap_threads;
 
@@ -239,11 +240,12 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			 const char *s, size_t len);
 /* A row of a multi-valued key (one per call). */
 void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
-/* A new arg set id; tp_arg_* append to it. */
+/* A new arg set id; tp_arg_* append to it (@key: an interned string id). */
 int64_t tp_args_new_set(struct tp_import *imp);
-void tp_arg_int(struct tp_import *imp, int64_t set, const char *key, int64_t v);
-void tp_arg_real(struct tp_import *imp, int64_t set, const char *key, double v);
-void tp_arg_str(struct tp_import *imp, int64_t set, const char *key, const char *s, size_t len);
+void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v);
+void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v);
+void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v);
+void tp_arg_str(struct tp_import *imp, int64_t set, uint32_t key, const char *s, size_t len);
 void tp_track_fini(struct tp_import *imp);
 
 /* Grows the trace bounds to include @ts. */

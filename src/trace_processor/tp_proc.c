@@ -87,6 +87,7 @@ void tp_proc_fini(struct tp_import *imp)
 	hmap_fini(&imp->tid_to_utid);
 	hmap_fini(&imp->pid_to_upid);
 	hmap_fini(&imp->mm_to_upid);
+	hmap_fini(&imp->ftrace_keys);
 	free(imp->threads);
 	imp->threads = NULL;
 	imp->cap_threads = 0;

@@ -50,7 +50,15 @@ static const char *const k_views[] = {
 	"CREATE VIEW counters AS SELECT c.*, t.name AS name, t.unit AS unit "
 	"FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id ORDER BY c.ts",
 	"CREATE VIEW slices AS SELECT * FROM slice",
-	"CREATE VIEW args AS SELECT * FROM __intrinsic_args",
+	/* display_value of numbers is made here, not stored per arg. */
+	"CREATE VIEW args AS SELECT id, arg_set_id, flat_key, key, int_value, string_value,"
+	" real_value, value_type,"
+	" CASE WHEN display_value IS NOT NULL THEN display_value"
+	" WHEN value_type IN ('int', 'uint') THEN CAST(int_value AS TEXT)"
+	" WHEN value_type = 'bool' THEN CASE WHEN int_value THEN 'true' ELSE 'false' END"
+	" WHEN value_type = 'pointer' THEN printf('0x%x', int_value)"
+	" WHEN value_type = 'real' THEN CAST(real_value AS TEXT)"
+	" ELSE NULL END AS display_value FROM __intrinsic_args",
 	"CREATE VIEW stats AS SELECT name, idx, severity, source, value, description, "
 	"machine_id, trace_id FROM __intrinsic_stats",
 	"CREATE VIEW trace_bounds AS SELECT trace_start() AS start_ts, trace_end() AS end_ts",

@@ -259,47 +259,46 @@ int64_t tp_args_new_set(struct tp_import *imp)
 	return imp->db->next_arg_set_id++;
 }
 
-static int64_t arg_row(struct tp_import *imp, int64_t set, const char *key, const char *type)
+static int64_t arg_row(struct tp_import *imp, int64_t set, uint32_t key, const char *type)
 {
 	struct tp_table *a = &imp->db->args;
 	int64_t row = tp_table_append(a);
-	uint32_t k;
 
 	if (row < 0)
 		return row;
-	k = tp_db_str(imp->db, key);
 	tp_set_int(a, ARGS_ARG_SET_ID, (size_t)row, set);
-	tp_set_str(a, ARGS_FLAT_KEY, (size_t)row, k);
-	tp_set_str(a, ARGS_KEY, (size_t)row, k);
+	tp_set_str(a, ARGS_FLAT_KEY, (size_t)row, key);
+	tp_set_str(a, ARGS_KEY, (size_t)row, key);
 	tp_set_str(a, ARGS_VALUE_TYPE, (size_t)row, tp_db_str(imp->db, type));
 	return row;
 }
 
-void tp_arg_int(struct tp_import *imp, int64_t set, const char *key, int64_t v)
+/* display_value of numbers is computed by the args view (tp_sql.c). */
+void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v)
 {
 	int64_t row = arg_row(imp, set, key, "int");
-	char s[32];
 
-	if (row < 0)
-		return;
-	snprintf(s, sizeof(s), "%lld", (long long)v);
-	tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, v);
-	tp_set_str(&imp->db->args, ARGS_DISPLAY_VALUE, (size_t)row, tp_db_str(imp->db, s));
+	if (row >= 0)
+		tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, v);
 }
 
-void tp_arg_real(struct tp_import *imp, int64_t set, const char *key, double v)
+void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v)
+{
+	int64_t row = arg_row(imp, set, key, "uint");
+
+	if (row >= 0)
+		tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, (int64_t)v);
+}
+
+void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v)
 {
 	int64_t row = arg_row(imp, set, key, "real");
-	char s[64];
 
-	if (row < 0)
-		return;
-	snprintf(s, sizeof(s), "%g", v);
-	tp_set_real(&imp->db->args, ARGS_REAL_VALUE, (size_t)row, v);
-	tp_set_str(&imp->db->args, ARGS_DISPLAY_VALUE, (size_t)row, tp_db_str(imp->db, s));
+	if (row >= 0)
+		tp_set_real(&imp->db->args, ARGS_REAL_VALUE, (size_t)row, v);
 }
 
-void tp_arg_str(struct tp_import *imp, int64_t set, const char *key, const char *s, size_t len)
+void tp_arg_str(struct tp_import *imp, int64_t set, uint32_t key, const char *s, size_t len)
 {
 	int64_t row = arg_row(imp, set, key, "string");
 	uint32_t id;

@@ -14,7 +14,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <stdio.h>
 
 #include "trace_processor/tp_storage.h"
 
@@ -87,9 +86,11 @@ static enum tp_type col_type(const struct tp_table *t, int col)
 	return col == COL_ROWID ? TP_ID : t->specs[col].type;
 }
 
+/* Only integer cells are ordered by value: string ids are not string order. */
 static bool col_sorted(const struct tp_table *t, int col)
 {
-	return col != COL_ROWID && (t->specs[col].flags & TP_SORTED);
+	return col != COL_ROWID && t->specs[col].type == TP_INT &&
+	       (t->specs[col].flags & TP_SORTED);
 }
 
 static const char *col_name(const struct tp_table *t, int col)
@@ -255,7 +256,6 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 		}
 		info->aConstraintUsage[i].argvIndex = n_pushed + 1;
 		info->aConstraintUsage[i].omit = exact_rhs(info, i, type);
-		fprintf(stderr, "DBG plan col %d op %d omit %d\n", c->iColumn, op, info->aConstraintUsage[i].omit);
 		pushed[n_pushed].col = c->iColumn;
 		pushed[n_pushed].op = op;
 		n_pushed++;
@@ -583,7 +583,6 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		struct filter *f;
 		bool ok;
 
-		fprintf(stderr, "DBG %s arg%d type=%d '%s'\n", idx_str, i, sqlite3_value_type(argv[i]), sqlite3_value_text(argv[i]));
 		switch (sqlite3_value_type(argv[i])) {
 		case SQLITE_NULL:
 			return SQLITE_OK; /* comparing with NULL is never true */
@@ -636,7 +635,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		const struct filter *f = &fs[i];
 		const int64_t *cells;
 
-		if (f->type != TP_INT || !f->is_sorted)
+		if (!f->is_sorted)
 			continue;
 		cells = tp_col_int(t, (uint32_t)f->col);
 		lo = bound_rows(cells, lo, hi, f->lo, false);
@@ -666,8 +665,7 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 	}
 
 	for (i = 0; i < n_fs; i++) {
-		if (fs[i].type != TP_ID && !(fs[i].type == TP_INT && fs[i].is_sorted) &&
-		    &fs[i] != best)
+		if (fs[i].type != TP_ID && !fs[i].is_sorted && &fs[i] != best)
 			c->checks[c->n_checks++] = fs[i];
 	}
 	if (best) {
