@@ -39,6 +39,7 @@ static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
 	struct tp_table *t = &imp->db->thread;
 	int64_t row = tp_table_append(t);
+	uint64_t v;
 
 	if (row < 0 || grow_threads(imp, (size_t)row + 1) < 0)
 		return -ENOMEM;
@@ -46,6 +47,11 @@ static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 	tp_set_int(t, THREAD_MACHINE_ID, (size_t)row, machine);
 	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, tid == 0);
 	hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row);
+	/* A tid equal to a known pid is that process's main thread. */
+	if (tid != 0 && hmap_get(&imp->pid_to_upid, key(machine, tid), &v)) {
+		tp_set_int(t, THREAD_UPID, (size_t)row, (int64_t)v);
+		tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)row, 1);
+	}
 	return row;
 }
 

@@ -42,12 +42,13 @@ static uint64_t qualify_clock(uint64_t clock_id, uint32_t seq_id)
 	return clock_id;
 }
 
-static void clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t len,
-			   uint32_t seq_id)
+/* Adds the snapshot to the graph; returns its time in trace time, or -1. */
+static int64_t clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t len,
+			      uint32_t seq_id)
 {
 	uint64_t ids[64];
 	int64_t values[64];
-	size_t n = 0;
+	size_t n = 0, i;
 	struct pz_reader r;
 	struct pz_field f;
 
@@ -77,6 +78,13 @@ static void clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t le
 		tp_stat_add(imp, "clock_snapshot_malformed", -1, 0, 1);
 	if (tp_clock_add_snapshot(imp->clocks, ids, values, n) < 0)
 		tp_stat_add(imp, "clock_sync_cache_miss", -1, 0, 1);
+	for (i = 0; i < n; i++) {
+		int64_t ts;
+
+		if (tp_clock_to_trace(imp->clocks, ids[i], values[i], &ts) == 0)
+			return ts;
+	}
+	return -1;
 }
 
 static int to_trace_time(struct tp_import *imp, uint64_t clock_id, int64_t ts, int64_t *out)
@@ -366,7 +374,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	uint32_t defaults_len = 0;
 	struct tp_sequence *seq;
 	struct tp_event ev = {0};
-	int64_t trace_ts;
+	int64_t trace_ts, snapshot_ts = -1;
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
@@ -438,7 +446,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		ftrace_bundle(imp, payload.data, payload.size, machine);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
-		clock_snapshot(imp, payload.data, payload.size, (uint32_t)seq_id);
+		snapshot_ts = clock_snapshot(imp, payload.data, payload.size, (uint32_t)seq_id);
 		break;
 	default:
 		break;
@@ -449,6 +457,8 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	if (has_ts) {
 		if (to_trace_time(imp, clock_id, (int64_t)ts, &trace_ts) < 0)
 			return -ENOENT;
+	} else if (snapshot_ts >= 0) {
+		trace_ts = snapshot_ts; /* a snapshot is stamped by its own reading */
 	} else {
 		trace_ts = imp->latest_ts;
 	}

@@ -775,3 +775,640 @@ TEST(sql_storage_str_find)
 /* ================================================================ */
 /* Importer tests go below.                                          */
 /* ================================================================ */
+
+/*
+ * Importer tests: traces written with src/protozero (im_ helpers), fed to
+ * tp_import_fd() through a memfd, read back with SQL. Run alone with `im_`.
+ */
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/trace_processor.h"
+
+#include <zlib.h>
+
+#define IM_TRACE_BYTES (1 << 20)
+
+struct im_trace {
+	uint8_t *buf;
+	struct pz_stream s;
+	struct pz_msg trace;
+	struct pz_msg pkt;
+};
+
+static void im_begin(struct im_trace *t)
+{
+	t->buf = malloc(IM_TRACE_BYTES);
+	pz_stream_init_flat(&t->s, t->buf, IM_TRACE_BYTES);
+	pz_msg_begin(&t->trace, &t->s, NULL);
+}
+
+/* Opens a packet with a timestamp (< 0: none) on sequence @seq (0: none). */
+static struct pz_msg *im_packet(struct im_trace *t, int64_t ts, uint32_t seq)
+{
+	pz_begin_nested(&t->trace, PB_TRACE__PACKET, &t->pkt);
+	if (ts >= 0)
+		pz_append_varint(&t->pkt, PB_TRACE_PACKET__TIMESTAMP, (uint64_t)ts);
+	if (seq)
+		pz_append_varint(&t->pkt, PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, seq);
+	return &t->pkt;
+}
+
+static void im_end_packet(struct im_trace *t)
+{
+	pz_end(&t->pkt);
+}
+
+/* An ftrace bundle packet for @cpu; the caller adds events to *bundle. */
+static void im_bundle(struct im_trace *t, uint32_t cpu, struct pz_msg *bundle)
+{
+	im_packet(t, -1, 0);
+	pz_begin_nested(&t->pkt, PB_TRACE_PACKET__FTRACE_EVENTS, bundle);
+	pz_append_varint(bundle, PB_FTRACE_EVENT_BUNDLE__CPU, cpu);
+}
+
+static void im_switch(struct pz_msg *bundle, int64_t ts, const char *prev_comm, int64_t prev_pid,
+		      int64_t prev_state, const char *next_comm, int64_t next_pid)
+{
+	struct pz_msg ev, sw;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 0);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_SWITCH, &sw);
+	pz_append_string(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM, prev_comm);
+	pz_append_varint(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID, (uint64_t)prev_pid);
+	pz_append_varint(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PRIO, 120);
+	pz_append_varint(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE, (uint64_t)prev_state);
+	pz_append_string(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM, next_comm);
+	pz_append_varint(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID, (uint64_t)next_pid);
+	pz_append_varint(&sw, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO, 120);
+	pz_end(&sw);
+	pz_end(&ev);
+}
+
+static void im_waking(struct pz_msg *bundle, int64_t ts, int64_t waker_pid, int64_t pid)
+{
+	struct pz_msg ev, wk;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, (uint64_t)waker_pid);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_WAKING, &wk);
+	pz_append_string(&wk, PB_SCHED_WAKING_FTRACE_EVENT__COMM, "x");
+	pz_append_varint(&wk, PB_SCHED_WAKING_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_append_varint(&wk, PB_SCHED_WAKING_FTRACE_EVENT__TARGET_CPU, 0);
+	pz_end(&wk);
+	pz_end(&ev);
+}
+
+static void im_print(struct pz_msg *bundle, int64_t ts, int64_t pid, const char *buf)
+{
+	struct pz_msg ev, pr;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__PRINT, &pr);
+	pz_append_string(&pr, PB_PRINT_FTRACE_EVENT__BUF, buf);
+	pz_end(&pr);
+	pz_end(&ev);
+}
+
+static void im_end_bundle(struct im_trace *t, struct pz_msg *bundle)
+{
+	pz_end(bundle);
+	im_end_packet(t);
+}
+
+/* Imports the trace; returns the processor (the caller destroys it). */
+static struct tp *im_import(struct im_trace *t)
+{
+	struct tp *tp = NULL;
+	int fd;
+
+	pz_end(&t->trace);
+	if (!pz_stream_ok(&t->s))
+		return NULL;
+	fd = memfd_create("im_trace", MFD_CLOEXEC);
+	if (fd < 0 || write(fd, t->buf, t->s.n_bytes) != (ssize_t)t->s.n_bytes ||
+	    lseek(fd, 0, SEEK_SET) != 0 || tp_create(NULL, &tp) < 0 ||
+	    tp_import_fd(tp, fd, "im_trace") < 0) {
+		if (fd >= 0)
+			close(fd);
+		tp_destroy(tp);
+		free(t->buf);
+		return NULL;
+	}
+	close(fd);
+	free(t->buf);
+	return tp;
+}
+
+/* Every row of @sql as "a,b;c,d;" (NULL as "-"), into a static buffer. */
+static const char *im_rows(struct tp *tp, const char *sql)
+{
+	static char out[8192];
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int i;
+
+	out[0] = '\0';
+	if (sqlite3_prepare_v2(tp_sqlite(tp), sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(out, sizeof(out), "SQL error: %s", sqlite3_errmsg(tp_sqlite(tp)));
+		return out;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW && n + 256 < sizeof(out)) {
+		for (i = 0; i < sqlite3_column_count(st); i++) {
+			const char *v = (const char *)sqlite3_column_text(st, i);
+
+			n += (size_t)snprintf(out + n, sizeof(out) - n, "%s%s", i ? "," : "",
+					      v ? v : "-");
+		}
+		n += (size_t)snprintf(out + n, sizeof(out) - n, ";");
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
+TEST(im_sched_and_thread_state)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 100, "swapper/0", 0, 0, "a", 10);
+	im_switch(&b, 200, "a", 10, 1 /* S */, "b", 20);
+	im_waking(&b, 250, 20, 10);
+	im_switch(&b, 300, "b", 20, 0x100 /* preempted */, "a", 10);
+	im_switch(&b, 400, "a", 10, 2 /* D */, "swapper/0", 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid, end_state FROM sched JOIN thread t "
+				 "USING (utid) ORDER BY ts"),
+		     "100,100,0,10,S;200,100,0,20,R+;300,100,0,10,D;400,-1,0,0,-;");
+	/* a: Running, S until the waking, R (woken by b) until it runs, ... */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, state, waker_utid IS NOT NULL, cpu FROM "
+				 "thread_state JOIN thread USING (utid) WHERE tid = 10 ORDER BY ts"),
+		     "100,100,Running,0,0;200,50,S,0,-;250,50,R,1,-;300,100,Running,0,0;400,-1,D,0,-;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name FROM thread_state s JOIN thread t ON t.utid = "
+				 "s.waker_utid WHERE s.state = 'R'"),
+		     "b;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name FROM thread WHERE tid IN (0, 10, 20) ORDER BY tid"),
+		     "swapper;a;b;");
+	ASSERT_STREQ(im_rows(tp, "SELECT start_ts, end_ts FROM trace_bounds"), "100,400;");
+	tp_destroy(tp);
+}
+
+/* Per CPU, sched slices never overlap and never outrun the trace. */
+TEST(im_sched_two_cpus_sum_within_bounds)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	for (i = 0; i < 2; i++) {
+		im_bundle(&t, (uint32_t)i, &b);
+		im_switch(&b, 1000 + i, "swapper", 0, 0, "w", 30 + i);
+		im_switch(&b, 5000 + i, "w", 30 + i, 1, "swapper", 0);
+		im_switch(&b, 9000, "swapper", 0, 0, "w", 30 + i);
+		im_end_bundle(&t, &b);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT cpu, SUM(dur) <= (SELECT end_ts - start_ts FROM trace_bounds) "
+				 "FROM sched WHERE dur > 0 GROUP BY cpu"),
+		     "0,1;1,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM cpu"), "2;");
+	tp_destroy(tp);
+}
+
+/* A second clock linked by snapshots: packets on it land in BOOTTIME. */
+TEST(im_clock_conversion_two_clocks)
+{
+	struct im_trace t;
+	struct pz_msg *p, cs, c, pt;
+	struct tp *tp;
+	int k;
+
+	im_begin(&t);
+	for (k = 0; k < 2; k++) {
+		/* MONOTONIC (3) = BOOTTIME (6) - 1000, then - 2000 after boot 10000. */
+		p = im_packet(&t, -1, 1);
+		pz_begin_nested(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &cs);
+		pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 6);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, k ? 10000 : 5000);
+		pz_end(&c);
+		pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 3);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, k ? 8000 : 4000);
+		pz_end(&c);
+		pz_end(&cs);
+		im_end_packet(&t);
+	}
+	/* Process stats stamped in MONOTONIC at 4500 and at 8500. */
+	for (k = 0; k < 2; k++) {
+		struct pz_msg pr;
+
+		p = im_packet(&t, k ? 8500 : 4500, 2);
+		pz_append_varint(p, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, 3);
+		pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_STATS, &pt);
+		pz_begin_nested(&pt, PB_PROCESS_STATS__PROCESSES, &pr);
+		pz_append_varint(&pr, PB_PROCESS_STATS_PROCESS__PID, 5);
+		pz_append_varint(&pr, PB_PROCESS_STATS_PROCESS__VM_RSS_KB, (uint64_t)(k + 1));
+		pz_end(&pr);
+		pz_end(&pt);
+		im_end_packet(&t);
+	}
+	/* An unknown clock: dropped and counted. */
+	p = im_packet(&t, 77, 2);
+	pz_append_varint(p, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, 200);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, clock_id, clock_value FROM clock_snapshot "
+				 "ORDER BY snapshot_id, clock_id"),
+		     "5000,3,4000;5000,6,5000;10000,3,8000;10000,6,10000;");
+	/* 4500 MONOTONIC -> 5500 BOOTTIME; 8500 -> 10500 (the later snapshot). */
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value FROM counter c JOIN process_counter_track t "
+				 "ON c.track_id = t.id WHERE t.name = 'mem.rss' ORDER BY c.ts"),
+		     "5500,1024.0;10500,2048.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	tp_destroy(tp);
+}
+
+/* Clock ids 64..127 mean different clocks on different sequences. */
+TEST(im_sequence_scoped_clocks)
+{
+	struct im_trace t;
+	struct pz_msg *p, cs, c, pt, pr;
+	struct tp *tp;
+	uint32_t seq;
+
+	im_begin(&t);
+	for (seq = 1; seq <= 2; seq++) {
+		/* Clock 64 on sequence 1 is BOOTTIME - 100; on sequence 2, - 200. */
+		p = im_packet(&t, -1, seq);
+		pz_begin_nested(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &cs);
+		pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 6);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, 1000);
+		pz_end(&c);
+		pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 64);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, 1000 - 100 * seq);
+		pz_end(&c);
+		pz_end(&cs);
+		im_end_packet(&t);
+	}
+	for (seq = 1; seq <= 2; seq++) {
+		p = im_packet(&t, 2000, seq);
+		pz_append_varint(p, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, 64);
+		pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_STATS, &pt);
+		pz_begin_nested(&pt, PB_PROCESS_STATS__PROCESSES, &pr);
+		pz_append_varint(&pr, PB_PROCESS_STATS_PROCESS__PID, seq);
+		pz_append_varint(&pr, PB_PROCESS_STATS_PROCESS__VM_RSS_KB, 1);
+		pz_end(&pr);
+		pz_end(&pt);
+		im_end_packet(&t);
+	}
+	/* Sequence 3 never defined clock 64: unconvertible. */
+	p = im_packet(&t, 2000, 3);
+	pz_append_varint(p, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, 64);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, c.ts FROM counter c JOIN process_counter_track t ON "
+				 "c.track_id = t.id JOIN process p USING (upid) ORDER BY p.pid"),
+		     "1,2100;2,2200;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	tp_destroy(tp);
+}
+
+/* previous_packet_dropped after a sequence's first packet is data loss. */
+TEST(im_dropped_packets_counted)
+{
+	struct im_trace t;
+	struct pz_msg *p, ts, w;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	for (i = 0; i < 4; i++) {
+		p = im_packet(&t, 10 + i, 7);
+		if (i == 0 || i == 2 || i == 3)
+			pz_append_varint(p, PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED, 1);
+		im_end_packet(&t);
+	}
+	p = im_packet(&t, 20, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_STATS, &ts);
+	pz_begin_nested(&ts, PB_TRACE_STATS__WRITER_STATS, &w);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID, 7);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__BUFFER, 1);
+	pz_end(&w);
+	pz_end(&ts);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT idx, value FROM stats WHERE name = "
+				 "'traced_buf_sequence_packet_loss'"),
+		     "1,2;");
+	tp_destroy(tp);
+}
+
+/* trace_marker lines in atrace form: nested slices, counters, instants. */
+TEST(im_atrace_prints)
+{
+	struct im_trace t;
+	struct pz_msg b, *p, pt, pr;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 1, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, 40);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, 1);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, "/bin/app");
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, "--fast");
+	pz_end(&pr);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TID, 41);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TGID, 40);
+	pz_append_string(&pr, PB_PROCESS_TREE_THREAD__NAME, "worker");
+	pz_end(&pr);
+	pz_end(&pt);
+	im_end_packet(&t);
+	im_bundle(&t, 1, &b);
+	im_print(&b, 100, 41, "B|40|outer\n");
+	im_print(&b, 110, 41, "B|40|inner");
+	im_print(&b, 120, 41, "E|40");
+	im_print(&b, 130, 41, "C|40|queue_depth|7");
+	im_print(&b, 140, 41, "E|40\n");
+	im_print(&b, 150, 41, "I|40|tick");
+	im_print(&b, 160, 41, "B|not a pid|x");
+	im_print(&b, 170, 41, "E|40");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, s.depth, s.parent_id IS NOT NULL, th.tid "
+				 "FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+				 "JOIN thread th USING (utid) ORDER BY s.ts"),
+		     "100,40,outer,0,0,41;110,10,inner,1,1,41;");
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value, t.name, p.pid FROM counter c JOIN "
+				 "process_counter_track t ON c.track_id = t.id JOIN process p USING (upid)"),
+		     "130,7.0,queue_depth,40;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, name FROM instant"), "150,tick;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
+				 "('atrace_tracing_mark_write_malformed', 'misplaced_end_event') ORDER BY name"),
+		     "atrace_tracing_mark_write_malformed,1;misplaced_end_event,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT p.name, p.cmdline, t.name, t.is_main_thread FROM thread t "
+				 "JOIN process p USING (upid) WHERE t.tid = 41"),
+		     "/bin/app,/bin/app --fast,worker,0;");
+	/* Every print is an ftrace_event row with its fields as args. */
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM ftrace_event WHERE name = 'print'"), "8;");
+	ASSERT_STREQ(im_rows(tp, "SELECT a.display_value FROM ftrace_event e JOIN args a USING "
+				 "(arg_set_id) WHERE e.ts = 150 AND a.key = 'buf'"),
+		     "I|40|tick;");
+	tp_destroy(tp);
+}
+
+/* Appends @n varints as one packed field. */
+static void im_packed(struct pz_msg *m, uint32_t id, const int64_t *v, size_t n)
+{
+	uint8_t buf[256];
+	size_t len = 0, i;
+
+	for (i = 0; i < n; i++)
+		len += pz_varint_encode((uint64_t)v[i], buf + len);
+	pz_append_bytes(m, id, buf, len);
+}
+
+/* compact_sched: delta timestamps, interned comms; prev_pid is implied. */
+TEST(im_compact_sched)
+{
+	static const int64_t sw_ts[] = {1000, 100, 100}, sw_state[] = {1, 0, 2},
+			     sw_pid[] = {50, 51, 50}, sw_prio[] = {120, 110, 120},
+			     sw_comm[] = {0, 1, 0};
+	static const int64_t wk_ts[] = {1150}, wk_pid[] = {50}, wk_cpu[] = {2}, wk_prio[] = {120},
+			     wk_comm[] = {0}, wk_flags[] = {1};
+	struct im_trace t;
+	struct pz_msg b, cs;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 2, &b);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED, &cs);
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "fifty");
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "fiftyone");
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP, sw_ts, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE, sw_state, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID, sw_pid, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO, sw_prio, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX, sw_comm, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TIMESTAMP, wk_ts, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PID, wk_pid, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TARGET_CPU, wk_cpu, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PRIO, wk_prio, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_COMM_INDEX, wk_comm, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_COMMON_FLAGS, wk_flags, 1);
+	pz_end(&cs);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/* Switches at 1000, 1100, 1200; each slice ends in the next one's prev_state. */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid, t.name, end_state, priority FROM sched "
+				 "JOIN thread t USING (utid) ORDER BY ts"),
+		     "1000,100,2,50,fifty,R,120;1100,100,2,51,fiftyone,D,110;1200,-1,2,50,fifty,-,120;");
+	/* 50 was preempted (R) at 1100, so the waking at 1150 changes nothing. */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread USING (utid) "
+				 "WHERE tid = 50 ORDER BY ts"),
+		     "1000,Running;1100,R;1200,Running;");
+	tp_destroy(tp);
+}
+
+/* A compressed_packets blob holds packets that are imported like others. */
+TEST(im_compressed_packets)
+{
+	struct im_trace inner, t;
+	struct pz_msg b, *p;
+	uint8_t *z;
+	uLongf zlen;
+	struct tp *tp;
+
+	im_begin(&inner);
+	im_bundle(&inner, 0, &b);
+	im_switch(&b, 10, "swapper", 0, 0, "zipped", 77);
+	im_switch(&b, 20, "zipped", 77, 1, "swapper", 0);
+	im_end_bundle(&inner, &b);
+	pz_end(&inner.trace);
+	zlen = compressBound(inner.s.n_bytes);
+	z = malloc(zlen);
+	ASSERT_EQ(compress(z, &zlen, inner.buf, inner.s.n_bytes), Z_OK);
+	free(inner.buf);
+	im_begin(&t);
+	p = im_packet(&t, -1, 1);
+	pz_append_bytes(p, PB_TRACE_PACKET__COMPRESSED_PACKETS, z, zlen);
+	im_end_packet(&t);
+	/* A corrupt blob is counted, not fatal. */
+	p = im_packet(&t, -1, 1);
+	pz_append_bytes(p, PB_TRACE_PACKET__COMPRESSED_PACKETS, "not zlib", 8);
+	im_end_packet(&t);
+	free(z);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, t.name FROM sched JOIN thread t USING (utid) "
+				 "WHERE t.tid = 77"),
+		     "10,10,zipped;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'compressed_packets_invalid'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+/* Threads and processes: newtask (thread vs process), rename, exit. */
+TEST(im_process_tracking)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, nt, *p, pt, pr;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	p = im_packet(&t, 1, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, 100);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, 1);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, "server");
+	pz_end(&pr);
+	pz_end(&pt);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	for (i = 0; i < 2; i++) {
+		/* 100 creates thread 101 (CLONE_THREAD), then process 200. */
+		pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 10 + (uint64_t)i);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 100);
+		pz_begin_nested(&ev, PB_FTRACE_EVENT__TASK_NEWTASK, &nt);
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__PID, i ? 200 : 101);
+		pz_append_string(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__COMM, i ? "child" : "server");
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS, i ? 0 : 0x10000);
+		pz_end(&nt);
+		pz_end(&ev);
+	}
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 20);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 101);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__TASK_RENAME, &nt);
+	pz_append_varint(&nt, PB_TASK_RENAME_FTRACE_EVENT__PID, 101);
+	pz_append_string(&nt, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM, "io-worker");
+	pz_end(&nt);
+	pz_end(&ev);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 30);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 200);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_PROCESS_EXIT, &nt);
+	pz_append_varint(&nt, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID, 200);
+	pz_end(&nt);
+	pz_end(&ev);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, t.name, t.start_ts, t.end_ts, p.pid, p.name, "
+				 "t.is_main_thread FROM thread t LEFT JOIN process p USING (upid) "
+				 "WHERE t.tid > 0 ORDER BY t.tid"),
+		     "100,-,-,-,100,server,1;101,io-worker,10,-,100,server,0;"
+		     "200,child,11,30,200,child,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT pp.pid FROM process p JOIN process pp ON p.parent_upid = "
+				 "pp.upid WHERE p.pid = 200"),
+		     "100;");
+	tp_destroy(tp);
+}
+
+/* system_info and ftrace_stats: metadata, the machine row, stats. */
+TEST(im_system_info_and_ftrace_stats)
+{
+	struct im_trace t;
+	struct pz_msg *p, si, u, fs, cs;
+	struct tp *tp;
+	int phase;
+
+	im_begin(&t);
+	p = im_packet(&t, 5, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__SYSTEM_INFO, &si);
+	pz_begin_nested(&si, PB_SYSTEM_INFO__UTSNAME, &u);
+	pz_append_string(&u, PB_UTSNAME__SYSNAME, "Linux");
+	pz_append_string(&u, PB_UTSNAME__RELEASE, "6.1.0");
+	pz_append_string(&u, PB_UTSNAME__MACHINE, "x86_64");
+	pz_end(&u);
+	pz_append_varint(&si, PB_SYSTEM_INFO__NUM_CPUS, 2);
+	pz_append_varint(&si, PB_SYSTEM_INFO__SYSTEM_RAM_BYTES, 25000000000ull);
+	pz_end(&si);
+	im_end_packet(&t);
+	for (phase = 1; phase <= 2; phase++) {
+		p = im_packet(&t, phase * 100, 0);
+		pz_begin_nested(p, PB_TRACE_PACKET__FTRACE_STATS, &fs);
+		pz_append_varint(&fs, PB_FTRACE_STATS__PHASE, (uint64_t)phase);
+		pz_begin_nested(&fs, PB_FTRACE_STATS__CPU_STATS, &cs);
+		pz_append_varint(&cs, PB_FTRACE_CPU_STATS__CPU, 1);
+		pz_append_varint(&cs, PB_FTRACE_CPU_STATS__ENTRIES, 10 * (uint64_t)phase);
+		pz_append_varint(&cs, PB_FTRACE_CPU_STATS__OVERRUN, phase == 2 ? 3 : 0);
+		pz_end(&cs);
+		pz_end(&fs);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT id, sysname, release, arch, num_cpus, system_ram_gb FROM "
+				 "machine"),
+		     "0,Linux,6.1.0,x86_64,2,25;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, COALESCE(str_value, int_value) FROM metadata WHERE "
+				 "name LIKE 'system_%' ORDER BY name"),
+		     "system_machine,x86_64;system_name,Linux;system_ram_bytes,25000000000;"
+		     "system_ram_gb,25;system_release,6.1.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, idx, value FROM stats WHERE name LIKE 'ftrace_cpu_%' "
+				 "ORDER BY name"),
+		     "ftrace_cpu_entries_begin,1,10;ftrace_cpu_entries_end,1,20;"
+		     "ftrace_cpu_overrun_begin,1,0;ftrace_cpu_overrun_end,1,3;");
+	ASSERT_STREQ(im_rows(tp, "SELECT severity FROM stats WHERE name = 'ftrace_cpu_overrun_end'"),
+		     "data_loss;");
+	tp_destroy(tp);
+}
+
+/* ftrace data older than the service's tracing_started is stale: dropped. */
+TEST(im_ftrace_before_tracing_started_dropped)
+{
+	struct im_trace t;
+	struct pz_msg b, *p, se;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 500, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__SERVICE_EVENT, &se);
+	pz_append_bool(&se, PB_TRACING_SERVICE_EVENT__TRACING_STARTED, true);
+	pz_end(&se);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 400, "swapper", 0, 0, "old", 5);
+	im_switch(&b, 600, "old", 5, 1, "new", 6);
+	im_switch(&b, 700, "new", 6, 1, "swapper", 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, t.tid FROM sched JOIN thread t USING (utid) ORDER BY ts"),
+		     "600,100,6;700,-1,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT int_value FROM metadata WHERE name = 'tracing_started_ns'"),
+		     "500;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'ftrace_packet_before_tracing_start'"),
+		     "1;");
+	tp_destroy(tp);
+}
