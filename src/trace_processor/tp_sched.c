@@ -124,7 +124,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		tp_proc_set_thread_name(imp, next_utid, next_comm);
 	end_state = tp_sched_state_str(imp, prev_state);
 	if (c->sched_row >= 0) {
-		if (tp_col_int(s, SCHED_UTID)[c->sched_row] != prev_utid)
+		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
 			tp_stat_add(imp, "mismatched_sched_switch_tids", -1, machine, 1);
 		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
 			   ts - tp_col_int(s, SCHED_TS)[c->sched_row]);

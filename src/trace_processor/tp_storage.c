@@ -134,6 +134,8 @@ static size_t cell_size(enum tp_type t)
 		return sizeof(double);
 	case TP_STR:
 		return sizeof(uint32_t);
+	case TP_I32:
+		return sizeof(int32_t);
 	case TP_ID:
 		return 0;
 	}
@@ -212,6 +214,9 @@ int64_t tp_table_append(struct tp_table *t)
 		case TP_STR:
 			tp_col_str(t, i)[row] = TP_NULL_STR;
 			break;
+		case TP_I32:
+			tp_col_i32(t, i)[row] = INT32_MIN;
+			break;
 		case TP_ID:
 			break;
 		}
@@ -265,8 +270,7 @@ static int build_index(struct tp_table *t, uint32_t c)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		p[i].v = t->specs[c].type == TP_STR ? (int64_t)tp_col_str(t, c)[i]
-						    : tp_col_int(t, c)[i];
+		p[i].v = tp_get_int(t, c, i);
 		p[i].row = (uint32_t)i;
 	}
 	qsort(p, n, sizeof(*p), cmp_pair);

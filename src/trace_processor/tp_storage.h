@@ -5,8 +5,10 @@
  * row per index. Importers append rows and set cells; the SQLite layer
  * (tp_vtab.h) reads the arrays directly. The row index is the table's `id`.
  *
- * NULL is a sentinel per type: INT64_MIN for integers, NaN for doubles,
- * string id 0 for strings. Every column can hold NULL.
+ * NULL is a sentinel per type: INT64_MIN for integers (INT32_MIN in the
+ * narrow TP_I32 columns), NaN for doubles, string id 0 for strings. Every
+ * column can hold NULL. Read integers with tp_get_int() unless the column
+ * is known to be TP_INT (tp_col_int() is the raw int64 array).
  */
 #ifndef PFC_TRACE_PROCESSOR_TP_STORAGE_H
 #define PFC_TRACE_PROCESSOR_TP_STORAGE_H
@@ -52,6 +54,7 @@ enum tp_type {
 	TP_REAL,    /* double */
 	TP_STR,     /* uint32_t string id */
 	TP_ID,      /* the row index itself; no storage */
+	TP_I32,     /* int32_t: ids, CPUs, priorities, flags (never TP_SORTED) */
 };
 
 enum tp_col_flags {
@@ -102,10 +105,36 @@ static inline uint32_t *tp_col_str(const struct tp_table *t, uint32_t c)
 	return (uint32_t *)t->cols[c].data;
 }
 
+static inline int32_t *tp_col_i32(const struct tp_table *t, uint32_t c)
+{
+	return (int32_t *)t->cols[c].data;
+}
+
+/* Any integer-like cell (TP_INT, TP_I32, TP_ID, a TP_STR id); TP_NULL_INT for NULL. */
+static inline int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
+{
+	switch (t->specs[c].type) {
+	case TP_I32: {
+		int32_t v = tp_col_i32(t, c)[row];
+
+		return v == INT32_MIN ? TP_NULL_INT : v;
+	}
+	case TP_ID:
+		return (int64_t)row;
+	case TP_STR:
+		return tp_col_str(t, c)[row];
+	default:
+		return tp_col_int(t, c)[row];
+	}
+}
+
 /* Setters mark the table changed (cached indexes are rebuilt on use). */
 static inline void tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
 {
-	tp_col_int(t, c)[row] = v;
+	if (t->specs[c].type == TP_I32)
+		tp_col_i32(t, c)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+	else
+		tp_col_int(t, c)[row] = v;
 	t->generation++;
 }
 static inline void tp_set_real(struct tp_table *t, uint32_t c, size_t row, double v)

@@ -81,9 +81,12 @@ struct cursor {
 	bool eof;
 };
 
+/* Narrow integer columns behave as integers everywhere here. */
 static enum tp_type col_type(const struct tp_table *t, int col)
 {
-	return col == COL_ROWID ? TP_ID : t->specs[col].type;
+	if (col == COL_ROWID)
+		return TP_ID;
+	return t->specs[col].type == TP_I32 ? TP_INT : t->specs[col].type;
 }
 
 /* Only integer cells are ordered by value: string ids are not string order. */
@@ -104,6 +107,7 @@ static const char *sql_type(enum tp_type type)
 {
 	switch (type) {
 	case TP_INT:
+	case TP_I32:
 	case TP_ID:
 		return "INT";
 	case TP_REAL:
@@ -507,10 +511,7 @@ static bool row_matches(const struct cursor *c, const struct tp_table *t, size_t
 		const struct filter *f = &c->checks[i];
 		int64_t v;
 
-		if (f->type == TP_STR)
-			v = tp_col_str(t, (uint32_t)f->col)[row];
-		else
-			v = tp_col_int(t, (uint32_t)f->col)[row];
+		v = tp_get_int(t, (uint32_t)f->col, row);
 		if (v < f->lo || v > f->hi)
 			return false;
 	}
@@ -708,7 +709,8 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_int64(ctx, (sqlite3_int64)row);
 		break;
 	case TP_INT:
-		v = tp_col_int(t, (uint32_t)i)[row];
+	case TP_I32:
+		v = tp_get_int(t, (uint32_t)i, row);
 		if (v != TP_NULL_INT)
 			sqlite3_result_int64(ctx, v);
 		break;
