@@ -72,10 +72,6 @@ static void import_fini(struct tp_import *imp)
 	tp_arena_fini(&imp->arena);
 	tp_clock_destroy(imp->clocks);
 	imp->clocks = NULL;
-	free(imp->csw);
-	free(imp->cwk);
-	imp->csw = NULL;
-	imp->cwk = NULL;
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
 	free(imp->cpus);
@@ -194,14 +190,152 @@ static ssize_t frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof
 	return (ssize_t)(p - data);
 }
 
+/*
+ * Open bundle cursors, as a min-heap on (next event time, entry index) so
+ * events at one time keep the order of their entries.
+ */
+struct merge {
+	struct tp_bundle_cursor *cur;   /* pool; heap holds indexes into it */
+	size_t *heap;
+	int64_t *key_ts;
+	size_t *key_seq;
+	size_t *free_list;
+	size_t n_heap, n_pool, n_free, cap;
+};
+
+static bool heap_less(const struct merge *m, size_t a, size_t b)
+{
+	if (m->key_ts[a] != m->key_ts[b])
+		return m->key_ts[a] < m->key_ts[b];
+	return m->key_seq[a] < m->key_seq[b];
+}
+
+static void heap_sift_down(struct merge *m, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, s = i, t;
+
+		if (l < m->n_heap && heap_less(m, m->heap[l], m->heap[s]))
+			s = l;
+		if (r < m->n_heap && heap_less(m, m->heap[r], m->heap[s]))
+			s = r;
+		if (s == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[s];
+		m->heap[s] = t;
+		i = s;
+	}
+}
+
+static void heap_push(struct merge *m, size_t c)
+{
+	size_t i = m->n_heap++;
+
+	m->heap[i] = c;
+	while (i > 0) {
+		size_t p = (i - 1) / 2, t;
+
+		if (!heap_less(m, m->heap[i], m->heap[p]))
+			break;
+		t = m->heap[i];
+		m->heap[i] = m->heap[p];
+		m->heap[p] = t;
+		i = p;
+	}
+}
+
+/* A cursor slot from the pool (grown as needed); SIZE_MAX on OOM. */
+static size_t merge_slot(struct merge *m)
+{
+	if (m->n_free)
+		return m->free_list[--m->n_free];
+	if (m->n_pool == m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 16;
+		void *a = realloc(m->cur, cap * sizeof(*m->cur));
+
+		if (!a)
+			return SIZE_MAX;
+		m->cur = a;
+		memset(m->cur + m->cap, 0, (cap - m->cap) * sizeof(*m->cur));
+		if (!(a = realloc(m->heap, cap * sizeof(size_t))))
+			return SIZE_MAX;
+		m->heap = a;
+		if (!(a = realloc(m->key_ts, cap * sizeof(int64_t))))
+			return SIZE_MAX;
+		m->key_ts = a;
+		if (!(a = realloc(m->key_seq, cap * sizeof(size_t))))
+			return SIZE_MAX;
+		m->key_seq = a;
+		if (!(a = realloc(m->free_list, cap * sizeof(size_t))))
+			return SIZE_MAX;
+		m->free_list = a;
+		m->cap = cap;
+	}
+	return m->n_pool++;
+}
+
+/* Emits the earliest open bundle's next event; reheaps or retires it. */
+static void merge_emit(struct tp_import *imp, struct merge *m)
+{
+	size_t c = m->heap[0];
+	int64_t ts;
+
+	tp_bundle_emit(imp, &m->cur[c]);
+	if (tp_bundle_peek(&m->cur[c], &ts)) {
+		m->key_ts[c] = ts;
+	} else {
+		tp_bundle_close(&m->cur[c]);
+		m->free_list[m->n_free++] = c;
+		m->heap[0] = m->heap[--m->n_heap];
+	}
+	if (m->n_heap)
+		heap_sift_down(m, 0);
+}
+
 static void parse_all(struct tp *tp)
 {
+	struct tp_import *imp = &tp->imp;
+	struct merge m = {0};
 	size_t i;
 
-	tp_sorter_sort(&tp->imp.sorter);
-	for (i = 0; i < tp->imp.sorter.n; i++)
-		tp_parse_event(&tp->imp, &tp->imp.sorter.ev[i]);
-	tp_parse_finish(&tp->imp);
+	tp_sorter_sort(&imp->sorter);
+	for (i = 0; i < imp->sorter.n; i++) {
+		const struct tp_event *ev = &imp->sorter.ev[i];
+		size_t c;
+		int64_t ts;
+
+		/* Bundle events earlier than this entry go first. */
+		while (m.n_heap && m.key_ts[m.heap[0]] < ev->ts)
+			merge_emit(imp, &m);
+		if (ev->kind != TP_EV_BUNDLE) {
+			tp_parse_event(imp, ev);
+			continue;
+		}
+		c = merge_slot(&m);
+		if (c == SIZE_MAX) {
+			tp_stat_add(imp, "parser_out_of_memory", -1, ev->machine, 1);
+			continue;
+		}
+		if (tp_bundle_open(imp, &m.cur[c], ev) < 0 || !tp_bundle_peek(&m.cur[c], &ts)) {
+			tp_bundle_close(&m.cur[c]);
+			m.free_list[m.n_free++] = c;
+			continue;
+		}
+		m.key_ts[c] = ts;
+		m.key_seq[c] = i;
+		heap_push(&m, c);
+	}
+	while (m.n_heap)
+		merge_emit(imp, &m);
+	for (i = 0; i < m.n_pool; i++)
+		tp_bundle_fini(&m.cur[i]);
+	free(m.cur);
+	free(m.heap);
+	free(m.key_ts);
+	free(m.key_seq);
+	free(m.free_list);
+	tp_parse_finish(imp);
 }
 
 int tp_import_fd(struct tp *tp, int fd, const char *name)

@@ -542,34 +542,42 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	tp_bounds_add(imp->db, ev->ts);
 }
 
-void tp_ftrace_parse_compact(struct tp_import *imp, const struct tp_event *ev)
+static bool before_start(struct tp_import *imp, const struct tp_event *ev)
 {
-	if (imp->tracing_started_ts != TP_NULL_INT && ev->ts < imp->tracing_started_ts) {
-		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
-		return;
-	}
-	if (ev->kind == TP_EV_COMPACT_SWITCH) {
-		const struct tp_compact_switch *s = &imp->csw[ev->aux];
-		struct tp_cpu_state *c;
-		int64_t ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
-		int64_t prev = 0;
+	if (imp->tracing_started_ts == TP_NULL_INT || ev->ts >= imp->tracing_started_ts)
+		return false;
+	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+	return true;
+}
 
-		/* compact_sched leaves out prev_pid: it is whoever ran on the CPU. */
-		if (ucpu < 0)
-			return;
-		c = &imp->cpus[ucpu];
-		if (c->running_utid >= 0)
-			prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
-		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
-				s->next_comm, s->next_prio);
-		return;
-	}
-	{
-		const struct tp_compact_waking *w = &imp->cwk[ev->aux];
-		int64_t utid = tp_proc_get_thread(imp, ev->machine, w->pid);
+void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_switch *s)
+{
+	int64_t ucpu, prev = 0;
+	struct tp_cpu_state *c;
 
-		if (utid > 0 && w->comm && !tp_col_str(&imp->db->thread, THREAD_NAME)[utid])
-			tp_proc_set_thread_name(imp, utid, w->comm);
-		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
-	}
+	if (before_start(imp, ev))
+		return;
+	/* compact_sched leaves out prev_pid: it is whoever ran on the CPU. */
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu < 0)
+		return;
+	c = &imp->cpus[ucpu];
+	if (c->running_utid >= 0)
+		prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
+			s->next_comm, s->next_prio);
+}
+
+void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_waking *w)
+{
+	int64_t utid;
+
+	if (before_start(imp, ev))
+		return;
+	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
+	if (utid > 0 && w->comm && !tp_col_str(&imp->db->thread, THREAD_NAME)[utid])
+		tp_proc_set_thread_name(imp, utid, w->comm);
+	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
 }

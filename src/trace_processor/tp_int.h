@@ -69,8 +69,7 @@ int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, i
 enum tp_event_kind {
 	TP_EV_PACKET,         /* a whole TracePacket: data/len */
 	TP_EV_FTRACE,         /* one FtraceEvent: data/len, cpu */
-	TP_EV_COMPACT_SWITCH, /* compact_sched switch #aux */
-	TP_EV_COMPACT_WAKING, /* compact_sched waking #aux */
+	TP_EV_BUNDLE,         /* an FtraceEventBundle: data/len, cpu (tp_bundle.c) */
 };
 
 struct tp_event {
@@ -80,7 +79,7 @@ struct tp_event {
 	uint16_t kind;
 	uint16_t seq_idx;     /* packet's sequence slot (TP_EV_PACKET) */
 	uint32_t cpu;
-	uint32_t aux;         /* index into the compact record arrays */
+	uint32_t aux;         /* free for the kinds that need it */
 	uint32_t machine;     /* machine row (0 = host) */
 };
 
@@ -96,6 +95,7 @@ void tp_sorter_fini(struct tp_sorter *s);
 
 /* Decoded compact_sched records (the packed arrays rebuilt per event). */
 struct tp_compact_switch {
+	int64_t ts;
 	int64_t prev_state;
 	int32_t next_pid;
 	int32_t next_prio;
@@ -103,12 +103,50 @@ struct tp_compact_switch {
 };
 
 struct tp_compact_waking {
+	int64_t ts;
 	int32_t pid;
 	int32_t target_cpu;
 	int32_t prio;
 	uint32_t comm;        /* string id */
 	uint32_t common_flags;
 };
+
+/* ------------------------------------------------------------ bundles ---- */
+
+struct tp_bundle_event {
+	const uint8_t *data;
+	uint32_t len;
+	uint32_t order;
+	int64_t ts;
+};
+
+/* One open bundle during parsing: three sorted streams (tp_bundle.c). */
+struct tp_bundle_cursor {
+	uint32_t machine, cpu;
+	int64_t offset;               /* ftrace clock -> boot clock */
+	struct tp_bundle_event *ev;
+	size_t n_ev, i_ev, cap_ev;
+	struct tp_compact_switch *sw;
+	size_t n_sw, i_sw, cap_sw;
+	struct tp_compact_waking *wk;
+	size_t n_wk, i_wk, cap_wk;
+	uint64_t n_clock_errors;
+};
+
+struct pz_field;
+struct tp_import;
+/* Offset from the bundle's ftrace clock to boot time (0 for the boot clock). */
+int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
+/* The earliest event time in a bundle: 1 and *out, 0 if it has no events. */
+int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out);
+/* Decodes a bundle entry into @c (whose buffers are reused). */
+int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev);
+/* The time of the cursor's next event: false when it is done. */
+bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts);
+/* Parses the cursor's next event and advances. */
+void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c);
+void tp_bundle_close(struct tp_bundle_cursor *c);
+void tp_bundle_fini(struct tp_bundle_cursor *c);
 
 /* ----------------------------------------------------------- importer ---- */
 
@@ -144,10 +182,6 @@ struct tp_import {
 	struct tp_sequence seqs[TP_MAX_SEQUENCES];
 	size_t n_seqs;
 
-	struct tp_compact_switch *csw;
-	size_t n_csw, cap_csw;
-	struct tp_compact_waking *cwk;
-	size_t n_cwk, cap_cwk;
 
 	int64_t latest_ts;            /* newest timestamp tokenized */
 	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
@@ -196,7 +230,10 @@ void tp_parse_finish(struct tp_import *imp);
 
 /* tp_ftrace.c */
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev);
-void tp_ftrace_parse_compact(struct tp_import *imp, const struct tp_event *ev);
+void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_switch *s);
+void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_waking *w);
 
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);

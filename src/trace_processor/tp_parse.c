@@ -539,10 +539,8 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	case TP_EV_FTRACE:
 		tp_ftrace_parse_event(imp, ev);
 		return;
-	case TP_EV_COMPACT_SWITCH:
-	case TP_EV_COMPACT_WAKING:
-		tp_ftrace_parse_compact(imp, ev);
-		return;
+	case TP_EV_BUNDLE:
+		return; /* merged by the caller (tp.c) */
 	default:
 		break;
 	}

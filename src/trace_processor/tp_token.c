@@ -105,214 +105,41 @@ static void push(struct tp_import *imp, const struct tp_event *ev)
 
 /* ------------------------------------------------------------- ftrace ---- */
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 1024;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
-/* Reads a packed varint column into @out (up to @max values). */
-static size_t packed_column(const struct pz_field *f, uint64_t *out, size_t max)
-{
-	struct pz_packed it;
-	uint64_t v;
-	size_t n = 0;
-
-	if (!f->id || f->wire_type != PZ_WIRE_LEN)
-		return 0;
-	pz_packed_init(&it, f);
-	while (n < max && pz_packed_next_varint(&it, &v) > 0)
-		out[n++] = v;
-	return n;
-}
-
-static void compact_sched(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t cpu,
-			  int64_t offset, uint32_t machine)
-{
-	struct pz_field f[13];
-	struct pz_reader r;
-	struct pz_field fl;
-	uint32_t *comms = NULL;
-	size_t n_comms = 0, cap_comms = 0, n, i, k;
-	uint64_t *cols[6] = {0};
-	int64_t ts;
-
-	if (pz_decode_table(data, len, f, 13) != PZ_OK) {
-		tp_stat_add(imp, "compact_sched_malformed", -1, machine, 1);
-		return;
-	}
-	/* The intern table is repeated (not packed): walk every entry. */
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &fl) > 0) {
-		if (fl.id != PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE ||
-		    fl.wire_type != PZ_WIRE_LEN)
-			continue;
-		if (grow((void **)&comms, &cap_comms, n_comms + 1, sizeof(*comms)) < 0)
-			break;
-		comms[n_comms++] = tp_str_intern(&imp->db->strings, (const char *)fl.data, fl.size);
-	}
-	for (k = 0; k < 2; k++) {
-		/* k = 0: switches (fields 1..4, 6); k = 1: wakings (7..12). */
-		const struct pz_field *tsf = &f[k ? 7 : 1];
-		size_t max = tsf->id ? tsf->size : 0; /* a varint takes >= 1 byte */
-		uint64_t *tsv;
-
-		if (!max)
-			continue;
-		tsv = malloc(max * sizeof(*tsv));
-		for (i = 0; i < 5; i++)
-			cols[i] = malloc(max * sizeof(uint64_t));
-		if (!tsv || !cols[0] || !cols[1] || !cols[2] || !cols[3] || !cols[4])
-			goto next;
-		n = packed_column(tsf, tsv, max);
-		if (k == 0) {
-			size_t a = packed_column(&f[2], cols[0], max), b = packed_column(&f[3], cols[1], max),
-			       c = packed_column(&f[4], cols[2], max), d = packed_column(&f[6], cols[3], max);
-
-			if (a != n || b != n || c != n || d != n) {
-				tp_stat_add(imp, "compact_sched_has_parse_errors", -1, machine, 1);
-				n = n < a ? n : a;
-				n = n < b ? n : b;
-				n = n < c ? n : c;
-				n = n < d ? n : d;
-			}
-			if (grow((void **)&imp->csw, &imp->cap_csw, imp->n_csw + n, sizeof(*imp->csw)) < 0)
-				goto next;
-		} else {
-			size_t a = packed_column(&f[8], cols[0], max), b = packed_column(&f[9], cols[1], max),
-			       c = packed_column(&f[10], cols[2], max), d = packed_column(&f[11], cols[3], max),
-			       e = packed_column(&f[12], cols[4], max);
-
-			if (a != n || b != n || c != n || d != n) {
-				tp_stat_add(imp, "compact_sched_has_parse_errors", -1, machine, 1);
-				n = n < a ? n : a;
-				n = n < b ? n : b;
-				n = n < c ? n : c;
-				n = n < d ? n : d;
-			}
-			if (e < n)
-				for (i = e; i < n; i++)
-					cols[4][i] = 0;
-			if (grow((void **)&imp->cwk, &imp->cap_cwk, imp->n_cwk + n, sizeof(*imp->cwk)) < 0)
-				goto next;
-		}
-		ts = 0;
-		for (i = 0; i < n; i++) {
-			struct tp_event ev = {0};
-			uint64_t ci = cols[3][i];
-
-			ts += (int64_t)tsv[i];
-			ev.ts = ts + offset;
-			ev.cpu = cpu;
-			ev.machine = machine;
-			if (k == 0) {
-				struct tp_compact_switch *s = &imp->csw[imp->n_csw];
-
-				s->prev_state = (int64_t)cols[0][i];
-				s->next_pid = (int32_t)cols[1][i];
-				s->next_prio = (int32_t)cols[2][i];
-				s->next_comm = ci < n_comms ? comms[ci] : 0;
-				ev.kind = TP_EV_COMPACT_SWITCH;
-				ev.aux = (uint32_t)imp->n_csw++;
-			} else {
-				struct tp_compact_waking *w = &imp->cwk[imp->n_cwk];
-
-				w->pid = (int32_t)cols[0][i];
-				w->target_cpu = (int32_t)cols[1][i];
-				w->prio = (int32_t)cols[2][i];
-				w->comm = ci < n_comms ? comms[ci] : 0;
-				w->common_flags = (uint32_t)cols[4][i];
-				ev.kind = TP_EV_COMPACT_WAKING;
-				ev.aux = (uint32_t)imp->n_cwk++;
-			}
-			if (ci >= n_comms)
-				tp_stat_add(imp, "compact_sched_has_parse_errors", -1, machine, 1);
-			push(imp, &ev);
-		}
-next:
-		free(tsv);
-		for (i = 0; i < 5; i++) {
-			free(cols[i]);
-			cols[i] = NULL;
-		}
-	}
-	free(comms);
-}
-
+/*
+ * One sort entry per bundle, at its earliest event: the kernel wrote each
+ * CPU's events in order, so the parse stage merges bundles (tp_bundle.c)
+ * instead of the sorter sorting every event.
+ */
 static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine)
 {
-	struct pz_field f[11];
-	struct pz_reader r;
-	struct pz_field e;
-	int64_t offset = 0;
-	uint32_t cpu;
+	struct pz_field cpu_f[2];
+	struct tp_event ev = {0};
+	int64_t ts;
+	int rc;
 
-	if (pz_decode_table(data, len, f, 11) != PZ_OK) {
+	if (pz_decode_table(data, len, cpu_f, 2) != PZ_OK) {
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
 		return;
 	}
-	cpu = (uint32_t)f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
-	if (cpu > 4096) {
+	if (cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value > 4096) {
 		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
 		return;
 	}
-	if (f[PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS].id && f[PB_FTRACE_EVENT_BUNDLE__LOST_EVENTS].value)
-		tp_stat_add(imp, "ftrace_cpu_has_data_loss", cpu, machine, 1);
-	/* A non-boot ftrace clock comes with one (ftrace, boot) pair. */
-	if (f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].id && f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].value &&
-	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].id && f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].id)
-		offset = (int64_t)f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].value -
-			 (int64_t)f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].value;
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &e) > 0) {
-		struct tp_event ev = {0};
-		struct pz_reader er;
-		struct pz_field ef;
-		bool has_ts = false;
-
-		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
-			tp_stat_add(imp, "ftrace_abi_errors", -1, machine, 1);
-			continue;
-		}
-		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
-			continue;
-		pz_reader_init(&er, e.data, e.size);
-		while (pz_reader_next(&er, &ef) > 0) {
-			if (ef.id == PB_FTRACE_EVENT__TIMESTAMP && ef.wire_type == PZ_WIRE_VARINT) {
-				ev.ts = (int64_t)ef.value + offset;
-				has_ts = true;
-				break;
-			}
-		}
-		if (!has_ts) {
-			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, machine, 1);
-			continue;
-		}
-		if (to_trace_time(imp, TP_CLOCK_BOOTTIME, ev.ts, &ev.ts) < 0)
-			continue;
-		ev.kind = TP_EV_FTRACE;
-		ev.data = e.data;
-		ev.len = e.size;
-		ev.cpu = cpu;
-		ev.machine = machine;
-		push(imp, &ev);
-	}
-	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id)
-		compact_sched(imp, f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
-			      f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size, cpu, offset, machine);
-	if (r.err != PZ_OK)
+	rc = tp_bundle_first_ts(data, len, &ts);
+	if (rc < 0) {
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
+		return;
+	}
+	if (rc == 0)
+		return; /* no events */
+	if (to_trace_time(imp, TP_CLOCK_BOOTTIME, ts, &ev.ts) < 0)
+		return;
+	ev.kind = TP_EV_BUNDLE;
+	ev.data = data;
+	ev.len = (uint32_t)len;
+	ev.cpu = (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+	ev.machine = machine;
+	push(imp, &ev);
 }
 
 /* ----------------------------------------------------------- packets ---- */

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_bundle.c - ftrace bundles as already-sorted streams. The kernel writes
+ * each CPU's events in time order, so the tokenizer pushes one sort entry
+ * per bundle (its first event's time) instead of one per event, and the
+ * parse stage opens a cursor per bundle when its entry comes up and merges
+ * the open cursors by time (tp.c). A cursor holds the bundle's
+ * FtraceEvents (sorted by time if the kernel's order was broken) and its
+ * compact_sched records (switches and wakings: two more sorted streams),
+ * all decoded when it opens, and yields the earliest of the three.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/tp_int.h"
+
+/* ------------------------------------------------------------ compact ---- */
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t c = *cap ? *cap : 64;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+/* Next value of a packed varint column, 0 past its end (counted by caller). */
+static bool next_varint(struct pz_packed *it, uint64_t *out)
+{
+	if (pz_packed_next_varint(it, out) > 0)
+		return true;
+	*out = 0;
+	return false;
+}
+
+static void packed(struct pz_packed *it, const struct pz_field *f)
+{
+	static const uint8_t empty[1];
+	struct pz_field none = {0};
+
+	none.data = empty;
+	pz_packed_init(it, f->id && f->wire_type == PZ_WIRE_LEN ? f : &none);
+}
+
+/*
+ * Decodes compact_sched into the cursor's record arrays (timestamps made
+ * absolute and shifted by the bundle's clock offset). Columns shorter than
+ * the timestamp column are an error: the records past them are dropped.
+ */
+static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
+			   const uint8_t *data, size_t len)
+{
+	struct pz_field f[13];
+	struct pz_reader r;
+	struct pz_field fl;
+	struct pz_packed ts_it, a, b, d, e, g;
+	uint32_t *comms = NULL;
+	size_t n_comms = 0, cap_comms = 0;
+	uint64_t v, w, x, y, z, q;
+	int64_t ts;
+	bool bad = false;
+
+	if (pz_decode_table(data, len, f, 13) != PZ_OK) {
+		tp_stat_add(imp, "compact_sched_has_parse_errors", -1, c->machine, 1);
+		return;
+	}
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &fl) > 0) {
+		if (fl.id != PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE ||
+		    fl.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (grow((void **)&comms, &cap_comms, n_comms + 1, sizeof(*comms)) < 0)
+			break;
+		comms[n_comms++] = tp_str_intern(&imp->db->strings, (const char *)fl.data, fl.size);
+	}
+	/* Switches. */
+	packed(&ts_it, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP]);
+	packed(&a, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE]);
+	packed(&b, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID]);
+	packed(&d, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO]);
+	packed(&e, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX]);
+	ts = 0;
+	while (pz_packed_next_varint(&ts_it, &v) > 0) {
+		struct tp_compact_switch *s;
+
+		if (!next_varint(&a, &w) || !next_varint(&b, &x) || !next_varint(&d, &y) ||
+		    !next_varint(&e, &z)) {
+			bad = true;
+			break;
+		}
+		if (grow((void **)&c->sw, &c->cap_sw, c->n_sw + 1, sizeof(*c->sw)) < 0)
+			break;
+		ts += (int64_t)v;
+		s = &c->sw[c->n_sw++];
+		s->ts = ts + c->offset;
+		s->prev_state = (int64_t)w;
+		s->next_pid = (int32_t)x;
+		s->next_prio = (int32_t)y;
+		s->next_comm = z < n_comms ? comms[z] : 0;
+		if (z >= n_comms)
+			bad = true;
+	}
+	/* Wakings. */
+	packed(&ts_it, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TIMESTAMP]);
+	packed(&a, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PID]);
+	packed(&b, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TARGET_CPU]);
+	packed(&d, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PRIO]);
+	packed(&e, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_COMM_INDEX]);
+	packed(&g, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_COMMON_FLAGS]);
+	ts = 0;
+	while (pz_packed_next_varint(&ts_it, &v) > 0) {
+		struct tp_compact_waking *k;
+
+		if (!next_varint(&a, &w) || !next_varint(&b, &x) || !next_varint(&d, &y) ||
+		    !next_varint(&e, &z)) {
+			bad = true;
+			break;
+		}
+		next_varint(&g, &q); /* common_flags came later; 0 when absent */
+		if (grow((void **)&c->wk, &c->cap_wk, c->n_wk + 1, sizeof(*c->wk)) < 0)
+			break;
+		ts += (int64_t)v;
+		k = &c->wk[c->n_wk++];
+		k->ts = ts + c->offset;
+		k->pid = (int32_t)w;
+		k->target_cpu = (int32_t)x;
+		k->prio = (int32_t)y;
+		k->comm = z < n_comms ? comms[z] : 0;
+		k->common_flags = (uint32_t)q;
+		if (z >= n_comms)
+			bad = true;
+	}
+	if (bad)
+		tp_stat_add(imp, "compact_sched_has_parse_errors", -1, c->machine, 1);
+	free(comms);
+}
+
+/* ------------------------------------------------------------- events ---- */
+
+/* The timestamp of the FtraceEvent at @data; false if it has none. */
+static bool event_ts(const uint8_t *data, size_t len, int64_t *out)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_FTRACE_EVENT__TIMESTAMP && f.wire_type == PZ_WIRE_VARINT) {
+			*out = (int64_t)f.value;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+	const struct tp_bundle_event *x = a, *y = b;
+
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A non-boot ftrace clock comes with one (ftrace, boot) pair per bundle. */
+int64_t tp_bundle_clock_offset(const struct pz_field *f)
+{
+	if (f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].id &&
+	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].value &&
+	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].id &&
+	    f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].id)
+		return (int64_t)f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].value -
+		       (int64_t)f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].value;
+	return 0;
+}
+
+int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
+{
+	struct pz_field f[11], cs[13];
+	struct pz_reader r;
+	struct pz_field e;
+	int64_t best = INT64_MAX, ts, offset;
+	uint64_t v;
+	int k;
+
+	if (pz_decode_table(data, len, f, 11) != PZ_OK)
+		return -EBADMSG;
+	offset = tp_bundle_clock_offset(f);
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &e) > 0)
+		if (e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN &&
+		    event_ts(e.data, e.size, &ts) && ts + offset < best)
+			best = ts + offset;
+	/* compact_sched columns are deltas from 0: their first value is absolute. */
+	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
+	    pz_decode_table(f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
+			    f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size, cs, 13) == PZ_OK) {
+		for (k = 0; k < 2; k++) {
+			const struct pz_field *c =
+				&cs[k ? PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TIMESTAMP
+				      : PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP];
+			struct pz_packed it;
+
+			if (!c->id || c->wire_type != PZ_WIRE_LEN)
+				continue;
+			pz_packed_init(&it, c);
+			if (pz_packed_next_varint(&it, &v) > 0 && (int64_t)v + offset < best)
+				best = (int64_t)v + offset;
+		}
+	}
+	if (best == INT64_MAX)
+		return 0;
+	*out = best;
+	return 1;
+}
+
+/* Converts the cursor's boot-clock times to trace time (identity by default). */
+static int64_t to_trace(struct tp_import *imp, struct tp_bundle_cursor *c, int64_t ts)
+{
+	int64_t out;
+
+	if (tp_clock_trace_clock(imp->clocks) == TP_CLOCK_BOOTTIME)
+		return ts;
+	if (tp_clock_to_trace(imp->clocks, TP_CLOCK_BOOTTIME, ts, &out) == 0)
+		return out;
+	c->n_clock_errors++;
+	return ts;
+}
+
+int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev)
+{
+	struct pz_field f[11];
+	struct pz_reader r;
+	struct pz_field e;
+	bool sorted = true;
+	size_t i;
+
+	c->machine = ev->machine;
+	c->cpu = ev->cpu;
+	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
+	c->n_clock_errors = 0;
+	if (pz_decode_table(ev->data, ev->len, f, 11) != PZ_OK)
+		return -EBADMSG;
+	c->offset = tp_bundle_clock_offset(f);
+	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
+	    f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
+		decode_compact(imp, c, f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
+			       f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
+	pz_reader_init(&r, ev->data, ev->len);
+	while (pz_reader_next(&r, &e) > 0) {
+		struct tp_bundle_event *be;
+		int64_t ts;
+
+		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
+			tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, 1);
+			continue;
+		}
+		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (!event_ts(e.data, e.size, &ts)) {
+			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
+			continue;
+		}
+		if (grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev)) < 0)
+			break;
+		be = &c->ev[c->n_ev];
+		be->data = e.data;
+		be->len = e.size;
+		be->ts = to_trace(imp, c, ts + c->offset);
+		be->order = (uint32_t)c->n_ev;
+		if (c->n_ev && be->ts < c->ev[c->n_ev - 1].ts)
+			sorted = false;
+		c->n_ev++;
+	}
+	if (r.err != PZ_OK)
+		tp_stat_add(imp, "ftrace_bundle_malformed", -1, c->machine, 1);
+	if (!sorted) {
+		tp_stat_add(imp, "ftrace_bundle_out_of_order", -1, c->machine, 1);
+		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
+	}
+	for (i = 0; i < c->n_sw; i++)
+		c->sw[i].ts = to_trace(imp, c, c->sw[i].ts);
+	for (i = 0; i < c->n_wk; i++)
+		c->wk[i].ts = to_trace(imp, c, c->wk[i].ts);
+	if (c->n_clock_errors)
+		tp_stat_add(imp, "clock_sync_failure", -1, c->machine, (int64_t)c->n_clock_errors);
+	return 0;
+}
+
+bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
+{
+	int64_t best = INT64_MAX;
+	bool any = false;
+
+	if (c->i_ev < c->n_ev) {
+		best = c->ev[c->i_ev].ts;
+		any = true;
+	}
+	if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
+		best = c->sw[c->i_sw].ts;
+		any = true;
+	}
+	if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
+		best = c->wk[c->i_wk].ts;
+		any = true;
+	}
+	*out_ts = best;
+	return any;
+}
+
+void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
+{
+	struct tp_event ev = {0};
+	int64_t ts;
+
+	if (!tp_bundle_peek(c, &ts))
+		return;
+	ev.cpu = c->cpu;
+	ev.machine = c->machine;
+	ev.ts = ts;
+	/* At equal times: full events, then switches, then wakings. */
+	if (c->i_ev < c->n_ev && c->ev[c->i_ev].ts == ts) {
+		ev.kind = TP_EV_FTRACE;
+		ev.data = c->ev[c->i_ev].data;
+		ev.len = c->ev[c->i_ev].len;
+		c->i_ev++;
+		tp_ftrace_parse_event(imp, &ev);
+	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
+		tp_ftrace_parse_compact_switch(imp, &ev, &c->sw[c->i_sw++]);
+	} else {
+		tp_ftrace_parse_compact_waking(imp, &ev, &c->wk[c->i_wk++]);
+	}
+}
+
+void tp_bundle_close(struct tp_bundle_cursor *c)
+{
+	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
+}
+
+void tp_bundle_fini(struct tp_bundle_cursor *c)
+{
+	free(c->ev);
+	free(c->sw);
+	free(c->wk);
+	memset(c, 0, sizeof(*c));
+}
