@@ -15,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include <sqlite3.h>
 
 #include "base/clock.h"
@@ -33,7 +36,26 @@ struct tp {
 	struct tp_import imp;
 	struct sqlite3 *sql;
 	bool imported;
+	uint8_t *map;            /* a regular file, mapped instead of read */
+	size_t map_len;
 };
+
+/*
+ * A mapped file's pages count in our RSS once touched; dropping them every
+ * so often keeps only the working set (they come back from the page cache
+ * when a later event needs them).
+ */
+#define DROP_PAGES_EVERY_BYTES (64u << 20)
+#define DROP_PAGES_EVERY_EVENTS (1u << 18)
+
+static void drop_pages(struct tp *tp, size_t upto)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	size_t len = psz > 0 ? upto - upto % (size_t)psz : 0;
+
+	if (tp->map && len)
+		madvise(tp->map, len, MADV_DONTNEED);
+}
 
 /* ---------------------------------------------------------- lifecycle ---- */
 
@@ -52,6 +74,7 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 		return rc;
 	}
 	tp->imp.db = &tp->db;
+	tp->imp.no_ftrace_raw = tp->opt.no_ftrace_raw;
 	tp_arena_init(&tp->imp.arena);
 	tp->imp.latest_ts = 0;
 	tp->imp.tracing_started_ts = TP_NULL_INT;
@@ -297,6 +320,7 @@ static void parse_all(struct tp *tp)
 {
 	struct tp_import *imp = &tp->imp;
 	struct merge m = {0};
+	uint64_t dropped_at = 0;
 	size_t i;
 
 	tp_sorter_sort(&imp->sorter);
@@ -305,9 +329,19 @@ static void parse_all(struct tp *tp)
 		size_t c;
 		int64_t ts;
 
+		if (tp->map && imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
+			drop_pages(tp, tp->map_len);
+			dropped_at = imp->n_parsed;
+		}
 		/* Bundle events earlier than this entry go first. */
-		while (m.n_heap && m.key_ts[m.heap[0]] < ev->ts)
+		while (m.n_heap && m.key_ts[m.heap[0]] < ev->ts) {
 			merge_emit(imp, &m);
+			if (tp->map && ++imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
+				drop_pages(tp, tp->map_len);
+				dropped_at = imp->n_parsed;
+			}
+		}
+		imp->n_parsed++;
 		if (ev->kind != TP_EV_BUNDLE) {
 			tp_parse_event(imp, ev);
 			continue;
@@ -338,6 +372,63 @@ static void parse_all(struct tp *tp)
 	tp_parse_finish(imp);
 }
 
+static void framing_error(struct tp *tp, const char *name)
+{
+	tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
+	if (tp->imp.n_packets == 0)
+		fprintf(stderr,
+			"trace_processor: %s is not a Perfetto protobuf trace "
+			"(no TracePacket at the start)\n",
+			name);
+	else
+		fprintf(stderr,
+			"trace_processor: %s: malformed data after %llu packets "
+			"(truncated or corrupt); importing what came before\n",
+			name, (unsigned long long)tp->imp.n_packets);
+}
+
+/* A regular file: framed in place from a read-only mapping, no copy. */
+static int import_mapped(struct tp *tp, const char *name)
+{
+	uint64_t t0 = clock_monotonic_ns();
+	size_t off = 0, slice = READ_CHUNK_BYTES, dropped = 0;
+
+	madvise(tp->map, tp->map_len, MADV_SEQUENTIAL);
+	while (off < tp->map_len) {
+		size_t n = tp->map_len - off < slice ? tp->map_len - off : slice;
+		bool last = off + n == tp->map_len;
+		ssize_t used = frame(tp, tp->map + off, n, last);
+
+		if (used < 0) {
+			framing_error(tp, name);
+			if (tp->imp.n_packets == 0)
+				return -EINVAL;
+			break;
+		}
+		if (used == 0 && !last) {
+			slice *= 2; /* a packet bigger than the slice */
+			continue;
+		}
+		off += (size_t)used;
+		if (last && off < tp->map_len) {
+			tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
+			fprintf(stderr, "trace_processor: %s: truncated at the end (%zu bytes)\n",
+				name, tp->map_len - off);
+			break;
+		}
+		if (off - dropped >= DROP_PAGES_EVERY_BYTES) {
+			drop_pages(tp, off);
+			progress(tp, off, t0, false);
+			dropped = off;
+		}
+	}
+	tp->imp.bytes_read = tp->map_len;
+	drop_pages(tp, tp->map_len);
+	parse_all(tp);
+	progress(tp, tp->map_len, t0, true);
+	return 0;
+}
+
 int tp_import_fd(struct tp *tp, int fd, const char *name)
 {
 	uint8_t *carry = NULL;
@@ -345,9 +436,26 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 	uint64_t total = 0, t0 = clock_monotonic_ns(), last_progress = 0;
 	int rc = 0;
 
+	struct stat st;
+
 	if (tp->imported)
 		return -EALREADY;
 	tp->imported = true;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= SIZE_MAX) {
+		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p != MAP_FAILED) {
+			tp->map = p;
+			tp->map_len = (size_t)st.st_size;
+			rc = import_mapped(tp, name);
+			tp_sorter_fini(&tp->imp.sorter);
+			tp_arena_fini(&tp->imp.arena);
+			munmap(tp->map, tp->map_len);
+			tp->map = NULL;
+			return rc;
+		}
+	}
 	for (;;) {
 		/* A chunk holds the previous tail followed by new bytes. */
 		size_t want = READ_CHUNK_BYTES > carry_len ? READ_CHUNK_BYTES : carry_len * 2;
@@ -369,19 +477,9 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 		total += (uint64_t)n;
 		used = frame(tp, chunk, carry_len + (size_t)n, n == 0);
 		if (used < 0) {
-			tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
-			if (tp->imp.n_packets == 0) {
-				fprintf(stderr,
-					"trace_processor: %s is not a Perfetto protobuf trace "
-					"(no TracePacket at the start)\n",
-					name);
+			framing_error(tp, name);
+			if (tp->imp.n_packets == 0)
 				rc = -EINVAL;
-			} else {
-				fprintf(stderr,
-					"trace_processor: %s: malformed data after %llu packets "
-					"(truncated or corrupt); importing what came before\n",
-					name, (unsigned long long)tp->imp.n_packets);
-			}
 			break;
 		}
 		carry = chunk + used;

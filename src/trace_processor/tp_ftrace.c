@@ -537,9 +537,11 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	default:
 		break;
 	}
+	tp_bounds_add(imp->db, ev->ts);
+	if (imp->no_ftrace_raw)
+		return;
 	utid = tp_proc_get_thread(imp, ev->machine, pid);
 	raw_row(imp, ev, d, &payload, utid, common_flags);
-	tp_bounds_add(imp->db, ev->ts);
 }
 
 static bool before_start(struct tp_import *imp, const struct tp_event *ev)

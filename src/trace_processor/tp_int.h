@@ -186,6 +186,7 @@ struct tp_import {
 	int64_t latest_ts;            /* newest timestamp tokenized */
 	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
 	bool write_into_file;         /* from the trace config: long trace mode */
+	bool no_ftrace_raw;           /* tp_options.no_ftrace_raw */
 
 	/* processes and threads */
 	struct hmap tid_to_utid;      /* (machine << 32 | tid) -> utid (newest) */
@@ -213,6 +214,7 @@ struct tp_import {
 	size_t n_stacks, cap_stacks;
 
 	uint64_t n_packets;
+	uint64_t n_parsed;            /* events handed to the parsers so far */
 	uint64_t bytes_read;
 };
 

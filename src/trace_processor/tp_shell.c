@@ -45,6 +45,7 @@
 
 enum {
 	OPT_FULL_SORT = 256,
+	OPT_NO_FTRACE_RAW,
 	OPT_IGNORED,
 };
 
@@ -56,6 +57,7 @@ static struct {
 	const char *perf_path;
 	bool interactive;
 	bool full_sort;
+	bool no_ftrace_raw;
 	bool wide;
 } g_args;
 
@@ -74,7 +76,7 @@ static const struct option k_options[] = {
 	{"analyze-trace-proto-content", no_argument, NULL, OPT_IGNORED},
 	{"crop-track-events", no_argument, NULL, OPT_IGNORED},
 	{"extra-checks", no_argument, NULL, OPT_IGNORED},
-	{"no-ftrace-raw", no_argument, NULL, OPT_IGNORED},
+	{"no-ftrace-raw", no_argument, NULL, OPT_NO_FTRACE_RAW},
 	{"dev", no_argument, NULL, OPT_IGNORED},
 	{NULL, 0, NULL, 0},
 };
@@ -97,11 +99,14 @@ static void usage(FILE *f)
 		"  -p, --perf-file FILE      Write 'load_ns,query_ns' timings to FILE.\n"
 		"  -W, --wide                Do not cut wide cells in the interactive shell.\n"
 		"      --full-sort           Sort all events before parsing them.\n"
+		"      --no-ftrace-raw       Leave ftrace events out of ftrace_event/raw\n"
+		"                            (their sched, counter and slice rows stay);\n"
+		"                            saves memory on big traces.\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
 		"Accepted for compatibility and ignored: --analyze-trace-proto-content,\n"
-		"--crop-track-events, --extra-checks, --no-ftrace-raw, --dev.\n");
+		"--crop-track-events, --extra-checks, --dev.\n");
 }
 
 enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };
@@ -132,6 +137,9 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case 'W':
 			g_args.wide = true;
+			break;
+		case OPT_NO_FTRACE_RAW:
+			g_args.no_ftrace_raw = true;
 			break;
 		case OPT_FULL_SORT:
 			g_args.full_sort = true;
@@ -977,6 +985,7 @@ int tp_shell_main(int argc, char **argv)
 		name = g_args.trace_path;
 	}
 	opt.full_sort = g_args.full_sort;
+	opt.no_ftrace_raw = g_args.no_ftrace_raw;
 	opt.progress = isatty(STDERR_FILENO);
 	rc = tp_create(&opt, &tp);
 	if (rc < 0) {

@@ -18,6 +18,7 @@ struct tp_db;
 struct tp_options {
 	bool full_sort;          /* --full-sort (we always sort fully today) */
 	bool progress;           /* print MB read and MB/s to stderr while importing */
+	bool no_ftrace_raw;      /* no ftrace_event rows (Perfetto's --no-ftrace-raw) */
 };
 
 /* Return: 0 or -ENOMEM. */

@@ -1412,3 +1412,34 @@ TEST(im_ftrace_before_tracing_started_dropped)
 		     "1;");
 	tp_destroy(tp);
 }
+
+/* --no-ftrace-raw: no ftrace_event rows; sched and slices are still built. */
+TEST(im_no_ftrace_raw)
+{
+	struct tp_options opt = {.no_ftrace_raw = true};
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp = NULL;
+	int fd;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 10, "swapper", 0, 0, "a", 5);
+	im_print(&b, 15, 5, "B|5|work");
+	im_print(&b, 18, 5, "E|5");
+	im_switch(&b, 20, "a", 5, 1, "swapper", 0);
+	im_end_bundle(&t, &b);
+	pz_end(&t.trace);
+	fd = memfd_create("im_trace", MFD_CLOEXEC);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(write(fd, t.buf, t.s.n_bytes), (ssize_t)t.s.n_bytes);
+	ASSERT_EQ(lseek(fd, 0, SEEK_SET), 0);
+	ASSERT_EQ(tp_create(&opt, &tp), 0);
+	ASSERT_EQ(tp_import_fd(tp, fd, "im_trace"), 0);
+	close(fd);
+	free(t.buf);
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM ftrace_event"), "0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM sched"), "2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, dur FROM slice"), "work,3;");
+	tp_destroy(tp);
+}
