@@ -169,8 +169,8 @@ static int cmp_event(const void *a, const void *b)
 {
 	const struct tp_bundle_event *x = a, *y = b;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+	if (x->h.ts != y->h.ts)
+		return x->h.ts < y->h.ts ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
@@ -198,11 +198,15 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
 	if (pz_decode_table(data, len, f, 11) != PZ_OK)
 		return -EBADMSG;
 	offset = tp_bundle_clock_offset(f);
+	/* The kernel writes a CPU's events in order: the first is the earliest. */
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &e) > 0)
+	while (pz_reader_next(&r, &e) > 0) {
 		if (e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN &&
-		    event_ts(e.data, e.size, &ts) && ts + offset < best)
+		    event_ts(e.data, e.size, &ts)) {
 			best = ts + offset;
+			break;
+		}
+	}
 	/* compact_sched columns are deltas from 0: their first value is absolute. */
 	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    pz_decode_table(f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
@@ -261,7 +265,6 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 	pz_reader_init(&r, ev->data, ev->len);
 	while (pz_reader_next(&r, &e) > 0) {
 		struct tp_bundle_event *be;
-		int64_t ts;
 
 		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
 			tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, 1);
@@ -269,18 +272,17 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 		}
 		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
 			continue;
-		if (!event_ts(e.data, e.size, &ts)) {
-			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
-			continue;
-		}
 		if (grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev)) < 0)
 			break;
 		be = &c->ev[c->n_ev];
-		be->data = e.data;
-		be->len = e.size;
-		be->ts = to_trace(imp, c, ts + c->offset);
+		tp_ftrace_header_read(e.data, e.size, &be->h);
+		if (!be->h.has_ts) {
+			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
+			continue;
+		}
+		be->h.ts = to_trace(imp, c, be->h.ts + c->offset);
 		be->order = (uint32_t)c->n_ev;
-		if (c->n_ev && be->ts < c->ev[c->n_ev - 1].ts)
+		if (c->n_ev && be->h.ts < c->ev[c->n_ev - 1].h.ts)
 			sorted = false;
 		c->n_ev++;
 	}
@@ -305,7 +307,7 @@ bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
 	bool any = false;
 
 	if (c->i_ev < c->n_ev) {
-		best = c->ev[c->i_ev].ts;
+		best = c->ev[c->i_ev].h.ts;
 		any = true;
 	}
 	if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
@@ -331,12 +333,10 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 	ev.machine = c->machine;
 	ev.ts = ts;
 	/* At equal times: full events, then switches, then wakings. */
-	if (c->i_ev < c->n_ev && c->ev[c->i_ev].ts == ts) {
+	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
 		ev.kind = TP_EV_FTRACE;
-		ev.data = c->ev[c->i_ev].data;
-		ev.len = c->ev[c->i_ev].len;
+		tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h);
 		c->i_ev++;
-		tp_ftrace_parse_event(imp, &ev);
 	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
 		tp_ftrace_parse_compact_switch(imp, &ev, &c->sw[c->i_sw++]);
 	} else {

@@ -53,11 +53,6 @@ struct payload {
 	bool ok;
 };
 
-static void decode(const struct pz_field *p, struct payload *out)
-{
-	out->ok = pz_decode_table(p->data, p->size, out->f, MAX_SLOTS) == PZ_OK;
-}
-
 static int64_t fint(const struct payload *p, uint32_t id)
 {
 	return p->f[id].id ? (int64_t)p->f[id].value : 0;
@@ -439,11 +434,55 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 			   fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT) != 0);
 }
 
-void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev)
+/* Slots needed to decode an event's fields by number (all for unknown ones). */
+static uint32_t n_slots(const struct pb_ft_event *d)
+{
+	uint32_t i, n = 1;
+
+	if (!d)
+		return MAX_SLOTS;
+	for (i = 0; i < d->n_fields; i++)
+		if (d->fields[i].id >= n)
+			n = d->fields[i].id + 1;
+	return n < MAX_SLOTS ? n : MAX_SLOTS;
+}
+
+void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h)
 {
 	struct pz_reader r;
-	struct pz_field f, payload = {0};
-	int64_t pid = 0, common_flags = TP_NULL_INT, utid;
+	struct pz_field f;
+
+	h->ts = 0;
+	h->pid = 0;
+	h->common_flags = TP_NULL_INT;
+	h->payload = NULL;
+	h->payload_len = 0;
+	h->payload_id = 0;
+	h->has_ts = false;
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_FTRACE_EVENT__TIMESTAMP) {
+			h->ts = (int64_t)f.value;
+			h->has_ts = f.wire_type == PZ_WIRE_VARINT;
+		} else if (f.id == PB_FTRACE_EVENT__PID) {
+			h->pid = (int64_t)f.value;
+		} else if (f.id == PB_FTRACE_EVENT__COMMON_FLAGS) {
+			h->common_flags = (int64_t)f.value;
+		} else if (f.wire_type == PZ_WIRE_LEN && !h->payload_id) {
+			h->payload = f.data;
+			h->payload_len = f.size;
+			h->payload_id = f.id;
+		}
+	}
+	if (r.err != PZ_OK)
+		h->payload_id = 0;
+}
+
+void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
+			   const struct tp_ftrace_header *h)
+{
+	struct pz_field payload = {0};
+	int64_t pid = h->pid, common_flags = h->common_flags, utid;
 	const struct pb_ft_event *d;
 	struct payload p;
 
@@ -451,23 +490,18 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
 		return;
 	}
-	pz_reader_init(&r, ev->data, ev->len);
-	while (pz_reader_next(&r, &f) > 0) {
-		if (f.id == PB_FTRACE_EVENT__PID)
-			pid = (int64_t)f.value;
-		else if (f.id == PB_FTRACE_EVENT__COMMON_FLAGS)
-			common_flags = (int64_t)f.value;
-		else if (f.id != PB_FTRACE_EVENT__TIMESTAMP && f.wire_type == PZ_WIRE_LEN && !payload.id)
-			payload = f;
-	}
-	if (r.err != PZ_OK || !payload.id) {
+	if (!h->payload_id) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
 	}
+	payload.id = h->payload_id;
+	payload.wire_type = PZ_WIRE_LEN;
+	payload.data = h->payload;
+	payload.size = h->payload_len;
 	d = event_desc(payload.id);
 	if (!d)
 		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
-	decode(&payload, &p);
+	p.ok = pz_decode_table(payload.data, payload.size, p.f, n_slots(d)) == PZ_OK;
 	if (!p.ok) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;

@@ -70,6 +70,7 @@ enum tp_event_kind {
 	TP_EV_PACKET,         /* a whole TracePacket: data/len */
 	TP_EV_FTRACE,         /* one FtraceEvent: data/len, cpu */
 	TP_EV_BUNDLE,         /* an FtraceEventBundle: data/len, cpu (tp_bundle.c) */
+	TP_EV_TRACK_EVENT,    /* one TrackEvent: data/len, record #aux (tp_te_token.c) */
 };
 
 struct tp_event {
@@ -113,11 +114,21 @@ struct tp_compact_waking {
 
 /* ------------------------------------------------------------ bundles ---- */
 
-struct tp_bundle_event {
-	const uint8_t *data;
-	uint32_t len;
-	uint32_t order;
+/* An FtraceEvent's common fields, read once when its bundle opens. */
+struct tp_ftrace_header {
 	int64_t ts;
+	int64_t pid;
+	int64_t common_flags;         /* TP_NULL_INT when absent */
+	const uint8_t *payload;       /* the event message (oneof member) */
+	uint32_t payload_len;
+	uint32_t payload_id;          /* 0: none (malformed) */
+	bool has_ts;
+};
+
+struct tp_bundle_event {
+	struct tp_ftrace_header h;
+	uint32_t order;
+	bool malformed;
 };
 
 /* One open bundle during parsing: three sorted streams (tp_bundle.c). */
@@ -216,6 +227,10 @@ struct tp_import {
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events handed to the parsers so far */
 	uint64_t bytes_read;
+
+	/* track events (tp_track_event.h); NULL until the first one */
+	struct tp_te *te;
+	bool analyze_proto_content;   /* tp_options.analyze_proto_content */
 };
 
 struct tp_slice_stack {
@@ -226,12 +241,76 @@ struct tp_slice_stack {
 /* tp_token.c */
 int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine);
 
+/* ------------------------------------------------------- track events ---- */
+
+/* The TracePacket fields the tokenizer reads before the payload. */
+struct tp_packet_hdr {
+	uint64_t ts;
+	bool has_ts;
+	bool has_seq_id;
+	bool cleared;                 /* incremental_state_cleared or the flag */
+	bool dropped;                 /* previous_packet_dropped */
+	bool first_on_seq;
+	uint32_t seq_id;
+	uint32_t seq_flags;
+	uint32_t machine;
+	const uint8_t *defaults;      /* TracePacketDefaults, or NULL */
+	uint32_t defaults_len;
+	const uint8_t *interned;      /* InternedData, or NULL */
+	uint32_t interned_len;
+};
+
+/*
+ * tp_te_on_packet() - Sequence state for one packet, in file order: clears,
+ * losses, defaults and interned data (tp_te_token.c).
+ * Return: true if the packet needs incremental state the sequence lacks
+ * (it must be dropped; counted in stats).
+ */
+bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq,
+		     const struct tp_packet_hdr *h);
+/* A ClockSnapshot clock's unit and encoding; @raw is its timestamp in units. */
+void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
+			bool incremental, int64_t raw);
+/* @ts of @clock_id in ns (scaled, or accumulated for incremental clocks). */
+int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts);
+/*
+ * tp_te_tokenize() - Tokenize a track event, track/thread descriptor or
+ * streaming profile payload (@field is its TracePacket field number).
+ * @trace_ts: the packet's timestamp in trace time, or NULL if it has none.
+ * Return: true to push @ev (filled in for track events, left alone for
+ * descriptors), false when the payload was consumed or dropped.
+ */
+bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq,
+		    const struct tp_packet_hdr *h, const int64_t *trace_ts, uint32_t field,
+		    const uint8_t *data, size_t len, struct tp_event *ev);
+/* Parse-time hooks (tp_te_parse.c): TP_EV_TRACK_EVENT and packet payloads. */
+void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev);
+void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
+			const uint8_t *data, size_t len);
+void tp_te_finish(struct tp_import *imp);
+void tp_te_fini(struct tp_import *imp);
+
+/*
+ * Slices on a track, nested by a stack per track (tp_slice.c). Return: the
+ * slice row, or -1 when nothing was begun/ended (counted in stats).
+ */
+int64_t tp_slice_begin(struct tp_import *imp, int64_t ts, int64_t track, uint32_t cat,
+		       uint32_t name);
+int64_t tp_slice_end(struct tp_import *imp, int64_t ts, int64_t track, uint32_t cat,
+		     uint32_t name);
+/* A slice of known duration (0 for instants). */
+int64_t tp_slice_scoped(struct tp_import *imp, int64_t ts, int64_t dur, int64_t track,
+			uint32_t cat, uint32_t name);
+
 /* tp_parse.c */
 void tp_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_parse_finish(struct tp_import *imp);
 
 /* tp_ftrace.c */
-void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev);
+void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
+			   const struct tp_ftrace_header *h);
+/* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
+void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s);
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,

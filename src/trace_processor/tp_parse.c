@@ -537,8 +537,6 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 
 	switch (ev->kind) {
 	case TP_EV_FTRACE:
-		tp_ftrace_parse_event(imp, ev);
-		return;
 	case TP_EV_BUNDLE:
 		return; /* merged by the caller (tp.c) */
 	default:
