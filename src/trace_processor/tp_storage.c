@@ -53,8 +53,12 @@ uint32_t tp_str_intern(struct tp_strings *s, const char *str, size_t len)
 {
 	uint64_t h, v;
 	uint32_t id;
-	const char *nul = memchr(str, '\0', len);
+	const char *nul;
 
+	/* An empty field of a trace may have no bytes at all (str NULL). */
+	if (len == 0)
+		str = "";
+	nul = memchr(str, '\0', len);
 	if (nul)
 		len = (size_t)(nul - str); /* strings end at their first NUL */
 	h = fnv1a64(str, len);
@@ -168,10 +172,23 @@ static void index_free(struct tp_index *ix)
 	free(ix);
 }
 
+struct tp_order {
+	uint32_t c1;
+	int c2;
+	uint64_t generation;
+	uint32_t *rows;
+};
+
+#define MAX_ORDERS 4
+#define COUNTING_SORT_MAX_KEYS (1u << 24)
+
 void tp_table_fini(struct tp_table *t)
 {
 	uint32_t i;
 
+	for (i = 0; i < t->n_orders; i++)
+		free(t->orders[i].rows);
+	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
 		free(t->cols[i].data);
 		index_free(t->cols[i].index);
@@ -317,4 +334,135 @@ int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t 
 	}
 	*out_rows = ix->rows + first;
 	return (int64_t)(lo - first);
+}
+
+/* ------------------------------------------------------------ orders ---- */
+
+struct triple {
+	int64_t a, b;
+	uint32_t row;
+};
+
+static int cmp_triple(const void *x, const void *y)
+{
+	const struct triple *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	if (p->b != q->b)
+		return p->b < q->b ? -1 : 1;
+	return p->row < q->row ? -1 : p->row > q->row;
+}
+
+/* Cell as a sort key: NULL below every value. */
+static int64_t key_of(const struct tp_table *t, int c, size_t row)
+{
+	int64_t v;
+
+	if (c < 0)
+		return 0;
+	v = tp_get_int(t, (uint32_t)c, row);
+	return v; /* TP_NULL_INT is INT64_MIN: already the smallest */
+}
+
+static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *rows)
+{
+	size_t n = t->n_rows, i;
+	int64_t min1 = INT64_MAX, max1 = INT64_MIN, min2 = INT64_MAX, max2 = INT64_MIN;
+	uint64_t r1, r2;
+
+	for (i = 0; i < n; i++) {
+		int64_t a = key_of(t, (int)c1, i), b = key_of(t, c2, i);
+
+		min1 = a < min1 ? a : min1;
+		max1 = a > max1 ? a : max1;
+		min2 = b < min2 ? b : min2;
+		max2 = b > max2 ? b : max2;
+	}
+	if (n == 0)
+		return 0;
+	r1 = (uint64_t)max1 - (uint64_t)min1 + 1;
+	r2 = (uint64_t)max2 - (uint64_t)min2 + 1;
+	if (r1 != 0 && r2 != 0 && r1 <= COUNTING_SORT_MAX_KEYS && r2 <= COUNTING_SORT_MAX_KEYS &&
+	    r1 * r2 <= COUNTING_SORT_MAX_KEYS) {
+		/* Counting sort on the combined key: stable, so rows stay ascending. */
+		uint32_t *count = calloc(r1 * r2 + 1, sizeof(*count));
+
+		if (!count)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			uint64_t k = ((uint64_t)key_of(t, (int)c1, i) - (uint64_t)min1) * r2 +
+				     ((uint64_t)key_of(t, c2, i) - (uint64_t)min2);
+
+			count[k + 1]++;
+		}
+		for (i = 1; i <= r1 * r2; i++)
+			count[i] += count[i - 1];
+		for (i = 0; i < n; i++) {
+			uint64_t k = ((uint64_t)key_of(t, (int)c1, i) - (uint64_t)min1) * r2 +
+				     ((uint64_t)key_of(t, c2, i) - (uint64_t)min2);
+
+			rows[count[k]++] = (uint32_t)i;
+		}
+		free(count);
+		return 0;
+	}
+	{
+		struct triple *p = malloc(n * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		for (i = 0; i < n; i++) {
+			p[i].a = key_of(t, (int)c1, i);
+			p[i].b = key_of(t, c2, i);
+			p[i].row = (uint32_t)i;
+		}
+		qsort(p, n, sizeof(*p), cmp_triple);
+		for (i = 0; i < n; i++)
+			rows[i] = p[i].row;
+		free(p);
+	}
+	return 0;
+}
+
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const uint32_t **out_rows)
+{
+	struct tp_order *o = NULL;
+	uint32_t i;
+	int rc;
+
+	for (i = 0; i < t->n_orders; i++)
+		if (t->orders[i].c1 == c1 && t->orders[i].c2 == c2)
+			o = &t->orders[i];
+	if (o && o->generation == t->generation) {
+		*out_rows = o->rows;
+		return (int64_t)t->n_rows;
+	}
+	if (!o) {
+		if (!t->orders) {
+			t->orders = calloc(MAX_ORDERS, sizeof(*t->orders));
+			if (!t->orders)
+				return -ENOMEM;
+		}
+		if (t->n_orders == MAX_ORDERS) {
+			free(t->orders[0].rows);
+			memmove(t->orders, t->orders + 1, (MAX_ORDERS - 1) * sizeof(*t->orders));
+			t->n_orders--;
+		}
+		o = &t->orders[t->n_orders++];
+		o->c1 = c1;
+		o->c2 = c2;
+		o->rows = NULL;
+	}
+	free(o->rows);
+	o->rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof(*o->rows));
+	o->generation = 0;
+	if (!o->rows)
+		return -ENOMEM;
+	rc = build_order(t, c1, c2, o->rows);
+	if (rc < 0)
+		return rc;
+	o->generation = t->generation;
+	*out_rows = o->rows;
+	return (int64_t)t->n_rows;
 }

@@ -69,6 +69,7 @@ struct tp_col_spec {
 };
 
 struct tp_index;
+struct tp_order;
 
 struct tp_col {
 	const struct tp_col_spec *spec;
@@ -83,6 +84,8 @@ struct tp_table {
 	struct tp_col *cols;
 	size_t n_rows, cap;
 	uint64_t generation;        /* bumped on every change: indexes go stale */
+	struct tp_order *orders;    /* cached row orders (tp_table_order) */
+	uint32_t n_orders;
 };
 
 int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
@@ -155,5 +158,15 @@ static inline void tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32
  * order (borrowed, valid until the table changes); -ENOMEM.
  */
 int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows);
+
+/*
+ * tp_table_order() - Every row, ordered by the cells of column @c1, then
+ * of @c2 (-1: none), then by row. NULLs come first. String columns order by
+ * string id (good for grouping, not for sorting text). Built with a
+ * counting sort when the key range is small, else a comparison sort, and
+ * cached until the table changes.
+ * Return: n_rows and *out_rows (borrowed); -ENOMEM.
+ */
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const uint32_t **out_rows);
 
 #endif

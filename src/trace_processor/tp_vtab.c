@@ -37,8 +37,13 @@ static const char *const k_op_str[] = {"=", "<", "<=", ">", ">="};
 
 /* The access path xBestIndex expects; idxStr starts with its name so that
  * EXPLAIN QUERY PLAN shows it. xFilter decides again from the values. */
-enum path { PATH_SCAN, PATH_ID, PATH_SORTED, PATH_INDEX };
-static const char *const k_path_str[] = {"scan", "id", "sorted", "index"};
+enum path { PATH_SCAN, PATH_ID, PATH_SORTED, PATH_INDEX, PATH_ORDER };
+static const char *const k_path_str[] = {"scan", "id", "sorted", "index", "order"};
+
+/* PATH_ORDER: idxNum carries the order columns, each + 1 (0: none). */
+#define ORDER_COL_SHIFT1 8
+#define ORDER_COL_SHIFT2 20
+#define ORDER_COL_MASK 0xfff
 
 struct vtab_aux {
 	struct tp_table *t;
@@ -231,6 +236,36 @@ static bool order_consumed(const struct tp_table *t, const sqlite3_index_info *i
 	return true;
 }
 
+/*
+ * An ORDER BY (or GROUP BY / DISTINCT) of one or two ascending columns can
+ * be met by reading rows through tp_table_order(). String columns come in
+ * string-id order, so they qualify only when SQLite needs rows grouped, not
+ * sorted (sqlite3_vtab_distinct() >= 1). Sets the columns into *idx_num.
+ */
+static bool order_by_index(const struct tp_table *t, sqlite3_index_info *info, int *idx_num)
+{
+	int i, cols[2] = {-1, -1}, distinct = sqlite3_vtab_distinct(info);
+
+	if (info->nOrderBy < 1 || info->nOrderBy > 2)
+		return false;
+	for (i = 0; i < info->nOrderBy; i++) {
+		int col = info->aOrderBy[i].iColumn;
+		enum tp_type type;
+
+		/* Grouping needs equal values together, in either direction. */
+		if ((info->aOrderBy[i].desc && distinct < 1) || col < 0 ||
+		    (uint32_t)col >= t->n_cols || col > ORDER_COL_MASK - 1)
+			return false;
+		type = col_type(t, col);
+		if (type == TP_REAL || (type == TP_STR && distinct < 1))
+			return false;
+		cols[i] = col;
+	}
+	*idx_num = (int)PATH_ORDER | (cols[0] + 1) << ORDER_COL_SHIFT1 |
+		   (cols[1] + 1) << ORDER_COL_SHIFT2;
+	return true;
+}
+
 static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 {
 	struct vtab *vt = (struct vtab *)tab;
@@ -306,9 +341,16 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 	else
 		info->estimatedCost = 5 + log2(n + 1) + visited;
 	info->orderByConsumed = order_consumed(t, info);
+	if (!info->orderByConsumed && path == PATH_SCAN && order_by_index(t, info, &info->idxNum)) {
+		/* Rows in the order (or grouping) SQLite asked for: no sorter. */
+		path = PATH_ORDER;
+		info->orderByConsumed = 1;
+		/* About a scan: the order is built once (in O(n) mostly) and cached. */
+		info->estimatedCost = 5 + 0.5 * n;
+	}
 
 	/* idxStr: "<path> <column><op> ..." in argv order; xFilter parses it. */
-	if (!n_pushed)
+	if (!n_pushed && path != PATH_ORDER)
 		return SQLITE_OK;
 	s = sqlite3_str_new(NULL);
 	sqlite3_str_appendall(s, k_path_str[path]);
@@ -511,7 +553,7 @@ static bool row_matches(const struct cursor *c, const struct tp_table *t, size_t
 		const struct filter *f = &c->checks[i];
 		int64_t v;
 
-		v = tp_get_int(t, (uint32_t)f->col, row);
+		v = f->col == COL_ROWID ? (int64_t)row : tp_get_int(t, (uint32_t)f->col, row);
 		if (v < f->lo || v > f->hi)
 			return false;
 	}
@@ -559,7 +601,6 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 	size_t lo = 0, hi = t->n_rows, best_n = 0;
 	int n_fs = 0, i;
 
-	(void)idx_num;
 	c->eof = true;
 	c->list = NULL;
 	c->n_checks = 0;
@@ -620,6 +661,23 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 			return SQLITE_OK;
 	}
 
+	if ((idx_num & 0xff) == PATH_ORDER) {
+		/* Every row in the asked order; every filter checked row by row. */
+		int c1 = ((idx_num >> ORDER_COL_SHIFT1) & ORDER_COL_MASK) - 1;
+		int c2 = ((idx_num >> ORDER_COL_SHIFT2) & ORDER_COL_MASK) - 1;
+		const uint32_t *rows;
+		int64_t n = c1 >= 0 ? tp_table_order(t, (uint32_t)c1, c2, &rows) : -EINVAL;
+
+		if (n < 0)
+			return n == -ENOMEM ? SQLITE_NOMEM : SQLITE_INTERNAL;
+		for (i = 0; i < n_fs; i++)
+			c->checks[c->n_checks++] = fs[i];
+		c->list = rows;
+		c->pos = 0;
+		c->end = (size_t)n;
+		seek(c);
+		return SQLITE_OK;
+	}
 	for (i = 0; i < n_fs; i++) {
 		const struct filter *f = &fs[i];
 
