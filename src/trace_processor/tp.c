@@ -370,6 +370,14 @@ static void parse_all(struct tp *tp)
 	free(m.key_seq);
 	free(m.free_list);
 	tp_parse_finish(imp);
+	/*
+	 * The join columns of the seed queries get their indexes now: lookups
+	 * need them anyway, and the planner uses their value counts to choose
+	 * join orders that keep GROUP BY on a table's id (no sorter).
+	 */
+	tp_col_index_build(&tp->db.sched, SCHED_UTID);
+	tp_col_index_build(&tp->db.thread_state, TSTATE_UTID);
+	tp_col_index_build(&tp->db.thread, THREAD_UPID);
 }
 
 static void framing_error(struct tp *tp, const char *name)

@@ -125,9 +125,12 @@ uint32_t tp_str_intern_c(struct tp_strings *s, const char *str)
 struct tp_index {
 	uint64_t generation;
 	size_t n;
+	size_t n_distinct;
 	int64_t *vals;    /* sorted */
 	uint32_t *rows;   /* rows[i] holds vals[i]; ascending within one value */
 };
+
+static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *rows);
 
 static size_t cell_size(enum tp_type t)
 {
@@ -245,25 +248,11 @@ int64_t tp_table_append(struct tp_table *t)
 
 /* ------------------------------------------------------------ indexes ---- */
 
-struct pair {
-	int64_t v;
-	uint32_t row;
-};
-
-static int cmp_pair(const void *a, const void *b)
-{
-	const struct pair *x = a, *y = b;
-
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return x->row < y->row ? -1 : x->row > y->row;
-}
-
 static int build_index(struct tp_table *t, uint32_t c)
 {
 	struct tp_index *ix = t->cols[c].index;
-	struct pair *p;
 	size_t i, n = t->n_rows;
+	int rc;
 
 	if (!ix) {
 		ix = calloc(1, sizeof(*ix));
@@ -273,32 +262,40 @@ static int build_index(struct tp_table *t, uint32_t c)
 	}
 	free(ix->vals);
 	free(ix->rows);
+	ix->n = 0;
+	ix->generation = 0;
 	ix->vals = malloc((n ? n : 1) * sizeof(*ix->vals));
 	ix->rows = malloc((n ? n : 1) * sizeof(*ix->rows));
-	p = malloc((n ? n : 1) * sizeof(*p));
-	if (!ix->vals || !ix->rows || !p) {
-		free(p);
+	rc = ix->vals && ix->rows ? build_order(t, c, -1, ix->rows) : -ENOMEM;
+	if (rc < 0) {
 		free(ix->vals);
 		free(ix->rows);
 		ix->vals = NULL;
 		ix->rows = NULL;
-		ix->n = 0;
-		ix->generation = 0;
-		return -ENOMEM;
+		return rc;
 	}
+	ix->n_distinct = 0;
 	for (i = 0; i < n; i++) {
-		p[i].v = tp_get_int(t, c, i);
-		p[i].row = (uint32_t)i;
+		ix->vals[i] = tp_get_int(t, c, ix->rows[i]);
+		if (i == 0 || ix->vals[i] != ix->vals[i - 1])
+			ix->n_distinct++;
 	}
-	qsort(p, n, sizeof(*p), cmp_pair);
-	for (i = 0; i < n; i++) {
-		ix->vals[i] = p[i].v;
-		ix->rows[i] = p[i].row;
-	}
-	free(p);
 	ix->n = n;
 	ix->generation = t->generation;
 	return 0;
+}
+
+size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c)
+{
+	return t->cols[c].index ? t->cols[c].index->n_distinct : 0;
+}
+
+int tp_col_index_build(struct tp_table *t, uint32_t c)
+{
+	const uint32_t *rows;
+	int64_t n = tp_col_lookup(t, c, 0, &rows);
+
+	return n < 0 ? (int)n : 0;
 }
 
 int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows)

@@ -159,6 +159,12 @@ static inline void tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32
  */
 int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows);
 
+/* Builds the equality index of column @c now (e.g. after an import). */
+int tp_col_index_build(struct tp_table *t, uint32_t c);
+
+/* Distinct values in column @c when its index was last built; 0: unknown. */
+size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
+
 /*
  * tp_table_order() - Every row, ordered by the cells of column @c1, then
  * of @c2 (-1: none), then by row. NULLs come first. String columns order by

@@ -273,6 +273,7 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 	struct pushed pushed[TP_SQL_MAX_PUSHED];
 	int n_pushed = 0, n_bounds = 0, n_other = 0, i;
 	bool id_eq = false, sorted_eq = false, index_eq = false;
+	double eq_divisor = EQ_DIVISOR;
 	double n = (double)t->n_rows, visited, rows;
 	enum path path = PATH_SCAN;
 	sqlite3_str *s;
@@ -305,8 +306,14 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 			sorted_eq = true;
 		else if (type == TP_ID || col_sorted(t, c->iColumn))
 			n_bounds++;
-		else if (op == OP_EQ)
+		else if (op == OP_EQ) {
+			/* A built index knows the average rows per value. */
+			size_t d = c->iColumn >= 0 ? tp_col_distinct_hint(t, (uint32_t)c->iColumn) : 0;
+
 			index_eq = true;
+			if (d > eq_divisor)
+				eq_divisor = (double)d;
+		}
 		else
 			n_other++;
 	}
@@ -324,8 +331,11 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 			visited = n / (n_bounds > 1 ? BOUND_DIVISOR * BOUND_DIVISOR : BOUND_DIVISOR);
 		if (visited < n)
 			path = PATH_SORTED;
-		if (index_eq && 1 + n / EQ_DIVISOR < visited) {
-			visited = 1 + n / EQ_DIVISOR;
+		if (index_eq && (eq_divisor > EQ_DIVISOR ? n / eq_divisor : 1 + n / eq_divisor) < visited) {
+			/* Known value counts give the exact average; guesses round up. */
+			visited = eq_divisor > EQ_DIVISOR ? n / eq_divisor : 1 + n / eq_divisor;
+			if (visited < 1)
+				visited = 1;
 			path = PATH_INDEX;
 		}
 	}
