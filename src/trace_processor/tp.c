@@ -75,6 +75,7 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	}
 	tp->imp.db = &tp->db;
 	tp->imp.no_ftrace_raw = tp->opt.no_ftrace_raw;
+	tp->imp.analyze_proto_content = tp->opt.analyze_proto_content;
 	tp_arena_init(&tp->imp.arena);
 	tp->imp.latest_ts = 0;
 	tp->imp.tracing_started_ts = TP_NULL_INT;
@@ -97,6 +98,10 @@ static void import_fini(struct tp_import *imp)
 	imp->clocks = NULL;
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
+	hmap_fini(&imp->machine_rows);
+	hmap_fini(&imp->seq_slots);
+	tp_te_fini(imp);
+	tp_gk_fini(imp);
 	free(imp->cpus);
 	imp->cpus = NULL;
 }
@@ -157,60 +162,59 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t cap)
 }
 
 /*
- * Frames as many whole packets of [data, data + len) as there are.
- * Return: bytes consumed; the tail is a partial field. A field that is not
- * Trace.packet is skipped (and counted); garbage stops the framing (-EBADMSG).
+ * Frames as many whole packets of [data, data + len) as there are and sets
+ * *out_used to the bytes they took; the rest is a field cut short, which
+ * more input completes unless @at_eof. A field that is not Trace.packet is
+ * skipped (and counted), but the first one must be a packet: that is how
+ * Perfetto tells a protobuf trace from other files.
+ * Return: 0; -ENODATA at the end of the input (@at_eof) inside a field (a
+ * truncated file); -EBADMSG at bytes that are no field (corrupt, or not a
+ * trace at all).
  */
-static ssize_t frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof)
+static int frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof, size_t *out_used)
 {
 	const uint8_t *p = data, *end = data + len;
+	int rc = 0;
 
 	while (p < end) {
 		const uint8_t *q = p;
-		uint64_t tag, size;
+		uint64_t tag = 0, v = 0, need;
+		enum pz_read_error err;
 		uint32_t id, wt;
 
-		if (pz_varint_decode(&q, end, &tag) != PZ_OK)
-			return at_eof || end - p > 10 ? -EBADMSG : (ssize_t)(p - data);
+		err = pz_varint_decode(&q, end, &tag);
 		id = (uint32_t)(tag >> 3);
 		wt = (uint32_t)(tag & 7);
-		if (id == 0)
-			return -EBADMSG;
-		if (wt == 0) {
-			uint64_t v;
-
-			if (pz_varint_decode(&q, end, &v) != PZ_OK)
-				return at_eof || end - q > 10 ? -EBADMSG : (ssize_t)(p - data);
-			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
-			p = q;
-			continue;
+		if (err == PZ_OK && (id == 0 || (wt != 0 && wt != 1 && wt != 2 && wt != 5) ||
+				     (tp->imp.n_packets == 0 && (id != PB_TRACE__PACKET || wt != 2)))) {
+			rc = -EBADMSG;
+			break;
 		}
-		if (wt == 1 || wt == 5) {
-			size_t n = wt == 1 ? 8 : 4;
-
-			if ((size_t)(end - q) < n)
-				return at_eof ? -EBADMSG : (ssize_t)(p - data);
-			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
-			p = q + n;
-			continue;
+		if (err == PZ_OK && (wt == 0 || wt == 2))
+			err = pz_varint_decode(&q, end, &v);
+		if (err != PZ_OK) {
+			rc = err == PZ_ERR_TRUNCATED_VARINT ? -ENODATA : -EBADMSG;
+			break;
 		}
-		if (wt != 2)
-			return -EBADMSG;
-		if (pz_varint_decode(&q, end, &size) != PZ_OK)
-			return at_eof || end - q > 10 ? -EBADMSG : (ssize_t)(p - data);
-		if (size > MAX_PACKET_BYTES)
-			return -EBADMSG;
-		if ((uint64_t)(end - q) < size)
-			return at_eof ? -EBADMSG : (ssize_t)(p - data);
-		if (id == PB_TRACE__PACKET) {
+		need = wt == 1 ? 8 : wt == 5 ? 4 : wt == 2 ? v : 0;
+		if (need > MAX_PACKET_BYTES) {
+			rc = -EBADMSG;
+			break;
+		}
+		if ((uint64_t)(end - q) < need) {
+			rc = -ENODATA;
+			break;
+		}
+		if (id == PB_TRACE__PACKET && wt == 2) {
 			tp->imp.n_packets++;
-			tp_tokenize_packet(&tp->imp, q, (size_t)size, 0);
+			tp_tokenize_packet(&tp->imp, q, (size_t)need, 0);
 		} else {
 			tp_stat_add(&tp->imp, "proto_unknown_trace_fields", -1, 0, 1);
 		}
-		p = q + size;
+		p = q + need;
 	}
-	return (ssize_t)(p - data);
+	*out_used = (size_t)(p - data);
+	return rc == -ENODATA && !at_eof ? 0 : rc;
 }
 
 /*
@@ -324,6 +328,7 @@ static void parse_all(struct tp *tp)
 	size_t i;
 
 	tp_sorter_sort(&imp->sorter);
+	imp->parse_ts = INT64_MIN;
 	for (i = 0; i < imp->sorter.n; i++) {
 		const struct tp_event *ev = &imp->sorter.ev[i];
 		size_t c;
@@ -343,6 +348,8 @@ static void parse_all(struct tp *tp)
 		}
 		imp->n_parsed++;
 		if (ev->kind != TP_EV_BUNDLE) {
+			if (ev->ts > imp->parse_ts)
+				imp->parse_ts = ev->ts;
 			tp_parse_event(imp, ev);
 			continue;
 		}
@@ -380,19 +387,37 @@ static void parse_all(struct tp *tp)
 	tp_col_index_build(&tp->db.thread, THREAD_UPID);
 }
 
-static void framing_error(struct tp *tp, const char *name)
+/*
+ * Reports where frame() failed (@err) with @left bytes of the input from
+ * offset @off not imported.
+ * Return: -EINVAL if the input is not a trace at all; 0 if what came
+ * before is imported.
+ */
+static int framing_error(struct tp *tp, const char *name, int err, uint64_t off, uint64_t left)
 {
+	unsigned long long n = (unsigned long long)tp->imp.n_packets;
+
+	if (err == -ENODATA) {
+		tp_stat_add(&tp->imp, "proto_trace_truncated", -1, 0, 1);
+		fprintf(stderr,
+			"trace_processor: %s is truncated: its last %llu bytes are a partial "
+			"packet; importing the %llu packets before them\n",
+			name, (unsigned long long)left, n);
+		return 0;
+	}
 	tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
-	if (tp->imp.n_packets == 0)
+	if (n == 0) {
 		fprintf(stderr,
 			"trace_processor: %s is not a Perfetto protobuf trace "
-			"(no TracePacket at the start)\n",
+			"(it does not start with a TracePacket)\n",
 			name);
-	else
-		fprintf(stderr,
-			"trace_processor: %s: malformed data after %llu packets "
-			"(truncated or corrupt); importing what came before\n",
-			name, (unsigned long long)tp->imp.n_packets);
+		return -EINVAL;
+	}
+	fprintf(stderr,
+		"trace_processor: %s: malformed data at offset %llu after %llu packets "
+		"(corrupt); importing what came before, ignoring the last %llu bytes\n",
+		name, (unsigned long long)off, n, (unsigned long long)left);
+	return 0;
 }
 
 /* A regular file: framed in place from a read-only mapping, no copy. */
@@ -403,26 +428,19 @@ static int import_mapped(struct tp *tp, const char *name)
 
 	madvise(tp->map, tp->map_len, MADV_SEQUENTIAL);
 	while (off < tp->map_len) {
-		size_t n = tp->map_len - off < slice ? tp->map_len - off : slice;
+		size_t n = tp->map_len - off < slice ? tp->map_len - off : slice, used;
 		bool last = off + n == tp->map_len;
-		ssize_t used = frame(tp, tp->map + off, n, last);
+		int err = frame(tp, tp->map + off, n, last, &used);
 
-		if (used < 0) {
-			framing_error(tp, name);
-			if (tp->imp.n_packets == 0)
+		off += used;
+		if (err < 0) {
+			if (framing_error(tp, name, err, off, tp->map_len - off) < 0)
 				return -EINVAL;
 			break;
 		}
 		if (used == 0 && !last) {
 			slice *= 2; /* a packet bigger than the slice */
 			continue;
-		}
-		off += (size_t)used;
-		if (last && off < tp->map_len) {
-			tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
-			fprintf(stderr, "trace_processor: %s: truncated at the end (%zu bytes)\n",
-				name, tp->map_len - off);
-			break;
 		}
 		if (off - dropped >= DROP_PAGES_EVERY_BYTES) {
 			drop_pages(tp, off);
@@ -468,7 +486,9 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 		/* A chunk holds the previous tail followed by new bytes. */
 		size_t want = READ_CHUNK_BYTES > carry_len ? READ_CHUNK_BYTES : carry_len * 2;
 		uint8_t *chunk = tp_arena_alloc(&tp->imp.arena, carry_len + want);
-		ssize_t n, used;
+		size_t used, left;
+		ssize_t n;
+		int err;
 
 		if (!chunk) {
 			rc = -ENOMEM;
@@ -479,31 +499,24 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 		n = read_full(fd, chunk + carry_len, want);
 		if (n < 0) {
 			fprintf(stderr, "trace_processor: reading %s: %s\n", name, strerror((int)-n));
-			rc = -EIO;
+			rc = (int)n;
 			break;
 		}
 		total += (uint64_t)n;
-		used = frame(tp, chunk, carry_len + (size_t)n, n == 0);
-		if (used < 0) {
-			framing_error(tp, name);
-			if (tp->imp.n_packets == 0)
-				rc = -EINVAL;
+		err = frame(tp, chunk, carry_len + (size_t)n, n == 0, &used);
+		left = carry_len + (size_t)n - used;
+		if (err < 0) {
+			rc = framing_error(tp, name, err, total - left, left);
 			break;
 		}
 		carry = chunk + used;
-		carry_len = carry_len + (size_t)n - (size_t)used;
+		carry_len = left;
 		if (total - last_progress >= (32u << 20)) {
 			progress(tp, total, t0, false);
 			last_progress = total;
 		}
-		if (n == 0) {
-			if (carry_len) {
-				tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
-				fprintf(stderr, "trace_processor: %s: truncated at the end (%zu bytes)\n",
-					name, carry_len);
-			}
+		if (n == 0)
 			break;
-		}
 	}
 	tp->imp.bytes_read = total;
 	if (rc == -EINVAL || rc == -ENOMEM)

@@ -102,9 +102,9 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 		}
 		if (grow((void **)&c->sw, &c->cap_sw, c->n_sw + 1, sizeof(*c->sw)) < 0)
 			break;
-		ts += (int64_t)v;
+		ts = tp_ts_add(ts, (int64_t)v);
 		s = &c->sw[c->n_sw++];
-		s->ts = ts + c->offset;
+		s->ts = tp_ts_add(ts, c->offset);
 		s->prev_state = (int64_t)w;
 		s->next_pid = (int32_t)x;
 		s->next_prio = (int32_t)y;
@@ -131,9 +131,9 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 		next_varint(&g, &q); /* common_flags came later; 0 when absent */
 		if (grow((void **)&c->wk, &c->cap_wk, c->n_wk + 1, sizeof(*c->wk)) < 0)
 			break;
-		ts += (int64_t)v;
+		ts = tp_ts_add(ts, (int64_t)v);
 		k = &c->wk[c->n_wk++];
-		k->ts = ts + c->offset;
+		k->ts = tp_ts_add(ts, c->offset);
 		k->pid = (int32_t)w;
 		k->target_cpu = (int32_t)x;
 		k->prio = (int32_t)y;
@@ -181,8 +181,8 @@ int64_t tp_bundle_clock_offset(const struct pz_field *f)
 	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].value &&
 	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].id &&
 	    f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].id)
-		return (int64_t)f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].value -
-		       (int64_t)f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].value;
+		return tp_ts_sub((int64_t)f[PB_FTRACE_EVENT_BUNDLE__BOOT_TIMESTAMP].value,
+				 (int64_t)f[PB_FTRACE_EVENT_BUNDLE__FTRACE_TIMESTAMP].value);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
 	while (pz_reader_next(&r, &e) > 0) {
 		if (e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN &&
 		    event_ts(e.data, e.size, &ts)) {
-			best = ts + offset;
+			best = tp_ts_add(ts, offset);
 			break;
 		}
 	}
@@ -220,8 +220,8 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
 			if (!c->id || c->wire_type != PZ_WIRE_LEN)
 				continue;
 			pz_packed_init(&it, c);
-			if (pz_packed_next_varint(&it, &v) > 0 && (int64_t)v + offset < best)
-				best = (int64_t)v + offset;
+			if (pz_packed_next_varint(&it, &v) > 0 && tp_ts_add((int64_t)v, offset) < best)
+				best = tp_ts_add((int64_t)v, offset);
 		}
 	}
 	if (best == INT64_MAX)
@@ -280,7 +280,7 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
 			continue;
 		}
-		be->h.ts = to_trace(imp, c, be->h.ts + c->offset);
+		be->h.ts = to_trace(imp, c, tp_ts_add(be->h.ts, c->offset));
 		be->order = (uint32_t)c->n_ev;
 		if (c->n_ev && be->h.ts < c->ev[c->n_ev - 1].h.ts)
 			sorted = false;
@@ -326,21 +326,38 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 {
 	struct tp_event ev = {0};
 	int64_t ts;
+	bool late;
 
 	if (!tp_bundle_peek(c, &ts))
 		return;
+	/*
+	 * Tables get rows in time order (SQL bisects their ts columns). An
+	 * event earlier than one already parsed (its bundle keyed by a later
+	 * first event, compact deltas that wrapped, odd clock snapshots) is
+	 * dropped, as Perfetto's sorter drops what comes too late.
+	 */
+	late = ts < imp->parse_ts;
+	if (late)
+		tp_stat_add(imp, "sorter_push_event_out_of_order", -1, c->machine, 1);
+	else
+		imp->parse_ts = ts;
 	ev.cpu = c->cpu;
 	ev.machine = c->machine;
 	ev.ts = ts;
 	/* At equal times: full events, then switches, then wakings. */
 	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
 		ev.kind = TP_EV_FTRACE;
-		tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h);
+		if (!late)
+			tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h);
 		c->i_ev++;
 	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
-		tp_ftrace_parse_compact_switch(imp, &ev, &c->sw[c->i_sw++]);
+		if (!late)
+			tp_ftrace_parse_compact_switch(imp, &ev, &c->sw[c->i_sw]);
+		c->i_sw++;
 	} else {
-		tp_ftrace_parse_compact_waking(imp, &ev, &c->wk[c->i_wk++]);
+		if (!late)
+			tp_ftrace_parse_compact_waking(imp, &ev, &c->wk[c->i_wk]);
+		c->i_wk++;
 	}
 }
 

@@ -6,7 +6,11 @@
  * (breadth-first), each hop using the snapshot whose source value is the
  * latest one <= the timestamp (the first snapshot for earlier times).
  * Per-pair tables of (source value, target value) are built on demand and
- * rebuilt when snapshots arrive.
+ * extended with the snapshots that arrived since. As in Perfetto, a clock
+ * that goes backwards between snapshots is never a source of a hop (a value
+ * of it could stand for two times), so every table in use is sorted as it
+ * is appended to; a snapshot where the trace clock goes backwards is
+ * refused.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +33,9 @@ struct snapshot {
 
 struct pair_table {
 	uint64_t from, to;
-	uint64_t generation;
-	size_t n;
-	int64_t *from_vals;   /* sorted */
+	size_t n_seen;        /* snapshots looked at so far */
+	size_t n, cap;
+	int64_t *from_vals;   /* non-decreasing: @from is monotonic */
 	int64_t *to_vals;
 };
 
@@ -44,6 +48,9 @@ struct tp_clock_graph {
 	uint64_t clocks[MAX_CLOCKS];
 	size_t n_clocks;
 	bool linked[MAX_CLOCKS][MAX_CLOCKS];
+	int64_t last_value[MAX_CLOCKS];   /* in the latest snapshot holding the clock */
+	bool has_value[MAX_CLOCKS];
+	bool non_monotonic[MAX_CLOCKS];   /* went backwards: no hop starts at it */
 	uint64_t generation;
 	struct pair_table *pairs;
 	size_t n_pairs, cap_pairs;
@@ -138,6 +145,16 @@ int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const i
 			return -E2BIG;
 	}
 	for (i = 0; i < n; i++)
+		if (ids[i] == g->trace_clock && g->has_value[ix[i]] &&
+		    values[i] < g->last_value[ix[i]])
+			return -EINVAL;
+	for (i = 0; i < n; i++) {
+		if (g->has_value[ix[i]] && values[i] < g->last_value[ix[i]])
+			g->non_monotonic[ix[i]] = true;
+		g->has_value[ix[i]] = true;
+		g->last_value[ix[i]] = values[i];
+	}
+	for (i = 0; i < n; i++)
 		for (j = 0; j < n; j++)
 			if (i != j)
 				g->linked[ix[i]][ix[j]] = true;
@@ -153,22 +170,11 @@ int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const i
 	return 0;
 }
 
-struct vpair {
-	int64_t a, b;
-};
-
-static int cmp_vpair(const void *x, const void *y)
-{
-	const struct vpair *p = x, *q = y;
-
-	return p->a < q->a ? -1 : p->a > q->a;
-}
-
+/* The (from, to) table, extended with the snapshots added since its last use. */
 static struct pair_table *pair_get(struct tp_clock_graph *g, uint64_t from, uint64_t to)
 {
 	struct pair_table *t = NULL;
-	struct vpair *v;
-	size_t i, k, n = 0;
+	size_t i, k;
 
 	for (i = 0; i < g->n_pairs; i++) {
 		if (g->pairs[i].from == from && g->pairs[i].to == to) {
@@ -176,8 +182,6 @@ static struct pair_table *pair_get(struct tp_clock_graph *g, uint64_t from, uint
 			break;
 		}
 	}
-	if (t && t->generation == g->generation)
-		return t;
 	if (!t) {
 		if (g->n_pairs == g->cap_pairs) {
 			size_t cap = g->cap_pairs ? 2 * g->cap_pairs : 8;
@@ -193,43 +197,37 @@ static struct pair_table *pair_get(struct tp_clock_graph *g, uint64_t from, uint
 		t->from = from;
 		t->to = to;
 	}
-	v = malloc((g->n_snaps ? g->n_snaps : 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	for (i = 0; i < g->n_snaps; i++) {
-		const struct clock_value *cv = g->values + g->snaps[i].first;
+	for (; t->n_seen < g->n_snaps; t->n_seen++) {
+		const struct snapshot *sn = &g->snaps[t->n_seen];
+		const struct clock_value *cv = g->values + sn->first;
 		bool ha = false, hb = false;
 		int64_t a = 0, b = 0;
 
-		for (k = 0; k < g->snaps[i].n; k++) {
+		for (k = 0; k < sn->n; k++) {
 			if (cv[k].id == from)
 				ha = true, a = cv[k].value;
 			else if (cv[k].id == to)
 				hb = true, b = cv[k].value;
 		}
-		if (ha && hb) {
-			v[n].a = a;
-			v[n].b = b;
-			n++;
+		if (!ha || !hb)
+			continue;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 16;
+			int64_t *fv = realloc(t->from_vals, cap * sizeof(*fv)), *tv;
+
+			if (!fv)
+				return NULL;
+			t->from_vals = fv;
+			tv = realloc(t->to_vals, cap * sizeof(*tv));
+			if (!tv)
+				return NULL;
+			t->to_vals = tv;
+			t->cap = cap;
 		}
+		t->from_vals[t->n] = a;
+		t->to_vals[t->n] = b;
+		t->n++;
 	}
-	qsort(v, n, sizeof(*v), cmp_vpair);
-	free(t->from_vals);
-	free(t->to_vals);
-	t->from_vals = malloc((n ? n : 1) * sizeof(int64_t));
-	t->to_vals = malloc((n ? n : 1) * sizeof(int64_t));
-	if (!t->from_vals || !t->to_vals) {
-		free(v);
-		t->n = 0;
-		return NULL;
-	}
-	for (i = 0; i < n; i++) {
-		t->from_vals[i] = v[i].a;
-		t->to_vals[i] = v[i].b;
-	}
-	free(v);
-	t->n = n;
-	t->generation = g->generation;
 	return t;
 }
 
@@ -253,7 +251,7 @@ static int convert_hop(struct tp_clock_graph *g, uint64_t from, uint64_t to, int
 	}
 	if (lo > 0)
 		lo--;
-	*out = ts - t->from_vals[lo] + t->to_vals[lo];
+	*out = tp_ts_add(tp_ts_sub(ts, t->from_vals[lo]), t->to_vals[lo]);
 	return 0;
 }
 
@@ -278,6 +276,8 @@ static int find_path(struct tp_clock_graph *g, uint64_t from)
 		cur = queue[head++];
 		if (cur == dst)
 			break;
+		if (g->non_monotonic[cur])
+			continue;
 		for (i = 0; i < g->n_clocks; i++) {
 			if (g->linked[cur][i] && prev[i] == -2) {
 				prev[i] = cur;

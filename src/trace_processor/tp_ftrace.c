@@ -126,7 +126,7 @@ static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
 		return;
 	}
 	row = st->rows[--st->depth];
-	tp_set_int(s, SLICE_DUR, (size_t)row, ts - tp_col_int(s, SLICE_TS)[row]);
+	tp_set_int(s, SLICE_DUR, (size_t)row, tp_ts_sub(ts, tp_col_int(s, SLICE_TS)[row]));
 	tp_bounds_add(imp->db, ts);
 }
 
@@ -557,6 +557,18 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 					  fint(&p, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID));
 		tp_proc_end_thread(imp, ev->ts, utid);
 		break;
+	case PB_FTRACE_EVENT__CPU_FREQUENCY_LIMITS: {
+		int64_t cpu = fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__CPU_ID);
+		char name[64];
+
+		snprintf(name, sizeof(name), "Cpu %lld Max Freq Limit", (long long)cpu);
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, name, ev->machine, cpu),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__MAX_FREQ));
+		snprintf(name, sizeof(name), "Cpu %lld Min Freq Limit", (long long)cpu);
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, name, ev->machine, cpu),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__MIN_FREQ));
+		break;
+	}
 	case PB_FTRACE_EVENT__RSS_STAT:
 		rss_stat(imp, ev, pid, &p);
 		break;

@@ -55,7 +55,11 @@ void tp_clock_destroy(struct tp_clock_graph *g);
 /* The clock trace time is expressed in (BOOTTIME unless the trace says). */
 void tp_clock_set_trace_clock(struct tp_clock_graph *g, uint64_t clock_id);
 uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g);
-/* One snapshot: @n (clock id, value ns) pairs read at the same instant. */
+/*
+ * One snapshot: @n (clock id, value ns) pairs read at the same instant.
+ * Return: 0; -EINVAL if the trace clock went backwards (refused); -E2BIG
+ * past the limits; -ENOMEM.
+ */
 int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const int64_t *values,
 			  size_t n);
 /*
@@ -192,6 +196,8 @@ struct tp_import {
 
 	struct tp_sequence seqs[TP_MAX_SEQUENCES];
 	size_t n_seqs;
+	struct hmap seq_slots;        /* trusted_packet_sequence_id -> index in seqs */
+	bool in_compressed;           /* tokenizing the packets of compressed_packets */
 
 
 	int64_t latest_ts;            /* newest timestamp tokenized */
@@ -218,6 +224,8 @@ struct tp_import {
 	struct hmap process_counter_tracks; /* hash(name, upid) -> track id */
 	struct hmap global_counter_tracks;  /* hash(name) -> track id */
 	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
+	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
+	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
 
 	/* per-thread open atrace slices (B/E): utid -> stack in slice_stack */
 	struct hmap slice_stacks;       /* track id -> index into stacks */
@@ -226,11 +234,15 @@ struct tp_import {
 
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events handed to the parsers so far */
+	int64_t parse_ts;             /* time of the latest event parsed */
 	uint64_t bytes_read;
 
 	/* track events (tp_track_event.h); NULL until the first one */
 	struct tp_te *te;
 	bool analyze_proto_content;   /* tp_options.analyze_proto_content */
+
+	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
+	struct tp_gk *gk;
 };
 
 struct tp_slice_stack {
@@ -274,8 +286,9 @@ void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_
 /* @ts of @clock_id in ns (scaled, or accumulated for incremental clocks). */
 int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts);
 /*
- * tp_te_tokenize() - Tokenize a track event, track/thread descriptor or
- * streaming profile payload (@field is its TracePacket field number).
+ * tp_te_tokenize() - Tokenize a track event, track/thread descriptor,
+ * streaming profile or translation table payload (@field is its
+ * TracePacket field number).
  * @trace_ts: the packet's timestamp in trace time, or NULL if it has none.
  * Return: true to push @ev (filled in for track events, left alone for
  * descriptors), false when the payload was consumed or dropped.
@@ -321,6 +334,8 @@ int tp_proc_init(struct tp_import *imp);
 void tp_proc_fini(struct tp_import *imp);
 /* The thread for @tid now (created if new, with no process yet). */
 int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
+/* The newest thread of @tid, or -1 if there is none (never creates one). */
+int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
 /* A thread for @tid starting at @ts: ends the previous one of that tid. */
 int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
@@ -341,6 +356,25 @@ void tp_sched_finish(struct tp_import *imp);
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);
 /* The end_state letters of a prev_state value. */
 uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state);
+/*
+ * tp_sched_push_state() - A thread_state row for @utid from @ts on, ending
+ * its open one there (@state: a string id, 0 for NULL; @cpu and @ucpu may
+ * be TP_NULL_INT). Return: the row, or -1 for the idle thread or on OOM.
+ */
+int64_t tp_sched_push_state(struct tp_import *imp, int64_t utid, int64_t ts, uint32_t state,
+			    int64_t cpu, int64_t ucpu);
+
+/* ------------------------------------------------------ generic kernel ---- */
+
+/*
+ * tp_gk_parse_packet() - Parse a GenericKernel* TracePacket payload (task
+ * state, task rename, process tree, CPU frequency; @field is its
+ * TracePacket field number) at @ev's time (tp_generic_kernel.c).
+ */
+void tp_gk_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
+			const uint8_t *data, size_t len);
+/* Frees the generic kernel parser's state (NULL-safe). */
+void tp_gk_fini(struct tp_import *imp);
 
 /* tp_track.c */
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);
@@ -373,6 +407,21 @@ static inline void tp_bounds_add(struct tp_db *db, int64_t ts)
 		db->trace_start_ts = ts;
 	if (db->trace_end_ts == TP_NULL_INT || ts > db->trace_end_ts)
 		db->trace_end_ts = ts;
+}
+
+/*
+ * Times, deltas and offsets read from a trace can be anything: they are
+ * added and subtracted with two's-complement wrap-around (a nonsense value
+ * for nonsense input), never with signed overflow, which is undefined.
+ */
+static inline int64_t tp_ts_add(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+
+static inline int64_t tp_ts_sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
 #endif

@@ -17,6 +17,16 @@
 
 /* ------------------------------------------------------------ process ---- */
 
+/* A process's main thread (tid == pid), if known and in no process yet, is its. */
+static void link_main_thread(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	uint64_t k = ((uint64_t)machine << 32) | (uint32_t)pid, v;
+
+	if (hmap_get(&imp->tid_to_utid, k, &v) &&
+	    tp_col_int(&imp->db->thread, THREAD_UPID)[v] == TP_NULL_INT)
+		tp_proc_set_thread_process(imp, (int64_t)v, machine, pid);
+}
+
 static void process_tree(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			 size_t len)
 {
@@ -30,7 +40,7 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 		if (f.id == PB_PROCESS_TREE__PROCESSES) {
 			struct pz_reader pr;
 			struct pz_field pf;
-			int64_t pid = -1, ppid = -1, uid = TP_NULL_INT, upid;
+			int64_t pid = -1, ppid = -1, uid = TP_NULL_INT, start = TP_NULL_INT, upid;
 			char cmdline[4096];
 			size_t clen = 0;
 			const uint8_t *argv0 = NULL;
@@ -44,6 +54,8 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 					ppid = (int64_t)pf.value;
 				else if (pf.id == PB_PROCESS_TREE_PROCESS__UID)
 					uid = (int64_t)pf.value;
+				else if (pf.id == PB_PROCESS_TREE_PROCESS__PROCESS_START_FROM_BOOT)
+					start = (int64_t)pf.value;
 				else if (pf.id == PB_PROCESS_TREE_PROCESS__CMDLINE &&
 					 pf.wire_type == PZ_WIRE_LEN) {
 					if (!argv0) {
@@ -83,6 +95,10 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 			}
 			if (uid != TP_NULL_INT)
 				tp_set_int(&imp->db->process, PROCESS_UID, (size_t)upid, uid);
+			link_main_thread(imp, ev->machine, pid);
+			/* Time since boot, i.e. BOOTTIME: the trace clock by default. */
+			if (start != TP_NULL_INT)
+				tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, start);
 		} else if (f.id == PB_PROCESS_TREE__THREADS) {
 			struct pz_field t[5];
 			int64_t utid;
@@ -99,28 +115,18 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 			if (t[PB_PROCESS_TREE_THREAD__TGID].id)
 				tp_proc_set_thread_process(imp, utid, ev->machine,
 							   (int64_t)t[PB_PROCESS_TREE_THREAD__TGID].value);
+			else if (hmap_get(&imp->pid_to_upid,
+					  ((uint64_t)ev->machine << 32) |
+						  (uint32_t)t[PB_PROCESS_TREE_THREAD__TID].value,
+					  NULL))
+				link_main_thread(imp, ev->machine,
+						 (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value);
 			if (t[PB_PROCESS_TREE_THREAD__NAME].id)
 				tp_proc_set_thread_name(
 					imp, utid,
 					tp_str_intern(&imp->db->strings,
 						      (const char *)t[PB_PROCESS_TREE_THREAD__NAME].data,
 						      t[PB_PROCESS_TREE_THREAD__NAME].size));
-		}
-	}
-	/* A process's main thread: tid == pid, named like the process if unnamed. */
-	{
-		struct tp_table *p = &imp->db->process, *th = &imp->db->thread;
-		size_t i;
-
-		for (i = 1; i < p->n_rows; i++) {
-			int64_t pid = tp_col_int(p, PROCESS_PID)[i];
-			uint64_t k = ((uint64_t)tp_col_int(p, PROCESS_MACHINE_ID)[i] << 32) | (uint32_t)pid, v;
-
-			if (hmap_get(&imp->tid_to_utid, k, &v) &&
-			    tp_col_int(th, THREAD_UPID)[v] == TP_NULL_INT)
-				tp_proc_set_thread_process(imp, (int64_t)v,
-							   (uint32_t)tp_col_int(p, PROCESS_MACHINE_ID)[i],
-							   pid);
 		}
 	}
 }
@@ -143,6 +149,8 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 		{PB_PROCESS_STATS_PROCESS__VM_LOCKED_KB, "mem.locked", 1024},
 		{PB_PROCESS_STATS_PROCESS__VM_HWM_KB, "mem.rss.watermark", 1024},
 		{PB_PROCESS_STATS_PROCESS__OOM_SCORE_ADJ, "oom_score_adj", 1},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_USER_MODE, "runtime.user_ns", 1},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_KERNEL_MODE, "runtime.kernel_ns", 1},
 	};
 	struct pz_reader r;
 	struct pz_field f;
@@ -164,7 +172,7 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 			if (!p[k[i].id].id)
 				continue;
 			tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, k[i].name, upid),
-				       (double)((int64_t)p[k[i].id].value * k[i].scale));
+				       (double)(int64_t)p[k[i].id].value * (double)k[i].scale);
 		}
 	}
 }
@@ -247,12 +255,39 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		set_machine_str(imp, m, MACHINE_NAME, &s[PB_SYSTEM_INFO__MACHINE_NAME]);
 }
 
+/* Hash of a CPU's frequency list: CPUs with the same list form a cluster. */
+static uint64_t freq_set_hash(const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	uint64_t h = 1469598103934665603ull;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_CPU_INFO_CPU__FREQUENCIES)
+			continue;
+		if (f.wire_type == PZ_WIRE_LEN) {
+			struct pz_packed it;
+			uint64_t v;
+
+			pz_packed_init(&it, &f);
+			while (pz_packed_next_varint(&it, &v) > 0)
+				h = (h ^ v) * 1099511628211ull;
+		} else {
+			h = (h ^ f.value) * 1099511628211ull;
+		}
+	}
+	return h;
+}
+
 static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		     size_t len)
 {
 	struct pz_reader r;
 	struct pz_field f;
 	uint32_t cpu = 0;
+	uint64_t clusters[64];
+	size_t n_clusters = 0;
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
@@ -272,6 +307,85 @@ static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uin
 		if (c[PB_CPU_INFO_CPU__CAPACITY].id)
 			tp_set_int(&imp->db->cpu, CPU_CAPACITY, (size_t)ucpu,
 				   (int64_t)c[PB_CPU_INFO_CPU__CAPACITY].value);
+		{
+			uint64_t h = freq_set_hash(f.data, f.size);
+			size_t k;
+
+			for (k = 0; k < n_clusters && clusters[k] != h; k++)
+				;
+			if (k == n_clusters && n_clusters < 64)
+				clusters[n_clusters++] = h;
+			tp_set_int(&imp->db->cpu, CPU_CLUSTER_ID, (size_t)ucpu, (int64_t)k);
+		}
+	}
+}
+
+/* sys_stats: thermal zones, GPU frequency, forks, per-CPU times. */
+static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		      size_t len)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} cpu_times[] = {
+		{PB_SYS_STATS_CPU_TIMES__USER_NS, "cpu.times.user_ns"},
+		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "cpu.times.user_nice_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "cpu.times.system_mode_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IDLE_NS, "cpu.times.idle_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IO_WAIT_NS, "cpu.times.io_wait_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IRQ_NS, "cpu.times.irq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "cpu.times.softirq_ns"},
+	};
+	struct pz_reader r;
+	struct pz_field f;
+	size_t i;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		switch (f.id) {
+		case PB_SYS_STATS__THERMAL_ZONE: {
+			struct pz_field z[4];
+			char name[64];
+			size_t n;
+
+			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, z, 4) != PZ_OK ||
+			    !z[PB_SYS_STATS_THERMAL_ZONE__TYPE].id)
+				break;
+			n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
+				    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
+				    : sizeof(name) - 1;
+			memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
+			name[n] = '\0';
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+				       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
+			break;
+		}
+		case PB_SYS_STATS__GPUFREQ_MHZ:
+			if (f.wire_type == PZ_WIRE_VARINT)
+				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
+					       (double)f.value);
+			break;
+		case PB_SYS_STATS__NUM_FORKS:
+			if (f.wire_type == PZ_WIRE_VARINT)
+				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
+					       (double)f.value);
+			break;
+		case PB_SYS_STATS__CPU_STAT: {
+			struct pz_field c[9];
+
+			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 9) != PZ_OK)
+				break;
+			for (i = 0; i < sizeof(cpu_times) / sizeof(cpu_times[0]); i++)
+				if (c[cpu_times[i].id].id)
+					tp_counter_add(imp, ev->ts,
+						       tp_track_cpu_counter(imp, cpu_times[i].name, ev->machine,
+									    (int64_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value),
+						       (double)c[cpu_times[i].id].value);
+			break;
+		}
+		default:
+			break;
+		}
 	}
 }
 
@@ -397,17 +511,16 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		}
 		if (f.id == PB_TRACE_STATS__WRITER_STATS && f.wire_type == PZ_WIRE_LEN) {
 			struct pz_field w[5];
-			size_t k;
+			uint64_t k;
 
 			if (pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
 				continue;
-			for (k = 0; k < imp->n_seqs; k++) {
-				if (imp->seqs[k].id != w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value)
-					continue;
+			if (w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value <= UINT32_MAX &&
+			    hmap_get(&imp->seq_slots, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value,
+				     &k))
 				tp_stat_add(imp, "traced_buf_sequence_packet_loss",
 					    (int64_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value,
 					    ev->machine, (int64_t)imp->seqs[k].n_lost);
-			}
 			continue;
 		}
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -464,11 +577,14 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)c[k[i].id].value);
 		}
 		if (c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS].id) {
+			double ns = pz_field_double(&c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS]) * 1e9;
 			char name[64];
 
+			/* A double out of int64's range (or NaN) has no integer value. */
+			if (!(ns > -9.2e18 && ns < 9.2e18))
+				continue;
 			snprintf(name, sizeof(name), "ftrace_cpu_oldest_event_ts_%s", suffix);
-			tp_stat_set(imp, name, cpu, ev->machine,
-				    (int64_t)(pz_field_double(&c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS]) * 1e9));
+			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)ns);
 		}
 	}
 }
@@ -539,6 +655,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	case TP_EV_FTRACE:
 	case TP_EV_BUNDLE:
 		return; /* merged by the caller (tp.c) */
+	case TP_EV_TRACK_EVENT:
+		tp_te_parse_event(imp, ev);
+		return;
 	default:
 		break;
 	}
@@ -552,6 +671,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 			break;
 		case PB_TRACE_PACKET__PROCESS_STATS:
 			process_stats(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__SYS_STATS:
+			sys_stats(imp, ev, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__SYSTEM_INFO:
 			system_info(imp, ev, f.data, f.size);
@@ -571,6 +693,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_UUID:
 			trace_uuid(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
+		case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
+		case PB_TRACE_PACKET__PROCESS_DESCRIPTOR:
+		case PB_TRACE_PACKET__CHROME_TRIGGER:
+			tp_te_parse_packet(imp, ev, f.id, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__SERVICE_EVENT:
 			service_event(imp, ev, f.data, f.size);
 			break;
@@ -579,6 +707,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 			break;
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
 			clone_trigger(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_RENAME_EVENT:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_CPU_FREQ_EVENT:
+			tp_gk_parse_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		default:
 			break;
@@ -591,4 +725,5 @@ void tp_parse_finish(struct tp_import *imp)
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
 	tp_sched_finish(imp);
+	tp_te_finish(imp);
 }

@@ -9,11 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "trace_processor/tp_int.h"
 
+/*
+ * Map key of (machine, id). Ids that fit 32 bits keep the plain layout
+ * (tp_parse.c builds it by hand); wider ids (the int64 tids of generic
+ * kernel traces) are hashed into keys with the top bit set, so that they
+ * never alias a 32-bit id.
+ */
 static uint64_t key(uint32_t machine, int64_t id)
 {
-	return ((uint64_t)machine << 32) | (uint32_t)id;
+	uint64_t h;
+
+	if (id >= INT32_MIN && id <= (int64_t)UINT32_MAX)
+		return ((uint64_t)machine << 32) | (uint32_t)id;
+	h = fnv1a64(&machine, sizeof(machine));
+	h = fnv1a64_update(h, &id, sizeof(id));
+	return (1ull << 63) | (h >> 1);
 }
 
 static int grow_threads(struct tp_import *imp, size_t n)
@@ -78,6 +91,7 @@ int tp_proc_init(struct tp_import *imp)
 	if (m < 0)
 		return -ENOMEM;
 	tp_set_int(&imp->db->machine, MACHINE_RAW_ID, (size_t)m, 0);
+	tp_set_int(&imp->db->machine, MACHINE_LABEL_INDEX, (size_t)m, 0);
 	upid = add_process(imp, 0, 0);
 	utid = add_thread(imp, 0, 0);
 	if (upid < 0 || utid < 0)
@@ -106,6 +120,15 @@ int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
 		return (int64_t)v;
 	return add_thread(imp, machine, tid);
+}
+
+int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	uint64_t v;
+
+	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
+		return (int64_t)v;
+	return -1;
 }
 
 int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)

@@ -46,6 +46,7 @@
 enum {
 	OPT_FULL_SORT = 256,
 	OPT_NO_FTRACE_RAW,
+	OPT_ANALYZE_CONTENT,
 	OPT_IGNORED,
 };
 
@@ -58,6 +59,7 @@ static struct {
 	bool interactive;
 	bool full_sort;
 	bool no_ftrace_raw;
+	bool analyze_content;
 	bool wide;
 } g_args;
 
@@ -73,7 +75,7 @@ static const struct option k_options[] = {
 	{"version", no_argument, NULL, 'v'},
 	{"help", no_argument, NULL, 'h'},
 	/* Perfetto's diff tests pass these; they change nothing here. */
-	{"analyze-trace-proto-content", no_argument, NULL, OPT_IGNORED},
+	{"analyze-trace-proto-content", no_argument, NULL, OPT_ANALYZE_CONTENT},
 	{"crop-track-events", no_argument, NULL, OPT_IGNORED},
 	{"extra-checks", no_argument, NULL, OPT_IGNORED},
 	{"no-ftrace-raw", no_argument, NULL, OPT_NO_FTRACE_RAW},
@@ -102,11 +104,14 @@ static void usage(FILE *f)
 		"      --no-ftrace-raw       Leave ftrace events out of ftrace_event/raw\n"
 		"                            (their sched, counter and slice rows stay);\n"
 		"                            saves memory on big traces.\n"
+		"      --analyze-trace-proto-content\n"
+		"                            Add an arg set per (category, name) of the\n"
+		"                            track events (Perfetto's content analysis).\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
-		"Accepted for compatibility and ignored: --analyze-trace-proto-content,\n"
-		"--crop-track-events, --extra-checks, --dev.\n");
+		"Accepted for compatibility and ignored: --crop-track-events,\n"
+		"--extra-checks, --dev.\n");
 }
 
 enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };
@@ -140,6 +145,9 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case OPT_NO_FTRACE_RAW:
 			g_args.no_ftrace_raw = true;
+			break;
+		case OPT_ANALYZE_CONTENT:
+			g_args.analyze_content = true;
 			break;
 		case OPT_FULL_SORT:
 			g_args.full_sort = true;
@@ -986,6 +994,7 @@ int tp_shell_main(int argc, char **argv)
 	}
 	opt.full_sort = g_args.full_sort;
 	opt.no_ftrace_raw = g_args.no_ftrace_raw;
+	opt.analyze_proto_content = g_args.analyze_content;
 	opt.progress = isatty(STDERR_FILENO);
 	rc = tp_create(&opt, &tp);
 	if (rc < 0) {

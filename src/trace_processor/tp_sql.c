@@ -49,12 +49,15 @@ static const char *const k_views[] = {
 	"FROM __intrinsic_track WHERE is_counter = 1 AND utid IS NOT NULL",
 	"CREATE VIEW counters AS SELECT c.*, t.name AS name, t.unit AS unit "
 	"FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id ORDER BY c.ts",
+	/* Perfetto's slice view adds two aliases (track events join on slice_id). */
+	"CREATE VIEW slice AS SELECT *, category AS cat, id AS slice_id FROM __intrinsic_slice",
 	"CREATE VIEW slices AS SELECT * FROM slice",
 	/* display_value of numbers is made here, not stored per arg. */
 	"CREATE VIEW args AS SELECT id, arg_set_id, flat_key, key, int_value, string_value,"
 	" real_value, value_type,"
 	" CASE WHEN display_value IS NOT NULL THEN display_value"
-	" WHEN value_type IN ('int', 'uint') THEN CAST(int_value AS TEXT)"
+	" WHEN value_type = 'int' THEN CAST(int_value AS TEXT)"
+	" WHEN value_type = 'uint' THEN printf('%llu', int_value)"
 	" WHEN value_type = 'bool' THEN CASE WHEN int_value THEN 'true' ELSE 'false' END"
 	" WHEN value_type = 'pointer' THEN printf('0x%x', int_value)"
 	" WHEN value_type = 'real' THEN CAST(real_value AS TEXT)"
@@ -94,8 +97,9 @@ static void fn_trace_dur(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	(void)argc;
 	(void)argv;
-	sqlite3_result_int64(ctx, bound_or_zero(s->db->trace_end_ts) -
-					  bound_or_zero(s->db->trace_start_ts));
+	/* Bounds of a hostile trace may be INT64_MIN and INT64_MAX: wrap, no UB. */
+	sqlite3_result_int64(ctx, (int64_t)((uint64_t)bound_or_zero(s->db->trace_end_ts) -
+					    (uint64_t)bound_or_zero(s->db->trace_start_ts)));
 }
 
 static void fn_rows_scanned(sqlite3_context *ctx, int argc, sqlite3_value **argv)

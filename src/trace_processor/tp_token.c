@@ -22,12 +22,12 @@
 
 static struct tp_sequence *sequence(struct tp_import *imp, uint32_t id)
 {
-	size_t i;
+	uint64_t v;
 
-	for (i = 0; i < imp->n_seqs; i++)
-		if (imp->seqs[i].id == id)
-			return &imp->seqs[i];
-	if (imp->n_seqs == TP_MAX_SEQUENCES)
+	if (hmap_get(&imp->seq_slots, id, &v))
+		return &imp->seqs[v];
+	if (imp->n_seqs == TP_MAX_SEQUENCES ||
+	    hmap_put(&imp->seq_slots, id, (uint64_t)imp->n_seqs) < 0)
 		return NULL;
 	memset(&imp->seqs[imp->n_seqs], 0, sizeof(imp->seqs[0]));
 	imp->seqs[imp->n_seqs].id = id;
@@ -51,6 +51,7 @@ static int64_t clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t
 	size_t n = 0, i;
 	struct pz_reader r;
 	struct pz_field f;
+	int rc;
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
@@ -68,15 +69,22 @@ static int64_t clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t
 				continue;
 			ids[n] = qualify_clock(c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value, seq_id);
 			values[n] = (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].value;
+			/* Units and incremental encoding of packet timestamps (tp_te_token.c). */
+			tp_te_clock_domain(imp, ids[n], c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value,
+					   c[PB_CLOCK_SNAPSHOT_CLOCK__IS_INCREMENTAL].value != 0, values[n]);
 			if (c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].id &&
 			    c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value > 1)
-				values[n] *= (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value;
+				values[n] = (int64_t)((uint64_t)values[n] *
+						      c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value);
 			n++;
 		}
 	}
 	if (r.err != PZ_OK)
 		tp_stat_add(imp, "clock_snapshot_malformed", -1, 0, 1);
-	if (tp_clock_add_snapshot(imp->clocks, ids, values, n) < 0)
+	rc = tp_clock_add_snapshot(imp->clocks, ids, values, n);
+	if (rc == -EINVAL) /* the trace clock went backwards: refused */
+		tp_stat_add(imp, "invalid_clock_snapshots", -1, 0, 1);
+	else if (rc < 0)
 		tp_stat_add(imp, "clock_sync_cache_miss", -1, 0, 1);
 	for (i = 0; i < n; i++) {
 		int64_t ts;
@@ -151,7 +159,13 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
 	struct pz_field f;
 	uint8_t *copy;
 
-	if (inflate_all(data, len, MAX_INFLATED_BYTES, &out) < 0) {
+	/*
+	 * traced compresses packets once. Nesting would let a small file
+	 * recurse deep enough to overflow the stack, each level inflating up
+	 * to MAX_INFLATED_BYTES more: it is refused.
+	 */
+	if (imp->in_compressed ||
+	    inflate_all(data, len, MAX_INFLATED_BYTES, &out) < 0) {
 		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
 		buf_fini(&out);
 		return;
@@ -162,6 +176,7 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
 		return;
 	}
 	memcpy(copy, out.data, out.len);
+	imp->in_compressed = true;
 	pz_reader_init(&r, copy, out.len);
 	while (pz_reader_next(&r, &f) > 0) {
 		if (f.id == PB_TRACE__PACKET && f.wire_type == PZ_WIRE_LEN) {
@@ -169,25 +184,28 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
 			tp_tokenize_packet(imp, f.data, f.size, machine);
 		}
 	}
+	imp->in_compressed = false;
 	if (r.err != PZ_OK)
 		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
 	buf_fini(&out);
 }
 
-/* The host is row 0; other machines get rows as their ids appear. */
+/* The host is row 0 (raw id 0); other machines get rows as their ids appear. */
 static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 {
 	struct tp_table *m = &imp->db->machine;
-	size_t i;
+	uint64_t v;
 	int64_t row;
 
-	for (i = 0; i < m->n_rows; i++)
-		if (tp_col_int(m, MACHINE_RAW_ID)[i] == (int64_t)raw_id)
-			return (uint32_t)i;
+	if (raw_id == 0)
+		return 0;
+	if (hmap_get(&imp->machine_rows, raw_id, &v))
+		return (uint32_t)v;
 	row = tp_table_append(m);
-	if (row < 0)
+	if (row < 0 || hmap_put(&imp->machine_rows, raw_id, (uint64_t)row) < 0)
 		return 0;
 	tp_set_int(m, MACHINE_RAW_ID, (size_t)row, (int64_t)raw_id);
+	tp_set_int(m, MACHINE_LABEL_INDEX, (size_t)row, row);
 	return (uint32_t)row;
 }
 
@@ -199,6 +217,8 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	bool has_ts = false, has_clock = false, cleared = false, dropped = false;
 	const uint8_t *defaults = NULL;
 	uint32_t defaults_len = 0;
+	struct tp_packet_hdr hdr = {0}; /* for the track event tokenizer */
+	bool drop = false;
 	struct tp_sequence *seq;
 	struct tp_event ev = {0};
 	int64_t trace_ts, snapshot_ts = -1;
@@ -216,6 +236,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			break;
 		case PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID:
 			seq_id = f.value;
+			hdr.has_seq_id = true;
 			break;
 		case PB_TRACE_PACKET__SEQUENCE_FLAGS:
 			seq_flags = f.value;
@@ -233,10 +254,15 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		case PB_TRACE_PACKET__MACHINE_ID:
 			machine = machine_row(imp, f.value);
 			break;
+		case PB_TRACE_PACKET__FIRST_PACKET_ON_SEQUENCE:
+			hdr.first_on_seq = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__INTERNED_DATA:
+			hdr.interned = f.data;
+			hdr.interned_len = f.size;
+			break;
 		case PB_TRACE_PACKET__TRUSTED_UID:
 		case PB_TRACE_PACKET__TRUSTED_PID:
-		case PB_TRACE_PACKET__FIRST_PACKET_ON_SEQUENCE:
-		case PB_TRACE_PACKET__INTERNED_DATA:
 			break;
 		default:
 			if (f.wire_type == PZ_WIRE_LEN && !payload.id)
@@ -264,6 +290,17 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			seq->n_lost++;
 		seq->n_packets++;
 	}
+	/* Incremental state and interned data of track events: tp_te_token.c. */
+	hdr.seq_id = (uint32_t)seq_id;
+	hdr.seq_flags = (uint32_t)seq_flags;
+	hdr.cleared = cleared ||
+		      (seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+	hdr.dropped = dropped;
+	hdr.machine = machine;
+	hdr.defaults = defaults;
+	hdr.defaults_len = defaults_len;
+	if (seq)
+		drop = tp_te_on_packet(imp, seq, &hdr);
 
 	switch (payload.id) {
 	case PB_TRACE_PACKET__COMPRESSED_PACKETS:
@@ -278,10 +315,13 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	default:
 		break;
 	}
+	if (drop)
+		return 0;
 	if (!has_clock)
 		clock_id = seq && seq->default_clock_id ? seq->default_clock_id : TP_CLOCK_BOOTTIME;
 	clock_id = qualify_clock(clock_id, (uint32_t)seq_id);
 	if (has_ts) {
+		ts = (uint64_t)tp_te_clock_to_ns(imp, clock_id, (int64_t)ts);
 		if (to_trace_time(imp, clock_id, (int64_t)ts, &trace_ts) < 0)
 			return -ENOENT;
 	} else if (snapshot_ts >= 0) {
@@ -303,6 +343,20 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	ev.len = (uint32_t)len;
 	ev.seq_idx = seq ? (uint16_t)(seq - imp->seqs) : 0;
 	ev.machine = machine;
+	switch (payload.id) {
+	case PB_TRACE_PACKET__TRACK_EVENT:
+	case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
+	case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
+	case PB_TRACE_PACKET__STREAMING_PROFILE_PACKET:
+	case PB_TRACE_PACKET__TRANSLATION_TABLE:
+		/* Track events get their own time and sort entry: tp_te_token.c. */
+		if (!tp_te_tokenize(imp, seq, &hdr, has_ts ? &trace_ts : NULL, payload.id,
+				    payload.data, payload.size, &ev))
+			return 0;
+		break;
+	default:
+		break;
+	}
 	push(imp, &ev);
 	return 0;
 }

@@ -4,6 +4,7 @@
  * and process, global counters), counter values, arg sets, stats and
  * metadata rows. Lookups are by a hash of the track's identity.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +134,7 @@ static const char *severity(const char *name)
 		"ftrace_cpu_has_data_loss", "ftrace_cpu_overrun_end", "packet_loss",
 		"traced_buf_chunks_overwritten", "traced_buf_chunks_discarded",
 		"traced_buf_abi_violations", "traced_buf_trace_writer_packet_loss",
-		"ftrace_cpu_dropped_events_end",
+		"ftrace_cpu_dropped_events_end", "proto_trace_truncated",
 	};
 	size_t i;
 
@@ -146,8 +147,39 @@ static const char *severity(const char *name)
 	return "info";
 }
 
+/*
+ * Stats whose row says more than the defaults (severity from the name,
+ * source "trace", no description): found by analysing the events rather
+ * than reported by the trace, or described.
+ */
+static const struct stat_info {
+	const char *name;
+	const char *severity;
+	const char *source;
+	const char *description;      /* NULL: none */
+} known_stats[] = {
+	{"generic_task_state_invalid_order", "error", "analysis",
+	 "Invalid order of generic task state events. Should never happen."},
+	{"task_state_invalid", "error", "analysis", NULL},
+	{"generic_kernel_malformed", "error", "trace",
+	 "A generic kernel packet could not be decoded; it was skipped."},
+	{"generic_kernel_invalid_cpu", "error", "trace",
+	 "A generic kernel event named a CPU out of range; it was skipped."},
+};
+
+static const struct stat_info *stat_info(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(known_stats) / sizeof(known_stats[0]); i++)
+		if (!strcmp(name, known_stats[i].name))
+			return &known_stats[i];
+	return NULL;
+}
+
 static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine)
 {
+	const struct stat_info *info;
 	struct tp_table *s = &imp->db->stats;
 	uint64_t k = ident(name, (uint64_t)idx, machine), v;
 	int64_t row;
@@ -160,8 +192,13 @@ static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, ui
 	tp_set_str(s, STATS_NAME, (size_t)row, tp_db_str(imp->db, name));
 	if (idx >= 0)
 		tp_set_int(s, STATS_IDX, (size_t)row, idx);
-	tp_set_str(s, STATS_SEVERITY, (size_t)row, tp_db_str(imp->db, severity(name)));
-	tp_set_str(s, STATS_SOURCE, (size_t)row, tp_db_str(imp->db, "trace"));
+	info = stat_info(name);
+	tp_set_str(s, STATS_SEVERITY, (size_t)row,
+		   tp_db_str(imp->db, info ? info->severity : severity(name)));
+	tp_set_str(s, STATS_SOURCE, (size_t)row,
+		   tp_db_str(imp->db, info ? info->source : "trace"));
+	if (info && info->description)
+		tp_set_str(s, STATS_DESCRIPTION, (size_t)row, tp_db_str(imp->db, info->description));
 	tp_set_int(s, STATS_VALUE, (size_t)row, 0);
 	tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
 	tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
@@ -197,21 +234,25 @@ static bool machine_key(const char *name)
 	       !strncmp(name, "android_", 8) || !strncmp(name, "ftrace_", 7);
 }
 
+/* The key of a metadata row in meta_rows (UINT32_MAX: the trace's). */
+static uint64_t meta_key(uint32_t name_id, bool per_machine, uint32_t machine)
+{
+	return ((uint64_t)name_id << 32) | (per_machine ? machine : UINT32_MAX);
+}
+
 static int64_t meta_row(struct tp_import *imp, const char *name, uint32_t machine)
 {
 	struct tp_table *m = &imp->db->metadata;
 	uint32_t id = tp_db_str(imp->db, name);
 	bool per_machine = machine_key(name);
-	size_t i;
+	uint64_t v;
 	int64_t row;
 
-	for (i = 0; i < m->n_rows; i++)
-		if (tp_col_str(m, META_NAME)[i] == id &&
-		    (!per_machine || tp_col_int(m, META_MACHINE_ID)[i] == machine))
-			return (int64_t)i;
+	if (hmap_get(&imp->meta_rows, meta_key(id, per_machine, machine), &v))
+		return (int64_t)v;
 	row = tp_table_append(m);
-	if (row < 0)
-		return row;
+	if (row < 0 || hmap_put(&imp->meta_rows, meta_key(id, per_machine, machine), (uint64_t)row) < 0)
+		return -ENOMEM;
 	tp_set_str(m, META_NAME, (size_t)row, id);
 	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "single"));
 	if (per_machine)
@@ -243,10 +284,14 @@ void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
 {
 	struct tp_table *m = &imp->db->metadata;
 	int64_t row = tp_table_append(m);
+	uint32_t id = tp_db_str(imp->db, name);
 
 	if (row < 0)
 		return;
-	tp_set_str(m, META_NAME, (size_t)row, tp_db_str(imp->db, name));
+	/* A single-valued lookup of this name finds its first row, as it did. */
+	if (!hmap_get(&imp->meta_rows, meta_key(id, false, 0), NULL))
+		hmap_put(&imp->meta_rows, meta_key(id, false, 0), (uint64_t)row);
+	tp_set_str(m, META_NAME, (size_t)row, id);
 	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "multi"));
 	tp_set_int(m, META_INT_VALUE, (size_t)row, v);
 	tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
@@ -317,6 +362,7 @@ void tp_track_fini(struct tp_import *imp)
 	hmap_fini(&imp->process_counter_tracks);
 	hmap_fini(&imp->global_counter_tracks);
 	hmap_fini(&imp->stats_rows);
+	hmap_fini(&imp->meta_rows);
 	hmap_fini(&imp->slice_stacks);
 	free(imp->stacks);
 	imp->stacks = NULL;

@@ -19,6 +19,7 @@ struct tp_options {
 	bool full_sort;          /* --full-sort (we always sort fully today) */
 	bool progress;           /* print MB read and MB/s to stderr while importing */
 	bool no_ftrace_raw;      /* no ftrace_event rows (Perfetto's --no-ftrace-raw) */
+	bool analyze_proto_content; /* arg sets of track event (category, name) pairs */
 };
 
 /* Return: 0 or -ENOMEM. */
@@ -28,9 +29,12 @@ void tp_destroy(struct tp *tp);
 /*
  * tp_import_fd() - Read a whole trace from @fd (a file or a pipe) and
  * import it; @name is for messages. What is malformed is skipped, counted
- * in `stats` and reported once on stderr.
- * Return: 0; -EIO on a read error; -EINVAL if nothing in the input looks
- * like a trace (the message says why).
+ * in `stats` and reported once on stderr: a truncated trace, or garbage
+ * after valid packets, imports the packets before it and returns 0. An
+ * empty input is an empty trace.
+ * Return: 0; the -errno of a failed read (-EISDIR for a directory, -EIO,
+ * ...); -EINVAL if the input is not a trace, i.e. does not start with a
+ * TracePacket (the message says so); -ENOMEM.
  */
 int tp_import_fd(struct tp *tp, int fd, const char *name);
 

@@ -567,8 +567,8 @@ TEST(sql_order_path_matches_plain_sqlite)
 		"SELECT id, dur FROM %s ORDER BY dur",
 		"SELECT id, dur, cpu FROM %s ORDER BY cpu, dur",
 		"SELECT utid, SUM(dur), COUNT(*) FROM %s GROUP BY utid ORDER BY utid",
-		"SELECT utid, end_state, COUNT(*), SUM(dur) FROM %s GROUP BY utid, end_state "
-		"ORDER BY 4 DESC, 1, 2",
+		("SELECT utid, end_state, COUNT(*), SUM(dur) FROM %s GROUP BY utid, end_state "
+		 "ORDER BY 4 DESC, 1, 2"),
 		"SELECT cpu, MAX(ts) FROM %s WHERE ts > 2000 AND utid != 4 GROUP BY cpu",
 		"SELECT DISTINCT priority FROM %s ORDER BY priority",
 		"SELECT id FROM %s WHERE id < 100 ORDER BY dur, id",
@@ -1483,5 +1483,241 @@ TEST(im_no_ftrace_raw)
 	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM ftrace_event"), "0;");
 	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM sched"), "2;");
 	ASSERT_STREQ(im_rows(tp, "SELECT name, dur FROM slice"), "work,3;");
+	tp_destroy(tp);
+}
+
+/* ------------------------------------------------------ generic kernel ---- */
+
+#define IM_GK_STATE(x) PBE_GENERIC_KERNEL_TASK_STATE_EVENT_TASK_STATE_ENUM__TASK_STATE_##x
+#define IM_GK_RUNNING IM_GK_STATE(RUNNING)
+#define IM_GK_SLEEP IM_GK_STATE(INTERRUPTIBLE_SLEEP)
+#define IM_GK_DSLEEP IM_GK_STATE(UNINTERRUPTIBLE_SLEEP)
+#define IM_GK_CREATED IM_GK_STATE(CREATED)
+#define IM_GK_DEAD IM_GK_STATE(DEAD)
+#define IM_GK_DESTROYED IM_GK_STATE(DESTROYED)
+
+/* A GenericKernelTaskStateEvent packet; @cpu -1 and @comm NULL are left out. */
+static void im_gk_task(struct im_trace *t, int64_t ts, int32_t cpu, int64_t tid, uint32_t state,
+		       const char *comm)
+{
+	struct pz_msg *p = im_packet(t, ts, 1), ev;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT, &ev);
+	if (cpu != -1)
+		pz_append_int(&ev, PB_GENERIC_KERNEL_TASK_STATE_EVENT__CPU, cpu);
+	if (comm)
+		pz_append_string(&ev, PB_GENERIC_KERNEL_TASK_STATE_EVENT__COMM, comm);
+	pz_append_int(&ev, PB_GENERIC_KERNEL_TASK_STATE_EVENT__TID, tid);
+	pz_append_varint(&ev, PB_GENERIC_KERNEL_TASK_STATE_EVENT__STATE, state);
+	pz_append_int(&ev, PB_GENERIC_KERNEL_TASK_STATE_EVENT__PRIO, 120);
+	pz_end(&ev);
+	im_end_packet(t);
+}
+
+/* Both orders of a context switch: "a stops, b runs" and "b runs, a stops". */
+TEST(im_generic_kernel_context_switch)
+{
+	struct im_trace t;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_gk_task(&t, 100, 0, 10, IM_GK_RUNNING, "a");
+	im_gk_task(&t, 200, 0, 20, IM_GK_RUNNING, "b");
+	im_gk_task(&t, 200, 0, 10, IM_GK_SLEEP, NULL);
+	im_gk_task(&t, 300, 0, 20, IM_GK_DSLEEP, NULL);
+	im_gk_task(&t, 400, 1, 10, IM_GK_RUNNING, NULL);
+	im_gk_task(&t, 500, 1, 20, IM_GK_RUNNING, "b2");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid, end_state, priority FROM sched "
+				 "JOIN thread t USING (utid) ORDER BY ts"),
+		     "100,100,0,10,S,120;200,100,0,20,D,120;400,100,1,10,-,120;"
+		     "500,-1,1,20,-,120;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid, state FROM thread_state "
+				 "JOIN thread t USING (utid) ORDER BY t.tid, ts"),
+		     "100,100,0,10,Running;200,200,-,10,S;400,100,1,10,Running;500,-1,-,10,-;"
+		     "200,100,0,20,Running;300,200,-,20,D;500,-1,1,20,Running;");
+	ASSERT_STREQ(im_rows(tp, "SELECT tid, name FROM thread WHERE tid > 0 ORDER BY tid"),
+		     "10,a;20,b2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM stats WHERE name LIKE 'generic%'"), "0;");
+	tp_destroy(tp);
+}
+
+/* Out-of-order events are dropped and counted as an analysis error. */
+TEST(im_generic_kernel_invalid_order)
+{
+	struct im_trace t;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_gk_task(&t, 100, 0, 10, IM_GK_RUNNING, "a");
+	im_gk_task(&t, 150, 0, 10, IM_GK_RUNNING, "a");   /* running twice */
+	im_gk_task(&t, 160, -1, 10, IM_GK_CREATED, "a");  /* created while alive */
+	im_gk_task(&t, 200, -1, 30, IM_GK_DEAD, "c");
+	im_gk_task(&t, 250, 1, 30, IM_GK_RUNNING, "c");   /* running after dead */
+	im_gk_task(&t, 300, -1, 30, IM_GK_DESTROYED, NULL);
+	im_gk_task(&t, 300, -1, 40, IM_GK_SLEEP, "d");
+	im_gk_task(&t, 300, -1, 40, IM_GK_DSLEEP, "d");  /* two states at once */
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT name, severity, source, value, description FROM stats "
+				 "WHERE name = 'generic_task_state_invalid_order'"),
+		     "generic_task_state_invalid_order,error,analysis,4,Invalid order of generic "
+		     "task state events. Should never happen.;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM sched"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread t USING (utid) "
+				 "WHERE t.tid = 30 ORDER BY ts"),
+		     "200,Z;300,X;");
+	ASSERT_STREQ(im_rows(tp, "SELECT end_ts FROM thread WHERE tid = 30"), "300;");
+	tp_destroy(tp);
+}
+
+/* int64 tids stay apart even when their low 32 bits match; a destroyed tid is new. */
+TEST(im_generic_kernel_wide_tids)
+{
+	struct im_trace t;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_gk_task(&t, 100, -1, 1, IM_GK_CREATED, "one");
+	im_gk_task(&t, 110, -1, 4294967297LL, IM_GK_CREATED, "wide");
+	im_gk_task(&t, 120, -1, 9023372036854775807LL, IM_GK_CREATED, "huge");
+	im_gk_task(&t, 130, -1, 4294967297LL, IM_GK_DESTROYED, NULL);
+	im_gk_task(&t, 140, 0, 4294967297LL, IM_GK_RUNNING, "again");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT utid, tid, name, start_ts, end_ts FROM thread "
+				 "ORDER BY utid"),
+		     "0,0,swapper,-,-;1,1,one,100,-;2,4294967297,wide,110,130;"
+		     "3,9023372036854775807,huge,120,-;4,4294967297,again,-,-;");
+	ASSERT_STREQ(im_rows(tp, "SELECT utid FROM sched"), "4;");
+	tp_destroy(tp);
+}
+
+/* Process trees name processes and threads; renames follow main threads. */
+TEST(im_generic_kernel_process_tree_and_rename)
+{
+	struct im_trace t;
+	struct pz_msg *p, tree, e;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 100, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE, &tree);
+	pz_begin_nested(&tree, PB_GENERIC_KERNEL_PROCESS_TREE__THREADS, &e);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__TID, 50);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__PID, 50);
+	pz_append_string(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__COMM, "main");
+	pz_append_bool(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__IS_MAIN_THREAD, true);
+	pz_end(&e);
+	pz_begin_nested(&tree, PB_GENERIC_KERNEL_PROCESS_TREE__THREADS, &e);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__TID, 51);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__PID, 50);
+	pz_append_string(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__COMM, "worker");
+	pz_append_bool(&e, PB_GENERIC_KERNEL_PROCESS_TREE_THREAD__IS_IDLE, true);
+	pz_end(&e);
+	/* Processes come after threads on the wire, yet are parsed first. */
+	pz_begin_nested(&tree, PB_GENERIC_KERNEL_PROCESS_TREE__PROCESSES, &e);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_PROCESS__PID, 50);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_PROCESS__PPID, 1);
+	pz_append_string(&e, PB_GENERIC_KERNEL_PROCESS_TREE_PROCESS__CMDLINE, "/bin/app -x");
+	pz_end(&e);
+	pz_begin_nested(&tree, PB_GENERIC_KERNEL_PROCESS_TREE__PROCESSES, &e);
+	pz_append_int(&e, PB_GENERIC_KERNEL_PROCESS_TREE_PROCESS__PID, 77); /* no cmdline */
+	pz_end(&e);
+	pz_end(&tree);
+	im_end_packet(&t);
+	/* Task comms and renames rank below process tree names, as in Perfetto. */
+	im_gk_task(&t, 200, 0, 51, IM_GK_RUNNING, "comm51");
+	p = im_packet(&t, 300, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__GENERIC_KERNEL_TASK_RENAME_EVENT, &e);
+	pz_append_int(&e, PB_GENERIC_KERNEL_TASK_RENAME_EVENT__TID, 50);
+	pz_append_string(&e, PB_GENERIC_KERNEL_TASK_RENAME_EVENT__COMM, "renamed");
+	pz_end(&e);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/* The rename names the process of its main thread, not the thread itself. */
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, p.name, p.cmdline, pp.pid FROM process p LEFT JOIN "
+				 "process pp ON pp.upid = p.parent_upid ORDER BY p.upid"),
+		     "0,-,-,-;1,-,-,-;50,renamed,/bin/app -x,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, t.name, p.pid, is_main_thread, is_idle FROM "
+				 "thread t LEFT JOIN process p USING (upid) WHERE t.tid > 0 "
+				 "ORDER BY t.tid"),
+		     "50,main,50,1,0;51,worker,50,0,1;");
+	tp_destroy(tp);
+}
+
+/* CPU frequency events are cpufreq counters in kHz. */
+TEST(im_generic_kernel_cpu_frequency)
+{
+	struct im_trace t;
+	struct pz_msg *p, e;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	for (i = 0; i < 3; i++) {
+		p = im_packet(&t, 100 + i, 1);
+		pz_begin_nested(p, PB_TRACE_PACKET__GENERIC_KERNEL_CPU_FREQ_EVENT, &e);
+		pz_append_int(&e, PB_GENERIC_KERNEL_CPU_FREQUENCY_EVENT__CPU, i == 2 ? -1 : i);
+		pz_append_int(&e, PB_GENERIC_KERNEL_CPU_FREQUENCY_EVENT__FREQ_HZ,
+			      1500000000LL * (i + 1));
+		pz_end(&e);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.cpu, c.value, t.name, t.type FROM counter c JOIN "
+				 "cpu_counter_track t ON c.track_id = t.id ORDER BY c.ts"),
+		     "100,0,1500000.0,cpufreq,cpu_frequency;"
+		     "101,1,3000000.0,cpufreq,cpu_frequency;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'generic_kernel_invalid_cpu'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+/* Broken payloads are counted and skipped; nothing else is made of them. */
+TEST(im_generic_kernel_malformed)
+{
+	static const uint8_t truncated[] = {0x18}; /* tid tag, no value */
+	static const uint8_t comm_as_varint[] = {0x10, 0x05, 0x18, 0x07, 0x20, 0x03};
+	struct im_trace t;
+	struct pz_msg *p, e;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 100, 1);
+	pz_append_bytes(p, PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT, truncated,
+			sizeof(truncated));
+	im_end_packet(&t);
+	p = im_packet(&t, 110, 1);
+	pz_append_bytes(p, PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT, comm_as_varint,
+			sizeof(comm_as_varint));
+	im_end_packet(&t);
+	p = im_packet(&t, 120, 1);
+	pz_append_bytes(p, PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE, truncated,
+			sizeof(truncated));
+	im_end_packet(&t);
+	p = im_packet(&t, 130, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE, &e);
+	pz_append_varint(&e, PB_GENERIC_KERNEL_PROCESS_TREE__THREADS, 3); /* not a message */
+	pz_end(&e);
+	im_end_packet(&t);
+	im_gk_task(&t, 140, 0, 8, 99 /* no such state */, "x");
+	im_gk_task(&t, 150, 0, 8, 0 /* unknown */, "x");
+	im_gk_task(&t, 160, -7, 8, IM_GK_RUNNING, "x");
+	im_gk_task(&t, 170, 70000, 8, IM_GK_RUNNING, "x");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value, severity FROM stats WHERE name IN "
+				 "('generic_kernel_malformed', 'task_state_invalid', "
+				 "'generic_kernel_invalid_cpu') ORDER BY name"),
+		     "generic_kernel_invalid_cpu,2,error;generic_kernel_malformed,4,error;"
+		     "task_state_invalid,2,error;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM thread"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM sched"), "0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM cpu"), "0;");
 	tp_destroy(tp);
 }

@@ -1,0 +1,1078 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_te_token.c - the TrackEvent tokenizer: runs in file order from
+ * tp_token.c. It keeps each sequence's incremental state as numbered
+ * generations (interned data, TrackEventDefaults, the thread descriptor,
+ * validity), reserves descriptor tracks, and gives every TrackEvent its
+ * timestamp and absolute counter values, saved in a small record the
+ * parser reads after sorting. Costs per event: one record (40 bytes).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/tp_track_event.h"
+
+#define NO_GEN UINT32_MAX
+
+/* Shorter names for long generated constants. */
+#define THREAD_TIME PBE_COUNTER_DESCRIPTOR_BUILTIN_COUNTER_TYPE__COUNTER_THREAD_TIME_NS
+#define THREAD_INSTR PBE_COUNTER_DESCRIPTOR_BUILTIN_COUNTER_TYPE__COUNTER_THREAD_INSTRUCTION_COUNT
+#define MERGE_NONE PBE_TRACK_DESCRIPTOR_SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_NONE
+#define MERGE_BY_KEY \
+	PBE_TRACK_DESCRIPTOR_SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int64_t sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}
+
+struct tp_te *te_get(struct tp_import *imp)
+{
+	struct tp_te *te = imp->te;
+	size_t i;
+
+	if (te)
+		return te;
+	te = calloc(1, sizeof(*te));
+	if (!te)
+		return NULL;
+	te->seqs = calloc(TP_MAX_SEQUENCES, sizeof(*te->seqs));
+	if (!te->seqs) {
+		free(te);
+		return NULL;
+	}
+	for (i = 0; i < TP_MAX_SEQUENCES; i++)
+		te->seqs[i].gen = NO_GEN;
+	imp->te = te;
+	te_keys_init(imp);
+	return te;
+}
+
+/* ------------------------------------------------------------ generations ---- */
+
+/* A new generation of @seq_idx, copying the current one. Return: its index. */
+static uint32_t new_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_idx)
+{
+	struct te_seq *s = &te->seqs[seq_idx];
+	struct te_gen *g;
+
+	if (te->n_gens >= TE_MAX_GENERATIONS ||
+	    grow((void **)&te->gens, &te->cap_gens, te->n_gens + 1, sizeof(*te->gens), 64) < 0) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+		return s->gen;
+	}
+	g = &te->gens[te->n_gens];
+	if (s->gen != NO_GEN) {
+		*g = te->gens[s->gen];
+	} else {
+		memset(g, 0, sizeof(*g));
+		g->seq_idx = seq_idx;
+		g->intern_gen = ++te->next_intern_gen;
+	}
+	s->gen = (uint32_t)te->n_gens++;
+	return s->gen;
+}
+
+/* The current generation of @seq_idx (created, invalid, on first use). */
+static uint32_t cur_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_idx)
+{
+	if (te->seqs[seq_idx].gen == NO_GEN)
+		return new_gen(imp, te, seq_idx);
+	return te->seqs[seq_idx].gen;
+}
+
+static void reset_deltas(struct te_seq *s)
+{
+	s->ts_valid = false;
+	s->ref_ts_ns = 0;
+	s->ref_thread_ts_ns = 0;
+	s->ref_thread_instr = 0;
+	hmap_clear(&s->counters);
+}
+
+/* ---------------------------------------------------------- interned data ---- */
+
+/* Fields of InternedData whose entries are { iid = 1; name/str = 2 }. */
+static bool string_like(uint32_t field)
+{
+	switch (field) {
+	case PB_INTERNED_DATA__EVENT_CATEGORIES:
+	case PB_INTERNED_DATA__EVENT_NAMES:
+	case PB_INTERNED_DATA__DEBUG_ANNOTATION_NAMES:
+	case PB_INTERNED_DATA__DEBUG_ANNOTATION_VALUE_TYPE_NAMES:
+	case PB_INTERNED_DATA__DEBUG_ANNOTATION_STRING_VALUES:
+	case PB_INTERNED_DATA__LOG_MESSAGE_BODY:
+	case PB_INTERNED_DATA__CORRELATION_ID_STR:
+	case PB_INTERNED_DATA__HISTOGRAM_NAMES:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static uint64_t intern_key(uint32_t intern_gen, uint32_t field, uint64_t iid)
+{
+	return mix(mix(intern_gen, field), iid);
+}
+
+static bool intern_match(const struct te_interned *e, uint32_t intern_gen, uint32_t field,
+			 uint64_t iid)
+{
+	return e->intern_gen == intern_gen && e->field == field && e->iid == iid;
+}
+
+/* Probe at most this many slots past a colliding hash. */
+#define INTERN_PROBES 8
+
+static void intern_one(struct tp_import *imp, struct tp_te *te, uint32_t intern_gen, uint32_t field,
+		       const uint8_t *msg, uint32_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	struct te_interned e = {0};
+	bool has_iid = false;
+	uint64_t k, v;
+	int i;
+
+	pz_reader_init(&r, msg, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == 1 && f.wire_type == PZ_WIRE_VARINT) {
+			e.iid = f.value;
+			has_iid = true;
+		} else if (f.id == 2 && f.wire_type == PZ_WIRE_LEN && string_like(field)) {
+			e.str = tp_str_intern(&imp->db->strings, (const char *)f.data, f.size);
+		}
+	}
+	if (!has_iid || r.err != PZ_OK) {
+		tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
+		return;
+	}
+	e.intern_gen = intern_gen;
+	e.field = field;
+	e.msg = msg;
+	e.len = len;
+	k = intern_key(intern_gen, field, e.iid);
+	for (i = 0; i < INTERN_PROBES; i++, k++) {
+		if (!hmap_get(&te->interned, k, &v))
+			break;
+		/* Re-interning an iid within a generation keeps the first entry. */
+		if (intern_match(&te->intern[v], intern_gen, field, e.iid))
+			return;
+	}
+	if (i == INTERN_PROBES)
+		return;
+	if (grow((void **)&te->intern, &te->cap_intern, te->n_intern + 1, sizeof(*te->intern),
+		 256) < 0 ||
+	    hmap_put(&te->interned, k, te->n_intern) < 0) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+		return;
+	}
+	te->intern[te->n_intern++] = e;
+}
+
+const struct te_interned *te_interned_get(struct tp_import *imp, uint32_t gen, uint32_t field,
+					  uint64_t iid)
+{
+	struct tp_te *te = imp->te;
+	uint32_t intern_gen;
+	uint64_t k, v;
+	int i;
+
+	if (!te || gen >= te->n_gens)
+		return NULL;
+	intern_gen = te->gens[gen].intern_gen;
+	k = intern_key(intern_gen, field, iid);
+	for (i = 0; i < INTERN_PROBES; i++, k++) {
+		if (!hmap_get(&te->interned, k, &v))
+			break;
+		if (intern_match(&te->intern[v], intern_gen, field, iid))
+			return &te->intern[v];
+	}
+	tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
+	return NULL;
+}
+
+static void interned_data(struct tp_import *imp, struct tp_te *te, uint32_t gen,
+			  const uint8_t *data, uint32_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	uint32_t intern_gen = te->gens[gen].intern_gen;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.wire_type == PZ_WIRE_LEN)
+			intern_one(imp, te, intern_gen, f.id, f.data, f.size);
+	if (r.err != PZ_OK)
+		tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
+}
+
+/* --------------------------------------------------------------- packets ---- */
+
+bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq, const struct tp_packet_hdr *h)
+{
+	bool needs = h->seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	struct tp_te *te = imp->te;
+	uint32_t idx = (uint32_t)(seq - imp->seqs), gen;
+	struct te_seq *s;
+
+	if (!h->cleared && !h->dropped && !h->defaults && !h->interned && !h->first_on_seq &&
+	    !needs)
+		return false;
+	if (!te) {
+		/* Nothing to lose on a sequence we know nothing about yet. */
+		if (!h->cleared && !h->defaults && !h->interned && !h->first_on_seq)
+			goto check;
+		te = te_get(imp);
+		if (!te) {
+			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+			return false;
+		}
+	}
+	s = &te->seqs[idx];
+	if (h->first_on_seq)
+		hmap_put(&te->first_packet_seqs, h->seq_id, 1);
+	if (h->cleared) {
+		if (!h->has_seq_id) {
+			tp_stat_add(imp, "incremental_state_cleared_missing_sequence_id", -1,
+				    h->machine, 1);
+		} else {
+			gen = new_gen(imp, te, idx);
+			te->gens[gen].intern_gen = ++te->next_intern_gen;
+			te->gens[gen].defaults = NULL;
+			te->gens[gen].defaults_len = 0;
+			te->gens[gen].valid = true;
+			reset_deltas(s);
+		}
+	} else if (h->dropped && h->has_seq_id && s->gen != NO_GEN && te->gens[s->gen].valid) {
+		/* Interned data stays, but nothing may use it until a clear. */
+		gen = new_gen(imp, te, idx);
+		te->gens[gen].valid = false;
+		reset_deltas(s);
+	}
+	if (h->defaults) {
+		struct pz_field d[12];
+
+		if (!h->has_seq_id) {
+			tp_stat_add(imp, "trace_packet_defaults_missing_sequence_id", -1,
+				    h->machine, 1);
+		} else if (pz_decode_table(h->defaults, h->defaults_len, d, 12) == PZ_OK) {
+			const struct pz_field *t =
+				&d[PB_TRACE_PACKET_DEFAULTS__TRACK_EVENT_DEFAULTS];
+
+			gen = new_gen(imp, te, idx);
+			te->gens[gen].defaults =
+				t->id && t->wire_type == PZ_WIRE_LEN ? t->data : NULL;
+			te->gens[gen].defaults_len = t->id ? t->size : 0;
+		}
+	}
+	if (h->interned) {
+		gen = cur_gen(imp, te, idx);
+		if (!h->has_seq_id)
+			tp_stat_add(imp, "interned_data_missing_sequence_id", -1, h->machine, 1);
+		else if (!te->gens[gen].valid)
+			tp_stat_add(imp, "interned_data_skipped_incremental_state_invalid", -1,
+				    h->machine, 1);
+		else
+			interned_data(imp, te, gen, h->interned, h->interned_len);
+	}
+check:
+	if (!needs)
+		return false;
+	if (te && te->seqs[idx].gen != NO_GEN && te->gens[te->seqs[idx].gen].valid)
+		return false;
+	tp_stat_add(imp, "packet_skipped_seq_needs_incremental_state_invalid", -1, h->machine, 1);
+	if (imp->analyze_proto_content && (te || (te = te_get(imp))))
+		te->skipped_invalid = true;
+	return true;
+}
+
+/* ---------------------------------------------------------------- clocks ---- */
+
+void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
+			bool incremental, int64_t raw)
+{
+	struct tp_te *te;
+	struct te_clock *c;
+	uint64_t v;
+
+	if (unit_ns <= 1 && !incremental && (!imp->te || !imp->te->n_domains))
+		return;
+	te = te_get(imp);
+	if (!te)
+		return;
+	if (unit_ns == 0 || unit_ns > INT64_MAX)
+		unit_ns = 1;
+	if (!hmap_get(&te->clock_domains, clock_id, &v)) {
+		if (grow((void **)&te->domains, &te->cap_domains, te->n_domains + 1,
+			 sizeof(*te->domains), 8) < 0 ||
+		    hmap_put(&te->clock_domains, clock_id, te->n_domains) < 0)
+			return;
+		v = te->n_domains++;
+	}
+	c = &te->domains[v];
+	c->unit_ns = (int64_t)unit_ns;
+	c->incremental = incremental;
+	c->last_ns = sat_mul(raw, c->unit_ns);
+}
+
+int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts)
+{
+	struct tp_te *te = imp->te;
+	struct te_clock *c;
+	uint64_t v;
+
+	if (!te || !te->n_domains || !hmap_get(&te->clock_domains, clock_id, &v))
+		return ts;
+	c = &te->domains[v];
+	if (!c->incremental)
+		return sat_mul(ts, c->unit_ns);
+	c->last_ns = sat_add(c->last_ns, sat_mul(ts, c->unit_ns));
+	return c->last_ns;
+}
+
+/* ------------------------------------------------------------ descriptors ---- */
+
+struct te_track *te_track_find(struct tp_import *imp, uint64_t uuid)
+{
+	uint64_t v;
+
+	if (!imp->te || !hmap_get(&imp->te->uuids, uuid, &v))
+		return NULL;
+	return &imp->te->tracks[v];
+}
+
+static bool same_track(const struct te_track *a, const struct te_track *b)
+{
+	if (a->has_counter_details != b->has_counter_details)
+		return false;
+	if (a->has_counter_details &&
+	    (a->category != b->category || a->unit_multiplier != b->unit_multiplier ||
+	     a->is_incremental != b->is_incremental || a->builtin_type != b->builtin_type ||
+	     a->y_axis_share_key != b->y_axis_share_key))
+		return false;
+	return a->parent_uuid == b->parent_uuid && a->pid == b->pid && a->tid == b->tid &&
+	       a->is_counter == b->is_counter && a->merge == b->merge &&
+	       a->merge_key == b->merge_key;
+}
+
+struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r)
+{
+	struct tp_te *te = te_get(imp);
+	struct te_track *t;
+
+	if (!te)
+		return NULL;
+	if (r->uuid == 0 && r->parent_uuid) {
+		tp_stat_add(imp, "track_descriptor_default_track_with_parent", -1, 0, 1);
+		return NULL;
+	}
+	t = te_track_find(imp, r->uuid);
+	if (!t) {
+		if (te->n_tracks >= TE_MAX_TRACKS ||
+		    grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
+			 sizeof(*te->tracks), 64) < 0 ||
+		    hmap_put(&te->uuids, r->uuid, te->n_tracks) < 0) {
+			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+			return NULL;
+		}
+		t = &te->tracks[te->n_tracks++];
+		*t = *r;
+		t->resolved = TE_UNRESOLVED;
+		t->track = -1;
+		t->cset = -1;
+		t->utid = t->upid = -1;
+		return t;
+	}
+	if (!same_track(t, r)) {
+		tp_stat_add(imp, "track_descriptor_conflicting_reservation", -1, 0, 1);
+		return NULL;
+	}
+	if (r->name) {
+		bool fixed = r->merge == TE_MERGE_NONE;
+
+		/* A name fills a gap; tracks that never merge also take renames. */
+		if (!t->name || fixed)
+			t->name = r->name;
+		if (fixed && t->track >= 0)
+			tp_set_str(&imp->db->track, TRACK_NAME, (size_t)t->track, r->name);
+	}
+	return t;
+}
+
+static uint32_t str_of(struct tp_import *imp, const struct pz_field *f)
+{
+	if (!f->id || f->wire_type != PZ_WIRE_LEN)
+		return 0;
+	return tp_str_intern(&imp->db->strings, (const char *)f->data, f->size);
+}
+
+/* Sets the sequence's thread descriptor and its reference timestamps. */
+static void thread_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t idx,
+			      const uint8_t *data, size_t len)
+{
+	struct pz_field d[9];
+	struct te_seq *s = &te->seqs[idx];
+	uint32_t gen;
+
+	if (pz_decode_table(data, len, d, 9) != PZ_OK) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+		return;
+	}
+	gen = new_gen(imp, te, idx);
+	te->gens[gen].has_thread = true;
+	te->gens[gen].pid = pz_field_int32(&d[PB_THREAD_DESCRIPTOR__PID]);
+	te->gens[gen].tid = pz_field_int64(&d[PB_THREAD_DESCRIPTOR__TID]);
+	s->ts_valid = true;
+	s->ref_ts_ns =
+		sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_TIMESTAMP_US]), 1000);
+	s->ref_thread_ts_ns =
+		sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_THREAD_TIME_US]), 1000);
+	s->ref_thread_instr =
+		pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_THREAD_INSTRUCTION_COUNT]);
+}
+
+static const char *const k_units[] = {NULL, "ns", "count", "bytes"};
+
+static void counter_descriptor(struct tp_import *imp, struct te_track *r, const uint8_t *data,
+			       size_t len)
+{
+	struct pz_field c[8];
+	struct pz_reader rd;
+	struct pz_field f;
+	char cats[1024];
+	size_t n = 0;
+	uint64_t type, unit;
+
+	r->is_counter = true;
+	r->has_counter_details = true;
+	r->unit_multiplier = 1;
+	if (pz_decode_table(data, len, c, 8) != PZ_OK) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+		return;
+	}
+	pz_reader_init(&rd, data, len);
+	while (pz_reader_next(&rd, &f) > 0) {
+		if (f.id != PB_COUNTER_DESCRIPTOR__CATEGORIES || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (n + f.size + 1 >= sizeof(cats))
+			break;
+		if (n)
+			cats[n++] = ',';
+		memcpy(cats + n, f.data, f.size);
+		n += f.size;
+	}
+	if (n)
+		r->category = tp_str_intern(&imp->db->strings, cats, n);
+	type = c[PB_COUNTER_DESCRIPTOR__TYPE].value;
+	if (!r->name) {
+		if (type == THREAD_TIME)
+			r->name = imp->te->k.thread_time;
+		else if (type == THREAD_INSTR)
+			r->name = imp->te->k.thread_instruction_count;
+	}
+	r->is_incremental = c[PB_COUNTER_DESCRIPTOR__IS_INCREMENTAL].value != 0;
+	r->unit_multiplier = pz_field_int64(&c[PB_COUNTER_DESCRIPTOR__UNIT_MULTIPLIER]);
+	if (!c[PB_COUNTER_DESCRIPTOR__UNIT_MULTIPLIER].id)
+		r->unit_multiplier = 1;
+	r->y_axis_share_key = str_of(imp, &c[PB_COUNTER_DESCRIPTOR__Y_AXIS_SHARE_KEY]);
+	unit = c[PB_COUNTER_DESCRIPTOR__UNIT].value;
+	if (type == THREAD_TIME) {
+		r->unit = tp_db_str(imp->db, "ns");
+		r->builtin_type = imp->te->k.thread_time;
+	} else if (type == THREAD_INSTR) {
+		r->unit = tp_db_str(imp->db, "count");
+		r->builtin_type = imp->te->k.thread_instruction_count;
+	} else if (unit != 0 && unit < sizeof(k_units) / sizeof(k_units[0])) {
+		r->unit = tp_db_str(imp->db, k_units[unit]);
+	} else {
+		r->unit = str_of(imp, &c[PB_COUNTER_DESCRIPTOR__UNIT_NAME]);
+	}
+}
+
+/* Return: whether the parser should see the descriptor too. */
+static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t idx,
+			     const struct tp_packet_hdr *h, const uint8_t *data, size_t len)
+{
+	struct pz_field d[21];
+	struct te_track r;
+	uint64_t v;
+
+	memset(&r, 0, sizeof(r));
+	r.pid = r.tid = TP_NULL_INT;
+	r.sibling_order_rank = INT32_MIN;
+	r.seq_id = h->seq_id;
+	if (pz_decode_table(data, len, d, 21) != PZ_OK || !d[PB_TRACK_DESCRIPTOR__UUID].id) {
+		tp_stat_add(imp, "track_descriptor_missing_uuid", -1, h->machine, 1);
+		return false;
+	}
+	r.uuid = d[PB_TRACK_DESCRIPTOR__UUID].value;
+	r.parent_uuid = d[PB_TRACK_DESCRIPTOR__PARENT_UUID].value;
+	if (d[PB_TRACK_DESCRIPTOR__CHILD_ORDERING].id) {
+		v = d[PB_TRACK_DESCRIPTOR__CHILD_ORDERING].value;
+		if (v > PBE_TRACK_DESCRIPTOR_CHILD_TRACKS_ORDERING__EXPLICIT) {
+			tp_stat_add(imp, "track_descriptor_invalid_child_ordering", -1, h->machine,
+				    1);
+			return false;
+		}
+		r.child_ordering = (uint8_t)v;
+	}
+	if (d[PB_TRACK_DESCRIPTOR__SIBLING_ORDER_RANK].id)
+		r.sibling_order_rank = pz_field_int32(&d[PB_TRACK_DESCRIPTOR__SIBLING_ORDER_RANK]);
+	switch (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR].value) {
+	case MERGE_NONE:
+		r.merge = TE_MERGE_NONE;
+		break;
+	case MERGE_BY_KEY:
+		r.merge = TE_MERGE_BY_KEY;
+		if (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY].id) {
+			r.merge_key = str_of(imp, &d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY]);
+		} else if (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_INT].id) {
+			char k[64];
+
+			snprintf(k, sizeof(k), "sibling_merge_key_int:%lld",
+				 (long long)d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_INT].value);
+			r.merge_key = tp_db_str(imp->db, k);
+		}
+		break;
+	default:
+		r.merge = TE_MERGE_BY_NAME;
+		break;
+	}
+	if (d[PB_TRACK_DESCRIPTOR__NAME].id)
+		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__NAME]);
+	else if (d[PB_TRACK_DESCRIPTOR__STATIC_NAME].id)
+		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__STATIC_NAME]);
+	else if (d[PB_TRACK_DESCRIPTOR__ATRACE_NAME].id)
+		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__ATRACE_NAME]);
+	r.description = str_of(imp, &d[PB_TRACK_DESCRIPTOR__DESCRIPTION]);
+
+	if (d[PB_TRACK_DESCRIPTOR__THREAD].id) {
+		struct pz_field t[3];
+		const struct pz_field *th = &d[PB_TRACK_DESCRIPTOR__THREAD];
+
+		if (pz_decode_table(th->data, th->size, t, 3) != PZ_OK ||
+		    !t[PB_THREAD_DESCRIPTOR__PID].id || !t[PB_THREAD_DESCRIPTOR__TID].id) {
+			tp_stat_add(imp, "track_descriptor_thread_missing_pid_tid", -1, h->machine,
+				    1);
+			return false;
+		}
+		r.pid = pz_field_int32(&t[PB_THREAD_DESCRIPTOR__PID]);
+		r.tid = pz_field_int64(&t[PB_THREAD_DESCRIPTOR__TID]);
+		r.separate = d[PB_TRACK_DESCRIPTOR__DISALLOW_MERGING_WITH_SYSTEM_TRACKS].value != 0;
+		te_track_reserve(imp, &r);
+		if (te->seqs[idx].gen != NO_GEN && te->gens[te->seqs[idx].gen].valid)
+			thread_descriptor(imp, te, idx, th->data, th->size);
+		return true;
+	}
+	if (d[PB_TRACK_DESCRIPTOR__PROCESS].id) {
+		struct pz_field p[2];
+		const struct pz_field *pr = &d[PB_TRACK_DESCRIPTOR__PROCESS];
+
+		if (pz_decode_table(pr->data, pr->size, p, 2) != PZ_OK ||
+		    !p[PB_PROCESS_DESCRIPTOR__PID].id) {
+			tp_stat_add(imp, "track_descriptor_process_missing_pid", -1, h->machine, 1);
+			return false;
+		}
+		r.pid = pz_field_int32(&p[PB_PROCESS_DESCRIPTOR__PID]);
+		te_track_reserve(imp, &r);
+		return true;
+	}
+	if (d[PB_TRACK_DESCRIPTOR__COUNTER].id &&
+	    d[PB_TRACK_DESCRIPTOR__COUNTER].wire_type == PZ_WIRE_LEN)
+		counter_descriptor(imp, &r, d[PB_TRACK_DESCRIPTOR__COUNTER].data,
+				   d[PB_TRACK_DESCRIPTOR__COUNTER].size);
+	te_track_reserve(imp, &r);
+	return true;
+}
+
+/* -------------------------------------------------------------- counters ---- */
+
+/* Up to @max values of repeated field @id (packed or not) as raw 64 bits. */
+static size_t repeated_u64(const uint8_t *msg, size_t len, uint32_t id, bool fixed, uint64_t *out,
+			   size_t max, bool *overflow)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	size_t n = 0;
+
+	pz_reader_init(&r, msg, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_packed it;
+		uint64_t v;
+		int rc;
+
+		if (f.id != id)
+			continue;
+		if (f.wire_type != PZ_WIRE_LEN) {
+			if (n == max) {
+				*overflow = true;
+				return n;
+			}
+			out[n++] = f.value;
+			continue;
+		}
+		pz_packed_init(&it, &f);
+		for (;;) {
+			rc = fixed ? pz_packed_next_fixed64(&it, &v)
+				   : pz_packed_next_varint(&it, &v);
+			if (rc <= 0)
+				break;
+			if (n == max) {
+				*overflow = true;
+				return n;
+			}
+			out[n++] = v;
+		}
+	}
+	return n;
+}
+
+/* Absolute value of a counter sample on @uuid; false if it is no counter. */
+static bool counter_value(struct tp_import *imp, struct te_seq *s, uint64_t uuid, double *value)
+{
+	struct te_track *t = te_track_find(imp, uuid);
+	uint64_t v;
+	double sum;
+
+	if (!t || !t->is_counter)
+		return false;
+	if (t->unit_multiplier > 0)
+		*value *= (double)t->unit_multiplier;
+	if (!t->is_incremental)
+		return true;
+	sum = 0;
+	if (hmap_get(&s->counters, uuid, &v))
+		memcpy(&sum, &v, sizeof(sum));
+	sum += *value;
+	memcpy(&v, &sum, sizeof(v));
+	hmap_put(&s->counters, uuid, v);
+	*value = sum;
+	return true;
+}
+
+/*
+ * Values of one extra-counter list: @vals[i] on the i-th uuid of the event's
+ * list, or else of the defaults' list. Return: false to drop the event.
+ */
+static bool extra_counters(struct tp_import *imp, struct te_seq *s, const uint8_t *ev, size_t len,
+			   const struct te_gen *g, uint32_t val_id, uint32_t uuid_id,
+			   uint32_t def_id, bool doubles, struct te_rec *rec)
+{
+	uint64_t vals[TE_MAX_EXTRA_COUNTERS + 1], uuids[TE_MAX_EXTRA_COUNTERS + 1];
+	bool over = false, uover = false;
+	size_t nv, nu, i;
+
+	nv = repeated_u64(ev, len, val_id, doubles, vals, TE_MAX_EXTRA_COUNTERS + 1, &over);
+	if (!nv)
+		return true;
+	nu = repeated_u64(ev, len, uuid_id, false, uuids, TE_MAX_EXTRA_COUNTERS + 1, &uover);
+	if (!nu && g->defaults)
+		nu = repeated_u64(g->defaults, g->defaults_len, def_id, false, uuids,
+				  TE_MAX_EXTRA_COUNTERS + 1, &uover);
+	if (!nu) {
+		tp_stat_add(imp, "track_event_extra_counter_missing_track_uuids", -1, 0, 1);
+		return false;
+	}
+	for (i = 0; i < nv; i++) {
+		double value;
+
+		if (i >= nu || !uuids[i]) {
+			tp_stat_add(imp, "track_event_extra_counter_track_uuid_mismatch", -1, 0, 1);
+			return false;
+		}
+		if (rec->n_extra >= TE_MAX_EXTRA_COUNTERS) {
+			tp_stat_add(imp, "track_event_extra_counter_exceeds_max", -1, 0, 1);
+			return false;
+		}
+		if (doubles)
+			memcpy(&value, &vals[i], sizeof(value));
+		else
+			value = (double)(int64_t)vals[i];
+		if (!counter_value(imp, s, uuids[i], &value)) {
+			tp_stat_add(imp, "track_event_extra_counter_invalid_track", -1, 0, 1);
+			return false;
+		}
+		rec->extra[rec->n_extra].uuid = uuids[i];
+		rec->extra[rec->n_extra].value = value;
+		rec->n_extra++;
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------- track events ---- */
+
+static bool rec_store(struct tp_te *te, const struct te_rec *r, uint32_t *out_idx)
+{
+	size_t need = 1 + r->n_extra + !!(r->flags & TE_REC_THREAD_TS) +
+		      !!(r->flags & TE_REC_THREAD_INSTR) + !!(r->flags & TE_REC_COUNTER);
+	struct te_val *v;
+	uint32_t i;
+
+	if (te->n_vals + need >= UINT32_MAX ||
+	    grow((void **)&te->vals, &te->cap_vals, te->n_vals + need, sizeof(*te->vals), 256) < 0)
+		return false;
+	*out_idx = (uint32_t)te->n_vals;
+	v = &te->vals[te->n_vals];
+	te->n_vals += need;
+	(v++)->u = r->flags | (uint64_t)r->n_extra << 8;
+	if (r->flags & TE_REC_THREAD_TS)
+		(v++)->v.i = r->thread_ts;
+	if (r->flags & TE_REC_THREAD_INSTR)
+		(v++)->v.i = r->thread_instr;
+	if (r->flags & TE_REC_COUNTER)
+		(v++)->v.d = r->counter_value;
+	for (i = 0; i < r->n_extra; i++, v++) {
+		v->u = r->extra[i].uuid;
+		v->v.d = r->extra[i].value;
+	}
+	return true;
+}
+
+bool te_rec_load(const struct tp_te *te, const struct tp_event *ev, struct te_rec *out)
+{
+	const struct te_val *v;
+	uint32_t i;
+
+	memset(out, 0, offsetof(struct te_rec, extra));
+	if (ev->cpu >= te->n_gens)
+		return false;
+	out->gen = ev->cpu;
+	if (ev->aux == UINT32_MAX)
+		return true;
+	if (ev->aux >= te->n_vals)
+		return false;
+	v = &te->vals[ev->aux];
+	out->flags = (uint32_t)(v->u & 0xff);
+	out->n_extra = (uint32_t)(v->u >> 8);
+	/* Written by rec_store(), so the entries are all there. */
+	v++;
+	if (out->flags & TE_REC_THREAD_TS)
+		out->thread_ts = (v++)->v.i;
+	if (out->flags & TE_REC_THREAD_INSTR)
+		out->thread_instr = (v++)->v.i;
+	if (out->flags & TE_REC_COUNTER)
+		out->counter_value = (v++)->v.d;
+	for (i = 0; i < out->n_extra && i < TE_MAX_EXTRA_COUNTERS; i++, v++) {
+		out->extra[i].uuid = v->u;
+		out->extra[i].value = v->v.d;
+	}
+	return true;
+}
+
+static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
+			const struct tp_packet_hdr *h, const int64_t *trace_ts, const uint8_t *data,
+			size_t len, struct tp_event *ev)
+{
+	struct pz_field e[47];
+	struct te_seq *s = &te->seqs[idx];
+	struct te_rec rec;
+	const struct te_gen *g;
+	uint32_t gen;
+	int64_t ts;
+	bool convert = false;
+
+	if (!h->has_seq_id) {
+		tp_stat_add(imp, "track_event_missing_sequence_id", -1, h->machine, 1);
+		return false;
+	}
+	if (pz_decode_table(data, len, e, 47) != PZ_OK) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, h->machine, 1);
+		return false;
+	}
+	gen = cur_gen(imp, te, idx);
+	if (gen == NO_GEN)
+		return false;
+	rec.gen = gen;
+	rec.flags = 0;
+	rec.n_extra = 0;
+
+	if (e[PB_TRACK_EVENT__TIMESTAMP_DELTA_US].id) {
+		if (!s->ts_valid) {
+			tp_stat_add(imp, "track_event_skipped_timestamp_delta_without_valid_state",
+				    -1, h->machine, 1);
+			return false;
+		}
+		s->ref_ts_ns = sat_add(
+			s->ref_ts_ns,
+			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_DELTA_US]), 1000));
+		ts = s->ref_ts_ns;
+		convert = true;
+	} else if (pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_ABSOLUTE_US])) {
+		ts = sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_ABSOLUTE_US]), 1000);
+		convert = true;
+	} else if (trace_ts) {
+		ts = *trace_ts;
+	} else {
+		tp_stat_add(imp, "track_event_missing_timestamp", -1, h->machine, 1);
+		return false;
+	}
+	/* Negative times are malformed; drop them before an offset wraps them. */
+	if (ts < 0) {
+		tp_stat_add(imp, "track_event_invalid_timestamp", -1, h->machine, 1);
+		return false;
+	}
+	/* Legacy timestamp fields are MONOTONIC; converted when snapshots allow. */
+	if (convert) {
+		int64_t out;
+
+		if (tp_clock_to_trace(imp->clocks, TP_CLOCK_MONOTONIC, ts, &out) == 0)
+			ts = out;
+	}
+
+	if (e[PB_TRACK_EVENT__THREAD_TIME_DELTA_US].id) {
+		if (!s->ts_valid) {
+			tp_stat_add(imp,
+				    "track_event_skipped_thread_time_delta_without_valid_state", -1,
+				    h->machine, 1);
+			return false;
+		}
+		s->ref_thread_ts_ns = sat_add(
+			s->ref_thread_ts_ns,
+			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_DELTA_US]), 1000));
+		rec.thread_ts = s->ref_thread_ts_ns;
+		rec.flags |= TE_REC_THREAD_TS;
+	} else if (e[PB_TRACK_EVENT__THREAD_TIME_ABSOLUTE_US].id) {
+		rec.thread_ts =
+			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_ABSOLUTE_US]), 1000);
+		rec.flags |= TE_REC_THREAD_TS;
+	}
+	if (e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_DELTA].id) {
+		if (!s->ts_valid) {
+			tp_stat_add(
+				imp,
+				"track_event_skipped_thread_instruction_delta_without_valid_state",
+				-1, h->machine, 1);
+			return false;
+		}
+		s->ref_thread_instr =
+			sat_add(s->ref_thread_instr,
+				pz_field_int64(&e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_DELTA]));
+		rec.thread_instr = s->ref_thread_instr;
+		rec.flags |= TE_REC_THREAD_INSTR;
+	} else if (e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_ABSOLUTE].id) {
+		rec.thread_instr =
+			pz_field_int64(&e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_ABSOLUTE]);
+		rec.flags |= TE_REC_THREAD_INSTR;
+	}
+
+	g = &te->gens[gen];
+	if (e[PB_TRACK_EVENT__TYPE].value == PBE_TRACK_EVENT_TYPE__TYPE_COUNTER) {
+		uint64_t uuid = 0;
+		bool has_uuid = false;
+		double value;
+
+		if (e[PB_TRACK_EVENT__TRACK_UUID].id) {
+			uuid = e[PB_TRACK_EVENT__TRACK_UUID].value;
+			has_uuid = true;
+		} else if (g->defaults) {
+			struct pz_field d[12];
+
+			if (pz_decode_table(g->defaults, g->defaults_len, d, 12) == PZ_OK &&
+			    d[PB_TRACK_EVENT_DEFAULTS__TRACK_UUID].id) {
+				uuid = d[PB_TRACK_EVENT_DEFAULTS__TRACK_UUID].value;
+				has_uuid = true;
+			}
+		}
+		if (!has_uuid) {
+			tp_stat_add(imp, "track_event_counter_missing_track_uuid", -1, h->machine,
+				    1);
+			return false;
+		}
+		if (e[PB_TRACK_EVENT__COUNTER_VALUE].id) {
+			value = (double)pz_field_int64(&e[PB_TRACK_EVENT__COUNTER_VALUE]);
+		} else if (e[PB_TRACK_EVENT__DOUBLE_COUNTER_VALUE].id) {
+			value = pz_field_double(&e[PB_TRACK_EVENT__DOUBLE_COUNTER_VALUE]);
+		} else {
+			tp_stat_add(imp, "track_event_counter_missing_value", -1, h->machine, 1);
+			return false;
+		}
+		if (!counter_value(imp, s, uuid, &value)) {
+			tp_stat_add(imp, "track_event_counter_invalid_track_uuid", -1, h->machine,
+				    1);
+			return false;
+		}
+		rec.counter_value = value;
+		rec.flags |= TE_REC_COUNTER;
+	}
+	if (e[PB_TRACK_EVENT__TYPE].value == PBE_TRACK_EVENT_TYPE__TYPE_STATE &&
+	    !e[PB_TRACK_EVENT__TRACK_UUID].id) {
+		struct pz_field d[12];
+
+		if (!g->defaults || pz_decode_table(g->defaults, g->defaults_len, d, 12) != PZ_OK ||
+		    !d[PB_TRACK_EVENT_DEFAULTS__TRACK_UUID].id) {
+			tp_stat_add(imp, "track_event_state_missing_track_uuid", -1, h->machine, 1);
+			return false;
+		}
+	}
+	if (!extra_counters(imp, s, data, len, g, PB_TRACK_EVENT__EXTRA_COUNTER_VALUES,
+			    PB_TRACK_EVENT__EXTRA_COUNTER_TRACK_UUIDS,
+			    PB_TRACK_EVENT_DEFAULTS__EXTRA_COUNTER_TRACK_UUIDS, false, &rec) ||
+	    !extra_counters(imp, s, data, len, g, PB_TRACK_EVENT__EXTRA_DOUBLE_COUNTER_VALUES,
+			    PB_TRACK_EVENT__EXTRA_DOUBLE_COUNTER_TRACK_UUIDS,
+			    PB_TRACK_EVENT_DEFAULTS__EXTRA_DOUBLE_COUNTER_TRACK_UUIDS, true, &rec))
+		return false;
+	ev->aux = UINT32_MAX;
+	if ((rec.flags || rec.n_extra) && !rec_store(te, &rec, &ev->aux)) {
+		tp_stat_add(imp, "tokenizer_out_of_memory", -1, h->machine, 1);
+		return false;
+	}
+	ev->ts = ts;
+	ev->kind = TP_EV_TRACK_EVENT;
+	ev->data = data;
+	ev->len = (uint32_t)len;
+	ev->cpu = gen;
+	return true;
+}
+
+/* Streaming profile samples: only their timestamps are checked here. */
+static void streaming_profile(struct tp_import *imp, struct tp_te *te, uint32_t idx,
+			      const struct tp_packet_hdr *h, const uint8_t *data, size_t len)
+{
+	struct te_seq *s = &te->seqs[idx];
+	struct pz_reader r;
+	struct pz_field f;
+
+	if (s->ref_ts_ns < 0) {
+		tp_stat_add(imp, "streaming_profile_invalid_timestamp", -1, h->machine, 1);
+		return;
+	}
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_packed it;
+		uint64_t v;
+
+		if (f.id != PB_STREAMING_PROFILE_PACKET__TIMESTAMP_DELTA_US)
+			continue;
+		if (f.wire_type == PZ_WIRE_VARINT) {
+			s->ref_ts_ns = sat_add(s->ref_ts_ns, sat_mul((int64_t)f.value, 1000));
+			if (s->ref_ts_ns < 0)
+				goto invalid;
+			continue;
+		}
+		if (f.wire_type != PZ_WIRE_LEN)
+			continue;
+		pz_packed_init(&it, &f);
+		while (pz_packed_next_varint(&it, &v) > 0) {
+			s->ref_ts_ns = sat_add(s->ref_ts_ns, sat_mul((int64_t)v, 1000));
+			if (s->ref_ts_ns < 0)
+				goto invalid;
+		}
+	}
+	return;
+invalid:
+	tp_stat_add(imp, "streaming_profile_invalid_timestamp", -1, h->machine, 1);
+}
+
+bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq, const struct tp_packet_hdr *h,
+		    const int64_t *trace_ts, uint32_t field, const uint8_t *data, size_t len,
+		    struct tp_event *ev)
+{
+	struct tp_te *te;
+	uint32_t idx, gen;
+
+	te = te_get(imp);
+	if (!te) {
+		tp_stat_add(imp, "track_event_tokenizer_errors", -1, h->machine, 1);
+		return false;
+	}
+	if (field == PB_TRACE_PACKET__TRANSLATION_TABLE) {
+		te_translation_table(imp, data, len);
+		return false;
+	}
+	if (!seq)
+		return field != PB_TRACE_PACKET__TRACK_EVENT;
+	idx = (uint32_t)(seq - imp->seqs);
+	switch (field) {
+	case PB_TRACE_PACKET__TRACK_EVENT:
+		return track_event(imp, te, idx, h, trace_ts, data, len, ev);
+	case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
+		return track_descriptor(imp, te, idx, h, data, len);
+	case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
+		if (!h->has_seq_id) {
+			tp_stat_add(imp, "thread_descriptor_missing_sequence_id", -1, h->machine,
+				    1);
+			return false;
+		}
+		gen = cur_gen(imp, te, idx);
+		if (gen == NO_GEN || !te->gens[gen].valid) {
+			tp_stat_add(imp, "thread_descriptor_skipped_incremental_state_invalid", -1,
+				    h->machine, 1);
+			return false;
+		}
+		thread_descriptor(imp, te, idx, data, len);
+		return true;
+	case PB_TRACE_PACKET__STREAMING_PROFILE_PACKET:
+		streaming_profile(imp, te, idx, h, data, len);
+		return false;
+	default:
+		return true;
+	}
+}
+
+void tp_te_fini(struct tp_import *imp)
+{
+	struct tp_te *te = imp->te;
+	size_t i;
+
+	if (!te)
+		return;
+	for (i = 0; i < TP_MAX_SEQUENCES; i++)
+		hmap_fini(&te->seqs[i].counters);
+	free(te->seqs);
+	free(te->gens);
+	hmap_fini(&te->interned);
+	free(te->intern);
+	free(te->vals);
+	hmap_fini(&te->clock_domains);
+	free(te->domains);
+	te_track_fini(te);
+	te_slice_fini(te);
+	te_parse_fini(te);
+	free(te);
+	imp->te = NULL;
+}

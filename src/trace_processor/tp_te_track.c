@@ -1,0 +1,766 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_te_track.c - descriptor tracks at parse time: a reserved uuid is
+ * resolved once (its thread or process, following parents) and becomes a
+ * track row when its first event arrives: the thread's own track, a
+ * thread/process/global track of its own, a counter track, or one of a set
+ * of merged tracks (siblings of one name share tracks while their slices
+ * do not overlap). Also the legacy per-thread counters and instant tracks.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "trace_processor/tp_track_event.h"
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
+}
+
+static uint32_t s(struct tp_import *imp, const char *str)
+{
+	return tp_db_str(imp->db, str);
+}
+
+void te_keys_init(struct tp_import *imp)
+{
+	struct te_keys *k = &imp->te->k;
+
+	k->debug = s(imp, "debug");
+	k->source = s(imp, "source");
+	k->descriptor = s(imp, "descriptor");
+	k->trace_id = s(imp, "trace_id");
+	k->is_root_in_scope = s(imp, "is_root_in_scope");
+	k->utid = s(imp, "utid");
+	k->upid = s(imp, "upid");
+	k->track_uuid = s(imp, "track_uuid");
+	k->parent_track_uuid = s(imp, "parent_track_uuid");
+	k->merge_key_type = s(imp, "merge_key_type");
+	k->merge_key_value = s(imp, "merge_key_value");
+	k->track_compressor_idx = s(imp, "track_compressor_idx");
+	k->thread_time = s(imp, "thread_time");
+	k->thread_instruction_count = s(imp, "thread_instruction_count");
+	k->default_track = s(imp, "Default Track");
+	k->category = s(imp, "category");
+	k->name = s(imp, "name");
+	k->cat = s(imp, "cat");
+	k->event_category = s(imp, "event.category");
+	k->event_name = s(imp, "event.name");
+	k->chrome = s(imp, "chrome");
+	k->legacy_passthrough = s(imp, "legacy_event.passthrough_utid");
+	k->builtin_counter_type = s(imp, "builtin_counter_type");
+	k->y_axis_share_key = s(imp, "y_axis_share_key");
+	k->description = s(imp, "description");
+	k->child_ordering = s(imp, "child_ordering");
+	k->sibling_order_rank = s(imp, "sibling_order_rank");
+	k->has_first_packet = s(imp, "has_first_packet_on_sequence");
+	k->hist_name = s(imp, "chrome_histogram_sample.name");
+	k->hist_name_hash = s(imp, "chrome_histogram_sample.name_hash");
+	k->hist_sample = s(imp, "chrome_histogram_sample.sample");
+	k->hist_name_iid = s(imp, "chrome_histogram_sample.name_iid");
+	k->src_file = s(imp, "source.file_name");
+	k->src_function = s(imp, "source.function_name");
+	k->src_line = s(imp, "source.line_number");
+	k->skipped_packet = s(imp, "skipped_packet");
+	k->invalid_incremental_state = s(imp, "invalid_incremental_state");
+	k->legacy_phase = s(imp, "legacy_event.phase");
+	k->legacy_source_id = s(imp, "legacy_trace_source_id");
+	k->correlation_id = s(imp, "correlation_id");
+	k->log_body = s(imp, "track_event.log_message.message");
+	k->task_file = s(imp, "task.posted_from.file_name");
+	k->task_function = s(imp, "task.posted_from.function_name");
+	k->task_line = s(imp, "task.posted_from.line_number");
+	k->perf_site = s(imp, "chrome_hashed_performance_mark.site");
+	k->perf_site_hash = s(imp, "chrome_hashed_performance_mark.site_hash");
+	k->perf_mark = s(imp, "chrome_hashed_performance_mark.mark");
+	k->perf_mark_hash = s(imp, "chrome_hashed_performance_mark.mark_hash");
+	k->perf_context = s(imp, "chrome_hashed_performance_mark.execution_context_id");
+	k->perf_sequence = s(imp, "chrome_hashed_performance_mark.sequence_number");
+	k->trigger_name = s(imp, "chrome_trigger.name");
+	k->trigger_name_hash = s(imp, "chrome_trigger.name_hash");
+	k->triggers = s(imp, "Trace Triggers");
+}
+
+uint32_t te_translate(const struct hmap *m, uint32_t str)
+{
+	uint64_t v;
+
+	if (str && hmap_len(m) && hmap_get(m, str, &v))
+		return (uint32_t)v;
+	return str;
+}
+
+/* -------------------------------------------------- threads and processes ---- */
+
+static uint64_t proc_key(uint32_t machine, int64_t id)
+{
+	return ((uint64_t)machine << 32) | (uint32_t)id;
+}
+
+int64_t te_get_process(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	uint64_t v;
+	int64_t upid;
+
+	if (hmap_get(&imp->pid_to_upid, proc_key(machine, pid), &v))
+		return (int64_t)v;
+	upid = tp_proc_get_process(imp, machine, pid);
+	/* A new process gets its main thread (tid == pid) at once. */
+	if (upid >= 0)
+		te_update_thread(imp, machine, pid, pid);
+	return upid;
+}
+
+int64_t te_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid)
+{
+	struct tp_table *th = &imp->db->thread;
+	int64_t upid = te_get_process(imp, machine, pid), utid;
+	uint64_t v;
+
+	if (upid < 0)
+		return -1;
+	if (hmap_get(&imp->tid_to_utid, proc_key(machine, tid), &v) && v < th->n_rows) {
+		int64_t cur = tp_col_int(th, THREAD_UPID)[v];
+
+		utid = (int64_t)v;
+		if (tp_col_int(th, THREAD_END_TS)[v] == TP_NULL_INT &&
+		    (cur == TP_NULL_INT || cur == upid)) {
+			if (cur == TP_NULL_INT)
+				tp_proc_set_thread_process(imp, utid, machine, pid);
+			return utid;
+		}
+		/* The tid now belongs to another process: a new thread. */
+		utid = tp_proc_new_thread(imp, machine, TP_NULL_INT, tid);
+	} else {
+		utid = tp_proc_get_thread(imp, machine, tid);
+	}
+	if (utid < 0)
+		return -1;
+	tp_proc_set_thread_process(imp, utid, machine, pid);
+	return utid;
+}
+
+/* ----------------------------------------------------------------- rows ---- */
+
+struct new_track {
+	const char *type;
+	uint32_t name;
+	bool counter;
+	int64_t utid, upid; /* -1: none */
+	uint32_t unit;
+	uint32_t description;
+	uint32_t machine;
+	struct te_args *dims;
+	struct te_args *src;
+};
+
+static int64_t add_track(struct tp_import *imp, const struct new_track *n)
+{
+	struct tp_table *t = &imp->db->track;
+	int64_t row = tp_table_append(t), set;
+
+	if (row < 0) {
+		te_args_fini(n->dims);
+		te_args_fini(n->src);
+		return -1;
+	}
+	if (n->name)
+		tp_set_str(t, TRACK_NAME, (size_t)row, n->name);
+	tp_set_str(t, TRACK_TYPE, (size_t)row, s(imp, n->type));
+	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, n->counter);
+	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, n->machine);
+	if (n->utid >= 0)
+		tp_set_int(t, TRACK_UTID, (size_t)row, n->utid);
+	if (n->upid >= 0)
+		tp_set_int(t, TRACK_UPID, (size_t)row, n->upid);
+	if (n->unit)
+		tp_set_str(t, TRACK_UNIT, (size_t)row, n->unit);
+	if (n->description)
+		tp_set_str(t, TRACK_DESCRIPTION, (size_t)row, n->description);
+	if (n->dims) {
+		set = te_args_commit(imp, n->dims);
+		if (set != TP_NULL_INT)
+			tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+		te_args_fini(n->dims);
+	}
+	if (n->src) {
+		set = te_args_commit(imp, n->src);
+		if (set != TP_NULL_INT)
+			tp_set_int(t, TRACK_SOURCE_ARG_SET_ID, (size_t)row, set);
+		te_args_fini(n->src);
+	}
+	return row;
+}
+
+int64_t te_thread_track(struct tp_import *imp, int64_t utid)
+{
+	struct tp_table *t = &imp->db->track;
+	int64_t track = tp_track_thread(imp, utid);
+
+	/* The thread's track is identified by its utid, like Perfetto's. */
+	if (track >= 0 && tp_col_int(t, TRACK_DIMENSION_ARG_SET_ID)[track] == TP_NULL_INT) {
+		struct te_args dims = {0};
+		int64_t set;
+
+		te_args_uint(imp, &dims, imp->te->k.utid, (uint64_t)utid);
+		set = te_args_commit(imp, &dims);
+		te_args_fini(&dims);
+		if (set != TP_NULL_INT)
+			tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)track, set);
+	}
+	return track;
+}
+
+static uint32_t machine_of_thread(struct tp_import *imp, int64_t utid)
+{
+	if (utid >= 0 && (size_t)utid < imp->db->thread.n_rows)
+		return (uint32_t)tp_col_int(&imp->db->thread, THREAD_MACHINE_ID)[utid];
+	return 0;
+}
+
+static uint32_t machine_of_process(struct tp_import *imp, int64_t upid)
+{
+	if (upid >= 0 && (size_t)upid < imp->db->process.n_rows)
+		return (uint32_t)tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[upid];
+	return 0;
+}
+
+enum misc_kind {
+	MISC_THREAD_TIME = 1,
+	MISC_THREAD_INSTR,
+	MISC_PROCESS_INSTANT,
+	MISC_GLOBAL_INSTANT
+};
+
+static int64_t misc_track(struct tp_import *imp, enum misc_kind kind, int64_t owner,
+			  const struct new_track *n)
+{
+	uint64_t k = mix(kind, (uint64_t)owner), v;
+	int64_t track;
+
+	if (hmap_get(&imp->te->misc_tracks, k, &v)) {
+		te_args_fini(n->dims);
+		te_args_fini(n->src);
+		return (int64_t)v;
+	}
+	track = add_track(imp, n);
+	if (track >= 0)
+		hmap_put(&imp->te->misc_tracks, k, (uint64_t)track);
+	return track;
+}
+
+int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instructions)
+{
+	struct tp_te *te = imp->te;
+	struct te_args dims = {0};
+	struct new_track n = {
+		.type = instructions ? "thread_instructions" : "thread_time",
+		.name = instructions ? te->k.thread_instruction_count : te->k.thread_time,
+		.counter = true,
+		.utid = utid,
+		.upid = -1,
+		.machine = machine_of_thread(imp, utid),
+		.dims = &dims,
+	};
+
+	te_args_uint(imp, &dims, te->k.utid, (uint64_t)utid);
+	return misc_track(imp, instructions ? MISC_THREAD_INSTR : MISC_THREAD_TIME, utid, &n);
+}
+
+int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global)
+{
+	struct tp_te *te = imp->te;
+	struct te_args dims = {0}, src = {0};
+	struct new_track n = {
+		.type = global ? "legacy_chrome_global_instants" : "chrome_process_instant",
+		.utid = -1,
+		.upid = global ? -1 : upid,
+		.machine = global ? 0 : machine_of_process(imp, upid),
+		.dims = global ? NULL : &dims,
+		.src = &src,
+	};
+
+	if (!global)
+		te_args_uint(imp, &dims, te->k.upid, (uint64_t)upid);
+	te_args_str(imp, &src, te->k.source, te->k.chrome);
+	return misc_track(imp, global ? MISC_GLOBAL_INSTANT : MISC_PROCESS_INSTANT,
+			  global ? 0 : upid, &n);
+}
+
+/* ------------------------------------------------------------ resolution ---- */
+
+static bool hierarchy_ok(struct tp_import *imp, uint64_t uuid)
+{
+	uint64_t seen[TE_MAX_HIERARCHY], cur = uuid;
+	uint32_t i, j;
+
+	for (i = 0; i < TE_MAX_HIERARCHY; i++) {
+		struct te_track *t;
+
+		if (cur == 0)
+			return true;
+		for (j = 0; j < i; j++) {
+			if (seen[j] == cur) {
+				tp_stat_add(imp, "track_event_track_hierarchy_loop", -1, 0, 1);
+				return false;
+			}
+		}
+		t = te_track_find(imp, cur);
+		if (!t) {
+			tp_stat_add(imp, "track_hierarchy_missing_uuid", -1, 0, 1);
+			return false;
+		}
+		seen[i] = cur;
+		cur = t->parent_uuid;
+	}
+	tp_stat_add(imp, "track_event_track_hierarchy_too_deep", -1, 0, 1);
+	return false;
+}
+
+struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t machine)
+{
+	struct tp_te *te = imp->te;
+	struct te_track *t = te_track_find(imp, uuid), *parent = NULL;
+	uint64_t v;
+	size_t idx;
+
+	if (!t) {
+		struct te_track r;
+
+		memset(&r, 0, sizeof(r));
+		r.uuid = uuid;
+		r.pid = r.tid = TP_NULL_INT;
+		r.sibling_order_rank = INT32_MIN;
+		r.name = uuid == 0 ? te->k.default_track : 0;
+		t = te_track_reserve(imp, &r);
+		if (!t)
+			return NULL;
+	}
+	if (t->resolved == TE_RESOLVED)
+		return t;
+	if (t->resolved == TE_BROKEN || !hierarchy_ok(imp, uuid)) {
+		t->resolved = TE_BROKEN;
+		return NULL;
+	}
+	/* Parents resolve first; the table may move, so keep an index. */
+	idx = (size_t)(t - te->tracks);
+	if (t->parent_uuid) {
+		parent = te_track_resolve(imp, t->parent_uuid, machine);
+		t = &te->tracks[idx];
+	}
+	if (t->tid != TP_NULL_INT) {
+		int64_t utid = te_update_thread(imp, machine, t->tid, t->pid);
+
+		t = &te->tracks[idx];
+		if (utid < 0)
+			goto broken;
+		if (hmap_get(&te->utid_uuid, (uint64_t)utid, &v) && v != t->uuid) {
+			/* Another descriptor claimed this thread: the tid was reused. */
+			utid = tp_proc_new_thread(imp, machine, TP_NULL_INT, t->tid);
+			if (utid < 0)
+				goto broken;
+			tp_proc_set_thread_process(imp, utid, machine, t->pid);
+		}
+		hmap_put(&te->utid_uuid, (uint64_t)utid, t->uuid);
+		t->scope = TE_SCOPE_THREAD;
+		t->utid = utid;
+		t->upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+		t->is_root = true;
+	} else if (t->pid != TP_NULL_INT) {
+		int64_t upid = te_get_process(imp, machine, t->pid);
+
+		t = &te->tracks[idx];
+		if (upid < 0)
+			goto broken;
+		if (hmap_get(&te->upid_uuid, (uint64_t)upid, &v) && v != t->uuid) {
+			upid = tp_proc_new_process(imp, machine, TP_NULL_INT, t->pid);
+			if (upid < 0)
+				goto broken;
+		}
+		hmap_put(&te->upid_uuid, (uint64_t)upid, t->uuid);
+		t->scope = TE_SCOPE_PROCESS;
+		t->upid = upid;
+		t->is_root = true;
+	} else if (parent && parent->scope != TE_SCOPE_GLOBAL) {
+		t->scope = parent->scope;
+		t->utid = parent->utid;
+		t->upid = parent->upid;
+		t->is_root = false;
+	} else {
+		t->scope = TE_SCOPE_GLOBAL;
+		t->is_root = false;
+	}
+	t->resolved = TE_RESOLVED;
+	return t;
+broken:
+	te->tracks[idx].resolved = TE_BROKEN;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ descriptor ---- */
+
+static const char *const k_orderings[] = {NULL, "lexicographic", "chronological", "explicit"};
+
+/* The args every descriptor track carries (its source). */
+static void source_args(struct tp_import *imp, const struct te_track *t, uint32_t seq_id,
+			bool root_in_scope, struct te_args *a)
+{
+	struct tp_te *te = imp->te;
+
+	te_args_str(imp, a, te->k.source, te->k.descriptor);
+	te_args_int(imp, a, te->k.trace_id, (int64_t)t->uuid);
+	te_args_bool(imp, a, te->k.is_root_in_scope, root_in_scope);
+	if (t->has_counter_details) {
+		if (t->category)
+			te_args_str(imp, a, te->k.category, t->category);
+		if (t->builtin_type)
+			te_args_str(imp, a, te->k.builtin_counter_type, t->builtin_type);
+		if (t->y_axis_share_key)
+			te_args_str(imp, a, te->k.y_axis_share_key, t->y_axis_share_key);
+	}
+	if (hmap_get(&te->first_packet_seqs, seq_id, NULL))
+		te_args_bool(imp, a, te->k.has_first_packet, true);
+	if (t->child_ordering && t->child_ordering < 4)
+		te_args_str(imp, a, te->k.child_ordering, s(imp, k_orderings[t->child_ordering]));
+	if (t->sibling_order_rank != INT32_MIN)
+		te_args_int(imp, a, te->k.sibling_order_rank, t->sibling_order_rank);
+	if (t->description)
+		te_args_str(imp, a, te->k.description, t->description);
+}
+
+/* A track of its own for descriptor track @t (not merged). */
+static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum te_scope scope,
+			 int64_t owner, uint32_t name, uint32_t seq_id, bool root_in_scope)
+{
+	struct tp_te *te = imp->te;
+	struct te_args dims = {0}, src = {0};
+	struct new_track n = {
+		.name = name,
+		.counter = t->is_counter,
+		.utid = -1,
+		.upid = -1,
+		.unit = t->is_counter ? t->unit : 0,
+		.description = t->description,
+		.dims = &dims,
+		.src = &src,
+	};
+
+	switch (scope) {
+	case TE_SCOPE_THREAD:
+		n.type = t->is_counter ? "thread_counter_track_event" : "thread_track_event";
+		n.utid = owner;
+		n.machine = machine_of_thread(imp, owner);
+		te_args_uint(imp, &dims, te->k.utid, (uint64_t)owner);
+		break;
+	case TE_SCOPE_PROCESS:
+		n.type = t->is_counter ? "process_counter_track_event" : "process_track_event";
+		n.upid = owner;
+		n.machine = machine_of_process(imp, owner);
+		te_args_uint(imp, &dims, te->k.upid, (uint64_t)owner);
+		break;
+	default:
+		n.type = t->is_counter ? "global_counter_track_event" : "global_track_event";
+		break;
+	}
+	te_args_int(imp, &dims, te->k.track_uuid, (int64_t)t->uuid);
+	source_args(imp, t, seq_id, root_in_scope, &src);
+	return add_track(imp, &n);
+}
+
+/* The set of merged tracks for @t's parent, scope and merge key. */
+static int64_t cset_for(struct tp_import *imp, const struct te_track *t, enum te_scope scope,
+			int64_t owner, uint32_t name, bool set_parent, int64_t parent_track,
+			bool root_in_scope)
+{
+	struct tp_te *te = imp->te;
+	uint32_t type = t->merge, value = t->merge == TE_MERGE_BY_KEY ? t->merge_key : name;
+	uint64_t h = mix(mix(mix(mix(scope, (uint64_t)owner), t->parent_uuid), type), value), v;
+	struct te_cset *c;
+	size_t i;
+
+	for (i = 0; hmap_get(&te->csets_by_hash, h + i, &v); i++) {
+		c = &te->csets[v];
+		if (c->scope == scope && c->owner == owner && c->parent_uuid == t->parent_uuid &&
+		    c->merge_type == type && c->merge_value == value)
+			return (int64_t)v;
+	}
+	if (te->n_csets == te->cap_csets) {
+		size_t cap = te->cap_csets ? 2 * te->cap_csets : 16;
+		struct te_cset *p = realloc(te->csets, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		te->csets = p;
+		te->cap_csets = cap;
+	}
+	if (hmap_put(&te->csets_by_hash, h + i, te->n_csets) < 0)
+		return -1;
+	c = &te->csets[te->n_csets];
+	memset(c, 0, sizeof(*c));
+	c->hash = h + i;
+	c->scope = (uint8_t)scope;
+	c->owner = owner;
+	c->parent_uuid = t->parent_uuid;
+	c->merge_type = type;
+	c->merge_value = value;
+	c->name = name;
+	c->uuid = t->uuid;
+	c->is_root_in_scope = root_in_scope;
+	c->set_parent = set_parent;
+	c->parent_track = parent_track;
+	c->group = (uint32_t)te->n_csets;
+	return (int64_t)te->n_csets++;
+}
+
+/* The track at @idx of merged set @cs, created on first use. */
+static int64_t cset_track(struct tp_import *imp, int64_t cs, uint32_t idx, uint32_t seq_id)
+{
+	struct tp_te *te = imp->te;
+	struct te_cset *c = &te->csets[cs];
+	struct te_args dims = {0}, src = {0};
+	struct new_track n = {
+		.name = c->name,
+		.utid = -1,
+		.upid = -1,
+		.dims = &dims,
+		.src = &src,
+	};
+	struct te_track *owner;
+	int64_t track;
+
+	if (c->tracks[idx].track >= 0)
+		return c->tracks[idx].track;
+	switch (c->scope) {
+	case TE_SCOPE_THREAD:
+		n.type = "thread_merged_track_event";
+		n.utid = c->owner;
+		n.machine = machine_of_thread(imp, c->owner);
+		te_args_uint(imp, &dims, te->k.utid, (uint64_t)c->owner);
+		break;
+	case TE_SCOPE_PROCESS:
+		n.type = "process_merged_track_event";
+		n.upid = c->owner;
+		n.machine = machine_of_process(imp, c->owner);
+		te_args_uint(imp, &dims, te->k.upid, (uint64_t)c->owner);
+		break;
+	default:
+		n.type = "global_merged_track_event";
+		break;
+	}
+	te_args_int(imp, &dims, te->k.parent_track_uuid, (int64_t)c->parent_uuid);
+	te_args_uint(imp, &dims, te->k.merge_key_type, c->merge_type);
+	te_args_str(imp, &dims, te->k.merge_key_value, c->merge_value);
+	te_args_uint(imp, &dims, te->k.track_compressor_idx, idx);
+	owner = te_track_find(imp, c->uuid);
+	if (owner)
+		source_args(imp, owner, seq_id, c->is_root_in_scope, &src);
+	track = add_track(imp, &n);
+	c = &te->csets[cs];
+	if (track < 0)
+		return -1;
+	c->tracks[idx].track = track;
+	tp_set_int(&imp->db->track, TRACK_TRACK_GROUP_ID, (size_t)track, c->group);
+	if (c->set_parent && c->parent_track >= 0)
+		tp_set_int(&imp->db->track, TRACK_PARENT_ID, (size_t)track, c->parent_track);
+	return track;
+}
+
+/* Index of the merged track for @cookie: its own, a free one, or a new one. */
+static int64_t cset_slot(struct te_cset *c, int64_t cookie)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->tracks[i].cookie == cookie)
+			return i;
+	for (i = 0; i < c->n; i++) {
+		if (c->tracks[i].nest == 0) {
+			c->tracks[i].cookie = cookie;
+			return i;
+		}
+	}
+	if (c->n == c->cap) {
+		uint32_t cap = c->cap ? 2 * c->cap : 4;
+		struct te_ctrack *p;
+
+		if (cap > 65536)
+			return -1;
+		p = realloc(c->tracks, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		c->tracks = p;
+		c->cap = cap;
+	}
+	c->tracks[c->n].cookie = cookie;
+	c->tracks[c->n].nest = 0;
+	c->tracks[c->n].track = -1;
+	return c->n++;
+}
+
+static int64_t intern_track(struct tp_import *imp, uint64_t uuid, uint32_t event_name,
+			    uint32_t machine, uint32_t seq_id);
+
+/* A parent's track: its own, or the first of its merged set. */
+static int64_t parent_track(struct tp_import *imp, uint64_t uuid, uint32_t machine, uint32_t seq_id)
+{
+	struct te_track *p;
+	int64_t slot;
+
+	if (intern_track(imp, uuid, 0, machine, seq_id) < 0)
+		return -1;
+	p = te_track_find(imp, uuid);
+	if (!p)
+		return -1;
+	if (p->track >= 0)
+		return p->track;
+	if (p->cset < 0)
+		return -1;
+	/* Children hang off the set's first track. */
+	slot = imp->te->csets[p->cset].n ? 0 : cset_slot(&imp->te->csets[p->cset], 0);
+	return slot < 0 ? -1 : cset_track(imp, p->cset, (uint32_t)slot, seq_id);
+}
+
+/* Makes @uuid's track (or merged set). Return: 0, or -1 if broken. */
+static int64_t intern_track(struct tp_import *imp, uint64_t uuid, uint32_t event_name,
+			    uint32_t machine, uint32_t seq_id)
+{
+	struct tp_te *te = imp->te;
+	struct te_track *t = te_track_resolve(imp, uuid, machine), *p = NULL;
+	int64_t ptrack = -1, track = -1, cs;
+	size_t idx;
+	uint32_t name;
+	bool p_root = true;
+
+	if (!t)
+		return -1;
+	if (t->interned)
+		return 0;
+	idx = (size_t)(t - te->tracks);
+	if (t->parent_uuid) {
+		ptrack = parent_track(imp, t->parent_uuid, machine, seq_id);
+		p = te_track_find(imp, t->parent_uuid);
+		t = &te->tracks[idx];
+		if (p && p->resolved == TE_RESOLVED)
+			p_root = p->is_root;
+		else
+			p = NULL;
+	}
+	if (t->is_root) {
+		if (t->scope == TE_SCOPE_THREAD) {
+			if (t->is_counter || t->separate)
+				track = own_track(imp, t, TE_SCOPE_THREAD, t->utid, t->name, seq_id,
+						  true);
+			else
+				track = te_thread_track(imp, t->utid);
+		} else {
+			track = own_track(imp, t, TE_SCOPE_PROCESS, t->upid,
+					  te_translate(&te->tr_process_track, t->name), seq_id,
+					  true);
+		}
+		t = &te->tracks[idx];
+		t->track = track;
+		t->interned = track >= 0;
+		return track >= 0 ? 0 : -1;
+	}
+	name = t->name ? t->name : event_name;
+	if (p && p->scope != TE_SCOPE_GLOBAL) {
+		enum te_scope sc = (enum te_scope)p->scope;
+		int64_t owner = sc == TE_SCOPE_THREAD ? p->utid : p->upid;
+
+		if (sc == TE_SCOPE_PROCESS)
+			name = te_translate(&te->tr_process_track, name);
+		if (t->is_counter) {
+			uint32_t cname = sc == TE_SCOPE_PROCESS
+						 ? te_translate(&te->tr_process_track, t->name)
+						 : t->name;
+
+			track = own_track(imp, t, sc, owner, cname, seq_id, false);
+		} else if (t->merge == TE_MERGE_NONE) {
+			track = own_track(imp, t, sc, owner, name, seq_id, false);
+		} else {
+			cs = cset_for(imp, t, sc, owner, name, !p_root, ptrack, false);
+			t = &te->tracks[idx];
+			t->cset = cs;
+			t->interned = cs >= 0;
+			return cs >= 0 ? 0 : -1;
+		}
+		t = &te->tracks[idx];
+		if (track >= 0 && !p_root && ptrack >= 0)
+			tp_set_int(&imp->db->track, TRACK_PARENT_ID, (size_t)track, ptrack);
+	} else {
+		bool root_in_scope = uuid == 0;
+
+		if (t->is_counter || t->merge == TE_MERGE_NONE) {
+			track = own_track(imp, t, TE_SCOPE_GLOBAL, 0,
+					  t->is_counter ? t->name : name, seq_id, root_in_scope);
+		} else {
+			cs = cset_for(imp, t, TE_SCOPE_GLOBAL, 0, name, true, ptrack,
+				      root_in_scope);
+			t = &te->tracks[idx];
+			t->cset = cs;
+			t->interned = cs >= 0;
+			return cs >= 0 ? 0 : -1;
+		}
+		t = &te->tracks[idx];
+		if (track >= 0 && ptrack >= 0)
+			tp_set_int(&imp->db->track, TRACK_PARENT_ID, (size_t)track, ptrack);
+	}
+	t->track = track;
+	t->interned = track >= 0;
+	return track >= 0 ? 0 : -1;
+}
+
+int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_name,
+			   enum te_use use, uint32_t machine, uint32_t seq_id)
+{
+	struct te_track *t;
+	struct te_cset *c;
+	int64_t slot;
+
+	if (intern_track(imp, uuid, event_name, machine, seq_id) < 0)
+		return -1;
+	t = te_track_find(imp, uuid);
+	if (!t)
+		return -1;
+	if (t->track >= 0)
+		return t->track;
+	if (t->cset < 0 || use == TE_USE_OTHER)
+		return -1;
+	c = &imp->te->csets[t->cset];
+	slot = cset_slot(c, (int64_t)uuid);
+	if (slot < 0)
+		return -1;
+	if (use == TE_USE_BEGIN)
+		c->tracks[slot].nest++;
+	else if (use == TE_USE_END && c->tracks[slot].nest > 0)
+		c->tracks[slot].nest--;
+	return cset_track(imp, t->cset, (uint32_t)slot, seq_id);
+}
+
+void te_track_fini(struct tp_te *te)
+{
+	size_t i;
+
+	hmap_fini(&te->uuids);
+	free(te->tracks);
+	for (i = 0; i < te->n_csets; i++)
+		free(te->csets[i].tracks);
+	free(te->csets);
+	hmap_fini(&te->csets_by_hash);
+	hmap_fini(&te->utid_uuid);
+	hmap_fini(&te->upid_uuid);
+	hmap_fini(&te->misc_tracks);
+	hmap_fini(&te->named_by_descriptor);
+	hmap_fini(&te->first_packet_seqs);
+	hmap_fini(&te->tr_slice_name);
+	hmap_fini(&te->tr_process_track);
+	hmap_fini(&te->tr_histogram);
+	hmap_fini(&te->tr_perf_site);
+	hmap_fini(&te->tr_perf_mark);
+	hmap_fini(&te->tr_study);
+}

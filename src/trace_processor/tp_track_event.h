@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tp_track_event.h - state shared by the TrackEvent importer's files (this
+ * module only; the hooks the pipeline calls are in tp_int.h):
+ *
+ *   tp_te_token.c  file order: sequence generations, interned data, packet
+ *                  defaults, thread descriptors, track reservations, event
+ *                  timestamps and counter values
+ *   tp_te_track.c  parse order: descriptor tracks resolved to thread,
+ *                  process or global tracks; merged (compressed) tracks
+ *   tp_slice.c     slice stacks, pending args, arg sets, flows
+ *   tp_te_parse.c  parse order: one TrackEvent into slices, counters, args
+ *
+ * Interned data is never copied: entries point into packet bytes, which
+ * live in the import arena until parsing ends. Each event carries the
+ * generation it was tokenized in, so sorting cannot mix up states.
+ */
+#ifndef PFC_TRACE_PROCESSOR_TP_TRACK_EVENT_H
+#define PFC_TRACE_PROCESSOR_TP_TRACK_EVENT_H
+
+#include "trace_processor/tp_int.h"
+
+/* Limits on what one trace can make us allocate. */
+#define TE_MAX_EXTRA_COUNTERS 8  /* extra counter values per event */
+#define TE_MAX_TRACKS (1u << 22) /* distinct track uuids */
+#define TE_MAX_GENERATIONS (1u << 26)
+#define TE_MAX_ARGS_PER_SET 4096
+#define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
+#define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
+
+/* ------------------------------------------------------------------ args ---- */
+
+enum te_arg_type {
+	TE_ARG_INT,
+	TE_ARG_UINT,
+	TE_ARG_STR,
+	TE_ARG_REAL,
+	TE_ARG_PTR,
+	TE_ARG_BOOL,
+	TE_ARG_NULL,
+	TE_ARG_JSON,
+};
+
+struct te_arg {
+	uint32_t flat_key; /* string ids */
+	uint32_t key;
+	uint8_t type;        /* enum te_arg_type */
+	bool skip_if_exists; /* a later arg with the same key does not replace it */
+	union {
+		int64_t i;
+		double d;
+		uint32_t s; /* string id; 0 is a NULL string */
+	} v;
+};
+
+/* Args being collected for one row; committed as one (deduplicated) set. */
+struct te_args {
+	struct te_arg *a;
+	uint32_t n, cap;
+};
+
+void te_args_int(struct tp_import *imp, struct te_args *b, uint32_t key, int64_t v);
+void te_args_uint(struct tp_import *imp, struct te_args *b, uint32_t key, uint64_t v);
+void te_args_real(struct tp_import *imp, struct te_args *b, uint32_t key, double v);
+void te_args_str(struct tp_import *imp, struct te_args *b, uint32_t key, uint32_t str);
+void te_args_bool(struct tp_import *imp, struct te_args *b, uint32_t key, bool v);
+/* The general form: @flat_key differs from @key inside arrays ("a.b" vs "a[0].b"). */
+void te_args_add(struct tp_import *imp, struct te_args *b, const struct te_arg *arg);
+/*
+ * te_args_commit() - Store @b as an arg set (an identical set is reused)
+ * and empty @b. Return: the arg_set_id, or TP_NULL_INT when @b is empty.
+ */
+int64_t te_args_commit(struct tp_import *imp, struct te_args *b);
+void te_args_fini(struct te_args *b);
+
+/* ------------------------------------------------------------ sequences ---- */
+
+/*
+ * A generation: the state of one sequence between two changes (incremental
+ * state cleared, packet loss, new defaults, new thread descriptor). Events
+ * point at the generation they were tokenized in.
+ */
+struct te_gen {
+	uint32_t seq_idx;
+	uint32_t intern_gen;     /* interned data generation (new on every clear) */
+	const uint8_t *defaults; /* TrackEventDefaults bytes, or NULL */
+	uint32_t defaults_len;
+	bool valid;      /* incremental state valid */
+	bool has_thread; /* thread descriptor seen */
+	int32_t pid;
+	int64_t tid;
+};
+
+/* Tokenizer state of one sequence (index = tp_import.seqs slot). */
+struct te_seq {
+	uint32_t gen;  /* current generation; UINT32_MAX: none yet */
+	bool ts_valid; /* reference timestamps set since the last loss */
+	int64_t ref_ts_ns;
+	int64_t ref_thread_ts_ns;
+	int64_t ref_thread_instr;
+	struct hmap counters; /* track uuid -> running value (double bits) */
+};
+
+/* An interned entry: the message bytes (in a packet) and its string value. */
+struct te_interned {
+	uint64_t iid;
+	uint32_t intern_gen;
+	uint32_t field;
+	const uint8_t *msg;
+	uint32_t len;
+	uint32_t str; /* field 2 as a string id, 0 if none */
+};
+
+struct te_extra {
+	uint64_t uuid;
+	double value;
+};
+
+/* What the tokenizer resolved for one TrackEvent, as the parser sees it. */
+struct te_rec {
+	uint32_t gen;
+	uint32_t flags; /* TE_REC_* */
+	uint32_t n_extra;
+	int64_t thread_ts;
+	int64_t thread_instr;
+	double counter_value;
+	struct te_extra extra[TE_MAX_EXTRA_COUNTERS];
+};
+
+#define TE_REC_THREAD_TS (1u << 0)
+#define TE_REC_THREAD_INSTR (1u << 1)
+#define TE_REC_COUNTER (1u << 2)
+
+/*
+ * How a te_rec is stored: most events have nothing but their generation,
+ * which rides in tp_event.cpu. The rest go to te.vals only when present,
+ * found by tp_event.aux (UINT32_MAX: none): a header (flags | n_extra << 8),
+ * then thread_ts, thread_instr and the counter value (each if flagged),
+ * then the extra counters (uuid, value).
+ */
+struct te_val {
+	uint64_t u;
+	union {
+		double d;
+		int64_t i;
+	} v;
+};
+
+/* --------------------------------------------------------------- tracks ---- */
+
+enum te_merge { TE_MERGE_BY_NAME = 0, TE_MERGE_NONE = 1, TE_MERGE_BY_KEY = 2 };
+enum te_scope { TE_SCOPE_THREAD, TE_SCOPE_PROCESS, TE_SCOPE_GLOBAL };
+enum te_resolve { TE_UNRESOLVED, TE_RESOLVED, TE_BROKEN };
+
+/* A descriptor track, reserved at tokenization and resolved when first used. */
+struct te_track {
+	uint64_t uuid;
+	uint64_t parent_uuid;
+	int64_t pid, tid; /* TP_NULL_INT when absent */
+	uint32_t name;    /* string id */
+	uint32_t description;
+	uint32_t merge_key;
+	uint8_t merge; /* enum te_merge */
+	bool is_counter;
+	bool separate; /* disallow_merging_with_system_tracks */
+	bool has_counter_details;
+	/* counter details */
+	bool is_incremental;
+	int64_t unit_multiplier;
+	uint32_t unit, category, builtin_type, y_axis_share_key;
+	uint32_t seq_id;            /* sequence of the first reservation */
+	int32_t sibling_order_rank; /* INT32_MIN: none */
+	uint8_t child_ordering;
+	/* resolution (parse time) */
+	uint8_t resolved; /* enum te_resolve */
+	uint8_t scope;    /* enum te_scope */
+	bool is_root;
+	int64_t utid, upid;
+	int64_t track; /* track id, or -1; merged tracks use cset */
+	int64_t cset;  /* merged track set, or -1 */
+	bool interned;
+};
+
+/* One merged track within a set: slices with one cookie stay on it. */
+struct te_ctrack {
+	int64_t cookie;
+	uint32_t nest;
+	int64_t track; /* -1 until created */
+};
+
+/* Tracks that merge (same parent and merge key): created as needed. */
+struct te_cset {
+	uint64_t hash;
+	uint8_t scope;
+	int64_t owner; /* utid or upid */
+	uint64_t parent_uuid;
+	uint32_t merge_type;
+	uint32_t merge_value; /* string id */
+	uint32_t name;
+	uint64_t uuid; /* the track whose args the set copies */
+	bool is_root_in_scope;
+	bool set_parent; /* parent is not a root thread/process track */
+	int64_t parent_track;
+	uint32_t group;
+	struct te_ctrack *tracks;
+	uint32_t n, cap;
+};
+
+/* ----------------------------------------------------------- the state ---- */
+
+struct te_frame {
+	uint32_t row;  /* slice row */
+	uint32_t args; /* te.arg_pool index, or UINT32_MAX */
+};
+
+struct te_stack {
+	struct te_frame *f;
+	uint32_t n, cap;
+	int64_t track;
+};
+
+struct tp_te {
+	/* tokenizer */
+	struct te_seq *seqs; /* TP_MAX_SEQUENCES, allocated on first use */
+	struct te_gen *gens;
+	size_t n_gens, cap_gens;
+	uint32_t next_intern_gen;
+	struct hmap interned; /* hash(gen, field, iid) -> index in intern */
+	struct te_interned *intern;
+	size_t n_intern, cap_intern;
+	struct te_val *vals;
+	size_t n_vals, cap_vals;
+	struct hmap clock_domains; /* clock id -> index in domains */
+	struct te_clock {
+		int64_t unit_ns;
+		int64_t last_ns;
+		bool incremental;
+	} * domains;
+	size_t n_domains, cap_domains;
+
+	/* tracks */
+	struct hmap uuids; /* uuid -> index in tracks */
+	struct te_track *tracks;
+	size_t n_tracks, cap_tracks;
+	struct hmap csets_by_hash; /* hash -> index in csets */
+	struct te_cset *csets;
+	size_t n_csets, cap_csets;
+	struct hmap utid_uuid;           /* utid -> uuid of its descriptor track */
+	struct hmap upid_uuid;           /* upid -> uuid */
+	struct hmap misc_tracks;         /* hash of (kind, owner) -> track id */
+	struct hmap named_by_descriptor; /* utid | 1 << 63 for upids -> 1 */
+	struct hmap first_packet_seqs;   /* sequence id -> 1 */
+
+	/* slices, args, flows */
+	struct hmap stacks_by_track; /* track id -> index in stacks */
+	struct te_stack *stacks;
+	size_t n_stacks, cap_stacks;
+	struct te_args *arg_pool;
+	uint32_t n_pool, cap_pool;
+	uint32_t *free_args;
+	uint32_t n_free, cap_free;
+	struct hmap arg_sets;      /* content hash -> arg_set_id */
+	struct hmap flows;         /* flow id -> slice row */
+	struct hmap v1_flows;      /* hash(source id, cat, name) -> flow id */
+	struct hmap v1_flow_names; /* flow id -> (name << 32 | cat) */
+	uint64_t next_v1_flow;
+	struct hmap pending_flows; /* track id -> index in pending */
+	struct te_pending {
+		int64_t track;
+		uint64_t *ids;
+		uint32_t n, cap;
+	} * pending;
+	size_t n_pending, cap_pending;
+
+	/* content annotations: hash(cat, name) -> 1; pairs in annot */
+	struct hmap annot_seen;
+	uint32_t *annot;
+	size_t n_annot, cap_annot;
+	bool skipped_invalid; /* a packet was dropped for invalid state */
+
+	/* translation tables (raw string id -> translated string id) */
+	struct hmap tr_slice_name;
+	struct hmap tr_process_track;
+	struct hmap tr_histogram; /* hash -> string id */
+	struct hmap tr_perf_site;
+	struct hmap tr_perf_mark;
+	struct hmap tr_study;
+
+	/* interned strings of keys and values used on every event */
+	struct te_keys {
+		uint32_t debug, source, descriptor, trace_id, is_root_in_scope;
+		uint32_t utid, upid, track_uuid, parent_track_uuid, merge_key_type;
+		uint32_t merge_key_value, track_compressor_idx, thread_time;
+		uint32_t thread_instruction_count, default_track, category, name;
+		uint32_t cat, event_category, event_name, chrome, legacy_passthrough;
+		uint32_t builtin_counter_type, y_axis_share_key, description;
+		uint32_t child_ordering, sibling_order_rank, has_first_packet;
+		uint32_t hist_name, hist_name_hash, hist_sample, hist_name_iid;
+		uint32_t src_file, src_function, src_line;
+		uint32_t skipped_packet, invalid_incremental_state;
+		uint32_t legacy_phase, legacy_source_id, correlation_id;
+		uint32_t log_body, task_file, task_function, task_line;
+		uint32_t perf_site, perf_site_hash, perf_mark, perf_mark_hash;
+		uint32_t perf_context, perf_sequence, trigger_name, trigger_name_hash;
+		uint32_t triggers;
+	} k;
+	void *parse_ctx; /* tp_te_parse.c's per-event scratch, reused */
+};
+
+/* tp_te_token.c */
+struct tp_te *te_get(struct tp_import *imp);
+/* The record of track event @ev. Return: false if @ev has none. */
+bool te_rec_load(const struct tp_te *te, const struct tp_event *ev, struct te_rec *out);
+const struct te_interned *te_interned_get(struct tp_import *imp, uint32_t gen, uint32_t field,
+					  uint64_t iid);
+struct te_track *te_track_find(struct tp_import *imp, uint64_t uuid);
+/* Reserves (or updates) the track @uuid; @r holds the descriptor's fields. */
+struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r);
+
+/* tp_te_track.c */
+/* The thread of (@tid, @pid) like Perfetto's UpdateThread; -1 on OOM. */
+int64_t te_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid);
+int64_t te_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
+/* Resolves @uuid (and its parents). Return: the track or NULL (broken). */
+struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t machine);
+enum te_use { TE_USE_BEGIN, TE_USE_END, TE_USE_INSTANT, TE_USE_OTHER };
+/* The track id for an event of kind @use on @uuid; -1 if broken. */
+int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_name,
+			   enum te_use use, uint32_t machine, uint32_t seq_id);
+int64_t te_thread_track(struct tp_import *imp, int64_t utid);
+int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instructions);
+int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global);
+uint32_t te_translate(const struct hmap *m, uint32_t str);
+void te_track_fini(struct tp_te *te);
+
+/* tp_slice.c */
+/* The pending args of open slice @row on @track (NULL if it left the stack). */
+struct te_args *te_slice_args(struct tp_import *imp, int64_t track, uint32_t row);
+/* An end in two steps, so that end args join the slice before it is popped. */
+int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uint32_t cat,
+			   uint32_t name);
+void te_slice_end_done(struct tp_import *imp, int64_t track, uint32_t row);
+void te_slice_finish(struct tp_import *imp);
+void te_flow_v2(struct tp_import *imp, uint32_t row, const uint8_t *event, size_t len);
+void te_flow_v1(struct tp_import *imp, int64_t track, char phase, uint64_t source_id, uint32_t cat,
+		uint32_t name, bool bind_enclosing);
+void te_flow_bind(struct tp_import *imp, uint32_t row, uint64_t bind_id, uint64_t direction);
+/* Ends flow @flow_id at @row if it is open. */
+void te_flow_end(struct tp_import *imp, uint64_t flow_id, uint32_t row);
+void te_slice_fini(struct tp_te *te);
+
+/* tp_te_parse.c */
+void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len);
+/* Adds the names that translation tables give to hashed args in @b. */
+void te_translate_args(struct tp_import *imp, struct te_args *b);
+void te_parse_fini(struct tp_te *te);
+
+/* Common keys, interned once. */
+void te_keys_init(struct tp_import *imp);
+
+#endif

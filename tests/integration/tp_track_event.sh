@@ -1,0 +1,148 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tp_track_event.sh - TrackEvent import by trace_processor_shell, on small
+# traces written for it (tests/data/tp/track_event/*.textproto, encoded with
+# pfc_pbtxt):
+#   slices/*    nesting (depth, parent_id, dur -1 while open), instants as
+#               0-length slices, interned names and categories, descriptor
+#               thread and process names, debug annotation args of each type
+#               (end-event args join the slice), thread track dimensions;
+#   counters/*  counter tracks: doubles, units, incremental values with a unit
+#               multiplier reset by a clear, extra counters filling thread_ts;
+#   state/*     packets needing incremental state dropped before a clear and
+#               after a loss (counted in stats); interned data per generation;
+#   flows/*     v2 flow ids (step, terminate), a legacy bind id, timestamps on
+#               an incremental sequence clock in microseconds;
+#   robust/*    truncated traces import without crashing.
+# Usage: OUT=out sh tests/integration/tp_track_event.sh
+. "$(dirname "$0")/lib.sh"
+
+ROOT=$(repo_root)
+cd "$ROOT" || exit 1
+OUT=${OUT:-out}
+case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
+TP="$OUT/trace_processor_shell"
+PBTXT="$OUT/pfc_pbtxt"
+DATA="$ROOT/tests/data/tp/track_event"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for b in "$TP" "$PBTXT"; do
+	if [ ! -x "$b" ]; then
+		fail tp_track_event/binaries "$b not built (make $b)"
+		summary
+		exit 1
+	fi
+done
+
+for t in slices counters state flows; do
+	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
+		fail "tp_track_event/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
+		summary
+		exit 1
+	fi
+done
+
+# expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
+# lines joined by ';') must equal EXPECTED.
+expect() {
+	_n=$1
+	_trace=$2
+	_sql=$3
+	_want=$4
+	if ! timeout 60 "$TP" -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
+		fail "tp_track_event/$_n" "exit $?: $(head -n 1 "$tmp/err")"
+		return
+	fi
+	_got=$(sed 1d "$tmp/out" | tr '\n' ';' | sed 's/;$//')
+	if [ "$_got" = "$_want" ]; then
+		pass "tp_track_event/$_n"
+	else
+		fail "tp_track_event/$_n" "got '$_got', want '$_want'"
+	fi
+}
+
+# ---------------------------------------------------------------- slices ----
+expect slices/nesting slices \
+	"SELECT ts, dur, depth, parent_id, category, name FROM slice ORDER BY id" \
+	'1000,500,0,"[NULL]","render","outer";1100,100,1,0,"render","inner";1150,0,2,1,"a,b","mark";1600,-1,0,"[NULL]","[NULL]","open"'
+expect slices/thread_track slices \
+	"SELECT DISTINCT t.name, t.tid, p.name, p.pid FROM slice s
+	 JOIN thread_track tt ON s.track_id = tt.id JOIN thread t USING (utid)
+	 JOIN process p USING (upid)" \
+	'"worker",41,"app",40'
+expect slices/track_dimensions slices \
+	"SELECT a.key, a.int_value FROM thread_track tt
+	 JOIN args a ON a.arg_set_id = tt.dimension_arg_set_id" \
+	'"utid",2'
+expect slices/args_outer slices \
+	"SELECT key, value_type, display_value FROM slice JOIN args USING (arg_set_id)
+	 WHERE slice.name = 'outer'" \
+	'"debug.frame","int","42"'
+expect slices/args_inner slices \
+	"SELECT flat_key, key, value_type, display_value FROM slice JOIN args USING (arg_set_id)
+	 WHERE slice.name = 'inner' ORDER BY args.id" \
+	'"debug.ok","debug.ok","bool","true";"debug.ratio","debug.ratio","real","0.25";"debug.ptr","debug.ptr","pointer","0x1000";"debug.big","debug.big","uint","18446744073709551615";"debug.obj.a","debug.obj.a","string","x";"debug.obj.list","debug.obj.list[0]","int","1";"debug.obj.list","debug.obj.list[1]","int","2";"debug.result","debug.result","string","done"'
+expect slices/slice_id_alias slices \
+	"SELECT count(*) FROM slice WHERE slice_id = id AND cat IS category" \
+	'4'
+
+# -------------------------------------------------------------- counters ----
+expect counters/values counters \
+	"SELECT c.ts, c.value, t.name, t.unit FROM counter c
+	 JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts" \
+	'100,1.500000,"mem","bytes";200,7.000000,"mem","bytes";300,5000.000000,"thread_time","ns";400,7000.000000,"thread_time","ns";500,1000.000000,"thread_time","ns"'
+expect counters/thread_scoped counters \
+	"SELECT t.name, th.name FROM thread_counter_track t JOIN thread th USING (utid)" \
+	'"thread_time","main"'
+expect counters/thread_ts counters \
+	"SELECT name, thread_ts, thread_dur FROM slice ORDER BY ts" \
+	'"s",5000,2000;"i",1000,0'
+expect counters/unknown_track counters \
+	"SELECT value FROM stats WHERE name = 'track_event_counter_invalid_track_uuid'" \
+	'1'
+
+# ----------------------------------------------------------------- state ----
+expect state/kept state "SELECT ts, name FROM slice ORDER BY ts" \
+	'15,"other_sequence";20,"first";40,"second"'
+expect state/dropped state \
+	"SELECT value FROM stats WHERE name = 'packet_skipped_seq_needs_incremental_state_invalid'" \
+	'2'
+expect state/interned_skipped state \
+	"SELECT value FROM stats WHERE name = 'interned_data_skipped_incremental_state_invalid'" \
+	'1'
+
+# ----------------------------------------------------------------- flows ----
+expect flows/links flows \
+	"SELECT so.name, si.name, f.trace_id FROM flow f JOIN slice so ON so.id = f.slice_out
+	 JOIN slice si ON si.id = f.slice_in ORDER BY f.id" \
+	'"send","relay",77;"relay","recv",77;"bind_out","bind_in",5'
+expect flows/incremental_clock flows "SELECT ts, dur FROM slice WHERE name = 'send'" \
+	'1010000,5000'
+
+# ---------------------------------------------------------------- robust ----
+# About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
+# never on a signal.
+crashed=
+for t in slices counters state flows; do
+	size=$(wc -c <"$tmp/$t.pb")
+	step=$((size / 40 + 1))
+	n=1
+	while [ "$n" -lt "$size" ]; do
+		head -c "$n" "$tmp/$t.pb" >"$tmp/cut.pb"
+		timeout 60 "$TP" -Q "SELECT count(*) FROM slice" "$tmp/cut.pb" >/dev/null 2>&1
+		rc=$?
+		if [ "$rc" -gt 1 ]; then
+			crashed="$crashed $t:$n(exit $rc)"
+		fi
+		n=$((n + step))
+	done
+done
+if [ -z "$crashed" ]; then
+	pass tp_track_event/robust/truncated
+else
+	fail tp_track_event/robust/truncated "crashed on:$crashed"
+fi
+
+summary
