@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <setjmp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 
@@ -420,6 +422,27 @@ static int framing_error(struct tp *tp, const char *name, int err, uint64_t off,
 	return 0;
 }
 
+/*
+ * A mapped file that shrinks under us (someone truncates it) raises SIGBUS
+ * on the next access past its new end. While a mapping is being read, that
+ * signal for an address inside it unwinds to import_guarded(), which
+ * reports the damage instead of crashing; any other SIGBUS keeps its
+ * default action.
+ */
+static _Thread_local sigjmp_buf *g_bus_jmp;
+static _Thread_local const uint8_t *g_bus_lo, *g_bus_hi;
+
+static void on_sigbus(int sig, siginfo_t *si, void *uctx)
+{
+	const uint8_t *addr = si ? (const uint8_t *)si->si_addr : NULL;
+
+	(void)uctx;
+	if (g_bus_jmp && addr >= g_bus_lo && addr < g_bus_hi)
+		siglongjmp(*g_bus_jmp, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
 /* A regular file: framed in place from a read-only mapping, no copy. */
 static int import_mapped(struct tp *tp, const char *name)
 {
@@ -472,9 +495,29 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p != MAP_FAILED) {
+			struct sigaction sa, old;
+			sigjmp_buf jmp;
+
 			tp->map = p;
 			tp->map_len = (size_t)st.st_size;
-			rc = import_mapped(tp, name);
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_sigaction = on_sigbus;
+			sa.sa_flags = SA_SIGINFO;
+			sigemptyset(&sa.sa_mask);
+			sigaction(SIGBUS, &sa, &old);
+			g_bus_lo = tp->map;
+			g_bus_hi = tp->map + tp->map_len;
+			if (sigsetjmp(jmp, 1) == 0) {
+				g_bus_jmp = &jmp;
+				rc = import_mapped(tp, name);
+			} else {
+				fprintf(stderr, "trace_processor: %s shrank while it was being read; "
+						"the import is incomplete\n", name);
+				tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
+				rc = -EIO;
+			}
+			g_bus_jmp = NULL;
+			sigaction(SIGBUS, &old, NULL);
 			tp_sorter_fini(&tp->imp.sorter);
 			tp_arena_fini(&tp->imp.arena);
 			munmap(tp->map, tp->map_len);

@@ -19,6 +19,16 @@
 #define PENDING (-1)
 #define NO_ARGS UINT32_MAX
 
+/* Slice ends saturate: a nonsense duration must not wrap around in comparisons. */
+static int64_t end_of(int64_t ts, int64_t dur)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(ts, dur, &r))
+		return dur < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
@@ -362,7 +372,7 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 		row = st->f[i].row;
 		start = tp_col_int(s, SLICE_TS)[row];
 		d = tp_col_int(s, SLICE_DUR)[row];
-		end = start + d;
+		end = end_of(start, d);
 		if (d == PENDING) {
 			incomplete_child = true;
 			continue;
@@ -375,7 +385,7 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 			while (st->n > (uint32_t)i + 1) {
 				uint32_t c = st->f[st->n - 1].row;
 
-				tp_set_int(s, SLICE_DUR, c, end - tp_col_int(s, SLICE_TS)[c]);
+				tp_set_int(s, SLICE_DUR, c, tp_ts_sub(end, tp_col_int(s, SLICE_TS)[c]));
 				pop(imp, st);
 			}
 			pop(imp, st);
@@ -388,7 +398,7 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 		}
 		if (dur == PENDING)
 			continue;
-		if (ts < end && ts + dur > end) {
+		if (ts < end && end_of(ts, dur) > end) {
 			tp_stat_add(imp, "slice_drop_overlapping_complete_event", -1, 0, 1);
 			return false;
 		}
@@ -435,7 +445,7 @@ static int64_t start_slice(struct tp_import *imp, int64_t ts, int64_t dur, int64
 		return -1;
 	tp_bounds_add(imp->db, ts);
 	if (dur > 0)
-		tp_bounds_add(imp->db, ts + dur);
+		tp_bounds_add(imp->db, end_of(ts, dur));
 	close_pending_flows(imp, track, (uint32_t)row);
 	return row;
 }
@@ -498,7 +508,7 @@ int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uin
 	if (i < 0)
 		return -1;
 	row = st->f[i].row;
-	tp_set_int(s, SLICE_DUR, row, ts - tp_col_int(s, SLICE_TS)[row]);
+	tp_set_int(s, SLICE_DUR, row, tp_ts_sub(ts, tp_col_int(s, SLICE_TS)[row]));
 	tp_bounds_add(imp->db, ts);
 	return row;
 }

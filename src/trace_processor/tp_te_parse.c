@@ -888,10 +888,10 @@ static void end_event(struct ev_ctx *c)
 		int64_t tic = tp_col_int(s, SLICE_THREAD_INSTRUCTION_COUNT)[row];
 
 		if (tts != TP_NULL_INT && c->has_thread_ts && c->thread_ts != tts)
-			tp_set_int(s, SLICE_THREAD_DUR, (size_t)row, c->thread_ts - tts);
+			tp_set_int(s, SLICE_THREAD_DUR, (size_t)row, tp_ts_sub(c->thread_ts, tts));
 		if (tic != TP_NULL_INT && c->has_thread_instr)
 			tp_set_int(s, SLICE_THREAD_INSTRUCTION_DELTA, (size_t)row,
-				   c->thread_instr - tic);
+				   tp_ts_sub(c->thread_instr, tic));
 	}
 	te_slice_end_done(c->imp, track, (uint32_t)row);
 }
@@ -939,10 +939,11 @@ static void complete_event(struct ev_ctx *c)
 		return;
 	event_args(c, te_slice_args(c->imp, track, (uint32_t)row));
 	if (c->has_thread_ts) {
+		int64_t tdur = pz_field_int64(&c->l[PB_TRACK_EVENT_LEGACY_EVENT__THREAD_DURATION_US]);
+
 		tp_set_int(s, SLICE_THREAD_TS, (size_t)row, c->thread_ts);
 		tp_set_int(s, SLICE_THREAD_DUR, (size_t)row,
-			   pz_field_int64(&c->l[PB_TRACK_EVENT_LEGACY_EVENT__THREAD_DURATION_US]) *
-				   1000);
+			   (int64_t)((uint64_t)tdur * 1000u)); /* nonsense in, nonsense out */
 	}
 	if (c->has_thread_instr) {
 		tp_set_int(s, SLICE_THREAD_INSTRUCTION_COUNT, (size_t)row, c->thread_instr);
