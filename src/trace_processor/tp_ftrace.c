@@ -67,67 +67,17 @@ static uint32_t fstr(struct tp_import *imp, const struct payload *p, uint32_t id
 
 /* ------------------------------------------------------------- atrace ---- */
 
-static struct tp_slice_stack *stack_for(struct tp_import *imp, int64_t track)
-{
-	uint64_t v;
-
-	if (hmap_get(&imp->slice_stacks, (uint64_t)track, &v))
-		return &imp->stacks[v];
-	if (imp->n_stacks == imp->cap_stacks) {
-		size_t cap = imp->cap_stacks ? 2 * imp->cap_stacks : 64;
-		struct tp_slice_stack *s = realloc(imp->stacks, cap * sizeof(*s));
-
-		if (!s)
-			return NULL;
-		imp->stacks = s;
-		imp->cap_stacks = cap;
-	}
-	imp->stacks[imp->n_stacks].depth = 0;
-	if (hmap_put(&imp->slice_stacks, (uint64_t)track, imp->n_stacks) < 0)
-		return NULL;
-	return &imp->stacks[imp->n_stacks++];
-}
-
+/* atrace B/E share the slice stacks of track events (tp_slice.c). */
 static void slice_begin(struct tp_import *imp, int64_t ts, int64_t track, const char *name,
 			size_t len)
 {
-	struct tp_slice_stack *st = stack_for(imp, track);
-	struct tp_table *s = &imp->db->slice;
-	int64_t row;
-
-	if (!st)
-		return;
-	if (st->depth == sizeof(st->rows) / sizeof(st->rows[0])) {
-		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
-		return;
-	}
-	row = tp_table_append(s);
-	if (row < 0)
-		return;
-	tp_set_int(s, SLICE_TS, (size_t)row, ts);
-	tp_set_int(s, SLICE_DUR, (size_t)row, -1);
-	tp_set_int(s, SLICE_TRACK_ID, (size_t)row, track);
-	tp_set_str(s, SLICE_NAME, (size_t)row, tp_str_intern(&imp->db->strings, name, len));
-	tp_set_int(s, SLICE_DEPTH, (size_t)row, st->depth);
-	if (st->depth)
-		tp_set_int(s, SLICE_PARENT_ID, (size_t)row, st->rows[st->depth - 1]);
-	st->rows[st->depth++] = row;
-	tp_bounds_add(imp->db, ts);
+	tp_slice_begin(imp, ts, track, 0, tp_str_intern(&imp->db->strings, name, len));
 }
 
 static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
 {
-	struct tp_slice_stack *st = stack_for(imp, track);
-	struct tp_table *s = &imp->db->slice;
-	int64_t row;
-
-	if (!st || st->depth == 0) {
+	if (tp_slice_end(imp, ts, track, 0, 0) < 0)
 		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
-		return;
-	}
-	row = st->rows[--st->depth];
-	tp_set_int(s, SLICE_DUR, (size_t)row, tp_ts_sub(ts, tp_col_int(s, SLICE_TS)[row]));
-	tp_bounds_add(imp->db, ts);
 }
 
 /* Splits the next '|'-separated field of [*p, end). */

@@ -227,10 +227,6 @@ struct tp_import {
 	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
 
-	/* per-thread open atrace slices (B/E): utid -> stack in slice_stack */
-	struct hmap slice_stacks;       /* track id -> index into stacks */
-	struct tp_slice_stack *stacks;
-	size_t n_stacks, cap_stacks;
 
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events handed to the parsers so far */
@@ -245,10 +241,6 @@ struct tp_import {
 	struct tp_gk *gk;
 };
 
-struct tp_slice_stack {
-	int64_t rows[64];
-	uint32_t depth;
-};
 
 /* tp_token.c */
 int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine);

@@ -363,7 +363,4 @@ void tp_track_fini(struct tp_import *imp)
 	hmap_fini(&imp->global_counter_tracks);
 	hmap_fini(&imp->stats_rows);
 	hmap_fini(&imp->meta_rows);
-	hmap_fini(&imp->slice_stacks);
-	free(imp->stacks);
-	imp->stacks = NULL;
 }
