@@ -210,6 +210,7 @@ struct tp_import {
 	struct hmap pid_to_upid;      /* (machine << 32 | pid) -> upid (newest) */
 	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
 	struct hmap ftrace_keys;      /* (event id << 16 | field id) -> key string id */
+	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> earliest ftrace time */
 	struct tp_thread_state *threads;
 	size_t cap_threads;
 

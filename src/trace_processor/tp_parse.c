@@ -556,6 +556,28 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 		suffix = "begin";
 	else if (top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__END_OF_TRACE)
 		suffix = "end";
+	/* Page errors traced_probes met and skipped (FtraceParseStatus values). */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_FTRACE_STATS__FTRACE_PARSE_ERRORS)
+			continue;
+		if (f.wire_type == PZ_WIRE_VARINT) {
+			tp_stat_add(imp, f.value == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
+						 ? "ftrace_abi_errors_skipped_zero_data_length"
+						 : "ftrace_abi_errors",
+				    -1, ev->machine, 1);
+		} else if (f.wire_type == PZ_WIRE_LEN) {
+			struct pz_packed it;
+			uint64_t v;
+
+			pz_packed_init(&it, &f);
+			while (pz_packed_next_varint(&it, &v) > 0)
+				tp_stat_add(imp, v == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
+							 ? "ftrace_abi_errors_skipped_zero_data_length"
+							 : "ftrace_abi_errors",
+					    -1, ev->machine, 1);
+		}
+	}
 	if (!suffix)
 		return;
 	pz_reader_init(&r, data, len);
@@ -622,15 +644,60 @@ static void service_event(struct tp_import *imp, const struct tp_event *ev, cons
 		tp_metadata_add_int(imp, "all_data_source_flushed_ns", ev->ts);
 }
 
-static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
+/* TraceAttributes: metadata "trace_attribute.<key>"; later values win. */
+static void trace_attributes(struct tp_import *imp, const uint8_t *data, size_t len)
 {
 	struct pz_reader r;
 	struct pz_field f;
 
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0)
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field a[4];
+		char key[256];
+		int n;
+
+		if (f.id != PB_TRACE_ATTRIBUTES__ATTRIBUTE || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, a, 4) != PZ_OK ||
+		    !a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].id)
+			continue;
+		n = snprintf(key, sizeof(key), "trace_attribute.%.*s",
+			     (int)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].size,
+			     (const char *)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].data);
+		if (n < 0 || (size_t)n >= sizeof(key))
+			continue;
+		if (a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].id)
+			tp_metadata_set_str(imp, key, 0,
+					    (const char *)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].data,
+					    a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].size);
+		else if (a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__LONG_VALUE].id)
+			tp_metadata_set_int(imp, key, 0,
+					    (int64_t)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__LONG_VALUE].value);
+	}
+}
+
+static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	uint64_t period_ms = 0;
+	bool into_file = false;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
 		if (f.id == PB_TRACE_CONFIG__WRITE_INTO_FILE && f.wire_type == PZ_WIRE_VARINT)
-			imp->write_into_file = f.value != 0;
+			into_file = f.value != 0;
+		else if (f.id == PB_TRACE_CONFIG__FILE_WRITE_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
+			period_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__TRACE_ATTRIBUTES && f.wire_type == PZ_WIRE_LEN)
+			trace_attributes(imp, f.data, f.size);
+	}
+	/*
+	 * Long trace mode streams buffers into the file as it goes. A write
+	 * period of a day or more means the file is only written at the end:
+	 * the buffer is meant as a ring, and overwriting it is not data loss.
+	 */
+	imp->write_into_file = into_file && period_ms < 24ull * 3600 * 1000;
 }
 
 static void clone_trigger(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -705,6 +772,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_CONFIG:
 			trace_config(imp, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
+			trace_attributes(imp, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
 			clone_trigger(imp, ev, f.data, f.size);
 			break;
@@ -720,8 +790,29 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	}
 }
 
+/* Per machine, the time from which every CPU that has ftrace data has it. */
+static void ftrace_latest_data_start(struct tp_import *imp)
+{
+	struct hmap latest = HMAP_INIT;
+	struct hmap_iter it;
+	uint64_t k, v, cur;
+
+	hmap_iter_init(&it, &imp->ftrace_cpu_start);
+	while (hmap_iter_next(&it, &k, &v)) {
+		uint64_t machine = k >> 32;
+
+		if (!hmap_get(&latest, machine, &cur) || (int64_t)v > (int64_t)cur)
+			hmap_put(&latest, machine, v);
+	}
+	hmap_iter_init(&it, &latest);
+	while (hmap_iter_next(&it, &k, &v))
+		tp_metadata_set_int(imp, "ftrace_latest_data_start_ns", (uint32_t)k, (int64_t)v);
+	hmap_fini(&latest);
+}
+
 void tp_parse_finish(struct tp_import *imp)
 {
+	ftrace_latest_data_start(imp);
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
 	tp_sched_finish(imp);

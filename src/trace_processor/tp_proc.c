@@ -108,6 +108,7 @@ void tp_proc_fini(struct tp_import *imp)
 	hmap_fini(&imp->pid_to_upid);
 	hmap_fini(&imp->mm_to_upid);
 	hmap_fini(&imp->ftrace_keys);
+	hmap_fini(&imp->ftrace_cpu_start);
 	free(imp->threads);
 	imp->threads = NULL;
 	imp->cap_threads = 0;

@@ -142,6 +142,14 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 		return; /* no events */
 	if (to_trace_time(imp, TP_CLOCK_BOOTTIME, ts, &ev.ts) < 0)
 		return;
+	{
+		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */
+		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+		uint64_t v;
+
+		if (!hmap_get(&imp->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
+			hmap_put(&imp->ftrace_cpu_start, k, (uint64_t)ev.ts);
+	}
 	ev.kind = TP_EV_BUNDLE;
 	ev.data = data;
 	ev.len = (uint32_t)len;

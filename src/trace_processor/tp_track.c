@@ -165,6 +165,10 @@ static const struct stat_info {
 	 "A generic kernel packet could not be decoded; it was skipped."},
 	{"generic_kernel_invalid_cpu", "error", "trace",
 	 "A generic kernel event named a CPU out of range; it was skipped."},
+	{"ftrace_abi_errors_skipped_zero_data_length", "info", "trace",
+	 "traced_probes skipped ftrace records with a zero data length (a known kernel quirk)."},
+	{"ftrace_abi_errors", "data_loss", "trace",
+	 "traced_probes met ftrace pages it could not decode; their events are missing."},
 };
 
 static const struct stat_info *stat_info(const char *name)
