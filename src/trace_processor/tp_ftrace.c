@@ -119,9 +119,10 @@ static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid
 
 	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
 		len--;
-	end = buf + len;
+	/* Before any pointer arithmetic: a buf that is not bytes has no data. */
 	if (len < 1 || (len > 1 && buf[1] != '|'))
 		return;
+	end = buf + len;
 	p = buf + 2;
 	switch (buf[0]) {
 	case 'B':

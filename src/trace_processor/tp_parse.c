@@ -349,7 +349,7 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 			size_t n;
 
 			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, z, 4) != PZ_OK ||
-			    !z[PB_SYS_STATS_THERMAL_ZONE__TYPE].id)
+			    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
 				break;
 			n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
 				    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
@@ -658,7 +658,7 @@ static void trace_attributes(struct tp_import *imp, const uint8_t *data, size_t 
 
 		if (f.id != PB_TRACE_ATTRIBUTES__ATTRIBUTE || f.wire_type != PZ_WIRE_LEN ||
 		    pz_decode_table(f.data, f.size, a, 4) != PZ_OK ||
-		    !a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].id)
+		    a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].wire_type != PZ_WIRE_LEN)
 			continue;
 		n = snprintf(key, sizeof(key), "trace_attribute.%.*s",
 			     (int)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].size,
