@@ -203,15 +203,18 @@ $(FUZZ_BINS): $(O)/fuzz/%: $(O)/obj/fuzz/%.o $(ALL_LIBS)
 fuzz-bins: $(FUZZ_BINS)
 
 # Builds every fuzzer with clang + ASan/UBSan and runs each for FUZZ_SECONDS
-# over its seed corpus (fuzz/corpus/<name>/); new inputs go to out/fuzz/corpus.
+# over its seed corpus (fuzz/corpus/<name>/, only read); new inputs go to
+# FUZZ_CORPUS/<name> (CI passes a temporary directory). An input that runs
+# over 10 s is a finding (a hang), like a crash.
 FUZZ_SECONDS ?= 20
+FUZZ_CORPUS ?= out/fuzz/corpus
 fuzz:
 	$(Q)$(MAKE) --no-print-directory O=out/fuzz CC=clang SANITIZE=1 FUZZ=1 fuzz-bins
 	$(Q)for f in out/fuzz/fuzz/*_fuzz; do \
-		n=$$(basename $$f _fuzz); mkdir -p out/fuzz/corpus/$$n; \
+		n=$$(basename $$f _fuzz); mkdir -p $(FUZZ_CORPUS)/$$n; \
 		echo "  FUZZ     $$n ($(FUZZ_SECONDS) s)"; \
-		$$f -max_total_time=$(FUZZ_SECONDS) -artifact_prefix=out/fuzz/$$n- \
-			out/fuzz/corpus/$$n fuzz/corpus/$$n 2>out/fuzz/$$n.log || \
+		$$f -max_total_time=$(FUZZ_SECONDS) -timeout=10 -artifact_prefix=out/fuzz/$$n- \
+			$(FUZZ_CORPUS)/$$n fuzz/corpus/$$n 2>out/fuzz/$$n.log || \
 			{ tail -n 40 out/fuzz/$$n.log; exit 1; }; \
 	done
 
