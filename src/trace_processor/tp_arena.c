@@ -3,6 +3,7 @@
  * tp_arena.c - memory that lives until the import ends: the file's chunks
  * and inflated compressed_packets, which sorted events point into.
  */
+#include <errno.h>
 #include <stdlib.h>
 
 #include "trace_processor/tp_int.h"
@@ -43,3 +44,23 @@ uint8_t *tp_arena_alloc(struct tp_arena *a, size_t size)
 	return b->data;
 }
 
+
+int tp_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
+{
+	size_t c = *cap ? *cap : first;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need) {
+		if (c > SIZE_MAX / 2 / elem)
+			return -ENOMEM;
+		c *= 2;
+	}
+	p = realloc(*arr, c * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = c;
+	return 0;
+}

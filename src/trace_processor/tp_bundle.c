@@ -19,23 +19,6 @@
 
 /* ------------------------------------------------------------ compact ---- */
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t c = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 /* Next value of a packed varint column, 0 past its end (counted by caller). */
 static bool next_varint(struct pz_packed *it, uint64_t *out)
 {
@@ -81,7 +64,7 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 		if (fl.id != PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE ||
 		    fl.wire_type != PZ_WIRE_LEN)
 			continue;
-		if (grow((void **)&comms, &cap_comms, n_comms + 1, sizeof(*comms)) < 0)
+		if (tp_array_grow((void **)&comms, &cap_comms, n_comms + 1, sizeof(*comms), 64) < 0)
 			break;
 		comms[n_comms++] = tp_str_intern(&imp->db->strings, (const char *)fl.data, fl.size);
 	}
@@ -100,7 +83,7 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 			bad = true;
 			break;
 		}
-		if (grow((void **)&c->sw, &c->cap_sw, c->n_sw + 1, sizeof(*c->sw)) < 0)
+		if (tp_array_grow((void **)&c->sw, &c->cap_sw, c->n_sw + 1, sizeof(*c->sw), 64) < 0)
 			break;
 		ts = tp_ts_add(ts, (int64_t)v);
 		s = &c->sw[c->n_sw++];
@@ -129,7 +112,7 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 			break;
 		}
 		next_varint(&g, &q); /* common_flags came later; 0 when absent */
-		if (grow((void **)&c->wk, &c->cap_wk, c->n_wk + 1, sizeof(*c->wk)) < 0)
+		if (tp_array_grow((void **)&c->wk, &c->cap_wk, c->n_wk + 1, sizeof(*c->wk), 64) < 0)
 			break;
 		ts = tp_ts_add(ts, (int64_t)v);
 		k = &c->wk[c->n_wk++];
@@ -272,7 +255,7 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 		}
 		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
 			continue;
-		if (grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev)) < 0)
+		if (tp_array_grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev), 64) < 0)
 			break;
 		be = &c->ev[c->n_ev];
 		tp_ftrace_header_read(e.data, e.size, &be->h);

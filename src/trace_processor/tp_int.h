@@ -38,6 +38,13 @@ void tp_arena_fini(struct tp_arena *a);
 /* Return: @size bytes owned by the arena, or NULL. */
 uint8_t *tp_arena_alloc(struct tp_arena *a, size_t size);
 
+/*
+ * tp_array_grow() - Make room for @need elements of @elem bytes in *@arr
+ * (capacity *@cap, starting at @first, doubling). Return: 0 or -ENOMEM
+ * (the array is unchanged then).
+ */
+int tp_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first);
+
 /* ------------------------------------------------------------- clocks ---- */
 
 #define TP_CLOCK_REALTIME 1
@@ -166,6 +173,7 @@ void tp_bundle_fini(struct tp_bundle_cursor *c);
 /* ----------------------------------------------------------- importer ---- */
 
 #define TP_MAX_SEQUENCES 4096
+#define TP_SCHED_STATE_CACHE 0x200
 
 /* Per trusted_packet_sequence_id state. */
 struct tp_sequence {
@@ -214,6 +222,9 @@ struct tp_import {
 	struct tp_thread_state *threads;
 	size_t cap_threads;
 
+	/* sched: end_state strings of prev_state values < TP_SCHED_STATE_CACHE */
+	uint32_t state_ids[TP_SCHED_STATE_CACHE];
+	uint32_t running_id;
 	/* sched: per ucpu (row of the cpu table) */
 	struct hmap cpu_rows;         /* (machine << 32 | cpu) -> ucpu */
 	struct tp_cpu_state *cpus;

@@ -46,7 +46,8 @@ int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 	return row;
 }
 
-uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
+/* The letters of a prev_state, interned (see tp_sched_state_str()). */
+static uint32_t state_letters(struct tp_import *imp, int64_t prev_state)
 {
 	/* Linux >= 4.14 report bits (TASK_REPORT), then the preemption bit. */
 	static const char letters[] = "SDTtXZPI";
@@ -64,6 +65,26 @@ uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
 		return tp_db_str(imp->db, "?");
 	s[n] = '\0';
 	return tp_db_str(imp->db, s);
+}
+
+/* Every switch asks for these: the common values are interned once. */
+uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
+{
+	uint32_t *slot;
+
+	if (prev_state < 0 || prev_state >= TP_SCHED_STATE_CACHE)
+		return state_letters(imp, prev_state);
+	slot = &imp->state_ids[prev_state];
+	if (!*slot)
+		*slot = state_letters(imp, prev_state);
+	return *slot;
+}
+
+static uint32_t running_str(struct tp_import *imp)
+{
+	if (!imp->running_id)
+		imp->running_id = tp_db_str(imp->db, "Running");
+	return imp->running_id;
 }
 
 /* Closes @utid's open thread state at @ts. */
@@ -146,7 +167,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	c->running_utid = next_utid;
 	c->last_ts = ts;
 	if (next_utid > 0)
-		open_state(imp, next_utid, ts, tp_db_str(imp->db, "Running"), cpu, ucpu);
+		open_state(imp, next_utid, ts, running_str(imp), cpu, ucpu);
 	tp_bounds_add(imp->db, ts);
 }
 
@@ -162,13 +183,14 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	open = imp->threads[utid].open_row;
 	if (open >= 0) {
-		const char *st = tp_str_get(&imp->db->strings, tp_col_str(t, TSTATE_STATE)[open]);
+		uint32_t st = tp_col_str(t, TSTATE_STATE)[open];
 
 		/* Already runnable or running: a waking changes nothing. */
-		if (st && (!strcmp(st, "Running") || st[0] == 'R'))
+		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||
+		    st == tp_sched_state_str(imp, 0x100))
 			return;
 	}
-	row = open_state(imp, utid, ts, tp_db_str(imp->db, "R"), TP_NULL_INT, TP_NULL_INT);
+	row = open_state(imp, utid, ts, tp_sched_state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
 	if (row >= 0 && imp->cpus[ucpu].running_utid >= 0)
 		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->cpus[ucpu].running_utid);
 	if (row >= 0)

@@ -14,15 +14,8 @@
 
 int tp_sorter_push(struct tp_sorter *s, const struct tp_event *ev)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		struct tp_event *e = realloc(s->ev, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		s->ev = e;
-		s->cap = cap;
-	}
+	if (tp_array_grow((void **)&s->ev, &s->cap, s->n + 1, sizeof(*s->ev), 4096) < 0)
+		return -ENOMEM;
 	s->ev[s->n++] = *ev;
 	return 0;
 }

@@ -53,23 +53,6 @@ static int64_t sat_add(int64_t a, int64_t b)
 	return r;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
-}
-
 struct tp_te *te_get(struct tp_import *imp)
 {
 	struct tp_te *te = imp->te;
@@ -101,7 +84,7 @@ static uint32_t new_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_id
 	struct te_gen *g;
 
 	if (te->n_gens >= TE_MAX_GENERATIONS ||
-	    grow((void **)&te->gens, &te->cap_gens, te->n_gens + 1, sizeof(*te->gens), 64) < 0) {
+	    tp_array_grow((void **)&te->gens, &te->cap_gens, te->n_gens + 1, sizeof(*te->gens), 64) < 0) {
 		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
 		return s->gen;
 	}
@@ -205,7 +188,7 @@ static void intern_one(struct tp_import *imp, struct tp_te *te, uint32_t intern_
 	}
 	if (i == INTERN_PROBES)
 		return;
-	if (grow((void **)&te->intern, &te->cap_intern, te->n_intern + 1, sizeof(*te->intern),
+	if (tp_array_grow((void **)&te->intern, &te->cap_intern, te->n_intern + 1, sizeof(*te->intern),
 		 256) < 0 ||
 	    hmap_put(&te->interned, k, te->n_intern) < 0) {
 		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
@@ -348,7 +331,7 @@ void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_
 	if (unit_ns == 0 || unit_ns > INT64_MAX)
 		unit_ns = 1;
 	if (!hmap_get(&te->clock_domains, clock_id, &v)) {
-		if (grow((void **)&te->domains, &te->cap_domains, te->n_domains + 1,
+		if (tp_array_grow((void **)&te->domains, &te->cap_domains, te->n_domains + 1,
 			 sizeof(*te->domains), 8) < 0 ||
 		    hmap_put(&te->clock_domains, clock_id, te->n_domains) < 0)
 			return;
@@ -414,7 +397,7 @@ struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *
 	t = te_track_find(imp, r->uuid);
 	if (!t) {
 		if (te->n_tracks >= TE_MAX_TRACKS ||
-		    grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
+		    tp_array_grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
 			 sizeof(*te->tracks), 64) < 0 ||
 		    hmap_put(&te->uuids, r->uuid, te->n_tracks) < 0) {
 			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
@@ -754,7 +737,7 @@ static bool rec_store(struct tp_te *te, const struct te_rec *r, uint32_t *out_id
 	uint32_t i;
 
 	if (te->n_vals + need >= UINT32_MAX ||
-	    grow((void **)&te->vals, &te->cap_vals, te->n_vals + need, sizeof(*te->vals), 256) < 0)
+	    tp_array_grow((void **)&te->vals, &te->cap_vals, te->n_vals + need, sizeof(*te->vals), 256) < 0)
 		return false;
 	*out_idx = (uint32_t)te->n_vals;
 	v = &te->vals[te->n_vals];

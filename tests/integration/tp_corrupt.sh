@@ -18,24 +18,9 @@
 #   directory, missing   exit 1 with the reason on stderr.
 # Usage: OUT=out sh tests/integration/tp_corrupt.sh
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
 
-ROOT=$(repo_root)
-cd "$ROOT" || exit 1
-OUT=${OUT:-out}
-case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
-TP="$OUT/trace_processor_shell"
-PBTXT="$OUT/pfc_pbtxt"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-for b in "$TP" "$PBTXT"; do
-	if [ ! -x "$b" ]; then
-		fail tp_corrupt/binaries "$b not built (make $b)"
-		summary
-		exit 1
-	fi
-done
+tp_setup tp_corrupt
 
 # The trace: four packets, each encoded alone (a Trace of one packet is the
 # packet's bytes in the file), so the offsets of their boundaries are known.

@@ -14,25 +14,10 @@
 #   interactive/*  the REPL driven through a pipe.
 # Usage: OUT=out sh tests/integration/tp_shell.sh
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
 
-ROOT=$(repo_root)
-cd "$ROOT" || exit 1
-OUT=${OUT:-out}
-case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
-TP="$OUT/trace_processor_shell"
-PBTXT="$OUT/pfc_pbtxt"
+tp_setup tp_shell
 DATA="$ROOT/tests/data/tp"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-for b in "$TP" "$PBTXT"; do
-	if [ ! -x "$b" ]; then
-		fail tp_shell/binaries "$b not built (make $b)"
-		summary
-		exit 1
-	fi
-done
 
 TRACE="$tmp/sched_basic.pb"
 if ! "$PBTXT" --type Trace encode "$DATA/sched_basic.textproto" >"$TRACE" 2>"$tmp/encode.err"; then

@@ -16,25 +16,10 @@
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
 
-ROOT=$(repo_root)
-cd "$ROOT" || exit 1
-OUT=${OUT:-out}
-case $OUT in /*) ;; *) OUT="$ROOT/$OUT" ;; esac
-TP="$OUT/trace_processor_shell"
-PBTXT="$OUT/pfc_pbtxt"
+tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
-
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-for b in "$TP" "$PBTXT"; do
-	if [ ! -x "$b" ]; then
-		fail tp_track_event/binaries "$b not built (make $b)"
-		summary
-		exit 1
-	fi
-done
 
 for t in slices counters state flows; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
