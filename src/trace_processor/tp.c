@@ -25,6 +25,7 @@
 #include "base/clock.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "trace_processor/tp_agg.h"
 #include "trace_processor/tp_int.h"
 #include "trace_processor/tp_sql.h"
 
@@ -37,6 +38,7 @@ struct tp {
 	struct tp_db db;
 	struct tp_import imp;
 	struct sqlite3 *sql;
+	struct tp_agg *agg;      /* the native GROUP BY path over @sql */
 	bool imported;
 	uint8_t *map;            /* a regular file, mapped instead of read */
 	size_t map_len;
@@ -114,6 +116,7 @@ void tp_destroy(struct tp *tp)
 		return;
 	if (tp->sql)
 		sqlite3_close(tp->sql);
+	tp_agg_destroy(tp->agg);
 	import_fini(&tp->imp);
 	tp_db_fini(&tp->db);
 	free(tp);
@@ -126,9 +129,37 @@ struct tp_db *tp_get_db(struct tp *tp)
 
 struct sqlite3 *tp_sqlite(struct tp *tp)
 {
-	if (!tp->sql && tp_sql_open(&tp->db, &tp->sql) < 0)
+	if (tp->sql)
+		return tp->sql;
+	if (tp_sql_open(&tp->db, &tp->sql) < 0) {
 		tp->sql = NULL;
+		return NULL;
+	}
+	/* Without the native path every query still works, only slower. */
+	if (tp_agg_create(tp->sql, &tp->db, &tp->agg) < 0)
+		tp->agg = NULL;
 	return tp->sql;
+}
+
+int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail)
+{
+	sqlite3 *conn = tp_sqlite(tp);
+	sqlite3_stmt *stmt = NULL;
+	const char *tail = NULL;
+	int rc;
+
+	if (!conn)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(conn, sql, -1, &stmt, &tail);
+	if (rc != SQLITE_OK)
+		return rc;
+	if (!tail)
+		tail = sql + strlen(sql);
+	if (stmt)
+		tp_agg_prepare(tp->agg, sql, tail, &stmt);
+	*out = stmt;
+	*out_tail = tail;
+	return SQLITE_OK;
 }
 
 /* ------------------------------------------------------------- reading ---- */

@@ -482,7 +482,7 @@ enum out_mode { OUT_CSV, OUT_TABLE };
  * stepped to completion silently; the last one's result is printed.
  * Return: 0, or -EINVAL after printing the SQL error on stderr.
  */
-static int run_sql(sqlite3 *db, const char *sql, enum out_mode mode)
+static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mode)
 {
 	const char *pos = skip_blank(sql), *tail;
 	sqlite3_stmt *stmt;
@@ -492,7 +492,7 @@ static int run_sql(sqlite3 *db, const char *sql, enum out_mode mode)
 	while (*pos) {
 		stmt = NULL;
 		tail = NULL;
-		if (sqlite3_prepare_v2(db, pos, -1, &stmt, &tail) != SQLITE_OK) {
+		if (tp_prepare(tp, pos, &stmt, &tail) != SQLITE_OK) {
 			report_sql_error(sqlite3_errmsg(db), pos, statement_end(pos));
 			return -EINVAL;
 		}
@@ -842,7 +842,7 @@ static char *read_line(bool is_tty, const char *prompt)
 	return line;
 }
 
-static void run_pending(sqlite3 *db, struct buf *pending, bool is_tty)
+static void run_pending(struct tp *tp, sqlite3 *db, struct buf *pending, bool is_tty)
 {
 	const char *sql = buf_cstr(pending);
 	uint64_t t0;
@@ -859,7 +859,7 @@ static void run_pending(sqlite3 *db, struct buf *pending, bool is_tty)
 		add_history(sql);
 	}
 	t0 = clock_monotonic_ns();
-	if (run_sql(db, sql, OUT_TABLE) == 0)
+	if (run_sql(tp, db, sql, OUT_TABLE) == 0)
 		printf("Query executed in %.3f ms\n\n", (double)(clock_monotonic_ns() - t0) / 1e6);
 	fflush(stdout);
 	buf_reset(pending);
@@ -898,7 +898,7 @@ static void run_interactive(struct tp *tp, sqlite3 *db)
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (*p == '.') {
-			run_pending(db, &pending, is_tty);
+			run_pending(tp, db, &pending, is_tty);
 			if (is_tty)
 				add_history(p);
 			quit = dot_command(tp, db, p);
@@ -908,7 +908,7 @@ static void run_interactive(struct tp *tp, sqlite3 *db)
 				fprintf(stderr, PROG ": out of memory\n");
 				buf_reset(&pending);
 			} else if (sqlite3_complete(buf_cstr(&pending))) {
-				run_pending(db, &pending, is_tty);
+				run_pending(tp, db, &pending, is_tty);
 			}
 		}
 		free(line);
@@ -916,7 +916,7 @@ static void run_interactive(struct tp *tp, sqlite3 *db)
 			break;
 	}
 	/* A last statement without ';' at end of input still runs. */
-	run_pending(db, &pending, is_tty);
+	run_pending(tp, db, &pending, is_tty);
 	if (is_tty && hist[0])
 		write_history(hist);
 	buf_fini(&pending);
@@ -1023,7 +1023,7 @@ int tp_shell_main(int argc, char **argv)
 
 	if (query) {
 		t0 = clock_monotonic_ns();
-		rc = run_sql(db, query, OUT_CSV);
+		rc = run_sql(tp, db, query, OUT_CSV);
 		query_ns = clock_monotonic_ns() - t0;
 		if (fflush(stdout) != 0 || rc < 0)
 			goto out;

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct sqlite3;
+struct sqlite3_stmt;
 struct tp;
 struct tp_db;
 
@@ -44,6 +45,16 @@ int tp_import_fd(struct tp *tp, int fd, const char *name);
  * Return: the connection (borrowed) or NULL if SQLite failed to start.
  */
 struct sqlite3 *tp_sqlite(struct tp *tp);
+
+/*
+ * tp_prepare() - sqlite3_prepare_v2() of the first statement of @sql on
+ * tp_sqlite(), where GROUP BY aggregates of the shape tp_agg.h describes
+ * are computed natively now and the statement reads their result.
+ * *@out may be NULL (only blanks or a comment); *@out_tail is where the
+ * next statement starts. Finalize *@out before the next tp_prepare().
+ * Return: SQLITE_OK, or SQLite's error code (sqlite3_errmsg() says why).
+ */
+int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail);
 
 /* The tables (borrowed). */
 struct tp_db *tp_get_db(struct tp *tp);

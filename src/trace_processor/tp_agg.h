@@ -1,0 +1,159 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * tp_agg.h - the native GROUP BY path, internal to the trace processor.
+ *
+ * SQLite reads a virtual table one row and one cell at a time (~100 ns a
+ * row), which bounds "SUM(dur) FROM sched GROUP BY utid" over millions of
+ * rows. tp_agg recognises the common shape of such queries
+ *
+ *   SELECT <keys, aggregates, columns fixed by the keys, expressions of them>
+ *   FROM t [[LEFT] JOIN u USING (c) | ON t.c = u.id] ...   (N:1 joins on ids)
+ *   [WHERE col <op> literal [AND ...]]
+ *   [GROUP BY col [, col ...]] [HAVING ...] [ORDER BY ...] [LIMIT ...]
+ *
+ * computes the groups in C over whole column blocks (tp_agg_exec.c), keeps
+ * them as a small result, and hands SQLite a rewritten statement that reads
+ * that result through the __tp_agg virtual table (tp_agg_vtab.c). Anything
+ * outside the shape (subqueries, DISTINCT, OR, window functions, a view the
+ * user redefined, an integer overflow in SUM, ...) falls back to SQLite, so
+ * answers never differ from SQLite's own (row order among ties aside, which
+ * SQL leaves open anyway). PFC_TP_NO_FAST_AGG=1 in the environment turns
+ * the path off (benchmarks and tests compare both).
+ */
+#ifndef PFC_TRACE_PROCESSOR_TP_AGG_H
+#define PFC_TRACE_PROCESSOR_TP_AGG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sqlite3;
+struct sqlite3_stmt;
+struct tp_agg;
+struct tp_db;
+struct tp_table;
+struct tp_strings;
+
+#define TP_AGG_MAX_TABLES 4   /* the FROM table and up to 3 joined ones */
+#define TP_AGG_MAX_KEYS 4     /* GROUP BY columns */
+#define TP_AGG_MAX_OUTS 32    /* distinct keys, columns and aggregates */
+#define TP_AGG_MAX_FILTERS 16 /* WHERE comparisons */
+
+/* A column of one of the plan's tables. */
+struct tp_agg_ref {
+	uint8_t tab;
+	uint32_t col;
+};
+
+/* Table @tab >= 1 is reached from row src.tab: its row is src's cell. */
+struct tp_agg_join {
+	struct tp_agg_ref src;
+	bool is_left;
+};
+
+enum tp_agg_fn {
+	TP_AGG_COLUMN,     /* a key, or a column the keys fix: the group's first row */
+	TP_AGG_COUNT_STAR,
+	TP_AGG_COUNT,
+	TP_AGG_SUM,
+	TP_AGG_TOTAL,
+	TP_AGG_AVG,
+	TP_AGG_MIN,
+	TP_AGG_MAX,
+};
+
+struct tp_agg_out {
+	enum tp_agg_fn fn;
+	struct tp_agg_ref ref; /* unused for TP_AGG_COUNT_STAR */
+};
+
+enum tp_agg_cmp { TP_AGG_EQ, TP_AGG_NE, TP_AGG_LT, TP_AGG_LE, TP_AGG_GT, TP_AGG_GE,
+		  TP_AGG_IS_NULL, TP_AGG_NOT_NULL };
+
+/* "cell <cmp> v": integers (and string ids, for EQ and NE) only. */
+struct tp_agg_filter {
+	struct tp_agg_ref ref;
+	enum tp_agg_cmp cmp;
+	int64_t v;
+};
+
+struct tp_agg_plan {
+	struct tp_table *tabs[TP_AGG_MAX_TABLES];
+	struct tp_agg_join joins[TP_AGG_MAX_TABLES]; /* [0] unused */
+	unsigned n_tabs;
+	struct tp_agg_filter filters[TP_AGG_MAX_FILTERS];
+	unsigned n_filters;
+	bool matches_nothing; /* a WHERE no row can meet (string never seen) */
+	struct tp_agg_ref keys[TP_AGG_MAX_KEYS];
+	unsigned n_keys;      /* 0: one group, even over no rows */
+	struct tp_agg_out outs[TP_AGG_MAX_OUTS];
+	unsigned n_outs;
+};
+
+/* One cell of a result. */
+enum tp_agg_type { TP_AGG_NULL, TP_AGG_INT, TP_AGG_REAL, TP_AGG_STR };
+
+struct tp_agg_cell {
+	enum tp_agg_type type;
+	union {
+		int64_t i;
+		double r;
+		uint32_t s; /* string id */
+	} u;
+};
+
+/* The groups, in GROUP BY order: n_rows x n_cols cells, row-major. */
+struct tp_agg_result {
+	uint64_t handle;
+	size_t n_rows;
+	unsigned n_cols;
+	struct tp_agg_cell *cells;
+};
+
+/*
+ * tp_agg_parse() - Match the statement text [@sql, @end) against the shape
+ * above and plan it over @db. On a match fills @plan and writes into *@out
+ * a malloc'd statement that reads result @handle from __tp_agg.
+ * Return: 1 and *out set; 0 if the statement is not of the shape; -ENOMEM.
+ */
+int tp_agg_parse(struct tp_agg *agg, struct tp_db *db, const char *sql, const char *end,
+		 uint64_t handle, struct tp_agg_plan *plan, char **out);
+
+/*
+ * tp_agg_name_is_ours() - True if the table name [@name, +@len) still means
+ * our table or view (no temp object shadows it, the user did not drop and
+ * redefine it).
+ */
+bool tp_agg_name_is_ours(struct tp_agg *agg, const char *name, size_t len);
+
+/*
+ * tp_agg_exec() - Run @plan over its tables into @res (n_cols = n_outs).
+ * Return: 0; 1 if SQLite must answer instead (SUM overflowed, a value our
+ * cells cannot hold); -ENOMEM.
+ */
+int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings,
+		struct tp_agg_result *res);
+
+void tp_agg_result_fini(struct tp_agg_result *res);
+
+/*
+ * tp_agg_create() - Add the __tp_agg virtual table to @conn and remember
+ * its schema as it is now (tp_sql_open() done): views the user later
+ * redefines are left to SQLite. PFC_TP_NO_FAST_AGG=1 turns the path off.
+ * @conn, @db: borrowed; both outlive the result, and @conn is closed
+ * before tp_agg_destroy().
+ * Return: 0, -ENOMEM or -EIO.
+ */
+int tp_agg_create(struct sqlite3 *conn, struct tp_db *db, struct tp_agg **out);
+void tp_agg_destroy(struct tp_agg *agg);
+
+/*
+ * tp_agg_prepare() - Try the native path for the statement [@sql, @end)
+ * that SQLite already prepared as *@stmt: on success *@stmt is finalized
+ * and replaced by the rewritten statement, whose result was computed now.
+ * Return: 1 if replaced, 0 if left alone (not our shape, or turned off).
+ */
+int tp_agg_prepare(struct tp_agg *agg, const char *sql, const char *end,
+		   struct sqlite3_stmt **stmt);
+
+#endif

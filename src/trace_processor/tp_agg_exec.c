@@ -1,0 +1,611 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_agg_exec.c - runs a tp_agg_plan: walks the first table in blocks of
+ * rows, follows the joins to the rows of the other tables, drops rows the
+ * inner joins and the WHERE terms reject, finds each row's group (a direct
+ * array for one small integer key, else a hash of the key tuple) and folds
+ * the aggregates column by column. The groups come out sorted by key the
+ * way SQLite orders a GROUP BY (NULL first, numbers, then text by bytes),
+ * and the aggregates finish with SQLite's rules: SUM of integers is an
+ * integer (an overflow hands the statement back to SQLite, which reports
+ * it), SUM of reals and AVG and TOTAL are doubles summed in row order,
+ * MIN/MAX/SUM/AVG of no values are NULL, COUNT skips NULLs.
+ */
+#include "trace_processor/tp_agg.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trace_processor/tp_storage.h"
+
+#define BLOCK 1024
+#define NO_ROW UINT32_MAX
+/* One integer key in [0, DIRECT_MAX) finds its group in a flat array. */
+#define DIRECT_MAX (1u << 22)
+
+struct agg_state {
+	int64_t cnt;
+	int64_t isum, imin, imax;
+	double rsum, rmin, rmax;
+};
+
+struct groups {
+	unsigned n_keys, n_tabs;
+	size_t n, cap;
+	int64_t *keys;    /* n x n_keys */
+	uint32_t *first;  /* n x n_tabs: the rows of the group's first row */
+	uint32_t *slots;  /* hash: group + 1, 0 empty; n_slots a power of two */
+	size_t n_slots;
+	uint32_t *direct; /* one key: key -> group + 1 */
+	size_t n_direct;
+};
+
+static void groups_fini(struct groups *g)
+{
+	free(g->keys);
+	free(g->first);
+	free(g->slots);
+	free(g->direct);
+}
+
+static uint64_t hash_keys(const int64_t *k, unsigned n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (uint64_t)k[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static int rehash(struct groups *g, size_t n_slots)
+{
+	uint32_t *slots = calloc(n_slots, sizeof(*slots));
+	size_t i;
+
+	if (!slots)
+		return -ENOMEM;
+	for (i = 0; i < g->n; i++) {
+		size_t s = hash_keys(&g->keys[i * g->n_keys], g->n_keys) & (n_slots - 1);
+
+		while (slots[s])
+			s = (s + 1) & (n_slots - 1);
+		slots[s] = (uint32_t)i + 1;
+	}
+	free(g->slots);
+	g->slots = slots;
+	g->n_slots = n_slots;
+	return 0;
+}
+
+/* Appends a group for @keys whose first row is (@rows[t][k] for each t). */
+static int64_t new_group(struct groups *g, const int64_t *keys, uint32_t *const *rows, size_t k)
+{
+	unsigned t;
+
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 256;
+		int64_t *nk = realloc(g->keys, cap * (g->n_keys ? g->n_keys : 1) * sizeof(*nk));
+		uint32_t *nf;
+
+		if (!nk)
+			return -ENOMEM;
+		g->keys = nk;
+		nf = realloc(g->first, cap * g->n_tabs * sizeof(*nf));
+		if (!nf)
+			return -ENOMEM;
+		g->first = nf;
+		g->cap = cap;
+	}
+	if (g->n_keys)
+		memcpy(&g->keys[g->n * g->n_keys], keys, g->n_keys * sizeof(*keys));
+	for (t = 0; t < g->n_tabs; t++)
+		g->first[g->n * g->n_tabs + t] = rows ? rows[t][k] : NO_ROW;
+	return (int64_t)g->n++;
+}
+
+/* The group of @keys, made on first sight. Return: its index or -ENOMEM. */
+static int64_t find_group(struct groups *g, const int64_t *keys, uint32_t *const *rows, size_t k)
+{
+	size_t s;
+	int64_t id;
+
+	if (g->n_keys == 1 && keys[0] >= 0 && keys[0] < (int64_t)DIRECT_MAX) {
+		size_t v = (size_t)keys[0];
+
+		if (v >= g->n_direct) {
+			size_t n = g->n_direct ? g->n_direct : 1024;
+			uint32_t *d;
+
+			while (n <= v)
+				n *= 2;
+			d = realloc(g->direct, n * sizeof(*d));
+			if (!d)
+				return -ENOMEM;
+			memset(d + g->n_direct, 0, (n - g->n_direct) * sizeof(*d));
+			g->direct = d;
+			g->n_direct = n;
+		}
+		if (g->direct[v])
+			return g->direct[v] - 1;
+		id = new_group(g, keys, rows, k);
+		if (id >= 0)
+			g->direct[v] = (uint32_t)id + 1;
+		return id;
+	}
+	if ((g->n + 1) * 2 > g->n_slots && rehash(g, g->n_slots ? g->n_slots * 2 : 1024) < 0)
+		return -ENOMEM;
+	s = hash_keys(keys, g->n_keys) & (g->n_slots - 1);
+	while (g->slots[s]) {
+		uint32_t i = g->slots[s] - 1;
+
+		if (memcmp(&g->keys[(size_t)i * g->n_keys], keys, g->n_keys * sizeof(*keys)) == 0)
+			return i;
+		s = (s + 1) & (g->n_slots - 1);
+	}
+	id = new_group(g, keys, rows, k);
+	if (id >= 0)
+		g->slots[s] = (uint32_t)id + 1;
+	return id;
+}
+
+/* ----------------------------------------------------------- columns ---- */
+
+/* Integer-like cells of column @c at @rows (NO_ROW and NULL: TP_NULL_INT). */
+static void fetch_int(const struct tp_table *t, uint32_t c, const uint32_t *rows, size_t m,
+		      int64_t *out)
+{
+	size_t k;
+
+	switch (t->specs[c].type) {
+	case TP_ID:
+		for (k = 0; k < m; k++)
+			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : rows[k];
+		break;
+	case TP_I32: {
+		const int32_t *d = tp_col_i32(t, c);
+
+		for (k = 0; k < m; k++) {
+			int32_t v = rows[k] == NO_ROW ? INT32_MIN : d[rows[k]];
+
+			out[k] = v == INT32_MIN ? TP_NULL_INT : v;
+		}
+		break;
+	}
+	case TP_INT: {
+		const int64_t *d = tp_col_int(t, c);
+
+		for (k = 0; k < m; k++)
+			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : d[rows[k]];
+		break;
+	}
+	case TP_STR: {
+		const uint32_t *d = tp_col_str(t, c);
+
+		for (k = 0; k < m; k++) {
+			uint32_t v = rows[k] == NO_ROW ? 0 : d[rows[k]];
+
+			out[k] = v == 0 ? TP_NULL_INT : v;
+		}
+		break;
+	}
+	default:
+		for (k = 0; k < m; k++)
+			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : tp_get_int(t, c, rows[k]);
+		break;
+	}
+}
+
+/* Real cells at @rows (NO_ROW and NULL: NaN). */
+static void fetch_real(const struct tp_table *t, uint32_t c, const uint32_t *rows, size_t m,
+		       double *out)
+{
+	const double *d = tp_col_real(t, c);
+	size_t k;
+
+	for (k = 0; k < m; k++)
+		out[k] = rows[k] == NO_ROW ? NAN : d[rows[k]];
+}
+
+static bool passes(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
+{
+	if (cmp == TP_AGG_IS_NULL)
+		return cell == TP_NULL_INT;
+	if (cell == TP_NULL_INT)
+		return false;
+	switch (cmp) {
+	case TP_AGG_EQ:
+		return cell == v;
+	case TP_AGG_NE:
+		return cell != v;
+	case TP_AGG_LT:
+		return cell < v;
+	case TP_AGG_LE:
+		return cell <= v;
+	case TP_AGG_GT:
+		return cell > v;
+	case TP_AGG_GE:
+		return cell >= v;
+	default:
+		return true; /* TP_AGG_NOT_NULL */
+	}
+}
+
+/* ------------------------------------------------------- aggregating ---- */
+
+static bool is_real(const struct tp_agg_plan *plan, const struct tp_agg_out *o)
+{
+	return o->fn != TP_AGG_COUNT_STAR &&
+	       plan->tabs[o->ref.tab]->specs[o->ref.col].type == TP_REAL;
+}
+
+/* Folds one block into the states of output @o. Return: 0, or 1 on overflow. */
+static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint32_t *const *rows,
+		const uint32_t *gid, size_t m, int64_t *iv, double *rv, struct agg_state *st)
+{
+	size_t k;
+
+	if (o->fn == TP_AGG_COUNT_STAR) {
+		for (k = 0; k < m; k++)
+			st[gid[k]].cnt++;
+		return 0;
+	}
+	if (is_real(plan, o)) {
+		fetch_real(plan->tabs[o->ref.tab], o->ref.col, rows[o->ref.tab], m, rv);
+		for (k = 0; k < m; k++) {
+			struct agg_state *s = &st[gid[k]];
+			double v = rv[k];
+
+			if (isnan(v))
+				continue;
+			if (s->cnt == 0 || v < s->rmin)
+				s->rmin = v;
+			if (s->cnt == 0 || v > s->rmax)
+				s->rmax = v;
+			s->cnt++;
+			s->rsum += v;
+		}
+		return 0;
+	}
+	fetch_int(plan->tabs[o->ref.tab], o->ref.col, rows[o->ref.tab], m, iv);
+	switch (o->fn) {
+	case TP_AGG_COUNT:
+		for (k = 0; k < m; k++)
+			st[gid[k]].cnt += iv[k] != TP_NULL_INT;
+		return 0;
+	case TP_AGG_MIN:
+	case TP_AGG_MAX:
+		for (k = 0; k < m; k++) {
+			struct agg_state *s = &st[gid[k]];
+			int64_t v = iv[k];
+
+			if (v == TP_NULL_INT)
+				continue;
+			if (s->cnt == 0 || v < s->imin)
+				s->imin = v;
+			if (s->cnt == 0 || v > s->imax)
+				s->imax = v;
+			s->cnt++;
+		}
+		return 0;
+	default:
+		/* SUM, TOTAL, AVG: SQLite keeps an exact sum and a double one. */
+		for (k = 0; k < m; k++) {
+			struct agg_state *s = &st[gid[k]];
+			int64_t v = iv[k];
+
+			if (v == TP_NULL_INT)
+				continue;
+			s->cnt++;
+			s->rsum += (double)v;
+			if (o->fn == TP_AGG_SUM && __builtin_add_overflow(s->isum, v, &s->isum))
+				return 1;
+		}
+		return 0;
+	}
+}
+
+/* ----------------------------------------------------------- results ---- */
+
+struct sort_ctx {
+	const struct groups *g;
+	const struct tp_agg_plan *plan;
+	const struct tp_strings *strings;
+};
+
+static int cmp_groups(const void *a, const void *b, void *arg)
+{
+	const struct sort_ctx *c = arg;
+	const int64_t *ka = &c->g->keys[(size_t)*(const uint32_t *)a * c->g->n_keys];
+	const int64_t *kb = &c->g->keys[(size_t)*(const uint32_t *)b * c->g->n_keys];
+	unsigned i;
+
+	for (i = 0; i < c->g->n_keys; i++) {
+		const struct tp_agg_ref *r = &c->plan->keys[i];
+		int d;
+
+		if (ka[i] == kb[i])
+			continue;
+		if (ka[i] == TP_NULL_INT || kb[i] == TP_NULL_INT)
+			return ka[i] == TP_NULL_INT ? -1 : 1;
+		if (c->plan->tabs[r->tab]->specs[r->col].type == TP_STR) {
+			d = strcmp(tp_str_get(c->strings, (uint32_t)ka[i]),
+				   tp_str_get(c->strings, (uint32_t)kb[i]));
+			if (d)
+				return d;
+			continue;
+		}
+		return ka[i] < kb[i] ? -1 : 1;
+	}
+	return 0;
+}
+
+/* The cell of column @r at @row (a table row, maybe NO_ROW). */
+static struct tp_agg_cell column_cell(const struct tp_agg_plan *plan, struct tp_agg_ref r,
+				      uint32_t row)
+{
+	const struct tp_table *t = plan->tabs[r.tab];
+	struct tp_agg_cell cell = {TP_AGG_NULL, {0}};
+	int64_t v;
+
+	if (row == NO_ROW)
+		return cell;
+	switch (t->specs[r.col].type) {
+	case TP_REAL:
+		cell.u.r = tp_col_real(t, r.col)[row];
+		if (!isnan(cell.u.r))
+			cell.type = TP_AGG_REAL;
+		break;
+	case TP_STR:
+		cell.u.s = tp_col_str(t, r.col)[row];
+		if (cell.u.s)
+			cell.type = TP_AGG_STR;
+		break;
+	default:
+		v = tp_get_int(t, r.col, row);
+		if (v != TP_NULL_INT) {
+			cell.type = TP_AGG_INT;
+			cell.u.i = v;
+		}
+		break;
+	}
+	return cell;
+}
+
+static struct tp_agg_cell agg_cell(const struct tp_agg_plan *plan, const struct tp_agg_out *o,
+				   const struct agg_state *s)
+{
+	struct tp_agg_cell cell = {TP_AGG_NULL, {0}};
+	bool real = is_real(plan, o);
+
+	switch (o->fn) {
+	case TP_AGG_COUNT_STAR:
+	case TP_AGG_COUNT:
+		cell.type = TP_AGG_INT;
+		cell.u.i = s->cnt;
+		break;
+	case TP_AGG_TOTAL:
+		cell.type = TP_AGG_REAL;
+		cell.u.r = s->rsum;
+		break;
+	case TP_AGG_AVG:
+		if (s->cnt) {
+			cell.type = TP_AGG_REAL;
+			cell.u.r = s->rsum / (double)s->cnt;
+		}
+		break;
+	case TP_AGG_SUM:
+		if (s->cnt) {
+			cell.type = real ? TP_AGG_REAL : TP_AGG_INT;
+			if (real)
+				cell.u.r = s->rsum;
+			else
+				cell.u.i = s->isum;
+		}
+		break;
+	case TP_AGG_MIN:
+	case TP_AGG_MAX:
+		if (s->cnt) {
+			cell.type = real ? TP_AGG_REAL : TP_AGG_INT;
+			if (real)
+				cell.u.r = o->fn == TP_AGG_MIN ? s->rmin : s->rmax;
+			else
+				cell.u.i = o->fn == TP_AGG_MIN ? s->imin : s->imax;
+		}
+		break;
+	default:
+		break;
+	}
+	return cell;
+}
+
+static int build_result(const struct tp_agg_plan *plan, const struct groups *g,
+			struct agg_state *const *st, const struct tp_strings *strings,
+			struct tp_agg_result *res)
+{
+	struct sort_ctx ctx = {g, plan, strings};
+	uint32_t *order = malloc((g->n ? g->n : 1) * sizeof(*order));
+	size_t i;
+	unsigned c;
+
+	res->n_cols = plan->n_outs;
+	res->n_rows = g->n;
+	res->cells = calloc(g->n * plan->n_outs + 1, sizeof(*res->cells));
+	if (!order || !res->cells) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (i = 0; i < g->n; i++)
+		order[i] = (uint32_t)i;
+	if (plan->n_keys)
+		qsort_r(order, g->n, sizeof(*order), cmp_groups, &ctx);
+	for (i = 0; i < g->n; i++) {
+		uint32_t gi = order[i];
+
+		for (c = 0; c < plan->n_outs; c++) {
+			const struct tp_agg_out *o = &plan->outs[c];
+			struct tp_agg_cell *cell = &res->cells[i * plan->n_outs + c];
+
+			if (o->fn == TP_AGG_COLUMN)
+				*cell = column_cell(plan, o->ref,
+						    g->first[(size_t)gi * g->n_tabs + o->ref.tab]);
+			else
+				*cell = agg_cell(plan, o, &st[c][gi]);
+		}
+	}
+	free(order);
+	return 0;
+}
+
+/* ------------------------------------------------------------ driver ---- */
+
+struct block {
+	uint32_t *rows[TP_AGG_MAX_TABLES];
+	uint32_t gid[BLOCK];
+	int64_t keys[TP_AGG_MAX_KEYS][BLOCK];
+	int64_t iv[BLOCK];
+	double rv[BLOCK];
+	bool keep[BLOCK];
+	uint32_t row_store[TP_AGG_MAX_TABLES][BLOCK];
+};
+
+/* Joins, filters and compacts rows [start, start + m). Return: rows kept. */
+static size_t select_rows(const struct tp_agg_plan *plan, struct block *b, size_t start, size_t m)
+{
+	unsigned t, f;
+	size_t k, n = 0;
+
+	for (k = 0; k < m; k++) {
+		b->rows[0][k] = (uint32_t)(start + k);
+		b->keep[k] = true;
+	}
+	for (t = 1; t < plan->n_tabs; t++) {
+		const struct tp_agg_ref *src = &plan->joins[t].src;
+		int64_t n_rows = (int64_t)plan->tabs[t]->n_rows;
+
+		fetch_int(plan->tabs[src->tab], src->col, b->rows[src->tab], m, b->iv);
+		for (k = 0; k < m; k++) {
+			int64_t v = b->iv[k];
+			bool hit = v >= 0 && v < n_rows;
+
+			b->rows[t][k] = hit ? (uint32_t)v : NO_ROW;
+			if (!hit && !plan->joins[t].is_left)
+				b->keep[k] = false;
+		}
+	}
+	for (f = 0; f < plan->n_filters; f++) {
+		const struct tp_agg_filter *fl = &plan->filters[f];
+
+		fetch_int(plan->tabs[fl->ref.tab], fl->ref.col, b->rows[fl->ref.tab], m, b->iv);
+		for (k = 0; k < m; k++)
+			b->keep[k] = b->keep[k] && passes(fl->cmp, b->iv[k], fl->v);
+	}
+	for (k = 0; k < m; k++) {
+		if (!b->keep[k])
+			continue;
+		for (t = 0; t < plan->n_tabs; t++)
+			b->rows[t][n] = b->rows[t][k];
+		n++;
+	}
+	return n;
+}
+
+int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings,
+		struct tp_agg_result *res)
+{
+	struct agg_state *st[TP_AGG_MAX_OUTS] = {0};
+	size_t caps = 0, start, n, m, k;
+	struct groups g = {0};
+	struct block *b;
+	unsigned c, t;
+	int rc = -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	b = malloc(sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (t = 0; t < TP_AGG_MAX_TABLES; t++)
+		b->rows[t] = b->row_store[t];
+	g.n_keys = plan->n_keys;
+	g.n_tabs = plan->n_tabs;
+	n = plan->matches_nothing ? 0 : plan->tabs[0]->n_rows;
+	if (plan->n_keys == 0 && new_group(&g, NULL, NULL, 0) < 0)
+		goto out;
+	for (start = 0; start < n; start += m) {
+		size_t kept;
+
+		m = n - start < BLOCK ? n - start : BLOCK;
+		kept = select_rows(plan, b, start, m);
+		if (plan->n_keys == 0) {
+			memset(b->gid, 0, kept * sizeof(b->gid[0]));
+		} else {
+			unsigned i;
+
+			for (i = 0; i < plan->n_keys; i++)
+				fetch_int(plan->tabs[plan->keys[i].tab], plan->keys[i].col,
+					  b->rows[plan->keys[i].tab], kept, b->keys[i]);
+			for (k = 0; k < kept; k++) {
+				int64_t key[TP_AGG_MAX_KEYS], id;
+
+				for (i = 0; i < plan->n_keys; i++)
+					key[i] = b->keys[i][k];
+				id = find_group(&g, key, b->rows, k);
+				if (id < 0)
+					goto out;
+				b->gid[k] = (uint32_t)id;
+			}
+		}
+		/* Grow every state array to the group count. */
+		if (g.n > caps) {
+			size_t new_caps = g.cap;
+
+			for (c = 0; c < plan->n_outs; c++) {
+				struct agg_state *s;
+
+				if (plan->outs[c].fn == TP_AGG_COLUMN)
+					continue;
+				s = realloc(st[c], new_caps * sizeof(*s));
+				if (!s)
+					goto out;
+				memset(s + caps, 0, (new_caps - caps) * sizeof(*s));
+				st[c] = s;
+			}
+			caps = new_caps;
+		}
+		for (c = 0; c < plan->n_outs; c++) {
+			if (plan->outs[c].fn == TP_AGG_COLUMN)
+				continue;
+			if (fold(plan, &plan->outs[c], b->rows, b->gid, kept, b->iv, b->rv, st[c])) {
+				rc = 1;
+				goto out;
+			}
+		}
+	}
+	if (g.n > caps) {
+		/* No rows at all: the one group of a key-less query has empty states. */
+		for (c = 0; c < plan->n_outs; c++) {
+			if (plan->outs[c].fn != TP_AGG_COLUMN && !(st[c] = calloc(g.n, sizeof(*st[c]))))
+				goto out;
+		}
+	}
+	rc = build_result(plan, &g, st, strings, res);
+out:
+	for (c = 0; c < TP_AGG_MAX_OUTS; c++)
+		free(st[c]);
+	groups_fini(&g);
+	free(b);
+	if (rc != 0)
+		tp_agg_result_fini(res);
+	return rc;
+}
+
+void tp_agg_result_fini(struct tp_agg_result *res)
+{
+	free(res->cells);
+	memset(res, 0, sizeof(*res));
+}
