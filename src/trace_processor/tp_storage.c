@@ -130,7 +130,9 @@ struct tp_index {
 	uint32_t *rows;   /* rows[i] holds vals[i]; ascending within one value */
 };
 
-static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *rows);
+struct order_keys;
+static int build_order(const struct tp_table *t, uint32_t c1, int c2, const struct order_keys *ok,
+		       uint32_t *rows);
 
 static size_t cell_size(enum tp_type t)
 {
@@ -267,7 +269,7 @@ static int build_index(struct tp_table *t, uint32_t c)
 	ix->generation = 0;
 	ix->vals = malloc((n ? n : 1) * sizeof(*ix->vals));
 	ix->rows = malloc((n ? n : 1) * sizeof(*ix->rows));
-	rc = ix->vals && ix->rows ? build_order(t, c, -1, ix->rows) : -ENOMEM;
+	rc = ix->vals && ix->rows ? build_order(t, c, -1, NULL, ix->rows) : -ENOMEM;
 	if (rc < 0) {
 		free(ix->vals);
 		free(ix->rows);
@@ -352,25 +354,78 @@ static int cmp_triple(const void *x, const void *y)
 	return p->row < q->row ? -1 : p->row > q->row;
 }
 
+/* Per order column, string id -> rank of its text (NULL: order by id). */
+struct order_keys {
+	const uint32_t *rank1, *rank2;
+};
+
 /* Cell as a sort key: NULL below every value. */
-static int64_t key_of(const struct tp_table *t, int c, size_t row)
+static int64_t key_of(const struct tp_table *t, int c, const uint32_t *rank, size_t row)
 {
 	int64_t v;
 
 	if (c < 0)
 		return 0;
 	v = tp_get_int(t, (uint32_t)c, row);
+	if (rank)
+		return rank[v]; /* string id 0 (NULL) has rank 0 */
 	return v; /* TP_NULL_INT is INT64_MIN: already the smallest */
 }
 
-static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *rows)
+static int cmp_by_text(const void *a, const void *b, void *arg)
 {
+	const struct tp_strings *s = arg;
+
+	return strcmp(tp_str_get(s, *(const uint32_t *)a), tp_str_get(s, *(const uint32_t *)b));
+}
+
+/*
+ * Ranks of the strings string column @c holds, in byte order of their text
+ * (SQLite's BINARY collation), so that ordering by rank orders by text.
+ * Return: rank per string id (malloc'd; [0] = 0 for NULL), or NULL.
+ */
+static uint32_t *text_ranks(const struct tp_table *t, uint32_t c, const struct tp_strings *s)
+{
+	const uint32_t *ids = tp_col_str(t, c);
+	uint32_t *rank = calloc((size_t)s->n + 1, sizeof(*rank)), *seen = NULL, n_seen = 0, i;
+	size_t row;
+
+	if (!rank)
+		return NULL;
+	/* rank[] first marks the ids present, then holds their ranks. */
+	for (row = 0; row < t->n_rows; row++) {
+		if (ids[row] && ids[row] <= s->n)
+			rank[ids[row]] = 1;
+	}
+	for (i = 1; i <= s->n; i++)
+		n_seen += rank[i];
+	seen = malloc((n_seen ? n_seen : 1) * sizeof(*seen));
+	if (!seen) {
+		free(rank);
+		return NULL;
+	}
+	n_seen = 0;
+	for (i = 1; i <= s->n; i++) {
+		if (rank[i])
+			seen[n_seen++] = i;
+	}
+	qsort_r(seen, n_seen, sizeof(*seen), cmp_by_text, (void *)s);
+	for (i = 0; i < n_seen; i++)
+		rank[seen[i]] = i + 1;
+	free(seen);
+	return rank;
+}
+
+static int build_order(const struct tp_table *t, uint32_t c1, int c2, const struct order_keys *ok,
+		       uint32_t *rows)
+{
+	const uint32_t *rank1 = ok ? ok->rank1 : NULL, *rank2 = ok ? ok->rank2 : NULL;
 	size_t n = t->n_rows, i;
 	int64_t min1 = INT64_MAX, max1 = INT64_MIN, min2 = INT64_MAX, max2 = INT64_MIN;
 	uint64_t r1, r2;
 
 	for (i = 0; i < n; i++) {
-		int64_t a = key_of(t, (int)c1, i), b = key_of(t, c2, i);
+		int64_t a = key_of(t, (int)c1, rank1, i), b = key_of(t, c2, rank2, i);
 
 		min1 = a < min1 ? a : min1;
 		max1 = a > max1 ? a : max1;
@@ -389,16 +444,16 @@ static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *
 		if (!count)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
-			uint64_t k = ((uint64_t)key_of(t, (int)c1, i) - (uint64_t)min1) * r2 +
-				     ((uint64_t)key_of(t, c2, i) - (uint64_t)min2);
+			uint64_t k = ((uint64_t)key_of(t, (int)c1, rank1, i) - (uint64_t)min1) * r2 +
+				     ((uint64_t)key_of(t, c2, rank2, i) - (uint64_t)min2);
 
 			count[k + 1]++;
 		}
 		for (i = 1; i <= r1 * r2; i++)
 			count[i] += count[i - 1];
 		for (i = 0; i < n; i++) {
-			uint64_t k = ((uint64_t)key_of(t, (int)c1, i) - (uint64_t)min1) * r2 +
-				     ((uint64_t)key_of(t, c2, i) - (uint64_t)min2);
+			uint64_t k = ((uint64_t)key_of(t, (int)c1, rank1, i) - (uint64_t)min1) * r2 +
+				     ((uint64_t)key_of(t, c2, rank2, i) - (uint64_t)min2);
 
 			rows[count[k]++] = (uint32_t)i;
 		}
@@ -411,8 +466,8 @@ static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *
 		if (!p)
 			return -ENOMEM;
 		for (i = 0; i < n; i++) {
-			p[i].a = key_of(t, (int)c1, i);
-			p[i].b = key_of(t, c2, i);
+			p[i].a = key_of(t, (int)c1, rank1, i);
+			p[i].b = key_of(t, c2, rank2, i);
 			p[i].row = (uint32_t)i;
 		}
 		qsort(p, n, sizeof(*p), cmp_triple);
@@ -423,8 +478,10 @@ static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *
 	return 0;
 }
 
-int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const uint32_t **out_rows)
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_strings *strings,
+		       const uint32_t **out_rows)
 {
+	struct order_keys ok = {NULL, NULL};
 	struct tp_order *o = NULL;
 	uint32_t i;
 	int rc;
@@ -457,7 +514,16 @@ int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const uint32_t *
 	o->generation = 0;
 	if (!o->rows)
 		return -ENOMEM;
-	rc = build_order(t, c1, c2, o->rows);
+	if (strings && t->specs[c1].type == TP_STR)
+		ok.rank1 = text_ranks(t, c1, strings);
+	if (strings && c2 >= 0 && t->specs[c2].type == TP_STR)
+		ok.rank2 = text_ranks(t, (uint32_t)c2, strings);
+	rc = -ENOMEM;
+	if ((ok.rank1 || !strings || t->specs[c1].type != TP_STR) &&
+	    (ok.rank2 || !strings || c2 < 0 || t->specs[c2].type != TP_STR))
+		rc = build_order(t, c1, c2, &ok, o->rows);
+	free((void *)ok.rank1);
+	free((void *)ok.rank2);
 	if (rc < 0)
 		return rc;
 	o->generation = t->generation;

@@ -167,12 +167,15 @@ size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
 
 /*
  * tp_table_order() - Every row, ordered by the cells of column @c1, then
- * of @c2 (-1: none), then by row. NULLs come first. String columns order by
- * string id (good for grouping, not for sorting text). Built with a
- * counting sort when the key range is small, else a comparison sort, and
- * cached until the table changes.
+ * of @c2 (-1: none), then by row. NULLs come first. String columns order
+ * by their text in byte order (SQLite's BINARY) given @strings, the pool
+ * their ids point into; without it (NULL) by string id, which only groups.
+ * Built with a counting sort when the key range is small, else a
+ * comparison sort, and cached until the table changes (callers must pass
+ * the same @strings each time).
  * Return: n_rows and *out_rows (borrowed); -ENOMEM.
  */
-int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const uint32_t **out_rows);
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_strings *strings,
+		       const uint32_t **out_rows);
 
 #endif

@@ -238,13 +238,14 @@ static bool order_consumed(const struct tp_table *t, const sqlite3_index_info *i
 
 /*
  * An ORDER BY (or GROUP BY / DISTINCT) of one or two ascending columns can
- * be met by reading rows through tp_table_order(). String columns come in
- * string-id order, so they qualify only when SQLite needs rows grouped, not
- * sorted (sqlite3_vtab_distinct() >= 1). Sets the columns into *idx_num.
+ * be met by reading rows through tp_table_order(), string columns in the
+ * byte order of their text like SQLite's BINARY collation. (Grouping alone
+ * would not need it, but SQLite 3.40 reports a GROUP BY x ORDER BY x as
+ * grouping only and then trusts the order.) Sets the columns into *idx_num.
  */
 static bool order_by_index(const struct tp_table *t, sqlite3_index_info *info, int *idx_num)
 {
-	int i, cols[2] = {-1, -1}, distinct = sqlite3_vtab_distinct(info);
+	int i, cols[2] = {-1, -1};
 
 	if (info->nOrderBy < 1 || info->nOrderBy > 2)
 		return false;
@@ -252,12 +253,14 @@ static bool order_by_index(const struct tp_table *t, sqlite3_index_info *info, i
 		int col = info->aOrderBy[i].iColumn;
 		enum tp_type type;
 
-		/* Grouping needs equal values together, in either direction. */
-		if ((info->aOrderBy[i].desc && distinct < 1) || col < 0 ||
+		/* Rows come ascending: SQLite 3.40 also trusts them for a
+		 * GROUP BY x ORDER BY x DESC it reported as grouping only. */
+		if (info->aOrderBy[i].desc || col < 0 ||
 		    (uint32_t)col >= t->n_cols || col > ORDER_COL_MASK - 1)
 			return false;
 		type = col_type(t, col);
-		if (type == TP_REAL || (type == TP_STR && distinct < 1))
+		/* ORDER BY x COLLATE y never reaches us: SQLite sorts those itself. */
+		if (type == TP_REAL)
 			return false;
 		cols[i] = col;
 	}
@@ -676,7 +679,8 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 		int c1 = ((idx_num >> ORDER_COL_SHIFT1) & ORDER_COL_MASK) - 1;
 		int c2 = ((idx_num >> ORDER_COL_SHIFT2) & ORDER_COL_MASK) - 1;
 		const uint32_t *rows;
-		int64_t n = c1 >= 0 ? tp_table_order(t, (uint32_t)c1, c2, &rows) : -EINVAL;
+		int64_t n = c1 >= 0 ? tp_table_order(t, (uint32_t)c1, c2, vt->aux.strings, &rows)
+				    : -EINVAL;
 
 		if (n < 0)
 			return n == -ENOMEM ? SQLITE_NOMEM : SQLITE_INTERNAL;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_processor/tp_agg.h"
 #include "trace_processor/tp_sql.h"
 #include "trace_processor/tp_storage.h"
 #include "trace_processor/tp_tables.h"
@@ -531,10 +532,13 @@ TEST(sql_order_by_sorted_column)
 	ASSERT_TRUE(strstr(plan, "order") != NULL);
 	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY ts, dur");
 	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") == NULL);
-	/* Text sorts by the string, not its id: SQLite sorts that itself... */
+	/* Text is ordered by the string (ranks of the text), not by its id... */
 	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY end_state");
+	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") == NULL);
+	/* ...descending orders are SQLite's to make... */
+	plan = sq_plan(conn, "SELECT * FROM __intrinsic_sched ORDER BY dur DESC");
 	ASSERT_TRUE(strstr(plan, "TEMP B-TREE") != NULL);
-	/* ...but grouping by it only needs equal values together. */
+	/* ...and grouping reads the same order. */
 	plan = sq_plan(conn, "SELECT utid, end_state, count(*) FROM __intrinsic_sched "
 			     "GROUP BY utid, end_state");
 	ASSERT_TRUE(strstr(plan, "TEMP B-TREE FOR GROUP BY") == NULL);
@@ -572,12 +576,23 @@ TEST(sql_order_path_matches_plain_sqlite)
 		"SELECT cpu, MAX(ts) FROM %s WHERE ts > 2000 AND utid != 4 GROUP BY cpu",
 		"SELECT DISTINCT priority FROM %s ORDER BY priority",
 		"SELECT id FROM %s WHERE id < 100 ORDER BY dur, id",
+		/* Strings order by text, not by when they were first seen; and
+		 * SQLite 3.40 trusts a vtab's order for GROUP BY x ORDER BY x DESC. */
+		"SELECT end_state, COUNT(*) FROM %s GROUP BY end_state ORDER BY end_state",
+		"SELECT end_state, COUNT(*) FROM %s GROUP BY end_state ORDER BY end_state DESC",
+		"SELECT utid, COUNT(*) FROM %s GROUP BY utid ORDER BY utid DESC",
+		"SELECT DISTINCT end_state FROM %s ORDER BY end_state",
+		"SELECT id, end_state FROM %s ORDER BY end_state, id",
+		"SELECT utid, end_state, COUNT(*) FROM %s GROUP BY utid, end_state ORDER BY utid, end_state",
 	};
 	struct tp_db db;
 	sqlite3 *conn;
 	size_t i;
 
 	sq_fill(&db);
+	/* "A" is interned last but sorts first. */
+	tp_set_str(&db.sched, SCHED_END_STATE, 10, tp_db_str(&db, "A"));
+	tp_set_str(&db.sched, SCHED_END_STATE, 11, tp_db_str(&db, "Q"));
 	conn = sq_open(&db);
 	sq_copy_tables(conn);
 	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)
@@ -794,6 +809,200 @@ TEST(sql_views_and_functions)
 	ASSERT_STREQ(sq_render(conn, "SELECT trace_start(), trace_end(), trace_dur()", g_sq_a),
 		     "1000|6000|5000\n");
 	sqlite3_close(conn);
+	tp_db_fini(&db);
+}
+
+/* ---------------------------------------------- native GROUP BY path ---- */
+
+/* Two processes (upid 2 has none: LEFT JOIN vs JOIN differ), pid 1000 + i,
+ * the second without a name; a big-valued column for SUM overflow. */
+static void sq_fill_processes(struct tp_db *db)
+{
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(tp_table_append(&db->process), (int64_t)i);
+		tp_set_int(&db->process, PROCESS_PID, i, 1000 + (int64_t)i);
+		if (i == 0)
+			tp_set_str(&db->process, PROCESS_NAME, i, tp_db_str(db, "proc-0"));
+		tp_set_int(&db->process, PROCESS_UID, i, INT64_MAX - 5);
+	}
+}
+
+/* Column names, then the rows sorted (the paths may order ties apart). */
+static const char *sq_render_sorted(sqlite3 *conn, sqlite3_stmt *st, char *out)
+{
+	char names[512] = "";
+	char *lines[4096], *copy, *p;
+	size_t n = 0, len = 0, i;
+	int c;
+
+	for (c = 0; c < sqlite3_column_count(st); c++) {
+		size_t used = strlen(names);
+
+		snprintf(names + used, sizeof(names) - used, "%s%s", c ? "|" : "",
+			 sqlite3_column_name(st, c));
+	}
+	sq_render_stmt(conn, st, out);
+	copy = strdup(out);
+	ASSERT_TRUE(copy != NULL);
+	for (p = strtok(copy, "\n"); p && n < 4096; p = strtok(NULL, "\n"))
+		lines[n++] = p;
+	for (i = 1; i < n; i++) {
+		char *v = lines[i];
+		size_t j = i;
+
+		for (; j > 0 && strcmp(lines[j - 1], v) > 0; j--)
+			lines[j] = lines[j - 1];
+		lines[j] = v;
+	}
+	len = (size_t)snprintf(out, SQ_OUT_BYTES, "%s\n", names);
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(out + len, SQ_OUT_BYTES - len, "%s\n", lines[i]);
+	free(copy);
+	return out;
+}
+
+/* Runs @sql both ways; the native path must be taken iff @is_native. */
+static void sq_agg_same(struct tp_agg *agg, sqlite3 *conn, const char *sql, bool is_native)
+{
+	sqlite3_stmt *st = sq_prepare(conn, sql);
+	int taken = tp_agg_prepare(agg, sql, sql + strlen(sql), &st);
+
+	if (taken != (is_native ? 1 : 0))
+		FAIL("native path %s for: %s", taken ? "taken" : "not taken", sql);
+	sq_render_sorted(conn, st, g_sq_a);
+	sq_render_sorted(conn, sq_prepare(conn, sql), g_sq_b);
+	if (strcmp(g_sq_a, g_sq_b) != 0)
+		FAIL("%s: native and SQLite differ:\n--- native\n%.3000s--- sqlite\n%.3000s", sql,
+		     g_sq_a, g_sq_b);
+}
+
+TEST(sql_native_group_by_matches_sqlite)
+{
+	static const char *const native[] = {
+		"SELECT utid, SUM(dur) AS total FROM sched GROUP BY utid ORDER BY total DESC, utid LIMIT 5",
+		"SELECT utid, sum(dur), count(*), count(dur), min(dur), max(dur), avg(dur), total(dur) "
+		"FROM sched GROUP BY utid",
+		"select UTID, Sum(Dur) from SCHED group by Utid",
+		"SELECT utid, end_state, COUNT(*), SUM(dur) FROM sched GROUP BY utid, end_state "
+		"ORDER BY 4 DESC, 1, 2",
+		"SELECT end_state, COUNT(*) FROM sched GROUP BY end_state",
+		"SELECT cpu, MAX(ts) FROM sched WHERE ts > 2000 AND utid != 4 GROUP BY cpu",
+		"SELECT cpu, MAX(ts) FROM sched WHERE ts >= 2000 AND ts <= 3000 AND cpu <> 1 "
+		"GROUP BY cpu",
+		"SELECT cpu, COUNT(*) FROM sched WHERE ts BETWEEN 1100 AND 1200 GROUP BY cpu",
+		"SELECT cpu, COUNT(*) FROM sched WHERE 1100 < ts AND -5 < dur GROUP BY cpu",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state = 'R' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state != 'R' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state = 'never seen' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state <> 'never seen' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state IS NULL GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE dur IS NOT NULL GROUP BY utid",
+		"SELECT COUNT(*), SUM(dur), MIN(ts), MAX(ts), AVG(dur) FROM sched",
+		"SELECT COUNT(*), SUM(dur), MIN(ts), TOTAL(dur), AVG(dur) FROM sched WHERE ts < 0",
+		"SELECT COUNT(*) FROM sched WHERE end_state = 'nope'",
+		"SELECT t.utid, t.tid, t.name AS thread, p.pid, p.name AS process, SUM(s.dur) AS running "
+		"FROM sched s JOIN thread t USING (utid) LEFT JOIN process p USING (upid) "
+		"GROUP BY t.utid ORDER BY running DESC, t.utid LIMIT 10",
+		"SELECT p.upid, p.pid, p.name, SUM(s.dur) / 1e9 AS running_s FROM sched s "
+		"JOIN thread t USING (utid) JOIN process p USING (upid) GROUP BY p.upid "
+		"ORDER BY running_s DESC",
+		"SELECT p.upid, p.name, SUM(s.dur) FROM sched s JOIN thread t ON s.utid = t.utid "
+		"LEFT JOIN process p ON p.upid = t.upid GROUP BY p.upid",
+		"SELECT t.upid, COUNT(*) FROM sched AS s INNER JOIN thread AS t ON t.id = s.utid "
+		"GROUP BY t.upid",
+		"SELECT t.name, SUM(s.dur) FROM sched s JOIN thread t USING (utid) GROUP BY t.name",
+		"SELECT utid, t.name, COUNT(*) FROM sched JOIN thread t USING (utid) GROUP BY utid",
+		"SELECT s.utid, t.name FROM sched s JOIN thread t USING (utid) GROUP BY s.utid",
+		"SELECT utid, COUNT(*) c FROM sched JOIN thread USING (utid) WHERE thread.name = 'thread-2' "
+		"GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched JOIN thread USING (utid) WHERE upid = 1 AND "
+		"thread.tid > 104 GROUP BY utid",
+		"SELECT p.name, COUNT(*) FROM sched s JOIN thread t USING (utid) LEFT JOIN process p "
+		"USING (upid) WHERE p.name IS NULL GROUP BY p.name",
+		"SELECT utid, SUM(dur) * 2 + 1, round(AVG(dur), 2), max(SUM(dur), 300), "
+		"CASE WHEN COUNT(*) > 99 THEN 'many' ELSE 'few' END AS size FROM sched GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched GROUP BY utid HAVING SUM(dur) > 250 AND utid < 8",
+		"SELECT utid, SUM(dur) AS d FROM sched GROUP BY utid ORDER BY d + 0, utid DESC",
+		"SELECT utid, SUM(dur) AS d FROM sched GROUP BY utid ORDER BY -utid LIMIT 3 OFFSET 2",
+		"SELECT utid + 1 AS u, 'x' || utid, COUNT(*) FROM sched GROUP BY utid;",
+		"SELECT utid AS \"the utid\", COUNT(*) AS \"n\" FROM sched GROUP BY utid",
+		"SELECT track_id, SUM(value), MIN(value), MAX(value), AVG(value), COUNT(value), "
+		"TOTAL(value) FROM counter GROUP BY track_id",
+		"SELECT id, COUNT(*) FROM thread GROUP BY id",
+		"SELECT upid, COUNT(*), MIN(tid) FROM thread GROUP BY upid",
+		"SELECT cat, COUNT(*) FROM slice GROUP BY cat",
+		"SELECT utid, priority, cpu, COUNT(*) FROM sched_slice GROUP BY utid, priority, cpu",
+		"SELECT ucpu, COUNT(*) FROM sched GROUP BY ucpu ORDER BY COUNT(*) DESC, ucpu",
+		"SELECT upid, SUM(uid) FROM process GROUP BY upid",
+	};
+	static const char *const not_native[] = {
+		"SELECT utid, SUM(dur) FROM sched WHERE utid = 1 OR utid = 2 GROUP BY utid",
+		"SELECT utid, cpu, SUM(dur) FROM sched GROUP BY utid",
+		"SELECT utid, COUNT(DISTINCT cpu) FROM sched GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM (SELECT * FROM sched) GROUP BY utid",
+		"SELECT utid, SUM(ts_end - ts) FROM sched GROUP BY utid",
+		"SELECT utid, SUM(dur + 1) FROM sched GROUP BY utid",
+		"SELECT utid, group_concat(cpu) FROM sched GROUP BY utid",
+		"SELECT utid, CAST(SUM(dur) AS TEXT) FROM sched GROUP BY utid",
+		"SELECT utid, SUM(dur) OVER () FROM sched",
+		"SELECT DISTINCT utid FROM sched",
+		"SELECT utid FROM sched WHERE dur > 3",
+		"SELECT utid, SUM(dur) FROM sched WHERE dur > 2.5 GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched WHERE utid IN (1, 2) GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched GROUP BY 1",
+		"SELECT t.upid, SUM(s.dur) FROM thread t JOIN sched s USING (utid) GROUP BY t.upid",
+		"SELECT utid, SUM(dur) FROM sched, thread USING (utid) GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched /* comment */ GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched WHERE cpu = ?1 GROUP BY utid",
+		"SELECT utid, SUM(dur) FROM sched GROUP BY utid UNION ALL SELECT 1, 2",
+		"SELECT ts, COUNT(*) FROM counter GROUP BY value",
+	};
+	static const char overflow[] = "SELECT SUM(uid) FROM process";
+	struct tp_agg *agg = NULL;
+	struct tp_db db;
+	sqlite3_stmt *st;
+	sqlite3 *conn;
+	size_t i;
+
+	sq_fill(&db);
+	sq_fill_tracks(&db);
+	sq_fill_processes(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(tp_agg_create(conn, &db, &agg), 0);
+	for (i = 0; i < sizeof(native) / sizeof(native[0]); i++)
+		sq_agg_same(agg, conn, native[i], true);
+	for (i = 0; i < sizeof(not_native) / sizeof(not_native[0]); i++)
+		sq_agg_same(agg, conn, not_native[i], false);
+	/* SUM overflow: SQLite reports it, the native path must not hide it. */
+	st = sq_prepare(conn, overflow);
+	ASSERT_EQ(tp_agg_prepare(agg, overflow, overflow + strlen(overflow), &st), 0);
+	ASSERT_EQ(sqlite3_step(st), SQLITE_ERROR);
+	ASSERT_TRUE(strstr(sqlite3_errmsg(conn), "overflow") != NULL);
+	sqlite3_finalize(st);
+
+	/* A temp table that shadows ours, or a redefined view, is SQLite's. */
+	sq_exec(conn, "CREATE VIEW mine AS SELECT 1");
+	sq_agg_same(agg, conn, "SELECT utid, SUM(dur) FROM sched GROUP BY utid", true);
+	sq_exec(conn, "CREATE TEMP TABLE thread(utid INT, name TEXT); "
+		      "INSERT INTO thread VALUES (1, 'shadow')");
+	sq_agg_same(agg, conn, "SELECT t.name, SUM(s.dur) FROM sched s JOIN thread t USING (utid) "
+			       "GROUP BY t.name", false);
+	sq_exec(conn, "DROP TABLE temp.thread; DROP VIEW sched; "
+		      "CREATE VIEW sched AS SELECT * FROM __intrinsic_sched WHERE utid = 1");
+	sq_agg_same(agg, conn, "SELECT utid, SUM(dur) FROM sched GROUP BY utid", false);
+	ASSERT_STREQ(sq_render(conn, "SELECT COUNT(DISTINCT utid) FROM sched", g_sq_a), "1\n");
+
+	/* Results expire after a while; an old handle is an error, not a crash. */
+	st = sq_prepare(conn, "SELECT __c0 FROM __tp_agg WHERE __handle = 1");
+	ASSERT_EQ(sqlite3_step(st), SQLITE_ERROR);
+	sqlite3_finalize(st);
+	st = sq_prepare(conn, "SELECT __c0 FROM __tp_agg");
+	ASSERT_EQ(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(conn);
+	tp_agg_destroy(agg);
 	tp_db_fini(&db);
 }
 
