@@ -24,12 +24,25 @@
 #define NO_ROW UINT32_MAX
 /* One integer key in [0, DIRECT_MAX) finds its group in a flat array. */
 #define DIRECT_MAX (1u << 22)
+/* Integers a double holds exactly. */
+#define EXACT_MAX (INT64_C(1) << 53)
 
 struct agg_state {
 	int64_t cnt;
 	int64_t isum, imin, imax;
 	double rsum, rmin, rmax;
 };
+
+/* The rows of one table for a block: @rows, or base, base + 1, ... if NULL. */
+struct rowsel {
+	const uint32_t *rows;
+	uint32_t base;
+};
+
+static inline uint32_t row_at(const struct rowsel *s, size_t k)
+{
+	return s->rows ? s->rows[k] : s->base + (uint32_t)k;
+}
 
 struct groups {
 	unsigned n_keys, n_tabs;
@@ -83,8 +96,8 @@ static int rehash(struct groups *g, size_t n_slots)
 	return 0;
 }
 
-/* Appends a group for @keys whose first row is (@rows[t][k] for each t). */
-static int64_t new_group(struct groups *g, const int64_t *keys, uint32_t *const *rows, size_t k)
+/* Appends a group for @keys whose first row is row @k of @sel (each table). */
+static int64_t new_group(struct groups *g, const int64_t *keys, const struct rowsel *sel, size_t k)
 {
 	unsigned t;
 
@@ -105,12 +118,12 @@ static int64_t new_group(struct groups *g, const int64_t *keys, uint32_t *const 
 	if (g->n_keys)
 		memcpy(&g->keys[g->n * g->n_keys], keys, g->n_keys * sizeof(*keys));
 	for (t = 0; t < g->n_tabs; t++)
-		g->first[g->n * g->n_tabs + t] = rows ? rows[t][k] : NO_ROW;
+		g->first[g->n * g->n_tabs + t] = sel ? row_at(&sel[t], k) : NO_ROW;
 	return (int64_t)g->n++;
 }
 
 /* The group of @keys, made on first sight. Return: its index or -ENOMEM. */
-static int64_t find_group(struct groups *g, const int64_t *keys, uint32_t *const *rows, size_t k)
+static int64_t find_group(struct groups *g, const int64_t *keys, const struct rowsel *sel, size_t k)
 {
 	size_t s;
 	int64_t id;
@@ -133,7 +146,7 @@ static int64_t find_group(struct groups *g, const int64_t *keys, uint32_t *const
 		}
 		if (g->direct[v])
 			return g->direct[v] - 1;
-		id = new_group(g, keys, rows, k);
+		id = new_group(g, keys, sel, k);
 		if (id >= 0)
 			g->direct[v] = (uint32_t)id + 1;
 		return id;
@@ -148,7 +161,7 @@ static int64_t find_group(struct groups *g, const int64_t *keys, uint32_t *const
 			return i;
 		s = (s + 1) & (g->n_slots - 1);
 	}
-	id = new_group(g, keys, rows, k);
+	id = new_group(g, keys, sel, k);
 	if (id >= 0)
 		g->slots[s] = (uint32_t)id + 1;
 	return id;
@@ -156,20 +169,30 @@ static int64_t find_group(struct groups *g, const int64_t *keys, uint32_t *const
 
 /* ----------------------------------------------------------- columns ---- */
 
-/* Integer-like cells of column @c at @rows (NO_ROW and NULL: TP_NULL_INT). */
-static void fetch_int(const struct tp_table *t, uint32_t c, const uint32_t *rows, size_t m,
+/* Integer-like cells of column @c at @sel (NO_ROW and NULL: TP_NULL_INT). */
+static void fetch_int(const struct tp_table *t, uint32_t c, const struct rowsel *sel, size_t m,
 		      int64_t *out)
 {
+	const uint32_t *rows = sel->rows;
 	size_t k;
 
 	switch (t->specs[c].type) {
 	case TP_ID:
-		for (k = 0; k < m; k++)
-			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : rows[k];
+		for (k = 0; k < m; k++) {
+			uint32_t r = row_at(sel, k);
+
+			out[k] = r == NO_ROW ? TP_NULL_INT : r;
+		}
 		break;
 	case TP_I32: {
 		const int32_t *d = tp_col_i32(t, c);
 
+		if (!rows) {
+			d += sel->base;
+			for (k = 0; k < m; k++)
+				out[k] = d[k] == INT32_MIN ? TP_NULL_INT : d[k];
+			break;
+		}
 		for (k = 0; k < m; k++) {
 			int32_t v = rows[k] == NO_ROW ? INT32_MIN : d[rows[k]];
 
@@ -180,6 +203,10 @@ static void fetch_int(const struct tp_table *t, uint32_t c, const uint32_t *rows
 	case TP_INT: {
 		const int64_t *d = tp_col_int(t, c);
 
+		if (!rows) {
+			memcpy(out, d + sel->base, m * sizeof(*out));
+			break;
+		}
 		for (k = 0; k < m; k++)
 			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : d[rows[k]];
 		break;
@@ -188,28 +215,34 @@ static void fetch_int(const struct tp_table *t, uint32_t c, const uint32_t *rows
 		const uint32_t *d = tp_col_str(t, c);
 
 		for (k = 0; k < m; k++) {
-			uint32_t v = rows[k] == NO_ROW ? 0 : d[rows[k]];
+			uint32_t r = row_at(sel, k), v = r == NO_ROW ? 0 : d[r];
 
 			out[k] = v == 0 ? TP_NULL_INT : v;
 		}
 		break;
 	}
 	default:
-		for (k = 0; k < m; k++)
-			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : tp_get_int(t, c, rows[k]);
+		for (k = 0; k < m; k++) {
+			uint32_t r = row_at(sel, k);
+
+			out[k] = r == NO_ROW ? TP_NULL_INT : tp_get_int(t, c, r);
+		}
 		break;
 	}
 }
 
-/* Real cells at @rows (NO_ROW and NULL: NaN). */
-static void fetch_real(const struct tp_table *t, uint32_t c, const uint32_t *rows, size_t m,
+/* Real cells at @sel (NO_ROW and NULL: NaN). */
+static void fetch_real(const struct tp_table *t, uint32_t c, const struct rowsel *sel, size_t m,
 		       double *out)
 {
 	const double *d = tp_col_real(t, c);
 	size_t k;
 
-	for (k = 0; k < m; k++)
-		out[k] = rows[k] == NO_ROW ? NAN : d[rows[k]];
+	for (k = 0; k < m; k++) {
+		uint32_t r = row_at(sel, k);
+
+		out[k] = r == NO_ROW ? NAN : d[r];
+	}
 }
 
 static bool passes(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
@@ -238,6 +271,11 @@ static bool passes(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
 
 /* ------------------------------------------------------- aggregating ---- */
 
+static bool ref_same(struct tp_agg_ref a, struct tp_agg_ref b)
+{
+	return a.tab == b.tab && a.col == b.col;
+}
+
 static bool is_real(const struct tp_agg_plan *plan, const struct tp_agg_out *o)
 {
 	return o->fn != TP_AGG_COUNT_STAR &&
@@ -245,8 +283,9 @@ static bool is_real(const struct tp_agg_plan *plan, const struct tp_agg_out *o)
 }
 
 /* Folds one block into the states of output @o. Return: 0, or 1 on overflow. */
-static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint32_t *const *rows,
-		const uint32_t *gid, size_t m, int64_t *iv, double *rv, struct agg_state *st)
+static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o,
+		const struct rowsel *sel, const uint32_t *gid, size_t m, int64_t *iv, double *rv,
+		struct agg_state *st, bool *saw_negative)
 {
 	size_t k;
 
@@ -256,7 +295,7 @@ static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint
 		return 0;
 	}
 	if (is_real(plan, o)) {
-		fetch_real(plan->tabs[o->ref.tab], o->ref.col, rows[o->ref.tab], m, rv);
+		fetch_real(plan->tabs[o->ref.tab], o->ref.col, &sel[o->ref.tab], m, rv);
 		for (k = 0; k < m; k++) {
 			struct agg_state *s = &st[gid[k]];
 			double v = rv[k];
@@ -272,7 +311,7 @@ static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint
 		}
 		return 0;
 	}
-	fetch_int(plan->tabs[o->ref.tab], o->ref.col, rows[o->ref.tab], m, iv);
+	fetch_int(plan->tabs[o->ref.tab], o->ref.col, &sel[o->ref.tab], m, iv);
 	switch (o->fn) {
 	case TP_AGG_COUNT:
 		for (k = 0; k < m; k++)
@@ -293,8 +332,7 @@ static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint
 			s->cnt++;
 		}
 		return 0;
-	default:
-		/* SUM, TOTAL, AVG: SQLite keeps an exact sum and a double one. */
+	case TP_AGG_SUM:
 		for (k = 0; k < m; k++) {
 			struct agg_state *s = &st[gid[k]];
 			int64_t v = iv[k];
@@ -302,8 +340,27 @@ static int fold(const struct tp_agg_plan *plan, const struct tp_agg_out *o, uint
 			if (v == TP_NULL_INT)
 				continue;
 			s->cnt++;
-			s->rsum += (double)v;
-			if (o->fn == TP_AGG_SUM && __builtin_add_overflow(s->isum, v, &s->isum))
+			if (__builtin_add_overflow(s->isum, v, &s->isum))
+				return 1;
+		}
+		return 0;
+	default:
+		/*
+		 * TOTAL and AVG: SQLite 3.40 adds the values as doubles. While
+		 * every partial sum stays within 2^53 that is exact, so the
+		 * integer sum converted at the end is the same number; past that
+		 * SQLite's rounding is its own to reproduce.
+		 */
+		for (k = 0; k < m; k++) {
+			struct agg_state *s = &st[gid[k]];
+			int64_t v = iv[k];
+
+			if (v == TP_NULL_INT)
+				continue;
+			s->cnt++;
+			*saw_negative |= v < 0;
+			if (__builtin_add_overflow(s->isum, v, &s->isum) || s->isum > EXACT_MAX ||
+			    s->isum < -EXACT_MAX)
 				return 1;
 		}
 		return 0;
@@ -382,6 +439,7 @@ static struct tp_agg_cell agg_cell(const struct tp_agg_plan *plan, const struct 
 {
 	struct tp_agg_cell cell = {TP_AGG_NULL, {0}};
 	bool real = is_real(plan, o);
+	double rsum = real ? s->rsum : (double)s->isum;
 
 	switch (o->fn) {
 	case TP_AGG_COUNT_STAR:
@@ -391,12 +449,12 @@ static struct tp_agg_cell agg_cell(const struct tp_agg_plan *plan, const struct 
 		break;
 	case TP_AGG_TOTAL:
 		cell.type = TP_AGG_REAL;
-		cell.u.r = s->rsum;
+		cell.u.r = rsum;
 		break;
 	case TP_AGG_AVG:
 		if (s->cnt) {
 			cell.type = TP_AGG_REAL;
-			cell.u.r = s->rsum / (double)s->cnt;
+			cell.u.r = rsum / (double)s->cnt;
 		}
 		break;
 	case TP_AGG_SUM:
@@ -465,145 +523,396 @@ static int build_result(const struct tp_agg_plan *plan, const struct groups *g,
 /* ------------------------------------------------------------ driver ---- */
 
 struct block {
-	uint32_t *rows[TP_AGG_MAX_TABLES];
+	struct rowsel sel[TP_AGG_MAX_TABLES];
+	uint32_t rows[TP_AGG_MAX_TABLES][BLOCK];
+	uint32_t orig[BLOCK]; /* after select_rows: kept row k was block row orig[k] */
 	uint32_t gid[BLOCK];
 	int64_t keys[TP_AGG_MAX_KEYS][BLOCK];
 	int64_t iv[BLOCK];
 	double rv[BLOCK];
-	bool keep[BLOCK];
-	uint32_t row_store[TP_AGG_MAX_TABLES][BLOCK];
+	uint8_t keep[BLOCK];
 };
 
-/* Joins, filters and compacts rows [start, start + m). Return: rows kept. */
-static size_t select_rows(const struct tp_agg_plan *plan, struct block *b, size_t start, size_t m)
+/*
+ * Block rows [start, start + m) of the first table (@base_rows[start..], or
+ * the table's rows start.. if NULL), the rows the joins reach from them,
+ * less what the inner joins and the WHERE terms drop: b->sel[t], b->orig.
+ * Return: the rows kept.
+ */
+static size_t select_rows(const struct tp_agg_plan *plan, struct block *b,
+			  const uint32_t *base_rows, size_t start, size_t m)
 {
+	bool may_drop = plan->n_filters > 0;
 	unsigned t, f;
-	size_t k, n = 0;
+	size_t k, n;
 
-	for (k = 0; k < m; k++) {
-		b->rows[0][k] = (uint32_t)(start + k);
-		b->keep[k] = true;
-	}
+	b->sel[0].rows = base_rows ? base_rows + start : NULL;
+	b->sel[0].base = (uint32_t)start;
+	for (t = 1; t < plan->n_tabs; t++)
+		may_drop |= !plan->joins[t].is_left;
+	if (may_drop)
+		memset(b->keep, 1, m);
 	for (t = 1; t < plan->n_tabs; t++) {
 		const struct tp_agg_ref *src = &plan->joins[t].src;
 		int64_t n_rows = (int64_t)plan->tabs[t]->n_rows;
 
-		fetch_int(plan->tabs[src->tab], src->col, b->rows[src->tab], m, b->iv);
+		fetch_int(plan->tabs[src->tab], src->col, &b->sel[src->tab], m, b->iv);
 		for (k = 0; k < m; k++) {
 			int64_t v = b->iv[k];
 			bool hit = v >= 0 && v < n_rows;
 
 			b->rows[t][k] = hit ? (uint32_t)v : NO_ROW;
-			if (!hit && !plan->joins[t].is_left)
-				b->keep[k] = false;
+			if (!plan->joins[t].is_left)
+				b->keep[k] &= hit;
 		}
+		b->sel[t].rows = b->rows[t];
+		b->sel[t].base = 0;
 	}
 	for (f = 0; f < plan->n_filters; f++) {
 		const struct tp_agg_filter *fl = &plan->filters[f];
 
-		fetch_int(plan->tabs[fl->ref.tab], fl->ref.col, b->rows[fl->ref.tab], m, b->iv);
+		fetch_int(plan->tabs[fl->ref.tab], fl->ref.col, &b->sel[fl->ref.tab], m, b->iv);
 		for (k = 0; k < m; k++)
-			b->keep[k] = b->keep[k] && passes(fl->cmp, b->iv[k], fl->v);
+			b->keep[k] &= passes(fl->cmp, b->iv[k], fl->v);
 	}
-	for (k = 0; k < m; k++) {
+	k = 0;
+	if (may_drop) {
+		while (k < m && b->keep[k])
+			k++;
+	} else {
+		k = m;
+	}
+	for (n = 0; n < m; n++)
+		b->orig[n] = (uint32_t)n;
+	if (k == m)
+		return m; /* the usual case: every row stays */
+	/* Some went: list the first table's rows too, and close the gaps. */
+	for (n = 0; n < m; n++)
+		b->rows[0][n] = row_at(&b->sel[0], n);
+	b->sel[0].rows = b->rows[0];
+	for (n = k; k < m; k++) {
 		if (!b->keep[k])
 			continue;
 		for (t = 0; t < plan->n_tabs; t++)
 			b->rows[t][n] = b->rows[t][k];
+		b->orig[n] = (uint32_t)k;
 		n++;
 	}
 	return n;
 }
 
-int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings,
-		struct tp_agg_result *res)
-{
-	struct agg_state *st[TP_AGG_MAX_OUTS] = {0};
-	size_t caps = 0, start, n, m, k;
-	struct groups g = {0};
-	struct block *b;
-	unsigned c, t;
-	int rc = -ENOMEM;
+/* The groups of one pass and the states of each aggregate output. */
+struct run {
+	struct groups g;
+	struct agg_state *st[TP_AGG_MAX_OUTS];
+	size_t caps;
+	bool saw_negative; /* TOTAL or AVG of integers met a negative value */
+};
 
-	memset(res, 0, sizeof(*res));
-	b = malloc(sizeof(*b));
-	if (!b)
+static void run_fini(struct run *r)
+{
+	unsigned c;
+
+	for (c = 0; c < TP_AGG_MAX_OUTS; c++)
+		free(r->st[c]);
+	groups_fini(&r->g);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Every state array as long as the group array. Return: 0 or -ENOMEM. */
+static int grow_states(const struct tp_agg_plan *plan, struct run *r)
+{
+	size_t cap = r->g.cap > r->g.n ? r->g.cap : r->g.n;
+	unsigned c;
+
+	if (r->g.n <= r->caps && r->caps)
+		return 0;
+	for (c = 0; c < plan->n_outs; c++) {
+		struct agg_state *s;
+
+		if (plan->outs[c].fn == TP_AGG_COLUMN)
+			continue;
+		s = realloc(r->st[c], (cap ? cap : 1) * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		memset(s + r->caps, 0, ((cap ? cap : 1) - r->caps) * sizeof(*s));
+		r->st[c] = s;
+	}
+	r->caps = cap ? cap : 1;
+	return 0;
+}
+
+/* b->gid[k] for the @kept rows of the block. Return: 0 or -ENOMEM. */
+static int assign_groups(const struct tp_agg_plan *plan, struct run *r, struct block *b,
+			 size_t kept)
+{
+	struct groups *g = &r->g;
+	size_t k;
+	unsigned i;
+
+	if (plan->n_keys == 0) {
+		memset(b->gid, 0, kept * sizeof(b->gid[0]));
+		return 0;
+	}
+	for (i = 0; i < plan->n_keys; i++)
+		fetch_int(plan->tabs[plan->keys[i].tab], plan->keys[i].col,
+			  &b->sel[plan->keys[i].tab], kept, b->keys[i]);
+	for (k = 0; k < kept; k++) {
+		int64_t key[TP_AGG_MAX_KEYS], id, v = b->keys[0][k];
+
+		/* One key seen before: straight from the flat array. */
+		if (g->n_keys == 1 && v >= 0 && (uint64_t)v < g->n_direct && g->direct[v]) {
+			b->gid[k] = g->direct[v] - 1;
+			continue;
+		}
+		for (i = 0; i < plan->n_keys; i++)
+			key[i] = b->keys[i][k];
+		id = find_group(g, key, b->sel, k);
+		if (id < 0)
+			return -ENOMEM;
+		b->gid[k] = (uint32_t)id;
+	}
+	return 0;
+}
+
+/*
+ * Folds the rows of @plan's first table (@base_rows, or all rows if NULL;
+ * @n of them) into @r.
+ * Return: 0; 1 if SQLite must answer (overflow); -ENOMEM.
+ */
+static int run_rows(const struct tp_agg_plan *plan, struct run *r, struct block *b)
+{
+	size_t n = plan->matches_nothing ? 0 : plan->tabs[0]->n_rows, start, m;
+	unsigned c;
+	int rc;
+
+	r->g.n_keys = plan->n_keys;
+	r->g.n_tabs = plan->n_tabs;
+	if (plan->n_keys == 0 && new_group(&r->g, NULL, NULL, 0) < 0)
 		return -ENOMEM;
-	for (t = 0; t < TP_AGG_MAX_TABLES; t++)
-		b->rows[t] = b->row_store[t];
-	g.n_keys = plan->n_keys;
-	g.n_tabs = plan->n_tabs;
-	n = plan->matches_nothing ? 0 : plan->tabs[0]->n_rows;
-	if (plan->n_keys == 0 && new_group(&g, NULL, NULL, 0) < 0)
-		goto out;
 	for (start = 0; start < n; start += m) {
 		size_t kept;
 
 		m = n - start < BLOCK ? n - start : BLOCK;
-		kept = select_rows(plan, b, start, m);
-		if (plan->n_keys == 0) {
-			memset(b->gid, 0, kept * sizeof(b->gid[0]));
-		} else {
-			unsigned i;
-
-			for (i = 0; i < plan->n_keys; i++)
-				fetch_int(plan->tabs[plan->keys[i].tab], plan->keys[i].col,
-					  b->rows[plan->keys[i].tab], kept, b->keys[i]);
-			for (k = 0; k < kept; k++) {
-				int64_t key[TP_AGG_MAX_KEYS], id;
-
-				for (i = 0; i < plan->n_keys; i++)
-					key[i] = b->keys[i][k];
-				id = find_group(&g, key, b->rows, k);
-				if (id < 0)
-					goto out;
-				b->gid[k] = (uint32_t)id;
-			}
-		}
-		/* Grow every state array to the group count. */
-		if (g.n > caps) {
-			size_t new_caps = g.cap;
-
-			for (c = 0; c < plan->n_outs; c++) {
-				struct agg_state *s;
-
-				if (plan->outs[c].fn == TP_AGG_COLUMN)
-					continue;
-				s = realloc(st[c], new_caps * sizeof(*s));
-				if (!s)
-					goto out;
-				memset(s + caps, 0, (new_caps - caps) * sizeof(*s));
-				st[c] = s;
-			}
-			caps = new_caps;
-		}
+		kept = select_rows(plan, b, NULL, start, m);
+		rc = assign_groups(plan, r, b, kept);
+		if (rc == 0)
+			rc = grow_states(plan, r);
+		if (rc < 0)
+			return rc;
 		for (c = 0; c < plan->n_outs; c++) {
 			if (plan->outs[c].fn == TP_AGG_COLUMN)
 				continue;
-			if (fold(plan, &plan->outs[c], b->rows, b->gid, kept, b->iv, b->rv, st[c])) {
-				rc = 1;
-				goto out;
+			if (fold(plan, &plan->outs[c], b->sel, b->gid, kept, b->iv, b->rv, r->st[c],
+				 &r->saw_negative))
+				return 1;
+		}
+	}
+	return grow_states(plan, r);
+}
+
+/* ----------------------------------------------------------- roll-up ---- */
+
+/*
+ * GROUP BY p.upid over sched JOIN thread JOIN process only needs the sums
+ * per sched.utid: every joined row, filter and key follows from that one
+ * "pivot" cell. So the rows are first folded per pivot value (one flat
+ * array, no joins), and the few partial states are then joined and merged
+ * into the real groups; a pivot value that reaches no row (or NULL) joins
+ * the same way for all its rows, so it is just one more partial. @p1 gets the first pass: the first table alone,
+ * its own WHERE terms, grouped by the pivot.
+ * Return: true if @plan has that shape.
+ */
+static bool rollup_plan(const struct tp_agg_plan *plan, struct tp_agg_plan *p1)
+{
+	struct tp_agg_ref pivot = plan->joins[1].src;
+	unsigned t, i;
+
+	if (plan->n_tabs < 2 || pivot.tab != 0 ||
+	    plan->tabs[0]->specs[pivot.col].type == TP_STR)
+		return false;
+	for (t = 2; t < plan->n_tabs; t++) {
+		if (plan->joins[t].src.tab == 0)
+			return false;
+	}
+	for (i = 0; i < plan->n_keys; i++) {
+		if (plan->keys[i].tab == 0 && !ref_same(plan->keys[i], pivot))
+			return false;
+	}
+	memset(p1, 0, sizeof(*p1));
+	p1->tabs[0] = plan->tabs[0];
+	p1->n_tabs = 1;
+	p1->matches_nothing = plan->matches_nothing;
+	p1->keys[0] = pivot;
+	p1->n_keys = 1;
+	for (i = 0; i < plan->n_outs; i++) {
+		const struct tp_agg_out *o = &plan->outs[i];
+
+		if (o->fn == TP_AGG_COLUMN ? o->ref.tab == 0 && !ref_same(o->ref, pivot)
+					   : o->fn != TP_AGG_COUNT_STAR && o->ref.tab != 0)
+			return false;
+		p1->outs[i] = *o;
+		if (o->fn == TP_AGG_COLUMN)
+			p1->outs[i].ref = pivot;
+	}
+	p1->n_outs = plan->n_outs;
+	for (i = 0; i < plan->n_filters; i++) {
+		if (plan->filters[i].ref.tab == 0)
+			p1->filters[p1->n_filters++] = plan->filters[i];
+	}
+	return true;
+}
+
+/* Adds @src's values into @dst. Return: 0, or 1 on overflow. */
+static int merge(const struct tp_agg_plan *plan, const struct tp_agg_out *o,
+		 struct agg_state *dst, const struct agg_state *src)
+{
+	bool real = is_real(plan, o);
+
+	if (src->cnt == 0)
+		return 0;
+	if (dst->cnt == 0) {
+		*dst = *src;
+		return 0;
+	}
+	switch (o->fn) {
+	case TP_AGG_MIN:
+	case TP_AGG_MAX:
+		if (real) {
+			dst->rmin = src->rmin < dst->rmin ? src->rmin : dst->rmin;
+			dst->rmax = src->rmax > dst->rmax ? src->rmax : dst->rmax;
+		} else {
+			dst->imin = src->imin < dst->imin ? src->imin : dst->imin;
+			dst->imax = src->imax > dst->imax ? src->imax : dst->imax;
+		}
+		break;
+	case TP_AGG_SUM:
+	case TP_AGG_TOTAL:
+	case TP_AGG_AVG:
+		if (real) {
+			dst->rsum += src->rsum;
+			break;
+		}
+		if (__builtin_add_overflow(dst->isum, src->isum, &dst->isum) ||
+		    (o->fn != TP_AGG_SUM && (dst->isum > EXACT_MAX || dst->isum < -EXACT_MAX)))
+			return 1;
+		break;
+	default:
+		break;
+	}
+	dst->cnt += src->cnt;
+	return 0;
+}
+
+/*
+ * The second pass: each pivot group of @r1 stands for its rows; join it,
+ * filter it, key it, and merge its states into @r.
+ * Return: 0; 1 if SQLite must answer; -ENOMEM.
+ */
+static int roll_up(const struct tp_agg_plan *plan, const struct run *r1, struct run *r,
+		   struct block *b)
+{
+	struct tp_agg_plan *p2 = malloc(sizeof(*p2));
+	uint32_t *reps = malloc((r1->g.n ? r1->g.n : 1) * sizeof(*reps));
+	size_t start, m, k, i;
+	unsigned c;
+	int rc = -ENOMEM;
+
+	if (!p2 || !reps)
+		goto out;
+	/* The first pass applied the first table's own WHERE terms. */
+	*p2 = *plan;
+	p2->n_filters = 0;
+	for (i = 0; i < plan->n_filters; i++) {
+		if (plan->filters[i].ref.tab != 0)
+			p2->filters[p2->n_filters++] = plan->filters[i];
+	}
+	for (i = 0; i < r1->g.n; i++)
+		reps[i] = r1->g.first[i];
+	r->g.n_keys = plan->n_keys;
+	r->g.n_tabs = plan->n_tabs;
+	if (plan->n_keys == 0 && new_group(&r->g, NULL, NULL, 0) < 0)
+		goto out;
+	for (start = 0; start < r1->g.n; start += m) {
+		size_t kept;
+
+		m = r1->g.n - start < BLOCK ? r1->g.n - start : BLOCK;
+		kept = select_rows(p2, b, reps, start, m);
+		rc = assign_groups(p2, r, b, kept);
+		if (rc == 0)
+			rc = grow_states(p2, r);
+		if (rc < 0)
+			goto out;
+		for (k = 0; k < kept; k++) {
+			size_t from = start + b->orig[k];
+
+			for (c = 0; c < plan->n_outs; c++) {
+				if (plan->outs[c].fn == TP_AGG_COLUMN)
+					continue;
+				if (merge(plan, &plan->outs[c], &r->st[c][b->gid[k]], &r1->st[c][from])) {
+					rc = 1;
+					goto out;
+				}
 			}
 		}
 	}
-	if (g.n > caps) {
-		/* No rows at all: the one group of a key-less query has empty states. */
-		for (c = 0; c < plan->n_outs; c++) {
-			if (plan->outs[c].fn != TP_AGG_COLUMN && !(st[c] = calloc(g.n, sizeof(*st[c]))))
-				goto out;
-		}
-	}
-	rc = build_result(plan, &g, st, strings, res);
+	rc = grow_states(plan, r);
 out:
-	for (c = 0; c < TP_AGG_MAX_OUTS; c++)
-		free(st[c]);
-	groups_fini(&g);
+	free(p2);
+	free(reps);
+	return rc;
+}
+
+static bool has_exact_sum(const struct tp_agg_plan *plan)
+{
+	unsigned c;
+
+	for (c = 0; c < plan->n_outs; c++) {
+		const struct tp_agg_out *o = &plan->outs[c];
+
+		if ((o->fn == TP_AGG_TOTAL || o->fn == TP_AGG_AVG) && !is_real(plan, o))
+			return true;
+	}
+	return false;
+}
+
+int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings,
+		struct tp_agg_result *res)
+{
+	struct tp_agg_plan *p1 = malloc(sizeof(*p1));
+	struct block *b = malloc(sizeof(*b));
+	struct run r = {0}, r1 = {0};
+	int rc = -ENOMEM;
+
+	memset(res, 0, sizeof(*res));
+	if (!p1 || !b)
+		goto out;
+	if (rollup_plan(plan, p1)) {
+		rc = run_rows(p1, &r1, b);
+		/* Negative values make SQLite's row-order double sums ours no longer. */
+		if (rc == 0 && !(r1.saw_negative && has_exact_sum(plan))) {
+			rc = roll_up(plan, &r1, &r, b);
+			if (rc == 0)
+				goto done;
+		}
+		if (rc < 0)
+			goto out;
+		run_fini(&r);
+	}
+	rc = run_rows(plan, &r, b);
+	if (rc != 0)
+		goto out;
+done:
+	rc = build_result(plan, &r.g, r.st, strings, res);
+out:
+	run_fini(&r);
+	run_fini(&r1);
+	free(p1);
 	free(b);
 	if (rc != 0)
 		tp_agg_result_fini(res);
 	return rc;
 }
-
 void tp_agg_result_fini(struct tp_agg_result *res)
 {
 	free(res->cells);
