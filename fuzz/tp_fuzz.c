@@ -5,13 +5,16 @@
  * regular file: the mapped path) and from a pipe (the read path), which
  * must fill the tables alike; then a few queries over the main tables and
  * views run through tp_sqlite() so the SQL layer reads whatever the
- * importer stored. Crashes, leaks, UB, hangs and a mismatch are findings.
+ * importer stored, and GROUP BY queries run both through the native path
+ * (tp_prepare) and through SQLite alone, which must agree. Crashes, leaks,
+ * UB, hangs and a mismatch are findings.
  */
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -50,6 +53,125 @@ static const char *const k_queries[] = {
 	"SELECT s.ts, s.dur, s.name, s.depth, t.utid FROM slice s "
 	"JOIN thread_track t ON t.id = s.track_id LIMIT 200",
 };
+
+/* Native GROUP BY vs SQLite: integer sums and order-free aggregates only
+ * (double sums may round apart when rows are added in another order). */
+static const char *const k_agg_queries[] = {
+	"SELECT utid, SUM(dur), COUNT(*), MIN(ts), MAX(dur), AVG(dur), COUNT(end_state) "
+	"FROM sched GROUP BY utid",
+	"SELECT end_state, cpu, COUNT(*), TOTAL(dur) FROM sched WHERE dur >= 0 GROUP BY end_state, cpu",
+	"SELECT t.upid, p.name, SUM(s.dur), COUNT(*) FROM sched s JOIN thread t USING (utid) "
+	"LEFT JOIN process p USING (upid) GROUP BY t.upid",
+	"SELECT p.upid, p.pid, SUM(s.dur) / 1e9 FROM sched s JOIN thread t USING (utid) "
+	"JOIN process p USING (upid) WHERE t.tid != 0 GROUP BY p.upid",
+	"SELECT utid, state, COUNT(*), SUM(dur) FROM thread_state GROUP BY utid, state",
+	"SELECT track_id, COUNT(*), MIN(value), MAX(value), COUNT(value) FROM counter GROUP BY track_id",
+	"SELECT name, COUNT(*), MAX(ts) FROM ftrace_event WHERE cpu BETWEEN 0 AND 3 GROUP BY name",
+	"SELECT COUNT(*), SUM(dur), MIN(depth) FROM slice WHERE depth = 0",
+	"SELECT t.name, COUNT(*) FROM slice s LEFT JOIN thread_track t ON t.id = s.track_id "
+	"GROUP BY s.track_id",
+};
+
+struct text {
+	char *buf;
+	size_t len, cap;
+	bool is_full;
+};
+
+static void text_add(struct text *t, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (t->is_full || t->len + n + 1 > t->cap) {
+		t->is_full = true;
+		return;
+	}
+	memcpy(t->buf + t->len, s, n + 1);
+	t->len += n;
+}
+
+static int cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Rows of @st as sorted lines (names first) into @out. Return: false on error. */
+static bool render_sorted(sqlite3_stmt *st, struct text *out)
+{
+	char cell[64], **lines = NULL, *copy, *p;
+	size_t n = 0, cap = 0, i;
+	int c, rc;
+	struct text rows = {malloc(1 << 20), 0, 1 << 20, false};
+
+	out->len = 0;
+	out->is_full = false;
+	if (!rows.buf)
+		return false;
+	rows.buf[0] = '\0';
+	for (c = 0; c < sqlite3_column_count(st); c++) {
+		text_add(out, sqlite3_column_name(st, c));
+		text_add(out, "|");
+	}
+	text_add(out, "\n");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (c = 0; c < sqlite3_column_count(st); c++) {
+			const char *v = (const char *)sqlite3_column_text(st, c);
+
+			snprintf(cell, sizeof(cell), "%d:", sqlite3_column_type(st, c));
+			text_add(&rows, cell);
+			text_add(&rows, v ? v : "NULL");
+			text_add(&rows, "|");
+		}
+		text_add(&rows, "\n");
+	}
+	copy = rows.buf;
+	for (p = strtok(copy, "\n"); p; p = strtok(NULL, "\n")) {
+		if (n == cap) {
+			char **l = realloc(lines, (cap ? cap * 2 : 64) * sizeof(*l));
+
+			if (!l)
+				break;
+			lines = l;
+			cap = cap ? cap * 2 : 64;
+		}
+		lines[n++] = p;
+	}
+	if (n)
+		qsort(lines, n, sizeof(*lines), cmp_lines);
+	for (i = 0; i < n; i++) {
+		text_add(out, lines[i]);
+		text_add(out, "\n");
+	}
+	free(lines);
+	free(rows.buf);
+	return rc == SQLITE_DONE && !rows.is_full;
+}
+
+/* The native GROUP BY path and plain SQLite must give the same rows. */
+static void agg_same(struct tp *tp, sqlite3 *db, const char *sql)
+{
+	static char a_buf[1 << 20], b_buf[1 << 20];
+	struct text a = {a_buf, 0, sizeof(a_buf), false}, b = {b_buf, 0, sizeof(b_buf), false};
+	sqlite3_stmt *native = NULL, *plain = NULL;
+	const char *tail;
+	bool ok_a, ok_b;
+
+	if (tp_prepare(tp, sql, &native, &tail) != SQLITE_OK || !native)
+		return;
+	if (sqlite3_prepare_v2(db, sql, -1, &plain, NULL) != SQLITE_OK) {
+		sqlite3_finalize(native);
+		return;
+	}
+	ok_a = render_sorted(native, &a);
+	ok_b = render_sorted(plain, &b);
+	sqlite3_finalize(native);
+	sqlite3_finalize(plain);
+	if (ok_a && ok_b && !a.is_full && !b.is_full && strcmp(a.buf, b.buf) != 0) {
+		fprintf(stderr, "tp_fuzz: native GROUP BY differs from SQLite for %s\n"
+				"--- native\n%.2000s--- sqlite\n%.2000s", sql, a.buf, b.buf);
+		abort();
+	}
+}
 
 static void query(sqlite3 *db, const char *sql)
 {
@@ -208,6 +330,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		goto out;
 	for (i = 0; i < sizeof(k_queries) / sizeof(k_queries[0]); i++)
 		query(db, k_queries[i]);
+	for (i = 0; i < sizeof(k_agg_queries) / sizeof(k_agg_queries[0]); i++)
+		agg_same(tp, db, k_agg_queries[i]);
 out:
 	tp_destroy(tp);
 	return 0;
