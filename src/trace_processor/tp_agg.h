@@ -68,13 +68,27 @@ struct tp_agg_out {
 };
 
 enum tp_agg_cmp { TP_AGG_EQ, TP_AGG_NE, TP_AGG_LT, TP_AGG_LE, TP_AGG_GT, TP_AGG_GE,
-		  TP_AGG_IS_NULL, TP_AGG_NOT_NULL };
+		  TP_AGG_IS_NULL, TP_AGG_NOT_NULL,
+		  TP_AGG_IN,       /* one of in[] (integers or string ids) */
+		  TP_AGG_GLOB,     /* text matches pattern as SQLite's GLOB / LIKE */
+		  TP_AGG_LIKE };
 
-/* "cell <cmp> v": integers (and string ids, for EQ and NE) only. */
+#define TP_AGG_MAX_IN 16
+#define TP_AGG_MAX_PATTERN 128
+
+/*
+ * "cell <cmp> v": integers, and string ids for EQ, NE and IN; GLOB and LIKE
+ * on strings. is_not negates IN, GLOB and LIKE (NULL still matches nothing).
+ */
 struct tp_agg_filter {
 	struct tp_agg_ref ref;
 	enum tp_agg_cmp cmp;
+	bool is_not;
 	int64_t v;
+	int64_t in[TP_AGG_MAX_IN];
+	unsigned n_in;
+	char pattern[TP_AGG_MAX_PATTERN];
+	unsigned slot; /* its index in the plan the parser made (for memos) */
 };
 
 struct tp_agg_plan {

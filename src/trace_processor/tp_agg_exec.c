@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <sqlite3.h>
 #include <string.h>
 
 #include "trace_processor/tp_storage.h"
@@ -245,12 +246,8 @@ static void fetch_real(const struct tp_table *t, uint32_t c, const struct rowsel
 	}
 }
 
-static bool passes(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
+static bool compare(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
 {
-	if (cmp == TP_AGG_IS_NULL)
-		return cell == TP_NULL_INT;
-	if (cell == TP_NULL_INT)
-		return false;
 	switch (cmp) {
 	case TP_AGG_EQ:
 		return cell == v;
@@ -266,6 +263,66 @@ static bool passes(enum tp_agg_cmp cmp, int64_t cell, int64_t v)
 		return cell >= v;
 	default:
 		return true; /* TP_AGG_NOT_NULL */
+	}
+}
+
+/*
+ * Whether string @id matches @f's GLOB or LIKE pattern, by SQLite's own
+ * matchers (LIKE: ASCII case-folded, as SQLite's default); each string is
+ * matched once, then remembered in @memo (0 unknown, 1 yes, 2 no).
+ */
+static bool matches(const struct tp_agg_filter *f, uint32_t id, const struct tp_strings *strings,
+		    uint8_t *memo)
+{
+	const char *s;
+	bool yes;
+
+	if (memo && id <= strings->n && memo[id])
+		return memo[id] == 1;
+	s = tp_str_get(strings, id);
+	yes = s && (f->cmp == TP_AGG_GLOB ? sqlite3_strglob(f->pattern, s) == 0
+					  : sqlite3_strlike(f->pattern, s, 0) == 0);
+	if (memo && id <= strings->n)
+		memo[id] = yes ? 1 : 2;
+	return yes;
+}
+
+/* Keeps in @keep only the rows whose @cells pass @f. */
+static void apply_filter(const struct tp_agg_filter *f, const int64_t *cells, size_t m,
+			 uint8_t *keep, const struct tp_strings *strings, uint8_t *memo)
+{
+	size_t k;
+	unsigned i;
+
+	for (k = 0; k < m; k++) {
+		int64_t cell = cells[k];
+		bool ok;
+
+		if (!keep[k])
+			continue;
+		if (f->cmp == TP_AGG_IS_NULL) {
+			keep[k] = cell == TP_NULL_INT;
+			continue;
+		}
+		if (cell == TP_NULL_INT) {
+			keep[k] = 0;
+			continue;
+		}
+		switch (f->cmp) {
+		case TP_AGG_IN:
+			ok = false;
+			for (i = 0; i < f->n_in && !ok; i++)
+				ok = f->in[i] == cell;
+			break;
+		case TP_AGG_GLOB:
+		case TP_AGG_LIKE:
+			ok = matches(f, (uint32_t)cell, strings, memo);
+			break;
+		default:
+			ok = compare(f->cmp, cell, f->v);
+			break;
+		}
+		keep[k] = ok != f->is_not;
 	}
 }
 
@@ -531,6 +588,9 @@ struct block {
 	int64_t iv[BLOCK];
 	double rv[BLOCK];
 	uint8_t keep[BLOCK];
+	/* GLOB / LIKE: the string pool and, per filter, what each string gave. */
+	const struct tp_strings *strings;
+	uint8_t *memo[TP_AGG_MAX_FILTERS];
 };
 
 /*
@@ -572,8 +632,7 @@ static size_t select_rows(const struct tp_agg_plan *plan, struct block *b,
 		const struct tp_agg_filter *fl = &plan->filters[f];
 
 		fetch_int(plan->tabs[fl->ref.tab], fl->ref.col, &b->sel[fl->ref.tab], m, b->iv);
-		for (k = 0; k < m; k++)
-			b->keep[k] &= passes(fl->cmp, b->iv[k], fl->v);
+		apply_filter(fl, b->iv, m, b->keep, b->strings, b->memo[fl->slot]);
 	}
 	k = 0;
 	if (may_drop) {
@@ -882,11 +941,19 @@ int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings
 	struct tp_agg_plan *p1 = malloc(sizeof(*p1));
 	struct block *b = malloc(sizeof(*b));
 	struct run r = {0}, r1 = {0};
+	unsigned c;
 	int rc = -ENOMEM;
 
 	memset(res, 0, sizeof(*res));
 	if (!p1 || !b)
 		goto out;
+	memset(b->memo, 0, sizeof(b->memo));
+	b->strings = strings;
+	for (c = 0; c < plan->n_filters; c++) {
+		/* Without memory for the memo each string is matched every time. */
+		if (plan->filters[c].cmp == TP_AGG_GLOB || plan->filters[c].cmp == TP_AGG_LIKE)
+			b->memo[plan->filters[c].slot] = calloc((size_t)strings->n + 1, 1);
+	}
 	if (rollup_plan(plan, p1)) {
 		rc = run_rows(p1, &r1, b);
 		/* Negative values make SQLite's row-order double sums ours no longer. */
@@ -907,6 +974,8 @@ done:
 out:
 	run_fini(&r);
 	run_fini(&r1);
+	for (c = 0; b && c < TP_AGG_MAX_FILTERS; c++)
+		free(b->memo[c]);
 	free(p1);
 	free(b);
 	if (rc != 0)

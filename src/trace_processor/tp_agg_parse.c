@@ -393,10 +393,88 @@ static int add_filter(struct parser *p, struct tp_agg_ref r, enum tp_agg_cmp cmp
 
 	if (plan->n_filters == TP_AGG_MAX_FILTERS)
 		return -1;
+	memset(&plan->filters[plan->n_filters], 0, sizeof(plan->filters[0]));
 	plan->filters[plan->n_filters].ref = r;
 	plan->filters[plan->n_filters].cmp = cmp;
 	plan->filters[plan->n_filters].v = v;
+	plan->filters[plan->n_filters].slot = plan->n_filters;
 	plan->n_filters++;
+	return 0;
+}
+
+/* The text of string literal @lit ('' is one quote). Return: its length or -1. */
+static int unquote(const struct tok *lit, char *buf, size_t cap)
+{
+	size_t i, n = 0;
+
+	for (i = 1; i + 1 < lit->len; i++) {
+		if (n + 1 >= cap)
+			return -1;
+		buf[n++] = lit->s[i];
+		if (lit->s[i] == '\'')
+			i++;
+	}
+	buf[n] = '\0';
+	return (int)n;
+}
+
+/* col [NOT] GLOB|LIKE 'pattern' on a string column. */
+static int add_pattern_filter(struct parser *p, struct tp_agg_ref r, enum tp_agg_cmp cmp,
+			      bool is_not, const struct tok *lit)
+{
+	struct tp_agg_filter *f;
+
+	if (add_filter(p, r, cmp, 0) < 0)
+		return -1;
+	f = &p->plan->filters[p->plan->n_filters - 1];
+	f->is_not = is_not;
+	return unquote(lit, f->pattern, sizeof(f->pattern)) < 0 ? -1 : 0;
+}
+
+/* col [NOT] IN (literal, ...): integers on integer columns, strings on text. */
+static int add_in_filter(struct parser *p, struct tp_agg_ref r, bool is_not, int *i, int end)
+{
+	bool is_str = col_type(p->plan, r) == TP_STR;
+	struct tp_agg_filter *f;
+	int k = *i;
+
+	if (k >= end || !tok_is_op(&p->toks[k], "(") || add_filter(p, r, TP_AGG_IN, 0) < 0)
+		return -1;
+	f = &p->plan->filters[p->plan->n_filters - 1];
+	f->is_not = is_not;
+	for (k++;; k++) {
+		int64_t v;
+		int used;
+
+		if (is_str) {
+			char buf[256];
+			int n;
+
+			if (k >= end || p->toks[k].kind != TOK_STR)
+				return -1;
+			n = unquote(&p->toks[k], buf, sizeof(buf));
+			if (n < 0)
+				return -1;
+			/* A string no cell holds can match nothing. */
+			v = tp_str_find(&p->db->strings, buf, (size_t)n);
+			used = 1;
+		} else {
+			used = int_literal(p, k, end, &v);
+			if (!used)
+				return -1;
+		}
+		if (v != 0 || !is_str) {
+			if (f->n_in == TP_AGG_MAX_IN)
+				return -1;
+			f->in[f->n_in++] = v;
+		}
+		k += used;
+		if (k < end && tok_is_op(&p->toks[k], ")"))
+			break;
+		if (k >= end || !tok_is_op(&p->toks[k], ","))
+			return -1;
+	}
+	*i = k + 1;
 	return 0;
 }
 
@@ -405,19 +483,15 @@ static int add_str_filter(struct parser *p, struct tp_agg_ref r, enum tp_agg_cmp
 			  const struct tok *lit)
 {
 	char buf[256];
-	size_t i, n = 0;
+	int n;
 	uint32_t id;
 
 	if (cmp != TP_AGG_EQ && cmp != TP_AGG_NE)
 		return -1;
-	for (i = 1; i + 1 < lit->len; i++) {
-		if (n == sizeof(buf))
-			return -1;
-		buf[n++] = lit->s[i];
-		if (lit->s[i] == '\'')
-			i++; /* '' is one quote */
-	}
-	id = tp_str_find(&p->db->strings, buf, n);
+	n = unquote(lit, buf, sizeof(buf));
+	if (n < 0)
+		return -1;
+	id = tp_str_find(&p->db->strings, buf, (size_t)n);
 	if (id == 0) {
 		/* No cell holds the string: = matches nothing, != every non-NULL. */
 		if (cmp == TP_AGG_EQ)
@@ -455,6 +529,28 @@ static int parse_cond(struct parser *p, int *i, int end)
 		}
 		if (type == TP_REAL || k >= end)
 			return -1;
+		{
+			bool is_not = p->toks[k].kw == KW_NOT && k + 1 < end;
+			enum kw kw = p->toks[k + is_not].kw;
+
+			if (kw == KW_IN) {
+				k += 1 + is_not;
+				if (add_in_filter(p, r, is_not, &k, end) < 0)
+					return -1;
+				*i = k;
+				return 0;
+			}
+			if (kw == KW_GLOB || kw == KW_LIKE) {
+				k += 1 + is_not;
+				if (type != TP_STR || k >= end || p->toks[k].kind != TOK_STR)
+					return -1;
+				*i = k + 1;
+				return add_pattern_filter(p, r, kw == KW_GLOB ? TP_AGG_GLOB : TP_AGG_LIKE,
+							  is_not, &p->toks[k]);
+			}
+			if (is_not)
+				return -1;
+		}
 		if (p->toks[k].kw == KW_BETWEEN && is_int_like(type)) {
 			used = int_literal(p, k + 1, end, &a);
 			if (!used || k + 1 + used >= end || p->toks[k + 1 + used].kw != KW_AND)

@@ -940,6 +940,19 @@ TEST(sql_native_group_by_matches_sqlite)
 		"FROM sched s JOIN thread t USING (utid) GROUP BY t.upid",
 		"SELECT p.name, MIN(s.priority), MAX(s.cpu) FROM sched s JOIN thread t USING (utid) "
 		"LEFT JOIN process p USING (upid) WHERE s.dur > 2 AND t.tid < 108 GROUP BY p.name",
+		"SELECT t.tid, t.name, SUM(s.dur) FROM sched s JOIN thread t USING (utid) "
+		"WHERE t.name GLOB 'thread-[2-5]*' GROUP BY t.utid",
+		"SELECT t.name, COUNT(*) FROM sched s JOIN thread t USING (utid) "
+		"WHERE t.name NOT GLOB '*3' AND t.name LIKE 'THREAD-%' GROUP BY t.name",
+		"SELECT t.name, COUNT(*) FROM sched s JOIN thread t USING (utid) "
+		"WHERE t.name NOT LIKE '%1_' GROUP BY t.name",
+		"SELECT end_state, COUNT(*) FROM sched WHERE end_state GLOB 'R' GROUP BY end_state",
+		"SELECT utid, COUNT(*) FROM sched WHERE cpu IN (1, 3) AND utid NOT IN (2, -4) GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state IN ('S', 'nope') GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state NOT IN ('S', 'nope') GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state IN ('nope') GROUP BY utid",
+		"SELECT COUNT(*) FROM sched WHERE end_state LIKE 'r'",
+		"SELECT utid, SUM(dur) FROM sched WHERE utid IN (1, 2) GROUP BY utid",
 	};
 	static const char *const not_native[] = {
 		"SELECT utid, SUM(dur) FROM sched WHERE utid = 1 OR utid = 2 GROUP BY utid",
@@ -954,7 +967,6 @@ TEST(sql_native_group_by_matches_sqlite)
 		"SELECT DISTINCT utid FROM sched",
 		"SELECT utid FROM sched WHERE dur > 3",
 		"SELECT utid, SUM(dur) FROM sched WHERE dur > 2.5 GROUP BY utid",
-		"SELECT utid, SUM(dur) FROM sched WHERE utid IN (1, 2) GROUP BY utid",
 		"SELECT utid, SUM(dur) FROM sched GROUP BY 1",
 		"SELECT t.upid, SUM(s.dur) FROM thread t JOIN sched s USING (utid) GROUP BY t.upid",
 		"SELECT utid, SUM(dur) FROM sched, thread USING (utid) GROUP BY utid",
@@ -962,6 +974,10 @@ TEST(sql_native_group_by_matches_sqlite)
 		"SELECT utid, SUM(dur) FROM sched WHERE cpu = ?1 GROUP BY utid",
 		"SELECT utid, SUM(dur) FROM sched GROUP BY utid UNION ALL SELECT 1, 2",
 		"SELECT ts, COUNT(*) FROM counter GROUP BY value",
+		"SELECT utid, COUNT(*) FROM sched WHERE cpu GLOB '1' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE end_state LIKE 'r' ESCAPE 'x' GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE utid IN (SELECT 1) GROUP BY utid",
+		"SELECT utid, COUNT(*) FROM sched WHERE cpu NOT BETWEEN 1 AND 2 GROUP BY utid",
 	};
 	static const char overflow[] = "SELECT SUM(uid) FROM process";
 	struct tp_agg *agg = NULL;
