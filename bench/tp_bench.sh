@@ -12,7 +12,9 @@
 # /usr/bin/time reports the peak RSS. Printed: import MB/s and events/s,
 # peak RSS as a multiple of the file, each query's latency, each against
 # upstream Perfetto's trace_processor_shell on such a trace on this machine
-# type (the issue's figures) and against the targets.
+# type (the issue's figures) and against the targets; each query also runs
+# once with the native GROUP BY path off (PFC_TP_NO_FAST_AGG=1: SQLite
+# reading our virtual tables row by row) to show what that path buys.
 #
 #   bench/tp_bench.sh [--seconds S] [--trace FILE] [--keep] [--smoke]
 #     --seconds S   recording length (default 45)
@@ -109,7 +111,7 @@ fi
 bytes=$(stat -c %s "$trace")
 mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 
-# One run: import + the query; "load_ns query_ns rss_kb" into $dir/run.
+# One run: import + the query; prints "load_ns query_ns rss_kb".
 run() {
 	/usr/bin/time -f "%M" -o "$dir/rss" "$TP" -p "$dir/perf" -Q "$1" "$trace" >"$dir/out" 2>"$dir/err" ||
 		{ echo "tp_bench: query failed: $(head -n 3 "$dir/err")" >&2; exit 1; }
@@ -152,8 +154,11 @@ for q in q1 q2 q3 q4; do
 		if [ -z "$best" ] || awk -v a="$s" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$s; fi
 	done
 	Q_S[$q]=$best
-	printf "%-10s | %10s s | %-40s | %.0fx faster\n" "$q" "$best" "${REF_Q[$q]} s" \
-		"$(awk -v a="$best" -v b="${REF_Q[$q]}" 'BEGIN { print (a > 0 ? b / a : 0) }')"
+	set -- $(PFC_TP_NO_FAST_AGG=1 run "${SQL[$q]}")
+	slow=$(awk -v n="$2" 'BEGIN { printf "%.4f", n / 1e9 }')
+	printf "%-10s | %10s s | %-40s | %.0fx faster (SQLite alone: %s s)\n" "$q" "$best" \
+		"${REF_Q[$q]} s" \
+		"$(awk -v a="$best" -v b="${REF_Q[$q]}" 'BEGIN { print (a > 0 ? b / a : 0) }')" "$slow"
 done
 echo
 verdict() { if awk "BEGIN { exit !($2) }"; then echo "met   ($3)"; else echo "MISSED ($3)"; fi; }
