@@ -277,7 +277,7 @@ static int parse_from(struct parser *p, int i, int end)
 
 		/* The join condition: the new table's id column = an earlier cell. */
 		if (i < end && p->toks[i].kw == KW_USING) {
-			struct tp_agg_ref left, right;
+			struct tp_agg_ref left;
 			unsigned tab;
 			int c;
 
@@ -293,7 +293,6 @@ static int parse_from(struct parser *p, int i, int end)
 				return -1;
 			plan->n_tabs++;
 			f->using_col = &p->toks[i + 2];
-			(void)right;
 			plan->joins[k].src = left;
 			i += 4;
 		} else if (i < end && p->toks[i].kw == KW_ON) {
@@ -916,14 +915,13 @@ static int split_items(struct parser *p, int from, int end)
 }
 
 /* The result column name SQLite gives item @k, double-quoted into @s. */
-static void append_item_name(struct parser *p, int k, const char *sql, sqlite3_str *s)
+static void append_item_name(struct parser *p, int k, sqlite3_str *s)
 {
 	int a = p->item_start[k], b = p->item_end[k];
 	const struct tok *alias = p->item_alias[k];
 	const char *name = NULL;
 	size_t len, i;
 
-	(void)sql;
 	if (alias) {
 		sqlite3_str_appendf(s, " AS %.*s", (int)alias->len, alias->s);
 		return;
@@ -965,7 +963,7 @@ static int next_clause(const int *cl, int end, int after)
 	return n;
 }
 
-static int parse_statement(struct parser *p, const char *sql, uint64_t handle, sqlite3_str *s)
+static int parse_statement(struct parser *p, uint64_t handle, sqlite3_str *s)
 {
 	int from, where, group, having, order, limit, end = p->n, k, i;
 	int cl[N_CLAUSES], clause_end;
@@ -1020,7 +1018,7 @@ static int parse_statement(struct parser *p, const char *sql, uint64_t handle, s
 			sqlite3_str_appendall(s, ",");
 		if (rewrite(p, p->item_start[k], p->item_end[k], MODE_SELECT, s) < 0)
 			return -1;
-		append_item_name(p, k, sql, s);
+		append_item_name(p, k, s);
 	}
 	sqlite3_str_appendf(s, " FROM __tp_agg WHERE __handle = %llu", (unsigned long long)handle);
 	if (having >= 0) {
@@ -1078,7 +1076,7 @@ int tp_agg_parse(struct tp_agg *agg, struct tp_db *db, const char *sql, const ch
 	p->toks = toks;
 	p->n = n;
 	s = sqlite3_str_new(NULL);
-	if (parse_statement(p, sql, handle, s) < 0)
+	if (parse_statement(p, handle, s) < 0)
 		goto out;
 	if (sqlite3_str_errcode(s) != SQLITE_OK) {
 		rc = -ENOMEM;
