@@ -106,6 +106,7 @@ static void import_fini(struct tp_import *imp)
 	hmap_fini(&imp->seq_slots);
 	tp_te_fini(imp);
 	tp_gk_fini(imp);
+	tp_atrace_async_fini(imp);
 	free(imp->cpus);
 	imp->cpus = NULL;
 }

@@ -107,8 +107,54 @@ static bool parse_i64(const char *s, size_t len, int64_t *out)
 }
 
 /*
+ * The async forms after "X|pid|": S and F name|cookie; G track|name|cookie;
+ * H track|cookie or track|name|cookie; N track|name. Return: false if
+ * malformed.
+ */
+static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			 int64_t pid, char phase, const char *p, const char *end)
+{
+	struct tp_strings *st = &imp->db->strings;
+	const char *a = NULL, *b = NULL, *c = NULL;
+	size_t na = 0, nb = 0, nc = 0;
+	int64_t cookie = 0;
+
+	next_field(&p, end, &a, &na);
+	next_field(&p, end, &b, &nb);
+	next_field(&p, end, &c, &nc);
+	if (!na)
+		return false;
+	switch (phase) {
+	case 'S':
+	case 'F':
+		if (!parse_i64(b, nb, &cookie))
+			return false;
+		tp_atrace_async_slice(imp, ev->machine, ev->ts, phase == 'S', pid,
+				      tp_str_intern(st, a, na), cookie);
+		return true;
+	case 'G':
+		if (!nb || !parse_i64(c, nc, &cookie))
+			return false;
+		break;
+	case 'H':
+		if (!parse_i64(nc ? c : b, nc ? nc : nb, &cookie))
+			return false;
+		nb = 0;
+		break;
+	default:
+		if (!nb)
+			return false;
+		break;
+	}
+	tp_atrace_async_track(imp, ev->machine, ev->ts, phase, tid, pid, tp_str_intern(st, a, na),
+			      nb ? tp_str_intern(st, b, nb) : 0, cookie);
+	return true;
+}
+
+/*
  * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
- * I|pid|name (instant). Others are left to the ftrace_event table.
+ * I|pid|name (instant), and the async forms above. Others are left to the
+ * ftrace_event table.
  */
 static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const char *buf,
 		   size_t len)
@@ -185,6 +231,15 @@ static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid
 			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
 		return;
 	}
+	case 'S':
+	case 'F':
+	case 'G':
+	case 'H':
+	case 'N':
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !atrace_async(imp, ev, tid, pid, buf[0], p, end))
+			goto bad;
+		return;
 	default:
 		return;
 	}

@@ -251,6 +251,9 @@ struct tp_import {
 
 	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
 	struct tp_gk *gk;
+
+	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
+	struct tp_atrace_async *atrace_async;
 };
 
 
@@ -379,6 +382,25 @@ void tp_gk_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32
 			const uint8_t *data, size_t len);
 /* Frees the generic kernel parser's state (NULL-safe). */
 void tp_gk_fini(struct tp_import *imp);
+
+/* ------------------------------------------------------- atrace async ---- */
+
+/*
+ * tp_atrace_async_slice() - An atrace S (@begin) or F line of process @tgid:
+ * begins or ends slice @name (a string id) on the track its @cookie maps to.
+ */
+void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
+			   int64_t tgid, uint32_t name, int64_t cookie);
+/*
+ * tp_atrace_async_track() - An atrace G (begin), H (end) or N (instant)
+ * line from thread @tid of process @tgid on the track named @track_name;
+ * @name is 0 for H, @cookie unused for N.
+ */
+void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, char phase,
+			   int64_t tid, int64_t tgid, uint32_t track_name, uint32_t name,
+			   int64_t cookie);
+/* Frees the atrace async state (NULL-safe). */
+void tp_atrace_async_fini(struct tp_import *imp);
 
 /* tp_track.c */
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);

@@ -1448,6 +1448,57 @@ TEST(im_atrace_prints)
 	tp_destroy(tp);
 }
 
+/*
+ * atrace async slices: S/F pair by cookie on per-process tracks named after
+ * the slice, a repeated S while one is open is only counted; G/H use the
+ * named track (H with or without the name), N is an instant there.
+ */
+TEST(im_atrace_async)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_print(&b, 100, 51, "S|50|load|7\n");
+	im_print(&b, 105, 51, "S|50|load|7");
+	im_print(&b, 110, 52, "S|50|load|8");
+	im_print(&b, 120, 53, "F|50|load|7");
+	im_print(&b, 130, 51, "S|50|load|9");
+	im_print(&b, 140, 51, "F|50|load|8");
+	im_print(&b, 150, 51, "F|50|load|9");
+	im_print(&b, 200, 61, "G|60|net|req|1");
+	im_print(&b, 210, 61, "G|60|net|req|2");
+	im_print(&b, 220, 62, "H|60|net|1");
+	im_print(&b, 230, 62, "H|60|net|req|2");
+	im_print(&b, 240, 61, "N|60|net|ping");
+	im_print(&b, 250, 61, "S|60|x|notanumber");
+	im_print(&b, 260, 61, "G|60|net|req");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, p.pid, "
+				 "s.track_id = (SELECT MIN(track_id) FROM slice) "
+				 "FROM slice s JOIN process_track t ON s.track_id = t.id "
+				 "JOIN process p USING (upid) ORDER BY s.ts"),
+		     "100,20,load,load,atrace_async_slice,50,1;"
+		     "110,30,load,load,atrace_async_slice,50,0;"
+		     "130,20,load,load,atrace_async_slice,50,1;"
+		     "200,20,req,net,atrace_async_slice_for_track,60,0;"
+		     "210,20,req,net,atrace_async_slice_for_track,60,0;"
+		     "240,0,ping,net,atrace_async_slice_for_track,60,0;");
+	/* load: 7 and 9 share a track, 8 overlaps; net: two cookies and the instants. */
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(DISTINCT track_id) FROM slice"), "5;");
+	ASSERT_STREQ(im_rows(tp, "SELECT a.key, a.int_value FROM slice s JOIN args a USING "
+				 "(arg_set_id) WHERE s.ts = 100 ORDER BY a.key"),
+		     "cookie,7;legacy_unnestable_begin_count,2;legacy_unnestable_last_begin_ts,105;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'atrace_tracing_mark_write_malformed'"),
+		     "2;");
+	tp_destroy(tp);
+}
+
 /* Appends @n varints as one packed field. */
 static void im_packed(struct pz_msg *m, uint32_t id, const int64_t *v, size_t n)
 {
