@@ -512,6 +512,11 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
 	}
+	/* The row names the thread as it was before the event (a free ends it). */
+	if (!imp->no_ftrace_raw) {
+		utid = tp_proc_get_thread(imp, ev->machine, pid);
+		raw_row(imp, ev, d, &payload, utid, common_flags);
+	}
 	switch (payload.id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH: {
 		int64_t prev = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
@@ -582,18 +587,13 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		blocked_reason(imp, ev, &p);
 		break;
 	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
-		utid = tp_proc_get_thread(imp, ev->machine,
-					  fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
-		tp_proc_end_thread(imp, ev->ts, utid);
+		tp_proc_free_thread(imp, ev->machine, ev->ts,
+				    fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
 		break;
 	default:
 		break;
 	}
 	tp_bounds_add(imp->db, ev->ts);
-	if (imp->no_ftrace_raw)
-		return;
-	utid = tp_proc_get_thread(imp, ev->machine, pid);
-	raw_row(imp, ev, d, &payload, utid, common_flags);
 }
 
 static bool before_start(struct tp_import *imp, const struct tp_event *ev)

@@ -351,6 +351,12 @@ int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts,
 void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid);
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name);
 void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
+/*
+ * tp_proc_free_thread() - sched_process_free of @tid: ends its thread and
+ * forgets the tid; for a process's main thread, ends and forgets the
+ * process, so a reused pid or tid gets new rows.
+ */
+void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 
 /* tp_sched.c */
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,

@@ -1651,6 +1651,66 @@ TEST(im_process_tracking)
 	tp_destroy(tp);
 }
 
+/* A process_tree entry of @pid with parent @ppid and name @cmd. */
+static void im_tree_process(struct im_trace *t, int64_t ts, int64_t pid, int64_t ppid,
+			    const char *cmd)
+{
+	struct pz_msg *p = im_packet(t, ts, 0), pt, pr;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, (uint64_t)pid);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, (uint64_t)ppid);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, cmd);
+	pz_end(&pr);
+	pz_end(&pt);
+	im_end_packet(t);
+}
+
+/*
+ * A changed ppid is reparenting (the first parent stays, counted in stats);
+ * sched_process_free of a main thread ends its process, and the pid seen
+ * again is a new process. The free's own ftrace_event row names the thread
+ * it freed, not a new one.
+ */
+TEST(im_process_reparent_and_reuse)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, fr;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_tree_process(&t, 1, 100, 1, "parent");
+	im_tree_process(&t, 1, 200, 100, "child");
+	im_tree_process(&t, 2, 300, 1, "orig");
+	im_bundle(&t, 0, &b);
+	im_print(&b, 10, 300, "B|300|work");
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 20);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 300);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_PROCESS_FREE, &fr);
+	pz_append_varint(&fr, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 300);
+	pz_end(&fr);
+	pz_end(&ev);
+	im_end_bundle(&t, &b);
+	im_tree_process(&t, 30, 200, 1, "child");
+	im_tree_process(&t, 40, 300, 2000, "reused");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, p.name, p.end_ts, pp.pid FROM process p LEFT JOIN "
+				 "process pp ON p.parent_upid = pp.upid WHERE p.pid IN (200, 300) "
+				 "ORDER BY p.upid"),
+		     "200,child,-,100;300,orig,20,1;300,reused,-,2000;");
+	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.end_ts FROM ftrace_event e JOIN thread t USING (utid) "
+				 "WHERE e.name = 'sched_process_free'"),
+		     "20;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'process_tracker_parent_pid_changed'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
 /* system_info and ftrace_stats: metadata, the machine row, stats. */
 TEST(im_system_info_and_ftrace_stats)
 {
