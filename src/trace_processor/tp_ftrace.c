@@ -15,6 +15,7 @@
 #include "pb_ftrace_table.h"
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
+#include "trace_processor/tp_track_event.h"
 
 #define CLONE_THREAD 0x00010000
 
@@ -429,6 +430,11 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	int64_t utid = tp_proc_get_thread(imp, ev->machine,
 					  fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID));
 	int64_t row;
+	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
+	const struct te_interned *sym =
+		ev->aux ? te_interned_get(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
+			: NULL;
 
 	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
 		return;
@@ -438,6 +444,8 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	if (p->f[PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT].id)
 		tp_set_int(&imp->db->thread_state, TSTATE_IO_WAIT, (size_t)row,
 			   fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT) != 0);
+	if (sym && sym->str)
+		tp_set_str(&imp->db->thread_state, TSTATE_BLOCKED_FUNCTION, (size_t)row, sym->str);
 }
 
 /* Slots needed to decode an event's fields by number (all for unknown ones). */

@@ -91,7 +91,8 @@ struct tp_event {
 	uint16_t kind;
 	uint16_t seq_idx;     /* packet's sequence slot (TP_EV_PACKET) */
 	uint32_t cpu;
-	uint32_t aux;         /* free for the kinds that need it */
+	uint32_t aux;         /* free for the kinds that need it; bundles and
+			       * their events: track event generation + 1 */
 	uint32_t machine;     /* machine row (0 = host) */
 };
 
@@ -145,6 +146,7 @@ struct tp_bundle_event {
 /* One open bundle during parsing: three sorted streams (tp_bundle.c). */
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
+	uint32_t gen;                 /* tp_event.aux of the bundle */
 	int64_t offset;               /* ftrace clock -> boot clock */
 	struct tp_bundle_event *ev;
 	size_t n_ev, i_ev, cap_ev;
@@ -287,6 +289,8 @@ struct tp_packet_hdr {
  */
 bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq,
 		     const struct tp_packet_hdr *h);
+/* The current track event generation of sequence slot @seq_idx; UINT32_MAX if none. */
+uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx);
 /* A ClockSnapshot clock's unit and encoding; @raw is its timestamp in units. */
 void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
 			bool incremental, int64_t raw);

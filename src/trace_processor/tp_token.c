@@ -118,7 +118,8 @@ static void push(struct tp_import *imp, const struct tp_event *ev)
  * CPU's events in order, so the parse stage merges bundles (tp_bundle.c)
  * instead of the sorter sorting every event.
  */
-static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine)
+static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine,
+			  uint32_t gen)
 {
 	struct pz_field cpu_f[2];
 	struct tp_event ev = {0};
@@ -151,6 +152,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 			hmap_put(&imp->ftrace_cpu_start, k, (uint64_t)ev.ts);
 	}
 	ev.kind = TP_EV_BUNDLE;
+	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 	ev.data = data;
 	ev.len = (uint32_t)len;
 	ev.cpu = (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
@@ -315,7 +317,9 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		compressed(imp, payload.data, payload.size, machine);
 		return 0;
 	case PB_TRACE_PACKET__FTRACE_EVENTS:
-		ftrace_bundle(imp, payload.data, payload.size, machine);
+		/* Events may name interned data (kernel symbols) of this generation. */
+		ftrace_bundle(imp, payload.data, payload.size, machine,
+			      seq ? te_seq_gen(imp, (uint32_t)(seq - imp->seqs)) : UINT32_MAX);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
 		snapshot_ts = clock_snapshot(imp, payload.data, payload.size, (uint32_t)seq_id);

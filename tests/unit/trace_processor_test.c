@@ -1499,6 +1499,109 @@ TEST(im_atrace_async)
 	tp_destroy(tp);
 }
 
+static void im_blocked(struct pz_msg *bundle, int64_t ts, int64_t pid, uint64_t caller)
+{
+	struct pz_msg ev, br;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 0);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_BLOCKED_REASON, &br);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER, caller);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT, 1);
+	pz_end(&br);
+	pz_end(&ev);
+}
+
+/* Closes a bundle opened on a sequence; a clear comes with kernel symbol @sym as iid 1. */
+static void im_end_seq_bundle(struct im_trace *t, struct pz_msg *bundle, const char *sym)
+{
+	struct pz_msg in, ks;
+
+	pz_end(bundle);
+	pz_append_varint(&t->pkt, PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, 5);
+	if (sym) {
+		pz_append_varint(&t->pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+				 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+		pz_begin_nested(&t->pkt, PB_TRACE_PACKET__INTERNED_DATA, &in);
+		pz_begin_nested(&in, PB_INTERNED_DATA__KERNEL_SYMBOLS, &ks);
+		pz_append_varint(&ks, PB_INTERNED_STRING__IID, 1);
+		pz_append_string(&ks, PB_INTERNED_STRING__STR, sym);
+		pz_end(&ks);
+		pz_end(&in);
+	}
+	im_end_packet(t);
+}
+
+/*
+ * sched_blocked_reason's caller names a kernel symbol interned on the
+ * bundle's sequence, as of that bundle (a later clear re-defines iid 1);
+ * an unknown iid leaves blocked_function NULL.
+ */
+TEST(im_blocked_reason_symbolized)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 100, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 200, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 201, 10, 1);
+	im_end_seq_bundle(&t, &b, "fn_a");
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 300, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 400, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 401, 10, 1);
+	im_switch(&b, 500, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 600, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 601, 10, 9);
+	im_end_seq_bundle(&t, &b, "fn_b");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, io_wait, blocked_function FROM thread_state "
+				 "WHERE state = 'D' ORDER BY ts"),
+		     "200,1,fn_a;400,1,fn_b;600,1,-;");
+	tp_destroy(tp);
+}
+
+/*
+ * Equal times across CPUs merge like Perfetto's per-CPU queues: the CPU
+ * being drained keeps its events up to the next CPU's first one, ties
+ * included; a fresh pick takes the lowest CPU.
+ */
+TEST(im_ftrace_cpu_ties)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 1, &b);
+	im_switch(&b, 50, "swapper/1", 0, 0, "t11", 11);
+	im_switch(&b, 999, "t11", 11, 1, "t12", 12);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 2, &b);
+	im_switch(&b, 60, "swapper/2", 0, 0, "t21", 21);
+	im_switch(&b, 999, "t21", 21, 1, "t22", 22);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 3, &b);
+	im_switch(&b, 60, "swapper/3", 0, 0, "t31", 31);
+	im_switch(&b, 999, "t31", 31, 1, "t32", 32);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/*
+	 * 50 (cpu 1); at 60 cpu 2 wins the pick, then cpu 3 (next event of
+	 * cpu 2 is later); cpu 3 keeps going through 999; then cpu 1 (lowest).
+	 */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, cpu FROM sched ORDER BY id"),
+		     "50,1;60,2;60,3;999,3;999,1;999,2;");
+	tp_destroy(tp);
+}
+
 /* Appends @n varints as one packed field. */
 static void im_packed(struct pz_msg *m, uint32_t id, const int64_t *v, size_t n)
 {
