@@ -107,6 +107,7 @@ static void import_fini(struct tp_import *imp)
 	tp_te_fini(imp);
 	tp_gk_fini(imp);
 	tp_atrace_async_fini(imp);
+	tp_proc_assoc_fini(imp);
 	free(imp->cpus);
 	imp->cpus = NULL;
 }

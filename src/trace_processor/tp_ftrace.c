@@ -353,6 +353,8 @@ static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64
 		if (upid != TP_NULL_INT)
 			tp_proc_set_thread_process(imp, utid, ev->machine,
 						   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
+		else
+			tp_proc_associate(imp, parent_utid, utid);
 		return;
 	}
 	/* A new process whose parent is the creator's process. */

@@ -240,6 +240,8 @@ struct tp_import {
 	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
+	bool host_has_packets;          /* a packet without machine_id was seen */
+	bool machine_adoption_done;     /* the first machine_id was resolved */
 
 
 	uint64_t n_packets;
@@ -253,6 +255,9 @@ struct tp_import {
 
 	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
 	struct tp_gk *gk;
+
+	/* threads paired before their process is known (tp_proc_assoc.c) */
+	struct tp_proc_assoc *proc_assoc;
 
 	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
 	struct tp_atrace_async *atrace_async;
@@ -355,6 +360,15 @@ int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts,
 void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid);
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name);
 void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
+/*
+ * tp_proc_associate() - Threads @utid_a and @utid_b share a process: one
+ * that has it gives it to the other, else the pair waits until one gets
+ * it (tp_proc_assoc_resolve()), as Perfetto's AssociateThreads.
+ */
+void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b);
+/* @utid just got its process: spread it along the pairs waiting on it. */
+void tp_proc_assoc_resolve(struct tp_import *imp, int64_t utid);
+void tp_proc_assoc_fini(struct tp_import *imp);
 /*
  * tp_proc_free_thread() - sched_process_free of @tid: ends its thread and
  * forgets the tid; for a process's main thread, ends and forgets the

@@ -184,6 +184,7 @@ void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t ma
 	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
 	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid,
 		   tp_col_int(t, THREAD_TID)[utid] == pid);
+	tp_proc_assoc_resolve(imp, utid);
 }
 
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name)

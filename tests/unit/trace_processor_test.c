@@ -1814,6 +1814,59 @@ TEST(im_process_reparent_and_reuse)
 	tp_destroy(tp);
 }
 
+/*
+ * Every packet carries machine_id 7 and none is the host's: machine 7 is
+ * adopted as row 0. A thread cloned (CLONE_THREAD) by a thread of an
+ * unknown process joins that process once a process tree names it, and
+ * so does the thread it cloned in turn.
+ */
+TEST(im_machine_adopted_and_pending_threads)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, nt, *p, pt, pr;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	for (i = 0; i < 2; i++) {
+		/* 21 clones thread 22, which clones thread 23. */
+		pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 12 + (uint64_t)i);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 21 + (uint64_t)i);
+		pz_begin_nested(&ev, PB_FTRACE_EVENT__TASK_NEWTASK, &nt);
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__PID, 22 + (uint64_t)i);
+		pz_append_string(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__COMM, "worker");
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS, 0x10000);
+		pz_end(&nt);
+		pz_end(&ev);
+	}
+	pz_end(&b);
+	pz_append_varint(&t.pkt, PB_TRACE_PACKET__MACHINE_ID, 7);
+	im_end_packet(&t);
+	p = im_packet(&t, 15, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, 20);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, 1);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, "app");
+	pz_end(&pr);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TID, 21);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TGID, 20);
+	pz_end(&pr);
+	pz_end(&pt);
+	pz_append_varint(p, PB_TRACE_PACKET__MACHINE_ID, 7);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,7;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, p.pid, t.machine_id, t.is_main_thread FROM thread t "
+				 "LEFT JOIN process p USING (upid) WHERE t.tid > 0 ORDER BY t.tid"),
+		     "21,20,0,0;22,20,0,0;23,20,0,0;");
+	tp_destroy(tp);
+}
+
 /* system_info and ftrace_stats: metadata, the machine row, stats. */
 TEST(im_system_info_and_ftrace_stats)
 {
