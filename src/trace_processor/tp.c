@@ -106,6 +106,8 @@ static void import_fini(struct tp_import *imp)
 	hmap_fini(&imp->seq_slots);
 	tp_te_fini(imp);
 	tp_gk_fini(imp);
+	tp_atrace_async_fini(imp);
+	tp_proc_assoc_fini(imp);
 	free(imp->cpus);
 	imp->cpus = NULL;
 }
@@ -251,8 +253,12 @@ static int frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof, si
 }
 
 /*
- * Open bundle cursors, as a min-heap on (next event time, entry index) so
- * events at one time keep the order of their entries.
+ * Open bundle cursors, as a min-heap on (next event time, machine, CPU,
+ * entry index). Ties go as in Perfetto's sorter, which merges one queue per
+ * CPU: a fresh pick takes the lowest CPU, but the queue being drained keeps
+ * going while its next event is no later than every other queue's first
+ * (@sticky: the root cursor is that queue, and wins ties even against
+ * packets).
  */
 struct merge {
 	struct tp_bundle_cursor *cur;   /* pool; heap holds indexes into it */
@@ -261,12 +267,19 @@ struct merge {
 	size_t *key_seq;
 	size_t *free_list;
 	size_t n_heap, n_pool, n_free, cap;
+	bool sticky;
 };
 
 static bool heap_less(const struct merge *m, size_t a, size_t b)
 {
+	const struct tp_bundle_cursor *ca = &m->cur[a], *cb = &m->cur[b];
+
 	if (m->key_ts[a] != m->key_ts[b])
 		return m->key_ts[a] < m->key_ts[b];
+	if (ca->machine != cb->machine)
+		return ca->machine < cb->machine;
+	if (ca->cpu != cb->cpu)
+		return ca->cpu < cb->cpu;
 	return m->key_seq[a] < m->key_seq[b];
 }
 
@@ -303,6 +316,8 @@ static void heap_push(struct merge *m, size_t c)
 		m->heap[p] = t;
 		i = p;
 	}
+	if (i == 0)
+		m->sticky = false;
 }
 
 /* A cursor slot from the pool (grown as needed); SIZE_MAX on OOM. */
@@ -344,7 +359,13 @@ static void merge_emit(struct tp_import *imp, struct merge *m)
 	tp_bundle_emit(imp, &m->cur[c]);
 	if (tp_bundle_peek(&m->cur[c], &ts)) {
 		m->key_ts[c] = ts;
+		/* No later than both children: no later than any other cursor. */
+		m->sticky = (m->n_heap < 2 || ts <= m->key_ts[m->heap[1]]) &&
+			    (m->n_heap < 3 || ts <= m->key_ts[m->heap[2]]);
+		if (m->sticky)
+			return;
 	} else {
+		m->sticky = false;
 		tp_bundle_close(&m->cur[c]);
 		m->free_list[m->n_free++] = c;
 		m->heap[0] = m->heap[--m->n_heap];
@@ -372,7 +393,8 @@ static void parse_all(struct tp *tp)
 			dropped_at = imp->n_parsed;
 		}
 		/* Bundle events earlier than this entry go first. */
-		while (m.n_heap && m.key_ts[m.heap[0]] < ev->ts) {
+		while (m.n_heap && (m.key_ts[m.heap[0]] < ev->ts ||
+				    (m.sticky && m.key_ts[m.heap[0]] == ev->ts))) {
 			merge_emit(imp, &m);
 			if (tp->map && ++imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
 				drop_pages(tp, tp->map_len);
@@ -381,6 +403,7 @@ static void parse_all(struct tp *tp)
 		}
 		imp->n_parsed++;
 		if (ev->kind != TP_EV_BUNDLE) {
+			m.sticky = false;
 			if (ev->ts > imp->parse_ts)
 				imp->parse_ts = ev->ts;
 			tp_parse_event(imp, ev);

@@ -236,6 +236,7 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 
 	c->machine = ev->machine;
 	c->cpu = ev->cpu;
+	c->gen = ev->aux;
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
 	c->n_clock_errors = 0;
 	if (pz_decode_table(ev->data, ev->len, f, 11) != PZ_OK)
@@ -326,6 +327,7 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 		imp->parse_ts = ts;
 	ev.cpu = c->cpu;
 	ev.machine = c->machine;
+	ev.aux = c->gen;
 	ev.ts = ts;
 	/* At equal times: full events, then switches, then wakings. */
 	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {

@@ -15,6 +15,7 @@
 #include "pb_ftrace_table.h"
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
+#include "trace_processor/tp_track_event.h"
 
 #define CLONE_THREAD 0x00010000
 
@@ -107,8 +108,54 @@ static bool parse_i64(const char *s, size_t len, int64_t *out)
 }
 
 /*
+ * The async forms after "X|pid|": S and F name|cookie; G track|name|cookie;
+ * H track|cookie or track|name|cookie; N track|name. Return: false if
+ * malformed.
+ */
+static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			 int64_t pid, char phase, const char *p, const char *end)
+{
+	struct tp_strings *st = &imp->db->strings;
+	const char *a = NULL, *b = NULL, *c = NULL;
+	size_t na = 0, nb = 0, nc = 0;
+	int64_t cookie = 0;
+
+	next_field(&p, end, &a, &na);
+	next_field(&p, end, &b, &nb);
+	next_field(&p, end, &c, &nc);
+	if (!na)
+		return false;
+	switch (phase) {
+	case 'S':
+	case 'F':
+		if (!parse_i64(b, nb, &cookie))
+			return false;
+		tp_atrace_async_slice(imp, ev->machine, ev->ts, phase == 'S', pid,
+				      tp_str_intern(st, a, na), cookie);
+		return true;
+	case 'G':
+		if (!nb || !parse_i64(c, nc, &cookie))
+			return false;
+		break;
+	case 'H':
+		if (!parse_i64(nc ? c : b, nc ? nc : nb, &cookie))
+			return false;
+		nb = 0;
+		break;
+	default:
+		if (!nb)
+			return false;
+		break;
+	}
+	tp_atrace_async_track(imp, ev->machine, ev->ts, phase, tid, pid, tp_str_intern(st, a, na),
+			      nb ? tp_str_intern(st, b, nb) : 0, cookie);
+	return true;
+}
+
+/*
  * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
- * I|pid|name (instant). Others are left to the ftrace_event table.
+ * I|pid|name (instant), and the async forms above. Others are left to the
+ * ftrace_event table.
  */
 static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const char *buf,
 		   size_t len)
@@ -185,6 +232,15 @@ static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid
 			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
 		return;
 	}
+	case 'S':
+	case 'F':
+	case 'G':
+	case 'H':
+	case 'N':
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !atrace_async(imp, ev, tid, pid, buf[0], p, end))
+			goto bad;
+		return;
 	default:
 		return;
 	}
@@ -297,6 +353,8 @@ static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64
 		if (upid != TP_NULL_INT)
 			tp_proc_set_thread_process(imp, utid, ev->machine,
 						   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
+		else
+			tp_proc_associate(imp, parent_utid, utid);
 		return;
 	}
 	/* A new process whose parent is the creator's process. */
@@ -374,6 +432,11 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	int64_t utid = tp_proc_get_thread(imp, ev->machine,
 					  fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID));
 	int64_t row;
+	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
+	const struct te_interned *sym =
+		ev->aux ? te_interned_get(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
+			: NULL;
 
 	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
 		return;
@@ -383,6 +446,8 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	if (p->f[PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT].id)
 		tp_set_int(&imp->db->thread_state, TSTATE_IO_WAIT, (size_t)row,
 			   fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT) != 0);
+	if (sym && sym->str)
+		tp_set_str(&imp->db->thread_state, TSTATE_BLOCKED_FUNCTION, (size_t)row, sym->str);
 }
 
 /* Slots needed to decode an event's fields by number (all for unknown ones). */
@@ -457,6 +522,11 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
 	}
+	/* The row names the thread as it was before the event (a free ends it). */
+	if (!imp->no_ftrace_raw) {
+		utid = tp_proc_get_thread(imp, ev->machine, pid);
+		raw_row(imp, ev, d, &payload, utid, common_flags);
+	}
 	switch (payload.id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH: {
 		int64_t prev = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
@@ -527,18 +597,13 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		blocked_reason(imp, ev, &p);
 		break;
 	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
-		utid = tp_proc_get_thread(imp, ev->machine,
-					  fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
-		tp_proc_end_thread(imp, ev->ts, utid);
+		tp_proc_free_thread(imp, ev->machine, ev->ts,
+				    fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
 		break;
 	default:
 		break;
 	}
 	tp_bounds_add(imp->db, ev->ts);
-	if (imp->no_ftrace_raw)
-		return;
-	utid = tp_proc_get_thread(imp, ev->machine, pid);
-	raw_row(imp, ev, d, &payload, utid, common_flags);
 }
 
 static bool before_start(struct tp_import *imp, const struct tp_event *ev)

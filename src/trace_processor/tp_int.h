@@ -91,7 +91,8 @@ struct tp_event {
 	uint16_t kind;
 	uint16_t seq_idx;     /* packet's sequence slot (TP_EV_PACKET) */
 	uint32_t cpu;
-	uint32_t aux;         /* free for the kinds that need it */
+	uint32_t aux;         /* free for the kinds that need it; bundles and
+			       * their events: track event generation + 1 */
 	uint32_t machine;     /* machine row (0 = host) */
 };
 
@@ -145,6 +146,7 @@ struct tp_bundle_event {
 /* One open bundle during parsing: three sorted streams (tp_bundle.c). */
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
+	uint32_t gen;                 /* tp_event.aux of the bundle */
 	int64_t offset;               /* ftrace clock -> boot clock */
 	struct tp_bundle_event *ev;
 	size_t n_ev, i_ev, cap_ev;
@@ -238,6 +240,8 @@ struct tp_import {
 	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
+	bool host_has_packets;          /* a packet without machine_id was seen */
+	bool machine_adoption_done;     /* the first machine_id was resolved */
 
 
 	uint64_t n_packets;
@@ -251,6 +255,12 @@ struct tp_import {
 
 	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
 	struct tp_gk *gk;
+
+	/* threads paired before their process is known (tp_proc_assoc.c) */
+	struct tp_proc_assoc *proc_assoc;
+
+	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
+	struct tp_atrace_async *atrace_async;
 };
 
 
@@ -284,6 +294,8 @@ struct tp_packet_hdr {
  */
 bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq,
 		     const struct tp_packet_hdr *h);
+/* The current track event generation of sequence slot @seq_idx; UINT32_MAX if none. */
+uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx);
 /* A ClockSnapshot clock's unit and encoding; @raw is its timestamp in units. */
 void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
 			bool incremental, int64_t raw);
@@ -348,6 +360,21 @@ int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts,
 void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid);
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name);
 void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
+/*
+ * tp_proc_associate() - Threads @utid_a and @utid_b share a process: one
+ * that has it gives it to the other, else the pair waits until one gets
+ * it (tp_proc_assoc_resolve()), as Perfetto's AssociateThreads.
+ */
+void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b);
+/* @utid just got its process: spread it along the pairs waiting on it. */
+void tp_proc_assoc_resolve(struct tp_import *imp, int64_t utid);
+void tp_proc_assoc_fini(struct tp_import *imp);
+/*
+ * tp_proc_free_thread() - sched_process_free of @tid: ends its thread and
+ * forgets the tid; for a process's main thread, ends and forgets the
+ * process, so a reused pid or tid gets new rows.
+ */
+void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 
 /* tp_sched.c */
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
@@ -379,6 +406,25 @@ void tp_gk_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32
 			const uint8_t *data, size_t len);
 /* Frees the generic kernel parser's state (NULL-safe). */
 void tp_gk_fini(struct tp_import *imp);
+
+/* ------------------------------------------------------- atrace async ---- */
+
+/*
+ * tp_atrace_async_slice() - An atrace S (@begin) or F line of process @tgid:
+ * begins or ends slice @name (a string id) on the track its @cookie maps to.
+ */
+void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
+			   int64_t tgid, uint32_t name, int64_t cookie);
+/*
+ * tp_atrace_async_track() - An atrace G (begin), H (end) or N (instant)
+ * line from thread @tid of process @tgid on the track named @track_name;
+ * @name is 0 for H, @cookie unused for N.
+ */
+void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, char phase,
+			   int64_t tid, int64_t tgid, uint32_t track_name, uint32_t name,
+			   int64_t cookie);
+/* Frees the atrace async state (NULL-safe). */
+void tp_atrace_async_fini(struct tp_import *imp);
 
 /* tp_track.c */
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);

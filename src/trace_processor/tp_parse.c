@@ -87,11 +87,19 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 					   tp_str_intern(&imp->db->strings, cmdline, clen));
 			}
 			if (ppid > 0) {
-				int64_t parent = tp_proc_get_process(imp, ev->machine, ppid);
+				int64_t parent = tp_proc_get_process(imp, ev->machine, ppid), old;
 
-				if (parent >= 0)
+				/*
+				 * A changed parent is the process being reparented
+				 * (its parent died): the first parent says more.
+				 */
+				old = tp_col_int(&imp->db->process, PROCESS_PARENT_UPID)[upid];
+				if (parent >= 0 && old == TP_NULL_INT)
 					tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid,
 						   parent);
+				else if (parent >= 0 && old != parent)
+					tp_stat_add(imp, "process_tracker_parent_pid_changed", -1,
+						    ev->machine, 1);
 			}
 			if (uid != TP_NULL_INT)
 				tp_set_int(&imp->db->process, PROCESS_UID, (size_t)upid, uid);

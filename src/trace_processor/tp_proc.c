@@ -184,6 +184,7 @@ void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t ma
 	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
 	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid,
 		   tp_col_int(t, THREAD_TID)[utid] == pid);
+	tp_proc_assoc_resolve(imp, utid);
 }
 
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name)
@@ -200,4 +201,31 @@ void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
 		return;
 	if (tp_col_int(t, THREAD_END_TS)[utid] == TP_NULL_INT)
 		tp_set_int(t, THREAD_END_TS, (size_t)utid, ts);
+}
+
+void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
+{
+	struct tp_table *t = &imp->db->thread, *p = &imp->db->process;
+	uint64_t v, pv;
+	int64_t upid = TP_NULL_INT;
+
+	if (tid == 0)
+		return;
+	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v)) {
+		tp_proc_end_thread(imp, ts, (int64_t)v);
+		upid = tp_col_int(t, THREAD_UPID)[v];
+		/* Later events with this tid are a new thread. */
+		hmap_del(&imp->tid_to_utid, key(machine, tid), NULL);
+	}
+	/*
+	 * The main thread's free ends its process (the kernel frees the group
+	 * leader last); a process whose main thread we never saw ends too.
+	 */
+	if (!hmap_get(&imp->pid_to_upid, key(machine, tid), &pv))
+		return;
+	if (upid != TP_NULL_INT && (uint64_t)upid != pv)
+		return;
+	if (tp_col_int(p, PROCESS_END_TS)[pv] == TP_NULL_INT)
+		tp_set_int(p, PROCESS_END_TS, (size_t)pv, ts);
+	hmap_del(&imp->pid_to_upid, key(machine, tid), NULL);
 }

@@ -100,6 +100,13 @@ static uint32_t new_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_id
 	return s->gen;
 }
 
+uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx)
+{
+	if (!imp->te || seq_idx >= TP_MAX_SEQUENCES)
+		return UINT32_MAX;
+	return imp->te->seqs[seq_idx].gen;
+}
+
 /* The current generation of @seq_idx (created, invalid, on first use). */
 static uint32_t cur_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_idx)
 {
@@ -131,6 +138,7 @@ static bool string_like(uint32_t field)
 	case PB_INTERNED_DATA__LOG_MESSAGE_BODY:
 	case PB_INTERNED_DATA__CORRELATION_ID_STR:
 	case PB_INTERNED_DATA__HISTOGRAM_NAMES:
+	case PB_INTERNED_DATA__KERNEL_SYMBOLS:
 		return true;
 	default:
 		return false;

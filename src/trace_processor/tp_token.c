@@ -118,7 +118,8 @@ static void push(struct tp_import *imp, const struct tp_event *ev)
  * CPU's events in order, so the parse stage merges bundles (tp_bundle.c)
  * instead of the sorter sorting every event.
  */
-static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine)
+static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine,
+			  uint32_t gen)
 {
 	struct pz_field cpu_f[2];
 	struct tp_event ev = {0};
@@ -151,6 +152,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 			hmap_put(&imp->ftrace_cpu_start, k, (uint64_t)ev.ts);
 	}
 	ev.kind = TP_EV_BUNDLE;
+	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 	ev.data = data;
 	ev.len = (uint32_t)len;
 	ev.cpu = (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
@@ -198,7 +200,12 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
 	buf_fini(&out);
 }
 
-/* The host is row 0 (raw id 0); other machines get rows as their ids appear. */
+/*
+ * The host is row 0 (raw id 0); other machines get rows as their ids appear.
+ * When the first machine id comes before any packet of the host itself,
+ * that machine is taken to be the one that wrote the trace: it becomes
+ * row 0 (relabelled with its raw id), as Perfetto adopts it.
+ */
 static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 {
 	struct tp_table *m = &imp->db->machine;
@@ -209,6 +216,13 @@ static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 		return 0;
 	if (hmap_get(&imp->machine_rows, raw_id, &v))
 		return (uint32_t)v;
+	if (!imp->machine_adoption_done) {
+		imp->machine_adoption_done = true;
+		if (!imp->host_has_packets && hmap_put(&imp->machine_rows, raw_id, 0) >= 0) {
+			tp_set_int(m, MACHINE_RAW_ID, 0, (int64_t)raw_id);
+			return 0;
+		}
+	}
 	row = tp_table_append(m);
 	if (row < 0 || hmap_put(&imp->machine_rows, raw_id, (uint64_t)row) < 0)
 		return 0;
@@ -223,6 +237,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	struct pz_field f, payload = {0};
 	uint64_t ts = 0, clock_id = 0, seq_id = 0, seq_flags = 0;
 	bool has_ts = false, has_clock = false, cleared = false, dropped = false;
+	bool has_machine = false, has_sync = false;
 	const uint8_t *defaults = NULL;
 	uint32_t defaults_len = 0;
 	struct tp_packet_hdr hdr = {0}; /* for the track event tokenizer */
@@ -261,6 +276,10 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			break;
 		case PB_TRACE_PACKET__MACHINE_ID:
 			machine = machine_row(imp, f.value);
+			has_machine = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__SYNCHRONIZATION_MARKER:
+			has_sync = true;
 			break;
 		case PB_TRACE_PACKET__FIRST_PACKET_ON_SEQUENCE:
 			hdr.first_on_seq = f.value != 0;
@@ -282,6 +301,9 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		tp_stat_add(imp, "packet_malformed", -1, machine, 1);
 		return -EBADMSG;
 	}
+	/* Packets inside compressed_packets belong to the outer packet's machine. */
+	if (!has_machine && !has_sync && !imp->in_compressed)
+		imp->host_has_packets = true;
 	seq = sequence(imp, (uint32_t)seq_id);
 	if (seq && (cleared || (seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED)))
 		seq->seen_clear = true;
@@ -315,7 +337,9 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		compressed(imp, payload.data, payload.size, machine);
 		return 0;
 	case PB_TRACE_PACKET__FTRACE_EVENTS:
-		ftrace_bundle(imp, payload.data, payload.size, machine);
+		/* Events may name interned data (kernel symbols) of this generation. */
+		ftrace_bundle(imp, payload.data, payload.size, machine,
+			      seq ? te_seq_gen(imp, (uint32_t)(seq - imp->seqs)) : UINT32_MAX);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
 		snapshot_ts = clock_snapshot(imp, payload.data, payload.size, (uint32_t)seq_id);

@@ -161,6 +161,9 @@ static const struct stat_info {
 	{"generic_task_state_invalid_order", "error", "analysis",
 	 "Invalid order of generic task state events. Should never happen."},
 	{"task_state_invalid", "error", "analysis", NULL},
+	{"process_tracker_parent_pid_changed", "info", "analysis",
+	 "A process was seen with a changed parent pid and was kept as the same process, "
+	 "reparented; its first parent is kept."},
 	{"generic_kernel_malformed", "error", "trace",
 	 "A generic kernel packet could not be decoded; it was skipped."},
 	{"generic_kernel_invalid_cpu", "error", "trace",

@@ -1464,6 +1464,160 @@ TEST(im_atrace_prints)
 	tp_destroy(tp);
 }
 
+/*
+ * atrace async slices: S/F pair by cookie on per-process tracks named after
+ * the slice, a repeated S while one is open is only counted; G/H use the
+ * named track (H with or without the name), N is an instant there.
+ */
+TEST(im_atrace_async)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_print(&b, 100, 51, "S|50|load|7\n");
+	im_print(&b, 105, 51, "S|50|load|7");
+	im_print(&b, 110, 52, "S|50|load|8");
+	im_print(&b, 120, 53, "F|50|load|7");
+	im_print(&b, 130, 51, "S|50|load|9");
+	im_print(&b, 140, 51, "F|50|load|8");
+	im_print(&b, 150, 51, "F|50|load|9");
+	im_print(&b, 200, 61, "G|60|net|req|1");
+	im_print(&b, 210, 61, "G|60|net|req|2");
+	im_print(&b, 220, 62, "H|60|net|1");
+	im_print(&b, 230, 62, "H|60|net|req|2");
+	im_print(&b, 240, 61, "N|60|net|ping");
+	im_print(&b, 250, 61, "S|60|x|notanumber");
+	im_print(&b, 260, 61, "G|60|net|req");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, p.pid, "
+				 "s.track_id = (SELECT MIN(track_id) FROM slice) "
+				 "FROM slice s JOIN process_track t ON s.track_id = t.id "
+				 "JOIN process p USING (upid) ORDER BY s.ts"),
+		     "100,20,load,load,atrace_async_slice,50,1;"
+		     "110,30,load,load,atrace_async_slice,50,0;"
+		     "130,20,load,load,atrace_async_slice,50,1;"
+		     "200,20,req,net,atrace_async_slice_for_track,60,0;"
+		     "210,20,req,net,atrace_async_slice_for_track,60,0;"
+		     "240,0,ping,net,atrace_async_slice_for_track,60,0;");
+	/* load: 7 and 9 share a track, 8 overlaps; net: two cookies and the instants. */
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(DISTINCT track_id) FROM slice"), "5;");
+	ASSERT_STREQ(im_rows(tp, "SELECT a.key, a.int_value FROM slice s JOIN args a USING "
+				 "(arg_set_id) WHERE s.ts = 100 ORDER BY a.key"),
+		     "cookie,7;legacy_unnestable_begin_count,2;legacy_unnestable_last_begin_ts,105;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'atrace_tracing_mark_write_malformed'"),
+		     "2;");
+	tp_destroy(tp);
+}
+
+static void im_blocked(struct pz_msg *bundle, int64_t ts, int64_t pid, uint64_t caller)
+{
+	struct pz_msg ev, br;
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 0);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_BLOCKED_REASON, &br);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER, caller);
+	pz_append_varint(&br, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT, 1);
+	pz_end(&br);
+	pz_end(&ev);
+}
+
+/* Closes a bundle opened on a sequence; a clear comes with kernel symbol @sym as iid 1. */
+static void im_end_seq_bundle(struct im_trace *t, struct pz_msg *bundle, const char *sym)
+{
+	struct pz_msg in, ks;
+
+	pz_end(bundle);
+	pz_append_varint(&t->pkt, PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, 5);
+	if (sym) {
+		pz_append_varint(&t->pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+				 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+		pz_begin_nested(&t->pkt, PB_TRACE_PACKET__INTERNED_DATA, &in);
+		pz_begin_nested(&in, PB_INTERNED_DATA__KERNEL_SYMBOLS, &ks);
+		pz_append_varint(&ks, PB_INTERNED_STRING__IID, 1);
+		pz_append_string(&ks, PB_INTERNED_STRING__STR, sym);
+		pz_end(&ks);
+		pz_end(&in);
+	}
+	im_end_packet(t);
+}
+
+/*
+ * sched_blocked_reason's caller names a kernel symbol interned on the
+ * bundle's sequence, as of that bundle (a later clear re-defines iid 1);
+ * an unknown iid leaves blocked_function NULL.
+ */
+TEST(im_blocked_reason_symbolized)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 100, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 200, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 201, 10, 1);
+	im_end_seq_bundle(&t, &b, "fn_a");
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 300, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 400, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 401, 10, 1);
+	im_switch(&b, 500, "swapper/0", 0, 0, "t10", 10);
+	im_switch(&b, 600, "t10", 10, 2, "swapper/0", 0);
+	im_blocked(&b, 601, 10, 9);
+	im_end_seq_bundle(&t, &b, "fn_b");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, io_wait, blocked_function FROM thread_state "
+				 "WHERE state = 'D' ORDER BY ts"),
+		     "200,1,fn_a;400,1,fn_b;600,1,-;");
+	tp_destroy(tp);
+}
+
+/*
+ * Equal times across CPUs merge like Perfetto's per-CPU queues: the CPU
+ * being drained keeps its events up to the next CPU's first one, ties
+ * included; a fresh pick takes the lowest CPU.
+ */
+TEST(im_ftrace_cpu_ties)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 1, &b);
+	im_switch(&b, 50, "swapper/1", 0, 0, "t11", 11);
+	im_switch(&b, 999, "t11", 11, 1, "t12", 12);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 2, &b);
+	im_switch(&b, 60, "swapper/2", 0, 0, "t21", 21);
+	im_switch(&b, 999, "t21", 21, 1, "t22", 22);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 3, &b);
+	im_switch(&b, 60, "swapper/3", 0, 0, "t31", 31);
+	im_switch(&b, 999, "t31", 31, 1, "t32", 32);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/*
+	 * 50 (cpu 1); at 60 cpu 2 wins the pick, then cpu 3 (next event of
+	 * cpu 2 is later); cpu 3 keeps going through 999; then cpu 1 (lowest).
+	 */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, cpu FROM sched ORDER BY id"),
+		     "50,1;60,2;60,3;999,3;999,1;999,2;");
+	tp_destroy(tp);
+}
+
 /* Appends @n varints as one packed field. */
 static void im_packed(struct pz_msg *m, uint32_t id, const int64_t *v, size_t n)
 {
@@ -1613,6 +1767,119 @@ TEST(im_process_tracking)
 	ASSERT_STREQ(im_rows(tp, "SELECT pp.pid FROM process p JOIN process pp ON p.parent_upid = "
 				 "pp.upid WHERE p.pid = 200"),
 		     "100;");
+	tp_destroy(tp);
+}
+
+/* A process_tree entry of @pid with parent @ppid and name @cmd. */
+static void im_tree_process(struct im_trace *t, int64_t ts, int64_t pid, int64_t ppid,
+			    const char *cmd)
+{
+	struct pz_msg *p = im_packet(t, ts, 0), pt, pr;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, (uint64_t)pid);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, (uint64_t)ppid);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, cmd);
+	pz_end(&pr);
+	pz_end(&pt);
+	im_end_packet(t);
+}
+
+/*
+ * A changed ppid is reparenting (the first parent stays, counted in stats);
+ * sched_process_free of a main thread ends its process, and the pid seen
+ * again is a new process. The free's own ftrace_event row names the thread
+ * it freed, not a new one.
+ */
+TEST(im_process_reparent_and_reuse)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, fr;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_tree_process(&t, 1, 100, 1, "parent");
+	im_tree_process(&t, 1, 200, 100, "child");
+	im_tree_process(&t, 2, 300, 1, "orig");
+	im_bundle(&t, 0, &b);
+	im_print(&b, 10, 300, "B|300|work");
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 20);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 300);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_PROCESS_FREE, &fr);
+	pz_append_varint(&fr, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 300);
+	pz_end(&fr);
+	pz_end(&ev);
+	im_end_bundle(&t, &b);
+	im_tree_process(&t, 30, 200, 1, "child");
+	im_tree_process(&t, 40, 300, 2000, "reused");
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, p.name, p.end_ts, pp.pid FROM process p LEFT JOIN "
+				 "process pp ON p.parent_upid = pp.upid WHERE p.pid IN (200, 300) "
+				 "ORDER BY p.upid"),
+		     "200,child,-,100;300,orig,20,1;300,reused,-,2000;");
+	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.end_ts FROM ftrace_event e JOIN thread t USING (utid) "
+				 "WHERE e.name = 'sched_process_free'"),
+		     "20;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'process_tracker_parent_pid_changed'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+/*
+ * Every packet carries machine_id 7 and none is the host's: machine 7 is
+ * adopted as row 0. A thread cloned (CLONE_THREAD) by a thread of an
+ * unknown process joins that process once a process tree names it, and
+ * so does the thread it cloned in turn.
+ */
+TEST(im_machine_adopted_and_pending_threads)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, nt, *p, pt, pr;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	for (i = 0; i < 2; i++) {
+		/* 21 clones thread 22, which clones thread 23. */
+		pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 12 + (uint64_t)i);
+		pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 21 + (uint64_t)i);
+		pz_begin_nested(&ev, PB_FTRACE_EVENT__TASK_NEWTASK, &nt);
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__PID, 22 + (uint64_t)i);
+		pz_append_string(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__COMM, "worker");
+		pz_append_varint(&nt, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS, 0x10000);
+		pz_end(&nt);
+		pz_end(&ev);
+	}
+	pz_end(&b);
+	pz_append_varint(&t.pkt, PB_TRACE_PACKET__MACHINE_ID, 7);
+	im_end_packet(&t);
+	p = im_packet(&t, 15, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, 20);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, 1);
+	pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, "app");
+	pz_end(&pr);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TID, 21);
+	pz_append_varint(&pr, PB_PROCESS_TREE_THREAD__TGID, 20);
+	pz_end(&pr);
+	pz_end(&pt);
+	pz_append_varint(p, PB_TRACE_PACKET__MACHINE_ID, 7);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,7;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, p.pid, t.machine_id, t.is_main_thread FROM thread t "
+				 "LEFT JOIN process p USING (upid) WHERE t.tid > 0 ORDER BY t.tid"),
+		     "21,20,0,0;22,20,0,0;23,20,0,0;");
 	tp_destroy(tp);
 }
 
