@@ -296,7 +296,6 @@ static void raw_row(struct tp_import *imp, const struct tp_event *ev, const stru
 	if (!d || !payload->size || args_elsewhere(d->id))
 		return;
 	set = tp_args_new_set(imp);
-	tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
 	pz_reader_init(&r, payload->data, payload->size);
 	while (pz_reader_next(&r, &f) > 0) {
 		const struct pb_ft_field *fd = field_desc(d, f.id);
@@ -330,6 +329,8 @@ static void raw_row(struct tp_import *imp, const struct tp_event *ev, const stru
 			break;
 		}
 	}
+	if (imp->db->args.n_rows > (size_t)set)
+		tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -595,6 +596,9 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__SCHED_BLOCKED_REASON:
 		blocked_reason(imp, ev, &p);
+		break;
+	case PB_FTRACE_EVENT__SCHED_CPU_UTIL_CFS:
+		tp_ftrace_cpu_util_cfs(imp, ev, payload.data, payload.size);
 		break;
 	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
 		tp_proc_free_thread(imp, ev->machine, ev->ts,

@@ -340,6 +340,9 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 			   const struct tp_ftrace_header *h);
 /* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
 void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
+/* sched_cpu_util_cfs: per-CPU Util, Cap and Nr Running counters (tp_ftrace_cpu_util.c). */
+void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			    size_t len);
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s);
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
@@ -428,6 +431,14 @@ void tp_atrace_async_fini(struct tp_import *imp);
 
 /* tp_track.c */
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);
+/*
+ * tp_track_cpu_counter_dims() - The counter track @name of (@machine, @cpu)
+ * with Perfetto's track @type and dimension args: cpu, then @dim_key =
+ * @dim_val (a string) unless @dim_key is NULL. Return: the track id, or < 0.
+ */
+int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const char *type,
+				  uint32_t machine, int64_t cpu, const char *dim_key,
+				  const char *dim_val);
 int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid);
 int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
 int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
@@ -442,7 +453,10 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			 const char *s, size_t len);
 /* A row of a multi-valued key (one per call). */
 void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
-/* A new arg set id; tp_arg_* append to it (@key: an interned string id). */
+/*
+ * A new arg set id (the id of the next args row); tp_arg_* append to it
+ * (@key: an interned string id). A set left empty must not be used.
+ */
 int64_t tp_args_new_set(struct tp_import *imp);
 void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v);
 void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v);

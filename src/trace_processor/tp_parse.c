@@ -332,17 +332,19 @@ static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uin
 static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		      size_t len)
 {
+	/* Perfetto's cpustat keys; every one gets a value (0 when absent). */
 	static const struct {
 		uint32_t id;
-		const char *name;
+		const char *key, *name;
 	} cpu_times[] = {
-		{PB_SYS_STATS_CPU_TIMES__USER_NS, "cpu.times.user_ns"},
-		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "cpu.times.user_nice_ns"},
-		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "cpu.times.system_mode_ns"},
-		{PB_SYS_STATS_CPU_TIMES__IDLE_NS, "cpu.times.idle_ns"},
-		{PB_SYS_STATS_CPU_TIMES__IO_WAIT_NS, "cpu.times.io_wait_ns"},
-		{PB_SYS_STATS_CPU_TIMES__IRQ_NS, "cpu.times.irq_ns"},
-		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "cpu.times.softirq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__USER_NS, "user_ns", "cpu.times.user_ns"},
+		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "user_nice_ns", "cpu.times.user_nice_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "system_mode_ns", "cpu.times.system_mode_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IDLE_NS, "idle_ns", "cpu.times.idle_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IO_WAIT_NS, "io_wait_ns", "cpu.times.io_wait_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IRQ_NS, "irq_ns", "cpu.times.irq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "softirq_ns", "cpu.times.softirq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__STEAL_NS, "steal_ns", "cpu.times.steal_ns"},
 	};
 	struct pz_reader r;
 	struct pz_field f;
@@ -379,16 +381,22 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 					       (double)f.value);
 			break;
 		case PB_SYS_STATS__CPU_STAT: {
-			struct pz_field c[9];
+			struct pz_field c[10];
+			int64_t cpu;
 
-			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 9) != PZ_OK)
+			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
 				break;
+			if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
+				tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
+				break;
+			}
+			cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
 			for (i = 0; i < sizeof(cpu_times) / sizeof(cpu_times[0]); i++)
-				if (c[cpu_times[i].id].id)
-					tp_counter_add(imp, ev->ts,
-						       tp_track_cpu_counter(imp, cpu_times[i].name, ev->machine,
-									    (int64_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value),
-						       (double)c[cpu_times[i].id].value);
+				tp_counter_add(imp, ev->ts,
+					       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
+									 ev->machine, cpu, "cpustat_key",
+									 cpu_times[i].key),
+					       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
 			break;
 		}
 		default:

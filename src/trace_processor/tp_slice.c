@@ -188,15 +188,16 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 
 int64_t te_args_commit(struct tp_import *imp, struct te_args *b)
 {
-	struct tp_te *te = imp->te;
 	struct tp_table *t = &imp->db->args;
+	struct tp_te *te;
 	uint32_t i, n = 0;
 	uint64_t h, v;
 	int64_t set;
 	size_t first;
 	int probe;
 
-	if (!b || !b->n || !te)
+	/* Other importers commit sets too: the dedup map may not exist yet. */
+	if (!b || !b->n || !(te = te_get(imp)))
 		return TP_NULL_INT;
 	/* A repeated key replaces the previous value unless it only fills a gap. */
 	for (i = 0; i < b->n; i++) {

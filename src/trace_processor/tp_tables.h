@@ -231,7 +231,6 @@ struct tp_db {
 	struct tp_table stats;
 	struct tp_table metadata;
 	struct tp_table clock_snapshot;
-	int64_t next_arg_set_id;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };

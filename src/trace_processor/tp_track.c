@@ -11,6 +11,7 @@
 
 #include "base/hash.h"
 #include "trace_processor/tp_int.h"
+#include "trace_processor/tp_track_event.h"
 
 static uint64_t ident(const char *name, uint64_t a, uint64_t b)
 {
@@ -46,19 +47,45 @@ static const char *cpu_counter_type(const char *name)
 	return name;
 }
 
-int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu)
+static int64_t cpu_counter(struct tp_import *imp, const char *name, const char *type,
+			   uint32_t machine, int64_t cpu, const char *dim_key, const char *dim_val)
 {
 	uint64_t k = ident(name, machine, (uint64_t)cpu), v;
 	int64_t row;
 
 	if (hmap_get(&imp->cpu_counter_tracks, k, &v))
 		return (int64_t)v;
-	row = new_track(imp, name, cpu_counter_type(name), true, machine);
+	row = new_track(imp, name, type, true, machine);
 	if (row < 0)
 		return row;
 	tp_set_int(&imp->db->track, TRACK_CPU, (size_t)row, cpu);
+	if (dim_key) {
+		struct te_args dims = {0};
+		int64_t set;
+
+		/* Perfetto's dimensions: the CPU, then the key naming the counter. */
+		te_args_uint(imp, &dims, tp_db_str(imp->db, "cpu"), (uint64_t)cpu);
+		if (*dim_key)
+			te_args_str(imp, &dims, tp_db_str(imp->db, dim_key), tp_db_str(imp->db, dim_val));
+		set = te_args_commit(imp, &dims);
+		te_args_fini(&dims);
+		if (set != TP_NULL_INT)
+			tp_set_int(&imp->db->track, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	}
 	hmap_put(&imp->cpu_counter_tracks, k, (uint64_t)row);
 	return row;
+}
+
+int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu)
+{
+	return cpu_counter(imp, name, cpu_counter_type(name), machine, cpu, NULL, NULL);
+}
+
+int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const char *type,
+				  uint32_t machine, int64_t cpu, const char *dim_key,
+				  const char *dim_val)
+{
+	return cpu_counter(imp, name, type, machine, cpu, dim_key ? dim_key : "", dim_val);
 }
 
 int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid)
@@ -161,6 +188,7 @@ static const struct stat_info {
 	{"generic_task_state_invalid_order", "error", "analysis",
 	 "Invalid order of generic task state events. Should never happen."},
 	{"task_state_invalid", "error", "analysis", NULL},
+	{"invalid_cpu_times", "error", "analysis", NULL},
 	{"process_tracker_parent_pid_changed", "info", "analysis",
 	 "A process was seen with a changed parent pid and was kept as the same process, "
 	 "reparented; its first parent is kept."},
@@ -306,9 +334,10 @@ void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
 
 /* ----------------------------------------------------------------- args ---- */
 
+/* Like Perfetto, a set's id is the id of its first row: append its rows next. */
 int64_t tp_args_new_set(struct tp_import *imp)
 {
-	return imp->db->next_arg_set_id++;
+	return (int64_t)imp->db->args.n_rows;
 }
 
 static int64_t arg_row(struct tp_import *imp, int64_t set, uint32_t key, const char *type)

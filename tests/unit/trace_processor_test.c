@@ -2229,3 +2229,91 @@ TEST(im_generic_kernel_malformed)
 	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM cpu"), "0;");
 	tp_destroy(tp);
 }
+
+/* sched_cpu_util_cfs: three counters of the CPU the event names (not the bundle's). */
+TEST(im_sched_cpu_util_cfs)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, u;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 3, &b);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 100);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 5);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_CPU_UTIL_CFS, &u);
+	pz_append_varint(&u, PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CPU, 2);
+	pz_append_varint(&u, PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CPU_UTIL, 43);
+	pz_append_varint(&u, PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CAPACITY, 760);
+	pz_append_varint(&u, PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__SPARE_CAP, 717);
+	pz_end(&u);
+	pz_end(&ev);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.type, t.cpu, c.ts, c.value, "
+				 "(SELECT int_value FROM args a WHERE a.arg_set_id = "
+				 "t.dimension_arg_set_id AND a.key = 'cpu') FROM counter c JOIN "
+				 "cpu_counter_track t ON c.track_id = t.id ORDER BY c.id"),
+		     "Cpu 2 Util,cpu_utilization,2,100,43.0,2;"
+		     "Cpu 2 Cap,cpu_capacity,2,100,760.0,2;"
+		     "Cpu 2 Nr Running,cpu_nr_running,2,100,0.0,2;");
+	tp_destroy(tp);
+}
+
+/*
+ * sys_stats cpu_stat: all eight cpustat counters per CPU (absent ones as 0),
+ * dimension args {cpu, cpustat_key} shared by equal tracks of two machines,
+ * arg set ids that are their first row's id; no cpu_id is an error stat.
+ */
+TEST(im_sys_stats_cpu_times)
+{
+	struct im_trace t;
+	struct pz_msg *p, ss, ct;
+	struct tp *tp;
+	int m, cpu;
+
+	im_begin(&t);
+	for (m = 0; m < 2; m++) {
+		p = im_packet(&t, 100 + m, 1);
+		if (m)
+			pz_append_varint(p, PB_TRACE_PACKET__MACHINE_ID, 1001);
+		pz_begin_nested(p, PB_TRACE_PACKET__SYS_STATS, &ss);
+		for (cpu = 0; cpu < 2; cpu++) {
+			pz_begin_nested(&ss, PB_SYS_STATS__CPU_STAT, &ct);
+			pz_append_varint(&ct, PB_SYS_STATS_CPU_TIMES__CPU_ID, (uint64_t)cpu);
+			pz_append_varint(&ct, PB_SYS_STATS_CPU_TIMES__USER_NS, 1000u * (cpu + 1));
+			pz_append_varint(&ct, PB_SYS_STATS_CPU_TIMES__STEAL_NS, 7);
+			pz_end(&ct);
+		}
+		pz_begin_nested(&ss, PB_SYS_STATS__CPU_STAT, &ct);
+		pz_append_varint(&ct, PB_SYS_STATS_CPU_TIMES__USER_NS, 5);
+		pz_end(&ct);
+		pz_end(&ss);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*), COUNT(DISTINCT t.id), SUM(c.value) FROM counter c "
+				 "JOIN cpu_counter_track t ON c.track_id = t.id WHERE t.type = "
+				 "'cpustat'"),
+		     "32,32,6028.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.cpu, c.value FROM counter c JOIN "
+				 "cpu_counter_track t ON c.track_id = t.id WHERE c.ts = 101 AND t.cpu = 1 "
+				 "ORDER BY c.id"),
+		     "cpu.times.user_ns,1,2000.0;cpu.times.user_nice_ns,1,0.0;"
+		     "cpu.times.system_mode_ns,1,0.0;cpu.times.idle_ns,1,0.0;"
+		     "cpu.times.io_wait_ns,1,0.0;cpu.times.irq_ns,1,0.0;"
+		     "cpu.times.softirq_ns,1,0.0;cpu.times.steal_ns,1,7.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT id, arg_set_id FROM args WHERE flat_key = 'cpustat_key' "
+				 "AND display_value = 'user_ns'"),
+		     "1,0;17,16;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(DISTINCT dimension_arg_set_id) FROM track WHERE "
+				 "type = 'cpustat'"),
+		     "16;");
+	ASSERT_STREQ(im_rows(tp, "SELECT machine_id, value, severity FROM stats WHERE name = "
+				 "'invalid_cpu_times' ORDER BY machine_id"),
+		     "0,1,error;1,1,error;");
+	tp_destroy(tp);
+}
