@@ -504,6 +504,7 @@ static int import_mapped(struct tp *tp, const char *name)
 	size_t off = 0, slice = READ_CHUNK_BYTES, dropped = 0;
 
 	madvise(tp->map, tp->map_len, MADV_SEQUENTIAL);
+	tp_trace_uuid_hash(&tp->imp, tp->map, tp->map_len);
 	while (off < tp->map_len) {
 		size_t n = tp->map_len - off < slice ? tp->map_len - off : slice, used;
 		bool last = off + n == tp->map_len;
@@ -600,6 +601,7 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 			break;
 		}
 		total += (uint64_t)n;
+		tp_trace_uuid_hash(&tp->imp, chunk + carry_len, (size_t)n);
 		err = frame(tp, chunk, carry_len + (size_t)n, n == 0, &used);
 		left = carry_len + (size_t)n - used;
 		if (err < 0) {

@@ -41,6 +41,13 @@ struct pair_table {
 
 struct tp_clock_graph {
 	uint64_t trace_clock;
+	/*
+	 * The trace clock chosen before any timestamp was converted (-1: none),
+	 * which Perfetto reports as trace_time_clock_id; later choices are not.
+	 */
+	int64_t claimed_clock;
+	bool primary_claimed;
+	uint64_t n_conversions;
 	struct snapshot *snaps;
 	size_t n_snaps, cap_snaps;
 	struct clock_value *values;
@@ -67,6 +74,7 @@ int tp_clock_create(struct tp_clock_graph **out)
 	if (!g)
 		return -ENOMEM;
 	g->trace_clock = TP_CLOCK_BOOTTIME;
+	g->claimed_clock = -1;
 	*out = g;
 	return 0;
 }
@@ -91,6 +99,15 @@ void tp_clock_set_trace_clock(struct tp_clock_graph *g, uint64_t clock_id)
 {
 	g->trace_clock = clock_id;
 	g->generation++;
+	if (!g->n_conversions) {
+		g->claimed_clock = (int64_t)clock_id;
+		g->primary_claimed = true;
+	}
+}
+
+int64_t tp_clock_claimed_trace_clock(const struct tp_clock_graph *g)
+{
+	return g->claimed_clock;
 }
 
 uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g)
@@ -114,9 +131,17 @@ static int clock_index(struct tp_clock_graph *g, uint64_t id, bool add)
 int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const int64_t *values,
 			  size_t n)
 {
+	bool boottime = false, trace_file = false;
 	size_t i, j;
 	int ix[64];
 
+	/* A snapshot with BOOTTIME but no TRACE_FILE makes BOOTTIME the trace clock. */
+	for (i = 0; i < n; i++) {
+		boottime |= ids[i] == TP_CLOCK_BOOTTIME;
+		trace_file |= ids[i] == TP_CLOCK_TRACE_FILE;
+	}
+	if (boottime && !trace_file && !g->n_conversions && !g->primary_claimed)
+		g->claimed_clock = TP_CLOCK_BOOTTIME;
 	if (n < 2)
 		return 0;
 	if (n > 64 || g->n_snaps >= TP_CLOCK_MAX_SNAPSHOTS)
@@ -305,6 +330,7 @@ int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, i
 	size_t i;
 	int rc;
 
+	g->n_conversions++;
 	if (clock_id == g->trace_clock) {
 		*out = ts;
 		return 0;

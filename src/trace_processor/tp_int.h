@@ -53,6 +53,7 @@ int tp_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t firs
 #define TP_CLOCK_MONOTONIC_COARSE 4
 #define TP_CLOCK_MONOTONIC_RAW 5
 #define TP_CLOCK_BOOTTIME 6
+#define TP_CLOCK_TRACE_FILE 11
 #define TP_CLOCK_MAX_SNAPSHOTS (1u << 20)
 
 struct tp_clock_graph;
@@ -62,6 +63,11 @@ void tp_clock_destroy(struct tp_clock_graph *g);
 /* The clock trace time is expressed in (BOOTTIME unless the trace says). */
 void tp_clock_set_trace_clock(struct tp_clock_graph *g, uint64_t clock_id);
 uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g);
+/*
+ * The trace clock chosen before the first conversion (a primary_trace_clock,
+ * or BOOTTIME from a snapshot holding it but not TRACE_FILE), or -1.
+ */
+int64_t tp_clock_claimed_trace_clock(const struct tp_clock_graph *g);
 /*
  * One snapshot: @n (clock id, value ns) pairs read at the same instant.
  * Return: 0; -EINVAL if the trace clock went backwards (refused); -E2BIG
@@ -246,6 +252,10 @@ struct tp_import {
 
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events handed to the parsers so far */
+	uint32_t n_chrome_metadata;   /* ChromeMetadataPackets seen (tp_chrome_metadata.c) */
+	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes (tp_trace_uuid.c) */
+	size_t uuid_hashed;           /* bytes in uuid_hash */
+	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
 	int64_t parse_ts;             /* time of the latest event parsed */
 	uint64_t bytes_read;
 
@@ -453,6 +463,28 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			 const char *s, size_t len);
 /* A row of a multi-valued key (one per call). */
 void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
+/*
+ * tp_metadata_append() - A new "single" row @name of @machine on every call
+ * (Perfetto's dynamic keys, e.g. Chrome's "cr-*"): the string @s of @len
+ * bytes, or @v when @s is NULL.
+ */
+void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machine, int64_t v,
+			const char *s, size_t len);
+/*
+ * tp_trace_uuid_hash() - Feed the file's next @len bytes (from its start):
+ * until a TraceUuid packet says otherwise, trace_uuid is a hash of the
+ * first 4 KiB, as Perfetto names traces (tp_trace_uuid.c).
+ */
+void tp_trace_uuid_hash(struct tp_import *imp, const uint8_t *data, size_t len);
+/*
+ * tp_trace_uuid_set() - trace_uuid from a uuid's halves ((0, 0) is none and
+ * is ignored): a TraceUuid packet's, or a TraceConfig's (@from_config),
+ * which is ignored once the trace gave one.
+ */
+void tp_trace_uuid_set(struct tp_import *imp, uint64_t msb, uint64_t lsb, bool from_config);
+/* ChromeMetadataPacket: "cr-<letter>-*" metadata rows (tp_chrome_metadata.c). */
+void tp_chrome_metadata(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			size_t len);
 /*
  * A new arg set id (the id of the next args row); tp_arg_* append to it
  * (@key: an interned string id). A set left empty must not be used.

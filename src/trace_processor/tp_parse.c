@@ -627,20 +627,13 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 	}
 }
 
-static void trace_uuid(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
-		       size_t len)
+static void trace_uuid(struct tp_import *imp, const uint8_t *data, size_t len)
 {
 	struct pz_field u[3];
-	char s[40];
-	uint64_t msb, lsb;
 
-	if (pz_decode_table(data, len, u, 3) != PZ_OK)
-		return;
-	msb = u[PB_TRACE_UUID__MSB].value;
-	lsb = u[PB_TRACE_UUID__LSB].value;
-	snprintf(s, sizeof(s), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
-		 msb >> 32, (msb >> 16) & 0xffff, msb & 0xffff, lsb >> 48, lsb & (uint64_t)0xffffffffffff);
-	tp_metadata_set_str(imp, "trace_uuid", ev->machine, s, strlen(s));
+	if (pz_decode_table(data, len, u, 3) == PZ_OK)
+		tp_trace_uuid_set(imp, u[PB_TRACE_UUID__MSB].value, u[PB_TRACE_UUID__LSB].value,
+				  false);
 }
 
 static void service_event(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -696,7 +689,7 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	struct pz_reader r;
 	struct pz_field f;
 
-	uint64_t period_ms = 0;
+	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
 	bool into_file = false;
 
 	pz_reader_init(&r, data, len);
@@ -707,7 +700,12 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 			period_ms = f.value;
 		else if (f.id == PB_TRACE_CONFIG__TRACE_ATTRIBUTES && f.wire_type == PZ_WIRE_LEN)
 			trace_attributes(imp, f.data, f.size);
+		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_MSB && f.wire_type == PZ_WIRE_VARINT)
+			uuid_msb = f.value;
+		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_LSB && f.wire_type == PZ_WIRE_VARINT)
+			uuid_lsb = f.value;
 	}
+	tp_trace_uuid_set(imp, uuid_msb, uuid_lsb, true);
 	/*
 	 * Long trace mode streams buffers into the file as it goes. A write
 	 * period of a day or more means the file is only written at the end:
@@ -773,8 +771,11 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__FTRACE_STATS:
 			ftrace_stats(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__CHROME_METADATA:
+			tp_chrome_metadata(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__TRACE_UUID:
-			trace_uuid(imp, ev, f.data, f.size);
+			trace_uuid(imp, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
 		case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
@@ -829,6 +830,9 @@ static void ftrace_latest_data_start(struct tp_import *imp)
 void tp_parse_finish(struct tp_import *imp)
 {
 	ftrace_latest_data_start(imp);
+	if (tp_clock_claimed_trace_clock(imp->clocks) >= 0)
+		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
+				    tp_clock_claimed_trace_clock(imp->clocks));
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
 	tp_sched_finish(imp);

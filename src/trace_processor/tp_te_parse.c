@@ -1464,6 +1464,9 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 	name = t[PB_CHROME_TRIGGER__TRIGGER_NAME].id
 		       ? field_str(imp, &t[PB_CHROME_TRIGGER__TRIGGER_NAME])
 		       : tp_db_str(imp->db, "chrome_trigger");
+	/* Every trigger also leaves its hash in metadata, as Perfetto's does. */
+	tp_metadata_append(imp, "cr-triggered_rule_name_hash", ev->machine,
+			   (uint32_t)t[PB_CHROME_TRIGGER__TRIGGER_NAME_HASH].value, NULL, 0);
 	row = tp_slice_scoped(imp, ev->ts, 0, track, 0, name);
 	if (row < 0)
 		return;

@@ -332,6 +332,24 @@ void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
 	tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
 }
 
+void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machine, int64_t v,
+			const char *s, size_t len)
+{
+	struct tp_table *m = &imp->db->metadata;
+	int64_t row = tp_table_append(m);
+
+	if (row < 0)
+		return;
+	tp_set_str(m, META_NAME, (size_t)row, tp_db_str(imp->db, name));
+	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "single"));
+	tp_set_int(m, META_MACHINE_ID, (size_t)row, machine);
+	tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
+	if (s)
+		tp_set_str(m, META_STR_VALUE, (size_t)row, tp_str_intern(&imp->db->strings, s, len));
+	else
+		tp_set_int(m, META_INT_VALUE, (size_t)row, v);
+}
+
 /* ----------------------------------------------------------------- args ---- */
 
 /* Like Perfetto, a set's id is the id of its first row: append its rows next. */

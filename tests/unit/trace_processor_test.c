@@ -1066,6 +1066,7 @@ TEST(sql_storage_str_find)
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/hash.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/trace_processor.h"
@@ -2315,5 +2316,137 @@ TEST(im_sys_stats_cpu_times)
 	ASSERT_STREQ(im_rows(tp, "SELECT machine_id, value, severity FROM stats WHERE name = "
 				 "'invalid_cpu_times' ORDER BY machine_id"),
 		     "0,1,error;1,1,error;");
+	tp_destroy(tp);
+}
+
+/* A BOOTTIME-only clock snapshot on sequence 1 (stamped @ts). */
+static void im_boottime_snapshot(struct im_trace *t, int64_t ts)
+{
+	struct pz_msg *p = im_packet(t, ts, 1), cs, c;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &cs);
+	pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 6);
+	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, (uint64_t)ts);
+	pz_end(&c);
+	pz_end(&cs);
+	im_end_packet(t);
+}
+
+/*
+ * ChromeMetadataPacket: "cr-a-*" rows for the first instance, "cr-b-*" for
+ * the next; background tracing metadata as base64 and its scenario hash;
+ * a ChromeTrigger's hash. The trace_time_clock_id is BOOTTIME (the first
+ * snapshot came before any conversion); trace_uuid is the file's hash.
+ */
+TEST(im_chrome_metadata)
+{
+	static const uint8_t bg[] = {0x1d, 0x91, 0xce, 0x24, 0xb3}; /* scenario_name_hash */
+	struct im_trace t;
+	struct pz_msg *p, m, h;
+	struct tp *tp;
+	char want[64];
+	uint64_t hash;
+	int k, i;
+
+	im_begin(&t);
+	im_boottime_snapshot(&t, 1000);
+	for (k = 0; k < 2; k++) {
+		p = im_packet(&t, 1000, 1);
+		pz_begin_nested(p, PB_TRACE_PACKET__CHROME_METADATA, &m);
+		if (!k)
+			pz_append_bytes(&m, PB_CHROME_METADATA_PACKET__BACKGROUND_TRACING_METADATA, bg,
+					sizeof(bg));
+		pz_append_varint(&m, PB_CHROME_METADATA_PACKET__CHROME_VERSION_CODE, 101u + k);
+		pz_append_string(&m, PB_CHROME_METADATA_PACKET__OS_NAME, k ? "Linux" : "Android");
+		for (i = 0; i < 3 - k; i++) {
+			pz_begin_nested(&m, PB_CHROME_METADATA_PACKET__FIELD_TRIAL_HASHES, &h);
+			pz_append_varint(&h, PB_CHROME_METADATA_PACKET_FINCH_HASH__NAME, 10u + i);
+			pz_append_varint(&h, PB_CHROME_METADATA_PACKET_FINCH_HASH__GROUP, 20u + i);
+			pz_end(&h);
+		}
+		pz_end(&m);
+		im_end_packet(&t);
+	}
+	p = im_packet(&t, 1100, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__CHROME_TRIGGER, &m);
+	pz_append_fixed32(&m, PB_CHROME_TRIGGER__TRIGGER_NAME_HASH, 1595654158u);
+	pz_end(&m);
+	im_end_packet(&t);
+	hash = fnv1a64(t.buf, t.s.n_bytes < 4096 ? t.s.n_bytes : 4096);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT name, key_type, int_value, str_value, machine_id FROM "
+				 "metadata WHERE name GLOB 'cr-*' ORDER BY name"),
+		     "cr-a-field_trial_hashes,single,-,{ name: 10, group: 20 } { name: 11, group: "
+		     "21 } \n{ name: 12, group: 22 } ,0;"
+		     "cr-a-os-name,single,-,Android,0;cr-a-playstore_version_code,single,101,-,0;"
+		     "cr-b-field_trial_hashes,single,-,{ name: 10, group: 20 } { name: 11, group: "
+		     "21 } ,0;"
+		     "cr-b-os-name,single,-,Linux,0;cr-b-playstore_version_code,single,102,-,0;"
+		     "cr-background_tracing_metadata,single,-,HZHOJLM=,0;"
+		     "cr-scenario_name_hash,single,3005533841,-,0;"
+		     "cr-triggered_rule_name_hash,single,1595654158,-,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT int_value FROM metadata WHERE name = "
+				 "'trace_time_clock_id'"),
+		     "6;");
+	snprintf(want, sizeof(want), "00000000-0000-0000-%04x-%012llx;", (unsigned)(hash >> 48),
+		 (unsigned long long)(hash & 0xffffffffffffull));
+	ASSERT_STREQ(im_rows(tp, "SELECT str_value FROM metadata WHERE name = 'trace_uuid'"), want);
+	tp_destroy(tp);
+}
+
+/*
+ * trace_uuid: a TraceUuid packet beats the file hash and a TraceConfig's
+ * uuid; a snapshot after a converted timestamp sets no trace_time_clock_id.
+ */
+TEST(im_trace_uuid_and_clock_id)
+{
+	struct im_trace t;
+	struct pz_msg *p, m;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 500, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_UUID, &m);
+	pz_append_varint(&m, PB_TRACE_UUID__MSB, 0x0123456789abcdefull);
+	pz_append_varint(&m, PB_TRACE_UUID__LSB, 2);
+	pz_end(&m);
+	im_end_packet(&t);
+	p = im_packet(&t, 600, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_CONFIG, &m);
+	pz_append_varint(&m, PB_TRACE_CONFIG__TRACE_UUID_MSB, 7);
+	pz_append_varint(&m, PB_TRACE_CONFIG__TRACE_UUID_LSB, 7);
+	pz_end(&m);
+	im_end_packet(&t);
+	im_boottime_snapshot(&t, 1000);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT str_value, trace_id FROM metadata WHERE name = "
+				 "'trace_uuid'"),
+		     "01234567-89ab-cdef-0000-000000000002,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM metadata WHERE name = "
+				 "'trace_time_clock_id'"),
+		     "0;");
+	tp_destroy(tp);
+
+	/* Only the config names the trace (a zero TraceUuid is no uuid). */
+	im_begin(&t);
+	p = im_packet(&t, 600, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_CONFIG, &m);
+	pz_append_varint(&m, PB_TRACE_CONFIG__TRACE_UUID_MSB, 7);
+	pz_append_varint(&m, PB_TRACE_CONFIG__TRACE_UUID_LSB, 7);
+	pz_end(&m);
+	im_end_packet(&t);
+	p = im_packet(&t, 700, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_UUID, &m);
+	pz_append_varint(&m, PB_TRACE_UUID__MSB, 0);
+	pz_append_varint(&m, PB_TRACE_UUID__LSB, 0);
+	pz_end(&m);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT str_value FROM metadata WHERE name = 'trace_uuid'"),
+		     "00000000-0000-0007-0000-000000000007;");
 	tp_destroy(tp);
 }
