@@ -104,6 +104,7 @@ static void import_fini(struct tp_import *imp)
 	tp_track_fini(imp);
 	hmap_fini(&imp->machine_rows);
 	hmap_fini(&imp->seq_slots);
+	hmap_fini(&imp->entity_states);
 	tp_te_fini(imp);
 	tp_gk_fini(imp);
 	tp_atrace_async_fini(imp);

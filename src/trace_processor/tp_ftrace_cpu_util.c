@@ -21,11 +21,11 @@ void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, co
 {
 	static const struct {
 		uint32_t field;
-		const char *fmt, *type;
+		const char *what, *type;
 	} counters[] = {
-		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CPU_UTIL, "Cpu %u Util", "cpu_utilization"},
-		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CAPACITY, "Cpu %u Cap", "cpu_capacity"},
-		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__NR_RUNNING, "Cpu %u Nr Running",
+		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CPU_UTIL, "Util", "cpu_utilization"},
+		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__CAPACITY, "Cap", "cpu_capacity"},
+		{PB_SCHED_CPU_UTIL_CFS_FTRACE_EVENT__NR_RUNNING, "Nr Running",
 		 "cpu_nr_running"},
 	};
 	struct pz_field f[16];
@@ -40,7 +40,7 @@ void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, co
 		char name[64];
 		int64_t track;
 
-		snprintf(name, sizeof(name), counters[i].fmt, cpu);
+		snprintf(name, sizeof(name), "Cpu %u %s", cpu, counters[i].what);
 		track = tp_track_cpu_counter_dims(imp, name, counters[i].type, ev->machine, cpu,
 						  NULL, NULL);
 		tp_counter_add(imp, ev->ts, track, value(&f[counters[i].field]));

@@ -253,6 +253,7 @@ struct tp_import {
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events handed to the parsers so far */
 	uint32_t n_chrome_metadata;   /* ChromeMetadataPackets seen (tp_chrome_metadata.c) */
+	struct hmap entity_states;    /* (entity << 32 | state) -> names (tp_entity_state.c) */
 	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes (tp_trace_uuid.c) */
 	size_t uuid_hashed;           /* bytes in uuid_hash */
 	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
@@ -482,6 +483,9 @@ void tp_trace_uuid_hash(struct tp_import *imp, const uint8_t *data, size_t len);
  * which is ignored once the trace gave one.
  */
 void tp_trace_uuid_set(struct tp_import *imp, uint64_t msb, uint64_t lsb, bool from_config);
+/* EntityStateResidency: per-state residency counters (tp_entity_state.c). */
+void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
+			       const uint8_t *data, size_t len);
 /* ChromeMetadataPacket: "cr-<letter>-*" metadata rows (tp_chrome_metadata.c). */
 void tp_chrome_metadata(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len);

@@ -771,6 +771,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__FTRACE_STATS:
 			ftrace_stats(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__ENTITY_STATE_RESIDENCY:
+			tp_entity_state_residency(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__CHROME_METADATA:
 			tp_chrome_metadata(imp, ev, f.data, f.size);
 			break;

@@ -189,6 +189,9 @@ static const struct stat_info {
 	 "Invalid order of generic task state events. Should never happen."},
 	{"task_state_invalid", "error", "analysis", NULL},
 	{"invalid_cpu_times", "error", "analysis", NULL},
+	{"entity_state_residency_invalid", "error", "analysis", NULL},
+	{"entity_state_residency_lookup_failed", "error", "analysis", NULL},
+	{"energy_descriptor_invalid", "error", "analysis", NULL},
 	{"process_tracker_parent_pid_changed", "info", "analysis",
 	 "A process was seen with a changed parent pid and was kept as the same process, "
 	 "reparented; its first parent is kept."},

@@ -2450,3 +2450,73 @@ TEST(im_trace_uuid_and_clock_id)
 		     "00000000-0000-0007-0000-000000000007;");
 	tp_destroy(tp);
 }
+
+/* One EntityStateResidency power_entity_state / residency pair. */
+static void im_entity_state(struct pz_msg *e, uint32_t field, int entity, int state,
+			    const char *ename, const char *sname, uint64_t ms)
+{
+	struct pz_msg m;
+
+	pz_begin_nested(e, field, &m);
+	pz_append_varint(&m, 1, (uint64_t)entity); /* entity_index */
+	pz_append_varint(&m, 2, (uint64_t)state);  /* state_index */
+	if (ename) {
+		pz_append_string(&m, PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__ENTITY_NAME, ename);
+		pz_append_string(&m, PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__STATE_NAME, sname);
+	} else {
+		pz_append_varint(&m, PB_ENTITY_STATE_RESIDENCY_STATE_RESIDENCY__TOTAL_TIME_IN_STATE_MS,
+				 ms);
+	}
+	pz_end(&m);
+}
+
+/*
+ * EntityStateResidency: a counter track per named (entity, state) with
+ * dimension args; a packet without residencies, or naming an unknown state,
+ * is counted.
+ */
+TEST(im_entity_state_residency)
+{
+	const uint32_t names = PB_ENTITY_STATE_RESIDENCY__POWER_ENTITY_STATE;
+	const uint32_t res = PB_ENTITY_STATE_RESIDENCY__RESIDENCY;
+	struct im_trace t;
+	struct pz_msg *p, e;
+	struct tp *tp;
+	int k;
+
+	im_begin(&t);
+	for (k = 0; k < 3; k++) {
+		p = im_packet(&t, 10 + k, 1);
+		pz_begin_nested(p, PB_TRACE_PACKET__ENTITY_STATE_RESIDENCY, &e);
+		if (k == 0) {
+			im_entity_state(&e, names, 0, 0, "Modem", "UP", 0);
+			im_entity_state(&e, names, 0, 1, "Modem", "DOWN", 0);
+		}
+		if (k < 2) {
+			im_entity_state(&e, res, 0, 1, NULL, NULL, 20u + k);
+			im_entity_state(&e, res, 0, 0, NULL, NULL, 10u + k);
+		}
+		if (k == 1)
+			im_entity_state(&e, res, 3, 3, NULL, NULL, 1);
+		pz_end(&e);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, t.type, c.value, (SELECT GROUP_CONCAT("
+				 "a.key || '=' || a.string_value) FROM args a WHERE a.arg_set_id = "
+				 "t.dimension_arg_set_id) FROM counter c JOIN counter_track t ON "
+				 "c.track_id = t.id ORDER BY c.id"),
+		     "10,Entity residency: Modem is DOWN,entity_state,20.0,entity_name=Modem,"
+		     "state_name=DOWN;"
+		     "10,Entity residency: Modem is UP,entity_state,10.0,entity_name=Modem,"
+		     "state_name=UP;"
+		     "11,Entity residency: Modem is DOWN,entity_state,21.0,entity_name=Modem,"
+		     "state_name=DOWN;"
+		     "11,Entity residency: Modem is UP,entity_state,11.0,entity_name=Modem,"
+		     "state_name=UP;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB "
+				 "'entity_state_residency_*' ORDER BY name"),
+		     "entity_state_residency_invalid,1;entity_state_residency_lookup_failed,1;");
+	tp_destroy(tp);
+}
