@@ -174,6 +174,36 @@ void tp_bundle_fini(struct tp_bundle_cursor *c);
 
 #define TP_MAX_SEQUENCES 4096
 #define TP_SCHED_STATE_CACHE 0x200
+/* Direct-mapped caches of the ftrace hot path (powers of two). */
+#define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
+#define TP_COMM_CACHE 1024        /* tid -> the comm string it had last */
+#define TP_CPU_CACHE 256          /* host CPU -> ucpu; cpu_idle tracks */
+#define TP_FTRACE_NAME_CACHE 1024 /* ftrace event id -> its name's string id */
+
+/*
+ * Caches in front of hash lookups the ftrace parsers repeat per event
+ * (tp_ftrace_hot.c, tp_proc.c, tp_sched.c). Every entry is checked
+ * against its key, or only ever holds the value the lookup would return,
+ * so a miss costs one lookup and a hit never changes a result.
+ */
+struct tp_tid_slot {
+	uint64_t key;                 /* the tid_to_utid key */
+	int64_t utid_plus1;           /* 0: empty */
+};
+
+struct tp_comm_slot {
+	uint32_t id;                  /* string id; 0: empty */
+	uint32_t len;                 /* its length (it holds no NUL) */
+};
+
+struct tp_ftrace_cache {
+	struct tp_tid_slot tids[TP_TID_CACHE];
+	struct tp_comm_slot comms[TP_COMM_CACHE];
+	uint32_t ucpu_plus1[TP_CPU_CACHE];       /* machine 0; 0: not looked up */
+	int64_t idle_track_plus1[TP_CPU_CACHE];  /* machine 0 "cpuidle" tracks */
+	uint32_t names[TP_FTRACE_NAME_CACHE];    /* [0]: "unknown" */
+	int64_t mismatch_stat_plus1;             /* machine 0 stats row */
+};
 
 /* Per trusted_packet_sequence_id state. */
 struct tp_sequence {
@@ -251,6 +281,8 @@ struct tp_import {
 
 	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
 	struct tp_gk *gk;
+
+	struct tp_ftrace_cache fc;
 };
 
 
@@ -328,6 +360,16 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 			   const struct tp_ftrace_header *h);
 /* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
 void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
+/*
+ * tp_ftrace_raw_append() - The ftrace_event row of an event (@event_id 0
+ * for an unknown one, named @name), without its args. Return: the row, or
+ * -1 on OOM.
+ */
+int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+			     const char *name, int64_t utid, int64_t common_flags);
+/* tp_ftrace_hot.c: the hot events; false to leave @h to the generic parser. */
+bool tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
+			 const struct tp_ftrace_header *h);
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s);
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
@@ -391,6 +433,10 @@ void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t 
 		 int64_t value);
 void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
 		 int64_t value);
+/* The stats row of a stat (created, at 0, on first use); -1 on OOM. */
+int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine);
+/* tp_stat_add() for a row from tp_stat_row(). */
+void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value);
 void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v);
 void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machine,
 			 const char *s, size_t len);

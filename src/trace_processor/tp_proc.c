@@ -29,6 +29,32 @@ static uint64_t key(uint32_t machine, int64_t id)
 	return (1ull << 63) | (h >> 1);
 }
 
+/*
+ * The tid lookups of ftrace events go through a direct-mapped cache. It is
+ * written wherever tid_to_utid is, so a hit is the map's current answer.
+ */
+static struct tp_tid_slot *tid_slot(struct tp_import *imp, uint64_t k)
+{
+	return &imp->fc.tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
+}
+
+static bool tid_lookup(struct tp_import *imp, uint64_t k, int64_t *out_utid)
+{
+	struct tp_tid_slot *s = tid_slot(imp, k);
+	uint64_t v;
+
+	if (s->utid_plus1 && s->key == k) {
+		*out_utid = s->utid_plus1 - 1;
+		return true;
+	}
+	if (!hmap_get(&imp->tid_to_utid, k, &v))
+		return false;
+	s->key = k;
+	s->utid_plus1 = (int64_t)v + 1;
+	*out_utid = (int64_t)v;
+	return true;
+}
+
 static int grow_threads(struct tp_import *imp, size_t n)
 {
 	size_t cap = imp->cap_threads ? imp->cap_threads : 256, i;
@@ -59,7 +85,12 @@ static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 	tp_set_int(t, THREAD_TID, (size_t)row, tid);
 	tp_set_int(t, THREAD_MACHINE_ID, (size_t)row, machine);
 	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, tid == 0);
-	hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row);
+	if (hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row) >= 0) {
+		struct tp_tid_slot *s = tid_slot(imp, key(machine, tid));
+
+		s->key = key(machine, tid);
+		s->utid_plus1 = row + 1;
+	}
 	/* A tid equal to a known pid is that process's main thread. */
 	if (tid != 0 && hmap_get(&imp->pid_to_upid, key(machine, tid), &v)) {
 		tp_set_int(t, THREAD_UPID, (size_t)row, (int64_t)v);
@@ -105,6 +136,7 @@ int tp_proc_init(struct tp_import *imp)
 void tp_proc_fini(struct tp_import *imp)
 {
 	hmap_fini(&imp->tid_to_utid);
+	memset(imp->fc.tids, 0, sizeof(imp->fc.tids));
 	hmap_fini(&imp->pid_to_upid);
 	hmap_fini(&imp->mm_to_upid);
 	hmap_fini(&imp->ftrace_keys);
@@ -116,19 +148,19 @@ void tp_proc_fini(struct tp_import *imp)
 
 int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
-	uint64_t v;
+	int64_t utid;
 
-	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
-		return (int64_t)v;
+	if (tid_lookup(imp, key(machine, tid), &utid))
+		return utid;
 	return add_thread(imp, machine, tid);
 }
 
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
-	uint64_t v;
+	int64_t utid;
 
-	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
-		return (int64_t)v;
+	if (tid_lookup(imp, key(machine, tid), &utid))
+		return utid;
 	return -1;
 }
 
