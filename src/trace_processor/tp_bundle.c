@@ -226,51 +226,97 @@ static int64_t to_trace(struct tp_import *imp, struct tp_bundle_cursor *c, int64
 	return ts;
 }
 
-int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev)
+/* What one pass over a bundle's bytes found besides its events. */
+struct bundle_scan {
+	struct pz_field f[11];        /* its own fields, as pz_decode_table() fills them */
+	uint64_t n_errors;            /* FtraceEventBundle.error entries */
+	uint64_t n_no_ts;             /* events without a timestamp (dropped) */
+	bool errors_first;            /* the first of those two was an error */
+};
+
+/*
+ * Reads the bundle's fields and every event's header into c->ev in one
+ * pass (times still in the ftrace clock). Return: 0, or -EBADMSG with
+ * nothing read if the bundle is malformed.
+ */
+static int scan(struct tp_bundle_cursor *c, const uint8_t *data, size_t len,
+		struct bundle_scan *out)
 {
-	struct pz_field f[11];
 	struct pz_reader r;
 	struct pz_field e;
-	bool sorted = true;
+	bool full = false;           /* out of memory: later events are left out */
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	pz_reader_init(&r, data, len);
+	while ((rc = pz_reader_next_inline(&r, &e)) > 0) {
+		struct tp_bundle_event *be;
+
+		if (e.id < 11)
+			out->f[e.id] = e;
+		if (full)
+			continue;
+		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
+			if (!out->n_errors++ && !out->n_no_ts)
+				out->errors_first = true;
+			continue;
+		}
+		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (tp_array_grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev), 64) < 0) {
+			full = true;
+			continue;
+		}
+		be = &c->ev[c->n_ev];
+		tp_ftrace_header_read(e.data, e.size, &be->h);
+		if (!be->h.has_ts) {
+			out->n_no_ts++;
+			continue;
+		}
+		tp_ftrace_hot_decode(&be->h, &be->hot);
+		be->order = (uint32_t)c->n_ev;
+		c->n_ev++;
+	}
+	if (rc < 0) {
+		c->n_ev = 0;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev)
+{
+	struct bundle_scan s;
+	bool sorted = true, identity;
 	size_t i;
 
 	c->machine = ev->machine;
 	c->cpu = ev->cpu;
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
 	c->n_clock_errors = 0;
-	if (pz_decode_table(ev->data, ev->len, f, 11) != PZ_OK)
+	if (scan(c, ev->data, ev->len, &s) < 0)
 		return -EBADMSG;
-	c->offset = tp_bundle_clock_offset(f);
-	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
-	    f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
-		decode_compact(imp, c, f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
-			       f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
-	pz_reader_init(&r, ev->data, ev->len);
-	while (pz_reader_next(&r, &e) > 0) {
-		struct tp_bundle_event *be;
+	c->offset = tp_bundle_clock_offset(s.f);
+	if (s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
+	    s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
+		decode_compact(imp, c, s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
+			       s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
+	/* Stats in the order their first cases came in the bundle. */
+	if (s.n_errors && s.errors_first)
+		tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, (int64_t)s.n_errors);
+	if (s.n_no_ts)
+		tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine,
+			    (int64_t)s.n_no_ts);
+	if (s.n_errors && !s.errors_first)
+		tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, (int64_t)s.n_errors);
+	identity = tp_clock_trace_clock(imp->clocks) == TP_CLOCK_BOOTTIME;
+	for (i = 0; i < c->n_ev; i++) {
+		int64_t ts = tp_ts_add(c->ev[i].h.ts, c->offset);
 
-		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
-			tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, 1);
-			continue;
-		}
-		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
-			continue;
-		if (tp_array_grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev), 64) < 0)
-			break;
-		be = &c->ev[c->n_ev];
-		tp_ftrace_header_read(e.data, e.size, &be->h);
-		if (!be->h.has_ts) {
-			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
-			continue;
-		}
-		be->h.ts = to_trace(imp, c, tp_ts_add(be->h.ts, c->offset));
-		be->order = (uint32_t)c->n_ev;
-		if (c->n_ev && be->h.ts < c->ev[c->n_ev - 1].h.ts)
+		c->ev[i].h.ts = identity ? ts : to_trace(imp, c, ts);
+		if (i && c->ev[i].h.ts < c->ev[i - 1].h.ts)
 			sorted = false;
-		c->n_ev++;
 	}
-	if (r.err != PZ_OK)
-		tp_stat_add(imp, "ftrace_bundle_malformed", -1, c->machine, 1);
 	if (!sorted) {
 		tp_stat_add(imp, "ftrace_bundle_out_of_order", -1, c->machine, 1);
 		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
@@ -331,7 +377,7 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
 		ev.kind = TP_EV_FTRACE;
 		if (!late)
-			tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h);
+			tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h, &c->ev[c->i_ev].hot);
 		c->i_ev++;
 	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
 		if (!late)

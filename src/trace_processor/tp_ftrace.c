@@ -433,7 +433,7 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 	h->payload_id = 0;
 	h->has_ts = false;
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
+	while (pz_reader_next_inline(&r, &f) > 0) {
 		if (f.id == PB_FTRACE_EVENT__TIMESTAMP) {
 			h->ts = (int64_t)f.value;
 			h->has_ts = f.wire_type == PZ_WIRE_VARINT;
@@ -452,7 +452,7 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 }
 
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
-			   const struct tp_ftrace_header *h)
+			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
 {
 	struct pz_field payload = {0};
 	int64_t pid = h->pid, common_flags = h->common_flags, utid;
@@ -467,8 +467,10 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
 	}
-	if (tp_ftrace_hot_parse(imp, ev, h))
+	if (hot->is_hot) {
+		tp_ftrace_hot_parse(imp, ev, h, hot);
 		return;
+	}
 	payload.id = h->payload_id;
 	payload.wire_type = PZ_WIRE_LEN;
 	payload.data = h->payload;

@@ -3,10 +3,9 @@
  * tp_ftrace_hot.c - the ftrace events that make up most of a sched trace
  * (sched_switch, sched_waking, sched_wakeup, cpu_idle), parsed without the
  * generic table-driven decode of tp_ftrace.c: one inlined pass reads their
- * few fields, and comms and counter tracks come from per-import caches.
- * tp_ftrace_parse_event() tries it first; the results are the generic
- * parser's, and anything it does not handle (malformed payloads included)
- * is left to that parser.
+ * few fields when their bundle opens (tp_bundle.c), and comms and counter
+ * tracks come from per-import caches. The results are the generic
+ * parser's; anything else (malformed payloads included) is left to it.
  */
 #include <string.h>
 
@@ -14,18 +13,14 @@
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
 
-/* The fields of one payload that a hot event reads; id 0: absent. */
+/* The hot events' field ids are all below this. */
 #define HOT_SLOTS 8
 
-struct hot_fields {
-	struct pz_field f[HOT_SLOTS];
-};
-
 /*
- * Decodes the payload as pz_decode_table() would into HOT_SLOTS slots:
- * every field is checked, the last occurrence of each id wins.
+ * Decodes the payload as the generic parser's pz_decode_table() does:
+ * every field is checked, and the last occurrence of an id wins.
  */
-static bool decode(const struct tp_ftrace_header *h, struct hot_fields *out)
+static bool decode_slots(const struct tp_ftrace_header *h, struct pz_field *slots)
 {
 	struct pz_reader r;
 	struct pz_field f;
@@ -33,18 +28,69 @@ static bool decode(const struct tp_ftrace_header *h, struct hot_fields *out)
 	uint32_t i;
 
 	for (i = 0; i < HOT_SLOTS; i++)
-		out->f[i].id = 0;
+		slots[i].id = 0;
 	pz_reader_init(&r, h->payload, h->payload_len);
 	while ((rc = pz_reader_next_inline(&r, &f)) > 0)
 		if (f.id < HOT_SLOTS)
-			out->f[f.id] = f;
+			slots[f.id] = f;
 	return rc == 0;
 }
 
 /* As tp_ftrace.c reads them: absent ints are 0, strings need bytes. */
-static int64_t fint(const struct hot_fields *p, uint32_t id)
+static int64_t fint(const struct pz_field *slots, uint32_t id)
 {
-	return p->f[id].id ? (int64_t)p->f[id].value : 0;
+	return slots[id].id ? (int64_t)slots[id].value : 0;
+}
+
+static struct tp_comm_ref fbytes(const struct pz_field *slots, uint32_t id)
+{
+	struct tp_comm_ref s = {NULL, 0};
+
+	if (slots[id].id && slots[id].wire_type == PZ_WIRE_LEN) {
+		/* An empty field has no bytes: it still names "" (not NULL). */
+		s.data = slots[id].data ? slots[id].data : (const uint8_t *)"";
+		s.len = slots[id].size;
+	}
+	return s;
+}
+
+void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot *out)
+{
+	struct pz_field f[HOT_SLOTS];
+
+	out->is_hot = false;
+	switch (h->payload_id) {
+	case PB_FTRACE_EVENT__SCHED_SWITCH:
+	case PB_FTRACE_EVENT__SCHED_WAKING:
+	case PB_FTRACE_EVENT__SCHED_WAKEUP:
+	case PB_FTRACE_EVENT__CPU_IDLE:
+		break;
+	default:
+		return;
+	}
+	/* Malformed payloads are the generic parser's to count. */
+	if (!decode_slots(h, f))
+		return;
+	switch (h->payload_id) {
+	case PB_FTRACE_EVENT__SCHED_SWITCH:
+		out->sw.prev_pid = fint(f, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
+		out->sw.prev_state = fint(f, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE);
+		out->sw.next_pid = fint(f, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID);
+		out->sw.next_prio = fint(f, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO);
+		out->sw.prev_comm = fbytes(f, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM);
+		out->sw.next_comm = fbytes(f, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM);
+		break;
+	case PB_FTRACE_EVENT__SCHED_WAKING:
+		out->waking.pid = fint(f, PB_SCHED_WAKING_FTRACE_EVENT__PID);
+		break;
+	case PB_FTRACE_EVENT__CPU_IDLE:
+		out->idle.cpu_id = fint(f, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID);
+		out->idle.state = fint(f, PB_CPU_IDLE_FTRACE_EVENT__STATE);
+		break;
+	default:
+		break;
+	}
+	out->is_hot = true;
 }
 
 /*
@@ -52,27 +98,26 @@ static int64_t fint(const struct hot_fields *p, uint32_t id)
  * its tid had last is tried first, compared by bytes; misses intern as
  * tp_str_intern() always did, so ids come out in the same order.
  */
-static uint32_t comm(struct tp_import *imp, const struct hot_fields *p, uint32_t id, int64_t tid)
+static uint32_t comm(struct tp_import *imp, struct tp_comm_ref s, int64_t tid)
 {
-	const struct pz_field *f = &p->f[id];
-	struct tp_comm_slot *s = &imp->fc.comms[(uint64_t)tid & (TP_COMM_CACHE - 1)];
+	struct tp_comm_slot *slot = &imp->fc.comms[(uint64_t)tid & (TP_COMM_CACHE - 1)];
 	const char *have;
-	uint32_t sid;
+	uint32_t id;
 
-	if (!f->id || f->wire_type != PZ_WIRE_LEN)
+	if (!s.data)
 		return 0;
-	if (s->id && s->len == f->size) {
-		have = tp_str_get(&imp->db->strings, s->id);
-		if (have && memcmp(have, f->data, f->size) == 0)
-			return s->id;
+	if (slot->id && slot->len == s.len) {
+		have = tp_str_get(&imp->db->strings, slot->id);
+		if (have && memcmp(have, s.data, s.len) == 0)
+			return slot->id;
 	}
-	sid = tp_str_intern(&imp->db->strings, (const char *)f->data, f->size);
+	id = tp_str_intern(&imp->db->strings, (const char *)s.data, s.len);
 	/* A comm holding a NUL is interned cut short: not cached. */
-	if (sid && !memchr(f->data, '\0', f->size)) {
-		s->id = sid;
-		s->len = f->size;
+	if (id && !memchr(s.data, '\0', s.len)) {
+		slot->id = id;
+		slot->len = s.len;
 	}
-	return sid;
+	return id;
 }
 
 static int64_t idle_track(struct tp_import *imp, uint32_t machine, int64_t cpu)
@@ -93,11 +138,10 @@ static int64_t idle_track(struct tp_import *imp, uint32_t machine, int64_t cpu)
 }
 
 static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
-			 const struct hot_fields *p)
+			 const struct tp_ftrace_hot *p)
 {
-	int64_t prev = fint(p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
-	int64_t next = fint(p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID);
-	uint32_t prev_comm = comm(imp, p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM, prev);
+	int64_t prev = p->sw.prev_pid;
+	uint32_t prev_comm = comm(imp, p->sw.prev_comm, prev);
 	uint32_t next_comm;
 
 	if (prev != 0 && prev_comm) {
@@ -106,51 +150,31 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 		if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
 			tp_proc_set_thread_name(imp, pu, prev_comm);
 	}
-	next_comm = comm(imp, p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM, next);
-	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
-			fint(p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE), next, next_comm,
-			fint(p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
+	next_comm = comm(imp, p->sw.next_comm, p->sw.next_pid);
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, p->sw.prev_state, p->sw.next_pid,
+			next_comm, p->sw.next_prio);
 }
 
-bool tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
-			 const struct tp_ftrace_header *h)
+void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
+			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
 {
-	struct hot_fields p;
-	const char *name;
+	const char *name = "cpu_idle";
 
 	switch (h->payload_id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH:
 		name = "sched_switch";
+		sched_switch(imp, ev, hot);
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKING:
 		name = "sched_waking";
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, hot->waking.pid);
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKEUP:
 		name = "sched_wakeup";
 		break;
-	case PB_FTRACE_EVENT__CPU_IDLE:
-		name = "cpu_idle";
-		break;
 	default:
-		return false;
-	}
-	if (!decode(h, &p))
-		return false;
-	switch (h->payload_id) {
-	case PB_FTRACE_EVENT__SCHED_SWITCH:
-		sched_switch(imp, ev, &p);
-		break;
-	case PB_FTRACE_EVENT__SCHED_WAKING:
-		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts,
-				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID));
-		break;
-	case PB_FTRACE_EVENT__CPU_IDLE:
-		tp_counter_add(imp, ev->ts,
-			       idle_track(imp, ev->machine,
-					  fint(&p, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID)),
-			       (double)(uint32_t)fint(&p, PB_CPU_IDLE_FTRACE_EVENT__STATE));
-		break;
-	default:
+		tp_counter_add(imp, ev->ts, idle_track(imp, ev->machine, hot->idle.cpu_id),
+			       (double)(uint32_t)hot->idle.state);
 		break;
 	}
 	tp_bounds_add(imp->db, ev->ts);
@@ -158,5 +182,4 @@ bool tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
 		tp_ftrace_raw_append(imp, ev, h->payload_id, name,
 				     tp_proc_get_thread(imp, ev->machine, h->pid),
 				     h->common_flags);
-	return true;
 }

@@ -136,10 +136,37 @@ struct tp_ftrace_header {
 	bool has_ts;
 };
 
+/* A comm of a hot event: bytes in the trace (NULL: absent or not bytes). */
+struct tp_comm_ref {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/*
+ * The fields of a hot event (tp_ftrace_hot.c), decoded with its header
+ * when its bundle opens; absent ints are 0, as the generic parser reads
+ * them. is_hot false: the generic parser decodes the payload itself.
+ */
+struct tp_ftrace_hot {
+	bool is_hot;
+	union {
+		struct {
+			int64_t prev_pid, prev_state, next_pid, next_prio;
+			struct tp_comm_ref prev_comm, next_comm;
+		} sw;
+		struct {
+			int64_t pid;
+		} waking;
+		struct {
+			int64_t cpu_id, state;
+		} idle;
+	};
+};
+
 struct tp_bundle_event {
 	struct tp_ftrace_header h;
 	uint32_t order;
-	bool malformed;
+	struct tp_ftrace_hot hot;
 };
 
 /* One open bundle during parsing: three sorted streams (tp_bundle.c). */
@@ -357,7 +384,7 @@ void tp_parse_finish(struct tp_import *imp);
 
 /* tp_ftrace.c */
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
-			   const struct tp_ftrace_header *h);
+			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
 /* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
 void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
 /*
@@ -367,9 +394,14 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
  */
 int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
 			     const char *name, int64_t utid, int64_t common_flags);
-/* tp_ftrace_hot.c: the hot events; false to leave @h to the generic parser. */
-bool tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
-			 const struct tp_ftrace_header *h);
+/*
+ * tp_ftrace_hot.c: tp_ftrace_hot_decode() reads the fields of a hot event
+ * (sets @out->is_hot; touches nothing else, so any thread may call it);
+ * tp_ftrace_hot_parse() parses a decoded one.
+ */
+void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot *out);
+void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
+			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s);
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
