@@ -304,22 +304,55 @@ static size_t merge_slot(struct merge *m)
 	return m->n_pool++;
 }
 
-/* Emits the earliest open bundle's next event; reheaps or retires it. */
-static void merge_emit(struct tp_import *imp, struct merge *m)
+/* Counts a parsed event; every so often, drops the mapped pages read so far. */
+static void parsed_one(struct tp *tp, uint64_t *dropped_at)
 {
-	size_t c = m->heap[0];
-	int64_t ts;
+	struct tp_import *imp = &tp->imp;
 
-	tp_bundle_emit(imp, &m->cur[c]);
-	if (tp_bundle_peek(&m->cur[c], &ts)) {
-		m->key_ts[c] = ts;
-	} else {
-		tp_bundle_close(&m->cur[c]);
-		m->free_list[m->n_free++] = c;
-		m->heap[0] = m->heap[--m->n_heap];
+	if (tp->map && ++imp->n_parsed - *dropped_at >= DROP_PAGES_EVERY_EVENTS) {
+		drop_pages(tp, tp->map_len);
+		*dropped_at = imp->n_parsed;
 	}
-	if (m->n_heap)
-		heap_sift_down(m, 0);
+}
+
+/*
+ * Emits the open bundles' events earlier than @limit (all of them if
+ * @drain), in heap order. The cursor on top keeps emitting while its next
+ * event still comes before both children's, which is what reheaping after
+ * each event would find.
+ */
+static void merge_until(struct tp *tp, struct merge *m, int64_t limit, bool drain,
+			uint64_t *dropped_at)
+{
+	struct tp_import *imp = &tp->imp;
+
+	if (drain)
+		limit = INT64_MAX;
+	while (m->n_heap && (drain || m->key_ts[m->heap[0]] < limit)) {
+		size_t c = m->heap[0], rival = SIZE_MAX;
+		int64_t ts;
+		bool more;
+
+		if (m->n_heap > 1)
+			rival = m->heap[1];
+		if (m->n_heap > 2 && heap_less(m, m->heap[2], rival))
+			rival = m->heap[2];
+		do {
+			tp_bundle_emit(imp, &m->cur[c]);
+			parsed_one(tp, dropped_at);
+			more = tp_bundle_peek(&m->cur[c], &ts);
+			if (more)
+				m->key_ts[c] = ts;
+		} while (more && (drain || ts < limit) &&
+			 (rival == SIZE_MAX || heap_less(m, c, rival)));
+		if (!more) {
+			tp_bundle_close(&m->cur[c]);
+			m->free_list[m->n_free++] = c;
+			m->heap[0] = m->heap[--m->n_heap];
+		}
+		if (m->n_heap)
+			heap_sift_down(m, 0);
+	}
 }
 
 static void parse_all(struct tp *tp)
@@ -341,13 +374,7 @@ static void parse_all(struct tp *tp)
 			dropped_at = imp->n_parsed;
 		}
 		/* Bundle events earlier than this entry go first. */
-		while (m.n_heap && m.key_ts[m.heap[0]] < ev->ts) {
-			merge_emit(imp, &m);
-			if (tp->map && ++imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
-				drop_pages(tp, tp->map_len);
-				dropped_at = imp->n_parsed;
-			}
-		}
+		merge_until(tp, &m, ev->ts, false, &dropped_at);
 		imp->n_parsed++;
 		if (ev->kind != TP_EV_BUNDLE) {
 			if (ev->ts > imp->parse_ts)
@@ -369,8 +396,7 @@ static void parse_all(struct tp *tp)
 		m.key_seq[c] = i;
 		heap_push(&m, c);
 	}
-	while (m.n_heap)
-		merge_emit(imp, &m);
+	merge_until(tp, &m, 0, true, &dropped_at);
 	for (i = 0; i < m.n_pool; i++)
 		tp_bundle_fini(&m.cur[i]);
 	free(m.cur);

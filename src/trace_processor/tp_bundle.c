@@ -169,27 +169,35 @@ int64_t tp_bundle_clock_offset(const struct pz_field *f)
 	return 0;
 }
 
-int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts)
 {
 	struct pz_field f[11], cs[13];
 	struct pz_reader r;
 	struct pz_field e;
-	int64_t best = INT64_MAX, ts, offset;
+	int64_t best = INT64_MAX, ts = 0, offset;
+	bool have_ts = false;
 	uint64_t v;
-	int k;
+	int k, rc;
 
-	if (pz_decode_table(data, len, f, 11) != PZ_OK)
-		return -EBADMSG;
-	offset = tp_bundle_clock_offset(f);
-	/* The kernel writes a CPU's events in order: the first is the earliest. */
+	/*
+	 * One pass: the bundle's fields (as pz_decode_table() fills them) and
+	 * its first event that has a time. The kernel writes a CPU's events in
+	 * order: that first one is the earliest.
+	 */
+	memset(f, 0, sizeof(f));
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &e) > 0) {
-		if (e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN &&
-		    event_ts(e.data, e.size, &ts)) {
-			best = tp_ts_add(ts, offset);
-			break;
-		}
+	while ((rc = pz_reader_next_inline(&r, &e)) > 0) {
+		if (e.id < 11)
+			f[e.id] = e;
+		if (!have_ts && e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN)
+			have_ts = event_ts(e.data, e.size, &ts);
 	}
+	if (rc < 0)
+		return -EBADMSG;
+	*out_cpu = f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+	offset = tp_bundle_clock_offset(f);
+	if (have_ts)
+		best = tp_ts_add(ts, offset);
 	/* compact_sched columns are deltas from 0: their first value is absolute. */
 	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    pz_decode_table(f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
@@ -209,7 +217,7 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
 	}
 	if (best == INT64_MAX)
 		return 0;
-	*out = best;
+	*out_ts = best;
 	return 1;
 }
 
@@ -224,6 +232,30 @@ static int64_t to_trace(struct tp_import *imp, struct tp_bundle_cursor *c, int64
 		return out;
 	c->n_clock_errors++;
 	return ts;
+}
+
+/* Finds the cursor's next event: the earliest head of its three streams. */
+static void set_head(struct tp_bundle_cursor *c)
+{
+	int64_t best = INT64_MAX;
+	bool any = false;
+
+	if (c->i_ev < c->n_ev) {
+		best = c->ev[c->i_ev].h.ts;
+		any = true;
+	}
+	if (c->n_sw | c->n_wk) {
+		if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
+			best = c->sw[c->i_sw].ts;
+			any = true;
+		}
+		if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
+			best = c->wk[c->i_wk].ts;
+			any = true;
+		}
+	}
+	c->head_ts = best;
+	c->has_head = any;
 }
 
 /* What one pass over a bundle's bytes found besides its events. */
@@ -294,6 +326,7 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 	c->cpu = ev->cpu;
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
 	c->n_clock_errors = 0;
+	c->has_head = false;
 	if (scan(c, ev->data, ev->len, &s) < 0)
 		return -EBADMSG;
 	c->offset = tp_bundle_clock_offset(s.f);
@@ -327,37 +360,23 @@ int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const stru
 		c->wk[i].ts = to_trace(imp, c, c->wk[i].ts);
 	if (c->n_clock_errors)
 		tp_stat_add(imp, "clock_sync_failure", -1, c->machine, (int64_t)c->n_clock_errors);
+	set_head(c);
 	return 0;
 }
 
 bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
 {
-	int64_t best = INT64_MAX;
-	bool any = false;
-
-	if (c->i_ev < c->n_ev) {
-		best = c->ev[c->i_ev].h.ts;
-		any = true;
-	}
-	if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
-		best = c->sw[c->i_sw].ts;
-		any = true;
-	}
-	if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
-		best = c->wk[c->i_wk].ts;
-		any = true;
-	}
-	*out_ts = best;
-	return any;
+	*out_ts = c->head_ts;
+	return c->has_head;
 }
 
 void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 {
 	struct tp_event ev = {0};
-	int64_t ts;
+	int64_t ts = c->head_ts;
 	bool late;
 
-	if (!tp_bundle_peek(c, &ts))
+	if (!c->has_head)
 		return;
 	/*
 	 * Tables get rows in time order (SQL bisects their ts columns). An
@@ -388,11 +407,13 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 			tp_ftrace_parse_compact_waking(imp, &ev, &c->wk[c->i_wk]);
 		c->i_wk++;
 	}
+	set_head(c);
 }
 
 void tp_bundle_close(struct tp_bundle_cursor *c)
 {
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
+	c->has_head = false;
 }
 
 void tp_bundle_fini(struct tp_bundle_cursor *c)

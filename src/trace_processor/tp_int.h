@@ -180,14 +180,19 @@ struct tp_bundle_cursor {
 	struct tp_compact_waking *wk;
 	size_t n_wk, i_wk, cap_wk;
 	uint64_t n_clock_errors;
+	int64_t head_ts;              /* time of the next event, if has_head */
+	bool has_head;
 };
 
 struct pz_field;
 struct tp_import;
 /* Offset from the bundle's ftrace clock to boot time (0 for the boot clock). */
 int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
-/* The earliest event time in a bundle: 1 and *out, 0 if it has no events. */
-int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out);
+/*
+ * The CPU of a bundle and its earliest event time. Return: 1 and both; 0
+ * and *@out_cpu if it has no events; -EBADMSG if it is malformed.
+ */
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts);
 /* Decodes a bundle entry into @c (whose buffers are reused). */
 int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev);
 /* The time of the cursor's next event: false when it is done. */
