@@ -44,13 +44,17 @@ static int64_t fint(const struct pz_field *slots, uint32_t id)
 
 static struct tp_comm_ref fbytes(const struct pz_field *slots, uint32_t id)
 {
-	struct tp_comm_ref s = {NULL, 0};
+	struct tp_comm_ref s;
 
-	if (slots[id].id && slots[id].wire_type == PZ_WIRE_LEN) {
-		/* An empty field has no bytes: it still names "" (not NULL). */
-		s.data = slots[id].data ? slots[id].data : (const uint8_t *)"";
-		s.len = slots[id].size;
-	}
+	memset(&s, 0, sizeof(s));
+	if (!slots[id].id || slots[id].wire_type != PZ_WIRE_LEN)
+		return s;
+	s.present = true;
+	s.len = slots[id].size;
+	if (s.len <= TP_COMM_INLINE)
+		memcpy(s.w, slots[id].data, s.len);
+	else
+		s.data = slots[id].data;
 	return s;
 }
 
@@ -98,24 +102,25 @@ void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot
  * its tid had last is tried first, compared by bytes; misses intern as
  * tp_str_intern() always did, so ids come out in the same order.
  */
-static uint32_t comm(struct tp_import *imp, struct tp_comm_ref s, int64_t tid)
+static uint32_t comm(struct tp_import *imp, const struct tp_comm_ref *s, int64_t tid)
 {
 	struct tp_comm_slot *slot = &imp->fc.comms[(uint64_t)tid & (TP_COMM_CACHE - 1)];
-	const char *have;
+	const char *bytes;
 	uint32_t id;
 
-	if (!s.data)
+	if (!s->present)
 		return 0;
-	if (slot->id && slot->len == s.len) {
-		have = tp_str_get(&imp->db->strings, slot->id);
-		if (have && memcmp(have, s.data, s.len) == 0)
-			return slot->id;
-	}
-	id = tp_str_intern(&imp->db->strings, (const char *)s.data, s.len);
+	if (s->len > TP_COMM_INLINE)
+		return tp_str_intern(&imp->db->strings, (const char *)s->data, s->len);
+	if (slot->id && slot->len == s->len && slot->w[0] == s->w[0] && slot->w[1] == s->w[1])
+		return slot->id;
+	bytes = (const char *)s->w;
+	id = tp_str_intern(&imp->db->strings, bytes, s->len);
 	/* A comm holding a NUL is interned cut short: not cached. */
-	if (id && !memchr(s.data, '\0', s.len)) {
+	if (id && !memchr(bytes, '\0', s->len)) {
+		memcpy(slot->w, s->w, sizeof(slot->w));
 		slot->id = id;
-		slot->len = s.len;
+		slot->len = s->len;
 	}
 	return id;
 }
@@ -141,7 +146,7 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 			 const struct tp_ftrace_hot *p)
 {
 	int64_t prev = p->sw.prev_pid;
-	uint32_t prev_comm = comm(imp, p->sw.prev_comm, prev);
+	uint32_t prev_comm = comm(imp, &p->sw.prev_comm, prev);
 	uint32_t next_comm;
 
 	if (prev != 0 && prev_comm) {
@@ -150,7 +155,7 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 		if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
 			tp_proc_set_thread_name(imp, pu, prev_comm);
 	}
-	next_comm = comm(imp, p->sw.next_comm, p->sw.next_pid);
+	next_comm = comm(imp, &p->sw.next_comm, p->sw.next_pid);
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, p->sw.prev_state, p->sw.next_pid,
 			next_comm, p->sw.next_prio);
 }

@@ -136,10 +136,18 @@ struct tp_ftrace_header {
 	bool has_ts;
 };
 
-/* A comm of a hot event: bytes in the trace (NULL: absent or not bytes). */
+/*
+ * A comm of a hot event. Kernel comms are at most 16 bytes: those are
+ * copied (zero-padded), so parsing compares two words, not trace bytes.
+ */
+#define TP_COMM_INLINE 16
 struct tp_comm_ref {
-	const uint8_t *data;
+	union {
+		uint64_t w[TP_COMM_INLINE / 8];  /* len <= TP_COMM_INLINE */
+		const uint8_t *data;             /* longer: the bytes in the trace */
+	};
 	uint32_t len;
+	bool present;                 /* false: absent or not bytes */
 };
 
 /*
@@ -224,8 +232,9 @@ struct tp_tid_slot {
 };
 
 struct tp_comm_slot {
+	uint64_t w[TP_COMM_INLINE / 8]; /* the string, zero-padded */
 	uint32_t id;                  /* string id; 0: empty */
-	uint32_t len;                 /* its length (it holds no NUL) */
+	uint32_t len;                 /* its length (<= TP_COMM_INLINE, no NUL) */
 };
 
 struct tp_ftrace_cache {
