@@ -111,7 +111,7 @@ struct tp_compact_switch {
 	int64_t prev_state;
 	int32_t next_pid;
 	int32_t next_prio;
-	uint32_t next_comm;   /* string id */
+	uint32_t next_comm;   /* string id (in a cursor: intern table index + 1, 0: none) */
 };
 
 struct tp_compact_waking {
@@ -119,7 +119,7 @@ struct tp_compact_waking {
 	int32_t pid;
 	int32_t target_cpu;
 	int32_t prio;
-	uint32_t comm;        /* string id */
+	uint32_t comm;        /* string id (in a cursor: intern table index + 1, 0: none) */
 	uint32_t common_flags;
 };
 
@@ -177,7 +177,17 @@ struct tp_bundle_event {
 	struct tp_ftrace_hot hot;
 };
 
-/* One open bundle during parsing: three sorted streams (tp_bundle.c). */
+/* A string of a bundle's compact_sched intern table: bytes in the trace. */
+struct tp_comm_src {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/*
+ * One open bundle during parsing: three sorted streams (tp_bundle.c). The
+ * merge worker (tp_pipe.c) fills and advances it; the parsing thread reads
+ * the records the worker's ops point at, and fills comm_ids.
+ */
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
 	int64_t offset;               /* ftrace clock -> boot clock */
@@ -187,6 +197,10 @@ struct tp_bundle_cursor {
 	size_t n_sw, i_sw, cap_sw;
 	struct tp_compact_waking *wk;
 	size_t n_wk, i_wk, cap_wk;
+	struct tp_comm_src *comm_src; /* compact_sched intern table */
+	size_t n_comms, cap_comm_src;
+	uint32_t *comm_ids;           /* its string ids, interned by the parsing thread */
+	size_t cap_comm_ids;
 	uint64_t n_clock_errors;
 	int64_t head_ts;              /* time of the next event, if has_head */
 	bool has_head;
@@ -194,6 +208,8 @@ struct tp_bundle_cursor {
 
 struct pz_field;
 struct tp_import;
+struct tp_pipe;
+struct tp_clock_graph;
 /* Offset from the bundle's ftrace clock to boot time (0 for the boot clock). */
 int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
 /*
@@ -201,14 +217,55 @@ int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
  * and *@out_cpu if it has no events; -EBADMSG if it is malformed.
  */
 int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts);
-/* Decodes a bundle entry into @c (whose buffers are reused). */
-int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev);
+/*
+ * Decodes a bundle entry into @c (whose buffers are reused); its stats and
+ * intern table go to @p as ops. Context: the merge worker.
+ */
+int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
+		   const struct tp_event *ev);
 /* The time of the cursor's next event: false when it is done. */
 bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts);
-/* Parses the cursor's next event and advances. */
-void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c);
+/*
+ * Hands the cursor's next event to @p (or counts it as late if it is
+ * before *@parse_ts, the newest time handed on so far) and advances.
+ */
+void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *parse_ts);
 void tp_bundle_close(struct tp_bundle_cursor *c);
 void tp_bundle_fini(struct tp_bundle_cursor *c);
+
+/* ---------------------------------------------------------- parse pipe ---- */
+
+/*
+ * tp_pipe.c: the parse stage. A worker thread merges the sorted entries
+ * and the bundles' events into ops in trace time order; the caller's
+ * thread applies them to the tables.
+ */
+typedef void (*tp_pipe_drop_cb)(void *user);
+typedef void (*tp_guard_cb)(void *user);
+
+/*
+ * tp_pipe_run() - Parse every sorted entry of @imp. @drop, if not NULL, is
+ * called (on the worker) every @drop_every events: it may drop pages of a
+ * mapped trace. @guard runs the worker's body so that a SIGBUS on the
+ * mapping ends it (tp.c). Return: 0; -EIO if the worker's guard tripped
+ * (the ops before it are parsed).
+ * Context: the caller's thread parses; one worker thread while it runs.
+ */
+int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every,
+		int (*guard)(tp_guard_cb fn, void *arg, void *user), void *user);
+/* Stops and frees a pipe whose caller left tp_pipe_run() by a signal. */
+void tp_pipe_abort(struct tp_pipe *p);
+
+/* Ops from the worker's side (tp_bundle.c): applied in order by the parser. */
+void tp_pipe_stat(struct tp_pipe *p, const char *name, uint32_t machine, int64_t value);
+void tp_pipe_ftrace(struct tp_pipe *p, const struct tp_bundle_cursor *c,
+		    const struct tp_bundle_event *be, int64_t ts);
+void tp_pipe_compact_switch(struct tp_pipe *p, struct tp_bundle_cursor *c,
+			    const struct tp_compact_switch *s, int64_t ts);
+void tp_pipe_compact_waking(struct tp_pipe *p, struct tp_bundle_cursor *c,
+			    const struct tp_compact_waking *w, int64_t ts);
+/* The cursor's intern table is interned into comm_ids now. */
+void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 
 /* ----------------------------------------------------------- importer ---- */
 
@@ -265,6 +322,8 @@ struct tp_cpu_state {
 /* Per-thread state of the thread_state builder (indexed by utid). */
 struct tp_thread_state {
 	int64_t open_row;             /* open thread_state row or -1 */
+	int64_t open_ts;              /* its ts and state, kept here so that */
+	uint32_t open_state;          /* closing it reads no table (a cache miss) */
 };
 
 struct tp_import {
@@ -312,8 +371,7 @@ struct tp_import {
 
 
 	uint64_t n_packets;
-	uint64_t n_parsed;            /* events handed to the parsers so far */
-	int64_t parse_ts;             /* time of the latest event parsed */
+	uint64_t n_parsed;            /* events merged so far (the merge worker's) */
 	uint64_t bytes_read;
 
 	/* track events (tp_track_event.h); NULL until the first one */
@@ -324,6 +382,7 @@ struct tp_import {
 	struct tp_gk *gk;
 
 	struct tp_ftrace_cache fc;
+	struct tp_pipe *pipe;         /* while parsing (tp_pipe.c) */
 };
 
 

@@ -105,7 +105,7 @@ static void close_state(struct tp_import *imp, int64_t utid, int64_t ts)
 	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return;
-	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, tp_col_int(t, TSTATE_TS)[row]));
+	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, imp->threads[utid].open_ts));
 	imp->threads[utid].open_row = -1;
 }
 
@@ -128,6 +128,8 @@ static int64_t open_state(struct tp_import *imp, int64_t utid, int64_t ts, uint3
 	tp_set_int(t, TSTATE_CPU, (size_t)row, cpu);
 	tp_set_int(t, TSTATE_UCPU, (size_t)row, ucpu);
 	imp->threads[utid].open_row = row;
+	imp->threads[utid].open_ts = ts;
+	imp->threads[utid].open_state = state;
 	return row;
 }
 
@@ -210,7 +212,7 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	open = imp->threads[utid].open_row;
 	if (open >= 0) {
-		uint32_t st = tp_col_str(t, TSTATE_STATE)[open];
+		uint32_t st = imp->threads[utid].open_state;
 
 		/* Already runnable or running: a waking changes nothing. */
 		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||
