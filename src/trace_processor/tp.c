@@ -2,8 +2,8 @@
 /*
  * tp.c - the trace processor's front: reads a trace in 4 MiB chunks,
  * frames Trace.packet (field 1) across chunk boundaries, hands each packet
- * to the tokenizer, then sorts and parses everything (tp_int.h), and opens
- * SQLite over the result. Chunks stay in an arena until parsing ends, as
+ * to the tokenizer, then sorts and parses everything (tp_pipe.c: on two
+ * threads), and opens SQLite over the result. Chunks stay in an arena until parsing ends, as
  * the sorted events point into them.
  */
 #include "trace_processor/trace_processor.h"

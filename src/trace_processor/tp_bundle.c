@@ -3,11 +3,13 @@
  * tp_bundle.c - ftrace bundles as already-sorted streams. The kernel writes
  * each CPU's events in time order, so the tokenizer pushes one sort entry
  * per bundle (its first event's time) instead of one per event, and the
- * parse stage opens a cursor per bundle when its entry comes up and merges
- * the open cursors by time (tp.c). A cursor holds the bundle's
- * FtraceEvents (sorted by time if the kernel's order was broken) and its
- * compact_sched records (switches and wakings: two more sorted streams),
- * all decoded when it opens, and yields the earliest of the three.
+ * parse stage's merge worker opens a cursor per bundle when its entry
+ * comes up and merges the open cursors by time (tp_pipe.c). A cursor holds
+ * the bundle's FtraceEvents (headers and hot-event fields decoded; sorted
+ * by time if the kernel's order was broken) and its compact_sched records
+ * (switches and wakings: two more sorted streams), all decoded in one
+ * pass when it opens, and yields the earliest of the three. It runs on the
+ * worker: what it would write (stats, strings) goes out as ops.
  */
 #include <errno.h>
 #include <stdlib.h>

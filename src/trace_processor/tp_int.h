@@ -7,9 +7,13 @@
  *                 compressed packets; splits ftrace bundles into events;
  *                 pushes everything timed into the sorter
  *   tp_sort.c     sorts the pushed events by trace time (stable)
+ *   tp_pipe.c     the parse stage: a worker merges sorted entries and
+ *                 ftrace bundles (tp_bundle.c) into ops that the caller's
+ *                 thread applies with the parsers below
  *   tp_parse.c    parses sorted packets (process tree, stats, system info,
  *                 clock snapshots, ...)
  *   tp_ftrace.c   parses sorted ftrace events (sched, counters, prints, raw)
+ *   tp_ftrace_hot.c  the hot ftrace events, decoded without the generic table
  *   tp_proc.c     threads and processes (tid -> utid, pid -> upid)
  *   tp_sched.c    sched slices and thread states
  *   tp_track.c    tracks, counters, args, stats, metadata
