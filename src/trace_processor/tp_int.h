@@ -487,8 +487,40 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);
 void tp_proc_fini(struct tp_import *imp);
-/* The thread for @tid now (created if new, with no process yet). */
-int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
+/*
+ * The tid_to_utid key of (machine, tid) when tid fits 32 bits (wider ones
+ * are hashed: tp_proc.c), and its slot in the lookup cache.
+ */
+static inline bool tp_proc_narrow_key(uint32_t machine, int64_t tid, uint64_t *out)
+{
+	if (tid < INT32_MIN || tid > (int64_t)UINT32_MAX)
+		return false;
+	*out = ((uint64_t)machine << 32) | (uint32_t)tid;
+	return true;
+}
+
+static inline struct tp_tid_slot *tp_proc_tid_slot(struct tp_import *imp, uint64_t k)
+{
+	return &imp->fc.tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
+}
+
+int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t tid);
+/*
+ * The thread for @tid now (created if new, with no process yet). Ftrace
+ * events ask several times each: a cache hit costs no call.
+ */
+static inline int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	const struct tp_tid_slot *s;
+	uint64_t k;
+
+	if (tp_proc_narrow_key(machine, tid, &k)) {
+		s = tp_proc_tid_slot(imp, k);
+		if (s->utid_plus1 && s->key == k)
+			return s->utid_plus1 - 1;
+	}
+	return tp_proc_get_thread_slow(imp, machine, tid);
+}
 /* The newest thread of @tid, or -1 if there is none (never creates one). */
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
 /* A thread for @tid starting at @ts: ends the previous one of that tid. */

@@ -22,8 +22,8 @@ static uint64_t key(uint32_t machine, int64_t id)
 {
 	uint64_t h;
 
-	if (id >= INT32_MIN && id <= (int64_t)UINT32_MAX)
-		return ((uint64_t)machine << 32) | (uint32_t)id;
+	if (tp_proc_narrow_key(machine, id, &h))
+		return h;
 	h = fnv1a64(&machine, sizeof(machine));
 	h = fnv1a64_update(h, &id, sizeof(id));
 	return (1ull << 63) | (h >> 1);
@@ -35,7 +35,7 @@ static uint64_t key(uint32_t machine, int64_t id)
  */
 static struct tp_tid_slot *tid_slot(struct tp_import *imp, uint64_t k)
 {
-	return &imp->fc.tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
+	return tp_proc_tid_slot(imp, k);
 }
 
 static bool tid_lookup(struct tp_import *imp, uint64_t k, int64_t *out_utid)
@@ -146,7 +146,7 @@ void tp_proc_fini(struct tp_import *imp)
 	imp->cap_threads = 0;
 }
 
-int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
 	int64_t utid;
 
