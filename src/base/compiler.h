@@ -16,6 +16,8 @@
 #define PFC_LIKELY(x) __builtin_expect(!!(x), 1)
 #define PFC_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define PFC_ALWAYS_INLINE inline __attribute__((always_inline))
+/* A hint to load @p's cache line for reading; never faults. */
+#define PFC_PREFETCH(p) __builtin_prefetch(p)
 
 #define PFC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PFC_MIN(a, b) ((a) < (b) ? (a) : (b))

@@ -7,76 +7,9 @@
  */
 #include "protozero/protozero.h"
 
-static inline uint64_t load_le(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < n; i++)
-		v |= (uint64_t)p[i] << (8 * i);
-	return v;
-}
-
-static int reader_fail(struct pz_reader *r, enum pz_read_error err)
-{
-	/* r->p stays at the start of the bad field, for error offsets. */
-	r->err = err;
-	return -1;
-}
-
 int pz_reader_next(struct pz_reader *r, struct pz_field *out)
 {
-	const uint8_t *p = r->p;
-	enum pz_read_error err;
-	uint64_t tag, len;
-
-	if (r->err)
-		return -1;
-	if (p >= r->end)
-		return 0;
-	err = pz_varint_decode(&p, r->end, &tag);
-	if (err)
-		return reader_fail(r, err);
-	if ((tag >> 3) == 0 || (tag >> 3) > PZ_MAX_FIELD_ID)
-		return reader_fail(r, PZ_ERR_BAD_FIELD_ID);
-	out->id = (uint32_t)(tag >> 3);
-	out->wire_type = (uint8_t)(tag & 7);
-	out->data = NULL;
-	out->size = 0;
-	out->value = 0;
-	switch (out->wire_type) {
-	case PZ_WIRE_VARINT:
-		err = pz_varint_decode(&p, r->end, &out->value);
-		if (err)
-			return reader_fail(r, err);
-		break;
-	case PZ_WIRE_FIXED64:
-		if (r->end - p < 8)
-			return reader_fail(r, PZ_ERR_TRUNCATED_FIXED);
-		out->value = load_le(p, 8);
-		p += 8;
-		break;
-	case PZ_WIRE_FIXED32:
-		if (r->end - p < 4)
-			return reader_fail(r, PZ_ERR_TRUNCATED_FIXED);
-		out->value = load_le(p, 4);
-		p += 4;
-		break;
-	case PZ_WIRE_LEN:
-		err = pz_varint_decode(&p, r->end, &len);
-		if (err)
-			return reader_fail(r, err);
-		if (len > (uint64_t)(r->end - p) || len > UINT32_MAX)
-			return reader_fail(r, PZ_ERR_LENGTH_PAST_END);
-		out->data = p;
-		out->size = (uint32_t)len;
-		p += len;
-		break;
-	default:
-		return reader_fail(r, PZ_ERR_BAD_WIRE_TYPE);
-	}
-	r->p = p;
-	return 1;
+	return pz_reader_next_inline(r, out);
 }
 
 const char *pz_read_error_str(enum pz_read_error err)
@@ -109,7 +42,7 @@ enum pz_read_error pz_decode_table(const void *data, size_t len, struct pz_field
 
 	memset(slots, 0, sizeof(*slots) * n_slots);
 	pz_reader_init(&r, data, len);
-	while ((rc = pz_reader_next(&r, &f)) > 0) {
+	while ((rc = pz_reader_next_inline(&r, &f)) > 0) {
 		if (f.id < n_slots)
 			slots[f.id] = f;
 	}
@@ -142,7 +75,7 @@ static int packed_next_fixed(struct pz_packed *it, unsigned n, uint64_t *out)
 		it->err = PZ_ERR_TRUNCATED_FIXED;
 		return -1;
 	}
-	*out = load_le(it->p, n);
+	*out = pz_load_le(it->p, n);
 	it->p += n;
 	return 1;
 }

@@ -2,8 +2,8 @@
 /*
  * tp.c - the trace processor's front: reads a trace in 4 MiB chunks,
  * frames Trace.packet (field 1) across chunk boundaries, hands each packet
- * to the tokenizer, then sorts and parses everything (tp_int.h), and opens
- * SQLite over the result. Chunks stay in an arena until parsing ends, as
+ * to the tokenizer, then sorts and parses everything (tp_pipe.c: on two
+ * threads), and opens SQLite over the result. Chunks stay in an arena until parsing ends, as
  * the sorted events point into them.
  */
 #include "trace_processor/trace_processor.h"
@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -253,195 +254,57 @@ static int frame(struct tp *tp, const uint8_t *data, size_t len, bool at_eof, si
 	return rc == -ENODATA && !at_eof ? 0 : rc;
 }
 
+/* Called by the merge worker every DROP_PAGES_EVERY_EVENTS events. */
+static void drop_all_pages(void *user)
+{
+	struct tp *tp = user;
+
+	drop_pages(tp, tp->map_len);
+}
+
+static int guard_mapped(tp_guard_cb fn, void *arg, void *user);
+
+static void *build_thread_state_index(void *arg)
+{
+	struct tp_db *db = arg;
+
+	tp_col_index_build(&db->thread_state, TSTATE_UTID);
+	return NULL;
+}
+
 /*
- * Open bundle cursors, as a min-heap on (next event time, machine, CPU,
- * entry index). Ties go as in Perfetto's sorter, which merges one queue per
- * CPU: a fresh pick takes the lowest CPU, but the queue being drained keeps
- * going while its next event is no later than every other queue's first
- * (@sticky: the root cursor is that queue, and wins ties even against
- * packets).
+ * The join columns of the seed queries get their indexes now: lookups need
+ * them anyway, and the planner uses their value counts to choose join
+ * orders that keep GROUP BY on a table's id (no sorter). An index build
+ * touches only its own table: the biggest one is built on a second thread.
  */
-struct merge {
-	struct tp_bundle_cursor *cur;   /* pool; heap holds indexes into it */
-	size_t *heap;
-	int64_t *key_ts;
-	size_t *key_seq;
-	size_t *free_list;
-	size_t n_heap, n_pool, n_free, cap;
-	bool sticky;
-};
-
-static bool heap_less(const struct merge *m, size_t a, size_t b)
+static void build_indexes(struct tp_db *db)
 {
-	const struct tp_bundle_cursor *ca = &m->cur[a], *cb = &m->cur[b];
+	pthread_t th;
+	bool threaded = pthread_create(&th, NULL, build_thread_state_index, db) == 0;
 
-	if (m->key_ts[a] != m->key_ts[b])
-		return m->key_ts[a] < m->key_ts[b];
-	if (ca->machine != cb->machine)
-		return ca->machine < cb->machine;
-	if (ca->cpu != cb->cpu)
-		return ca->cpu < cb->cpu;
-	return m->key_seq[a] < m->key_seq[b];
+	tp_col_index_build(&db->sched, SCHED_UTID);
+	tp_col_index_build(&db->thread, THREAD_UPID);
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		build_thread_state_index(db);
 }
 
-static void heap_sift_down(struct merge *m, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, s = i, t;
-
-		if (l < m->n_heap && heap_less(m, m->heap[l], m->heap[s]))
-			s = l;
-		if (r < m->n_heap && heap_less(m, m->heap[r], m->heap[s]))
-			s = r;
-		if (s == i)
-			return;
-		t = m->heap[i];
-		m->heap[i] = m->heap[s];
-		m->heap[s] = t;
-		i = s;
-	}
-}
-
-static void heap_push(struct merge *m, size_t c)
-{
-	size_t i = m->n_heap++;
-
-	m->heap[i] = c;
-	while (i > 0) {
-		size_t p = (i - 1) / 2, t;
-
-		if (!heap_less(m, m->heap[i], m->heap[p]))
-			break;
-		t = m->heap[i];
-		m->heap[i] = m->heap[p];
-		m->heap[p] = t;
-		i = p;
-	}
-	if (i == 0)
-		m->sticky = false;
-}
-
-/* A cursor slot from the pool (grown as needed); SIZE_MAX on OOM. */
-static size_t merge_slot(struct merge *m)
-{
-	if (m->n_free)
-		return m->free_list[--m->n_free];
-	if (m->n_pool == m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 16;
-		void *a = realloc(m->cur, cap * sizeof(*m->cur));
-
-		if (!a)
-			return SIZE_MAX;
-		m->cur = a;
-		memset(m->cur + m->cap, 0, (cap - m->cap) * sizeof(*m->cur));
-		if (!(a = realloc(m->heap, cap * sizeof(size_t))))
-			return SIZE_MAX;
-		m->heap = a;
-		if (!(a = realloc(m->key_ts, cap * sizeof(int64_t))))
-			return SIZE_MAX;
-		m->key_ts = a;
-		if (!(a = realloc(m->key_seq, cap * sizeof(size_t))))
-			return SIZE_MAX;
-		m->key_seq = a;
-		if (!(a = realloc(m->free_list, cap * sizeof(size_t))))
-			return SIZE_MAX;
-		m->free_list = a;
-		m->cap = cap;
-	}
-	return m->n_pool++;
-}
-
-/* Emits the earliest open bundle's next event; reheaps or retires it. */
-static void merge_emit(struct tp_import *imp, struct merge *m)
-{
-	size_t c = m->heap[0];
-	int64_t ts;
-
-	tp_bundle_emit(imp, &m->cur[c]);
-	if (tp_bundle_peek(&m->cur[c], &ts)) {
-		m->key_ts[c] = ts;
-		/* No later than both children: no later than any other cursor. */
-		m->sticky = (m->n_heap < 2 || ts <= m->key_ts[m->heap[1]]) &&
-			    (m->n_heap < 3 || ts <= m->key_ts[m->heap[2]]);
-		if (m->sticky)
-			return;
-	} else {
-		m->sticky = false;
-		tp_bundle_close(&m->cur[c]);
-		m->free_list[m->n_free++] = c;
-		m->heap[0] = m->heap[--m->n_heap];
-	}
-	if (m->n_heap)
-		heap_sift_down(m, 0);
-}
-
-static void parse_all(struct tp *tp)
+/* Return: 0; -EIO if the mapped trace shrank under the merge worker. */
+static int parse_all(struct tp *tp)
 {
 	struct tp_import *imp = &tp->imp;
-	struct merge m = {0};
-	uint64_t dropped_at = 0;
-	size_t i;
+	int rc;
 
 	tp_sorter_sort(&imp->sorter);
-	imp->parse_ts = INT64_MIN;
-	for (i = 0; i < imp->sorter.n; i++) {
-		const struct tp_event *ev = &imp->sorter.ev[i];
-		size_t c;
-		int64_t ts;
-
-		if (tp->map && imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
-			drop_pages(tp, tp->map_len);
-			dropped_at = imp->n_parsed;
-		}
-		/* Bundle events earlier than this entry go first. */
-		while (m.n_heap && (m.key_ts[m.heap[0]] < ev->ts ||
-				    (m.sticky && m.key_ts[m.heap[0]] == ev->ts))) {
-			merge_emit(imp, &m);
-			if (tp->map && ++imp->n_parsed - dropped_at >= DROP_PAGES_EVERY_EVENTS) {
-				drop_pages(tp, tp->map_len);
-				dropped_at = imp->n_parsed;
-			}
-		}
-		imp->n_parsed++;
-		if (ev->kind != TP_EV_BUNDLE) {
-			m.sticky = false;
-			if (ev->ts > imp->parse_ts)
-				imp->parse_ts = ev->ts;
-			tp_parse_event(imp, ev);
-			continue;
-		}
-		c = merge_slot(&m);
-		if (c == SIZE_MAX) {
-			tp_stat_add(imp, "parser_out_of_memory", -1, ev->machine, 1);
-			continue;
-		}
-		if (tp_bundle_open(imp, &m.cur[c], ev) < 0 || !tp_bundle_peek(&m.cur[c], &ts)) {
-			tp_bundle_close(&m.cur[c]);
-			m.free_list[m.n_free++] = c;
-			continue;
-		}
-		m.key_ts[c] = ts;
-		m.key_seq[c] = i;
-		heap_push(&m, c);
-	}
-	while (m.n_heap)
-		merge_emit(imp, &m);
-	for (i = 0; i < m.n_pool; i++)
-		tp_bundle_fini(&m.cur[i]);
-	free(m.cur);
-	free(m.heap);
-	free(m.key_ts);
-	free(m.key_seq);
-	free(m.free_list);
+	rc = tp_pipe_run(imp, tp->map ? drop_all_pages : NULL, DROP_PAGES_EVERY_EVENTS,
+			 guard_mapped, tp);
+	if (rc < 0)
+		return rc;
 	tp_parse_finish(imp);
-	/*
-	 * The join columns of the seed queries get their indexes now: lookups
-	 * need them anyway, and the planner uses their value counts to choose
-	 * join orders that keep GROUP BY on a table's id (no sorter).
-	 */
-	tp_col_index_build(&tp->db.sched, SCHED_UTID);
-	tp_col_index_build(&tp->db.thread_state, TSTATE_UTID);
-	tp_col_index_build(&tp->db.thread, THREAD_UPID);
+	build_indexes(&tp->db);
+	return 0;
 }
 
 /*
@@ -498,6 +361,36 @@ static void on_sigbus(int sig, siginfo_t *si, void *uctx)
 	raise(sig);
 }
 
+/*
+ * Runs @fn on the merge worker with the same protection for its own
+ * accesses to the mapping (none needed for a trace read into memory).
+ * Return: 0, or -EIO if a SIGBUS on the mapping cut @fn short.
+ */
+static int guard_mapped(tp_guard_cb fn, void *arg, void *user)
+{
+	struct tp *tp = user;
+	sigjmp_buf jmp, *outer = g_bus_jmp;
+	const uint8_t *lo = g_bus_lo, *hi = g_bus_hi;
+	int rc = 0;
+
+	if (!tp->map) {
+		fn(arg);
+		return 0;
+	}
+	g_bus_lo = tp->map;
+	g_bus_hi = tp->map + tp->map_len;
+	if (sigsetjmp(jmp, 1) == 0) {
+		g_bus_jmp = &jmp;
+		fn(arg);
+	} else {
+		rc = -EIO;
+	}
+	g_bus_jmp = outer;
+	g_bus_lo = lo;
+	g_bus_hi = hi;
+	return rc;
+}
+
 /* A regular file: framed in place from a read-only mapping, no copy. */
 static int import_mapped(struct tp *tp, const char *name)
 {
@@ -529,7 +422,8 @@ static int import_mapped(struct tp *tp, const char *name)
 	}
 	tp->imp.bytes_read = tp->map_len;
 	drop_pages(tp, tp->map_len);
-	parse_all(tp);
+	if (parse_all(tp) < 0)
+		return -EIO;
 	progress(tp, tp->map_len, t0, true);
 	return 0;
 }
@@ -567,10 +461,14 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 				g_bus_jmp = &jmp;
 				rc = import_mapped(tp, name);
 			} else {
+				/* The merge worker may still run: it stops first. */
+				tp_pipe_abort(tp->imp.pipe);
+				rc = -EIO;
+			}
+			if (rc == -EIO) {
 				fprintf(stderr, "trace_processor: %s shrank while it was being read; "
 						"the import is incomplete\n", name);
 				tp_stat_add(&tp->imp, "proto_trace_framing_errors", -1, 0, 1);
-				rc = -EIO;
 			}
 			g_bus_jmp = NULL;
 			sigaction(SIGBUS, &old, NULL);
@@ -621,7 +519,7 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 	tp->imp.bytes_read = total;
 	if (rc == -EINVAL || rc == -ENOMEM)
 		return rc;
-	parse_all(tp);
+	parse_all(tp); /* no mapping: nothing to shrink */
 	progress(tp, total, t0, true);
 	tp_sorter_fini(&tp->imp.sorter);
 	tp_arena_fini(&tp->imp.arena);

@@ -3,11 +3,13 @@
  * tp_bundle.c - ftrace bundles as already-sorted streams. The kernel writes
  * each CPU's events in time order, so the tokenizer pushes one sort entry
  * per bundle (its first event's time) instead of one per event, and the
- * parse stage opens a cursor per bundle when its entry comes up and merges
- * the open cursors by time (tp.c). A cursor holds the bundle's
- * FtraceEvents (sorted by time if the kernel's order was broken) and its
- * compact_sched records (switches and wakings: two more sorted streams),
- * all decoded when it opens, and yields the earliest of the three.
+ * parse stage's merge worker opens a cursor per bundle when its entry
+ * comes up and merges the open cursors by time (tp_pipe.c). A cursor holds
+ * the bundle's FtraceEvents (headers and hot-event fields decoded; sorted
+ * by time if the kernel's order was broken) and its compact_sched records
+ * (switches and wakings: two more sorted streams), all decoded in one
+ * pass when it opens, and yields the earliest of the three. It runs on the
+ * worker: what it would write (stats, strings) goes out as ops.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -42,32 +44,37 @@ static void packed(struct pz_packed *it, const struct pz_field *f)
  * absolute and shifted by the bundle's clock offset). Columns shorter than
  * the timestamp column are an error: the records past them are dropped.
  */
-static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
-			   const uint8_t *data, size_t len)
+static void decode_compact(struct tp_pipe *p, struct tp_bundle_cursor *c, const uint8_t *data,
+			   size_t len)
 {
 	struct pz_field f[13];
 	struct pz_reader r;
 	struct pz_field fl;
 	struct pz_packed ts_it, a, b, d, e, g;
-	uint32_t *comms = NULL;
-	size_t n_comms = 0, cap_comms = 0;
+	size_t n_comms;
 	uint64_t v, w, x, y, z, q;
 	int64_t ts;
 	bool bad = false;
 
 	if (pz_decode_table(data, len, f, 13) != PZ_OK) {
-		tp_stat_add(imp, "compact_sched_has_parse_errors", -1, c->machine, 1);
+		tp_pipe_stat(p, "compact_sched_has_parse_errors", c->machine, 1);
 		return;
 	}
+	/* The parsing thread interns the table (records hold index + 1). */
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &fl) > 0) {
 		if (fl.id != PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE ||
 		    fl.wire_type != PZ_WIRE_LEN)
 			continue;
-		if (tp_array_grow((void **)&comms, &cap_comms, n_comms + 1, sizeof(*comms), 64) < 0)
+		if (tp_array_grow((void **)&c->comm_src, &c->cap_comm_src, c->n_comms + 1,
+				  sizeof(*c->comm_src), 64) < 0)
 			break;
-		comms[n_comms++] = tp_str_intern(&imp->db->strings, (const char *)fl.data, fl.size);
+		c->comm_src[c->n_comms].data = fl.data;
+		c->comm_src[c->n_comms++].len = fl.size;
 	}
+	n_comms = c->n_comms;
+	if (n_comms)
+		tp_pipe_comms(p, c);
 	/* Switches. */
 	packed(&ts_it, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP]);
 	packed(&a, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE]);
@@ -91,7 +98,7 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 		s->prev_state = (int64_t)w;
 		s->next_pid = (int32_t)x;
 		s->next_prio = (int32_t)y;
-		s->next_comm = z < n_comms ? comms[z] : 0;
+		s->next_comm = z < n_comms ? (uint32_t)z + 1 : 0;
 		if (z >= n_comms)
 			bad = true;
 	}
@@ -120,14 +127,13 @@ static void decode_compact(struct tp_import *imp, struct tp_bundle_cursor *c,
 		k->pid = (int32_t)w;
 		k->target_cpu = (int32_t)x;
 		k->prio = (int32_t)y;
-		k->comm = z < n_comms ? comms[z] : 0;
+		k->comm = z < n_comms ? (uint32_t)z + 1 : 0;
 		k->common_flags = (uint32_t)q;
 		if (z >= n_comms)
 			bad = true;
 	}
 	if (bad)
-		tp_stat_add(imp, "compact_sched_has_parse_errors", -1, c->machine, 1);
-	free(comms);
+		tp_pipe_stat(p, "compact_sched_has_parse_errors", c->machine, 1);
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -169,27 +175,35 @@ int64_t tp_bundle_clock_offset(const struct pz_field *f)
 	return 0;
 }
 
-int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts)
 {
 	struct pz_field f[11], cs[13];
 	struct pz_reader r;
 	struct pz_field e;
-	int64_t best = INT64_MAX, ts, offset;
+	int64_t best = INT64_MAX, ts = 0, offset;
+	bool have_ts = false;
 	uint64_t v;
-	int k;
+	int k, rc;
 
-	if (pz_decode_table(data, len, f, 11) != PZ_OK)
-		return -EBADMSG;
-	offset = tp_bundle_clock_offset(f);
-	/* The kernel writes a CPU's events in order: the first is the earliest. */
+	/*
+	 * One pass: the bundle's fields (as pz_decode_table() fills them) and
+	 * its first event that has a time. The kernel writes a CPU's events in
+	 * order: that first one is the earliest.
+	 */
+	memset(f, 0, sizeof(f));
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &e) > 0) {
-		if (e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN &&
-		    event_ts(e.data, e.size, &ts)) {
-			best = tp_ts_add(ts, offset);
-			break;
-		}
+	while ((rc = pz_reader_next_inline(&r, &e)) > 0) {
+		if (e.id < 11)
+			f[e.id] = e;
+		if (!have_ts && e.id == PB_FTRACE_EVENT_BUNDLE__EVENT && e.wire_type == PZ_WIRE_LEN)
+			have_ts = event_ts(e.data, e.size, &ts);
 	}
+	if (rc < 0)
+		return -EBADMSG;
+	*out_cpu = f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+	offset = tp_bundle_clock_offset(f);
+	if (have_ts)
+		best = tp_ts_add(ts, offset);
 	/* compact_sched columns are deltas from 0: their first value is absolute. */
 	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    pz_decode_table(f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
@@ -209,83 +223,25 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out)
 	}
 	if (best == INT64_MAX)
 		return 0;
-	*out = best;
+	*out_ts = best;
 	return 1;
 }
 
 /* Converts the cursor's boot-clock times to trace time (identity by default). */
-static int64_t to_trace(struct tp_import *imp, struct tp_bundle_cursor *c, int64_t ts)
+static int64_t to_trace(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c, int64_t ts)
 {
 	int64_t out;
 
-	if (tp_clock_trace_clock(imp->clocks) == TP_CLOCK_BOOTTIME)
+	if (tp_clock_trace_clock(clocks) == TP_CLOCK_BOOTTIME)
 		return ts;
-	if (tp_clock_to_trace(imp->clocks, TP_CLOCK_BOOTTIME, ts, &out) == 0)
+	if (tp_clock_to_trace(clocks, TP_CLOCK_BOOTTIME, ts, &out) == 0)
 		return out;
 	c->n_clock_errors++;
 	return ts;
 }
 
-int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev)
-{
-	struct pz_field f[11];
-	struct pz_reader r;
-	struct pz_field e;
-	bool sorted = true;
-	size_t i;
-
-	c->machine = ev->machine;
-	c->cpu = ev->cpu;
-	c->gen = ev->aux;
-	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
-	c->n_clock_errors = 0;
-	if (pz_decode_table(ev->data, ev->len, f, 11) != PZ_OK)
-		return -EBADMSG;
-	c->offset = tp_bundle_clock_offset(f);
-	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
-	    f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
-		decode_compact(imp, c, f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
-			       f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
-	pz_reader_init(&r, ev->data, ev->len);
-	while (pz_reader_next(&r, &e) > 0) {
-		struct tp_bundle_event *be;
-
-		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
-			tp_stat_add(imp, "ftrace_abi_errors", -1, c->machine, 1);
-			continue;
-		}
-		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
-			continue;
-		if (tp_array_grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev), 64) < 0)
-			break;
-		be = &c->ev[c->n_ev];
-		tp_ftrace_header_read(e.data, e.size, &be->h);
-		if (!be->h.has_ts) {
-			tp_stat_add(imp, "ftrace_event_without_timestamp", -1, c->machine, 1);
-			continue;
-		}
-		be->h.ts = to_trace(imp, c, tp_ts_add(be->h.ts, c->offset));
-		be->order = (uint32_t)c->n_ev;
-		if (c->n_ev && be->h.ts < c->ev[c->n_ev - 1].h.ts)
-			sorted = false;
-		c->n_ev++;
-	}
-	if (r.err != PZ_OK)
-		tp_stat_add(imp, "ftrace_bundle_malformed", -1, c->machine, 1);
-	if (!sorted) {
-		tp_stat_add(imp, "ftrace_bundle_out_of_order", -1, c->machine, 1);
-		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
-	}
-	for (i = 0; i < c->n_sw; i++)
-		c->sw[i].ts = to_trace(imp, c, c->sw[i].ts);
-	for (i = 0; i < c->n_wk; i++)
-		c->wk[i].ts = to_trace(imp, c, c->wk[i].ts);
-	if (c->n_clock_errors)
-		tp_stat_add(imp, "clock_sync_failure", -1, c->machine, (int64_t)c->n_clock_errors);
-	return 0;
-}
-
-bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
+/* Finds the cursor's next event: the earliest head of its three streams. */
+static void set_head(struct tp_bundle_cursor *c)
 {
 	int64_t best = INT64_MAX;
 	bool any = false;
@@ -294,25 +250,140 @@ bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
 		best = c->ev[c->i_ev].h.ts;
 		any = true;
 	}
-	if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
-		best = c->sw[c->i_sw].ts;
-		any = true;
+	if (c->n_sw | c->n_wk) {
+		if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
+			best = c->sw[c->i_sw].ts;
+			any = true;
+		}
+		if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
+			best = c->wk[c->i_wk].ts;
+			any = true;
+		}
 	}
-	if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
-		best = c->wk[c->i_wk].ts;
-		any = true;
-	}
-	*out_ts = best;
-	return any;
+	c->head_ts = best;
+	c->has_head = any;
 }
 
-void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
+/* What one pass over a bundle's bytes found besides its events. */
+struct bundle_scan {
+	struct pz_field f[11];        /* its own fields, as pz_decode_table() fills them */
+	uint64_t n_errors;            /* FtraceEventBundle.error entries */
+	uint64_t n_no_ts;             /* events without a timestamp (dropped) */
+	bool errors_first;            /* the first of those two was an error */
+};
+
+/*
+ * Reads the bundle's fields and every event's header into c->ev in one
+ * pass (times still in the ftrace clock). Return: 0, or -EBADMSG with
+ * nothing read if the bundle is malformed.
+ */
+static int scan(struct tp_bundle_cursor *c, const uint8_t *data, size_t len,
+		struct bundle_scan *out)
 {
-	struct tp_event ev = {0};
-	int64_t ts;
+	struct pz_reader r;
+	struct pz_field e;
+	bool full = false;           /* out of memory: later events are left out */
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	pz_reader_init(&r, data, len);
+	while ((rc = pz_reader_next_inline(&r, &e)) > 0) {
+		struct tp_bundle_event *be;
+
+		if (e.id < 11)
+			out->f[e.id] = e;
+		if (full)
+			continue;
+		if (e.id == PB_FTRACE_EVENT_BUNDLE__ERROR) {
+			if (!out->n_errors++ && !out->n_no_ts)
+				out->errors_first = true;
+			continue;
+		}
+		if (e.id != PB_FTRACE_EVENT_BUNDLE__EVENT || e.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (tp_array_grow((void **)&c->ev, &c->cap_ev, c->n_ev + 1, sizeof(*c->ev), 64) < 0) {
+			full = true;
+			continue;
+		}
+		be = &c->ev[c->n_ev];
+		tp_ftrace_header_read(e.data, e.size, &be->h);
+		if (!be->h.has_ts) {
+			out->n_no_ts++;
+			continue;
+		}
+		tp_ftrace_hot_decode(&be->h, &be->hot);
+		be->order = (uint32_t)c->n_ev;
+		c->n_ev++;
+	}
+	if (rc < 0) {
+		c->n_ev = 0;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
+		   const struct tp_event *ev)
+{
+	struct bundle_scan s;
+	bool sorted = true, identity;
+	size_t i;
+
+	c->machine = ev->machine;
+	c->cpu = ev->cpu;
+	c->gen = ev->aux;
+	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
+	c->n_comms = 0;
+	c->n_clock_errors = 0;
+	c->has_head = false;
+	if (scan(c, ev->data, ev->len, &s) < 0)
+		return -EBADMSG;
+	c->offset = tp_bundle_clock_offset(s.f);
+	if (s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
+	    s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
+		decode_compact(p, c, s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
+			       s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
+	/* Stats in the order their first cases came in the bundle. */
+	if (s.n_errors && s.errors_first)
+		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
+	if (s.n_no_ts)
+		tp_pipe_stat(p, "ftrace_event_without_timestamp", c->machine, (int64_t)s.n_no_ts);
+	if (s.n_errors && !s.errors_first)
+		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
+	identity = tp_clock_trace_clock(clocks) == TP_CLOCK_BOOTTIME;
+	for (i = 0; i < c->n_ev; i++) {
+		int64_t ts = tp_ts_add(c->ev[i].h.ts, c->offset);
+
+		c->ev[i].h.ts = identity ? ts : to_trace(clocks, c, ts);
+		if (i && c->ev[i].h.ts < c->ev[i - 1].h.ts)
+			sorted = false;
+	}
+	if (!sorted) {
+		tp_pipe_stat(p, "ftrace_bundle_out_of_order", c->machine, 1);
+		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
+	}
+	for (i = 0; i < c->n_sw; i++)
+		c->sw[i].ts = to_trace(clocks, c, c->sw[i].ts);
+	for (i = 0; i < c->n_wk; i++)
+		c->wk[i].ts = to_trace(clocks, c, c->wk[i].ts);
+	if (c->n_clock_errors)
+		tp_pipe_stat(p, "clock_sync_failure", c->machine, (int64_t)c->n_clock_errors);
+	set_head(c);
+	return 0;
+}
+
+bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
+{
+	*out_ts = c->head_ts;
+	return c->has_head;
+}
+
+void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *parse_ts)
+{
+	int64_t ts = c->head_ts;
 	bool late;
 
-	if (!tp_bundle_peek(c, &ts))
+	if (!c->has_head)
 		return;
 	/*
 	 * Tables get rows in time order (SQL bisects their ts columns). An
@@ -320,35 +391,32 @@ void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c)
 	 * first event, compact deltas that wrapped, odd clock snapshots) is
 	 * dropped, as Perfetto's sorter drops what comes too late.
 	 */
-	late = ts < imp->parse_ts;
+	late = ts < *parse_ts;
 	if (late)
-		tp_stat_add(imp, "sorter_push_event_out_of_order", -1, c->machine, 1);
+		tp_pipe_stat(p, "sorter_push_event_out_of_order", c->machine, 1);
 	else
-		imp->parse_ts = ts;
-	ev.cpu = c->cpu;
-	ev.machine = c->machine;
-	ev.aux = c->gen;
-	ev.ts = ts;
+		*parse_ts = ts;
 	/* At equal times: full events, then switches, then wakings. */
 	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
-		ev.kind = TP_EV_FTRACE;
 		if (!late)
-			tp_ftrace_parse_event(imp, &ev, &c->ev[c->i_ev].h);
+			tp_pipe_ftrace(p, c, &c->ev[c->i_ev], ts);
 		c->i_ev++;
 	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
 		if (!late)
-			tp_ftrace_parse_compact_switch(imp, &ev, &c->sw[c->i_sw]);
+			tp_pipe_compact_switch(p, c, &c->sw[c->i_sw], ts);
 		c->i_sw++;
 	} else {
 		if (!late)
-			tp_ftrace_parse_compact_waking(imp, &ev, &c->wk[c->i_wk]);
+			tp_pipe_compact_waking(p, c, &c->wk[c->i_wk], ts);
 		c->i_wk++;
 	}
+	set_head(c);
 }
 
 void tp_bundle_close(struct tp_bundle_cursor *c)
 {
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
+	c->has_head = false;
 }
 
 void tp_bundle_fini(struct tp_bundle_cursor *c)
@@ -356,5 +424,7 @@ void tp_bundle_fini(struct tp_bundle_cursor *c)
 	free(c->ev);
 	free(c->sw);
 	free(c->wk);
+	free(c->comm_src);
+	free(c->comm_ids);
 	memset(c, 0, sizeof(*c));
 }

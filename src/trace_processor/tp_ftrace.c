@@ -275,6 +275,34 @@ static bool args_elsewhere(uint32_t id)
 	       id == PB_FTRACE_EVENT__CPU_IDLE || id == PB_FTRACE_EVENT__CPU_FREQUENCY;
 }
 
+int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+			     const char *name, int64_t utid, int64_t common_flags)
+{
+	struct tp_table *t = &imp->db->ftrace_event;
+	int64_t row;
+	uint32_t name_id;
+
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	/* Names are interned when first needed, here, as they always were. */
+	if (event_id < TP_FTRACE_NAME_CACHE) {
+		if (!imp->fc.names[event_id])
+			imp->fc.names[event_id] = tp_db_str(imp->db, name);
+		name_id = imp->fc.names[event_id];
+	} else {
+		name_id = tp_db_str(imp->db, name);
+	}
+	tp_set_int(t, FTRACE_TS, (size_t)row, ev->ts);
+	tp_set_str(t, FTRACE_NAME, (size_t)row, name_id);
+	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
+	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
+	tp_set_int(t, FTRACE_UCPU, (size_t)row, tp_sched_ucpu(imp, ev->machine, ev->cpu));
+	if (common_flags != TP_NULL_INT)
+		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
+	return row;
+}
+
 static void raw_row(struct tp_import *imp, const struct tp_event *ev, const struct pb_ft_event *d,
 		    const struct pz_field *payload, int64_t utid, int64_t common_flags)
 {
@@ -283,16 +311,10 @@ static void raw_row(struct tp_import *imp, const struct tp_event *ev, const stru
 	struct pz_field f;
 	int64_t row, set;
 
-	row = tp_table_append(t);
+	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
+				   common_flags);
 	if (row < 0)
 		return;
-	tp_set_int(t, FTRACE_TS, (size_t)row, ev->ts);
-	tp_set_str(t, FTRACE_NAME, (size_t)row, tp_db_str(imp->db, d ? d->name : "unknown"));
-	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
-	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
-	tp_set_int(t, FTRACE_UCPU, (size_t)row, tp_sched_ucpu(imp, ev->machine, ev->cpu));
-	if (common_flags != TP_NULL_INT)
-		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
 	if (!d || !payload->size || args_elsewhere(d->id))
 		return;
 	set = tp_args_new_set(imp);
@@ -477,7 +499,7 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 	h->payload_id = 0;
 	h->has_ts = false;
 	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
+	while (pz_reader_next_inline(&r, &f) > 0) {
 		if (f.id == PB_FTRACE_EVENT__TIMESTAMP) {
 			h->ts = (int64_t)f.value;
 			h->has_ts = f.wire_type == PZ_WIRE_VARINT;
@@ -496,7 +518,7 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 }
 
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
-			   const struct tp_ftrace_header *h)
+			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
 {
 	struct pz_field payload = {0};
 	int64_t pid = h->pid, common_flags = h->common_flags, utid;
@@ -509,6 +531,10 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	}
 	if (!h->payload_id) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (hot->is_hot) {
+		tp_ftrace_hot_parse(imp, ev, h, hot);
 		return;
 	}
 	payload.id = h->payload_id;

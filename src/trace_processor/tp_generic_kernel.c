@@ -339,9 +339,11 @@ static void task_stops(struct tp_import *imp, struct tp_gk *gk, const struct tp_
 		if (tp_col_int(s, SCHED_TS)[row] + tp_col_int(s, SCHED_DUR)[row] == ev->ts) {
 			tp_set_str(s, SCHED_END_STATE, (size_t)row, state);
 			t->hanging_row = -1;
-			if ((size_t)utid < imp->cap_threads && imp->threads[utid].open_row >= 0)
+			if ((size_t)utid < imp->cap_threads && imp->threads[utid].open_row >= 0) {
 				tp_set_str(&imp->db->thread_state, TSTATE_STATE,
 					   (size_t)imp->threads[utid].open_row, state);
+				imp->threads[utid].open_state = state;
+			}
 			return;
 		}
 	}

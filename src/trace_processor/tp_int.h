@@ -7,9 +7,13 @@
  *                 compressed packets; splits ftrace bundles into events;
  *                 pushes everything timed into the sorter
  *   tp_sort.c     sorts the pushed events by trace time (stable)
+ *   tp_pipe.c     the parse stage: a worker merges sorted entries and
+ *                 ftrace bundles (tp_bundle.c) into ops that the caller's
+ *                 thread applies with the parsers below
  *   tp_parse.c    parses sorted packets (process tree, stats, system info,
  *                 clock snapshots, ...)
  *   tp_ftrace.c   parses sorted ftrace events (sched, counters, prints, raw)
+ *   tp_ftrace_hot.c  the hot ftrace events, decoded without the generic table
  *   tp_proc.c     threads and processes (tid -> utid, pid -> upid)
  *   tp_sched.c    sched slices and thread states
  *   tp_track.c    tracks, counters, args, stats, metadata
@@ -118,7 +122,7 @@ struct tp_compact_switch {
 	int64_t prev_state;
 	int32_t next_pid;
 	int32_t next_prio;
-	uint32_t next_comm;   /* string id */
+	uint32_t next_comm;   /* string id (in a cursor: intern table index + 1, 0: none) */
 };
 
 struct tp_compact_waking {
@@ -126,7 +130,7 @@ struct tp_compact_waking {
 	int32_t pid;
 	int32_t target_cpu;
 	int32_t prio;
-	uint32_t comm;        /* string id */
+	uint32_t comm;        /* string id (in a cursor: intern table index + 1, 0: none) */
 	uint32_t common_flags;
 };
 
@@ -143,13 +147,58 @@ struct tp_ftrace_header {
 	bool has_ts;
 };
 
+/*
+ * A comm of a hot event. Kernel comms are at most 16 bytes: those are
+ * copied (zero-padded), so parsing compares two words, not trace bytes.
+ */
+#define TP_COMM_INLINE 16
+struct tp_comm_ref {
+	union {
+		uint64_t w[TP_COMM_INLINE / 8];  /* len <= TP_COMM_INLINE */
+		const uint8_t *data;             /* longer: the bytes in the trace */
+	};
+	uint32_t len;
+	bool present;                 /* false: absent or not bytes */
+};
+
+/*
+ * The fields of a hot event (tp_ftrace_hot.c), decoded with its header
+ * when its bundle opens; absent ints are 0, as the generic parser reads
+ * them. is_hot false: the generic parser decodes the payload itself.
+ */
+struct tp_ftrace_hot {
+	bool is_hot;
+	union {
+		struct {
+			int64_t prev_pid, prev_state, next_pid, next_prio;
+			struct tp_comm_ref prev_comm, next_comm;
+		} sw;
+		struct {
+			int64_t pid;
+		} waking;
+		struct {
+			int64_t cpu_id, state;
+		} idle;
+	};
+};
+
 struct tp_bundle_event {
 	struct tp_ftrace_header h;
 	uint32_t order;
-	bool malformed;
+	struct tp_ftrace_hot hot;
 };
 
-/* One open bundle during parsing: three sorted streams (tp_bundle.c). */
+/* A string of a bundle's compact_sched intern table: bytes in the trace. */
+struct tp_comm_src {
+	const uint8_t *data;
+	uint32_t len;
+};
+
+/*
+ * One open bundle during parsing: three sorted streams (tp_bundle.c). The
+ * merge worker (tp_pipe.c) fills and advances it; the parsing thread reads
+ * the records the worker's ops point at, and fills comm_ids.
+ */
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
 	uint32_t gen;                 /* tp_event.aux of the bundle */
@@ -160,28 +209,111 @@ struct tp_bundle_cursor {
 	size_t n_sw, i_sw, cap_sw;
 	struct tp_compact_waking *wk;
 	size_t n_wk, i_wk, cap_wk;
+	struct tp_comm_src *comm_src; /* compact_sched intern table */
+	size_t n_comms, cap_comm_src;
+	uint32_t *comm_ids;           /* its string ids, interned by the parsing thread */
+	size_t cap_comm_ids;
 	uint64_t n_clock_errors;
+	int64_t head_ts;              /* time of the next event, if has_head */
+	bool has_head;
 };
 
 struct pz_field;
 struct tp_import;
+struct tp_pipe;
+struct tp_clock_graph;
 /* Offset from the bundle's ftrace clock to boot time (0 for the boot clock). */
 int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
-/* The earliest event time in a bundle: 1 and *out, 0 if it has no events. */
-int tp_bundle_first_ts(const uint8_t *data, size_t len, int64_t *out);
-/* Decodes a bundle entry into @c (whose buffers are reused). */
-int tp_bundle_open(struct tp_import *imp, struct tp_bundle_cursor *c, const struct tp_event *ev);
+/*
+ * The CPU of a bundle and its earliest event time. Return: 1 and both; 0
+ * and *@out_cpu if it has no events; -EBADMSG if it is malformed.
+ */
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts);
+/*
+ * Decodes a bundle entry into @c (whose buffers are reused); its stats and
+ * intern table go to @p as ops. Context: the merge worker.
+ */
+int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
+		   const struct tp_event *ev);
 /* The time of the cursor's next event: false when it is done. */
 bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts);
-/* Parses the cursor's next event and advances. */
-void tp_bundle_emit(struct tp_import *imp, struct tp_bundle_cursor *c);
+/*
+ * Hands the cursor's next event to @p (or counts it as late if it is
+ * before *@parse_ts, the newest time handed on so far) and advances.
+ */
+void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *parse_ts);
 void tp_bundle_close(struct tp_bundle_cursor *c);
 void tp_bundle_fini(struct tp_bundle_cursor *c);
+
+/* ---------------------------------------------------------- parse pipe ---- */
+
+/*
+ * tp_pipe.c: the parse stage. A worker thread merges the sorted entries
+ * and the bundles' events into ops in trace time order; the caller's
+ * thread applies them to the tables.
+ */
+typedef void (*tp_pipe_drop_cb)(void *user);
+typedef void (*tp_guard_cb)(void *user);
+
+/*
+ * tp_pipe_run() - Parse every sorted entry of @imp. @drop, if not NULL, is
+ * called (on the worker) every @drop_every events: it may drop pages of a
+ * mapped trace. @guard runs the worker's body so that a SIGBUS on the
+ * mapping ends it (tp.c). Return: 0; -EIO if the worker's guard tripped
+ * (the ops before it are parsed).
+ * Context: the caller's thread parses; one worker thread while it runs.
+ */
+int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every,
+		int (*guard)(tp_guard_cb fn, void *arg, void *user), void *user);
+/* Stops and frees a pipe whose caller left tp_pipe_run() by a signal. */
+void tp_pipe_abort(struct tp_pipe *p);
+
+/* Ops from the worker's side (tp_bundle.c): applied in order by the parser. */
+void tp_pipe_stat(struct tp_pipe *p, const char *name, uint32_t machine, int64_t value);
+void tp_pipe_ftrace(struct tp_pipe *p, const struct tp_bundle_cursor *c,
+		    const struct tp_bundle_event *be, int64_t ts);
+void tp_pipe_compact_switch(struct tp_pipe *p, struct tp_bundle_cursor *c,
+			    const struct tp_compact_switch *s, int64_t ts);
+void tp_pipe_compact_waking(struct tp_pipe *p, struct tp_bundle_cursor *c,
+			    const struct tp_compact_waking *w, int64_t ts);
+/* The cursor's intern table is interned into comm_ids now. */
+void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 
 /* ----------------------------------------------------------- importer ---- */
 
 #define TP_MAX_SEQUENCES 4096
 #define TP_SCHED_STATE_CACHE 0x200
+/* Direct-mapped caches of the ftrace hot path (powers of two). */
+#define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
+#define TP_COMM_CACHE 1024        /* tid -> the comm string it had last */
+#define TP_CPU_CACHE 256          /* host CPU -> ucpu; cpu_idle tracks */
+#define TP_FTRACE_NAME_CACHE 1024 /* ftrace event id -> its name's string id */
+
+/*
+ * Caches in front of hash lookups the ftrace parsers repeat per event
+ * (tp_ftrace_hot.c, tp_proc.c, tp_sched.c). Every entry is checked
+ * against its key, or only ever holds the value the lookup would return,
+ * so a miss costs one lookup and a hit never changes a result.
+ */
+struct tp_tid_slot {
+	uint64_t key;                 /* the tid_to_utid key */
+	int64_t utid_plus1;           /* 0: empty */
+};
+
+struct tp_comm_slot {
+	uint64_t w[TP_COMM_INLINE / 8]; /* the string, zero-padded */
+	uint32_t id;                  /* string id; 0: empty */
+	uint32_t len;                 /* its length (<= TP_COMM_INLINE, no NUL) */
+};
+
+struct tp_ftrace_cache {
+	struct tp_tid_slot tids[TP_TID_CACHE];
+	struct tp_comm_slot comms[TP_COMM_CACHE];
+	uint32_t ucpu_plus1[TP_CPU_CACHE];       /* machine 0; 0: not looked up */
+	int64_t idle_track_plus1[TP_CPU_CACHE];  /* machine 0 "cpuidle" tracks */
+	uint32_t names[TP_FTRACE_NAME_CACHE];    /* [0]: "unknown" */
+	int64_t mismatch_stat_plus1;             /* machine 0 stats row */
+};
 
 /* Per trusted_packet_sequence_id state. */
 struct tp_sequence {
@@ -202,6 +334,8 @@ struct tp_cpu_state {
 /* Per-thread state of the thread_state builder (indexed by utid). */
 struct tp_thread_state {
 	int64_t open_row;             /* open thread_state row or -1 */
+	int64_t open_ts;              /* its ts and state, kept here so that */
+	uint32_t open_state;          /* closing it reads no table (a cache miss) */
 };
 
 struct tp_import {
@@ -251,13 +385,12 @@ struct tp_import {
 
 
 	uint64_t n_packets;
-	uint64_t n_parsed;            /* events handed to the parsers so far */
+	uint64_t n_parsed;            /* events merged so far (the merge worker's) */
 	uint32_t n_chrome_metadata;   /* ChromeMetadataPackets seen (tp_chrome_metadata.c) */
 	struct hmap entity_states;    /* (entity << 32 | state) -> names (tp_entity_state.c) */
 	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes (tp_trace_uuid.c) */
 	size_t uuid_hashed;           /* bytes in uuid_hash */
 	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
-	int64_t parse_ts;             /* time of the latest event parsed */
 	uint64_t bytes_read;
 
 	/* track events (tp_track_event.h); NULL until the first one */
@@ -272,6 +405,9 @@ struct tp_import {
 
 	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
 	struct tp_atrace_async *atrace_async;
+
+	struct tp_ftrace_cache fc;
+	struct tp_pipe *pipe;         /* while parsing (tp_pipe.c) */
 };
 
 
@@ -348,12 +484,27 @@ void tp_parse_finish(struct tp_import *imp);
 
 /* tp_ftrace.c */
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
-			   const struct tp_ftrace_header *h);
+			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
 /* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
 void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
 /* sched_cpu_util_cfs: per-CPU Util, Cap and Nr Running counters (tp_ftrace_cpu_util.c). */
 void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			    size_t len);
+/*
+ * tp_ftrace_raw_append() - The ftrace_event row of an event (@event_id 0
+ * for an unknown one, named @name), without its args. Return: the row, or
+ * -1 on OOM.
+ */
+int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+			     const char *name, int64_t utid, int64_t common_flags);
+/*
+ * tp_ftrace_hot.c: tp_ftrace_hot_decode() reads the fields of a hot event
+ * (sets @out->is_hot; touches nothing else, so any thread may call it);
+ * tp_ftrace_hot_parse() parses a decoded one.
+ */
+void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot *out);
+void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
+			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s);
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
@@ -362,8 +513,40 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);
 void tp_proc_fini(struct tp_import *imp);
-/* The thread for @tid now (created if new, with no process yet). */
-int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
+/*
+ * The tid_to_utid key of (machine, tid) when tid fits 32 bits (wider ones
+ * are hashed: tp_proc.c), and its slot in the lookup cache.
+ */
+static inline bool tp_proc_narrow_key(uint32_t machine, int64_t tid, uint64_t *out)
+{
+	if (tid < INT32_MIN || tid > (int64_t)UINT32_MAX)
+		return false;
+	*out = ((uint64_t)machine << 32) | (uint32_t)tid;
+	return true;
+}
+
+static inline struct tp_tid_slot *tp_proc_tid_slot(struct tp_import *imp, uint64_t k)
+{
+	return &imp->fc.tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
+}
+
+int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t tid);
+/*
+ * The thread for @tid now (created if new, with no process yet). Ftrace
+ * events ask several times each: a cache hit costs no call.
+ */
+static inline int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	const struct tp_tid_slot *s;
+	uint64_t k;
+
+	if (tp_proc_narrow_key(machine, tid, &k)) {
+		s = tp_proc_tid_slot(imp, k);
+		if (s->utid_plus1 && s->key == k)
+			return s->utid_plus1 - 1;
+	}
+	return tp_proc_get_thread_slow(imp, machine, tid);
+}
 /* The newest thread of @tid, or -1 if there is none (never creates one). */
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
 /* A thread for @tid starting at @ts: ends the previous one of that tid. */
@@ -459,6 +642,10 @@ void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t 
 		 int64_t value);
 void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
 		 int64_t value);
+/* The stats row of a stat (created, at 0, on first use); -1 on OOM. */
+int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine);
+/* tp_stat_add() for a row from tp_stat_row(). */
+void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value);
 void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v);
 void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machine,
 			 const char *s, size_t len);

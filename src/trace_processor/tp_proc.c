@@ -22,11 +22,37 @@ static uint64_t key(uint32_t machine, int64_t id)
 {
 	uint64_t h;
 
-	if (id >= INT32_MIN && id <= (int64_t)UINT32_MAX)
-		return ((uint64_t)machine << 32) | (uint32_t)id;
+	if (tp_proc_narrow_key(machine, id, &h))
+		return h;
 	h = fnv1a64(&machine, sizeof(machine));
 	h = fnv1a64_update(h, &id, sizeof(id));
 	return (1ull << 63) | (h >> 1);
+}
+
+/*
+ * The tid lookups of ftrace events go through a direct-mapped cache. It is
+ * written wherever tid_to_utid is, so a hit is the map's current answer.
+ */
+static struct tp_tid_slot *tid_slot(struct tp_import *imp, uint64_t k)
+{
+	return tp_proc_tid_slot(imp, k);
+}
+
+static bool tid_lookup(struct tp_import *imp, uint64_t k, int64_t *out_utid)
+{
+	struct tp_tid_slot *s = tid_slot(imp, k);
+	uint64_t v;
+
+	if (s->utid_plus1 && s->key == k) {
+		*out_utid = s->utid_plus1 - 1;
+		return true;
+	}
+	if (!hmap_get(&imp->tid_to_utid, k, &v))
+		return false;
+	s->key = k;
+	s->utid_plus1 = (int64_t)v + 1;
+	*out_utid = (int64_t)v;
+	return true;
 }
 
 static int grow_threads(struct tp_import *imp, size_t n)
@@ -59,7 +85,12 @@ static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 	tp_set_int(t, THREAD_TID, (size_t)row, tid);
 	tp_set_int(t, THREAD_MACHINE_ID, (size_t)row, machine);
 	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, tid == 0);
-	hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row);
+	if (hmap_put(&imp->tid_to_utid, key(machine, tid), (uint64_t)row) >= 0) {
+		struct tp_tid_slot *s = tid_slot(imp, key(machine, tid));
+
+		s->key = key(machine, tid);
+		s->utid_plus1 = row + 1;
+	}
 	/* A tid equal to a known pid is that process's main thread. */
 	if (tid != 0 && hmap_get(&imp->pid_to_upid, key(machine, tid), &v)) {
 		tp_set_int(t, THREAD_UPID, (size_t)row, (int64_t)v);
@@ -105,6 +136,7 @@ int tp_proc_init(struct tp_import *imp)
 void tp_proc_fini(struct tp_import *imp)
 {
 	hmap_fini(&imp->tid_to_utid);
+	memset(imp->fc.tids, 0, sizeof(imp->fc.tids));
 	hmap_fini(&imp->pid_to_upid);
 	hmap_fini(&imp->mm_to_upid);
 	hmap_fini(&imp->ftrace_keys);
@@ -114,21 +146,21 @@ void tp_proc_fini(struct tp_import *imp)
 	imp->cap_threads = 0;
 }
 
-int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
-	uint64_t v;
+	int64_t utid;
 
-	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
-		return (int64_t)v;
+	if (tid_lookup(imp, key(machine, tid), &utid))
+		return utid;
 	return add_thread(imp, machine, tid);
 }
 
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
 {
-	uint64_t v;
+	int64_t utid;
 
-	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v))
-		return (int64_t)v;
+	if (tid_lookup(imp, key(machine, tid), &utid))
+		return utid;
 	return -1;
 }
 
@@ -206,6 +238,7 @@ void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
 void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
 {
 	struct tp_table *t = &imp->db->thread, *p = &imp->db->process;
+	struct tp_tid_slot *s;
 	uint64_t v, pv;
 	int64_t upid = TP_NULL_INT;
 
@@ -214,8 +247,11 @@ void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, in
 	if (hmap_get(&imp->tid_to_utid, key(machine, tid), &v)) {
 		tp_proc_end_thread(imp, ts, (int64_t)v);
 		upid = tp_col_int(t, THREAD_UPID)[v];
-		/* Later events with this tid are a new thread. */
+		/* Later events with this tid are a new thread: the cache forgets it too. */
 		hmap_del(&imp->tid_to_utid, key(machine, tid), NULL);
+		s = tid_slot(imp, key(machine, tid));
+		if (s->key == key(machine, tid))
+			s->utid_plus1 = 0;
 	}
 	/*
 	 * The main thread's free ends its process (the kernel frees the group

@@ -14,14 +14,21 @@
 
 #include "trace_processor/tp_int.h"
 
+/* Every ftrace event asks for its CPU's row: the host's are cached. */
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 {
 	uint64_t k = ((uint64_t)machine << 32) | cpu, v;
 	struct tp_table *c = &imp->db->cpu;
+	bool cacheable = machine == 0 && cpu < TP_CPU_CACHE;
 	int64_t row;
 
-	if (hmap_get(&imp->cpu_rows, k, &v))
+	if (cacheable && imp->fc.ucpu_plus1[cpu])
+		return (int64_t)imp->fc.ucpu_plus1[cpu] - 1;
+	if (hmap_get(&imp->cpu_rows, k, &v)) {
+		if (cacheable)
+			imp->fc.ucpu_plus1[cpu] = (uint32_t)v + 1;
 		return (int64_t)v;
+	}
 	row = tp_table_append(c);
 	if (row < 0)
 		return -1;
@@ -98,7 +105,7 @@ static void close_state(struct tp_import *imp, int64_t utid, int64_t ts)
 	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return;
-	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, tp_col_int(t, TSTATE_TS)[row]));
+	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, imp->threads[utid].open_ts));
 	imp->threads[utid].open_row = -1;
 }
 
@@ -121,7 +128,29 @@ static int64_t open_state(struct tp_import *imp, int64_t utid, int64_t ts, uint3
 	tp_set_int(t, TSTATE_CPU, (size_t)row, cpu);
 	tp_set_int(t, TSTATE_UCPU, (size_t)row, ucpu);
 	imp->threads[utid].open_row = row;
+	imp->threads[utid].open_ts = ts;
+	imp->threads[utid].open_state = state;
 	return row;
+}
+
+/* A switch away from a thread other than the one running: lost events. */
+static void mismatched_tids(struct tp_import *imp, uint32_t machine)
+{
+	static const char name[] = "mismatched_sched_switch_tids";
+	int64_t row;
+
+	if (machine != 0) {
+		tp_stat_add(imp, name, -1, machine, 1);
+		return;
+	}
+	/* A busy trace has millions: its stats row is looked up once. */
+	if (!imp->fc.mismatch_stat_plus1) {
+		row = tp_stat_row(imp, name, -1, 0);
+		if (row < 0)
+			return;
+		imp->fc.mismatch_stat_plus1 = row + 1;
+	}
+	tp_stat_add_row(imp, imp->fc.mismatch_stat_plus1 - 1, 1);
 }
 
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
@@ -146,7 +175,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	end_state = tp_sched_state_str(imp, prev_state);
 	if (c->sched_row >= 0) {
 		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
-			tp_stat_add(imp, "mismatched_sched_switch_tids", -1, machine, 1);
+			mismatched_tids(imp, machine);
 		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
 			   tp_ts_sub(ts, tp_col_int(s, SCHED_TS)[c->sched_row]));
 		tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
@@ -183,7 +212,7 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	open = imp->threads[utid].open_row;
 	if (open >= 0) {
-		uint32_t st = tp_col_str(t, TSTATE_STATE)[open];
+		uint32_t st = imp->threads[utid].open_state;
 
 		/* Already runnable or running: a waking changes nothing. */
 		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||

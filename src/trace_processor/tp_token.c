@@ -121,22 +121,18 @@ static void push(struct tp_import *imp, const struct tp_event *ev)
 static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine,
 			  uint32_t gen)
 {
-	struct pz_field cpu_f[2];
 	struct tp_event ev = {0};
+	uint64_t cpu;
 	int64_t ts;
 	int rc;
 
-	if (pz_decode_table(data, len, cpu_f, 2) != PZ_OK) {
-		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
-		return;
-	}
-	if (cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value > 4096) {
-		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
-		return;
-	}
-	rc = tp_bundle_first_ts(data, len, &ts);
+	rc = tp_bundle_first_ts(data, len, &cpu, &ts);
 	if (rc < 0) {
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
+		return;
+	}
+	if (cpu > 4096) {
+		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
 		return;
 	}
 	if (rc == 0)
@@ -145,7 +141,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 		return;
 	{
 		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */
-		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu;
 		uint64_t v;
 
 		if (!hmap_get(&imp->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
@@ -155,7 +151,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 	ev.data = data;
 	ev.len = (uint32_t)len;
-	ev.cpu = (uint32_t)cpu_f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
+	ev.cpu = (uint32_t)cpu;
 	ev.machine = machine;
 	push(imp, &ev);
 }

@@ -244,14 +244,22 @@ static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, ui
 	return row;
 }
 
-void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
-		 int64_t value)
+int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine)
 {
-	int64_t row = stat_row(imp, name, idx, machine);
+	return stat_row(imp, name, idx, machine);
+}
 
+void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value)
+{
 	if (row >= 0)
 		tp_set_int(&imp->db->stats, STATS_VALUE, (size_t)row,
 			   tp_col_int(&imp->db->stats, STATS_VALUE)[row] + value);
+}
+
+void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t value)
+{
+	tp_stat_add_row(imp, stat_row(imp, name, idx, machine), value);
 }
 
 void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,

@@ -1884,6 +1884,39 @@ TEST(im_machine_adopted_and_pending_threads)
 	tp_destroy(tp);
 }
 
+/*
+ * A tid freed and then switched to again is a new thread for the hot
+ * sched_switch path too (its tid -> utid cache forgets the freed thread).
+ */
+TEST(im_freed_tid_reused_by_switch)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, fr;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 100, "swapper/0", 0, 0, "a", 10);
+	im_switch(&b, 200, "a", 10, 1, "swapper/0", 0);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__EVENT, &ev);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__TIMESTAMP, 300);
+	pz_append_varint(&ev, PB_FTRACE_EVENT__PID, 0);
+	pz_begin_nested(&ev, PB_FTRACE_EVENT__SCHED_PROCESS_FREE, &fr);
+	pz_append_varint(&fr, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 10);
+	pz_end(&fr);
+	pz_end(&ev);
+	im_switch(&b, 400, "swapper/0", 0, 0, "b", 10);
+	im_switch(&b, 500, "b", 10, 1, "swapper/0", 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, t.name, t.end_ts FROM sched s JOIN thread t "
+				 "USING (utid) WHERE t.tid = 10 ORDER BY s.ts"),
+		     "100,a,300;400,b,-;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(*) FROM thread WHERE tid = 10"), "2;");
+	tp_destroy(tp);
+}
+
 /* system_info and ftrace_stats: metadata, the machine row, stats. */
 TEST(im_system_info_and_ftrace_stats)
 {
