@@ -142,10 +142,11 @@ static void check_sorted(struct tp *tp)
 		const struct tp_table *t = tp_db_table(tp_get_db(tp), i);
 
 		for (c = 0; c < t->n_cols; c++) {
-			const int64_t *v = tp_col_int(t, c);
+			const int64_t *v;
 
 			if (t->specs[c].type != TP_INT || !(t->specs[c].flags & TP_SORTED))
 				continue;
+			v = tp_col_int(t, c);
 			for (r = 0; r < t->n_rows; r++) {
 				if (r == 0 || v[r] >= v[r - 1])
 					continue;

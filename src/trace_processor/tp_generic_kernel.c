@@ -205,7 +205,7 @@ static uint32_t last_state(struct tp_import *imp, int64_t utid)
 	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return 0;
-	return tp_col_str(&imp->db->thread_state, TSTATE_STATE)[row];
+	return tp_get_str(&imp->db->thread_state, TSTATE_STATE, row);
 }
 
 /*
@@ -336,7 +336,7 @@ static void task_stops(struct tp_import *imp, struct tp_gk *gk, const struct tp_
 	if (t && t->hanging_row >= 0) {
 		int64_t row = t->hanging_row;
 
-		if (tp_col_int(s, SCHED_TS)[row] + tp_col_int(s, SCHED_DUR)[row] == ev->ts) {
+		if (tp_col_int(s, SCHED_TS)[row] + tp_get_int(s, SCHED_DUR, row) == ev->ts) {
 			tp_set_str(s, SCHED_END_STATE, (size_t)row, state);
 			t->hanging_row = -1;
 			if ((size_t)utid < imp->cap_threads && imp->threads[utid].open_row >= 0)

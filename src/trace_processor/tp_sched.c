@@ -183,7 +183,7 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	open = imp->threads[utid].open_row;
 	if (open >= 0) {
-		uint32_t st = tp_col_str(t, TSTATE_STATE)[open];
+		uint32_t st = tp_get_str(t, TSTATE_STATE, open);
 
 		/* Already runnable or running: a waking changes nothing. */
 		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||

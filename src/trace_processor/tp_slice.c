@@ -159,15 +159,15 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 		return false;
 	for (i = 0; i < n; i++, row++) {
 		if (tp_col_int(t, ARGS_ARG_SET_ID)[row] != set ||
-		    tp_col_str(t, ARGS_KEY)[row] != a[i].key ||
-		    tp_col_str(t, ARGS_FLAT_KEY)[row] != a[i].flat_key ||
-		    tp_col_str(t, ARGS_VALUE_TYPE)[row] !=
+		    tp_get_str(t, ARGS_KEY, row) != a[i].key ||
+		    tp_get_str(t, ARGS_FLAT_KEY, row) != a[i].flat_key ||
+		    tp_get_str(t, ARGS_VALUE_TYPE, row) !=
 			    tp_db_str(imp->db, k_value_types[a[i].type]))
 			return false;
 		switch (a[i].type) {
 		case TE_ARG_STR:
 		case TE_ARG_JSON:
-			if (tp_col_str(t, ARGS_STRING_VALUE)[row] != a[i].v.s)
+			if (tp_get_str(t, ARGS_STRING_VALUE, row) != a[i].v.s)
 				return false;
 			break;
 		case TE_ARG_REAL:
@@ -478,8 +478,8 @@ static int64_t matching(struct tp_import *imp, const struct te_stack *st, uint32
 
 		if (tp_col_int(s, SLICE_DUR)[row] != PENDING)
 			continue;
-		c = tp_col_str(s, SLICE_CATEGORY)[row];
-		n = tp_col_str(s, SLICE_NAME)[row];
+		c = tp_get_str(s, SLICE_CATEGORY, row);
+		n = tp_get_str(s, SLICE_NAME, row);
 		if (cat && c != cat)
 			continue;
 		if (name && n && name != n)

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * tp_storage.c - string pool, columnar tables and the lazy per-column
- * equality indexes (see tp_storage.h).
+ * equality indexes (see tp_storage.h; cell encodings are in tp_cells.c).
  */
 #include "trace_processor/tp_storage.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,23 +131,6 @@ struct tp_index {
 
 static int build_order(const struct tp_table *t, uint32_t c1, int c2, uint32_t *rows);
 
-static size_t cell_size(enum tp_type t)
-{
-	switch (t) {
-	case TP_INT:
-		return sizeof(int64_t);
-	case TP_REAL:
-		return sizeof(double);
-	case TP_STR:
-		return sizeof(uint32_t);
-	case TP_I32:
-		return sizeof(int32_t);
-	case TP_ID:
-		return 0;
-	}
-	return 0;
-}
-
 int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
 		  uint32_t n_cols)
 {
@@ -161,8 +143,10 @@ int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec
 	t->cols = calloc(n_cols, sizeof(*t->cols));
 	if (!t->cols)
 		return -ENOMEM;
-	for (i = 0; i < n_cols; i++)
+	for (i = 0; i < n_cols; i++) {
 		t->cols[i].spec = &specs[i];
+		t->cols[i].enc = tp_enc_initial(specs[i].type);
+	}
 	return 0;
 }
 
@@ -212,7 +196,7 @@ int64_t tp_table_append(struct tp_table *t)
 		if (cap > UINT32_MAX)
 			return -ENOMEM;
 		for (i = 0; i < t->n_cols; i++) {
-			size_t sz = cell_size(t->specs[i].type);
+			size_t sz = tp_enc_size(t->cols[i].enc);
 			void *d;
 
 			if (!sz)
@@ -224,24 +208,8 @@ int64_t tp_table_append(struct tp_table *t)
 		}
 		t->cap = cap;
 	}
-	for (i = 0; i < t->n_cols; i++) {
-		switch (t->specs[i].type) {
-		case TP_INT:
-			tp_col_int(t, i)[row] = TP_NULL_INT;
-			break;
-		case TP_REAL:
-			tp_col_real(t, i)[row] = NAN;
-			break;
-		case TP_STR:
-			tp_col_str(t, i)[row] = TP_NULL_STR;
-			break;
-		case TP_I32:
-			tp_col_i32(t, i)[row] = INT32_MIN;
-			break;
-		case TP_ID:
-			break;
-		}
-	}
+	for (i = 0; i < t->n_cols; i++)
+		tp_cell_put(t->cols[i].data, t->cols[i].enc, row, TP_NULL_INT);
 	t->n_rows++;
 	t->generation++;
 	return (int64_t)row;

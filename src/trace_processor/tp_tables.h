@@ -15,26 +15,26 @@
 #define TP_SCHED_COLS(X)                                \
 	X(SCHED, ID, "id", TP_ID, 0)                    \
 	X(SCHED, TS, "ts", TP_INT, TP_SORTED)           \
-	X(SCHED, DUR, "dur", TP_INT, 0)                 \
-	X(SCHED, CPU, "cpu", TP_I32, 0)                 \
-	X(SCHED, UTID, "utid", TP_I32, 0)               \
+	X(SCHED, DUR, "dur", TP_NARROW, 0)              \
+	X(SCHED, CPU, "cpu", TP_NARROW, 0)              \
+	X(SCHED, UTID, "utid", TP_NARROW, 0)            \
 	X(SCHED, END_STATE, "end_state", TP_STR, 0)     \
-	X(SCHED, PRIORITY, "priority", TP_I32, 0)       \
-	X(SCHED, UCPU, "ucpu", TP_I32, 0)
+	X(SCHED, PRIORITY, "priority", TP_NARROW, 0)    \
+	X(SCHED, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_THREAD_STATE_COLS(X)                                 \
 	X(TSTATE, ID, "id", TP_ID, 0)                           \
 	X(TSTATE, TS, "ts", TP_INT, TP_SORTED)                  \
-	X(TSTATE, DUR, "dur", TP_INT, 0)                        \
-	X(TSTATE, CPU, "cpu", TP_I32, 0)                        \
-	X(TSTATE, UTID, "utid", TP_I32, 0)                      \
+	X(TSTATE, DUR, "dur", TP_NARROW, 0)                     \
+	X(TSTATE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(TSTATE, UTID, "utid", TP_NARROW, 0)                   \
 	X(TSTATE, STATE, "state", TP_STR, 0)                    \
-	X(TSTATE, IO_WAIT, "io_wait", TP_I32, 0)                \
+	X(TSTATE, IO_WAIT, "io_wait", TP_NARROW, 0)             \
 	X(TSTATE, BLOCKED_FUNCTION, "blocked_function", TP_STR, 0) \
-	X(TSTATE, WAKER_UTID, "waker_utid", TP_I32, 0)          \
-	X(TSTATE, WAKER_ID, "waker_id", TP_I32, 0)              \
-	X(TSTATE, IRQ_CONTEXT, "irq_context", TP_I32, 0)        \
-	X(TSTATE, UCPU, "ucpu", TP_I32, 0)
+	X(TSTATE, WAKER_UTID, "waker_utid", TP_NARROW, 0)       \
+	X(TSTATE, WAKER_ID, "waker_id", TP_NARROW, 0)           \
+	X(TSTATE, IRQ_CONTEXT, "irq_context", TP_NARROW, 0)     \
+	X(TSTATE, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_THREAD_COLS(X)                                       \
 	X(THREAD, ID, "id", TP_ID, 0)                           \
@@ -110,9 +110,9 @@
 #define TP_COUNTER_COLS(X)                                      \
 	X(COUNTER, ID, "id", TP_ID, 0)                          \
 	X(COUNTER, TS, "ts", TP_INT, TP_SORTED)                 \
-	X(COUNTER, TRACK_ID, "track_id", TP_I32, 0)             \
+	X(COUNTER, TRACK_ID, "track_id", TP_NARROW, 0)          \
 	X(COUNTER, VALUE, "value", TP_REAL, 0)                  \
-	X(COUNTER, ARG_SET_ID, "arg_set_id", TP_I32, 0)
+	X(COUNTER, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_SLICE_COLS(X)                                        \
 	X(SLICE, ID, "id", TP_ID, 0)                            \
@@ -147,11 +147,11 @@
 	X(FTRACE, ID, "id", TP_ID, 0)                           \
 	X(FTRACE, TS, "ts", TP_INT, TP_SORTED)                  \
 	X(FTRACE, NAME, "name", TP_STR, 0)                      \
-	X(FTRACE, CPU, "cpu", TP_I32, 0)                        \
-	X(FTRACE, UTID, "utid", TP_I32, 0)                      \
-	X(FTRACE, ARG_SET_ID, "arg_set_id", TP_I32, 0)          \
-	X(FTRACE, COMMON_FLAGS, "common_flags", TP_I32, 0)      \
-	X(FTRACE, UCPU, "ucpu", TP_I32, 0)
+	X(FTRACE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(FTRACE, UTID, "utid", TP_NARROW, 0)                   \
+	X(FTRACE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)       \
+	X(FTRACE, COMMON_FLAGS, "common_flags", TP_NARROW, 0)   \
+	X(FTRACE, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_ARGS_COLS(X)                                         \
 	X(ARGS, ID, "id", TP_ID, 0)                             \

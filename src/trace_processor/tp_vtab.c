@@ -91,7 +91,7 @@ static enum tp_type col_type(const struct tp_table *t, int col)
 {
 	if (col == COL_ROWID)
 		return TP_ID;
-	return t->specs[col].type == TP_I32 ? TP_INT : t->specs[col].type;
+	return t->specs[col].type == TP_NARROW ? TP_INT : t->specs[col].type;
 }
 
 /* Only integer cells are ordered by value: string ids are not string order. */
@@ -112,7 +112,7 @@ static const char *sql_type(enum tp_type type)
 {
 	switch (type) {
 	case TP_INT:
-	case TP_I32:
+	case TP_NARROW:
 	case TP_ID:
 		return "INT";
 	case TP_REAL:
@@ -777,18 +777,18 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_int64(ctx, (sqlite3_int64)row);
 		break;
 	case TP_INT:
-	case TP_I32:
+	case TP_NARROW:
 		v = tp_get_int(t, (uint32_t)i, row);
 		if (v != TP_NULL_INT)
 			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_REAL:
-		d = tp_col_real(t, (uint32_t)i)[row];
+		d = tp_get_real(t, (uint32_t)i, row);
 		if (!isnan(d))
 			sqlite3_result_double(ctx, d);
 		break;
 	case TP_STR:
-		s = tp_str_get(vt->aux.strings, tp_col_str(t, (uint32_t)i)[row]);
+		s = tp_str_get(vt->aux.strings, tp_get_str(t, (uint32_t)i, row));
 		if (s)
 			sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
 		break;
