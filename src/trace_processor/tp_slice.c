@@ -178,7 +178,7 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 		case TE_ARG_NULL:
 			break;
 		default:
-			if (tp_col_int(t, ARGS_INT_VALUE)[row] != a[i].v.i)
+			if (tp_get_int(t, ARGS_INT_VALUE, row) != a[i].v.i)
 				return false;
 			break;
 		}
@@ -371,7 +371,7 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 			continue;
 		row = st->f[i].row;
 		start = tp_col_int(s, SLICE_TS)[row];
-		d = tp_col_int(s, SLICE_DUR)[row];
+		d = tp_get_int(s, SLICE_DUR, row);
 		end = end_of(start, d);
 		if (d == PENDING) {
 			incomplete_child = true;
@@ -476,7 +476,7 @@ static int64_t matching(struct tp_import *imp, const struct te_stack *st, uint32
 	for (i = (int64_t)st->n - 1; i >= 0; i--) {
 		uint32_t row = st->f[i].row, c, n;
 
-		if (tp_col_int(s, SLICE_DUR)[row] != PENDING)
+		if (tp_get_int(s, SLICE_DUR, row) != PENDING)
 			continue;
 		c = tp_get_str(s, SLICE_CATEGORY, row);
 		n = tp_get_str(s, SLICE_NAME, row);

@@ -117,31 +117,31 @@
 #define TP_SLICE_COLS(X)                                        \
 	X(SLICE, ID, "id", TP_ID, 0)                            \
 	X(SLICE, TS, "ts", TP_INT, TP_SORTED)                   \
-	X(SLICE, DUR, "dur", TP_INT, 0)                         \
-	X(SLICE, TRACK_ID, "track_id", TP_INT, 0)               \
+	X(SLICE, DUR, "dur", TP_NARROW, 0)                      \
+	X(SLICE, TRACK_ID, "track_id", TP_NARROW, 0)            \
 	X(SLICE, CATEGORY, "category", TP_STR, 0)               \
 	X(SLICE, NAME, "name", TP_STR, 0)                       \
-	X(SLICE, DEPTH, "depth", TP_INT, 0)                     \
-	X(SLICE, PARENT_ID, "parent_id", TP_INT, 0)             \
-	X(SLICE, ARG_SET_ID, "arg_set_id", TP_INT, 0)           \
-	X(SLICE, THREAD_TS, "thread_ts", TP_INT, 0)             \
-	X(SLICE, THREAD_DUR, "thread_dur", TP_INT, 0)           \
-	X(SLICE, THREAD_INSTRUCTION_COUNT, "thread_instruction_count", TP_INT, 0) \
-	X(SLICE, THREAD_INSTRUCTION_DELTA, "thread_instruction_delta", TP_INT, 0)
+	X(SLICE, DEPTH, "depth", TP_NARROW, 0)                  \
+	X(SLICE, PARENT_ID, "parent_id", TP_NARROW, 0)          \
+	X(SLICE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)        \
+	X(SLICE, THREAD_TS, "thread_ts", TP_NARROW, 0)          \
+	X(SLICE, THREAD_DUR, "thread_dur", TP_NARROW, 0)        \
+	X(SLICE, THREAD_INSTRUCTION_COUNT, "thread_instruction_count", TP_NARROW, 0) \
+	X(SLICE, THREAD_INSTRUCTION_DELTA, "thread_instruction_delta", TP_NARROW, 0)
 
 #define TP_INSTANT_COLS(X)                                      \
 	X(INSTANT, ID, "id", TP_ID, TP_HIDDEN)                  \
 	X(INSTANT, TS, "ts", TP_INT, TP_SORTED)                 \
-	X(INSTANT, TRACK_ID, "track_id", TP_INT, 0)             \
+	X(INSTANT, TRACK_ID, "track_id", TP_NARROW, 0)          \
 	X(INSTANT, NAME, "name", TP_STR, 0)                     \
-	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_FLOW_COLS(X)                                         \
 	X(FLOW, ID, "id", TP_ID, 0)                             \
-	X(FLOW, SLICE_OUT, "slice_out", TP_INT, 0)              \
-	X(FLOW, SLICE_IN, "slice_in", TP_INT, 0)                \
-	X(FLOW, TRACE_ID, "trace_id", TP_INT, 0)                \
-	X(FLOW, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+	X(FLOW, SLICE_OUT, "slice_out", TP_NARROW, 0)           \
+	X(FLOW, SLICE_IN, "slice_in", TP_NARROW, 0)             \
+	X(FLOW, TRACE_ID, "trace_id", TP_NARROW, 0)             \
+	X(FLOW, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_FTRACE_EVENT_COLS(X)                                 \
 	X(FTRACE, ID, "id", TP_ID, 0)                           \
@@ -158,7 +158,7 @@
 	X(ARGS, ARG_SET_ID, "arg_set_id", TP_INT, TP_SORTED)    \
 	X(ARGS, FLAT_KEY, "flat_key", TP_STR, 0)                \
 	X(ARGS, KEY, "key", TP_STR, 0)                          \
-	X(ARGS, INT_VALUE, "int_value", TP_INT, 0)              \
+	X(ARGS, INT_VALUE, "int_value", TP_NARROW, 0)           \
 	X(ARGS, STRING_VALUE, "string_value", TP_STR, 0)        \
 	X(ARGS, REAL_VALUE, "real_value", TP_REAL, 0)           \
 	X(ARGS, VALUE_TYPE, "value_type", TP_STR, 0)            \

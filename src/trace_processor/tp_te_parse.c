@@ -884,8 +884,8 @@ static void end_event(struct ev_ctx *c)
 	event_args(c, te_slice_args(c->imp, track, (uint32_t)row));
 	flows(c, (uint32_t)row);
 	if (c->utid >= 0) {
-		int64_t tts = tp_col_int(s, SLICE_THREAD_TS)[row];
-		int64_t tic = tp_col_int(s, SLICE_THREAD_INSTRUCTION_COUNT)[row];
+		int64_t tts = tp_get_int(s, SLICE_THREAD_TS, row);
+		int64_t tic = tp_get_int(s, SLICE_THREAD_INSTRUCTION_COUNT, row);
 
 		if (tts != TP_NULL_INT && c->has_thread_ts && c->thread_ts != tts)
 			tp_set_int(s, SLICE_THREAD_DUR, (size_t)row, tp_ts_sub(c->thread_ts, tts));
