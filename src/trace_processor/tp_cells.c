@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * tp_cells.c - cell encodings of the columnar storage: how wide each one
- * is, what a new column starts in, and widening a TP_NARROW or TP_STR
- * column in place when a value does not fit. Called by tp_storage.c and,
- * through tp_set_int(), by every importer. Most columns settle at their
- * final width within the first rows, so widening is rare and O(rows).
+ * is, what a new column starts in, growing a column, and widening a
+ * TP_NARROW, TP_STR or sorted TP_INT column in place when a value does not
+ * fit. Called by tp_storage.c and, through tp_set_int(), by every importer.
+ * Most columns settle at their final width within the first rows, so
+ * widening is rare and O(rows).
  */
 #include "trace_processor/tp_storage.h"
 
@@ -24,6 +25,7 @@ size_t tp_enc_size(enum tp_enc enc)
 		return 2;
 	case TP_ENC_I32:
 	case TP_ENC_U32:
+	case TP_ENC_D32:
 		return 4;
 	case TP_ENC_I64:
 	case TP_ENC_F64:
@@ -32,11 +34,11 @@ size_t tp_enc_size(enum tp_enc enc)
 	return 0;
 }
 
-enum tp_enc tp_enc_initial(enum tp_type type)
+enum tp_enc tp_enc_initial(const struct tp_col_spec *spec)
 {
-	switch (type) {
+	switch (spec->type) {
 	case TP_INT:
-		return TP_ENC_I64;
+		return (spec->flags & TP_SORTED) ? TP_ENC_D32 : TP_ENC_I64;
 	case TP_REAL:
 		return TP_ENC_F64;
 	case TP_STR:
@@ -49,12 +51,45 @@ enum tp_enc tp_enc_initial(enum tp_type type)
 	return TP_ENC_ROW;
 }
 
-/* The narrowest encoding of @v's family that holds it (never narrower than @cur). */
+static size_t n_blocks(size_t cap)
+{
+	return (cap + TP_D32_BLOCK_ROWS - 1) >> TP_D32_BLOCK_SHIFT;
+}
+
+int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
+{
+	size_t sz = tp_enc_size(col->enc), i;
+	void *d;
+
+	if (!sz)
+		return 0;
+	if (col->enc == TP_ENC_D32 && n_blocks(cap) > n_blocks(old_cap)) {
+		int64_t *b = realloc(col->bases, n_blocks(cap) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		for (i = n_blocks(old_cap); i < n_blocks(cap); i++)
+			b[i] = TP_NULL_INT;
+		col->bases = b;
+	}
+	d = realloc(col->data, cap * sz);
+	if (!d)
+		return -ENOMEM;
+	col->data = d;
+	return 0;
+}
+
+/*
+ * The narrowest encoding of @v's family that holds it (never narrower than
+ * @cur); offsets from block bases (D32) fall back to plain int64.
+ */
 static enum tp_enc enc_for(enum tp_enc cur, int64_t v)
 {
 	enum tp_enc e;
 
-	if (cur >= TP_ENC_U8)
+	if (cur == TP_ENC_D32)
+		return TP_ENC_I64;
+	if (cur == TP_ENC_U8 || cur == TP_ENC_U16 || cur == TP_ENC_U32)
 		e = v <= UINT8_MAX ? TP_ENC_U8 : v <= UINT16_MAX ? TP_ENC_U16 : TP_ENC_U32;
 	else if (v > INT8_MIN && v <= INT8_MAX)
 		e = TP_ENC_I8;
@@ -87,6 +122,8 @@ static int widen(struct tp_table *t, uint32_t c, enum tp_enc to)
 	for (i = t->n_rows; i-- > 0;)
 		tp_cell_put(col->data, to, i, tp_get_int(t, c, i));
 	col->enc = to;
+	free(col->bases);
+	col->bases = NULL;
 	return 0;
 }
 
@@ -109,6 +146,7 @@ int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v)
 	case TP_ENC_I8:
 	case TP_ENC_I16:
 	case TP_ENC_I32:
+	case TP_ENC_D32:
 		break;
 	case TP_ENC_I64:
 	case TP_ENC_F64:

@@ -154,11 +154,11 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 
 	if (row + n > t->n_rows)
 		return false;
-	set = tp_col_int(t, ARGS_ARG_SET_ID)[row];
-	if (row + n < t->n_rows && tp_col_int(t, ARGS_ARG_SET_ID)[row + n] == set)
+	set = tp_get_int(t, ARGS_ARG_SET_ID, row);
+	if (row + n < t->n_rows && tp_get_int(t, ARGS_ARG_SET_ID, row + n) == set)
 		return false;
 	for (i = 0; i < n; i++, row++) {
-		if (tp_col_int(t, ARGS_ARG_SET_ID)[row] != set ||
+		if (tp_get_int(t, ARGS_ARG_SET_ID, row) != set ||
 		    tp_get_str(t, ARGS_KEY, row) != a[i].key ||
 		    tp_get_str(t, ARGS_FLAT_KEY, row) != a[i].flat_key ||
 		    tp_get_str(t, ARGS_VALUE_TYPE, row) !=
@@ -213,7 +213,7 @@ int64_t te_args_commit(struct tp_import *imp, struct te_args *b)
 		if (!hmap_get(&te->arg_sets, h, &v))
 			break;
 		if (rows_equal(imp, (size_t)v, b->a, n))
-			return tp_col_int(t, ARGS_ARG_SET_ID)[v];
+			return tp_get_int(t, ARGS_ARG_SET_ID, v);
 	}
 	set = tp_args_new_set(imp);
 	first = t->n_rows;
@@ -370,7 +370,7 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 		if ((uint32_t)i >= st->n)
 			continue;
 		row = st->f[i].row;
-		start = tp_col_int(s, SLICE_TS)[row];
+		start = tp_get_int(s, SLICE_TS, row);
 		d = tp_get_int(s, SLICE_DUR, row);
 		end = end_of(start, d);
 		if (d == PENDING) {
@@ -385,7 +385,8 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 			while (st->n > (uint32_t)i + 1) {
 				uint32_t c = st->f[st->n - 1].row;
 
-				tp_set_int(s, SLICE_DUR, c, tp_ts_sub(end, tp_col_int(s, SLICE_TS)[c]));
+				tp_set_int(s, SLICE_DUR, c,
+					   tp_ts_sub(end, tp_get_int(s, SLICE_TS, c)));
 				pop(imp, st);
 			}
 			pop(imp, st);
@@ -508,7 +509,7 @@ int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uin
 	if (i < 0)
 		return -1;
 	row = st->f[i].row;
-	tp_set_int(s, SLICE_DUR, row, tp_ts_sub(ts, tp_col_int(s, SLICE_TS)[row]));
+	tp_set_int(s, SLICE_DUR, row, tp_ts_sub(ts, tp_get_int(s, SLICE_TS, row)));
 	tp_bounds_add(imp->db, ts);
 	return row;
 }
@@ -607,7 +608,7 @@ static void flow_link(struct tp_import *imp, uint64_t flow_id, uint32_t row, boo
 		return;
 	}
 	old = (uint32_t)v;
-	out = tp_col_int(s, SLICE_TS)[old] > tp_col_int(s, SLICE_TS)[row] ? row : old;
+	out = tp_get_int(s, SLICE_TS, old) > tp_get_int(s, SLICE_TS, row) ? row : old;
 	in = out == row ? old : row;
 	if (step)
 		hmap_put(&imp->te->flows, flow_id, row);

@@ -147,7 +147,7 @@ int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec
 		return -ENOMEM;
 	for (i = 0; i < n_cols; i++) {
 		t->cols[i].spec = &specs[i];
-		t->cols[i].enc = tp_enc_initial(specs[i].type);
+		t->cols[i].enc = tp_enc_initial(&specs[i]);
 	}
 	return 0;
 }
@@ -179,6 +179,7 @@ void tp_table_fini(struct tp_table *t)
 	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
 		free(t->cols[i].data);
+		free(t->cols[i].bases);
 		index_free(t->cols[i].index);
 	}
 	free(t->cols);
@@ -196,17 +197,9 @@ int64_t tp_table_append(struct tp_table *t)
 
 		if (cap > UINT32_MAX)
 			return -ENOMEM;
-		for (i = 0; i < t->n_cols; i++) {
-			size_t sz = tp_enc_size(t->cols[i].enc);
-			void *d;
-
-			if (!sz)
-				continue;
-			d = realloc(t->cols[i].data, cap * sz);
-			if (!d)
+		for (i = 0; i < t->n_cols; i++)
+			if (tp_col_grow(&t->cols[i], t->cap, cap) < 0)
 				return -ENOMEM;
-			t->cols[i].data = d;
-		}
 		t->cap = cap;
 	}
 	for (i = 0; i < t->n_cols; i++)

@@ -4,13 +4,14 @@
  * tables whose columns are flat arrays, one row per index. Importers append
  * rows and set cells; the SQLite layer (tp_vtab.h) reads the cells in place.
  * The row index is the table's `id`. Integer and string-id columns of big
- * tables are stored as narrow as their values allow (tp_cells.c).
+ * tables are stored as narrow as their values allow, and sorted integer
+ * columns as 32-bit offsets from a base per block of rows (tp_cells.c).
  *
  * NULL is a sentinel per type: INT64_MIN for integers (the minimum of the
  * current width in TP_NARROW columns), NaN for doubles, string id 0 for
  * strings. Every column can hold NULL. Read cells with tp_get_int(),
  * tp_get_str() and tp_get_real(); tp_col_int() and tp_col_real() are the raw
- * arrays of TP_INT and TP_REAL columns only.
+ * arrays of unsorted TP_INT and of TP_REAL columns only.
  */
 #ifndef PFC_TRACE_PROCESSOR_TP_STORAGE_H
 #define PFC_TRACE_PROCESSOR_TP_STORAGE_H
@@ -20,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
 #include "base/hmap.h"
 #include "base/log.h"
 
@@ -70,7 +72,11 @@ enum tp_col_flags {
 /*
  * How a column's cells are laid out right now. Signed encodings use their
  * minimum as NULL (so an 8-bit cell holds -127..127); string ids are
- * unsigned and 0 is NULL. A column only ever moves to a wider encoding.
+ * unsigned and 0 is NULL. TP_ENC_D32 (TP_SORTED integer columns) stores
+ * cell - base of its block of TP_D32_BLOCK_ROWS rows, UINT32_MAX for NULL;
+ * a block's base is the first value set in it. A column only ever moves
+ * to a wider encoding (D32 to I64, when a cell is below its block's base
+ * or 2^32 - 1 or more above it).
  */
 enum tp_enc {
 	TP_ENC_ROW,   /* TP_ID: no cells */
@@ -82,7 +88,11 @@ enum tp_enc {
 	TP_ENC_U16,
 	TP_ENC_U32,
 	TP_ENC_F64,
+	TP_ENC_D32,
 };
+
+#define TP_D32_BLOCK_SHIFT 16
+#define TP_D32_BLOCK_ROWS ((size_t)1 << TP_D32_BLOCK_SHIFT)
 
 struct tp_col_spec {
 	const char *name;
@@ -96,6 +106,7 @@ struct tp_order;
 struct tp_col {
 	const struct tp_col_spec *spec;
 	void *data;                 /* cap cells of enc; NULL for TP_ID */
+	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
 	enum tp_enc enc;
 	struct tp_index *index;     /* built on the first equality filter */
 };
@@ -118,7 +129,7 @@ void tp_table_fini(struct tp_table *t);
 /* Appends a row of NULLs. Return: its index, or -ENOMEM. */
 int64_t tp_table_append(struct tp_table *t);
 
-/* The raw cells of a TP_INT column (always int64). */
+/* The raw cells of an unsorted TP_INT column (always int64). */
 static inline int64_t *tp_col_int(const struct tp_table *t, uint32_t c)
 {
 	DCHECK(t->cols[c].enc == TP_ENC_I64);
@@ -133,13 +144,20 @@ static inline double *tp_col_real(const struct tp_table *t, uint32_t c)
 
 /* Bytes per cell of @enc (0 for TP_ENC_ROW). */
 size_t tp_enc_size(enum tp_enc enc);
-/* The encoding a new column of @type starts in (tp_table_init). */
-enum tp_enc tp_enc_initial(enum tp_type type);
+/* The encoding a new column starts in (tp_table_init). */
+enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
+/*
+ * tp_col_grow() - Makes room for @cap cells in @col (which has room for
+ * @old_cap): the cells and, for TP_ENC_D32, the block bases.
+ * Return: 0 or -ENOMEM (the column still holds @old_cap cells then).
+ */
+int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
 
 /*
  * tp_cell_put() - Writes @v (TP_NULL_INT: NULL) into cell @row of @data
  * laid out as @enc, for the storage code itself: @v must fit @enc, and
- * table generations are not touched. F64 cells only take NULL (NaN).
+ * table generations are not touched. F64 cells (NaN) and D32 cells
+ * (UINT32_MAX) only take NULL here.
  */
 static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t v)
 {
@@ -170,6 +188,9 @@ static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t 
 	case TP_ENC_F64:
 		((double *)data)[row] = (double)NAN;
 		break;
+	case TP_ENC_D32:
+		((uint32_t *)data)[row] = UINT32_MAX;
+		break;
 	case TP_ENC_ROW:
 		break;
 	}
@@ -177,9 +198,10 @@ static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t 
 
 /*
  * Any integer-like cell (TP_INT, TP_NARROW, TP_ID, a TP_STR id);
- * TP_NULL_INT for NULL. Hot loops call this per cell: keep it one switch.
+ * TP_NULL_INT for NULL. Hot loops call this per cell: keep it one switch,
+ * always inlined.
  */
-static inline int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
+static PFC_ALWAYS_INLINE int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
 {
 	const struct tp_col *col = &t->cols[c];
 
@@ -205,6 +227,12 @@ static inline int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t ro
 		return ((const uint16_t *)col->data)[row];
 	case TP_ENC_U32:
 		return ((const uint32_t *)col->data)[row];
+	case TP_ENC_D32: {
+		uint32_t v = ((const uint32_t *)col->data)[row];
+
+		return v == UINT32_MAX ? TP_NULL_INT
+				       : col->bases[row >> TP_D32_BLOCK_SHIFT] + (int64_t)v;
+	}
 	case TP_ENC_ROW:
 		return (int64_t)row;
 	case TP_ENC_I64:
@@ -239,7 +267,7 @@ int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v);
  * tp_set_int() takes any integer-like column; TP_NULL_INT stores NULL.
  * Return: 0 or the errors of tp_col_set_wide().
  */
-static inline int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
 {
 	struct tp_col *col = &t->cols[c];
 
@@ -284,6 +312,21 @@ static inline int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t
 			return 0;
 		}
 		break;
+	case TP_ENC_D32: {
+		int64_t *base = &col->bases[row >> TP_D32_BLOCK_SHIFT];
+
+		if (v == TP_NULL_INT) {
+			((uint32_t *)col->data)[row] = UINT32_MAX;
+			return 0;
+		}
+		if (*base == TP_NULL_INT)
+			*base = v;
+		if (v >= *base && (uint64_t)v - (uint64_t)*base < UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)((uint64_t)v - (uint64_t)*base);
+			return 0;
+		}
+		break;
+	}
 	case TP_ENC_ROW:
 	case TP_ENC_F64:
 		break;

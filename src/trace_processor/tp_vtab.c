@@ -525,13 +525,15 @@ static struct filter *filter_for(struct filter *fs, int *n, const struct tp_tabl
 	return &fs[(*n)++];
 }
 
-/* First row in [lo, hi) whose cell is >= @v (@upper: > @v). */
-static size_t bound_rows(const int64_t *cells, size_t lo, size_t hi, int64_t v, bool upper)
+/* First row in [lo, hi) whose cell of the sorted column @col is >= @v (@upper: > @v). */
+static size_t bound_rows(const struct tp_table *t, uint32_t col, size_t lo, size_t hi, int64_t v,
+			 bool upper)
 {
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		int64_t cell = tp_get_int(t, col, mid);
 
-		if (cells[mid] < v || (upper && cells[mid] == v))
+		if (cell < v || (upper && cell == v))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -702,13 +704,11 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 	}
 	for (i = 0; i < n_fs && lo < hi; i++) {
 		const struct filter *f = &fs[i];
-		const int64_t *cells;
 
 		if (!f->is_sorted)
 			continue;
-		cells = tp_col_int(t, (uint32_t)f->col);
-		lo = bound_rows(cells, lo, hi, f->lo, false);
-		hi = bound_rows(cells, lo, hi, f->hi, true);
+		lo = bound_rows(t, (uint32_t)f->col, lo, hi, f->lo, false);
+		hi = bound_rows(t, (uint32_t)f->col, lo, hi, f->hi, true);
 	}
 	if (lo >= hi)
 		return SQLITE_OK;

@@ -838,7 +838,8 @@ static void st_check(const struct tp_table *t, uint32_t c, const int64_t *want)
 	for (i = 0; i < ST_ROWS; i++) {
 		if (tp_get_int(t, c, i) != want[i])
 			FAIL("row %zu: %lld, want %lld (encoding %d)", i,
-			     (long long)tp_get_int(t, c, i), (long long)want[i], (int)t->cols[c].enc);
+			     (long long)tp_get_int(t, c, i), (long long)want[i],
+			     (int)t->cols[c].enc);
 	}
 }
 
@@ -864,7 +865,6 @@ TEST(sql_storage_narrow_widens_step_by_step)
 
 	st_fill(&t, want);
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
-	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
 	st_check(&t, ST_V, want);
 
 	/* Each width's minimum is its NULL: storing it as a value widens. */
@@ -972,6 +972,70 @@ TEST(sql_storage_narrow_string_ids)
 	tp_table_fini(&t);
 }
 
+/* Sorted integer columns: 32-bit offsets from a base per block of rows. */
+TEST(sql_storage_sorted_offsets_per_block)
+{
+	const size_t n = 3 * TP_D32_BLOCK_ROWS + 5;
+	int64_t *want = malloc(n * sizeof(*want));
+	struct tp_table t;
+	size_t i;
+
+	ASSERT_TRUE(want != NULL);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		/* Leading NULLs (INT64_MIN sorts first), then times 1000 s in. */
+		want[i] = i < 3 ? TP_NULL_INT : (int64_t)1000000000000 + (int64_t)i * 1000;
+		if (i >= 3)
+			ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	}
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	/* One block spans at most 2^32 - 2 past its base... */
+	i = 2 * TP_D32_BLOCK_ROWS + 7;
+	want[i] = want[2 * TP_D32_BLOCK_ROWS] + (int64_t)UINT32_MAX - 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	want[i + 1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 1, TP_NULL_INT), 0);
+	/* ...one more and the column becomes plain int64, values intact. */
+	want[i + 2] = want[i] + 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 2, want[i + 2]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_TRUE(t.cols[ST_TS].bases == NULL);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	tp_table_fini(&t);
+
+	/* A value below its block's base widens too; so do the extremes. */
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, 100), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, INT64_MAX - 5), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), 100);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), INT64_MAX - 5);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), TP_NULL_INT);
+	tp_table_fini(&t);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, -50), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 2, -40), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, -60), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), -60);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), -50);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), -40);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 3), TP_NULL_INT);
+	tp_table_fini(&t);
+	free(want);
+}
+
 /* Rows of @t whose ST_V cell is @v, counted by scanning. */
 static size_t st_count(const struct tp_table *t, int64_t v)
 {
@@ -1071,9 +1135,22 @@ TEST(sql_narrow_columns_through_sql)
 	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 99);
 	ASSERT_EQ(sq_int(conn, "SELECT cpu FROM __intrinsic_sched WHERE id = 12"), INT8_MIN);
 	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE dur IS NULL"), 200);
+	/* A sorted column, first as offsets, then widened: ranges bisect both. */
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	tp_set_int(&db.sched, SCHED_TS, SQ_SCHED_ROWS - 1, (int64_t)1 << 40);
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE ts > 6000"),
+		  SQ_SCHED_ROWS - 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 6000"), 1);
 	sq_copy_tables(conn);
-	sq_same(conn, "SELECT * FROM %s WHERE dur > 5 OR dur IS NULL ORDER BY id", "__intrinsic_sched",
-		"copy_sched");
+	sq_same(conn, "SELECT * FROM %s WHERE dur > 5 OR dur IS NULL ORDER BY id",
+		"__intrinsic_sched", "copy_sched");
 	sq_same(conn, "SELECT utid, count(*) FROM %s GROUP BY utid ORDER BY utid",
 		"__intrinsic_sched", "copy_sched");
 	sq_same(conn, "SELECT * FROM %s WHERE cpu < 0 ORDER BY id", "__intrinsic_sched",
