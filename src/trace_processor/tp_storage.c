@@ -314,7 +314,7 @@ static int cmp_triple(const void *x, const void *y)
 }
 
 /* Cell as a sort key: NULL below every value. */
-static int64_t key_of(const struct tp_table *t, int c, size_t row)
+static PFC_ALWAYS_INLINE int64_t key_of(const struct tp_table *t, int c, size_t row)
 {
 	int64_t v;
 
