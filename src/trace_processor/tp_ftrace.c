@@ -536,7 +536,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		if (prev != 0 && prev_comm) {
 			int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
 
-			if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
+			if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, pu))
 				tp_proc_set_thread_name(imp, pu, prev_comm);
 		}
 		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
@@ -645,7 +645,7 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 	if (before_start(imp, ev))
 		return;
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
-	if (utid > 0 && w->comm && !tp_col_str(&imp->db->thread, THREAD_NAME)[utid])
+	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
 		tp_proc_set_thread_name(imp, utid, w->comm);
 	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
 }

@@ -98,7 +98,7 @@ static void close_state(struct tp_import *imp, int64_t utid, int64_t ts)
 	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return;
-	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, tp_col_int(t, TSTATE_TS)[row]));
+	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, tp_get_int(t, TSTATE_TS, row)));
 	imp->threads[utid].open_row = -1;
 }
 
@@ -148,7 +148,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
 			tp_stat_add(imp, "mismatched_sched_switch_tids", -1, machine, 1);
 		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
-			   tp_ts_sub(ts, tp_col_int(s, SCHED_TS)[c->sched_row]));
+			   tp_ts_sub(ts, tp_get_int(s, SCHED_TS, c->sched_row)));
 		tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
 	}
 	/* The previous thread leaves the CPU in its new state. */
@@ -183,7 +183,7 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	open = imp->threads[utid].open_row;
 	if (open >= 0) {
-		uint32_t st = tp_col_str(t, TSTATE_STATE)[open];
+		uint32_t st = tp_get_str(t, TSTATE_STATE, open);
 
 		/* Already runnable or running: a waking changes nothing. */
 		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||

@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -1053,6 +1054,350 @@ TEST(sql_storage_str_find)
 	ASSERT_EQ(tp_str_find(&s, "", 0), 0);
 	ASSERT_EQ(s.n, 2);
 	tp_strings_fini(&s);
+}
+
+/*
+ * Adaptive-width columns (tp_cells.c): a table of our own with one column
+ * of each kind; st_check() compares every cell with what the test stored.
+ */
+static const struct tp_col_spec k_st_specs[] = {
+	{"id", TP_ID, 0},
+	{"ts", TP_INT, TP_SORTED},
+	{"v", TP_NARROW, 0},
+	{"s", TP_STR, 0},
+	{"r", TP_REAL, 0},
+};
+enum { ST_ID, ST_TS, ST_V, ST_S, ST_R, ST_N_COLS };
+
+#define ST_ROWS 600
+
+static void st_check(const struct tp_table *t, uint32_t c, const int64_t *want)
+{
+	size_t i;
+
+	ASSERT_EQ(t->n_rows, ST_ROWS);
+	for (i = 0; i < ST_ROWS; i++) {
+		if (tp_get_int(t, c, i) != want[i])
+			FAIL("row %zu: %lld, want %lld (encoding %d)", i,
+			     (long long)tp_get_int(t, c, i), (long long)want[i],
+			     (int)t->cols[c].enc);
+	}
+}
+
+/* Row i holds a small value of either sign, every 7th row NULL. */
+static void st_fill(struct tp_table *t, int64_t *want)
+{
+	size_t i;
+
+	ASSERT_EQ(tp_table_init(t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < ST_ROWS; i++) {
+		ASSERT_EQ(tp_table_append(t), (int64_t)i);
+		want[i] = i % 7 == 0 ? TP_NULL_INT : (int64_t)(i % 5) - 2;
+		if (want[i] != TP_NULL_INT)
+			ASSERT_EQ(tp_set_int(t, ST_V, i, want[i]), 0);
+		tp_set_int(t, ST_TS, i, (int64_t)i);
+	}
+}
+
+TEST(sql_storage_narrow_widens_step_by_step)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+
+	st_fill(&t, want);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
+	st_check(&t, ST_V, want);
+
+	/* Each width's minimum is its NULL: storing it as a value widens. */
+	want[3] = -127;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 3, want[3]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
+	want[5] = INT8_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 5, want[5]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	st_check(&t, ST_V, want);
+
+	want[ST_ROWS - 1] = INT16_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, ST_ROWS - 1, want[ST_ROWS - 1]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	st_check(&t, ST_V, want);
+
+	want[0] = INT32_MAX; /* row 0 was NULL */
+	ASSERT_EQ(tp_set_int(&t, ST_V, 0, want[0]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	want[8] = INT32_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 8, want[8]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	st_check(&t, ST_V, want);
+
+	/* NULL stays settable at every width; extremes stay exact. */
+	want[1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 1, TP_NULL_INT), 0);
+	want[2] = INT64_MAX;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 2, INT64_MAX), 0);
+	want[4] = INT64_MIN + 1;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 4, INT64_MIN + 1), 0);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+}
+
+TEST(sql_storage_narrow_jumps_and_appends_after_widening)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	size_t i;
+
+	st_fill(&t, want);
+	/* Straight from 8 to 64 bits: the old cells and NULLs survive. */
+	want[10] = (int64_t)1 << 40;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 10, want[10]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+
+	/* Widen early (few rows, small capacity), then grow the table past
+	 * several reallocations: new rows start NULL at the new width and
+	 * cells set after the append keep their values. */
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	ASSERT_EQ(tp_table_append(&t), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_V, 0, -300), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	want[0] = -300;
+	for (i = 1; i < ST_ROWS; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		ASSERT_EQ(tp_get_int(&t, ST_V, i), TP_NULL_INT);
+		ASSERT_EQ(tp_get_str(&t, ST_S, i), TP_NULL_STR);
+		ASSERT_TRUE(isnan(tp_get_real(&t, ST_R, i)));
+		want[i] = i % 3 ? TP_NULL_INT : -(int64_t)i * 1000;
+	}
+	for (i = 1; i < ST_ROWS; i++)
+		if (want[i] != TP_NULL_INT)
+			ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+}
+
+TEST(sql_storage_narrow_string_ids)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	size_t i;
+
+	st_fill(&t, want);
+	for (i = 0; i < ST_ROWS; i++) {
+		want[i] = i % 4 == 0 ? TP_NULL_STR : (int64_t)(i % 256);
+		ASSERT_EQ(tp_set_str(&t, ST_S, i, (uint32_t)want[i]), 0);
+	}
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U8);
+	st_check(&t, ST_S, want);
+	want[1] = 256;
+	ASSERT_EQ(tp_set_str(&t, ST_S, 1, 256), 0);
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U16);
+	st_check(&t, ST_S, want);
+	want[2] = UINT32_MAX;
+	ASSERT_EQ(tp_set_str(&t, ST_S, 2, UINT32_MAX), 0);
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U32);
+	st_check(&t, ST_S, want);
+	ASSERT_EQ(tp_get_str(&t, ST_S, 2), UINT32_MAX);
+
+	/* An integer NULL is a string NULL; no id is negative or past 32 bits. */
+	want[3] = TP_NULL_STR;
+	ASSERT_EQ(tp_set_int(&t, ST_S, 3, TP_NULL_INT), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_S, 5, -1), -ERANGE);
+	ASSERT_EQ(tp_set_int(&t, ST_S, 5, (int64_t)1 << 32), -ERANGE);
+	st_check(&t, ST_S, want);
+	/* Columns without integer cells refuse integers. */
+	ASSERT_EQ(tp_set_int(&t, ST_R, 5, 1), -ERANGE);
+	ASSERT_TRUE(isnan(tp_get_real(&t, ST_R, 5)));
+	tp_table_fini(&t);
+}
+
+/* Sorted integer columns: 32-bit offsets from a base per block of rows. */
+TEST(sql_storage_sorted_offsets_per_block)
+{
+	const size_t n = 3 * TP_D32_BLOCK_ROWS + 5;
+	int64_t *want = malloc(n * sizeof(*want));
+	struct tp_table t;
+	size_t i;
+
+	ASSERT_TRUE(want != NULL);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		/* Leading NULLs (INT64_MIN sorts first), then times 1000 s in. */
+		want[i] = i < 3 ? TP_NULL_INT : (int64_t)1000000000000 + (int64_t)i * 1000;
+		if (i >= 3)
+			ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	}
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	/* One block spans at most 2^32 - 2 past its base... */
+	i = 2 * TP_D32_BLOCK_ROWS + 7;
+	want[i] = want[2 * TP_D32_BLOCK_ROWS] + (int64_t)UINT32_MAX - 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	want[i + 1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 1, TP_NULL_INT), 0);
+	/* ...one more and the column becomes plain int64, values intact. */
+	want[i + 2] = want[i] + 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 2, want[i + 2]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_TRUE(t.cols[ST_TS].bases == NULL);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	tp_table_fini(&t);
+
+	/* A value below its block's base widens too; so do the extremes. */
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, 100), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, INT64_MAX - 5), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), 100);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), INT64_MAX - 5);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), TP_NULL_INT);
+	tp_table_fini(&t);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, -50), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 2, -40), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, -60), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), -60);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), -50);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), -40);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 3), TP_NULL_INT);
+	tp_table_fini(&t);
+	free(want);
+}
+
+/* Rows of @t whose ST_V cell is @v, counted by scanning. */
+static size_t st_count(const struct tp_table *t, int64_t v)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n_rows; i++)
+		n += tp_get_int(t, ST_V, i) == v;
+	return n;
+}
+
+/* The lookup of @v gives exactly the rows holding it, ascending. */
+static void st_check_lookup(struct tp_table *t, int64_t v)
+{
+	const uint32_t *rows;
+	int64_t n = tp_col_lookup(t, ST_V, v, &rows), i;
+
+	ASSERT_EQ(n, (int64_t)st_count(t, v));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(tp_get_int(t, ST_V, rows[i]), v);
+		if (i)
+			ASSERT_LT(rows[i - 1], rows[i]);
+	}
+}
+
+/* The order on ST_V lists every row once: NULLs first, values ascending,
+ * rows ascending among equal values. */
+static void st_check_order(struct tp_table *t)
+{
+	const uint32_t *rows;
+	int64_t n = tp_table_order(t, ST_V, -1, NULL, &rows), i;
+	char *seen = calloc(t->n_rows, 1);
+
+	ASSERT_TRUE(seen != NULL);
+	ASSERT_EQ(n, (int64_t)t->n_rows);
+	for (i = 0; i < n; i++) {
+		ASSERT_FALSE(seen[rows[i]]);
+		seen[rows[i]] = 1;
+		if (i == 0)
+			continue;
+		ASSERT_LE(tp_get_int(t, ST_V, rows[i - 1]), tp_get_int(t, ST_V, rows[i]));
+		if (tp_get_int(t, ST_V, rows[i - 1]) == tp_get_int(t, ST_V, rows[i]))
+			ASSERT_LT(rows[i - 1], rows[i]);
+	}
+	free(seen);
+}
+
+TEST(sql_storage_narrow_index_and_order_after_widening)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	const uint32_t *rows;
+
+	st_fill(&t, want);
+	st_check_lookup(&t, -2);
+	st_check_lookup(&t, TP_NULL_INT);
+	st_check_order(&t);
+	ASSERT_EQ(tp_col_distinct_hint(&t, ST_V), 6); /* -2..2 and NULL */
+
+	/* Widening changes the table: the index and the order are rebuilt. */
+	ASSERT_EQ(tp_set_int(&t, ST_V, 11, 100000), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_V, 12, -100000), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, 100000, &rows), 1);
+	ASSERT_EQ(rows[0], 11);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, -100000, &rows), 1);
+	ASSERT_EQ(rows[0], 12);
+	st_check_lookup(&t, -2);
+	st_check_lookup(&t, 1);
+	st_check_lookup(&t, TP_NULL_INT);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, 3, &rows), 0);
+	st_check_order(&t);
+	ASSERT_EQ(tp_table_order(&t, ST_V, -1, NULL, &rows), ST_ROWS);
+	ASSERT_EQ(tp_get_int(&t, ST_V, rows[0]), TP_NULL_INT);
+	ASSERT_EQ(rows[ST_ROWS - 1], 11);
+	ASSERT_EQ(tp_col_distinct_hint(&t, ST_V), 8);
+	tp_table_fini(&t);
+}
+
+/* SQL reads narrow cells of every width, filters and orders them. */
+TEST(sql_narrow_columns_through_sql)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I8);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 100);
+	tp_set_int(&db.sched, SCHED_DUR, 10, (int64_t)5 << 40);
+	tp_set_int(&db.sched, SCHED_UTID, 13, -70000);
+	tp_set_int(&db.sched, SCHED_CPU, 12, INT8_MIN);
+	ASSERT_EQ(db.sched.cols[SCHED_DUR].enc, TP_ENC_I64);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I32);
+	ASSERT_EQ(db.sched.cols[SCHED_CPU].enc, TP_ENC_I16);
+	ASSERT_EQ(sq_int(conn, "SELECT dur FROM __intrinsic_sched WHERE id = 10"), (int64_t)5 << 40);
+	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE utid = -70000"), 13);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 99);
+	ASSERT_EQ(sq_int(conn, "SELECT cpu FROM __intrinsic_sched WHERE id = 12"), INT8_MIN);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE dur IS NULL"), 200);
+	/* A sorted column, first as offsets, then widened: ranges bisect both. */
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	tp_set_int(&db.sched, SCHED_TS, SQ_SCHED_ROWS - 1, (int64_t)1 << 40);
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE ts > 6000"),
+		  SQ_SCHED_ROWS - 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 6000"), 1);
+	sq_copy_tables(conn);
+	sq_same(conn, "SELECT * FROM %s WHERE dur > 5 OR dur IS NULL ORDER BY id",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT utid, count(*) FROM %s GROUP BY utid ORDER BY utid",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT * FROM %s WHERE cpu < 0 ORDER BY id", "__intrinsic_sched",
+		"copy_sched");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
 }
 
 /* ================================================================ */
