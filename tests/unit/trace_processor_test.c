@@ -2865,3 +2865,322 @@ TEST(im_entity_state_residency)
 		     "entity_state_residency_invalid,1;entity_state_residency_lookup_failed,1;");
 	tp_destroy(tp);
 }
+
+/* Opens ftrace event @field at @ts from @pid in @bundle; the caller fills *payload. */
+static void im_ft_begin(struct pz_msg *bundle, struct pz_msg *ev, struct pz_msg *payload,
+			int64_t ts, int64_t pid, uint32_t field)
+{
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, ev);
+	pz_append_varint(ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(ev, PB_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_begin_nested(ev, field, payload);
+}
+
+static void im_ft_end(struct pz_msg *ev, struct pz_msg *payload)
+{
+	pz_end(payload);
+	pz_end(ev);
+}
+
+static void im_wakeup(struct pz_msg *b, int64_t ts, bool activate, const char *name)
+{
+	struct pz_msg ev, w;
+
+	im_ft_begin(b, &ev, &w, ts, 7,
+		    activate ? PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE
+			     : PB_FTRACE_EVENT__WAKEUP_SOURCE_DEACTIVATE);
+	pz_append_string(&w, PB_WAKEUP_SOURCE_ACTIVATE_FTRACE_EVENT__NAME, name);
+	im_ft_end(&ev, &w);
+}
+
+/*
+ * Wakeup sources: one "Wakelock(name)" slice per source from its first
+ * activation to the deactivation balancing them all, on a track per source
+ * (type and dimension arg as Perfetto's); names are cut at 31 bytes.
+ */
+TEST(im_wakesource)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_wakeup(&b, 10, true, "a");
+	im_wakeup(&b, 12, true, "a");
+	im_wakeup(&b, 15, true, "abcdefghijklmnopqrstuvwxyz");
+	im_wakeup(&b, 20, false, "a");
+	im_wakeup(&b, 25, false, "a");
+	im_wakeup(&b, 26, false, "a");
+	im_wakeup(&b, 27, true, "a");
+	im_wakeup(&b, 30, false, "abcdefghijklmnopqrstuvwxyz");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, (SELECT "
+				 "a.key || '=' || a.string_value FROM args a WHERE a.arg_set_id = "
+				 "t.dimension_arg_set_id) FROM slice s JOIN track t ON s.track_id = "
+				 "t.id ORDER BY s.ts"),
+		     "10,15,Wakelock(a),Wakelock(a),wakesource_wakelock,wakelock_event=a;"
+		     "15,15,Wakelock(abcdefghijklmnopqrstuv,Wakelock(abcdefghijklmnopqrstuv,"
+		     "wakesource_wakelock,wakelock_event=abcdefghijklmnopqrstuvwxyz;"
+		     "27,-1,Wakelock(a),Wakelock(a),wakesource_wakelock,wakelock_event=a;");
+	tp_destroy(tp);
+}
+
+/*
+ * Display drivers' marker events: mdss begin/end and sde B/E (by
+ * trace_begin) make thread slices in the payload's process, sde 'C' a
+ * process counter; an sde event with neither type nor begin is counted.
+ */
+TEST(im_ftrace_mark)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, m;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	for (i = 0; i < 2; i++) {
+		im_ft_begin(&b, &ev, &m, 100 + 100 * i, 584, PB_FTRACE_EVENT__TRACING_MARK_WRITE);
+		pz_append_varint(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 580);
+		pz_append_string(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "mdss");
+		pz_append_varint(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_BEGIN, i == 0);
+		im_ft_end(&ev, &m);
+	}
+	for (i = 0; i < 2; i++) {
+		im_ft_begin(&b, &ev, &m, 300 + i, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+		pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 403);
+		pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "sde");
+		pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_BEGIN, i == 0);
+		im_ft_end(&ev, &m);
+	}
+	im_ft_begin(&b, &ev, &m, 400, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 403);
+	pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "fps");
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_TYPE, 'C');
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__VALUE, 60);
+	im_ft_end(&ev, &m);
+	im_ft_begin(&b, &ev, &m, 500, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+	pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "bad");
+	im_ft_end(&ev, &m);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.name, s.ts, s.dur, th.tid, p.pid FROM slice s JOIN "
+				 "thread_track tt ON s.track_id = tt.id JOIN thread th USING(utid) "
+				 "LEFT JOIN process p USING(upid) ORDER BY s.ts"),
+		     "mdss,100,100,584,580;sde,300,1,403,403;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, c.ts, c.value FROM counter c JOIN "
+				 "process_counter_track t ON c.track_id = t.id"),
+		     "fps,400,60.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'systrace_parse_failure'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+static void im_dma(struct pz_msg *b, int64_t ts, uint64_t inode, int64_t len, uint64_t total)
+{
+	struct pz_msg ev, d;
+
+	im_ft_begin(b, &ev, &d, ts, 1, PB_FTRACE_EVENT__DMA_HEAP_STAT);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__INODE, inode);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__LEN, (uint64_t)len);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__TOTAL_ALLOCATED, total);
+	im_ft_end(&ev, &d);
+}
+
+/*
+ * dma_heap_stat: the heap total and per-thread changes as counters, and a
+ * slice per live buffer; overlapping buffers take separate mem.dma_buffer
+ * tracks and a freed track is reused.
+ */
+TEST(im_dma_heap_stat)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_dma(&b, 100, 1, 2048, 2048);
+	im_dma(&b, 150, 2, 4096, 6144);
+	im_dma(&b, 200, 1, -2048, 4096);
+	im_dma(&b, 250, 3, 1024, 5120);
+	im_dma(&b, 300, 2, -4096, 1024);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, s.track_id FROM "
+				 "slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts"),
+		     "100,100,2 kB,mem.dma_buffer,android_dma_allocations,2;"
+		     "150,150,4 kB,mem.dma_buffer,android_dma_allocations,3;"
+		     "250,-1,1 kB,mem.dma_buffer,android_dma_allocations,2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, GROUP_CONCAT(CAST(c.value AS INT), ' ') FROM "
+				 "counter c JOIN counter_track t ON c.track_id = t.id "
+				 "GROUP BY t.name ORDER BY t.name"),
+		     "mem.dma_heap,2048 6144 4096 5120 1024;"
+		     "mem.dma_heap_change,2048 4096 -2048 1024 -4096;");
+	tp_destroy(tp);
+}
+
+static void im_adreno(struct pz_msg *b, int64_t ts, uint32_t field, uint32_t stamp,
+		      uint64_t a, uint64_t c)
+{
+	struct pz_msg ev, k;
+
+	im_ft_begin(b, &ev, &k, ts, 100, field);
+	pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__ID, 1);
+	pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__TIMESTAMP, stamp);
+	if (field == PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC) {
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__TICKS, a);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__PRIO, 2);
+	} else if (field == PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED) {
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__START, a);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__RETIRE, c);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__PRIO, 2);
+	}
+	im_ft_end(&ev, &k);
+}
+
+/*
+ * Adreno command batches: a "GPU" slice at the GPU start time (from the
+ * batch's sync point, whichever of sync and retired comes first), on the
+ * track of (context, prio) named after the queuing process; overlapping
+ * batches take a second track.
+ */
+TEST(im_adreno_cmdbatch)
+{
+	const uint32_t q = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED;
+	const uint32_t s = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC;
+	const uint32_t r = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED;
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_tree_process(&t, 1, 100, 1, "app");
+	im_bundle(&t, 0, &b);
+	im_adreno(&b, 900000000, q, 42, 0, 0);
+	im_adreno(&b, 1000000000, s, 42, 19200000, 0);
+	im_adreno(&b, 3100000000, r, 42, 38400000, 57600000);
+	/* Retired before its sync; overlaps the first batch. */
+	im_adreno(&b, 3200000000, r, 43, 19200000, 38400000);
+	im_adreno(&b, 3300000000, s, 43, 0, 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.name, s.ts, s.dur, t.name, t.type, (SELECT "
+				 "GROUP_CONCAT(a.key || '=' || a.int_value) FROM args a WHERE "
+				 "a.arg_set_id = t.dimension_arg_set_id) FROM slice s JOIN track t "
+				 "ON s.track_id = t.id ORDER BY s.ts"),
+		     "GPU,2000000000,1000000000,GPU app (Ctx=1, Prio=2),adreno_gpu_cmdbatch,"
+		     "context_id=1,prio=2;"
+		     "GPU,4300000000,1000000000,GPU app (Ctx=1, Prio=2),adreno_gpu_cmdbatch,"
+		     "context_id=1,prio=2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(DISTINCT track_id) FROM slice"), "1;");
+	tp_destroy(tp);
+}
+
+static void im_energy(struct im_trace *t, int64_t ts, int consumer, int64_t uws, int uid)
+{
+	struct pz_msg *p = im_packet(t, ts, 9), e, u;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN, &e);
+	pz_append_varint(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_ID,
+			 (uint64_t)consumer);
+	pz_append_varint(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_UWS, (uint64_t)uws);
+	if (uid) {
+		pz_begin_nested(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__PER_UID_BREAKDOWN, &u);
+		pz_append_varint(&u, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN_ENERGY_UID_BREAKDOWN__UID,
+				 (uint64_t)uid);
+		pz_append_varint(&u,
+				 PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN_ENERGY_UID_BREAKDOWN__ENERGY_UWS,
+				 (uint64_t)(uws / 2));
+		pz_end(&u);
+	}
+	pz_end(&e);
+	im_end_packet(t);
+}
+
+/*
+ * Energy estimation breakdown: a descriptor (no timestamp) names consumers;
+ * each breakdown is a counter on its consumer's track, per-uid shares on
+ * per-(consumer, uid) tracks; an unnamed consumer is counted.
+ */
+TEST(im_energy_breakdown)
+{
+	struct im_trace t;
+	struct pz_msg *p, e, d, c;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, -1, 9);
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN, &e);
+	pz_begin_nested(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_DESCRIPTOR, &d);
+	pz_begin_nested(&d, PB_ANDROID_ENERGY_CONSUMER_DESCRIPTOR__ENERGY_CONSUMERS, &c);
+	pz_append_varint(&c, PB_ANDROID_ENERGY_CONSUMER__ENERGY_CONSUMER_ID, 0);
+	pz_append_string(&c, PB_ANDROID_ENERGY_CONSUMER__TYPE, "CPU_CLUSTER");
+	pz_append_string(&c, PB_ANDROID_ENERGY_CONSUMER__NAME, "CPUCL0");
+	pz_end(&c);
+	pz_end(&d);
+	pz_end(&e);
+	im_end_packet(&t);
+	im_energy(&t, 1000, 0, 500, 0);
+	im_energy(&t, 2000, 0, 800, 10010);
+	im_energy(&t, 3000, 5, 1, 0);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value, t.name, t.type FROM counter c JOIN "
+				 "counter_track t ON c.track_id = t.id ORDER BY c.ts, t.type"),
+		     "1000,500.0,CPUCL0,android_energy_estimation_breakdown;"
+		     "2000,800.0,CPUCL0,android_energy_estimation_breakdown;"
+		     "2000,400.0,CPUCL0,android_energy_estimation_breakdown_per_uid;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'energy_breakdown_missing_values'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+static void im_sysprop(struct im_trace *t, int64_t ts, const char *name, const char *value)
+{
+	struct pz_msg *p = im_packet(t, ts, 0), s, v;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_SYSTEM_PROPERTY, &s);
+	pz_begin_nested(&s, PB_ANDROID_SYSTEM_PROPERTY__VALUES, &v);
+	pz_append_string(&v, PB_ANDROID_SYSTEM_PROPERTY_PROPERTY_VALUE__NAME, name);
+	pz_append_string(&v, PB_ANDROID_SYSTEM_PROPERTY_PROPERTY_VALUE__VALUE, value);
+	pz_end(&v);
+	pz_end(&s);
+	im_end_packet(t);
+}
+
+/*
+ * battery_stats.* from system properties and from atrace counters share one
+ * global battery_stats track per name; screen_state is a ScreenState
+ * counter; non-integer values are ignored.
+ */
+TEST(im_battery_stats_and_sysprops)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_sysprop(&t, 1000, "debug.tracing.battery_stats.screen", "1");
+	im_sysprop(&t, 1500, "debug.tracing.battery_stats.wifi", "on");
+	im_sysprop(&t, 1600, "debug.tracing.screen_state", "2");
+	im_bundle(&t, 0, &b);
+	im_print(&b, 2000, 1000, "C|1000|battery_stats.screen|0");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.type, c.ts, c.value, (SELECT a.string_value "
+				 "FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id) FROM "
+				 "counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts"),
+		     "battery_stats.screen,battery_stats,1000,1.0,battery_stats.screen;"
+		     "ScreenState,screen_state,1600,2.0,-;"
+		     "battery_stats.screen,battery_stats,2000,0.0,battery_stats.screen;");
+	tp_destroy(tp);
+}
