@@ -264,15 +264,15 @@ static void check_sorted(struct tp *tp)
 		const struct tp_table *t = tp_db_table(tp_get_db(tp), i);
 
 		for (c = 0; c < t->n_cols; c++) {
-			const int64_t *v = tp_col_int(t, c);
-
 			if (t->specs[c].type != TP_INT || !(t->specs[c].flags & TP_SORTED))
 				continue;
-			for (r = 0; r < t->n_rows; r++) {
-				if (r == 0 || v[r] >= v[r - 1])
+			for (r = 1; r < t->n_rows; r++) {
+				int64_t v = tp_get_int(t, c, r), prev = tp_get_int(t, c, r - 1);
+
+				if (v >= prev)
 					continue;
 				fprintf(stderr, "tp_fuzz: %s.%s row %zu is %lld after %lld\n", t->name,
-					t->specs[c].name, r, (long long)v[r], (long long)v[r - 1]);
+					t->specs[c].name, r, (long long)v, (long long)prev);
 				abort();
 			}
 		}

@@ -106,6 +106,12 @@ static void import_fini(struct tp_import *imp)
 	hmap_fini(&imp->machine_rows);
 	hmap_fini(&imp->seq_slots);
 	hmap_fini(&imp->entity_states);
+	hmap_fini(&imp->dim_tracks);
+	hmap_fini(&imp->wakelocks);
+	hmap_fini(&imp->dma_buffers);
+	hmap_fini(&imp->dma_busy);
+	hmap_fini(&imp->adreno);
+	hmap_fini(&imp->energy_consumers);
 	tp_te_fini(imp);
 	tp_gk_fini(imp);
 	tp_atrace_async_fini(imp);

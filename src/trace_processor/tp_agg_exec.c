@@ -170,65 +170,62 @@ static int64_t find_group(struct groups *g, const int64_t *keys, const struct ro
 
 /* ----------------------------------------------------------- columns ---- */
 
-/* Integer-like cells of column @c at @sel (NO_ROW and NULL: TP_NULL_INT). */
+/* Contiguous cells of one encoding: NULL sentinels become TP_NULL_INT. */
+#define FETCH_RUN(type, is_null)                                               \
+	do {                                                                   \
+		const type *d_ = (const type *)col->data + sel->base;          \
+		for (k = 0; k < m; k++)                                        \
+			out[k] = is_null(d_[k]) ? TP_NULL_INT : (int64_t)d_[k]; \
+	} while (0)
+#define IS_I8_NULL(v) ((v) == INT8_MIN)
+#define IS_I16_NULL(v) ((v) == INT16_MIN)
+#define IS_I32_NULL(v) ((v) == INT32_MIN)
+#define IS_ID_NULL(v) ((v) == 0)
+
+/*
+ * Integer-like cells of column @c at @sel (NO_ROW and NULL: TP_NULL_INT;
+ * string id 0 is NULL). A run of the first table is read straight from
+ * the cells of each encoding; scattered rows through tp_get_int().
+ */
 static void fetch_int(const struct tp_table *t, uint32_t c, const struct rowsel *sel, size_t m,
 		      int64_t *out)
 {
-	const uint32_t *rows = sel->rows;
+	const struct tp_col *col = &t->cols[c];
+	bool is_str = t->specs[c].type == TP_STR;
 	size_t k;
 
-	switch (t->specs[c].type) {
-	case TP_ID:
-		for (k = 0; k < m; k++) {
-			uint32_t r = row_at(sel, k);
-
-			out[k] = r == NO_ROW ? TP_NULL_INT : r;
-		}
-		break;
-	case TP_I32: {
-		const int32_t *d = tp_col_i32(t, c);
-
-		if (!rows) {
-			d += sel->base;
-			for (k = 0; k < m; k++)
-				out[k] = d[k] == INT32_MIN ? TP_NULL_INT : d[k];
+	if (!sel->rows) {
+		switch (col->enc) {
+		case TP_ENC_I8:
+			FETCH_RUN(int8_t, IS_I8_NULL);
+			return;
+		case TP_ENC_I16:
+			FETCH_RUN(int16_t, IS_I16_NULL);
+			return;
+		case TP_ENC_I32:
+			FETCH_RUN(int32_t, IS_I32_NULL);
+			return;
+		case TP_ENC_I64:
+			memcpy(out, (const int64_t *)col->data + sel->base, m * sizeof(*out));
+			return;
+		case TP_ENC_U8:
+			FETCH_RUN(uint8_t, IS_ID_NULL);
+			return;
+		case TP_ENC_U16:
+			FETCH_RUN(uint16_t, IS_ID_NULL);
+			return;
+		case TP_ENC_U32:
+			FETCH_RUN(uint32_t, IS_ID_NULL);
+			return;
+		default:
 			break;
 		}
-		for (k = 0; k < m; k++) {
-			int32_t v = rows[k] == NO_ROW ? INT32_MIN : d[rows[k]];
-
-			out[k] = v == INT32_MIN ? TP_NULL_INT : v;
-		}
-		break;
 	}
-	case TP_INT: {
-		const int64_t *d = tp_col_int(t, c);
+	for (k = 0; k < m; k++) {
+		uint32_t r = row_at(sel, k);
+		int64_t v = r == NO_ROW ? TP_NULL_INT : tp_get_int(t, c, r);
 
-		if (!rows) {
-			memcpy(out, d + sel->base, m * sizeof(*out));
-			break;
-		}
-		for (k = 0; k < m; k++)
-			out[k] = rows[k] == NO_ROW ? TP_NULL_INT : d[rows[k]];
-		break;
-	}
-	case TP_STR: {
-		const uint32_t *d = tp_col_str(t, c);
-
-		for (k = 0; k < m; k++) {
-			uint32_t r = row_at(sel, k), v = r == NO_ROW ? 0 : d[r];
-
-			out[k] = v == 0 ? TP_NULL_INT : v;
-		}
-		break;
-	}
-	default:
-		for (k = 0; k < m; k++) {
-			uint32_t r = row_at(sel, k);
-
-			out[k] = r == NO_ROW ? TP_NULL_INT : tp_get_int(t, c, r);
-		}
-		break;
+		out[k] = is_str && v == 0 ? TP_NULL_INT : v;
 	}
 }
 
@@ -476,7 +473,7 @@ static struct tp_agg_cell column_cell(const struct tp_agg_plan *plan, struct tp_
 			cell.type = TP_AGG_REAL;
 		break;
 	case TP_STR:
-		cell.u.s = tp_col_str(t, r.col)[row];
+		cell.u.s = tp_get_str(t, r.col, row);
 		if (cell.u.s)
 			cell.type = TP_AGG_STR;
 		break;

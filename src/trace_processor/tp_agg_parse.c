@@ -129,7 +129,7 @@ static enum tp_type col_type(const struct tp_agg_plan *plan, struct tp_agg_ref r
 
 static bool is_int_like(enum tp_type type)
 {
-	return type == TP_INT || type == TP_I32 || type == TP_ID;
+	return type == TP_INT || type == TP_NARROW || type == TP_ID;
 }
 
 /* An inner join makes the joined table's id equal its source cell. */

@@ -157,8 +157,8 @@ static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64
  * I|pid|name (instant), and the async forms above. Others are left to the
  * ftrace_event table.
  */
-static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const char *buf,
-		   size_t len)
+void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const char *buf, size_t len)
 {
 	const char *p = buf, *end, *f;
 	size_t n;
@@ -208,6 +208,10 @@ static void atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid
 		v = strtod(tmp, &e);
 		if (*e != '\0')
 			goto bad;
+		if (nlen > 14 && !memcmp(name, "battery_stats.", 14)) {
+			tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, v);
+			return;
+		}
 		if (nlen >= sizeof(tmp))
 			nlen = sizeof(tmp) - 1;
 		memcpy(tmp, name, nlen);
@@ -562,7 +566,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		if (prev != 0 && prev_comm) {
 			int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
 
-			if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
+			if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, pu))
 				tp_proc_set_thread_name(imp, pu, prev_comm);
 		}
 		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
@@ -590,8 +594,9 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__PRINT:
 		if (p.f[PB_PRINT_FTRACE_EVENT__BUF].id)
-			atrace(imp, ev, pid, (const char *)p.f[PB_PRINT_FTRACE_EVENT__BUF].data,
-			       p.f[PB_PRINT_FTRACE_EVENT__BUF].size);
+			tp_ftrace_atrace(imp, ev, pid,
+					 (const char *)p.f[PB_PRINT_FTRACE_EVENT__BUF].data,
+					 p.f[PB_PRINT_FTRACE_EVENT__BUF].size);
 		break;
 	case PB_FTRACE_EVENT__TASK_NEWTASK:
 		task_newtask(imp, ev, pid, &p);
@@ -625,6 +630,24 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__SCHED_CPU_UTIL_CFS:
 		tp_ftrace_cpu_util_cfs(imp, ev, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE:
+	case PB_FTRACE_EVENT__WAKEUP_SOURCE_DEACTIVATE:
+		tp_wakesource(imp, ev, payload.id == PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE,
+			      payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__TRACING_MARK_WRITE:
+	case PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE:
+		tp_ftrace_mark(imp, ev, pid, payload.id == PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE,
+			       payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__DMA_HEAP_STAT:
+		tp_dma_heap_stat(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED:
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC:
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED:
+		tp_adreno_cmdbatch(imp, ev, pid, payload.id, payload.data, payload.size);
 		break;
 	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
 		tp_proc_free_thread(imp, ev->machine, ev->ts,
@@ -671,7 +694,7 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 	if (before_start(imp, ev))
 		return;
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
-	if (utid > 0 && w->comm && !tp_col_str(&imp->db->thread, THREAD_NAME)[utid])
+	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
 		tp_proc_set_thread_name(imp, utid, w->comm);
 	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
 }

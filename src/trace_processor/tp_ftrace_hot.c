@@ -152,7 +152,7 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 	if (prev != 0 && prev_comm) {
 		int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
 
-		if (pu >= 0 && !tp_col_str(&imp->db->thread, THREAD_NAME)[pu])
+		if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, (size_t)pu))
 			tp_proc_set_thread_name(imp, pu, prev_comm);
 	}
 	next_comm = comm(imp, &p->sw.next_comm, p->sw.next_pid);

@@ -205,7 +205,7 @@ static uint32_t last_state(struct tp_import *imp, int64_t utid)
 	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return 0;
-	return tp_col_str(&imp->db->thread_state, TSTATE_STATE)[row];
+	return tp_get_str(&imp->db->thread_state, TSTATE_STATE, row);
 }
 
 /*
@@ -266,7 +266,7 @@ static void push_state(struct tp_import *imp, const struct tp_event *ev, int64_t
 	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
 		return;
 	row = imp->threads[utid].open_row;
-	if (row >= 0 && tp_col_int(t, TSTATE_TS)[row] == ev->ts)
+	if (row >= 0 && tp_get_int(t, TSTATE_TS, row) == ev->ts)
 		tp_stat_add(imp, "generic_task_state_invalid_order", -1, ev->machine, 1);
 	tp_sched_push_state(imp, utid, ev->ts, state, cpu, ucpu);
 }
@@ -275,7 +275,7 @@ static void close_slice(struct tp_import *imp, int64_t row, int64_t ts, uint32_t
 {
 	struct tp_table *s = &imp->db->sched;
 
-	tp_set_int(s, SCHED_DUR, (size_t)row, ts - tp_col_int(s, SCHED_TS)[row]);
+	tp_set_int(s, SCHED_DUR, (size_t)row, ts - tp_get_int(s, SCHED_TS, row));
 	tp_set_str(s, SCHED_END_STATE, (size_t)row, end_state);
 }
 
@@ -336,7 +336,7 @@ static void task_stops(struct tp_import *imp, struct tp_gk *gk, const struct tp_
 	if (t && t->hanging_row >= 0) {
 		int64_t row = t->hanging_row;
 
-		if (tp_col_int(s, SCHED_TS)[row] + tp_col_int(s, SCHED_DUR)[row] == ev->ts) {
+		if (tp_get_int(s, SCHED_TS, row) + tp_get_int(s, SCHED_DUR, row) == ev->ts) {
 			tp_set_str(s, SCHED_END_STATE, (size_t)row, state);
 			t->hanging_row = -1;
 			if ((size_t)utid < imp->cap_threads && imp->threads[utid].open_row >= 0) {

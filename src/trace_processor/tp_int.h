@@ -406,6 +406,14 @@ struct tp_import {
 	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
 	struct tp_atrace_async *atrace_async;
 
+	/* tracks named by type and dimensions (tp_track_dims.c) */
+	struct hmap dim_tracks;       /* hash(type, machine, dims, idx) -> track id */
+	struct hmap wakelocks;        /* name string id -> active count (tp_wakesource.c) */
+	struct hmap dma_buffers;      /* inode -> pool index + 1 (tp_dma_heap.c) */
+	struct hmap dma_busy;         /* pool index -> 1 while a buffer uses it */
+	struct hmap adreno;           /* hashed keys -> values (tp_adreno.c) */
+	struct hmap energy_consumers; /* consumer id -> name << 32 | type (tp_android_probes.c) */
+
 	struct tp_ftrace_cache fc;
 	struct tp_pipe *pipe;         /* while parsing (tp_pipe.c) */
 };
@@ -622,6 +630,56 @@ void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, 
 			   int64_t cookie);
 /* Frees the atrace async state (NULL-safe). */
 void tp_atrace_async_fini(struct tp_import *imp);
+
+/* ---------------------------------------------------- dimension tracks ---- */
+
+enum tp_dim_kind { TP_DIM_STR, TP_DIM_INT, TP_DIM_UINT };
+
+/* One dimension of a track: @v is a string id for TP_DIM_STR. */
+struct tp_dim {
+	const char *key;
+	enum tp_dim_kind kind;
+	int64_t v;
+};
+
+/*
+ * tp_track_dims() - The track of Perfetto's @type with dimensions @dims
+ * (stored as its dimension arg set) on @machine, created named @name (a
+ * string id, 0 for none) on first use; @idx tells apart tracks a
+ * compressor spreads overlapping slices over (0 otherwise). Return: the
+ * track id, or -1 on OOM (tp_track_dims.c).
+ */
+int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bool is_counter,
+		      uint32_t machine, const struct tp_dim *dims, size_t n_dims, uint32_t idx);
+
+/* Small ftrace event parsers, called by tp_ftrace.c in time order. */
+/* wakeup_source_activate/deactivate: "Wakelock(<name>)" slices (tp_wakesource.c). */
+void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activate,
+		   const uint8_t *data, size_t len);
+/* mdss tracing_mark_write and sde_tracing_mark_write as atrace lines (tp_ftrace_mark.c). */
+void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool is_sde,
+		    const uint8_t *data, size_t len);
+/* dma_heap_stat: heap counters and per-buffer slices (tp_dma_heap.c). */
+void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const uint8_t *data, size_t len);
+/* kgsl_adreno_cmdbatch_{queued,sync,retired} (@event_id): GPU slices (tp_adreno.c). */
+void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			uint32_t event_id, const uint8_t *data, size_t len);
+/*
+ * tp_ftrace_atrace() - One atrace line (B|pid|name, E|pid, C|pid|name|value,
+ * I, S, F, G, H, N forms) written by thread @tid at @ev's time (tp_ftrace.c).
+ */
+void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const char *buf, size_t len);
+
+/* Android probes packets (tp_android_probes.c). */
+void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *ev,
+				 const uint8_t *data, size_t len);
+void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
+				const uint8_t *data, size_t len);
+/* The global battery_stats.* counter @name (atrace or system property). */
+void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
+			      const char *name, size_t len, double value);
 
 /* tp_track.c */
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);

@@ -777,6 +777,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__CHROME_METADATA:
 			tp_chrome_metadata(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN:
+			tp_android_energy_breakdown(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__ANDROID_SYSTEM_PROPERTY:
+			tp_android_system_property(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__TRACE_UUID:
 			trace_uuid(imp, f.data, f.size);
 			break;

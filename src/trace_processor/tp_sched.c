@@ -177,7 +177,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
 			mismatched_tids(imp, machine);
 		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
-			   tp_ts_sub(ts, tp_col_int(s, SCHED_TS)[c->sched_row]));
+			   tp_ts_sub(ts, tp_get_int(s, SCHED_TS, c->sched_row)));
 		tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
 	}
 	/* The previous thread leaves the CPU in its new state. */

@@ -154,20 +154,20 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 
 	if (row + n > t->n_rows)
 		return false;
-	set = tp_col_int(t, ARGS_ARG_SET_ID)[row];
-	if (row + n < t->n_rows && tp_col_int(t, ARGS_ARG_SET_ID)[row + n] == set)
+	set = tp_get_int(t, ARGS_ARG_SET_ID, row);
+	if (row + n < t->n_rows && tp_get_int(t, ARGS_ARG_SET_ID, row + n) == set)
 		return false;
 	for (i = 0; i < n; i++, row++) {
-		if (tp_col_int(t, ARGS_ARG_SET_ID)[row] != set ||
-		    tp_col_str(t, ARGS_KEY)[row] != a[i].key ||
-		    tp_col_str(t, ARGS_FLAT_KEY)[row] != a[i].flat_key ||
-		    tp_col_str(t, ARGS_VALUE_TYPE)[row] !=
+		if (tp_get_int(t, ARGS_ARG_SET_ID, row) != set ||
+		    tp_get_str(t, ARGS_KEY, row) != a[i].key ||
+		    tp_get_str(t, ARGS_FLAT_KEY, row) != a[i].flat_key ||
+		    tp_get_str(t, ARGS_VALUE_TYPE, row) !=
 			    tp_db_str(imp->db, k_value_types[a[i].type]))
 			return false;
 		switch (a[i].type) {
 		case TE_ARG_STR:
 		case TE_ARG_JSON:
-			if (tp_col_str(t, ARGS_STRING_VALUE)[row] != a[i].v.s)
+			if (tp_get_str(t, ARGS_STRING_VALUE, row) != a[i].v.s)
 				return false;
 			break;
 		case TE_ARG_REAL:
@@ -178,7 +178,7 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct te_arg *a
 		case TE_ARG_NULL:
 			break;
 		default:
-			if (tp_col_int(t, ARGS_INT_VALUE)[row] != a[i].v.i)
+			if (tp_get_int(t, ARGS_INT_VALUE, row) != a[i].v.i)
 				return false;
 			break;
 		}
@@ -214,7 +214,7 @@ int64_t te_args_commit(struct tp_import *imp, struct te_args *b)
 		if (!hmap_get(&te->arg_sets, h, &v))
 			break;
 		if (rows_equal(imp, (size_t)v, b->a, n))
-			return tp_col_int(t, ARGS_ARG_SET_ID)[v];
+			return tp_get_int(t, ARGS_ARG_SET_ID, v);
 	}
 	set = tp_args_new_set(imp);
 	first = t->n_rows;
@@ -371,8 +371,8 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 		if ((uint32_t)i >= st->n)
 			continue;
 		row = st->f[i].row;
-		start = tp_col_int(s, SLICE_TS)[row];
-		d = tp_col_int(s, SLICE_DUR)[row];
+		start = tp_get_int(s, SLICE_TS, row);
+		d = tp_get_int(s, SLICE_DUR, row);
 		end = end_of(start, d);
 		if (d == PENDING) {
 			incomplete_child = true;
@@ -386,7 +386,8 @@ static bool close_stack(struct tp_import *imp, struct te_stack *st, int64_t ts, 
 			while (st->n > (uint32_t)i + 1) {
 				uint32_t c = st->f[st->n - 1].row;
 
-				tp_set_int(s, SLICE_DUR, c, tp_ts_sub(end, tp_col_int(s, SLICE_TS)[c]));
+				tp_set_int(s, SLICE_DUR, c,
+					   tp_ts_sub(end, tp_get_int(s, SLICE_TS, c)));
 				pop(imp, st);
 			}
 			pop(imp, st);
@@ -477,10 +478,10 @@ static int64_t matching(struct tp_import *imp, const struct te_stack *st, uint32
 	for (i = (int64_t)st->n - 1; i >= 0; i--) {
 		uint32_t row = st->f[i].row, c, n;
 
-		if (tp_col_int(s, SLICE_DUR)[row] != PENDING)
+		if (tp_get_int(s, SLICE_DUR, row) != PENDING)
 			continue;
-		c = tp_col_str(s, SLICE_CATEGORY)[row];
-		n = tp_col_str(s, SLICE_NAME)[row];
+		c = tp_get_str(s, SLICE_CATEGORY, row);
+		n = tp_get_str(s, SLICE_NAME, row);
 		if (cat && c != cat)
 			continue;
 		if (name && n && name != n)
@@ -509,7 +510,7 @@ int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uin
 	if (i < 0)
 		return -1;
 	row = st->f[i].row;
-	tp_set_int(s, SLICE_DUR, row, tp_ts_sub(ts, tp_col_int(s, SLICE_TS)[row]));
+	tp_set_int(s, SLICE_DUR, row, tp_ts_sub(ts, tp_get_int(s, SLICE_TS, row)));
 	tp_bounds_add(imp->db, ts);
 	return row;
 }
@@ -608,7 +609,7 @@ static void flow_link(struct tp_import *imp, uint64_t flow_id, uint32_t row, boo
 		return;
 	}
 	old = (uint32_t)v;
-	out = tp_col_int(s, SLICE_TS)[old] > tp_col_int(s, SLICE_TS)[row] ? row : old;
+	out = tp_get_int(s, SLICE_TS, old) > tp_get_int(s, SLICE_TS, row) ? row : old;
 	in = out == row ? old : row;
 	if (step)
 		hmap_put(&imp->te->flows, flow_id, row);

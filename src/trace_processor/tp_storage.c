@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * tp_storage.c - string pool, columnar tables and the lazy per-column
- * equality indexes (see tp_storage.h).
+ * equality indexes and row orders (see tp_storage.h; cell encodings are in
+ * tp_cells.c).
  */
 #include "trace_processor/tp_storage.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -122,34 +122,18 @@ uint32_t tp_str_intern_c(struct tp_strings *s, const char *str)
 
 /* ------------------------------------------------------------- tables ---- */
 
+/* Every row sorted by its cell (then by row): 4 bytes per row; lookups
+ * bisect by reading the cells of the listed rows. */
 struct tp_index {
 	uint64_t generation;
 	size_t n;
 	size_t n_distinct;
-	int64_t *vals;    /* sorted */
-	uint32_t *rows;   /* rows[i] holds vals[i]; ascending within one value */
+	uint32_t *rows;
 };
 
 struct order_keys;
 static int build_order(const struct tp_table *t, uint32_t c1, int c2, const struct order_keys *ok,
 		       uint32_t *rows);
-
-static size_t cell_size(enum tp_type t)
-{
-	switch (t) {
-	case TP_INT:
-		return sizeof(int64_t);
-	case TP_REAL:
-		return sizeof(double);
-	case TP_STR:
-		return sizeof(uint32_t);
-	case TP_I32:
-		return sizeof(int32_t);
-	case TP_ID:
-		return 0;
-	}
-	return 0;
-}
 
 int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
 		  uint32_t n_cols)
@@ -163,8 +147,10 @@ int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec
 	t->cols = calloc(n_cols, sizeof(*t->cols));
 	if (!t->cols)
 		return -ENOMEM;
-	for (i = 0; i < n_cols; i++)
+	for (i = 0; i < n_cols; i++) {
 		t->cols[i].spec = &specs[i];
+		t->cols[i].enc = tp_enc_initial(&specs[i]);
+	}
 	return 0;
 }
 
@@ -172,7 +158,6 @@ static void index_free(struct tp_index *ix)
 {
 	if (!ix)
 		return;
-	free(ix->vals);
 	free(ix->rows);
 	free(ix);
 }
@@ -196,6 +181,7 @@ void tp_table_fini(struct tp_table *t)
 	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
 		free(t->cols[i].data);
+		free(t->cols[i].bases);
 		index_free(t->cols[i].index);
 	}
 	free(t->cols);
@@ -213,37 +199,13 @@ int64_t tp_table_append(struct tp_table *t)
 
 		if (cap > UINT32_MAX)
 			return -ENOMEM;
-		for (i = 0; i < t->n_cols; i++) {
-			size_t sz = cell_size(t->specs[i].type);
-			void *d;
-
-			if (!sz)
-				continue;
-			d = realloc(t->cols[i].data, cap * sz);
-			if (!d)
+		for (i = 0; i < t->n_cols; i++)
+			if (tp_col_grow(&t->cols[i], t->cap, cap) < 0)
 				return -ENOMEM;
-			t->cols[i].data = d;
-		}
 		t->cap = cap;
 	}
-	for (i = 0; i < t->n_cols; i++) {
-		switch (t->specs[i].type) {
-		case TP_INT:
-			tp_col_int(t, i)[row] = TP_NULL_INT;
-			break;
-		case TP_REAL:
-			tp_col_real(t, i)[row] = NAN;
-			break;
-		case TP_STR:
-			tp_col_str(t, i)[row] = TP_NULL_STR;
-			break;
-		case TP_I32:
-			tp_col_i32(t, i)[row] = INT32_MIN;
-			break;
-		case TP_ID:
-			break;
-		}
-	}
+	for (i = 0; i < t->n_cols; i++)
+		tp_cell_put(t->cols[i].data, t->cols[i].enc, row, TP_NULL_INT);
 	t->n_rows++;
 	t->generation++;
 	return (int64_t)row;
@@ -255,6 +217,7 @@ static int build_index(struct tp_table *t, uint32_t c)
 {
 	struct tp_index *ix = t->cols[c].index;
 	size_t i, n = t->n_rows;
+	int64_t prev = 0;
 	int rc;
 
 	if (!ix) {
@@ -263,25 +226,23 @@ static int build_index(struct tp_table *t, uint32_t c)
 			return -ENOMEM;
 		t->cols[c].index = ix;
 	}
-	free(ix->vals);
 	free(ix->rows);
 	ix->n = 0;
 	ix->generation = 0;
-	ix->vals = malloc((n ? n : 1) * sizeof(*ix->vals));
 	ix->rows = malloc((n ? n : 1) * sizeof(*ix->rows));
-	rc = ix->vals && ix->rows ? build_order(t, c, -1, NULL, ix->rows) : -ENOMEM;
+	rc = ix->rows ? build_order(t, c, -1, NULL, ix->rows) : -ENOMEM;
 	if (rc < 0) {
-		free(ix->vals);
 		free(ix->rows);
-		ix->vals = NULL;
 		ix->rows = NULL;
 		return rc;
 	}
 	ix->n_distinct = 0;
 	for (i = 0; i < n; i++) {
-		ix->vals[i] = tp_get_int(t, c, ix->rows[i]);
-		if (i == 0 || ix->vals[i] != ix->vals[i - 1])
+		int64_t v = tp_get_int(t, c, ix->rows[i]);
+
+		if (i == 0 || v != prev)
 			ix->n_distinct++;
+		prev = v;
 	}
 	ix->n = n;
 	ix->generation = t->generation;
@@ -317,7 +278,7 @@ int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ix->vals[mid] < v)
+		if (tp_get_int(t, c, ix->rows[mid]) < v)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -327,7 +288,7 @@ int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (ix->vals[mid] <= v)
+		if (tp_get_int(t, c, ix->rows[mid]) <= v)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -360,7 +321,8 @@ struct order_keys {
 };
 
 /* Cell as a sort key: NULL below every value. */
-static int64_t key_of(const struct tp_table *t, int c, const uint32_t *rank, size_t row)
+static PFC_ALWAYS_INLINE int64_t key_of(const struct tp_table *t, int c, const uint32_t *rank,
+					size_t row)
 {
 	int64_t v;
 
@@ -386,7 +348,6 @@ static int cmp_by_text(const void *a, const void *b, void *arg)
  */
 static uint32_t *text_ranks(const struct tp_table *t, uint32_t c, const struct tp_strings *s)
 {
-	const uint32_t *ids = tp_col_str(t, c);
 	uint32_t *rank = calloc((size_t)s->n + 1, sizeof(*rank)), *seen = NULL, n_seen = 0, i;
 	size_t row;
 
@@ -394,8 +355,10 @@ static uint32_t *text_ranks(const struct tp_table *t, uint32_t c, const struct t
 		return NULL;
 	/* rank[] first marks the ids present, then holds their ranks. */
 	for (row = 0; row < t->n_rows; row++) {
-		if (ids[row] && ids[row] <= s->n)
-			rank[ids[row]] = 1;
+		uint32_t id = tp_get_str(t, c, row);
+
+		if (id && id <= s->n)
+			rank[id] = 1;
 	}
 	for (i = 1; i <= s->n; i++)
 		n_seen += rank[i];

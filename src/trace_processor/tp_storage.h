@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tp_storage.h - the trace processor's columnar storage: a string pool and
- * tables whose columns are flat arrays (int64, double or string id), one
- * row per index. Importers append rows and set cells; the SQLite layer
- * (tp_vtab.h) reads the arrays directly. The row index is the table's `id`.
+ * tables whose columns are flat arrays, one row per index. Importers append
+ * rows and set cells; the SQLite layer (tp_vtab.h) reads the cells in place.
+ * The row index is the table's `id`. Integer and string-id columns of big
+ * tables are stored as narrow as their values allow, and sorted integer
+ * columns as 32-bit offsets from a base per block of rows (tp_cells.c).
  *
- * NULL is a sentinel per type: INT64_MIN for integers (INT32_MIN in the
- * narrow TP_I32 columns), NaN for doubles, string id 0 for strings. Every
- * column can hold NULL. Read integers with tp_get_int() unless the column
- * is known to be TP_INT (tp_col_int() is the raw int64 array).
+ * NULL is a sentinel per type: INT64_MIN for integers (the minimum of the
+ * current width in TP_NARROW columns), NaN for doubles, string id 0 for
+ * strings. Every column can hold NULL. Read cells with tp_get_int(),
+ * tp_get_str() and tp_get_real(); tp_col_int() and tp_col_real() are the raw
+ * arrays of unsorted TP_INT and of TP_REAL columns only.
  */
 #ifndef PFC_TRACE_PROCESSOR_TP_STORAGE_H
 #define PFC_TRACE_PROCESSOR_TP_STORAGE_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/compiler.h"
 #include "base/hmap.h"
+#include "base/log.h"
 
 #define TP_NULL_INT INT64_MIN
 #define TP_NULL_STR 0u
@@ -52,15 +58,41 @@ const char *tp_str_get(const struct tp_strings *s, uint32_t id);
 enum tp_type {
 	TP_INT,     /* int64_t */
 	TP_REAL,    /* double */
-	TP_STR,     /* uint32_t string id */
+	TP_STR,     /* string id, in 8, 16 or 32 bits (widened as ids grow) */
 	TP_ID,      /* the row index itself; no storage */
-	TP_I32,     /* int32_t: ids, CPUs, priorities, flags (never TP_SORTED) */
+	TP_NARROW,  /* integer in 8, 16, 32 or 64 bits, widened on the first value
+		     * that does not fit (never TP_SORTED) */
 };
 
 enum tp_col_flags {
 	TP_SORTED = 1u << 0,   /* non-decreasing over rows (NULLs never appear) */
 	TP_HIDDEN = 1u << 1,   /* not in SELECT * */
 };
+
+/*
+ * How a column's cells are laid out right now. Signed encodings use their
+ * minimum as NULL (so an 8-bit cell holds -127..127); string ids are
+ * unsigned and 0 is NULL. TP_ENC_D32 (TP_SORTED integer columns) stores
+ * cell - base of its block of TP_D32_BLOCK_ROWS rows, UINT32_MAX for NULL;
+ * a block's base is the first value set in it. A column only ever moves
+ * to a wider encoding (D32 to I64, when a cell is below its block's base
+ * or 2^32 - 1 or more above it).
+ */
+enum tp_enc {
+	TP_ENC_ROW,   /* TP_ID: no cells */
+	TP_ENC_I8,
+	TP_ENC_I16,
+	TP_ENC_I32,
+	TP_ENC_I64,
+	TP_ENC_U8,
+	TP_ENC_U16,
+	TP_ENC_U32,
+	TP_ENC_F64,
+	TP_ENC_D32,
+};
+
+#define TP_D32_BLOCK_SHIFT 16
+#define TP_D32_BLOCK_ROWS ((size_t)1 << TP_D32_BLOCK_SHIFT)
 
 struct tp_col_spec {
 	const char *name;
@@ -73,7 +105,9 @@ struct tp_order;
 
 struct tp_col {
 	const struct tp_col_spec *spec;
-	void *data;                 /* n_rows cells; NULL for TP_ID */
+	void *data;                 /* cap cells of enc; NULL for TP_ID */
+	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
+	enum tp_enc enc;
 	struct tp_index *index;     /* built on the first equality filter */
 };
 
@@ -95,60 +129,218 @@ void tp_table_fini(struct tp_table *t);
 /* Appends a row of NULLs. Return: its index, or -ENOMEM. */
 int64_t tp_table_append(struct tp_table *t);
 
+/* The raw cells of an unsorted TP_INT column (always int64). */
 static inline int64_t *tp_col_int(const struct tp_table *t, uint32_t c)
 {
+	DCHECK(t->cols[c].enc == TP_ENC_I64);
 	return (int64_t *)t->cols[c].data;
 }
+/* The raw cells of a TP_REAL column. */
 static inline double *tp_col_real(const struct tp_table *t, uint32_t c)
 {
+	DCHECK(t->cols[c].enc == TP_ENC_F64);
 	return (double *)t->cols[c].data;
 }
-static inline uint32_t *tp_col_str(const struct tp_table *t, uint32_t c)
+
+/* Bytes per cell of @enc (0 for TP_ENC_ROW). */
+size_t tp_enc_size(enum tp_enc enc);
+/* The encoding a new column starts in (tp_table_init). */
+enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
+/*
+ * tp_col_grow() - Makes room for @cap cells in @col (which has room for
+ * @old_cap): the cells and, for TP_ENC_D32, the block bases.
+ * Return: 0 or -ENOMEM (the column still holds @old_cap cells then).
+ */
+int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
+
+/*
+ * tp_cell_put() - Writes @v (TP_NULL_INT: NULL) into cell @row of @data
+ * laid out as @enc, for the storage code itself: @v must fit @enc, and
+ * table generations are not touched. F64 cells (NaN) and D32 cells
+ * (UINT32_MAX) only take NULL here.
+ */
+static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t v)
 {
-	return (uint32_t *)t->cols[c].data;
+	bool null = v == TP_NULL_INT;
+
+	switch (enc) {
+	case TP_ENC_I8:
+		((int8_t *)data)[row] = null ? INT8_MIN : (int8_t)v;
+		break;
+	case TP_ENC_I16:
+		((int16_t *)data)[row] = null ? INT16_MIN : (int16_t)v;
+		break;
+	case TP_ENC_I32:
+		((int32_t *)data)[row] = null ? INT32_MIN : (int32_t)v;
+		break;
+	case TP_ENC_I64:
+		((int64_t *)data)[row] = v;
+		break;
+	case TP_ENC_U8:
+		((uint8_t *)data)[row] = null ? 0 : (uint8_t)v;
+		break;
+	case TP_ENC_U16:
+		((uint16_t *)data)[row] = null ? 0 : (uint16_t)v;
+		break;
+	case TP_ENC_U32:
+		((uint32_t *)data)[row] = null ? 0 : (uint32_t)v;
+		break;
+	case TP_ENC_F64:
+		((double *)data)[row] = (double)NAN;
+		break;
+	case TP_ENC_D32:
+		((uint32_t *)data)[row] = UINT32_MAX;
+		break;
+	case TP_ENC_ROW:
+		break;
+	}
 }
 
-static inline int32_t *tp_col_i32(const struct tp_table *t, uint32_t c)
+/*
+ * Any integer-like cell (TP_INT, TP_NARROW, TP_ID, a TP_STR id);
+ * TP_NULL_INT for NULL. Hot loops call this per cell: keep it one switch,
+ * always inlined.
+ */
+static PFC_ALWAYS_INLINE int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
 {
-	return (int32_t *)t->cols[c].data;
-}
+	const struct tp_col *col = &t->cols[c];
 
-/* Any integer-like cell (TP_INT, TP_I32, TP_ID, a TP_STR id); TP_NULL_INT for NULL. */
-static inline int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
-{
-	switch (t->specs[c].type) {
-	case TP_I32: {
-		int32_t v = tp_col_i32(t, c)[row];
+	switch (col->enc) {
+	case TP_ENC_I8: {
+		int8_t v = ((const int8_t *)col->data)[row];
+
+		return v == INT8_MIN ? TP_NULL_INT : v;
+	}
+	case TP_ENC_I16: {
+		int16_t v = ((const int16_t *)col->data)[row];
+
+		return v == INT16_MIN ? TP_NULL_INT : v;
+	}
+	case TP_ENC_I32: {
+		int32_t v = ((const int32_t *)col->data)[row];
 
 		return v == INT32_MIN ? TP_NULL_INT : v;
 	}
-	case TP_ID:
-		return (int64_t)row;
-	case TP_STR:
-		return tp_col_str(t, c)[row];
-	default:
-		return tp_col_int(t, c)[row];
+	case TP_ENC_U8:
+		return ((const uint8_t *)col->data)[row];
+	case TP_ENC_U16:
+		return ((const uint16_t *)col->data)[row];
+	case TP_ENC_U32:
+		return ((const uint32_t *)col->data)[row];
+	case TP_ENC_D32: {
+		uint32_t v = ((const uint32_t *)col->data)[row];
+
+		return v == UINT32_MAX ? TP_NULL_INT
+				       : col->bases[row >> TP_D32_BLOCK_SHIFT] + (int64_t)v;
 	}
+	case TP_ENC_ROW:
+		return (int64_t)row;
+	case TP_ENC_I64:
+	case TP_ENC_F64:
+		break;
+	}
+	return ((const int64_t *)col->data)[row];
 }
 
-/* Setters mark the table changed (cached indexes are rebuilt on use). */
-static inline void tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+/* A string-id cell (TP_STR); TP_NULL_STR for NULL. */
+static inline uint32_t tp_get_str(const struct tp_table *t, uint32_t c, size_t row)
 {
-	if (t->specs[c].type == TP_I32)
-		tp_col_i32(t, c)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
-	else
-		tp_col_int(t, c)[row] = v;
+	return (uint32_t)tp_get_int(t, c, row);
+}
+
+/* A TP_REAL cell; NaN for NULL. */
+static inline double tp_get_real(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return ((const double *)t->cols[c].data)[row];
+}
+
+/*
+ * tp_col_set_wide() - Store @v in a cell its column's encoding cannot hold:
+ * widens the whole column first. tp_set_int() calls it; nothing else should.
+ * Return: 0; -ERANGE for a string id outside 0..UINT32_MAX or a column
+ * that holds no integers; -ENOMEM (the cell keeps its old value).
+ */
+int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v);
+
+/*
+ * Setters mark the table changed (cached indexes are rebuilt on use).
+ * tp_set_int() takes any integer-like column; TP_NULL_INT stores NULL.
+ * Return: 0 or the errors of tp_col_set_wide().
+ */
+static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+{
+	struct tp_col *col = &t->cols[c];
+
 	t->generation++;
+	switch (col->enc) {
+	case TP_ENC_I64:
+		((int64_t *)col->data)[row] = v;
+		return 0;
+	case TP_ENC_I8:
+		if (v == TP_NULL_INT || (v > INT8_MIN && v <= INT8_MAX)) {
+			((int8_t *)col->data)[row] = v == TP_NULL_INT ? INT8_MIN : (int8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I16:
+		if (v == TP_NULL_INT || (v > INT16_MIN && v <= INT16_MAX)) {
+			((int16_t *)col->data)[row] = v == TP_NULL_INT ? INT16_MIN : (int16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I32:
+		if (v == TP_NULL_INT || (v > INT32_MIN && v <= INT32_MAX)) {
+			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U8:
+		if (v >= 0 && v <= UINT8_MAX) {
+			((uint8_t *)col->data)[row] = (uint8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U16:
+		if (v >= 0 && v <= UINT16_MAX) {
+			((uint16_t *)col->data)[row] = (uint16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U32:
+		if (v >= 0 && v <= UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_D32: {
+		int64_t *base = &col->bases[row >> TP_D32_BLOCK_SHIFT];
+
+		if (v == TP_NULL_INT) {
+			((uint32_t *)col->data)[row] = UINT32_MAX;
+			return 0;
+		}
+		if (*base == TP_NULL_INT)
+			*base = v;
+		if (v >= *base && (uint64_t)v - (uint64_t)*base < UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)((uint64_t)v - (uint64_t)*base);
+			return 0;
+		}
+		break;
+	}
+	case TP_ENC_ROW:
+	case TP_ENC_F64:
+		break;
+	}
+	return tp_col_set_wide(t, c, row, v);
 }
 static inline void tp_set_real(struct tp_table *t, uint32_t c, size_t row, double v)
 {
 	tp_col_real(t, c)[row] = v;
 	t->generation++;
 }
-static inline void tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32_t v)
+static inline int tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32_t v)
 {
-	tp_col_str(t, c)[row] = v;
-	t->generation++;
+	return tp_set_int(t, c, row, v);
 }
 
 /*

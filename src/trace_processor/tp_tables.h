@@ -15,26 +15,26 @@
 #define TP_SCHED_COLS(X)                                \
 	X(SCHED, ID, "id", TP_ID, 0)                    \
 	X(SCHED, TS, "ts", TP_INT, TP_SORTED)           \
-	X(SCHED, DUR, "dur", TP_INT, 0)                 \
-	X(SCHED, CPU, "cpu", TP_I32, 0)                 \
-	X(SCHED, UTID, "utid", TP_I32, 0)               \
+	X(SCHED, DUR, "dur", TP_NARROW, 0)              \
+	X(SCHED, CPU, "cpu", TP_NARROW, 0)              \
+	X(SCHED, UTID, "utid", TP_NARROW, 0)            \
 	X(SCHED, END_STATE, "end_state", TP_STR, 0)     \
-	X(SCHED, PRIORITY, "priority", TP_I32, 0)       \
-	X(SCHED, UCPU, "ucpu", TP_I32, 0)
+	X(SCHED, PRIORITY, "priority", TP_NARROW, 0)    \
+	X(SCHED, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_THREAD_STATE_COLS(X)                                 \
 	X(TSTATE, ID, "id", TP_ID, 0)                           \
 	X(TSTATE, TS, "ts", TP_INT, TP_SORTED)                  \
-	X(TSTATE, DUR, "dur", TP_INT, 0)                        \
-	X(TSTATE, CPU, "cpu", TP_I32, 0)                        \
-	X(TSTATE, UTID, "utid", TP_I32, 0)                      \
+	X(TSTATE, DUR, "dur", TP_NARROW, 0)                     \
+	X(TSTATE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(TSTATE, UTID, "utid", TP_NARROW, 0)                   \
 	X(TSTATE, STATE, "state", TP_STR, 0)                    \
-	X(TSTATE, IO_WAIT, "io_wait", TP_I32, 0)                \
+	X(TSTATE, IO_WAIT, "io_wait", TP_NARROW, 0)             \
 	X(TSTATE, BLOCKED_FUNCTION, "blocked_function", TP_STR, 0) \
-	X(TSTATE, WAKER_UTID, "waker_utid", TP_I32, 0)          \
-	X(TSTATE, WAKER_ID, "waker_id", TP_I32, 0)              \
-	X(TSTATE, IRQ_CONTEXT, "irq_context", TP_I32, 0)        \
-	X(TSTATE, UCPU, "ucpu", TP_I32, 0)
+	X(TSTATE, WAKER_UTID, "waker_utid", TP_NARROW, 0)       \
+	X(TSTATE, WAKER_ID, "waker_id", TP_NARROW, 0)           \
+	X(TSTATE, IRQ_CONTEXT, "irq_context", TP_NARROW, 0)     \
+	X(TSTATE, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_THREAD_COLS(X)                                       \
 	X(THREAD, ID, "id", TP_ID, 0)                           \
@@ -110,55 +110,55 @@
 #define TP_COUNTER_COLS(X)                                      \
 	X(COUNTER, ID, "id", TP_ID, 0)                          \
 	X(COUNTER, TS, "ts", TP_INT, TP_SORTED)                 \
-	X(COUNTER, TRACK_ID, "track_id", TP_I32, 0)             \
+	X(COUNTER, TRACK_ID, "track_id", TP_NARROW, 0)          \
 	X(COUNTER, VALUE, "value", TP_REAL, 0)                  \
-	X(COUNTER, ARG_SET_ID, "arg_set_id", TP_I32, 0)
+	X(COUNTER, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_SLICE_COLS(X)                                        \
 	X(SLICE, ID, "id", TP_ID, 0)                            \
 	X(SLICE, TS, "ts", TP_INT, TP_SORTED)                   \
-	X(SLICE, DUR, "dur", TP_INT, 0)                         \
-	X(SLICE, TRACK_ID, "track_id", TP_INT, 0)               \
+	X(SLICE, DUR, "dur", TP_NARROW, 0)                      \
+	X(SLICE, TRACK_ID, "track_id", TP_NARROW, 0)            \
 	X(SLICE, CATEGORY, "category", TP_STR, 0)               \
 	X(SLICE, NAME, "name", TP_STR, 0)                       \
-	X(SLICE, DEPTH, "depth", TP_INT, 0)                     \
-	X(SLICE, PARENT_ID, "parent_id", TP_INT, 0)             \
-	X(SLICE, ARG_SET_ID, "arg_set_id", TP_INT, 0)           \
-	X(SLICE, THREAD_TS, "thread_ts", TP_INT, 0)             \
-	X(SLICE, THREAD_DUR, "thread_dur", TP_INT, 0)           \
-	X(SLICE, THREAD_INSTRUCTION_COUNT, "thread_instruction_count", TP_INT, 0) \
-	X(SLICE, THREAD_INSTRUCTION_DELTA, "thread_instruction_delta", TP_INT, 0)
+	X(SLICE, DEPTH, "depth", TP_NARROW, 0)                  \
+	X(SLICE, PARENT_ID, "parent_id", TP_NARROW, 0)          \
+	X(SLICE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)        \
+	X(SLICE, THREAD_TS, "thread_ts", TP_NARROW, 0)          \
+	X(SLICE, THREAD_DUR, "thread_dur", TP_NARROW, 0)        \
+	X(SLICE, THREAD_INSTRUCTION_COUNT, "thread_instruction_count", TP_NARROW, 0) \
+	X(SLICE, THREAD_INSTRUCTION_DELTA, "thread_instruction_delta", TP_NARROW, 0)
 
 #define TP_INSTANT_COLS(X)                                      \
 	X(INSTANT, ID, "id", TP_ID, TP_HIDDEN)                  \
 	X(INSTANT, TS, "ts", TP_INT, TP_SORTED)                 \
-	X(INSTANT, TRACK_ID, "track_id", TP_INT, 0)             \
+	X(INSTANT, TRACK_ID, "track_id", TP_NARROW, 0)          \
 	X(INSTANT, NAME, "name", TP_STR, 0)                     \
-	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_FLOW_COLS(X)                                         \
 	X(FLOW, ID, "id", TP_ID, 0)                             \
-	X(FLOW, SLICE_OUT, "slice_out", TP_INT, 0)              \
-	X(FLOW, SLICE_IN, "slice_in", TP_INT, 0)                \
-	X(FLOW, TRACE_ID, "trace_id", TP_INT, 0)                \
-	X(FLOW, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+	X(FLOW, SLICE_OUT, "slice_out", TP_NARROW, 0)           \
+	X(FLOW, SLICE_IN, "slice_in", TP_NARROW, 0)             \
+	X(FLOW, TRACE_ID, "trace_id", TP_NARROW, 0)             \
+	X(FLOW, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_FTRACE_EVENT_COLS(X)                                 \
 	X(FTRACE, ID, "id", TP_ID, 0)                           \
 	X(FTRACE, TS, "ts", TP_INT, TP_SORTED)                  \
 	X(FTRACE, NAME, "name", TP_STR, 0)                      \
-	X(FTRACE, CPU, "cpu", TP_I32, 0)                        \
-	X(FTRACE, UTID, "utid", TP_I32, 0)                      \
-	X(FTRACE, ARG_SET_ID, "arg_set_id", TP_I32, 0)          \
-	X(FTRACE, COMMON_FLAGS, "common_flags", TP_I32, 0)      \
-	X(FTRACE, UCPU, "ucpu", TP_I32, 0)
+	X(FTRACE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(FTRACE, UTID, "utid", TP_NARROW, 0)                   \
+	X(FTRACE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)       \
+	X(FTRACE, COMMON_FLAGS, "common_flags", TP_NARROW, 0)   \
+	X(FTRACE, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_ARGS_COLS(X)                                         \
 	X(ARGS, ID, "id", TP_ID, 0)                             \
 	X(ARGS, ARG_SET_ID, "arg_set_id", TP_INT, TP_SORTED)    \
 	X(ARGS, FLAT_KEY, "flat_key", TP_STR, 0)                \
 	X(ARGS, KEY, "key", TP_STR, 0)                          \
-	X(ARGS, INT_VALUE, "int_value", TP_INT, 0)              \
+	X(ARGS, INT_VALUE, "int_value", TP_NARROW, 0)           \
 	X(ARGS, STRING_VALUE, "string_value", TP_STR, 0)        \
 	X(ARGS, REAL_VALUE, "real_value", TP_REAL, 0)           \
 	X(ARGS, VALUE_TYPE, "value_type", TP_STR, 0)            \

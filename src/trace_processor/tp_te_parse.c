@@ -884,8 +884,8 @@ static void end_event(struct ev_ctx *c)
 	event_args(c, te_slice_args(c->imp, track, (uint32_t)row));
 	flows(c, (uint32_t)row);
 	if (c->utid >= 0) {
-		int64_t tts = tp_col_int(s, SLICE_THREAD_TS)[row];
-		int64_t tic = tp_col_int(s, SLICE_THREAD_INSTRUCTION_COUNT)[row];
+		int64_t tts = tp_get_int(s, SLICE_THREAD_TS, row);
+		int64_t tic = tp_get_int(s, SLICE_THREAD_INSTRUCTION_COUNT, row);
 
 		if (tts != TP_NULL_INT && c->has_thread_ts && c->thread_ts != tts)
 			tp_set_int(s, SLICE_THREAD_DUR, (size_t)row, tp_ts_sub(c->thread_ts, tts));
@@ -1005,7 +1005,7 @@ static void metadata_event(struct ev_ctx *c)
 	} else {
 		if (c->upid < 0)
 			goto fail;
-		if (tp_col_str(&c->imp->db->process, PROCESS_NAME)[c->upid] == TP_NULL_STR ||
+		if (tp_get_str(&c->imp->db->process, PROCESS_NAME, c->upid) == TP_NULL_STR ||
 		    hmap_get(&c->te->named_by_descriptor, (uint64_t)c->upid | (1ull << 63), NULL)) {
 			tp_set_str(&c->imp->db->process, PROCESS_NAME, (size_t)c->upid, value);
 			hmap_put(&c->te->named_by_descriptor, (uint64_t)c->upid | (1ull << 63), 1);
@@ -1045,7 +1045,7 @@ static void extra_counters(struct ev_ctx *c)
 			continue;
 		tp_counter_add(c->imp, c->ev->ts, track, x->value);
 		/* Thread time and instruction counters also fill the slice columns. */
-		name = tp_col_str(&c->imp->db->track, TRACK_NAME)[track];
+		name = tp_get_str(&c->imp->db->track, TRACK_NAME, track);
 		if (name && name == te->k.thread_time) {
 			c->thread_ts = (int64_t)x->value;
 			c->has_thread_ts = true;
@@ -1238,7 +1238,7 @@ static int64_t process_from_descriptor(struct tp_import *imp, int64_t ts, uint32
 	k = (uint64_t)upid | (1ull << 63);
 	/* Names from the system (process tree) outrank descriptor names. */
 	if (d[PB_PROCESS_DESCRIPTOR__PROCESS_NAME].size &&
-	    (tp_col_str(p, PROCESS_NAME)[upid] == TP_NULL_STR ||
+	    (tp_get_str(p, PROCESS_NAME, upid) == TP_NULL_STR ||
 	     hmap_get(&imp->te->named_by_descriptor, k, NULL))) {
 		tp_set_str(p, PROCESS_NAME, (size_t)upid,
 			   field_str(imp, &d[PB_PROCESS_DESCRIPTOR__PROCESS_NAME]));

@@ -192,6 +192,9 @@ static const struct stat_info {
 	{"entity_state_residency_invalid", "error", "analysis", NULL},
 	{"entity_state_residency_lookup_failed", "error", "analysis", NULL},
 	{"energy_descriptor_invalid", "error", "analysis", NULL},
+	{"energy_breakdown_missing_values", "error", "analysis", NULL},
+	{"energy_uid_breakdown_missing_values", "error", "analysis", NULL},
+	{"systrace_parse_failure", "error", "analysis", NULL},
 	{"process_tracker_parent_pid_changed", "info", "analysis",
 	 "A process was seen with a changed parent pid and was kept as the same process, "
 	 "reparented; its first parent is kept."},

@@ -91,7 +91,7 @@ static enum tp_type col_type(const struct tp_table *t, int col)
 {
 	if (col == COL_ROWID)
 		return TP_ID;
-	return t->specs[col].type == TP_I32 ? TP_INT : t->specs[col].type;
+	return t->specs[col].type == TP_NARROW ? TP_INT : t->specs[col].type;
 }
 
 /* Only integer cells are ordered by value: string ids are not string order. */
@@ -112,7 +112,7 @@ static const char *sql_type(enum tp_type type)
 {
 	switch (type) {
 	case TP_INT:
-	case TP_I32:
+	case TP_NARROW:
 	case TP_ID:
 		return "INT";
 	case TP_REAL:
@@ -528,13 +528,15 @@ static struct filter *filter_for(struct filter *fs, int *n, const struct tp_tabl
 	return &fs[(*n)++];
 }
 
-/* First row in [lo, hi) whose cell is >= @v (@upper: > @v). */
-static size_t bound_rows(const int64_t *cells, size_t lo, size_t hi, int64_t v, bool upper)
+/* First row in [lo, hi) whose cell of the sorted column @col is >= @v (@upper: > @v). */
+static size_t bound_rows(const struct tp_table *t, uint32_t col, size_t lo, size_t hi, int64_t v,
+			 bool upper)
 {
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		int64_t cell = tp_get_int(t, col, mid);
 
-		if (cells[mid] < v || (upper && cells[mid] == v))
+		if (cell < v || (upper && cell == v))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -706,13 +708,11 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 	}
 	for (i = 0; i < n_fs && lo < hi; i++) {
 		const struct filter *f = &fs[i];
-		const int64_t *cells;
 
 		if (!f->is_sorted)
 			continue;
-		cells = tp_col_int(t, (uint32_t)f->col);
-		lo = bound_rows(cells, lo, hi, f->lo, false);
-		hi = bound_rows(cells, lo, hi, f->hi, true);
+		lo = bound_rows(t, (uint32_t)f->col, lo, hi, f->lo, false);
+		hi = bound_rows(t, (uint32_t)f->col, lo, hi, f->hi, true);
 	}
 	if (lo >= hi)
 		return SQLITE_OK;
@@ -781,18 +781,18 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 		sqlite3_result_int64(ctx, (sqlite3_int64)row);
 		break;
 	case TP_INT:
-	case TP_I32:
+	case TP_NARROW:
 		v = tp_get_int(t, (uint32_t)i, row);
 		if (v != TP_NULL_INT)
 			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_REAL:
-		d = tp_col_real(t, (uint32_t)i)[row];
+		d = tp_get_real(t, (uint32_t)i, row);
 		if (!isnan(d))
 			sqlite3_result_double(ctx, d);
 		break;
 	case TP_STR:
-		s = tp_str_get(vt->aux.strings, tp_col_str(t, (uint32_t)i)[row]);
+		s = tp_str_get(vt->aux.strings, tp_get_str(t, (uint32_t)i, row));
 		if (s)
 			sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
 		break;

@@ -7,6 +7,7 @@
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdbool.h>
@@ -1053,6 +1054,350 @@ TEST(sql_storage_str_find)
 	ASSERT_EQ(tp_str_find(&s, "", 0), 0);
 	ASSERT_EQ(s.n, 2);
 	tp_strings_fini(&s);
+}
+
+/*
+ * Adaptive-width columns (tp_cells.c): a table of our own with one column
+ * of each kind; st_check() compares every cell with what the test stored.
+ */
+static const struct tp_col_spec k_st_specs[] = {
+	{"id", TP_ID, 0},
+	{"ts", TP_INT, TP_SORTED},
+	{"v", TP_NARROW, 0},
+	{"s", TP_STR, 0},
+	{"r", TP_REAL, 0},
+};
+enum { ST_ID, ST_TS, ST_V, ST_S, ST_R, ST_N_COLS };
+
+#define ST_ROWS 600
+
+static void st_check(const struct tp_table *t, uint32_t c, const int64_t *want)
+{
+	size_t i;
+
+	ASSERT_EQ(t->n_rows, ST_ROWS);
+	for (i = 0; i < ST_ROWS; i++) {
+		if (tp_get_int(t, c, i) != want[i])
+			FAIL("row %zu: %lld, want %lld (encoding %d)", i,
+			     (long long)tp_get_int(t, c, i), (long long)want[i],
+			     (int)t->cols[c].enc);
+	}
+}
+
+/* Row i holds a small value of either sign, every 7th row NULL. */
+static void st_fill(struct tp_table *t, int64_t *want)
+{
+	size_t i;
+
+	ASSERT_EQ(tp_table_init(t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < ST_ROWS; i++) {
+		ASSERT_EQ(tp_table_append(t), (int64_t)i);
+		want[i] = i % 7 == 0 ? TP_NULL_INT : (int64_t)(i % 5) - 2;
+		if (want[i] != TP_NULL_INT)
+			ASSERT_EQ(tp_set_int(t, ST_V, i, want[i]), 0);
+		tp_set_int(t, ST_TS, i, (int64_t)i);
+	}
+}
+
+TEST(sql_storage_narrow_widens_step_by_step)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+
+	st_fill(&t, want);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
+	st_check(&t, ST_V, want);
+
+	/* Each width's minimum is its NULL: storing it as a value widens. */
+	want[3] = -127;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 3, want[3]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
+	want[5] = INT8_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 5, want[5]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	st_check(&t, ST_V, want);
+
+	want[ST_ROWS - 1] = INT16_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, ST_ROWS - 1, want[ST_ROWS - 1]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	st_check(&t, ST_V, want);
+
+	want[0] = INT32_MAX; /* row 0 was NULL */
+	ASSERT_EQ(tp_set_int(&t, ST_V, 0, want[0]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	want[8] = INT32_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 8, want[8]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	st_check(&t, ST_V, want);
+
+	/* NULL stays settable at every width; extremes stay exact. */
+	want[1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 1, TP_NULL_INT), 0);
+	want[2] = INT64_MAX;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 2, INT64_MAX), 0);
+	want[4] = INT64_MIN + 1;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 4, INT64_MIN + 1), 0);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+}
+
+TEST(sql_storage_narrow_jumps_and_appends_after_widening)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	size_t i;
+
+	st_fill(&t, want);
+	/* Straight from 8 to 64 bits: the old cells and NULLs survive. */
+	want[10] = (int64_t)1 << 40;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 10, want[10]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+
+	/* Widen early (few rows, small capacity), then grow the table past
+	 * several reallocations: new rows start NULL at the new width and
+	 * cells set after the append keep their values. */
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	ASSERT_EQ(tp_table_append(&t), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_V, 0, -300), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	want[0] = -300;
+	for (i = 1; i < ST_ROWS; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		ASSERT_EQ(tp_get_int(&t, ST_V, i), TP_NULL_INT);
+		ASSERT_EQ(tp_get_str(&t, ST_S, i), TP_NULL_STR);
+		ASSERT_TRUE(isnan(tp_get_real(&t, ST_R, i)));
+		want[i] = i % 3 ? TP_NULL_INT : -(int64_t)i * 1000;
+	}
+	for (i = 1; i < ST_ROWS; i++)
+		if (want[i] != TP_NULL_INT)
+			ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+}
+
+TEST(sql_storage_narrow_string_ids)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	size_t i;
+
+	st_fill(&t, want);
+	for (i = 0; i < ST_ROWS; i++) {
+		want[i] = i % 4 == 0 ? TP_NULL_STR : (int64_t)(i % 256);
+		ASSERT_EQ(tp_set_str(&t, ST_S, i, (uint32_t)want[i]), 0);
+	}
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U8);
+	st_check(&t, ST_S, want);
+	want[1] = 256;
+	ASSERT_EQ(tp_set_str(&t, ST_S, 1, 256), 0);
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U16);
+	st_check(&t, ST_S, want);
+	want[2] = UINT32_MAX;
+	ASSERT_EQ(tp_set_str(&t, ST_S, 2, UINT32_MAX), 0);
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U32);
+	st_check(&t, ST_S, want);
+	ASSERT_EQ(tp_get_str(&t, ST_S, 2), UINT32_MAX);
+
+	/* An integer NULL is a string NULL; no id is negative or past 32 bits. */
+	want[3] = TP_NULL_STR;
+	ASSERT_EQ(tp_set_int(&t, ST_S, 3, TP_NULL_INT), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_S, 5, -1), -ERANGE);
+	ASSERT_EQ(tp_set_int(&t, ST_S, 5, (int64_t)1 << 32), -ERANGE);
+	st_check(&t, ST_S, want);
+	/* Columns without integer cells refuse integers. */
+	ASSERT_EQ(tp_set_int(&t, ST_R, 5, 1), -ERANGE);
+	ASSERT_TRUE(isnan(tp_get_real(&t, ST_R, 5)));
+	tp_table_fini(&t);
+}
+
+/* Sorted integer columns: 32-bit offsets from a base per block of rows. */
+TEST(sql_storage_sorted_offsets_per_block)
+{
+	const size_t n = 3 * TP_D32_BLOCK_ROWS + 5;
+	int64_t *want = malloc(n * sizeof(*want));
+	struct tp_table t;
+	size_t i;
+
+	ASSERT_TRUE(want != NULL);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		/* Leading NULLs (INT64_MIN sorts first), then times 1000 s in. */
+		want[i] = i < 3 ? TP_NULL_INT : (int64_t)1000000000000 + (int64_t)i * 1000;
+		if (i >= 3)
+			ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	}
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	/* One block spans at most 2^32 - 2 past its base... */
+	i = 2 * TP_D32_BLOCK_ROWS + 7;
+	want[i] = want[2 * TP_D32_BLOCK_ROWS] + (int64_t)UINT32_MAX - 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i, want[i]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	want[i + 1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 1, TP_NULL_INT), 0);
+	/* ...one more and the column becomes plain int64, values intact. */
+	want[i + 2] = want[i] + 1;
+	ASSERT_EQ(tp_set_int(&t, ST_TS, i + 2, want[i + 2]), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_TRUE(t.cols[ST_TS].bases == NULL);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_TS, i), want[i]);
+	tp_table_fini(&t);
+
+	/* A value below its block's base widens too; so do the extremes. */
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, 100), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, INT64_MAX - 5), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), 100);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), INT64_MAX - 5);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), TP_NULL_INT);
+	tp_table_fini(&t);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 1, -50), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 2, -40), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(tp_set_int(&t, ST_TS, 0, -60), 0);
+	ASSERT_EQ(t.cols[ST_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 0), -60);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 1), -50);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 2), -40);
+	ASSERT_EQ(tp_get_int(&t, ST_TS, 3), TP_NULL_INT);
+	tp_table_fini(&t);
+	free(want);
+}
+
+/* Rows of @t whose ST_V cell is @v, counted by scanning. */
+static size_t st_count(const struct tp_table *t, int64_t v)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->n_rows; i++)
+		n += tp_get_int(t, ST_V, i) == v;
+	return n;
+}
+
+/* The lookup of @v gives exactly the rows holding it, ascending. */
+static void st_check_lookup(struct tp_table *t, int64_t v)
+{
+	const uint32_t *rows;
+	int64_t n = tp_col_lookup(t, ST_V, v, &rows), i;
+
+	ASSERT_EQ(n, (int64_t)st_count(t, v));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(tp_get_int(t, ST_V, rows[i]), v);
+		if (i)
+			ASSERT_LT(rows[i - 1], rows[i]);
+	}
+}
+
+/* The order on ST_V lists every row once: NULLs first, values ascending,
+ * rows ascending among equal values. */
+static void st_check_order(struct tp_table *t)
+{
+	const uint32_t *rows;
+	int64_t n = tp_table_order(t, ST_V, -1, NULL, &rows), i;
+	char *seen = calloc(t->n_rows, 1);
+
+	ASSERT_TRUE(seen != NULL);
+	ASSERT_EQ(n, (int64_t)t->n_rows);
+	for (i = 0; i < n; i++) {
+		ASSERT_FALSE(seen[rows[i]]);
+		seen[rows[i]] = 1;
+		if (i == 0)
+			continue;
+		ASSERT_LE(tp_get_int(t, ST_V, rows[i - 1]), tp_get_int(t, ST_V, rows[i]));
+		if (tp_get_int(t, ST_V, rows[i - 1]) == tp_get_int(t, ST_V, rows[i]))
+			ASSERT_LT(rows[i - 1], rows[i]);
+	}
+	free(seen);
+}
+
+TEST(sql_storage_narrow_index_and_order_after_widening)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	const uint32_t *rows;
+
+	st_fill(&t, want);
+	st_check_lookup(&t, -2);
+	st_check_lookup(&t, TP_NULL_INT);
+	st_check_order(&t);
+	ASSERT_EQ(tp_col_distinct_hint(&t, ST_V), 6); /* -2..2 and NULL */
+
+	/* Widening changes the table: the index and the order are rebuilt. */
+	ASSERT_EQ(tp_set_int(&t, ST_V, 11, 100000), 0);
+	ASSERT_EQ(tp_set_int(&t, ST_V, 12, -100000), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, 100000, &rows), 1);
+	ASSERT_EQ(rows[0], 11);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, -100000, &rows), 1);
+	ASSERT_EQ(rows[0], 12);
+	st_check_lookup(&t, -2);
+	st_check_lookup(&t, 1);
+	st_check_lookup(&t, TP_NULL_INT);
+	ASSERT_EQ(tp_col_lookup(&t, ST_V, 3, &rows), 0);
+	st_check_order(&t);
+	ASSERT_EQ(tp_table_order(&t, ST_V, -1, NULL, &rows), ST_ROWS);
+	ASSERT_EQ(tp_get_int(&t, ST_V, rows[0]), TP_NULL_INT);
+	ASSERT_EQ(rows[ST_ROWS - 1], 11);
+	ASSERT_EQ(tp_col_distinct_hint(&t, ST_V), 8);
+	tp_table_fini(&t);
+}
+
+/* SQL reads narrow cells of every width, filters and orders them. */
+TEST(sql_narrow_columns_through_sql)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I8);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 100);
+	tp_set_int(&db.sched, SCHED_DUR, 10, (int64_t)5 << 40);
+	tp_set_int(&db.sched, SCHED_UTID, 13, -70000);
+	tp_set_int(&db.sched, SCHED_CPU, 12, INT8_MIN);
+	ASSERT_EQ(db.sched.cols[SCHED_DUR].enc, TP_ENC_I64);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I32);
+	ASSERT_EQ(db.sched.cols[SCHED_CPU].enc, TP_ENC_I16);
+	ASSERT_EQ(sq_int(conn, "SELECT dur FROM __intrinsic_sched WHERE id = 10"), (int64_t)5 << 40);
+	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE utid = -70000"), 13);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 99);
+	ASSERT_EQ(sq_int(conn, "SELECT cpu FROM __intrinsic_sched WHERE id = 12"), INT8_MIN);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE dur IS NULL"), 200);
+	/* A sorted column, first as offsets, then widened: ranges bisect both. */
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_D32);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	tp_set_int(&db.sched, SCHED_TS, SQ_SCHED_ROWS - 1, (int64_t)1 << 40);
+	ASSERT_EQ(db.sched.cols[SCHED_TS].enc, TP_ENC_I64);
+	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE ts BETWEEN 1100 AND "
+			       "1200"), 22);
+	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE ts > 6000"),
+		  SQ_SCHED_ROWS - 1);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 5990"), 2);
+	ASSERT_EQ(sq_scanned(conn, "SELECT * FROM __intrinsic_sched WHERE ts >= 6000"), 1);
+	sq_copy_tables(conn);
+	sq_same(conn, "SELECT * FROM %s WHERE dur > 5 OR dur IS NULL ORDER BY id",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT utid, count(*) FROM %s GROUP BY utid ORDER BY utid",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT * FROM %s WHERE cpu < 0 ORDER BY id", "__intrinsic_sched",
+		"copy_sched");
+	sqlite3_close(conn);
+	tp_db_fini(&db);
 }
 
 /* ================================================================ */
@@ -2551,5 +2896,324 @@ TEST(im_entity_state_residency)
 	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB "
 				 "'entity_state_residency_*' ORDER BY name"),
 		     "entity_state_residency_invalid,1;entity_state_residency_lookup_failed,1;");
+	tp_destroy(tp);
+}
+
+/* Opens ftrace event @field at @ts from @pid in @bundle; the caller fills *payload. */
+static void im_ft_begin(struct pz_msg *bundle, struct pz_msg *ev, struct pz_msg *payload,
+			int64_t ts, int64_t pid, uint32_t field)
+{
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__EVENT, ev);
+	pz_append_varint(ev, PB_FTRACE_EVENT__TIMESTAMP, (uint64_t)ts);
+	pz_append_varint(ev, PB_FTRACE_EVENT__PID, (uint64_t)pid);
+	pz_begin_nested(ev, field, payload);
+}
+
+static void im_ft_end(struct pz_msg *ev, struct pz_msg *payload)
+{
+	pz_end(payload);
+	pz_end(ev);
+}
+
+static void im_wakeup(struct pz_msg *b, int64_t ts, bool activate, const char *name)
+{
+	struct pz_msg ev, w;
+
+	im_ft_begin(b, &ev, &w, ts, 7,
+		    activate ? PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE
+			     : PB_FTRACE_EVENT__WAKEUP_SOURCE_DEACTIVATE);
+	pz_append_string(&w, PB_WAKEUP_SOURCE_ACTIVATE_FTRACE_EVENT__NAME, name);
+	im_ft_end(&ev, &w);
+}
+
+/*
+ * Wakeup sources: one "Wakelock(name)" slice per source from its first
+ * activation to the deactivation balancing them all, on a track per source
+ * (type and dimension arg as Perfetto's); names are cut at 31 bytes.
+ */
+TEST(im_wakesource)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_wakeup(&b, 10, true, "a");
+	im_wakeup(&b, 12, true, "a");
+	im_wakeup(&b, 15, true, "abcdefghijklmnopqrstuvwxyz");
+	im_wakeup(&b, 20, false, "a");
+	im_wakeup(&b, 25, false, "a");
+	im_wakeup(&b, 26, false, "a");
+	im_wakeup(&b, 27, true, "a");
+	im_wakeup(&b, 30, false, "abcdefghijklmnopqrstuvwxyz");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, (SELECT "
+				 "a.key || '=' || a.string_value FROM args a WHERE a.arg_set_id = "
+				 "t.dimension_arg_set_id) FROM slice s JOIN track t ON s.track_id = "
+				 "t.id ORDER BY s.ts"),
+		     "10,15,Wakelock(a),Wakelock(a),wakesource_wakelock,wakelock_event=a;"
+		     "15,15,Wakelock(abcdefghijklmnopqrstuv,Wakelock(abcdefghijklmnopqrstuv,"
+		     "wakesource_wakelock,wakelock_event=abcdefghijklmnopqrstuvwxyz;"
+		     "27,-1,Wakelock(a),Wakelock(a),wakesource_wakelock,wakelock_event=a;");
+	tp_destroy(tp);
+}
+
+/*
+ * Display drivers' marker events: mdss begin/end and sde B/E (by
+ * trace_begin) make thread slices in the payload's process, sde 'C' a
+ * process counter; an sde event with neither type nor begin is counted.
+ */
+TEST(im_ftrace_mark)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, m;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	for (i = 0; i < 2; i++) {
+		im_ft_begin(&b, &ev, &m, 100 + 100 * i, 584, PB_FTRACE_EVENT__TRACING_MARK_WRITE);
+		pz_append_varint(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 580);
+		pz_append_string(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "mdss");
+		pz_append_varint(&m, PB_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_BEGIN, i == 0);
+		im_ft_end(&ev, &m);
+	}
+	for (i = 0; i < 2; i++) {
+		im_ft_begin(&b, &ev, &m, 300 + i, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+		pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 403);
+		pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "sde");
+		pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_BEGIN, i == 0);
+		im_ft_end(&ev, &m);
+	}
+	im_ft_begin(&b, &ev, &m, 400, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__PID, 403);
+	pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "fps");
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_TYPE, 'C');
+	pz_append_varint(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__VALUE, 60);
+	im_ft_end(&ev, &m);
+	im_ft_begin(&b, &ev, &m, 500, 403, PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE);
+	pz_append_string(&m, PB_SDE_TRACING_MARK_WRITE_FTRACE_EVENT__TRACE_NAME, "bad");
+	im_ft_end(&ev, &m);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.name, s.ts, s.dur, th.tid, p.pid FROM slice s JOIN "
+				 "thread_track tt ON s.track_id = tt.id JOIN thread th USING(utid) "
+				 "LEFT JOIN process p USING(upid) ORDER BY s.ts"),
+		     "mdss,100,100,584,580;sde,300,1,403,403;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, c.ts, c.value FROM counter c JOIN "
+				 "process_counter_track t ON c.track_id = t.id"),
+		     "fps,400,60.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'systrace_parse_failure'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+static void im_dma(struct pz_msg *b, int64_t ts, uint64_t inode, int64_t len, uint64_t total)
+{
+	struct pz_msg ev, d;
+
+	im_ft_begin(b, &ev, &d, ts, 1, PB_FTRACE_EVENT__DMA_HEAP_STAT);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__INODE, inode);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__LEN, (uint64_t)len);
+	pz_append_varint(&d, PB_DMA_HEAP_STAT_FTRACE_EVENT__TOTAL_ALLOCATED, total);
+	im_ft_end(&ev, &d);
+}
+
+/*
+ * dma_heap_stat: the heap total and per-thread changes as counters, and a
+ * slice per live buffer; overlapping buffers take separate mem.dma_buffer
+ * tracks and a freed track is reused.
+ */
+TEST(im_dma_heap_stat)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_dma(&b, 100, 1, 2048, 2048);
+	im_dma(&b, 150, 2, 4096, 6144);
+	im_dma(&b, 200, 1, -2048, 4096);
+	im_dma(&b, 250, 3, 1024, 5120);
+	im_dma(&b, 300, 2, -4096, 1024);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, s.track_id FROM "
+				 "slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts"),
+		     "100,100,2 kB,mem.dma_buffer,android_dma_allocations,2;"
+		     "150,150,4 kB,mem.dma_buffer,android_dma_allocations,3;"
+		     "250,-1,1 kB,mem.dma_buffer,android_dma_allocations,2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, GROUP_CONCAT(CAST(c.value AS INT), ' ') FROM "
+				 "counter c JOIN counter_track t ON c.track_id = t.id "
+				 "GROUP BY t.name ORDER BY t.name"),
+		     "mem.dma_heap,2048 6144 4096 5120 1024;"
+		     "mem.dma_heap_change,2048 4096 -2048 1024 -4096;");
+	tp_destroy(tp);
+}
+
+static void im_adreno(struct pz_msg *b, int64_t ts, uint32_t field, uint32_t stamp,
+		      uint64_t a, uint64_t c)
+{
+	struct pz_msg ev, k;
+
+	im_ft_begin(b, &ev, &k, ts, 100, field);
+	pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__ID, 1);
+	pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__TIMESTAMP, stamp);
+	if (field == PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC) {
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__TICKS, a);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__PRIO, 2);
+	} else if (field == PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED) {
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__START, a);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__RETIRE, c);
+		pz_append_varint(&k, PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__PRIO, 2);
+	}
+	im_ft_end(&ev, &k);
+}
+
+/*
+ * Adreno command batches: a "GPU" slice at the GPU start time (from the
+ * batch's sync point, whichever of sync and retired comes first), on the
+ * track of (context, prio) named after the queuing process; overlapping
+ * batches take a second track.
+ */
+TEST(im_adreno_cmdbatch)
+{
+	const uint32_t q = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED;
+	const uint32_t s = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC;
+	const uint32_t r = PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED;
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_tree_process(&t, 1, 100, 1, "app");
+	im_bundle(&t, 0, &b);
+	im_adreno(&b, 900000000, q, 42, 0, 0);
+	im_adreno(&b, 1000000000, s, 42, 19200000, 0);
+	im_adreno(&b, 3100000000, r, 42, 38400000, 57600000);
+	/* Retired before its sync; overlaps the first batch. */
+	im_adreno(&b, 3200000000, r, 43, 19200000, 38400000);
+	im_adreno(&b, 3300000000, s, 43, 0, 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT s.name, s.ts, s.dur, t.name, t.type, (SELECT "
+				 "GROUP_CONCAT(a.key || '=' || a.int_value) FROM args a WHERE "
+				 "a.arg_set_id = t.dimension_arg_set_id) FROM slice s JOIN track t "
+				 "ON s.track_id = t.id ORDER BY s.ts"),
+		     "GPU,2000000000,1000000000,GPU app (Ctx=1, Prio=2),adreno_gpu_cmdbatch,"
+		     "context_id=1,prio=2;"
+		     "GPU,4300000000,1000000000,GPU app (Ctx=1, Prio=2),adreno_gpu_cmdbatch,"
+		     "context_id=1,prio=2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT COUNT(DISTINCT track_id) FROM slice"), "1;");
+	tp_destroy(tp);
+}
+
+static void im_energy(struct im_trace *t, int64_t ts, int consumer, int64_t uws, int uid)
+{
+	struct pz_msg *p = im_packet(t, ts, 9), e, u;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN, &e);
+	pz_append_varint(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_ID,
+			 (uint64_t)consumer);
+	pz_append_varint(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_UWS, (uint64_t)uws);
+	if (uid) {
+		pz_begin_nested(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__PER_UID_BREAKDOWN, &u);
+		pz_append_varint(&u, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN_ENERGY_UID_BREAKDOWN__UID,
+				 (uint64_t)uid);
+		pz_append_varint(&u,
+				 PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN_ENERGY_UID_BREAKDOWN__ENERGY_UWS,
+				 (uint64_t)(uws / 2));
+		pz_end(&u);
+	}
+	pz_end(&e);
+	im_end_packet(t);
+}
+
+/*
+ * Energy estimation breakdown: a descriptor (no timestamp) names consumers;
+ * each breakdown is a counter on its consumer's track, per-uid shares on
+ * per-(consumer, uid) tracks; an unnamed consumer is counted.
+ */
+TEST(im_energy_breakdown)
+{
+	struct im_trace t;
+	struct pz_msg *p, e, d, c;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, -1, 9);
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN, &e);
+	pz_begin_nested(&e, PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_DESCRIPTOR, &d);
+	pz_begin_nested(&d, PB_ANDROID_ENERGY_CONSUMER_DESCRIPTOR__ENERGY_CONSUMERS, &c);
+	pz_append_varint(&c, PB_ANDROID_ENERGY_CONSUMER__ENERGY_CONSUMER_ID, 0);
+	pz_append_string(&c, PB_ANDROID_ENERGY_CONSUMER__TYPE, "CPU_CLUSTER");
+	pz_append_string(&c, PB_ANDROID_ENERGY_CONSUMER__NAME, "CPUCL0");
+	pz_end(&c);
+	pz_end(&d);
+	pz_end(&e);
+	im_end_packet(&t);
+	im_energy(&t, 1000, 0, 500, 0);
+	im_energy(&t, 2000, 0, 800, 10010);
+	im_energy(&t, 3000, 5, 1, 0);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value, t.name, t.type FROM counter c JOIN "
+				 "counter_track t ON c.track_id = t.id ORDER BY c.ts, t.type"),
+		     "1000,500.0,CPUCL0,android_energy_estimation_breakdown;"
+		     "2000,800.0,CPUCL0,android_energy_estimation_breakdown;"
+		     "2000,400.0,CPUCL0,android_energy_estimation_breakdown_per_uid;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
+				 "'energy_breakdown_missing_values'"),
+		     "1;");
+	tp_destroy(tp);
+}
+
+static void im_sysprop(struct im_trace *t, int64_t ts, const char *name, const char *value)
+{
+	struct pz_msg *p = im_packet(t, ts, 0), s, v;
+
+	pz_begin_nested(p, PB_TRACE_PACKET__ANDROID_SYSTEM_PROPERTY, &s);
+	pz_begin_nested(&s, PB_ANDROID_SYSTEM_PROPERTY__VALUES, &v);
+	pz_append_string(&v, PB_ANDROID_SYSTEM_PROPERTY_PROPERTY_VALUE__NAME, name);
+	pz_append_string(&v, PB_ANDROID_SYSTEM_PROPERTY_PROPERTY_VALUE__VALUE, value);
+	pz_end(&v);
+	pz_end(&s);
+	im_end_packet(t);
+}
+
+/*
+ * battery_stats.* from system properties and from atrace counters share one
+ * global battery_stats track per name; screen_state is a ScreenState
+ * counter; non-integer values are ignored.
+ */
+TEST(im_battery_stats_and_sysprops)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_sysprop(&t, 1000, "debug.tracing.battery_stats.screen", "1");
+	im_sysprop(&t, 1500, "debug.tracing.battery_stats.wifi", "on");
+	im_sysprop(&t, 1600, "debug.tracing.screen_state", "2");
+	im_bundle(&t, 0, &b);
+	im_print(&b, 2000, 1000, "C|1000|battery_stats.screen|0");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.type, c.ts, c.value, (SELECT a.string_value "
+				 "FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id) FROM "
+				 "counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts"),
+		     "battery_stats.screen,battery_stats,1000,1.0,battery_stats.screen;"
+		     "ScreenState,screen_state,1600,2.0,-;"
+		     "battery_stats.screen,battery_stats,2000,0.0,battery_stats.screen;");
 	tp_destroy(tp);
 }

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tp_cells.c - cell encodings of the columnar storage: how wide each one
+ * is, what a new column starts in, growing a column, and widening a
+ * TP_NARROW, TP_STR or sorted TP_INT column in place when a value does not
+ * fit. Called by tp_storage.c and, through tp_set_int(), by every importer.
+ * Most columns settle at their final width within the first rows, so
+ * widening is rare and O(rows).
+ */
+#include "trace_processor/tp_storage.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+size_t tp_enc_size(enum tp_enc enc)
+{
+	switch (enc) {
+	case TP_ENC_ROW:
+		return 0;
+	case TP_ENC_I8:
+	case TP_ENC_U8:
+		return 1;
+	case TP_ENC_I16:
+	case TP_ENC_U16:
+		return 2;
+	case TP_ENC_I32:
+	case TP_ENC_U32:
+	case TP_ENC_D32:
+		return 4;
+	case TP_ENC_I64:
+	case TP_ENC_F64:
+		return 8;
+	}
+	return 0;
+}
+
+enum tp_enc tp_enc_initial(const struct tp_col_spec *spec)
+{
+	switch (spec->type) {
+	case TP_INT:
+		return (spec->flags & TP_SORTED) ? TP_ENC_D32 : TP_ENC_I64;
+	case TP_REAL:
+		return TP_ENC_F64;
+	case TP_STR:
+		return TP_ENC_U8;
+	case TP_ID:
+		return TP_ENC_ROW;
+	case TP_NARROW:
+		return TP_ENC_I8;
+	}
+	return TP_ENC_ROW;
+}
+
+static size_t n_blocks(size_t cap)
+{
+	return (cap + TP_D32_BLOCK_ROWS - 1) >> TP_D32_BLOCK_SHIFT;
+}
+
+int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
+{
+	size_t sz = tp_enc_size(col->enc), i;
+	void *d;
+
+	if (!sz)
+		return 0;
+	if (col->enc == TP_ENC_D32 && n_blocks(cap) > n_blocks(old_cap)) {
+		int64_t *b = realloc(col->bases, n_blocks(cap) * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		for (i = n_blocks(old_cap); i < n_blocks(cap); i++)
+			b[i] = TP_NULL_INT;
+		col->bases = b;
+	}
+	d = realloc(col->data, cap * sz);
+	if (!d)
+		return -ENOMEM;
+	col->data = d;
+	return 0;
+}
+
+/*
+ * The narrowest encoding of @v's family that holds it (never narrower than
+ * @cur); offsets from block bases (D32) fall back to plain int64.
+ */
+static enum tp_enc enc_for(enum tp_enc cur, int64_t v)
+{
+	enum tp_enc e;
+
+	if (cur == TP_ENC_D32)
+		return TP_ENC_I64;
+	if (cur == TP_ENC_U8 || cur == TP_ENC_U16 || cur == TP_ENC_U32)
+		e = v <= UINT8_MAX ? TP_ENC_U8 : v <= UINT16_MAX ? TP_ENC_U16 : TP_ENC_U32;
+	else if (v > INT8_MIN && v <= INT8_MAX)
+		e = TP_ENC_I8;
+	else if (v > INT16_MIN && v <= INT16_MAX)
+		e = TP_ENC_I16;
+	else if (v > INT32_MIN && v <= INT32_MAX)
+		e = TP_ENC_I32;
+	else
+		e = TP_ENC_I64;
+	return e > cur ? e : cur;
+}
+
+/*
+ * Re-encodes column @c as @to (wider, same family). Cells move from the
+ * last to the first: cell i's new bytes only cover old cells >= i, which
+ * are already moved.
+ */
+static int widen(struct tp_table *t, uint32_t c, enum tp_enc to)
+{
+	struct tp_col *col = &t->cols[c];
+	size_t i;
+
+	if (t->cap) {
+		void *d = realloc(col->data, t->cap * tp_enc_size(to));
+
+		if (!d)
+			return -ENOMEM;
+		col->data = d;
+	}
+	for (i = t->n_rows; i-- > 0;)
+		tp_cell_put(col->data, to, i, tp_get_int(t, c, i));
+	col->enc = to;
+	free(col->bases);
+	col->bases = NULL;
+	return 0;
+}
+
+int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+{
+	struct tp_col *col = &t->cols[c];
+	int rc;
+
+	switch (col->enc) {
+	case TP_ENC_U8:
+	case TP_ENC_U16:
+	case TP_ENC_U32:
+		if (v == TP_NULL_INT) {
+			tp_cell_put(col->data, col->enc, row, v);
+			return 0;
+		}
+		if (v < 0 || v > UINT32_MAX)
+			return -ERANGE;
+		break;
+	case TP_ENC_I8:
+	case TP_ENC_I16:
+	case TP_ENC_I32:
+	case TP_ENC_D32:
+		break;
+	case TP_ENC_I64:
+	case TP_ENC_F64:
+	case TP_ENC_ROW:
+		return -ERANGE;
+	}
+	rc = widen(t, c, enc_for(col->enc, v));
+	if (rc < 0)
+		return rc;
+	tp_cell_put(col->data, col->enc, row, v);
+	return 0;
+}
