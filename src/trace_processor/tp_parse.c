@@ -14,6 +14,7 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
+#include "trace_processor/tp_track_event.h"
 
 /* ------------------------------------------------------------ process ---- */
 
@@ -791,6 +792,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__PROCESS_DESCRIPTOR:
 		case PB_TRACE_PACKET__CHROME_TRIGGER:
 			tp_te_parse_packet(imp, ev, f.id, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__MODULE_SYMBOLS:
+			te_symbols_module(imp, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__SERVICE_EVENT:
 			service_event(imp, ev, f.data, f.size);

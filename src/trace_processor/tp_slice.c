@@ -322,6 +322,15 @@ static void frame_commit(struct tp_import *imp, struct te_frame *f)
 
 	if (f->args == NO_ARGS)
 		return;
+	/* Symbols may come later in the trace: such args wait for te_slice_finish(). */
+	if (te_symbols_pending(te, &te->arg_pool[f->args]) &&
+	    tp_array_grow((void **)&te->deferred, &te->cap_deferred, te->n_deferred + 1,
+			  sizeof(*te->deferred), 16) == 0) {
+		te->deferred[te->n_deferred++] = *f;
+		f->args = NO_ARGS;
+		return;
+	}
+	te_symbols_translate(imp, &te->arg_pool[f->args]);
 	te_translate_args(imp, &te->arg_pool[f->args]);
 	set = te_args_commit(imp, &te->arg_pool[f->args]);
 	if (set != TP_NULL_INT)
@@ -804,10 +813,38 @@ static void flush_stacks(struct tp_import *imp)
 			frame_commit(imp, &te->stacks[i].f[j]);
 }
 
+/* Open slices' deferred args first, then all of them, as Perfetto orders them. */
+static void commit_deferred(struct tp_import *imp)
+{
+	struct tp_te *te = imp->te;
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < te->n_stacks; i++)
+		for (j = 0; j < te->stacks[i].n; j++)
+			if (te->stacks[i].f[j].args != NO_ARGS &&
+			    te_symbols_pending(te, &te->arg_pool[te->stacks[i].f[j].args]))
+				frame_commit(imp, &te->stacks[i].f[j]);
+	for (i = 0; i < te->n_deferred; i++) {
+		struct te_frame *f = &te->deferred[i];
+		int64_t set;
+
+		te_symbols_translate(imp, &te->arg_pool[f->args]);
+		te_translate_args(imp, &te->arg_pool[f->args]);
+		set = te_args_commit(imp, &te->arg_pool[f->args]);
+		if (set != TP_NULL_INT)
+			tp_set_int(&imp->db->slice, SLICE_ARG_SET_ID, f->row, set);
+		pool_put(te, f->args);
+	}
+	te->n_deferred = 0;
+}
+
 void te_slice_finish(struct tp_import *imp)
 {
-	if (imp->te)
-		flush_stacks(imp);
+	if (!imp->te)
+		return;
+	commit_deferred(imp);
+	flush_stacks(imp);
 }
 
 void te_slice_fini(struct tp_te *te)
@@ -822,6 +859,7 @@ void te_slice_fini(struct tp_te *te)
 		te_args_fini(&te->arg_pool[i]);
 	free(te->arg_pool);
 	free(te->free_args);
+	free(te->deferred);
 	hmap_fini(&te->arg_sets);
 	hmap_fini(&te->flows);
 	hmap_fini(&te->v1_flows);

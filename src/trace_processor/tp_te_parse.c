@@ -617,6 +617,11 @@ static void event_args(struct ev_ctx *c, struct te_args *b)
 	    e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].wire_type == PZ_WIRE_LEN)
 		histogram_args(c, b, e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].data,
 			       e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].size);
+	if (e[PB_TRACK_EVENT__CHROME_MOJO_EVENT_INFO].id &&
+	    e[PB_TRACK_EVENT__CHROME_MOJO_EVENT_INFO].wire_type == PZ_WIRE_LEN)
+		te_mojo_args(c->imp, c->rec->gen, c->ev->machine, b,
+			     e[PB_TRACK_EVENT__CHROME_MOJO_EVENT_INFO].data,
+			     e[PB_TRACK_EVENT__CHROME_MOJO_EVENT_INFO].size);
 	/* Extension fields (1000 and up) are not in e[]: one pass finds them. */
 	pz_reader_init(&r, c->ev->data, c->ev->len);
 	while (pz_reader_next(&r, &f) > 0)

@@ -1064,6 +1064,7 @@ void tp_te_fini(struct tp_import *imp)
 	te_track_fini(te);
 	te_slice_fini(te);
 	te_parse_fini(te);
+	te_symbols_fini(te);
 	free(te);
 	imp->te = NULL;
 }

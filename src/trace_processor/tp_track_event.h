@@ -10,6 +10,8 @@
  *                  process or global tracks; merged (compressed) tracks
  *   tp_slice.c     slice stacks, pending args, arg sets, flows
  *   tp_te_parse.c  parse order: one TrackEvent into slices, counters, args
+ *   tp_te_mojo.c   chrome_mojo_event_info args
+ *   tp_te_symbols.c  mappings, ModuleSymbols, end-of-trace native symbol args
  *
  * Interned data is never copied: entries point into packet bytes, which
  * live in the import arena until parsing ends. Each event carries the
@@ -285,6 +287,10 @@ struct tp_te {
 	struct hmap tr_perf_site;
 	struct hmap tr_perf_mark;
 	struct hmap tr_study;
+	struct te_symbols *symbols; /* tp_te_symbols.c; NULL until needed */
+	/* slice args held back until the end of the trace (te_symbols_pending) */
+	struct te_frame *deferred;
+	size_t n_deferred, cap_deferred;
 
 	/* interned strings of keys and values used on every event */
 	struct te_keys {
@@ -354,6 +360,23 @@ void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len
 /* Adds the names that translation tables give to hashed args in @b. */
 void te_translate_args(struct tp_import *imp, struct te_args *b);
 void te_parse_fini(struct tp_te *te);
+
+/* tp_te_mojo.c */
+/* Adds ChromeMojoEventInfo @data (interned data of generation @gen) to @b. */
+void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct te_args *b,
+		  const uint8_t *data, size_t len);
+
+/* tp_te_symbols.c */
+#define TE_MOJO_NATIVE_SYMBOL "chrome_mojo_event_info.mojo_interface_method.native_symbol"
+/* The mapping id of interned Mapping @iid, or -1 if it (or its build id) is unknown. */
+int64_t te_symbols_mapping(struct tp_import *imp, uint32_t gen, uint32_t machine, uint64_t iid);
+/* Records the function names of a ModuleSymbols packet for its mappings. */
+void te_symbols_module(struct tp_import *imp, const uint8_t *data, size_t len);
+/* Whether @b holds a native symbol that te_symbols_translate() must see at the end. */
+bool te_symbols_pending(const struct tp_te *te, const struct te_args *b);
+/* Replaces the native symbol in @b by the Mojo method and interface it names. */
+void te_symbols_translate(struct tp_import *imp, struct te_args *b);
+void te_symbols_fini(struct tp_te *te);
 
 /* Common keys, interned once. */
 void te_keys_init(struct tp_import *imp);

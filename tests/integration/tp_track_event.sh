@@ -13,6 +13,8 @@
 #               after a loss (counted in stats); interned data per generation;
 #   flows/*     v2 flow ids (step, terminate), a legacy bind id, timestamps on
 #               an incremental sequence clock in microseconds;
+#   mojo/*      chrome_mojo_event_info args; Mojo methods interned as native
+#               symbols are named by ModuleSymbols read after the events;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -21,7 +23,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-for t in slices counters state flows; do
+for t in slices counters state flows mojo; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
 		fail "tp_track_event/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
 		summary
@@ -107,10 +109,26 @@ expect flows/incremental_clock flows "SELECT ts, dur FROM slice WHERE name = 'se
 	'1010000,5000'
 
 # ---------------------------------------------------------------- robust ----
+# ------------------------------------------------------------------ mojo ----
+mojo_args() {
+	echo "SELECT s.name, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id)
+	      WHERE a.key GLOB 'chrome_mojo_event_info.*' AND s.name = '$1' ORDER BY a.id"
+}
+expect mojo/closed_slice mojo "$(mojo_args closed)" \
+	'"closed","chrome_mojo_event_info.ipc_hash","9";"closed","chrome_mojo_event_info.mojo_method_name","net::mojom::Socket::Send";"closed","chrome_mojo_event_info.mojo_interface_tag","net.mojom.Socket"'
+expect mojo/given_tag_kept mojo "$(mojo_args tagged)" \
+	'"tagged","chrome_mojo_event_info.mojo_interface_tag","given.Tag";"tagged","chrome_mojo_event_info.mojo_method_name","a::b::Recv"'
+expect mojo/open_slice mojo "$(mojo_args open)" \
+	'"open","chrome_mojo_event_info.mojo_method_name","Plain::Fn";"open","chrome_mojo_event_info.mojo_interface_tag","Plain::Fn"'
+expect mojo/no_symbol mojo "$(mojo_args unknown)" \
+	'"unknown","chrome_mojo_event_info.mojo_interface_method.native_symbol.mapping_id","0";"unknown","chrome_mojo_event_info.mojo_interface_method.native_symbol.rel_pc","64"'
+expect mojo/no_location mojo "$(mojo_args no_iid)" \
+	'"no_iid","chrome_mojo_event_info.mojo_interface_method_iid","99";"no_iid","chrome_mojo_event_info.is_reply","true"'
+
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows; do
+for t in slices counters state flows mojo; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1
