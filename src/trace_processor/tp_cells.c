@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 size_t tp_enc_size(enum tp_enc enc)
 {
@@ -49,6 +50,43 @@ enum tp_enc tp_enc_initial(const struct tp_col_spec *spec)
 		return TP_ENC_I8;
 	}
 	return TP_ENC_ROW;
+}
+
+void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
+{
+	size_t i;
+
+	switch (enc) {
+	case TP_ENC_I8:
+		memset((int8_t *)data + from, 0x80, n);
+		break;
+	case TP_ENC_U8:
+	case TP_ENC_U16:
+	case TP_ENC_U32:
+		memset((char *)data + from * tp_enc_size(enc), 0, n * tp_enc_size(enc));
+		break;
+	case TP_ENC_D32:
+		memset((uint32_t *)data + from, 0xff, n * sizeof(uint32_t));
+		break;
+	case TP_ENC_I16:
+		for (i = 0; i < n; i++)
+			((int16_t *)data)[from + i] = INT16_MIN;
+		break;
+	case TP_ENC_I32:
+		for (i = 0; i < n; i++)
+			((int32_t *)data)[from + i] = INT32_MIN;
+		break;
+	case TP_ENC_I64:
+		for (i = 0; i < n; i++)
+			((int64_t *)data)[from + i] = TP_NULL_INT;
+		break;
+	case TP_ENC_F64:
+		for (i = 0; i < n; i++)
+			((double *)data)[from + i] = (double)NAN;
+		break;
+	case TP_ENC_ROW:
+		break;
+	}
 }
 
 static size_t n_blocks(size_t cap)
@@ -119,7 +157,8 @@ static int widen(struct tp_table *t, uint32_t c, enum tp_enc to)
 			return -ENOMEM;
 		col->data = d;
 	}
-	for (i = t->n_rows; i-- > 0;)
+	/* Rows appended ahead as NULL (n_filled) move too. */
+	for (i = t->n_filled > t->n_rows ? t->n_filled : t->n_rows; i-- > 0;)
 		tp_cell_put(col->data, to, i, tp_get_int(t, c, i));
 	col->enc = to;
 	free(col->bases);

@@ -188,6 +188,9 @@ void tp_table_fini(struct tp_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+/* Rows tp_table_append() makes NULL at a time. */
+#define NULL_FILL_ROWS 1024
+
 int64_t tp_table_append(struct tp_table *t)
 {
 	size_t row = t->n_rows;
@@ -204,8 +207,16 @@ int64_t tp_table_append(struct tp_table *t)
 				return -ENOMEM;
 		t->cap = cap;
 	}
-	for (i = 0; i < t->n_cols; i++)
-		tp_cell_put(t->cols[i].data, t->cols[i].enc, row, TP_NULL_INT);
+	if (row == t->n_filled) {
+		/* A run of NULL rows at once: each column is one tight loop
+		 * instead of a switch per cell and row. A short run keeps the
+		 * pages of unused capacity untouched. */
+		size_t n = t->cap - row < NULL_FILL_ROWS ? t->cap - row : NULL_FILL_ROWS;
+
+		for (i = 0; i < t->n_cols; i++)
+			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
+		t->n_filled = row + n;
+	}
 	t->n_rows++;
 	t->generation++;
 	return (int64_t)row;

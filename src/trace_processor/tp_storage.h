@@ -117,6 +117,7 @@ struct tp_table {
 	uint32_t n_cols;
 	struct tp_col *cols;
 	size_t n_rows, cap;
+	size_t n_filled;            /* cells [n_rows, n_filled) already hold NULL */
 	uint64_t generation;        /* bumped on every change: indexes go stale */
 	struct tp_order *orders;    /* cached row orders (tp_table_order) */
 	uint32_t n_orders;
@@ -152,6 +153,12 @@ enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
  * Return: 0 or -ENOMEM (the column still holds @old_cap cells then).
  */
 int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
+
+/*
+ * tp_cells_fill_null() - Writes NULL into cells [@from, @from + @n) of
+ * @data laid out as @enc (tp_table_append fills runs of rows ahead).
+ */
+void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n);
 
 /*
  * tp_cell_put() - Writes @v (TP_NULL_INT: NULL) into cell @row of @data

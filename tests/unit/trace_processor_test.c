@@ -1178,6 +1178,38 @@ TEST(sql_storage_narrow_jumps_and_appends_after_widening)
 	tp_table_fini(&t);
 }
 
+/* Appends make runs of NULL rows ahead; widening must carry them over. */
+TEST(sql_storage_rows_filled_ahead_stay_null_after_widening)
+{
+	static const int64_t wide[] = {1000, 100000, INT64_C(1) << 40};
+	struct tp_table t;
+	uint32_t c;
+	size_t i, k;
+
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (k = 0; k < 3; k++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)k);
+		ASSERT_TRUE(t.n_filled > t.n_rows);
+		ASSERT_EQ(tp_set_int(&t, ST_V, k, wide[k]), 0);
+		ASSERT_EQ(tp_set_str(&t, ST_S, k, (uint32_t)wide[k] & 0xffffff), 0);
+		/* A timestamp far from the block base: sorted cells go 64-bit. */
+		ASSERT_EQ(tp_set_int(&t, ST_TS, k, (int64_t)k << 40), 0);
+	}
+	for (i = 3; i < 2000; i++)
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+	for (i = 3; i < 2000; i++) {
+		for (c = ST_TS; c < ST_R; c++) {
+			if (tp_get_int(&t, c, i) != (c == ST_S ? 0 : TP_NULL_INT))
+				FAIL("column %u row %zu: %lld, not NULL", c, i,
+				     (long long)tp_get_int(&t, c, i));
+		}
+		ASSERT_TRUE(isnan(tp_get_real(&t, ST_R, i)));
+	}
+	for (k = 0; k < 3; k++)
+		ASSERT_EQ(tp_get_int(&t, ST_V, k), wide[k]);
+	tp_table_fini(&t);
+}
+
 TEST(sql_storage_narrow_string_ids)
 {
 	struct tp_table t;
