@@ -166,8 +166,46 @@ struct tp_order {
 	uint32_t c1;
 	int c2;
 	uint64_t generation;
-	uint32_t *rows;
+	uint32_t *rows;             /* the rows of a struct row_buf */
 };
+
+/* A row order's array, shared by the cache and the cursors reading it. */
+struct row_buf {
+	size_t refs;
+	uint32_t rows[];
+};
+
+static struct row_buf *buf_of(const uint32_t *rows)
+{
+	return (struct row_buf *)((char *)rows - offsetof(struct row_buf, rows));
+}
+
+static uint32_t *row_buf_new(size_t n)
+{
+	struct row_buf *b = malloc(sizeof(*b) + (n ? n : 1) * sizeof(b->rows[0]));
+
+	if (!b)
+		return NULL;
+	b->refs = 1;
+	return b->rows;
+}
+
+void tp_rows_hold(const uint32_t *rows)
+{
+	if (rows)
+		buf_of(rows)->refs++;
+}
+
+void tp_rows_release(const uint32_t *rows)
+{
+	struct row_buf *b;
+
+	if (!rows)
+		return;
+	b = buf_of(rows);
+	if (--b->refs == 0)
+		free(b);
+}
 
 #define MAX_ORDERS 4
 #define COUNTING_SORT_MAX_KEYS (1u << 24)
@@ -177,7 +215,7 @@ void tp_table_fini(struct tp_table *t)
 	uint32_t i;
 
 	for (i = 0; i < t->n_orders; i++)
-		free(t->orders[i].rows);
+		tp_rows_release(t->orders[i].rows);
 	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
 		free(t->cols[i].data);
@@ -474,7 +512,7 @@ int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_
 				return -ENOMEM;
 		}
 		if (t->n_orders == MAX_ORDERS) {
-			free(t->orders[0].rows);
+			tp_rows_release(t->orders[0].rows);
 			memmove(t->orders, t->orders + 1, (MAX_ORDERS - 1) * sizeof(*t->orders));
 			t->n_orders--;
 		}
@@ -483,8 +521,8 @@ int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_
 		o->c2 = c2;
 		o->rows = NULL;
 	}
-	free(o->rows);
-	o->rows = malloc((t->n_rows ? t->n_rows : 1) * sizeof(*o->rows));
+	tp_rows_release(o->rows);
+	o->rows = row_buf_new(t->n_rows);
 	o->generation = 0;
 	if (!o->rows)
 		return -ENOMEM;

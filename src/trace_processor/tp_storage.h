@@ -372,9 +372,18 @@ size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
  * Built with a counting sort when the key range is small, else a
  * comparison sort, and cached until the table changes (callers must pass
  * the same @strings each time).
- * Return: n_rows and *out_rows (borrowed); -ENOMEM.
+ * Return: n_rows and *out_rows (borrowed: see tp_rows_hold()); -ENOMEM.
  */
 int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_strings *strings,
 		       const uint32_t **out_rows);
+
+/*
+ * tp_rows_hold(), tp_rows_release() - Keep the rows tp_table_order() gave
+ * alive while reading them (the cache keeps 4 orders per table and drops
+ * the oldest when a fifth is asked for, maybe by another cursor of the
+ * same statement). Every hold needs one release; NULL is ignored.
+ */
+void tp_rows_hold(const uint32_t *rows);
+void tp_rows_release(const uint32_t *rows);
 
 #endif

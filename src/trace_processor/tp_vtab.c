@@ -81,6 +81,7 @@ struct cursor {
 	struct filter checks[TP_SQL_MAX_PUSHED];
 	/* Candidates: list[pos..end) if list, else rows pos..end-1. */
 	const uint32_t *list;
+	const uint32_t *held;       /* a row order kept alive (tp_rows_hold) */
 	size_t pos, end;
 	size_t row;
 	bool eof;
@@ -394,6 +395,7 @@ static int vt_open(sqlite3_vtab *tab, sqlite3_vtab_cursor **out)
 
 static int vt_close(sqlite3_vtab_cursor *cur)
 {
+	tp_rows_release(((struct cursor *)cur)->held);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -688,6 +690,10 @@ static int vt_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str,
 			return n == -ENOMEM ? SQLITE_NOMEM : SQLITE_INTERNAL;
 		for (i = 0; i < n_fs; i++)
 			c->checks[c->n_checks++] = fs[i];
+		/* Another cursor may make the cache drop this order meanwhile. */
+		tp_rows_hold(rows);
+		tp_rows_release(c->held);
+		c->held = rows;
 		c->list = rows;
 		c->pos = 0;
 		c->end = (size_t)n;

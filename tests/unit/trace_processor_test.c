@@ -1246,6 +1246,34 @@ TEST(sql_storage_narrow_string_ids)
 }
 
 /* Sorted integer columns: 32-bit offsets from a base per block of rows. */
+/* A cursor's row order stays readable when other cursors make the cache
+ * (4 orders a table) drop it; released, it goes. */
+TEST(sql_storage_held_order_outlives_the_cache)
+{
+	const uint32_t *held, *other, *again;
+	struct tp_db db;
+	uint32_t *copy;
+	int64_t n;
+	int c;
+
+	sq_fill(&db);
+	n = tp_table_order(&db.sched, SCHED_DUR, -1, NULL, &held);
+	ASSERT_EQ(n, SQ_SCHED_ROWS);
+	tp_rows_hold(held);
+	copy = malloc((size_t)n * sizeof(*copy));
+	ASSERT_TRUE(copy != NULL);
+	memcpy(copy, held, (size_t)n * sizeof(*copy));
+	/* Four other orders evict the first from the cache. */
+	for (c = SCHED_CPU; c <= SCHED_UCPU; c++)
+		ASSERT_EQ(tp_table_order(&db.sched, (uint32_t)c, SCHED_DUR, NULL, &other), n);
+	ASSERT_TRUE(memcmp(copy, held, (size_t)n * sizeof(*copy)) == 0);
+	tp_rows_release(held);
+	ASSERT_EQ(tp_table_order(&db.sched, SCHED_DUR, -1, NULL, &again), n);
+	ASSERT_TRUE(memcmp(copy, again, (size_t)n * sizeof(*copy)) == 0);
+	free(copy);
+	tp_db_fini(&db);
+}
+
 TEST(sql_storage_sorted_offsets_per_block)
 {
 	const size_t n = 3 * TP_D32_BLOCK_ROWS + 5;
