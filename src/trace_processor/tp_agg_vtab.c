@@ -31,6 +31,7 @@ struct tp_agg {
 	struct sqlite3 *conn;
 	struct tp_db *db;
 	bool is_disabled;
+	bool is_schema_same;  /* no DDL since we were created (set per prepare) */
 	uint64_t last_handle;
 	struct tp_agg_result results[N_RESULTS];
 	/* The schema when we were created: versions and our views' text. */
@@ -98,8 +99,7 @@ bool tp_agg_name_is_ours(struct tp_agg *agg, const char *name, size_t len)
 	size_t i;
 
 	/* The usual case: nobody created or dropped anything since. */
-	if (pragma_int(agg->conn, "PRAGMA main.schema_version") == agg->main_version &&
-	    pragma_int(agg->conn, "PRAGMA temp.schema_version") == agg->temp_version)
+	if (agg->is_schema_same)
 		return true;
 	if (sqlite3_prepare_v2(agg->conn,
 			       "SELECT 'temp', sql FROM sqlite_temp_master WHERE name = ?1 COLLATE NOCASE "
@@ -359,6 +359,9 @@ int tp_agg_prepare(struct tp_agg *agg, const char *sql, const char *end, sqlite3
 	if (!plan)
 		return 0;
 	handle = agg->last_handle + 1;
+	agg->is_schema_same =
+		pragma_int(agg->conn, "PRAGMA main.schema_version") == agg->main_version &&
+		pragma_int(agg->conn, "PRAGMA temp.schema_version") == agg->temp_version;
 	if (tp_agg_parse(agg, agg->db, sql, end, handle, plan, &text) <= 0)
 		goto out;
 	slot = &agg->results[handle % N_RESULTS];

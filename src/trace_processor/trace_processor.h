@@ -51,7 +51,8 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
  * tp_sqlite(), where GROUP BY aggregates of the shape tp_agg.h describes
  * are computed natively now and the statement reads their result.
  * *@out may be NULL (only blanks or a comment); *@out_tail is where the
- * next statement starts. Finalize *@out before the next tp_prepare().
+ * next statement starts. A statement of the native path reads a result
+ * kept until 8 newer ones are made: step it before preparing many more.
  * Return: SQLITE_OK, or SQLite's error code (sqlite3_errmsg() says why).
  */
 int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail);

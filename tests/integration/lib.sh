@@ -55,6 +55,23 @@ summary() {
 	[ "$T_FAILED" -eq 0 ]
 }
 
+# require_tracefs SUITE: sets TFS to the mounted tracefs (mounting it if
+# needed); without root or tracefs, reports SUITE/all as skipped and exits.
+require_tracefs() {
+	TFS=/sys/kernel/tracing
+	if [ "$(id -u)" != 0 ]; then
+		skip "$1/all" "needs root to drive ftrace"
+		summary
+		exit 0
+	fi
+	[ -e "$TFS/trace_clock" ] || mount -t tracefs nodev "$TFS" 2>/dev/null
+	if [ ! -e "$TFS/trace_clock" ]; then
+		skip "$1/all" "tracefs is not available at $TFS"
+		summary
+		exit 0
+	fi
+}
+
 # The repository root (tests/integration/..), so scripts run from anywhere.
 repo_root() {
 	(cd "$(dirname "$0")/../.." && pwd)

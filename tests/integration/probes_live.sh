@@ -18,18 +18,7 @@
 
 svc_require_bins traced traced_probes perfetto tracebox sleeper pfc_pbtxt
 
-TFS=/sys/kernel/tracing
-if [ "$(id -u)" != 0 ]; then
-	skip probes_live/all "needs root to drive ftrace"
-	summary
-	exit 0
-fi
-[ -e "$TFS/trace_clock" ] || mount -t tracefs nodev "$TFS" 2>/dev/null
-if [ ! -e "$TFS/trace_clock" ]; then
-	skip probes_live/all "tracefs is not available at $TFS"
-	summary
-	exit 0
-fi
+require_tracefs probes_live
 # A private saved-state file, so this test never touches a real one.
 export PFC_FTRACE_STATE_FILE="$SVC_TMP/ftrace-state"
 

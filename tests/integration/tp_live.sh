@@ -19,18 +19,7 @@
 . "$(dirname "$0")/tp_lib.sh"
 
 tp_setup tp_live
-TFS=/sys/kernel/tracing
-if [ "$(id -u)" != 0 ]; then
-	skip tp_live/all "needs root to record the kernel"
-	summary
-	exit 0
-fi
-[ -e "$TFS/trace_clock" ] || mount -t tracefs nodev "$TFS" 2>/dev/null
-if [ ! -e "$TFS/trace_clock" ]; then
-	skip tp_live/all "tracefs is not available at $TFS"
-	summary
-	exit 0
-fi
+require_tracefs tp_live
 for b in tracebox sleeper; do
 	if [ ! -x "$OUT/$b" ]; then
 		fail tp_live/binaries "$OUT/$b not built"
