@@ -33,3 +33,24 @@ uint64_t clock_realtime_ns(void)
 {
 	return clock_get_ns(CLOCK_REALTIME);
 }
+
+void clock_snapshot_capture(struct clock_snapshot *out)
+{
+	static const struct {
+		uint32_t id;
+		clockid_t clk;
+	} k[CLOCK_SNAPSHOT_CLOCKS] = {
+		{CLOCK_ID_BOOTTIME, CLOCK_BOOTTIME},
+		{CLOCK_ID_REALTIME_COARSE, CLOCK_REALTIME_COARSE},
+		{CLOCK_ID_MONOTONIC_COARSE, CLOCK_MONOTONIC_COARSE},
+		{CLOCK_ID_REALTIME, CLOCK_REALTIME},
+		{CLOCK_ID_MONOTONIC, CLOCK_MONOTONIC},
+		{CLOCK_ID_MONOTONIC_RAW, CLOCK_MONOTONIC_RAW},
+	};
+	int i;
+
+	for (i = 0; i < CLOCK_SNAPSHOT_CLOCKS; i++) {
+		out->clocks[i].id = k[i].id;
+		out->clocks[i].ts_ns = clock_get_ns(k[i].clk);
+	}
+}

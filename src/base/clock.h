@@ -33,4 +33,35 @@ uint64_t clock_monotonic_raw_ns(void);
 /** clock_realtime_ns() - CLOCK_REALTIME: wall-clock time since the epoch. */
 uint64_t clock_realtime_ns(void);
 
+/* Clocks in one snapshot: the six builtin clocks of Perfetto's capture. */
+#define CLOCK_SNAPSHOT_CLOCKS 6
+
+/* Perfetto's BuiltinClock ids (protos/common/builtin_clock.proto). */
+enum clock_builtin_id {
+	CLOCK_ID_REALTIME = 1,
+	CLOCK_ID_REALTIME_COARSE = 2,
+	CLOCK_ID_MONOTONIC = 3,
+	CLOCK_ID_MONOTONIC_COARSE = 4,
+	CLOCK_ID_MONOTONIC_RAW = 5,
+	CLOCK_ID_BOOTTIME = 6,
+};
+
+/* One reading of the builtin clocks, taken back to back. */
+struct clock_snapshot {
+	struct {
+		uint32_t id;  /* enum clock_builtin_id */
+		uint64_t ts_ns;
+	} clocks[CLOCK_SNAPSHOT_CLOCKS];
+};
+
+/**
+ * clock_snapshot_capture() - Read the builtin clocks, in Perfetto's order:
+ * BOOTTIME, REALTIME_COARSE, MONOTONIC_COARSE, REALTIME, MONOTONIC,
+ * MONOTONIC_RAW (BOOTTIME first: it is the reference the others are read
+ * against).
+ * @out: filled.
+ * Context: any thread; vDSO, does not block.
+ */
+void clock_snapshot_capture(struct clock_snapshot *out);
+
 #endif

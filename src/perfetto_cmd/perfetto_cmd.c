@@ -28,6 +28,7 @@
 #include "pb_fields.h"
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
+#include "perfetto_cmd/cmd_query.h"
 #include "protozero/protozero.h"
 #include "tracing/consumer.h"
 
@@ -359,16 +360,10 @@ static void on_cloned(const struct consumer_clone_result *res, void *user)
 	collect_trace(r);
 }
 
-static const char *str_or_dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
 static void on_state(int err, const Perfetto__Protos__TracingServiceState *st, const uint8_t *data,
 		     size_t len, void *user)
 {
 	struct run *r = user;
-	size_t i;
 
 	if (err || !st) {
 		fprintf(stderr, "perfetto: cannot query the service: %s\n", strerror(err ? -err : EIO));
@@ -381,34 +376,38 @@ static void on_state(int err, const Perfetto__Protos__TracingServiceState *st, c
 		finish(r, r->exit_code);
 		return;
 	}
-	printf("Service: %s\n", str_or_dash(st->tracing_service_version));
-	printf("Tracing sessions: %d (started: %d)\n\n", st->num_sessions, st->num_sessions_started);
-	printf("PRODUCER PROCESSES CONNECTED:\n\n");
-	printf("%-6s %-8s %-8s %-10s %s\n", "ID", "PID", "UID", "MACHINE", "NAME");
-	for (i = 0; i < st->n_producers; i++) {
-		const Perfetto__Protos__TracingServiceState__Producer *p = st->producers[i];
-
-		printf("%-6d %-8d %-8d %-10s %s\n", p->id, p->pid, p->uid, str_or_dash(p->machine_name),
-		       str_or_dash(p->name));
-	}
-	printf("\nDATA SOURCES REGISTERED:\n\n");
-	printf("%-40s %s\n", "NAME", "PRODUCER");
-	for (i = 0; i < st->n_data_sources; i++) {
-		const Perfetto__Protos__TracingServiceState__DataSource *d = st->data_sources[i];
-
-		printf("%-40s %d\n", d->ds_descriptor ? str_or_dash(d->ds_descriptor->name) : "-",
-		       d->producer_id);
-	}
-	printf("\nTRACING SESSIONS:\n\n");
-	printf("%-6s %-8s %-12s %-10s %-12s %s\n", "ID", "UID", "STATE", "DS", "DURATION_MS", "NAME");
-	for (i = 0; i < st->n_tracing_sessions; i++) {
-		const Perfetto__Protos__TracingServiceState__TracingSession *t = st->tracing_sessions[i];
-
-		printf("%-6llu %-8d %-12s %-10u %-12u %s\n", (unsigned long long)t->id, t->consumer_uid,
-		       str_or_dash(t->state), t->num_data_sources, t->duration_ms,
-		       str_or_dash(t->unique_session_name));
-	}
+	cmd_query_print(stdout, st, g_args.query_long);
 	finish(r, 0);
+}
+
+/*
+ * Before a session starts: if other machines offer data sources this config
+ * asks for but records only on the host, say so once. The session starts
+ * either way (the config may mean it).
+ */
+static void on_preflight_state(int err, const Perfetto__Protos__TracingServiceState *st,
+			       const uint8_t *data, size_t len, void *user)
+{
+	struct run *r = user;
+	Perfetto__Protos__TraceConfig *cfg;
+	char names[512];
+	size_t n;
+
+	(void)data;
+	(void)len;
+	if (!err && st &&
+	    (cfg = perfetto__protos__trace_config__unpack(NULL, r->config.len, r->config.data))) {
+		n = cmd_query_unselected_machines(st, cfg, names, sizeof(names));
+		if (n)
+			fprintf(stderr,
+				"perfetto: note: data sources this config asks for are also offered "
+				"by %s %s (through traced_relay), but the config records them only "
+				"on the host. Set trace_all_machines: true, or name the machine in a "
+				"data source's machine_name_filter, to record %s too.\n",
+				n == 1 ? "machine" : "machines", names, n == 1 ? "it" : "them");
+		perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+	}
+	start_tracing(r);
 }
 
 static void on_connected(struct consumer *c, void *user)
@@ -436,7 +435,8 @@ static void on_connected(struct consumer *c, void *user)
 			finish(r, 1);
 		break;
 	default:
-		start_tracing(r);
+		if (consumer_query_service_state(r->c, false, on_preflight_state, r) < 0)
+			start_tracing(r);
 	}
 }
 

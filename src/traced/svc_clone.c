@@ -62,6 +62,7 @@ int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host 
 	s->next = svc->sessions;
 	svc->sessions = s;
 	svc->n_sessions++;
+	svc_relays_on_clone(svc, s);
 	LOG_I("session %llu cloned into session %llu", (unsigned long long)src->id,
 	      (unsigned long long)s->id);
 	*out = s;

@@ -19,9 +19,6 @@
 #include "ipc/consumer_port.pb-c.h"
 #include "pb_fields.h"
 
-/* Data sources per QueryServiceState reply, to stay under the frame limit. */
-#define SVC_QUERY_DS_PER_REPLY 32
-
 static struct svc_session *own_session(struct svc *svc, struct ipc_host *host,
 				       const struct ipc_call *call)
 {
@@ -357,157 +354,6 @@ static void on_observe(struct ipc_host *host, const struct ipc_call *call,
 	}
 }
 
-static const char *session_state_name(enum session_state st)
-{
-	switch (st) {
-	case SESSION_CONFIGURED:
-		return "CONFIGURED";
-	case SESSION_STARTED:
-		return "STARTED";
-	case SESSION_STOPPING:
-		return "STOPPING";
-	case SESSION_STOPPED:
-		return "DISABLED";
-	}
-	return "UNKNOWN";
-}
-
-/* Sends the sessions (and, unless @sessions_only, producers and data sources). */
-static void on_query(struct ipc_host *host, const struct ipc_call *call,
-		     const ProtobufCMessage *args, void *user)
-{
-	const Perfetto__Protos__QueryServiceStateRequest *req = (const void *)args;
-	bool sessions_only = req->has_sessions_only && req->sessions_only;
-	Perfetto__Protos__QueryServiceStateResponse resp;
-	Perfetto__Protos__TracingServiceState st;
-	Perfetto__Protos__TracingServiceState__Producer *prods = NULL, **pprods = NULL;
-	Perfetto__Protos__TracingServiceState__TracingSession *sess = NULL, **psess = NULL;
-	Perfetto__Protos__TracingServiceState__DataSource dss[SVC_QUERY_DS_PER_REPLY];
-	Perfetto__Protos__TracingServiceState__DataSource *pdss[SVC_QUERY_DS_PER_REPLY];
-	Perfetto__Protos__DataSourceDescriptor *descs[SVC_QUERY_DS_PER_REPLY];
-	struct svc *svc = user;
-	struct svc_producer *p;
-	struct svc_data_source *ds;
-	struct svc_session *s;
-	uint32_t *sizes = NULL;
-	size_t i, n = 0, n_started = 0, k;
-
-	perfetto__protos__tracing_service_state__init(&st);
-	prods = calloc(svc->n_producers + 1, sizeof(*prods));
-	pprods = calloc(svc->n_producers + 1, sizeof(*pprods));
-	sess = calloc(svc->n_sessions + 1, sizeof(*sess));
-	psess = calloc(svc->n_sessions + 1, sizeof(*psess));
-	if (!prods || !pprods || !sess || !psess)
-		goto fail;
-	for (p = svc->producers; p && !sessions_only; p = p->next, n++) {
-		perfetto__protos__tracing_service_state__producer__init(&prods[n]);
-		prods[n].has_id = 1;
-		prods[n].id = (int32_t)p->id;
-		prods[n].name = p->name;
-		prods[n].has_uid = 1;
-		prods[n].uid = (int32_t)p->uid;
-		prods[n].has_pid = 1;
-		prods[n].pid = p->pid;
-		prods[n].sdk_version = p->sdk_version;
-		prods[n].has_machine_id = 1;
-		prods[n].machine_id = p->machine_id;
-		prods[n].machine_name = p->machine_name;
-		pprods[n] = &prods[n];
-	}
-	st.n_producers = n;
-	st.producers = pprods;
-	n = 0;
-	for (s = svc->sessions; s; s = s->next, n++) {
-		Perfetto__Protos__TracingServiceState__TracingSession *t = &sess[n];
-
-		perfetto__protos__tracing_service_state__tracing_session__init(t);
-		t->has_id = 1;
-		t->id = s->id;
-		t->has_consumer_uid = 1;
-		t->consumer_uid = (int32_t)s->consumer_uid;
-		t->state = (char *)session_state_name(s->state);
-		t->unique_session_name = s->unique_name;
-		t->has_duration_ms = s->config->has_duration_ms;
-		t->duration_ms = s->config->duration_ms;
-		t->has_num_data_sources = 1;
-		t->num_data_sources = (uint32_t)s->n_instances;
-		t->has_start_realtime_ns = s->start_realtime_ns != 0;
-		t->start_realtime_ns = (int64_t)s->start_realtime_ns;
-		t->has_is_started = 1;
-		t->is_started = s->state == SESSION_STARTED;
-		if (s->state == SESSION_STARTED)
-			n_started++;
-		psess[n] = t;
-	}
-	st.n_tracing_sessions = n;
-	st.tracing_sessions = psess;
-	st.has_num_sessions = 1;
-	st.num_sessions = (int32_t)svc->n_sessions;
-	st.has_num_sessions_started = 1;
-	st.num_sessions_started = (int32_t)n_started;
-	st.tracing_service_version = PFC_VERSION_STRING;
-	st.has_supports_tracing_sessions = 1;
-	st.supports_tracing_sessions = 1;
-
-	/* Buffer sizes need their own arrays. */
-	for (n = 0, s = svc->sessions; s; s = s->next, n++) {
-		sizes = calloc(s->n_buffers + 1, sizeof(*sizes));
-		if (!sizes)
-			goto fail;
-		for (i = 0; i < s->n_buffers; i++)
-			sizes[i] = (uint32_t)(tb_size(s->buffers[i].tb) / 1024);
-		sess[n].n_buffer_size_kb = s->n_buffers;
-		sess[n].buffer_size_kb = sizes;
-	}
-	perfetto__protos__query_service_state_response__init(&resp);
-	resp.service_state = &st;
-
-	/* Data sources go in batches; every reply but the last has has_more. */
-	k = 0;
-	for (p = svc->producers; p && !sessions_only; p = p->next) {
-		for (ds = p->data_sources; ds; ds = ds->next) {
-			perfetto__protos__tracing_service_state__data_source__init(&dss[k]);
-			descs[k] = perfetto__protos__data_source_descriptor__unpack(
-				NULL, ds->descriptor_len, ds->descriptor);
-			dss[k].ds_descriptor = descs[k];
-			dss[k].has_producer_id = 1;
-			dss[k].producer_id = (int32_t)p->id;
-			pdss[k] = &dss[k];
-			if (++k == SVC_QUERY_DS_PER_REPLY) {
-				st.n_data_sources = k;
-				st.data_sources = pdss;
-				ipc_host_reply(host, call, &resp.base, true, -1);
-				while (k)
-					perfetto__protos__data_source_descriptor__free_unpacked(descs[--k], NULL);
-				/* Later replies carry only data sources. */
-				st.n_producers = 0;
-				st.n_tracing_sessions = 0;
-			}
-		}
-	}
-	st.n_data_sources = k;
-	st.data_sources = pdss;
-	ipc_host_reply(host, call, &resp.base, false, -1);
-	while (k)
-		perfetto__protos__data_source_descriptor__free_unpacked(descs[--k], NULL);
-	for (i = 0; i < svc->n_sessions; i++)
-		free(sess[i].buffer_size_kb);
-	free(prods);
-	free(pprods);
-	free(sess);
-	free(psess);
-	return;
-fail:
-	if (sess)
-		for (i = 0; i < svc->n_sessions; i++)
-			free(sess[i].buffer_size_kb);
-	free(prods);
-	free(pprods);
-	free(sess);
-	free(psess);
-	ipc_host_reply_error(host, call);
-}
-
 static void on_capabilities(struct ipc_host *host, const struct ipc_call *call,
 			    const ProtobufCMessage *args, void *user)
 {
@@ -663,7 +509,7 @@ static void on_disconnect(struct ipc_host *host, uint64_t client_id, void *user)
 static const ipc_method_cb k_handlers[] = {
 	on_enable, on_disable,     on_read,     on_free,        on_flush,
 	on_start,  on_change_config, on_detach, on_attach,      on_get_stats,
-	on_observe, on_query,      on_capabilities, on_bugreport, on_clone,
+	on_observe, svc_query_service_state,      on_capabilities, on_bugreport, on_clone,
 };
 
 int svc_consumer_port_expose(struct svc *svc, struct ipc_host *host)

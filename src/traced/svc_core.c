@@ -266,6 +266,8 @@ int svc_create(struct evloop *loop, const struct svc_options *opts, struct svc *
 		}
 		svc->n_producer_hosts++;
 		rc = svc_producer_port_expose(svc, svc->producer_hosts[i]);
+		if (rc == 0 && (opts->relay_mask & (1u << i)))
+			rc = svc_relay_port_expose(svc, svc->producer_hosts[i]);
 		if (rc < 0)
 			goto fail;
 		if (opts->has_permissions &&
@@ -313,6 +315,7 @@ void svc_destroy(struct svc *svc)
 		svc_session_free(svc, svc->sessions);
 	while (svc->producers)
 		svc_producer_destroy(svc, svc->producers);
+	svc_relays_destroy(svc);
 	for (i = 0; i < svc->n_producer_hosts; i++)
 		ipc_host_destroy(svc->producer_hosts[i]);
 	ipc_host_destroy(svc->consumer_host);

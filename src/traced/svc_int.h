@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/hmap.h"
 #include "config/trace_config.pb-c.h"
 #include "ipc/ipc.h"
@@ -50,6 +51,29 @@
 #define SVC_MAX_DETACH_KEY 128
 #define SVC_MAX_PENDING_FLUSHES 64
 #define SVC_MAX_TRIGGERS_PER_SESSION 64
+/* Clock snapshots kept between reads (Perfetto's ring size), and the drift
+ * between BOOTTIME and another clock that justifies a new one. */
+#define SVC_CLOCK_RING 16
+#define SVC_CLOCK_DRIFT_NS (10u * 1000 * 1000)
+
+/* RelayPort (traced_relay on other machines). */
+#define SVC_MAX_RELAYS 256
+#define SVC_MAX_SYSTEM_INFO_BYTES (16u * 1024)
+/* Clock readings kept per SyncClock exchange (a relay sends six). */
+#define SVC_MAX_SYNC_CLOCKS 16
+/*
+ * What our traced asks relays for between clock-sync rounds (Perfetto's
+ * relay waits 30 s). Each round becomes its own RemoteClockSync packet, so
+ * a shorter interval only tracks drift better: 5 s costs ~350 bytes a round
+ * per machine, about 6 MB a day.
+ */
+#define SVC_RELAY_SYNC_DELAY_MS 5000u
+/* Completed rounds a relay keeps for new sessions and clones. */
+#define SVC_RELAY_HISTORY 32u
+/* Rounds a session holds until its next read; past this the older half is
+ * thinned (every other round dropped), so a long ring-buffer session keeps
+ * rounds across its whole span at a coarser step. */
+#define SVC_MAX_PENDING_ROUNDS 4096u
 
 /* ObservableEvents.DataSourceInstanceState values. */
 #define SVC_DS_OBSERVED_STOPPED 1
@@ -120,6 +144,42 @@ struct svc_ds_instance {
 	bool handles_incremental_state_clear;
 	uint8_t *config;              /* DataSourceConfig bytes sent to the producer */
 	size_t config_len;
+};
+
+/* One clock reading of a clock-sync exchange. */
+struct svc_clock_reading {
+	uint32_t clock_id;
+	uint64_t ts_ns;
+};
+
+/* One SyncClock call: the relay's readings and the host's, taken on arrival. */
+struct svc_sync_exchange {
+	uint32_t n_client, n_host;
+	struct svc_clock_reading client[SVC_MAX_SYNC_CLOCKS];
+	struct svc_clock_reading host[CLOCK_SNAPSHOT_CLOCKS];
+};
+
+/* A completed clock-sync round of one machine: PING, then UPDATE. */
+struct svc_sync_round {
+	uint32_t machine_id;
+	struct svc_sync_exchange ping, update;
+};
+
+/* A RelayPort client: one traced_relay, i.e. one remote machine. */
+struct svc_relay {
+	struct svc_relay *next;
+	struct ipc_host *host;
+	uint64_t client_id;
+	uint32_t machine_id;
+	char *machine_name;
+	uint8_t *system_info; /* SystemInfo bytes from InitRelay; NULL = none yet */
+	size_t system_info_len;
+	bool has_ping;        /* a PING waits for its UPDATE */
+	struct svc_sync_exchange ping;
+	/* The latest completed rounds, oldest first (a clone gets them all). */
+	struct svc_sync_round history[SVC_RELAY_HISTORY];
+	size_t n_history;
+	uint64_t n_rounds;
 };
 
 struct svc_buffer {
@@ -201,8 +261,24 @@ struct svc_session {
 	uint64_t max_file_size_bytes;
 	bool file_full;                /* max_file_size_bytes reached */
 
-	/* Packets the service wants emitted on the next read (snapshots). */
+	/* Packets the service wants emitted on the next read (stats, events). */
 	struct buf pending_service_packets; /* already framed as Trace.packet */
+
+	/* Clock snapshots, emitted in the order taken: the one taken at start
+	 * (emitted once), then those taken since the last read. */
+	bool has_initial_clocks;
+	struct clock_snapshot initial_clocks;
+	struct clock_snapshot clock_ring[SVC_CLOCK_RING];
+	size_t n_clock_ring;
+	bool did_emit_clocks;
+
+	/* Remote machines: clock-sync rounds to emit on the next read, and the
+	 * machines whose SystemInfo this session has emitted. */
+	struct svc_sync_round *rounds;
+	size_t n_rounds, cap_rounds;
+	uint64_t rounds_thinned;
+	uint32_t *sysinfo_machines;
+	size_t n_sysinfo_machines, cap_sysinfo_machines;
 
 	/* Packets that failed validation, for TraceStats. */
 	uint64_t invalid_packets;
@@ -242,6 +318,8 @@ struct svc {
 	struct svc_flush flushes[SVC_MAX_PENDING_FLUSHES];
 	struct svc_observer observers[16];
 	size_t n_observers;
+	struct svc_relay *relays;
+	size_t n_relays;
 
 	/* TraceStats counters across the service's life. */
 	uint64_t producers_seen;
@@ -338,15 +416,34 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 /* Appends the session's data to its write_into_file fd. Return: 0 or -errno. */
 int svc_read_to_file(struct svc *svc, struct svc_session *s, bool is_final);
 /* Queues service packets (clock snapshot, stats...) for the next read. */
-void svc_queue_clock_snapshot(struct svc *svc, struct svc_session *s);
 void svc_queue_trace_stats(struct svc *svc, struct svc_session *s);
 void svc_queue_service_event(struct svc *svc, struct svc_session *s, uint32_t field);
 /* Writes TraceStats for @s (or service-wide with @s NULL) into @msg. */
 void svc_write_trace_stats(struct svc *svc, struct svc_session *s, struct pz_msg *msg);
 
+/* svc_clocks.c */
+/* Takes the session's first clock snapshot (at start). */
+void svc_clocks_snapshot_initial(struct svc_session *s);
+/* Adds a snapshot to the ring if none is there yet or the clocks drifted. */
+void svc_clocks_maybe_snapshot(struct svc_session *s);
+/* Queues @r on @s for its next read (thinning old rounds past the limit). */
+void svc_session_push_round(struct svc_session *s, const struct svc_sync_round *r);
+
+/* svc_relay_port.c */
+int svc_relay_port_expose(struct svc *svc, struct ipc_host *host);
+/* Gives a new session every connected relay's latest clock-sync round. */
+void svc_relays_on_session_start(struct svc *svc, struct svc_session *s);
+/* Gives a clone every round the relays still keep (its data may be older). */
+void svc_relays_on_clone(struct svc *svc, struct svc_session *clone);
+void svc_relays_destroy(struct svc *svc);
+
 /* svc_producer_port.c / svc_consumer_port.c */
 int svc_producer_port_expose(struct svc *svc, struct ipc_host *host);
 int svc_consumer_port_expose(struct svc *svc, struct ipc_host *host);
 void svc_consumer_notify_disabled(struct svc *svc, struct svc_session *s, const char *error);
+
+/* svc_query.c: ConsumerPort.QueryServiceState (an ipc_method_cb; user = svc). */
+void svc_query_service_state(struct ipc_host *host, const struct ipc_call *call,
+			     const ProtobufCMessage *args, void *user);
 
 #endif

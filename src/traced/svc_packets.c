@@ -6,6 +6,8 @@
  */
 #include "traced/svc_packets.h"
 
+#include "traced/svc_int.h"
+
 #include <stdlib.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -24,32 +26,70 @@ void svc_stamp_trusted(struct pz_msg *pkt, uint32_t uid)
 	pz_append_varint(pkt, PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, SVC_PACKET_SEQUENCE_ID);
 }
 
-static void add_clock(struct pz_msg *snap, uint32_t id, clockid_t cid)
+void svc_write_clock_snapshot(struct pz_msg *pkt, uint32_t uid, const struct clock_snapshot *cs)
 {
-	struct pz_msg c;
+	struct pz_msg snap, c;
+	size_t i;
 
-	pz_begin_nested(snap, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
-	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, id);
-	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, clock_get_ns(cid));
-	pz_end(&c);
-}
-
-void svc_write_clock_snapshot(struct pz_msg *pkt, uint32_t uid)
-{
-	struct pz_msg snap;
-
-	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, clock_boottime_ns());
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, cs->clocks[0].ts_ns);
 	svc_stamp_trusted(pkt, uid);
 	pz_begin_nested(pkt, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &snap);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME, CLOCK_BOOTTIME);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_REALTIME_COARSE, CLOCK_REALTIME_COARSE);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC_COARSE, CLOCK_MONOTONIC_COARSE);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_REALTIME, CLOCK_REALTIME);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC, CLOCK_MONOTONIC);
-	add_clock(&snap, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_MONOTONIC_RAW, CLOCK_MONOTONIC_RAW);
+	for (i = 0; i < CLOCK_SNAPSHOT_CLOCKS; i++) {
+		pz_begin_nested(&snap, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, cs->clocks[i].id);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, cs->clocks[i].ts_ns);
+		pz_end(&c);
+	}
 	pz_append_varint(&snap, PB_CLOCK_SNAPSHOT__PRIMARY_TRACE_CLOCK,
 			 PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME);
 	pz_end(&snap);
+}
+
+void svc_write_remote_system_info(struct pz_msg *pkt, uint32_t uid, uint32_t machine_id,
+				  const uint8_t *system_info, size_t len)
+{
+	pz_append_bytes(pkt, PB_TRACE_PACKET__SYSTEM_INFO, system_info, len);
+	pz_append_varint(pkt, PB_TRACE_PACKET__MACHINE_ID, machine_id);
+	svc_stamp_trusted(pkt, uid);
+}
+
+static void write_readings(struct pz_msg *parent, uint32_t field,
+			   const struct svc_clock_reading *r, size_t n)
+{
+	struct pz_msg snap, c;
+	size_t i;
+
+	pz_begin_nested(parent, field, &snap);
+	for (i = 0; i < n; i++) {
+		pz_begin_nested(&snap, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, r[i].clock_id);
+		pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, r[i].ts_ns);
+		pz_end(&c);
+	}
+	pz_end(&snap);
+}
+
+static void write_exchange(struct pz_msg *sync, const struct svc_sync_exchange *x)
+{
+	struct pz_msg e;
+
+	pz_begin_nested(sync, PB_REMOTE_CLOCK_SYNC__SYNCED_CLOCKS, &e);
+	write_readings(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS, x->client, x->n_client);
+	write_readings(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS, x->host, x->n_host);
+	pz_end(&e);
+}
+
+void svc_write_remote_clock_sync(struct pz_msg *pkt, uint32_t uid, const struct svc_sync_round *r)
+{
+	struct pz_msg sync;
+
+	/* As Perfetto: machine id and uid, no sequence (nothing else refers to it). */
+	pz_append_varint(pkt, PB_TRACE_PACKET__MACHINE_ID, r->machine_id);
+	pz_append_varint(pkt, PB_TRACE_PACKET__TRUSTED_UID, uid);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__REMOTE_CLOCK_SYNC, &sync);
+	write_exchange(&sync, &r->ping);
+	write_exchange(&sync, &r->update);
+	pz_end(&sync);
 }
 
 const char *svc_machine_name(void)

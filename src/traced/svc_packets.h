@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/clock.h"
 #include "protozero/protozero.h"
+
+struct svc_sync_round;
 
 /* Packets written by the service use this sequence id. */
 #define SVC_PACKET_SEQUENCE_ID 1
@@ -20,8 +23,13 @@ extern const uint8_t svc_sync_marker[16];
 
 /* Stamps trusted_uid and trusted_packet_sequence_id = 1. */
 void svc_stamp_trusted(struct pz_msg *pkt, uint32_t uid);
-/* timestamp = BOOTTIME now; clock_snapshot of the six builtin clocks. */
-void svc_write_clock_snapshot(struct pz_msg *pkt, uint32_t uid);
+/* timestamp = the snapshot's BOOTTIME; clock_snapshot of its six clocks. */
+void svc_write_clock_snapshot(struct pz_msg *pkt, uint32_t uid, const struct clock_snapshot *cs);
+/* A remote machine's SystemInfo (bytes from InitRelay), stamped with its id. */
+void svc_write_remote_system_info(struct pz_msg *pkt, uint32_t uid, uint32_t machine_id,
+				  const uint8_t *system_info, size_t len);
+/* One clock-sync round (PING, UPDATE) as a RemoteClockSync packet. */
+void svc_write_remote_clock_sync(struct pz_msg *pkt, uint32_t uid, const struct svc_sync_round *r);
 /* uname, page size, cpus, RAM, timezone, service version, machine name. */
 void svc_write_system_info(struct pz_msg *pkt, uint32_t uid, const char *machine_name);
 void svc_write_trace_config(struct pz_msg *pkt, uint32_t uid, const uint8_t *cfg, size_t len);

@@ -315,8 +315,25 @@ static int emit_service_packet(struct sink *k, uint32_t uid,
 
 static void fill_clock(struct pz_msg *pkt, uint32_t uid, const void *arg)
 {
-	(void)arg;
-	svc_write_clock_snapshot(pkt, uid);
+	svc_write_clock_snapshot(pkt, uid, arg);
+}
+
+struct remote_info_arg {
+	uint32_t machine_id;
+	const uint8_t *data;
+	size_t len;
+};
+
+static void fill_remote_system_info(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct remote_info_arg *a = arg;
+
+	svc_write_remote_system_info(pkt, uid, a->machine_id, a->data, a->len);
+}
+
+static void fill_round(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	svc_write_remote_clock_sync(pkt, uid, arg);
 }
 
 static void fill_sync(struct pz_msg *pkt, uint32_t uid, const void *arg)
@@ -442,15 +459,6 @@ static void queue_packet(struct svc *svc, struct svc_session *s,
 	(void)svc;
 }
 
-void svc_queue_clock_snapshot(struct svc *svc, struct svc_session *s)
-{
-	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
-
-	if (b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting)
-		return;
-	queue_packet(svc, s, fill_clock, NULL);
-}
-
 void svc_queue_trace_stats(struct svc *svc, struct svc_session *s)
 {
 	struct stats_arg a = {svc, s};
@@ -492,18 +500,104 @@ static int emit_queued(struct sink *k, struct svc_session *s)
 	return rc;
 }
 
+static bool clocks_disabled(const struct svc_session *s)
+{
+	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
+
+	return b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting;
+}
+
+/*
+ * Clock snapshots in the order they were taken: the one from the start of
+ * the session (once), then the ring. A session read before it ever took one
+ * (a clone, or a read before start) gets one taken now.
+ */
+static int emit_clock_snapshots(struct sink *k, struct svc_session *s, uint32_t uid)
+{
+	struct clock_snapshot now;
+	size_t i;
+	int rc = 0;
+
+	if (clocks_disabled(s))
+		return 0;
+	if (s->has_initial_clocks) {
+		s->has_initial_clocks = false;
+		s->did_emit_clocks = true;
+		rc = emit_service_packet(k, uid, fill_clock, &s->initial_clocks);
+	}
+	for (i = 0; i < s->n_clock_ring && !rc; i++) {
+		s->did_emit_clocks = true;
+		rc = emit_service_packet(k, uid, fill_clock, &s->clock_ring[i]);
+	}
+	s->n_clock_ring = 0;
+	if (!rc && !s->did_emit_clocks) {
+		s->did_emit_clocks = true;
+		clock_snapshot_capture(&now);
+		rc = emit_service_packet(k, uid, fill_clock, &now);
+	}
+	return rc;
+}
+
+static bool sysinfo_emitted(const struct svc_session *s, uint32_t machine_id)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_sysinfo_machines; i++) {
+		if (s->sysinfo_machines[i] == machine_id)
+			return true;
+	}
+	return false;
+}
+
+/* Each remote machine's SystemInfo, once per session (also for machines
+ * whose relay connected after the first read). */
+static int emit_remote_system_info(struct sink *k, struct svc_session *s, uint32_t uid)
+{
+	struct svc_relay *r;
+	int rc = 0;
+
+	for (r = k->svc->relays; r && !rc; r = r->next) {
+		struct remote_info_arg a = {r->machine_id, r->system_info, r->system_info_len};
+
+		if (!r->system_info || sysinfo_emitted(s, r->machine_id))
+			continue;
+		if (s->n_sysinfo_machines == s->cap_sysinfo_machines) {
+			size_t cap = s->cap_sysinfo_machines ? 2 * s->cap_sysinfo_machines : 4;
+			uint32_t *n = realloc(s->sysinfo_machines, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			s->sysinfo_machines = n;
+			s->cap_sysinfo_machines = cap;
+		}
+		s->sysinfo_machines[s->n_sysinfo_machines++] = r->machine_id;
+		rc = emit_service_packet(k, uid, fill_remote_system_info, &a);
+	}
+	return rc;
+}
+
+/* Clock-sync rounds of remote machines, one RemoteClockSync packet each. */
+static int emit_rounds(struct sink *k, struct svc_session *s, uint32_t uid)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < s->n_rounds && !rc; i++)
+		rc = emit_service_packet(k, uid, fill_round, &s->rounds[i]);
+	s->n_rounds = 0;
+	return rc;
+}
+
 static int emit_service_packets(struct sink *k, struct svc_session *s)
 {
 	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
 	uint32_t uid = (uint32_t)getuid();
-	int rc = 0;
+	int rc;
 
-	if (!s->did_emit_initial_packets) {
+	rc = emit_clock_snapshots(k, s, uid);
+	if (!rc && !s->did_emit_initial_packets) {
 		s->did_emit_initial_packets = true;
-		if (!(b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting))
-			rc = emit_service_packet(k, uid, fill_clock, NULL);
-		if (!rc)
-			rc = emit_service_packet(k, uid, fill_sync, NULL);
+		rc = emit_service_packet(k, uid, fill_sync, NULL);
 		if (!rc && !(b && b->has_disable_trace_config && b->disable_trace_config))
 			rc = emit_service_packet(k, uid, fill_config, s);
 		if (!rc)
@@ -511,6 +605,8 @@ static int emit_service_packets(struct sink *k, struct svc_session *s)
 		if (!rc && !(b && b->has_disable_system_info && b->disable_system_info))
 			rc = emit_service_packet(k, uid, fill_system_info, k->svc);
 	}
+	if (!rc && !(b && b->has_disable_system_info && b->disable_system_info))
+		rc = emit_remote_system_info(k, s, uid);
 	while (!rc && s->n_fired_triggers_emitted < s->n_fired_triggers) {
 		struct trigger_arg t = {s, s->n_fired_triggers_emitted++};
 
@@ -518,6 +614,8 @@ static int emit_service_packets(struct sink *k, struct svc_session *s)
 	}
 	if (!rc)
 		rc = emit_queued(k, s);
+	if (!rc && !clocks_disabled(s))
+		rc = emit_rounds(k, s, uid);
 	return rc;
 }
 

@@ -194,13 +194,21 @@ static void on_flush_period(void *user)
 				FLUSH_REASON_PERIODIC | FLUSH_INITIATOR_TRACED, NULL, NULL);
 }
 
+static bool clock_snapshots_enabled(const struct svc_session *s)
+{
+	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
+
+	return !(b && b->has_disable_clock_snapshotting && b->disable_clock_snapshotting);
+}
+
 static void on_snapshot(void *user)
 {
 	struct svc_session *s = timer_session(user);
 	struct svc *svc = ((struct svc_timer_ctx *)user)->svc;
 
 	if (s && s->state == SESSION_STARTED) {
-		svc_queue_clock_snapshot(svc, s);
+		if (clock_snapshots_enabled(s))
+			svc_clocks_maybe_snapshot(s);
 		svc_queue_trace_stats(svc, s);
 	}
 }
@@ -270,6 +278,10 @@ int svc_session_start(struct svc *svc, struct svc_session *s)
 		return -EBUSY;
 	s->state = SESSION_STARTED;
 	s->start_realtime_ns = clock_realtime_ns();
+	/* Kept apart from the ring so later snapshots never push it out. */
+	if (clock_snapshots_enabled(s))
+		svc_clocks_snapshot_initial(s);
+	svc_relays_on_session_start(svc, s);
 	svc_queue_service_event(svc, s, PB_TRACING_SERVICE_EVENT__TRACING_STARTED);
 	for (i = 0; i < s->n_instances; i++)
 		svc_instance_start(svc, s, &s->instances[i]);
@@ -732,6 +744,8 @@ void svc_session_free(struct svc *svc, struct svc_session *s)
 	if (s->has_enable_call)
 		svc_consumer_notify_disabled(svc, s, NULL);
 	buf_fini(&s->pending_service_packets);
+	free(s->rounds);
+	free(s->sysinfo_machines);
 	if (s->config)
 		perfetto__protos__trace_config__free_unpacked(s->config, NULL);
 	free(s->config_bytes);

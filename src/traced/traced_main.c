@@ -216,8 +216,6 @@ int traced_main(int argc, char **argv)
 	}
 	if (g_args.relay_all)
 		o.relay_mask = (1u << o.n_producer_socks) - 1;
-	if (o.relay_mask)
-		LOG_W("RelayPort is not served by this version yet; relays cannot connect");
 
 	if (g_args.background && daemonize(&ready_fd) < 0) {
 		fprintf(stderr, "traced: cannot fork: %s\n", strerror(errno));
