@@ -20,6 +20,13 @@
  *                      (+ discarded-on-read none) and bytes_written =
  *                      bytes_read + bytes_overwritten, and the producer
  *                      packets in the file cannot exceed bytes_read.
+ * It also reports the multi-machine parts: remote_clock_syncs (packets),
+ * remote_sync_rounds (PING/UPDATE pairs), remote_system_infos (SystemInfo
+ * packets with a machine_id), machine_ids (distinct, sorted), the signed
+ * client-minus-host BOOTTIME of every exchange (remote_sync_offset_min/max)
+ * and the longest host-side round (remote_sync_round_max_ns), and
+ * clock_snapshots_backwards (snapshots whose BOOTTIME is older than the one
+ * before them in file order).
  * trace_check --boottime-now prints CLOCK_BOOTTIME in ns (what producers
  * stamp packets with) for scripts that compare against packet timestamps.
  * Exits 0 if the file parses and the expectations hold, 1 otherwise; the
@@ -75,6 +82,13 @@ static struct {
 	uint64_t invalid_packets, svc_chunks_discarded, patches_discarded;
 	uint64_t producers_connected, flushes_requested, flushes_succeeded, flushes_failed;
 	char trigger_names[512];
+	uint64_t remote_clock_syncs, remote_sync_rounds, remote_system_infos;
+	int64_t sync_offset_min, sync_offset_max;
+	uint64_t sync_round_max;
+	bool has_sync_offset;
+	uint64_t last_snapshot_ts, snapshots_backwards;
+	uint32_t machine_ids[64];
+	size_t n_machine_ids;
 	struct seq_state seqs[MAX_SEQS];
 	uint32_t seq_ids[MAX_SEQS];
 	size_t n_seqs;
@@ -291,6 +305,78 @@ static bool is_service_field(uint32_t id)
 
 static void read_packet(const uint8_t *p, size_t n);
 
+static void note_machine(uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < g.n_machine_ids; i++) {
+		if (g.machine_ids[i] == id)
+			return;
+	}
+	if (g.n_machine_ids < PFC_ARRAY_SIZE(g.machine_ids))
+		g.machine_ids[g.n_machine_ids++] = id;
+}
+
+/* BOOTTIME (clock 6) of a ClockSnapshot, or 0. */
+static uint64_t snapshot_boottime(const uint8_t *p, size_t n)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, p, n);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field c[3];
+
+		if (f.id != PB_CLOCK_SNAPSHOT__CLOCKS || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, c, 3) != PZ_OK)
+			continue;
+		if (c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value == 6)
+			return c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].value;
+	}
+	return 0;
+}
+
+/* RemoteClockSync: offsets of each exchange and the host-side round length. */
+static void read_remote_sync(const uint8_t *p, size_t n)
+{
+	uint64_t host[2] = {0, 0};
+	struct pz_reader r;
+	struct pz_field f;
+	size_t k = 0;
+
+	g.remote_clock_syncs++;
+	pz_reader_init(&r, p, n);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field x[4];
+		uint64_t c, h;
+		int64_t off;
+
+		if (f.id != PB_REMOTE_CLOCK_SYNC__SYNCED_CLOCKS || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, x, 4) != PZ_OK)
+			continue;
+		c = snapshot_boottime(x[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS].data,
+				      x[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS].size);
+		h = snapshot_boottime(x[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS].data,
+				      x[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS].size);
+		if (!c || !h)
+			continue;
+		off = (int64_t)(c - h);
+		if (!g.has_sync_offset || off < g.sync_offset_min)
+			g.sync_offset_min = off;
+		if (!g.has_sync_offset || off > g.sync_offset_max)
+			g.sync_offset_max = off;
+		g.has_sync_offset = true;
+		if (k < 2)
+			host[k] = h;
+		k++;
+	}
+	if (k == 2) {
+		g.remote_sync_rounds++;
+		if (host[1] > host[0] && host[1] - host[0] > g.sync_round_max)
+			g.sync_round_max = host[1] - host[0];
+	}
+}
+
 /* TracePacket.compressed_packets: zlib of Trace-framed packets. */
 static uint64_t g_compressed_packets, g_compressed_bad;
 
@@ -324,8 +410,8 @@ static void read_packet(const uint8_t *p, size_t n)
 	size_t test_len = 0;
 	uint32_t seq_id = 0;
 	int32_t pid = 0;
-	uint64_t ts = 0;
-	bool is_trigger = false;
+	uint64_t ts = 0, machine = 0;
+	bool is_trigger = false, is_system_info = false;
 	size_t service_bytes = 0;
 	int rc;
 
@@ -359,14 +445,28 @@ static void read_packet(const uint8_t *p, size_t n)
 				g.dropped_bits |= (uint32_t)f.value;
 			}
 			break;
-		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
+		case PB_TRACE_PACKET__CLOCK_SNAPSHOT: {
+			uint64_t boot = snapshot_boottime(f.data, f.size);
+
 			g.clock_snapshots++;
+			if (boot && boot < g.last_snapshot_ts)
+				g.snapshots_backwards++;
+			if (boot)
+				g.last_snapshot_ts = boot;
+			break;
+		}
+		case PB_TRACE_PACKET__REMOTE_CLOCK_SYNC:
+			read_remote_sync(f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__MACHINE_ID:
+			machine = f.value;
 			break;
 		case PB_TRACE_PACKET__TRACE_CONFIG:
 			g.trace_configs++;
 			break;
 		case PB_TRACE_PACKET__SYSTEM_INFO:
 			g.system_infos++;
+			is_system_info = true;
 			break;
 		case PB_TRACE_PACKET__TRACE_STATS:
 			g.trace_stats++;
@@ -394,6 +494,10 @@ static void read_packet(const uint8_t *p, size_t n)
 	}
 	if (rc < 0)
 		g.bad_packets++;
+	if (machine)
+		note_machine((uint32_t)machine);
+	if (machine && is_system_info)
+		g.remote_system_infos++;
 	if (is_trigger && ts && !g.trigger_ts)
 		g.trigger_ts = ts;
 	if (test && ts) {
@@ -411,6 +515,13 @@ static void read_packet(const uint8_t *p, size_t n)
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
 }
@@ -573,6 +684,17 @@ int main(int argc, char **argv)
 	       U(g.sync_markers), U(g.uuids), U(g.triggers), g.trigger_names, U(g.service_events));
 	printf("test_ts_min=%llu\ntest_ts_max=%llu\ntrigger_ts=%llu\n", U(g.test_ts_min),
 	       U(g.test_ts_max), U(g.trigger_ts));
+	printf("remote_clock_syncs=%llu\nremote_sync_rounds=%llu\nremote_system_infos=%llu\n",
+	       U(g.remote_clock_syncs), U(g.remote_sync_rounds), U(g.remote_system_infos));
+	printf("remote_sync_offset_min=%lld\nremote_sync_offset_max=%lld\n"
+	       "remote_sync_round_max_ns=%llu\nclock_snapshots_backwards=%llu\n",
+	       (long long)g.sync_offset_min, (long long)g.sync_offset_max, U(g.sync_round_max),
+	       U(g.snapshots_backwards));
+	qsort(g.machine_ids, g.n_machine_ids, sizeof(g.machine_ids[0]), cmp_u32);
+	printf("machine_ids=");
+	for (k = 0; k < g.n_machine_ids; k++)
+		printf("%s%u", k ? "," : "", g.machine_ids[k]);
+	printf("\n");
 	printf("stats_buffers=%zu\n", g.n_bs);
 	printf("stats_bytes_written=%llu\nstats_bytes_overwritten=%llu\nstats_bytes_read=%llu\n"
 	       "stats_chunks_written=%llu\nstats_chunks_read=%llu\n"

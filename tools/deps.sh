@@ -12,8 +12,9 @@
 # Tests: protoc (oracle for the text format), clang + its runtimes (warning
 # check, libFuzzer).
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
+# python3, iproute2: integration tests (free ports, network namespaces).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd"
+libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd python3 iproute2"
 
 missing=""
 for p in $PKGS; do
