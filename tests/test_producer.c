@@ -5,6 +5,11 @@
  * each write M TracePackets whose for_testing field encodes the thread
  * (counter) and sequence number (seq_value), padded with checkable payload
  * bytes, so a test can verify every packet arrived once and in order.
+ * With --track-events the packets are TrackEvent instants instead (on one
+ * track per thread, each carrying the raw timestamp it was written with as
+ * the debug annotation "raw_ts"), for tests of where the trace processor
+ * puts them in time. --reconnect keeps the producer alive across service
+ * restarts (it reconnects with a backoff instead of exiting).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +23,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/evloop.h"
+#include "base/compiler.h"
 #include "base/subproc.h"
 #include "pb_fields.h"
 #include "tracing/producer.h"
@@ -48,6 +54,8 @@ static struct {
 	bool notify_start;
 	bool notify_stop;
 	bool exit_after_stop;
+	bool track_events;
+	bool reconnect;
 } g_args = {.threads = 1, .packets = 10, .packet_size = 64};
 
 struct worker {
@@ -72,6 +80,8 @@ struct app {
 	uint64_t *pending_flushes;
 	size_t n_pending_flushes;
 	size_t cap_pending_flushes;
+	uint64_t reconnect_timer;
+	unsigned backoff_ms;
 };
 
 static void usage(void)
@@ -82,7 +92,7 @@ static void usage(void)
 		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
 		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
 		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB] [--own-smb]\n"
-		"  [--packet-interval-us US]\n"
+		"  [--packet-interval-us US] [--track-events] [--reconnect]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
 		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
 		"each thread (a sleep after every packet).\n");
@@ -143,6 +153,10 @@ static void parse_args(int argc, char **argv)
 			g_args.notify_stop = true;
 		else if (!strcmp(a, "--exit-after-stop"))
 			g_args.exit_after_stop = true;
+		else if (!strcmp(a, "--track-events"))
+			g_args.track_events = true;
+		else if (!strcmp(a, "--reconnect"))
+			g_args.reconnect = true;
 		else
 			usage();
 	}
@@ -195,6 +209,47 @@ static void write_one(struct trace_writer *tw, unsigned t, uint64_t seq, bool is
 	tw_finish_packet(tw);
 }
 
+/* The track of thread @t, named "test-thread-<t>". */
+static void write_track_descriptor(struct trace_writer *tw, unsigned t)
+{
+	struct pz_msg *pkt = tw_new_packet(tw);
+	struct pz_msg td;
+	char name[32];
+
+	snprintf(name, sizeof(name), "test-thread-%u", t);
+	pz_append_varint(pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+			 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__TRACK_DESCRIPTOR, &td);
+	pz_append_varint(&td, PB_TRACK_DESCRIPTOR__UUID, 1000 + t);
+	pz_append_string(&td, PB_TRACK_DESCRIPTOR__NAME, name);
+	pz_end(&td);
+	tw_finish_packet(tw);
+}
+
+/* TrackEvent{instant "ev<seq>"} with debug annotation raw_ts = its timestamp. */
+static void write_track_event(struct trace_writer *tw, unsigned t, uint64_t seq)
+{
+	struct pz_msg *pkt = tw_new_packet(tw);
+	struct pz_msg te, da;
+	uint64_t ts = clock_boottime_ns();
+	char name[32];
+
+	snprintf(name, sizeof(name), "ev%llu", (unsigned long long)seq);
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, ts);
+	pz_append_varint(pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+			 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__TRACK_EVENT, &te);
+	pz_append_varint(&te, PB_TRACK_EVENT__TYPE, PBE_TRACK_EVENT_TYPE__TYPE_INSTANT);
+	pz_append_varint(&te, PB_TRACK_EVENT__TRACK_UUID, 1000 + t);
+	pz_append_string(&te, PB_TRACK_EVENT__NAME, name);
+	pz_begin_nested(&te, PB_TRACK_EVENT__DEBUG_ANNOTATIONS, &da);
+	pz_append_string(&da, PB_DEBUG_ANNOTATION__NAME, "raw_ts");
+	pz_append_int(&da, PB_DEBUG_ANNOTATION__INT_VALUE, (int64_t)ts);
+	pz_end(&da);
+	pz_end(&te);
+	tw_finish_packet(tw);
+}
+
 static void worker_done_task(void *user);
 
 static void *worker_main(void *arg)
@@ -217,8 +272,13 @@ static void *worker_main(void *arg)
 	w->err = producer_create_writer(app->p, app->target_buffer, &tw);
 	if (w->err < 0)
 		goto out;
+	if (g_args.track_events)
+		write_track_descriptor(tw, w->index);
 	for (seq = 0; seq < g_args.packets; seq++) {
-		write_one(tw, w->index, seq, seq + 1 == g_args.packets, fill, fill_len);
+		if (g_args.track_events)
+			write_track_event(tw, w->index, seq);
+		else
+			write_one(tw, w->index, seq, seq + 1 == g_args.packets, fill, fill_len);
 		if (g_args.packet_interval_us) {
 			struct timespec ts = {(time_t)(g_args.packet_interval_us / 1000000),
 					      (long)(g_args.packet_interval_us % 1000000) * 1000};
@@ -308,10 +368,12 @@ static void worker_done_task(void *user)
 
 static void on_ready_synced(struct producer *p, bool success, void *user)
 {
+	struct app *app = user;
+
 	(void)p;
-	(void)user;
 	if (!success)
 		return;
+	app->backoff_ms = 0;
 	fprintf(stderr, "test_producer: %s ready, data source %s\n", g_args.name, g_args.ds);
 	notify_ready_from_env(NOTIFY_ENV);
 }
@@ -335,12 +397,43 @@ static void on_connected(struct producer *p, void *user)
 		evloop_add_timer(app->loop, g_args.trigger_after_ms, 0, trigger_cb, app, NULL);
 }
 
+static int start_producer(struct app *app);
+
+/* --reconnect: after a lost connection, wait and connect again. */
+static void reconnect_cb(void *user)
+{
+	struct app *app = user;
+	unsigned i;
+
+	app->reconnect_timer = 0;
+	if (app->is_emitting) {
+		for (i = 0; i < g_args.threads; i++)
+			pthread_join(app->workers[i].thread, NULL);
+		app->is_emitting = false;
+	}
+	app->is_running = app->is_stopping = false;
+	app->n_pending_flushes = 0;
+	producer_destroy(app->p);
+	app->p = NULL;
+	if (start_producer(app) == 0)
+		return;
+	app->backoff_ms = app->backoff_ms ? PFC_MIN(app->backoff_ms * 2, 2000u) : 100u;
+	evloop_add_timer(app->loop, app->backoff_ms, 0, reconnect_cb, app, &app->reconnect_timer);
+}
+
 static void on_disconnected(struct producer *p, int err, void *user)
 {
 	struct app *app = user;
 
 	(void)p;
 	fprintf(stderr, "test_producer: disconnected from the service (%d)\n", err);
+	if (g_args.reconnect) {
+		app->backoff_ms = app->backoff_ms ? PFC_MIN(app->backoff_ms * 2, 2000u) : 100u;
+		if (!app->reconnect_timer)
+			evloop_add_timer(app->loop, app->backoff_ms, 0, reconnect_cb, app,
+					 &app->reconnect_timer);
+		return;
+	}
 	app->exit_code = 1;
 	evloop_quit(app->loop);
 }
@@ -414,21 +507,14 @@ static void on_signal(int signo, void *user)
 	evloop_quit(app->loop);
 }
 
-int main(int argc, char **argv)
+/* Connects and registers the data source. Return: 0 or -errno (printed). */
+static int start_producer(struct app *app)
 {
 	struct producer_callbacks cbs = {0};
 	struct producer_ds_desc ds = {0};
 	struct producer_opts opts = {0};
-	struct app app = {0};
 	int err;
 
-	parse_args(argc, argv);
-	if (evloop_create(&app.loop) < 0) {
-		fprintf(stderr, "test_producer: cannot create the event loop\n");
-		return 1;
-	}
-	evloop_add_signal(app.loop, SIGINT, on_signal, &app, NULL);
-	evloop_add_signal(app.loop, SIGTERM, on_signal, &app, NULL);
 	cbs.on_connected = on_connected;
 	cbs.on_disconnected = on_disconnected;
 	cbs.start_ds = on_start;
@@ -438,20 +524,43 @@ int main(int argc, char **argv)
 	opts.smb_size_hint_bytes = (uint32_t)(g_args.shm_kb * 1024);
 	opts.page_size_hint_bytes = (uint32_t)(g_args.page_kb * 1024);
 	opts.provide_smb = g_args.own_smb;
-	err = producer_connect(app.loop, g_args.sock, g_args.name, &opts, &cbs, &app, &app.p);
+	err = producer_connect(app->loop, g_args.sock, g_args.name, &opts, &cbs, app, &app->p);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",
 			g_args.sock ? g_args.sock : "the default producer socket", strerror(-err));
-		return 1;
+		return err;
 	}
 	ds.name = g_args.ds;
 	ds.will_notify_on_start = g_args.notify_start;
 	ds.will_notify_on_stop = g_args.notify_stop;
-	err = producer_register_ds(app.p, &ds);
+	err = producer_register_ds(app->p, &ds);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: bad data source %s: %s\n", g_args.ds,
 			strerror(-err));
+		producer_destroy(app->p);
+		app->p = NULL;
+		return err;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct app app = {0};
+
+	parse_args(argc, argv);
+	if (evloop_create(&app.loop) < 0) {
+		fprintf(stderr, "test_producer: cannot create the event loop\n");
 		return 1;
+	}
+	evloop_add_signal(app.loop, SIGINT, on_signal, &app, NULL);
+	evloop_add_signal(app.loop, SIGTERM, on_signal, &app, NULL);
+	if (start_producer(&app) < 0) {
+		if (!g_args.reconnect)
+			return 1;
+		app.backoff_ms = 100;
+		evloop_add_timer(app.loop, app.backoff_ms, 0, reconnect_cb, &app,
+				 &app.reconnect_timer);
 	}
 	evloop_run(app.loop);
 	if (app.is_emitting) {
