@@ -22,7 +22,8 @@
  *                      packets in the file cannot exceed bytes_read.
  * It also reports the multi-machine parts: remote_clock_syncs (packets),
  * remote_sync_rounds (PING/UPDATE pairs), remote_system_infos (SystemInfo
- * packets with a machine_id), machine_ids (distinct, sorted), the signed
+ * packets with a machine_id), machine_ids (distinct, sorted; of every
+ * packet) and test_machine_ids (of the test producers' packets), the signed
  * client-minus-host BOOTTIME of every exchange (remote_sync_offset_min/max)
  * and the longest host-side round (remote_sync_round_max_ns), and
  * clock_snapshots_backwards (snapshots whose BOOTTIME is older than the one
@@ -87,8 +88,8 @@ static struct {
 	uint64_t sync_round_max;
 	bool has_sync_offset;
 	uint64_t last_snapshot_ts, snapshots_backwards;
-	uint32_t machine_ids[64];
-	size_t n_machine_ids;
+	uint32_t machine_ids[64], test_machine_ids[64];
+	size_t n_machine_ids, n_test_machine_ids;
 	struct seq_state seqs[MAX_SEQS];
 	uint32_t seq_ids[MAX_SEQS];
 	size_t n_seqs;
@@ -305,16 +306,16 @@ static bool is_service_field(uint32_t id)
 
 static void read_packet(const uint8_t *p, size_t n);
 
-static void note_machine(uint32_t id)
+static void note_id(uint32_t *ids, size_t *n, size_t cap, uint32_t id)
 {
 	size_t i;
 
-	for (i = 0; i < g.n_machine_ids; i++) {
-		if (g.machine_ids[i] == id)
+	for (i = 0; i < *n; i++) {
+		if (ids[i] == id)
 			return;
 	}
-	if (g.n_machine_ids < PFC_ARRAY_SIZE(g.machine_ids))
-		g.machine_ids[g.n_machine_ids++] = id;
+	if (*n < cap)
+		ids[(*n)++] = id;
 }
 
 /* BOOTTIME (clock 6) of a ClockSnapshot, or 0. */
@@ -495,7 +496,11 @@ static void read_packet(const uint8_t *p, size_t n)
 	if (rc < 0)
 		g.bad_packets++;
 	if (machine)
-		note_machine((uint32_t)machine);
+		note_id(g.machine_ids, &g.n_machine_ids, PFC_ARRAY_SIZE(g.machine_ids),
+			(uint32_t)machine);
+	if (machine && test)
+		note_id(g.test_machine_ids, &g.n_test_machine_ids,
+			PFC_ARRAY_SIZE(g.test_machine_ids), (uint32_t)machine);
 	if (machine && is_system_info)
 		g.remote_system_infos++;
 	if (is_trigger && ts && !g.trigger_ts)
@@ -694,6 +699,10 @@ int main(int argc, char **argv)
 	printf("machine_ids=");
 	for (k = 0; k < g.n_machine_ids; k++)
 		printf("%s%u", k ? "," : "", g.machine_ids[k]);
+	qsort(g.test_machine_ids, g.n_test_machine_ids, sizeof(g.test_machine_ids[0]), cmp_u32);
+	printf("\ntest_machine_ids=");
+	for (k = 0; k < g.n_test_machine_ids; k++)
+		printf("%s%u", k ? "," : "", g.test_machine_ids[k]);
 	printf("\n");
 	printf("stats_buffers=%zu\n", g.n_bs);
 	printf("stats_bytes_written=%llu\nstats_bytes_overwritten=%llu\nstats_bytes_read=%llu\n"
