@@ -25,7 +25,8 @@
  * packets with a machine_id), machine_ids (distinct, sorted; of every
  * packet) and test_machine_ids (of the test producers' packets), the signed
  * client-minus-host BOOTTIME of every exchange (remote_sync_offset_min/max)
- * and the longest host-side round (remote_sync_round_max_ns), and
+ * and the longest round trip of a round, host or client side
+ * (remote_sync_round_max_ns), and
  * clock_snapshots_backwards (snapshots whose BOOTTIME is older than the one
  * before them in file order).
  * trace_check --boottime-now prints CLOCK_BOOTTIME in ns (what producers
@@ -340,7 +341,7 @@ static uint64_t snapshot_boottime(const uint8_t *p, size_t n)
 /* RemoteClockSync: offsets of each exchange and the host-side round length. */
 static void read_remote_sync(const uint8_t *p, size_t n)
 {
-	uint64_t host[2] = {0, 0};
+	uint64_t host[2] = {0, 0}, client[2] = {0, 0};
 	struct pz_reader r;
 	struct pz_field f;
 	size_t k = 0;
@@ -367,14 +368,19 @@ static void read_remote_sync(const uint8_t *p, size_t n)
 		if (!g.has_sync_offset || off > g.sync_offset_max)
 			g.sync_offset_max = off;
 		g.has_sync_offset = true;
-		if (k < 2)
+		if (k < 2) {
 			host[k] = h;
+			client[k] = c;
+		}
 		k++;
 	}
 	if (k == 2) {
 		g.remote_sync_rounds++;
+		/* Each side's round trip bounds the error of one of the estimates. */
 		if (host[1] > host[0] && host[1] - host[0] > g.sync_round_max)
 			g.sync_round_max = host[1] - host[0];
+		if (client[1] > client[0] && client[1] - client[0] > g.sync_round_max)
+			g.sync_round_max = client[1] - client[0];
 	}
 }
 
