@@ -196,7 +196,14 @@ static void commit_locked(struct arbiter *arb, bool has_flush_id, uint64_t flush
 	req->flush_request_id = flush_request_id;
 	arb->stats.commits++;
 	arb->stats.chunks_committed += arb->n_moves;
-	arb->commit_cb(req, arb->user);
+	if (arb->commit_cb(req, arb->user) < 0 && arb->is_emulation) {
+		size_t i;
+
+		/* Not taken: nothing will release these chunks later. */
+		arb->stats.chunks_dropped += arb->n_moves;
+		for (i = 0; i < arb->n_moves; i++)
+			arb_emulated_release(arb, arb->moves[i].page, arb->moves[i].chunk);
+	}
 	batch_reset(arb);
 }
 
@@ -228,9 +235,9 @@ static void add_move(struct arbiter *arb, const struct smb_chunk *c, uint16_t ta
 		/* The whole chunk, header included, as Perfetto's emulation does. */
 		uint8_t *dst = arb->data + arb->data_used;
 
+		/* Freed by arb_emulated_release() once the commit is sent. */
 		smb_chunk_mark_complete(&arb->smb, c);
 		memcpy(dst, c->begin, c->size);
-		smb_chunk_free_emulated(&arb->smb, c);
 		arb->data_used += c->size;
 		m->has_data = true;
 		m->data.data = dst;
@@ -354,6 +361,15 @@ int arb_commit_pending(struct arbiter *arb)
 		commit_locked(arb, false, 0);
 	pthread_mutex_unlock(&arb->lock);
 	return 0;
+}
+
+int arb_emulated_release(struct arbiter *arb, uint32_t page, uint32_t idx)
+{
+	struct smb_chunk c;
+
+	if (!arb->is_emulation || smb_chunk_resolve(&arb->smb, page, idx, &c) < 0)
+		return -EINVAL;
+	return smb_chunk_free_emulated(&arb->smb, &c);
 }
 
 int arb_flush(struct arbiter *arb, uint64_t flush_request_id)

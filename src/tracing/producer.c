@@ -40,6 +40,10 @@ struct out_op {
 	size_t len;
 	size_t cap;
 	uint8_t *data;
+	/* Emulation: the chunks this commit carries, page << 8 | chunk; they
+	 * are released to the arbiter once the commit is handed to the socket. */
+	uint32_t *chunks;
+	size_t n_chunks, cap_chunks;
 };
 
 struct ds_entry {
@@ -110,6 +114,7 @@ static void free_ops(struct out_op *op)
 		struct out_op *next = op->next;
 
 		free(op->data);
+		free(op->chunks);
 		free(op);
 		op = next;
 	}
@@ -220,13 +225,48 @@ static struct out_op *op_get_locked(struct producer *p, size_t len)
 		op->cap = len;
 	}
 	op->next = NULL;
+	op->n_chunks = 0;
 	return op;
+}
+
+/* Records the emulated chunks of commit @req on @op. Return: 0 or -ENOMEM. */
+static int op_note_chunks(struct out_op *op, const Perfetto__Protos__CommitDataRequest *req)
+{
+	size_t i;
+
+	if (req->n_chunks_to_move > op->cap_chunks) {
+		uint32_t *c = realloc(op->chunks, req->n_chunks_to_move * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		op->chunks = c;
+		op->cap_chunks = req->n_chunks_to_move;
+	}
+	for (i = 0; i < req->n_chunks_to_move; i++) {
+		const Perfetto__Protos__CommitDataRequest__ChunksToMove *m = req->chunks_to_move[i];
+
+		if (m->has_data)
+			op->chunks[op->n_chunks++] = m->page << 8 | (m->chunk & 0xff);
+	}
+	return 0;
+}
+
+/* The commit left (or was dropped): its emulated chunks may be reused. */
+static void op_release_chunks(struct producer *p, struct out_op *op)
+{
+	size_t i;
+
+	for (i = 0; i < op->n_chunks && p->arb; i++)
+		arb_emulated_release(p->arb, op->chunks[i] >> 8, op->chunks[i] & 0xff);
+	op->n_chunks = 0;
 }
 
 static void op_put_locked(struct producer *p, struct out_op *op)
 {
+	op->n_chunks = 0;
 	if (p->n_spare >= PRODUCER_SPARE_OPS || op->cap > ARB_MAX_COMMIT_BYTES + 1024) {
 		free(op->data);
+		free(op->chunks);
 		free(op);
 		return;
 	}
@@ -235,9 +275,11 @@ static void op_put_locked(struct producer *p, struct out_op *op)
 	p->n_spare++;
 }
 
-/* Serializes @msg for @method and queues it for the loop. Any thread. */
+/* Serializes @msg for @method and queues it for the loop. Any thread.
+ * @commit: the CommitDataRequest @msg is, if any (its emulated chunks are
+ * released after the send). */
 static int enqueue(struct producer *p, const char *method, const ProtobufCMessage *msg,
-		   bool is_commit)
+		   bool is_commit, const Perfetto__Protos__CommitDataRequest *commit)
 {
 	size_t len = protobuf_c_message_get_packed_size(msg);
 	struct out_op *op;
@@ -254,6 +296,11 @@ static int enqueue(struct producer *p, const char *method, const ProtobufCMessag
 	}
 	op = op_get_locked(p, len ? len : 1);
 	if (!op) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (commit && p->use_emulation && op_note_chunks(op, commit) < 0) {
+		op_put_locked(p, op);
 		err = -ENOMEM;
 		goto out;
 	}
@@ -319,6 +366,7 @@ static void drain(struct producer *p)
 			unsent = op;
 			break;
 		}
+		op_release_chunks(p, op);
 		if (!op->is_commit)
 			continue;
 		if (err < 0) {
@@ -358,11 +406,11 @@ static void drain(struct producer *p)
 /* ------------------------------------------------ arbiter glue ---- */
 
 /* Arbiter lock held, any thread: copy the request out and return. */
-static void on_arb_commit(const struct Perfetto__Protos__CommitDataRequest *req, void *user)
+static int on_arb_commit(const struct Perfetto__Protos__CommitDataRequest *req, void *user)
 {
 	struct producer *p = user;
 
-	enqueue(p, "CommitData", &req->base, true);
+	return enqueue(p, "CommitData", &req->base, true, req);
 }
 
 static void batch_timer_cb(void *user)
@@ -962,7 +1010,7 @@ int producer_create_writer(struct producer *p, uint16_t target_buffer, struct tr
 	req.trace_writer_id = tw_writer_id(tw);
 	req.has_target_buffer = true;
 	req.target_buffer = target_buffer;
-	err = enqueue(p, "RegisterTraceWriter", &req.base, false);
+	err = enqueue(p, "RegisterTraceWriter", &req.base, false, NULL);
 	if (err < 0) {
 		tw_destroy(tw);
 		goto out;
@@ -994,7 +1042,7 @@ void producer_destroy_writer(struct producer *p, struct trace_writer *tw)
 	/* The final commit goes through the queue first, then this. */
 	tw_destroy(tw);
 	pthread_mutex_unlock(&p->w_lock);
-	enqueue(p, "UnregisterTraceWriter", &req.base, false);
+	enqueue(p, "UnregisterTraceWriter", &req.base, false, NULL);
 }
 
 /* -------------------------------------------- notifications ---- */
@@ -1018,7 +1066,7 @@ int producer_flush_ack(struct producer *p, uint64_t request_id)
 	} else {
 		req.has_flush_request_id = true;
 		req.flush_request_id = request_id;
-		err = enqueue(p, "CommitData", &req.base, true);
+		err = enqueue(p, "CommitData", &req.base, true, NULL);
 	}
 	return err;
 }
@@ -1029,7 +1077,7 @@ static int notify(struct producer *p, const char *method, const ProtobufCMessage
 		return -EINVAL;
 	if (!atomic_load(&p->is_up))
 		return -ENOTCONN;
-	return enqueue(p, method, msg, false);
+	return enqueue(p, method, msg, false, NULL);
 }
 
 int producer_notify_started(struct producer *p, uint64_t instance_id)

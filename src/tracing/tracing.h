@@ -70,11 +70,21 @@ struct arbiter;
 /*
  * Receives one CommitDataRequest. Called with the arbiter lock held, on the
  * thread that completed a chunk or asked for a flush: serialize or copy
- * @req and return; never call back into the arbiter. @req and everything it
- * points to are borrowed until the callback returns.
+ * @req and return; never call back into the arbiter (arb_emulated_release()
+ * excepted). @req and everything it points to are borrowed until the
+ * callback returns.
+ *
+ * In emulation mode the chunks a request carries inline stay Complete (not
+ * reusable) until the embedder has handed the request to the socket and
+ * calls arb_emulated_release() for each (page, chunk) of its chunks_to_move:
+ * the private SMB is then the bound on data waiting to be sent, and writers
+ * stall (or drop, as their policy says) when the link is slower than they
+ * are, instead of the embedder dropping whole commits. Return 0 if the
+ * request was taken, or -errno if it was not (the arbiter then frees its
+ * emulated chunks at once: their data is lost and the service sees the
+ * chunk-id gap).
  */
-typedef void (*arb_commit_cb)(const struct Perfetto__Protos__CommitDataRequest *req,
-			      void *user);
+typedef int (*arb_commit_cb)(const struct Perfetto__Protos__CommitDataRequest *req, void *user);
 /* Batching mode: a batch just became non-empty; the embedder should call
  * arb_commit_pending() after its batching delay. Same context rules. */
 typedef void (*arb_schedule_cb)(void *user);
@@ -129,6 +139,14 @@ int arb_commit_pending(struct arbiter *arb);
 /* Sends the pending batch, possibly empty, tagged with @flush_request_id.
  * Trace writers must have been flushed on their threads first. Return: 0. */
 int arb_flush(struct arbiter *arb, uint64_t flush_request_id);
+
+/**
+ * arb_emulated_release() - Emulation mode: the commit carrying chunk (@page,
+ * @idx) left the process; the chunk may be written again.
+ * Return: 0; -EINVAL if that chunk is not a committed one.
+ * Context: any thread, arbiter lock held or not (one atomic transition).
+ */
+int arb_emulated_release(struct arbiter *arb, uint32_t page, uint32_t idx);
 
 const struct smb *arb_smb(const struct arbiter *arb);
 void arb_get_stats(struct arbiter *arb, struct arb_stats *out);

@@ -56,6 +56,7 @@ struct sim_packet {
 
 struct sim {
 	const struct smb *smb; /* NULL in emulation mode */
+	struct arbiter *arb;   /* emulation mode: releases the chunks it was sent */
 	bool is_slow;          /* defer freeing chunks until sim_drain() */
 	struct sim_chunk *chunks;
 	size_t n_chunks, cap_chunks;
@@ -114,6 +115,13 @@ static void sim_drain(struct sim *sim)
 	size_t i;
 
 	for (i = 0; i < sim->n_deferred; i++) {
+		if (sim->arb) {
+			/* Emulation: the commit has now "left the process". */
+			if (arb_emulated_release(sim->arb, (uint32_t)sim->deferred[i].page,
+						 (uint32_t)sim->deferred[i].idx) < 0)
+				sim_error(sim, __LINE__);
+			continue;
+		}
 		/* Taken for reading in sim_commit(); only the free was late. */
 		if (smb_chunk_resolve(sim->smb, sim->deferred[i].page, sim->deferred[i].idx,
 				      &c) < 0 ||
@@ -133,7 +141,7 @@ static struct sim_chunk *sim_find(struct sim *sim, uint16_t writer_id, uint32_t 
 	return NULL;
 }
 
-static void sim_commit(const struct Perfetto__Protos__CommitDataRequest *req, void *user)
+static int sim_commit(const struct Perfetto__Protos__CommitDataRequest *req, void *user)
 {
 	struct sim *sim = user;
 	struct smb_chunk c;
@@ -153,6 +161,14 @@ static void sim_commit(const struct Perfetto__Protos__CommitDataRequest *req, vo
 		if (m->has_data) {
 			sim->n_moves_with_data++;
 			sim_store(sim, m->data.data, m->data.len);
+			/* Without an arbiter this is the service end of a socket. */
+			if (sim->arb && sim->is_slow) {
+				GROW(sim->deferred, sim->n_deferred, sim->cap_deferred);
+				sim->deferred[sim->n_deferred].page = m->page;
+				sim->deferred[sim->n_deferred++].idx = m->chunk;
+			} else if (sim->arb && arb_emulated_release(sim->arb, m->page, m->chunk) < 0) {
+				sim_error(sim, __LINE__);
+			}
 			continue;
 		}
 		if (!sim->smb || smb_chunk_try_acquire_read(sim->smb, m->page, m->chunk, &c) < 0) {
@@ -195,6 +211,7 @@ static void sim_commit(const struct Perfetto__Protos__CommitDataRequest *req, vo
 			sim->n_final_patches++;
 		}
 	}
+	return 0;
 }
 
 static int cmp_chunk(const void *a, const void *b)
@@ -391,6 +408,7 @@ static void fixture_init(struct fixture *fx, size_t smb_size, size_t page_size,
 	cfg.user = &fx->sim;
 	ASSERT_EQ(arb_create(&cfg, &fx->arb), 0);
 	fx->sim.smb = is_emulation ? NULL : arb_smb(fx->arb);
+	fx->sim.arb = is_emulation ? fx->arb : NULL;
 }
 
 static void fixture_fini(struct fixture *fx)
@@ -1279,6 +1297,47 @@ TEST(writer_smb_full_drop_policy_loses_data_visibly)
 	}
 	ASSERT_EQ(prev, 399);
 	ASSERT_EQ(n_seen + st.packets_dropped, 400);
+	fixture_fini(&fx);
+}
+
+/* Emulation: chunks stay taken until their commit has left the process, so
+ * a slow link makes writers run out of chunks (and drop, counted) instead of
+ * the producer dropping whole commits it has no room to queue. */
+TEST(writer_emulation_chunks_held_until_sent)
+{
+	struct tw_config twc = {.policy = ARB_FULL_DROP};
+	struct trace_writer *tw;
+	struct fixture fx;
+	uint8_t scratch[3000];
+	struct tw_stats st;
+	struct arb_stats as;
+	size_t i;
+
+	fixture_init(&fx, 4 * 4096, 4096, SMB_LAYOUT_DIV1, true, false);
+	fx.sim.is_slow = true;
+	ASSERT_EQ(tw_create(fx.arb, &twc, &tw), 0);
+	for (i = 0; i < 40; i++)
+		write_packet(tw, 5, (unsigned)i, 2000, scratch);
+	tw_get_stats(tw, &st);
+	arb_get_stats(fx.arb, &as);
+	ASSERT_GT(st.packets_dropped, 0);
+	ASSERT_GT(as.chunks_dropped, 0);
+	/* Sent: the chunks are free again and writing resumes. */
+	sim_drain(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	for (i = 40; i < 42; i++)
+		write_packet(tw, 5, (unsigned)i, 500, scratch);
+	tw_destroy(tw);
+	sim_drain(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	sim_reassemble(&fx.sim);
+	ASSERT_EQ(fx.sim.errors, 0);
+	ASSERT_GT(fx.sim.n_gaps, 0);
+	{
+		size_t len;
+
+		ASSERT_EQ(check_packet(&fx.sim.packets[fx.sim.n_packets - 1], 5, &len), 41);
+	}
 	fixture_fini(&fx);
 }
 
