@@ -1730,7 +1730,9 @@ TEST(im_clock_conversion_two_clocks)
 	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value FROM counter c JOIN process_counter_track t "
 				 "ON c.track_id = t.id WHERE t.name = 'mem.rss' ORDER BY c.ts"),
 		     "5500,1024.0;10500,2048.0;");
-	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats "
+				 "WHERE name = 'clock_sync_failure_unknown_source_clock'"),
+		     "1;");
 	tp_destroy(tp);
 }
 
@@ -1778,7 +1780,9 @@ TEST(im_sequence_scoped_clocks)
 	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, c.ts FROM counter c JOIN process_counter_track t ON "
 				 "c.track_id = t.id JOIN process p USING (upid) ORDER BY p.pid"),
 		     "1,2100;2,2200;");
-	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats "
+				 "WHERE name = 'clock_sync_failure_unknown_source_clock'"),
+		     "1;");
 	tp_destroy(tp);
 }
 
