@@ -345,6 +345,8 @@ void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 #define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
 #define TP_COMM_CACHE 1024        /* tid -> the comm string it had last */
 #define TP_CPU_CACHE 256          /* host CPU -> ucpu; cpu_idle tracks */
+#define TP_MAX_CPUS_PER_MACHINE 4096 /* ucpu = machine * this + cpu, as Perfetto */
+#define TP_MAX_CPU_MACHINES 1024  /* machines whose CPUs get rows */
 #define TP_FTRACE_NAME_CACHE 1024 /* ftrace event id -> its name's string id */
 
 /*

@@ -63,7 +63,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
 		return;
 	}
-	if (cpu > 4096) {
+	if (cpu >= TP_MAX_CPUS_PER_MACHINE) {
 		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
 		return;
 	}
