@@ -607,6 +607,12 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);
+/*
+ * tp_proc_add_idle() - The idle process and thread (pid and tid 0,
+ * "swapper") of a machine, made with its machine row as Perfetto does.
+ * Return: 0 or -ENOMEM.
+ */
+int tp_proc_add_idle(struct tp_import *imp, uint32_t machine);
 void tp_proc_fini(struct tp_import *imp);
 /*
  * The tid_to_utid key of (machine, tid) when tid fits 32 bits (wider ones

@@ -158,6 +158,8 @@ static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 		return 0;
 	tp_set_int(m, MACHINE_RAW_ID, (size_t)row, (int64_t)raw_id);
 	tp_set_int(m, MACHINE_LABEL_INDEX, (size_t)row, row);
+	if (tp_proc_add_idle(imp, (uint32_t)row) < 0)
+		tp_stat_add(imp, "tokenizer_out_of_memory", -1, (uint32_t)row, 1);
 	return (uint32_t)row;
 }
 
