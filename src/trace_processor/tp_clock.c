@@ -26,7 +26,7 @@
 #include "base/hmap.h"
 #include "trace_processor/tp_int.h"
 
-#define MAX_CLOCKS 256
+#define MAX_CLOCKS 1024 /* machines times their clocks, and sequence clocks */
 #define MAX_HOPS 4 /* edges in a path */
 #define N_PATHS 4  /* paths remembered between snapshots */
 
@@ -86,7 +86,7 @@ struct tp_clock_graph {
 	size_t n_values, cap_values;
 	struct clock_info clocks[MAX_CLOCKS];
 	size_t n_clocks;
-	uint8_t order[MAX_CLOCKS];        /* clock indices sorted by clock id */
+	uint16_t order[MAX_CLOCKS];       /* clock indices sorted by clock id */
 	bool linked[MAX_CLOCKS][MAX_CLOCKS];
 	struct shape *shapes;
 	size_t n_shapes, cap_shapes;
@@ -97,6 +97,7 @@ struct tp_clock_graph {
 	uint64_t generation;
 	struct pair_table *pairs;
 	size_t n_pairs, cap_pairs;
+	struct hmap pair_index;           /* hash of (from, to) -> pair */
 	struct clock_path paths[N_PATHS];
 	size_t next_path;
 };
@@ -110,6 +111,7 @@ int tp_clock_create(struct tp_clock_graph **out)
 	g->trace_clock = TP_CLOCK_BOOTTIME;
 	g->claimed_clock = -1;
 	hmap_init(&g->shape_index);
+	hmap_init(&g->pair_index);
 	*out = g;
 	return 0;
 }
@@ -131,6 +133,7 @@ void tp_clock_destroy(struct tp_clock_graph *g)
 	free(g->shape_clocks);
 	free(g->shape_last);
 	hmap_fini(&g->shape_index);
+	hmap_fini(&g->pair_index);
 	free(g);
 }
 
@@ -194,7 +197,7 @@ static int clock_add(struct tp_clock_graph *g, uint64_t id, int64_t unit_ns, boo
 		;
 	for (i = (size_t)ix; i > pos; i--)
 		g->order[i] = g->order[i - 1];
-	g->order[pos] = (uint8_t)ix;
+	g->order[pos] = (uint16_t)ix;
 	return ix;
 }
 
@@ -415,17 +418,22 @@ static int pair_insert(struct pair_table *t, int64_t a, int64_t b)
 static struct pair_table *pair_get(struct tp_clock_graph *g, uint64_t from, uint64_t to)
 {
 	struct pair_table *t = NULL;
-	size_t i, k;
+	uint64_t h = hash_mix64(from) ^ to, v;
+	size_t k;
 
-	for (i = 0; i < g->n_pairs; i++) {
-		if (g->pairs[i].from == from && g->pairs[i].to == to) {
-			t = &g->pairs[i];
+	/* Colliding pairs take the next key along. */
+	for (;; h++) {
+		if (!hmap_get(&g->pair_index, h, &v))
+			break;
+		if (g->pairs[v].from == from && g->pairs[v].to == to) {
+			t = &g->pairs[v];
 			break;
 		}
 	}
 	if (!t) {
 		if (tp_array_grow((void **)&g->pairs, &g->cap_pairs, g->n_pairs + 1,
-				  sizeof(*g->pairs), 8) < 0)
+				  sizeof(*g->pairs), 8) < 0 ||
+		    hmap_put(&g->pair_index, h, g->n_pairs) < 0)
 			return NULL;
 		t = &g->pairs[g->n_pairs++];
 		memset(t, 0, sizeof(*t));
@@ -509,7 +517,7 @@ static const struct clock_path *find_path(struct tp_clock_graph *g, uint64_t fro
 		*err = src < 0 ? -ENOENT : -EDOM;
 		return NULL;
 	}
-	for (i = 0; i < MAX_CLOCKS; i++)
+	for (i = 0; i < g->n_clocks; i++)
 		prev[i] = -2;
 	prev[src] = -1;
 	depth[src] = 0;
