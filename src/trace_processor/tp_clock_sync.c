@@ -95,15 +95,15 @@ static void table_rows(struct tp_import *imp, const struct tp_clock_reading *r,
 static int add_snapshot(struct tp_import *imp, const struct tp_clock_reading *r,
 			const int64_t *raw, const uint32_t *machines, size_t n, bool is_bridge)
 {
-	uint32_t id;
+	uint32_t id, machine = n ? machines[0] : 0;
 	int rc = tp_clock_add_snapshot(imp->clocks, r, n, is_bridge, &id);
 
-	if (rc == -EINVAL)
+	if (rc == -EINVAL) /* Perfetto counts these for the whole trace */
 		tp_stat_add(imp, "invalid_clock_snapshots", -1, TP_STAT_GLOBAL, 1);
 	else if (rc == -ENOMEM)
-		tp_stat_add(imp, "tokenizer_out_of_memory", -1, TP_STAT_GLOBAL, 1);
+		tp_stat_add(imp, "tokenizer_out_of_memory", -1, machine, 1);
 	else if (rc < 0) /* more clocks than we keep */
-		tp_stat_add(imp, "clock_snapshot_malformed", -1, TP_STAT_GLOBAL, 1);
+		tp_stat_add(imp, "clock_snapshot_malformed", -1, machine, 1);
 	else
 		table_rows(imp, r, raw, machines, n, id);
 	return rc;
