@@ -335,6 +335,7 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 {
 	struct bundle_scan s;
 	bool sorted = true, identity;
+	uint64_t boot;
 	size_t i;
 
 	c->machine = ev->machine;
@@ -359,7 +360,8 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	if (s.n_errors && !s.errors_first)
 		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
 	c->has_span = false;
-	identity = tp_clock_trace_clock(clocks) == tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, c->machine);
+	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, c->machine);
+	identity = tp_clock_trace_clock(clocks) == boot;
 	for (i = 0; i < c->n_ev; i++) {
 		int64_t ts = tp_ts_add(c->ev[i].h.ts, c->offset);
 
@@ -376,7 +378,8 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	for (i = 0; i < c->n_wk; i++)
 		c->wk[i].ts = to_trace(clocks, c, c->wk[i].ts);
 	if (c->n_clock_errors)
-		tp_pipe_stat(p, "clock_sync_failure_no_path", c->machine, (int64_t)c->n_clock_errors);
+		tp_pipe_stat(p, "clock_sync_failure_no_path", c->machine,
+			     (int64_t)c->n_clock_errors);
 	set_head(c);
 	return 0;
 }

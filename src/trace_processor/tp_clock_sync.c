@@ -128,7 +128,8 @@ int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, siz
 		 * snapshot move it to that machine's clock, which would shift
 		 * every host event: we do not.
 		 */
-		if (f.id == PB_CLOCK_SNAPSHOT__PRIMARY_TRACE_CLOCK && f.wire_type == PZ_WIRE_VARINT) {
+		if (f.id == PB_CLOCK_SNAPSHOT__PRIMARY_TRACE_CLOCK &&
+		    f.wire_type == PZ_WIRE_VARINT) {
 			if (machine == 0)
 				tp_clock_set_trace_clock(imp->clocks, f.value);
 			continue;
@@ -144,8 +145,8 @@ int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, siz
 			    !c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].id)
 				continue;
 			unit = c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value;
-			r[n].id = tp_clock_qualify(c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value, seq_id,
-						   machine);
+			r[n].id = tp_clock_qualify(c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value,
+						   seq_id, machine);
 			raw[n] = (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].value;
 			r[n].unit_ns = unit > 1 && unit <= INT64_MAX ? unit : 1;
 			r[n].incremental = c[PB_CLOCK_SNAPSHOT_CLOCK__IS_INCREMENTAL].value != 0;
@@ -297,6 +298,7 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
 		return;
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
+		const struct pz_field *host, *client;
 		struct pz_field s[4];
 
 		if (f.id != PB_REMOTE_CLOCK_SYNC__SYNCED_CLOCKS || f.wire_type != PZ_WIRE_LEN ||
@@ -307,16 +309,17 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
 			break;
 		}
 		rounds[n_rounds].n = 0;
-		read_side(&rounds[n_rounds], &s[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS], true);
-		read_side(&rounds[n_rounds], &s[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS],
-			  false);
+		host = &s[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS];
+		client = &s[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS];
+		read_side(&rounds[n_rounds], host, true);
+		read_side(&rounds[n_rounds], client, false);
 		n_rounds++;
 		/*
 		 * The client's readings are snapshots of its own clocks too, as
 		 * the service's periodic ones are of the host's: they relate its
 		 * other clocks to its BOOTTIME.
 		 */
-		client_snapshot(imp, &s[PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS], machine);
+		client_snapshot(imp, client, machine);
 	}
 	/*
 	 * Consecutive entries (ping, then update) give two estimates of the
@@ -428,7 +431,8 @@ static void bridge(struct tp_import *imp, uint32_t machine)
 		return;
 	if (boot == trace || tp_clock_has_path(g, boot, trace))
 		return;
-	if (rt != trace_rt && tp_clock_has_path(g, boot, rt) && tp_clock_has_path(g, trace_rt, trace)) {
+	if (rt != trace_rt && tp_clock_has_path(g, boot, rt) &&
+	    tp_clock_has_path(g, trace_rt, trace)) {
 		if (!tp_clock_has_path(g, rt, trace_rt))
 			add_bridge(imp, rt, machine, trace_rt, trace_machine);
 		return;

@@ -54,7 +54,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 			  uint32_t gen)
 {
 	struct tp_event ev = {0};
-	uint64_t cpu;
+	uint64_t cpu, boot;
 	int64_t ts;
 	int rc;
 
@@ -70,8 +70,8 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 	if (rc == 0)
 		return; /* no events */
 	/* ftrace of each machine is in that machine's boot clock. */
-	if (tp_to_trace_time(imp, tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine), machine, ts, true,
-			     &ev.ts) < 0)
+	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine);
+	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
 		return;
 	{
 		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */

@@ -2111,7 +2111,8 @@ static void im_sync_round(struct im_trace *t, uint32_t machine, int64_t host, in
 		pz_begin_nested(&sync, PB_REMOTE_CLOCK_SYNC__SYNCED_CLOCKS, &e);
 		im_sync_side(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS,
 			     host + offset + 50000 * k);
-		im_sync_side(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS, host + 25000 + 50000 * k);
+		im_sync_side(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS,
+			     host + 25000 + 50000 * k);
 		pz_end(&e);
 	}
 	pz_end(&sync);
