@@ -104,6 +104,7 @@ static void import_fini(struct tp_import *imp)
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
 	hmap_fini(&imp->machine_rows);
+	hmap_fini(&imp->clock_bridged);
 	hmap_fini(&imp->seq_slots);
 	hmap_fini(&imp->entity_states);
 	hmap_fini(&imp->dim_tracks);

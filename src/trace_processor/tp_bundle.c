@@ -227,15 +227,23 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64
 	return 1;
 }
 
-/* Converts the cursor's boot-clock times to trace time (identity by default). */
+/*
+ * Converts a time of the cursor's machine's boot clock to trace time: the
+ * host's is trace time by default; otherwise through the clock graph, the
+ * conversion reused while the times stay in the range it holds for.
+ */
 static int64_t to_trace(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c, int64_t ts)
 {
-	int64_t out;
+	uint64_t boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, c->machine);
 
-	if (tp_clock_trace_clock(clocks) == TP_CLOCK_BOOTTIME)
+	if (boot == tp_clock_trace_clock(clocks))
 		return ts;
-	if (tp_clock_to_trace(clocks, TP_CLOCK_BOOTTIME, ts, &out) == 0)
-		return out;
+	if (c->has_span && ts >= c->span.lo && ts < c->span.hi)
+		return tp_ts_add(ts, c->span.shift);
+	if (tp_clock_convert_span(clocks, boot, ts, tp_clock_trace_clock(clocks), &c->span) == 0) {
+		c->has_span = true;
+		return tp_ts_add(ts, c->span.shift);
+	}
 	c->n_clock_errors++;
 	return ts;
 }
@@ -327,6 +335,7 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 {
 	struct bundle_scan s;
 	bool sorted = true, identity;
+	uint64_t boot;
 	size_t i;
 
 	c->machine = ev->machine;
@@ -350,7 +359,9 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 		tp_pipe_stat(p, "ftrace_event_without_timestamp", c->machine, (int64_t)s.n_no_ts);
 	if (s.n_errors && !s.errors_first)
 		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
-	identity = tp_clock_trace_clock(clocks) == TP_CLOCK_BOOTTIME;
+	c->has_span = false;
+	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, c->machine);
+	identity = tp_clock_trace_clock(clocks) == boot;
 	for (i = 0; i < c->n_ev; i++) {
 		int64_t ts = tp_ts_add(c->ev[i].h.ts, c->offset);
 
@@ -367,7 +378,8 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	for (i = 0; i < c->n_wk; i++)
 		c->wk[i].ts = to_trace(clocks, c, c->wk[i].ts);
 	if (c->n_clock_errors)
-		tp_pipe_stat(p, "clock_sync_failure", c->machine, (int64_t)c->n_clock_errors);
+		tp_pipe_stat(p, "clock_sync_failure_no_path", c->machine,
+			     (int64_t)c->n_clock_errors);
 	set_head(c);
 	return 0;
 }
@@ -393,7 +405,7 @@ void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *pars
 	 */
 	late = ts < *parse_ts;
 	if (late)
-		tp_pipe_stat(p, "sorter_push_event_out_of_order", c->machine, 1);
+		tp_pipe_stat(p, "sorter_push_event_out_of_order", TP_STAT_GLOBAL, 1);
 	else
 		*parse_ts = ts;
 	/* At equal times: full events, then switches, then wakings. */

@@ -283,7 +283,7 @@ int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, u
 			     const char *name, int64_t utid, int64_t common_flags)
 {
 	struct tp_table *t = &imp->db->ftrace_event;
-	int64_t row;
+	int64_t row, ucpu;
 	uint32_t name_id;
 
 	row = tp_table_append(t);
@@ -301,7 +301,9 @@ int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, u
 	tp_set_str(t, FTRACE_NAME, (size_t)row, name_id);
 	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
 	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
-	tp_set_int(t, FTRACE_UCPU, (size_t)row, tp_sched_ucpu(imp, ev->machine, ev->cpu));
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu >= 0)
+		tp_set_int(t, FTRACE_UCPU, (size_t)row, ucpu);
 	if (common_flags != TP_NULL_INT)
 		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
 	return row;

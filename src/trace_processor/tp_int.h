@@ -17,7 +17,9 @@
  *   tp_proc.c     threads and processes (tid -> utid, pid -> upid)
  *   tp_sched.c    sched slices and thread states
  *   tp_track.c    tracks, counters, args, stats, metadata
- *   tp_clock.c    the clock graph from ClockSnapshot packets
+ *   tp_clock.c    the clock graph, clocks qualified by machine
+ *   tp_clock_sync.c  ClockSnapshot and RemoteClockSync packets into the
+ *                 graph and clock_snapshot; per-machine trace time
  */
 #ifndef PFC_TRACE_PROCESSOR_TP_INT_H
 #define PFC_TRACE_PROCESSOR_TP_INT_H
@@ -59,8 +61,42 @@ int tp_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t firs
 #define TP_CLOCK_BOOTTIME 6
 #define TP_CLOCK_TRACE_FILE 11
 #define TP_CLOCK_MAX_SNAPSHOTS (1u << 20)
+#define TP_CLOCK_MAX_SNAPSHOT_CLOCKS 64
+
+/*
+ * Clock ids in the graph are qualified: the raw id in the low 32 bits, and
+ * above it the sequence for ids 64..127 (sequence-scoped) or the machine
+ * row for the others. The host's clocks are their raw ids.
+ */
+static inline bool tp_clock_is_sequence(uint64_t id)
+{
+	return (uint32_t)id >= 64 && (uint32_t)id < 128;
+}
+
+static inline uint64_t tp_clock_qualify(uint64_t raw_id, uint32_t seq_id, uint32_t machine)
+{
+	if (raw_id > UINT32_MAX)
+		raw_id = UINT32_MAX; /* no such clock: never in a snapshot */
+	if (tp_clock_is_sequence(raw_id))
+		return ((uint64_t)seq_id << 32) | raw_id;
+	return ((uint64_t)machine << 32) | raw_id;
+}
 
 struct tp_clock_graph;
+
+/* One clock of a snapshot: its qualified id and its reading in ns. */
+struct tp_clock_reading {
+	uint64_t id;
+	int64_t value;
+	uint64_t unit_ns;             /* 0 or 1: ns */
+	bool incremental;
+};
+
+/* A conversion: out = ts + shift, for every ts in [lo, hi) of the source. */
+struct tp_clock_span {
+	int64_t shift;
+	int64_t lo, hi;
+};
 
 int tp_clock_create(struct tp_clock_graph **out);
 void tp_clock_destroy(struct tp_clock_graph *g);
@@ -73,15 +109,35 @@ uint64_t tp_clock_trace_clock(const struct tp_clock_graph *g);
  */
 int64_t tp_clock_claimed_trace_clock(const struct tp_clock_graph *g);
 /*
- * One snapshot: @n (clock id, value ns) pairs read at the same instant.
- * Return: 0; -EINVAL if the trace clock went backwards (refused); -E2BIG
- * past the limits; -ENOMEM.
+ * tp_clock_add_snapshot() - @n clocks read at the same instant. Every call
+ * takes the next snapshot id (as Perfetto numbers them), refused or not.
+ * @is_bridge: an assumed relation (clocks taken to be aligned), which any
+ * real snapshot of the same two clocks replaces.
+ * @out_id: the snapshot's id, on success.
+ * Return: 0; -EINVAL if refused (Perfetto's invalid_clock_snapshots: a
+ * clock listed twice, a global incremental clock, a unit or encoding that
+ * changed, the trace clock not in ns or going backwards); -E2BIG past the
+ * limits; -ENOMEM.
  */
-int tp_clock_add_snapshot(struct tp_clock_graph *g, const uint64_t *ids, const int64_t *values,
-			  size_t n);
+int tp_clock_add_snapshot(struct tp_clock_graph *g, const struct tp_clock_reading *r, size_t n,
+			  bool is_bridge, uint32_t *out_id);
+bool tp_clock_has_clock(const struct tp_clock_graph *g, uint64_t clock_id);
+/* Whether some chain of snapshots leads from @from to @to. */
+bool tp_clock_has_path(struct tp_clock_graph *g, uint64_t from, uint64_t to);
+/*
+ * tp_clock_convert_span() - How @ts of @from converts to @to, and the range
+ * of @from's values that convert the same way (for callers that cache it).
+ * Return: 0 and *out; -ENOENT if @from is in no snapshot, -EDOM if @to is
+ * in none, -ENOLINK if no chain of snapshots links them.
+ */
+int tp_clock_convert_span(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64_t to,
+			  struct tp_clock_span *out);
+/* @ts of @from in @to; errors as tp_clock_convert_span(). Not counted as a conversion. */
+int tp_clock_convert(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64_t to,
+		     int64_t *out);
 /*
  * tp_clock_to_trace() - Convert @ts of clock @clock_id to trace time.
- * Return: 0 and *out; -ENOENT when no snapshot links the clocks.
+ * Return: 0 and *out; errors as tp_clock_convert_span().
  */
 int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, int64_t *out);
 
@@ -214,6 +270,8 @@ struct tp_bundle_cursor {
 	uint32_t *comm_ids;           /* its string ids, interned by the parsing thread */
 	size_t cap_comm_ids;
 	uint64_t n_clock_errors;
+	struct tp_clock_span span;    /* the last conversion to trace time, if has_span */
+	bool has_span;
 	int64_t head_ts;              /* time of the next event, if has_head */
 	bool has_head;
 };
@@ -287,6 +345,8 @@ void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 #define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
 #define TP_COMM_CACHE 1024        /* tid -> the comm string it had last */
 #define TP_CPU_CACHE 256          /* host CPU -> ucpu; cpu_idle tracks */
+#define TP_MAX_CPUS_PER_MACHINE 4096 /* ucpu = machine * this + cpu, as Perfetto */
+#define TP_MAX_CPU_MACHINES 1024  /* machines whose CPUs get rows */
 #define TP_FTRACE_NAME_CACHE 1024 /* ftrace event id -> its name's string id */
 
 /*
@@ -380,6 +440,8 @@ struct tp_import {
 	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
+	struct hmap clock_bridged;      /* machine row -> 1 once its bridge is decided */
+	bool host_clock_bridged;        /* the same for the host (tp_clock_sync.c) */
 	bool host_has_packets;          /* a packet without machine_id was seen */
 	bool machine_adoption_done;     /* the first machine_id was resolved */
 
@@ -421,6 +483,31 @@ struct tp_import {
 
 /* tp_token.c */
 int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine);
+
+/* tp_clock_sync.c */
+/*
+ * tp_clock_snapshot_packet() - A ClockSnapshot of @machine on sequence
+ * @seq_id into the graph and clock_snapshot. Return: its time in trace
+ * time, or -1 if none of its clocks converts.
+ */
+int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, size_t len,
+				 uint32_t seq_id, uint32_t machine);
+/*
+ * tp_remote_clock_sync() - A RemoteClockSync of @machine (its rounds with
+ * the host): the client's snapshots, and per clock a link host <-> client
+ * at the offset the rounds measured (Perfetto's CalculateClockOffsets).
+ */
+void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len,
+			  uint32_t machine);
+/*
+ * tp_to_trace_time() - @ts of the qualified clock @clock_id of @machine in
+ * trace time. A machine's first call relates its BOOTTIME to trace time if
+ * nothing does yet (Perfetto's rule: tp_clock_sync.c). Failures are
+ * counted in stats when @count_failure.
+ * Return: 0 and *out, or the error of tp_clock_to_trace().
+ */
+int tp_to_trace_time(struct tp_import *imp, uint64_t clock_id, uint32_t machine, int64_t ts,
+		     bool count_failure, int64_t *out);
 
 /* ------------------------------------------------------- track events ---- */
 
@@ -520,6 +607,12 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);
+/*
+ * tp_proc_add_idle() - The idle process and thread (pid and tid 0,
+ * "swapper") of a machine, made with its machine row as Perfetto does.
+ * Return: 0 or -ENOMEM.
+ */
+int tp_proc_add_idle(struct tp_import *imp, uint32_t machine);
 void tp_proc_fini(struct tp_import *imp);
 /*
  * The tid_to_utid key of (machine, tid) when tid fits 32 bits (wider ones
@@ -695,6 +788,8 @@ int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_
 int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
 int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
 void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);
+/* The machine of stats that belong to no machine (Perfetto's global ones). */
+#define TP_STAT_GLOBAL UINT32_MAX
 /* Adds @value to (or sets) the stat; idx -1 for single stats. */
 void tp_stat_add(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
 		 int64_t value);

@@ -2,9 +2,9 @@
 /*
  * tp_parse.c - the parser stage: takes sorted events one by one; ftrace
  * events go to tp_ftrace.c, whole packets are parsed here: process trees
- * and process stats, system info (metadata and the machine row), clock
- * snapshots (rows of clock_snapshot), the service's trace stats and the
- * ftrace stats (stats rows), trace uuid, CPU info.
+ * and process stats, system info (metadata and the machine row), the
+ * service's trace stats and the ftrace stats (stats rows), trace uuid, CPU
+ * info. Clock snapshots were done by the tokenizer (tp_clock_sync.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -406,61 +406,6 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 	}
 }
 
-/* ------------------------------------------------------------- clocks ---- */
-
-static const char *clock_name(uint64_t id)
-{
-	switch (id) {
-	case TP_CLOCK_REALTIME:
-		return "REALTIME";
-	case TP_CLOCK_REALTIME_COARSE:
-		return "REALTIME_COARSE";
-	case TP_CLOCK_MONOTONIC:
-		return "MONOTONIC";
-	case TP_CLOCK_MONOTONIC_COARSE:
-		return "MONOTONIC_COARSE";
-	case TP_CLOCK_MONOTONIC_RAW:
-		return "MONOTONIC_RAW";
-	case TP_CLOCK_BOOTTIME:
-		return "BOOTTIME";
-	default:
-		return NULL;
-	}
-}
-
-static void clock_snapshot_rows(struct tp_import *imp, const struct tp_event *ev,
-				const uint8_t *data, size_t len)
-{
-	struct tp_table *t = &imp->db->clock_snapshot;
-	struct pz_reader r;
-	struct pz_field f;
-	int64_t sid = (int64_t)t->n_rows ? tp_col_int(t, CLOCKS_SNAPSHOT_ID)[t->n_rows - 1] + 1 : 0;
-
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_field c[5];
-		int64_t row;
-		const char *name;
-
-		if (f.id != PB_CLOCK_SNAPSHOT__CLOCKS || f.wire_type != PZ_WIRE_LEN ||
-		    pz_decode_table(f.data, f.size, c, 5) != PZ_OK)
-			continue;
-		row = tp_table_append(t);
-		if (row < 0)
-			return;
-		name = clock_name(c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value);
-		tp_set_int(t, CLOCKS_TS, (size_t)row, ev->ts);
-		tp_set_int(t, CLOCKS_CLOCK_ID, (size_t)row,
-			   (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value);
-		if (name)
-			tp_set_str(t, CLOCKS_CLOCK_NAME, (size_t)row, tp_db_str(imp->db, name));
-		tp_set_int(t, CLOCKS_CLOCK_VALUE, (size_t)row,
-			   (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].value);
-		tp_set_int(t, CLOCKS_SNAPSHOT_ID, (size_t)row, sid);
-		tp_set_int(t, CLOCKS_MACHINE_ID, (size_t)row, ev->machine);
-	}
-}
-
 /* -------------------------------------------------------------- stats ---- */
 
 static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -764,7 +709,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 			cpu_info(imp, ev, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
-			clock_snapshot_rows(imp, ev, f.data, f.size);
+			/* Its clock_snapshot rows were written as it entered the graph. */
 			break;
 		case PB_TRACE_PACKET__TRACE_STATS:
 			trace_stats(imp, ev, f.data, f.size);

@@ -112,9 +112,23 @@ static int64_t add_process(struct tp_import *imp, uint32_t machine, int64_t pid)
 	return row;
 }
 
+int tp_proc_add_idle(struct tp_import *imp, uint32_t machine)
+{
+	int64_t utid, upid;
+
+	upid = add_process(imp, machine, 0);
+	utid = add_thread(imp, machine, 0);
+	if (upid < 0 || utid < 0)
+		return -ENOMEM;
+	tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, tp_db_str(imp->db, "swapper"));
+	tp_set_int(&imp->db->thread, THREAD_UPID, (size_t)utid, upid);
+	tp_set_int(&imp->db->thread, THREAD_IS_MAIN_THREAD, (size_t)utid, 1);
+	return 0;
+}
+
 int tp_proc_init(struct tp_import *imp)
 {
-	int64_t utid, upid, m;
+	int64_t m;
 
 	hmap_init(&imp->tid_to_utid);
 	hmap_init(&imp->pid_to_upid);
@@ -123,14 +137,7 @@ int tp_proc_init(struct tp_import *imp)
 		return -ENOMEM;
 	tp_set_int(&imp->db->machine, MACHINE_RAW_ID, (size_t)m, 0);
 	tp_set_int(&imp->db->machine, MACHINE_LABEL_INDEX, (size_t)m, 0);
-	upid = add_process(imp, 0, 0);
-	utid = add_thread(imp, 0, 0);
-	if (upid < 0 || utid < 0)
-		return -ENOMEM;
-	tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, tp_db_str(imp->db, "swapper"));
-	tp_set_int(&imp->db->thread, THREAD_UPID, (size_t)utid, upid);
-	tp_set_int(&imp->db->thread, THREAD_IS_MAIN_THREAD, (size_t)utid, 1);
-	return 0;
+	return tp_proc_add_idle(imp, 0);
 }
 
 void tp_proc_fini(struct tp_import *imp)

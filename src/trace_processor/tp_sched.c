@@ -14,7 +14,12 @@
 
 #include "trace_processor/tp_int.h"
 
-/* Every ftrace event asks for its CPU's row: the host's are cached. */
+/*
+ * Every ftrace event asks for its CPU's row: the host's are cached. As in
+ * Perfetto, a machine's CPUs are the rows from machine * 4096 on (ucpu =
+ * cpu on the host); rows of CPUs never seen have a NULL cpu, and the cpu
+ * view leaves them out.
+ */
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 {
 	uint64_t k = ((uint64_t)machine << 32) | cpu, v;
@@ -29,11 +34,23 @@ int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 			imp->fc.ucpu_plus1[cpu] = (uint32_t)v + 1;
 		return (int64_t)v;
 	}
-	row = tp_table_append(c);
-	if (row < 0)
+	if (cpu >= TP_MAX_CPUS_PER_MACHINE)
 		return -1;
+	if (machine >= TP_MAX_CPU_MACHINES) {
+		tp_stat_add(imp, "cpu_machine_limit_exceeded", -1, machine, 1);
+		return -1;
+	}
+	row = (int64_t)machine * TP_MAX_CPUS_PER_MACHINE + cpu;
+	while ((int64_t)c->n_rows <= row) {
+		int64_t r = tp_table_append(c);
+
+		if (r < 0)
+			return -1;
+		/* Perfetto's cluster_id is never NULL: 0 until a CpuInfo says. */
+		tp_set_int(c, CPU_MACHINE_ID, (size_t)r, r / TP_MAX_CPUS_PER_MACHINE);
+		tp_set_int(c, CPU_CLUSTER_ID, (size_t)r, 0);
+	}
 	tp_set_int(c, CPU_CPU, (size_t)row, cpu);
-	tp_set_int(c, CPU_MACHINE_ID, (size_t)row, machine);
 	if (hmap_put(&imp->cpu_rows, k, (uint64_t)row) < 0)
 		return -1;
 	if ((size_t)row >= imp->n_cpus) {

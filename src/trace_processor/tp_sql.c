@@ -32,6 +32,7 @@ static const char *const k_views[] = {
 	"CREATE VIEW sched AS " SCHED_SELECT,
 	"CREATE VIEW sched_slice AS " SCHED_SELECT,
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event",
+	"CREATE VIEW cpu AS SELECT * FROM __intrinsic_cpu WHERE cpu IS NOT NULL",
 	"CREATE VIEW track AS SELECT " TRACK_COLS " FROM __intrinsic_track",
 	"CREATE VIEW thread_track AS SELECT " TRACK_COLS ", utid FROM __intrinsic_track "
 	"WHERE is_counter = 0 AND utid IS NOT NULL",

@@ -43,7 +43,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(thread_state_specs)},
 	{offsetof(struct tp_db, thread), "thread", thread_specs, N(thread_specs)},
 	{offsetof(struct tp_db, process), "process", process_specs, N(process_specs)},
-	{offsetof(struct tp_db, cpu), "cpu", cpu_specs, N(cpu_specs)},
+	{offsetof(struct tp_db, cpu), "__intrinsic_cpu", cpu_specs, N(cpu_specs)},
 	{offsetof(struct tp_db, machine), "machine", machine_specs, N(machine_specs)},
 	{offsetof(struct tp_db, track), "__intrinsic_track", track_specs, N(track_specs)},
 	{offsetof(struct tp_db, counter), "counter", counter_specs, N(counter_specs)},

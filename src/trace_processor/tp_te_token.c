@@ -851,7 +851,8 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 	if (convert) {
 		int64_t out;
 
-		if (tp_clock_to_trace(imp->clocks, TP_CLOCK_MONOTONIC, ts, &out) == 0)
+		if (tp_to_trace_time(imp, tp_clock_qualify(TP_CLOCK_MONOTONIC, 0, h->machine),
+				     h->machine, ts, false, &out) == 0)
 			ts = out;
 	}
 

@@ -2,8 +2,9 @@
 /*
  * tp_token.c - the tokenizer: runs on each packet in file order. It works
  * out the packet's trace time (timestamp, its clock: the packet's, the
- * sequence's default, or BOOTTIME; converted through the clock graph),
- * feeds ClockSnapshots to the graph at once (later timestamps need them),
+ * sequence's default, or BOOTTIME, of the packet's machine; converted
+ * through the clock graph), feeds ClockSnapshots and RemoteClockSyncs to
+ * the graph at once (later timestamps need them: tp_clock_sync.c),
  * unpacks compressed_packets, splits ftrace bundles into one sort entry per
  * event (compact_sched arrays into one record per event), and pushes the
  * rest whole. Nothing here writes tables except stats.
@@ -34,75 +35,6 @@ static struct tp_sequence *sequence(struct tp_import *imp, uint32_t id)
 	return &imp->seqs[imp->n_seqs++];
 }
 
-/* Clock ids 64..127 belong to one sequence: qualify them with it. */
-static uint64_t qualify_clock(uint64_t clock_id, uint32_t seq_id)
-{
-	if (clock_id >= 64 && clock_id < 128)
-		return ((uint64_t)seq_id << 32) | clock_id;
-	return clock_id;
-}
-
-/* Adds the snapshot to the graph; returns its time in trace time, or -1. */
-static int64_t clock_snapshot(struct tp_import *imp, const uint8_t *data, size_t len,
-			      uint32_t seq_id)
-{
-	uint64_t ids[64];
-	int64_t values[64];
-	size_t n = 0, i;
-	struct pz_reader r;
-	struct pz_field f;
-	int rc;
-
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		if (f.id == PB_CLOCK_SNAPSHOT__PRIMARY_TRACE_CLOCK && f.wire_type == PZ_WIRE_VARINT) {
-			tp_clock_set_trace_clock(imp->clocks, f.value);
-			continue;
-		}
-		if (f.id == PB_CLOCK_SNAPSHOT__CLOCKS && f.wire_type == PZ_WIRE_LEN && n < 64) {
-			struct pz_field c[5];
-
-			if (pz_decode_table(f.data, f.size, c, 5) != PZ_OK)
-				continue;
-			if (!c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].id ||
-			    !c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].id)
-				continue;
-			ids[n] = qualify_clock(c[PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID].value, seq_id);
-			values[n] = (int64_t)c[PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP].value;
-			/* Units and incremental encoding of packet timestamps (tp_te_token.c). */
-			tp_te_clock_domain(imp, ids[n], c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value,
-					   c[PB_CLOCK_SNAPSHOT_CLOCK__IS_INCREMENTAL].value != 0, values[n]);
-			if (c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].id &&
-			    c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value > 1)
-				values[n] = (int64_t)((uint64_t)values[n] *
-						      c[PB_CLOCK_SNAPSHOT_CLOCK__UNIT_MULTIPLIER_NS].value);
-			n++;
-		}
-	}
-	if (r.err != PZ_OK)
-		tp_stat_add(imp, "clock_snapshot_malformed", -1, 0, 1);
-	rc = tp_clock_add_snapshot(imp->clocks, ids, values, n);
-	if (rc == -EINVAL) /* the trace clock went backwards: refused */
-		tp_stat_add(imp, "invalid_clock_snapshots", -1, 0, 1);
-	else if (rc < 0)
-		tp_stat_add(imp, "clock_sync_cache_miss", -1, 0, 1);
-	for (i = 0; i < n; i++) {
-		int64_t ts;
-
-		if (tp_clock_to_trace(imp->clocks, ids[i], values[i], &ts) == 0)
-			return ts;
-	}
-	return -1;
-}
-
-static int to_trace_time(struct tp_import *imp, uint64_t clock_id, int64_t ts, int64_t *out)
-{
-	if (tp_clock_to_trace(imp->clocks, clock_id, ts, out) == 0)
-		return 0;
-	tp_stat_add(imp, "clock_sync_failure", -1, 0, 1);
-	return -ENOENT;
-}
-
 static void push(struct tp_import *imp, const struct tp_event *ev)
 {
 	if (tp_sorter_push(&imp->sorter, ev) < 0)
@@ -122,7 +54,7 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 			  uint32_t gen)
 {
 	struct tp_event ev = {0};
-	uint64_t cpu;
+	uint64_t cpu, boot;
 	int64_t ts;
 	int rc;
 
@@ -131,13 +63,15 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
 		return;
 	}
-	if (cpu > 4096) {
+	if (cpu >= TP_MAX_CPUS_PER_MACHINE) {
 		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
 		return;
 	}
 	if (rc == 0)
 		return; /* no events */
-	if (to_trace_time(imp, TP_CLOCK_BOOTTIME, ts, &ev.ts) < 0)
+	/* ftrace of each machine is in that machine's boot clock. */
+	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine);
+	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
 		return;
 	{
 		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */
@@ -224,6 +158,8 @@ static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 		return 0;
 	tp_set_int(m, MACHINE_RAW_ID, (size_t)row, (int64_t)raw_id);
 	tp_set_int(m, MACHINE_LABEL_INDEX, (size_t)row, row);
+	if (tp_proc_add_idle(imp, (uint32_t)row) < 0)
+		tp_stat_add(imp, "tokenizer_out_of_memory", -1, (uint32_t)row, 1);
 	return (uint32_t)row;
 }
 
@@ -338,8 +274,13 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			      seq ? te_seq_gen(imp, (uint32_t)(seq - imp->seqs)) : UINT32_MAX);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
-		snapshot_ts = clock_snapshot(imp, payload.data, payload.size, (uint32_t)seq_id);
+		snapshot_ts = tp_clock_snapshot_packet(imp, payload.data, payload.size,
+						       (uint32_t)seq_id, machine);
 		break;
+	case PB_TRACE_PACKET__REMOTE_CLOCK_SYNC:
+		/* Only the clock graph needs it, as in Perfetto. */
+		tp_remote_clock_sync(imp, payload.data, payload.size, machine);
+		return 0;
 	default:
 		break;
 	}
@@ -347,10 +288,11 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		return 0;
 	if (!has_clock)
 		clock_id = seq && seq->default_clock_id ? seq->default_clock_id : TP_CLOCK_BOOTTIME;
-	clock_id = qualify_clock(clock_id, (uint32_t)seq_id);
+	/* Every clock of a packet is its machine's: the host's for packets without one. */
+	clock_id = tp_clock_qualify(clock_id, (uint32_t)seq_id, machine);
 	if (has_ts) {
 		ts = (uint64_t)tp_te_clock_to_ns(imp, clock_id, (int64_t)ts);
-		if (to_trace_time(imp, clock_id, (int64_t)ts, &trace_ts) < 0)
+		if (tp_to_trace_time(imp, clock_id, machine, (int64_t)ts, true, &trace_ts) < 0)
 			return -ENOENT;
 	} else if (snapshot_ts >= 0) {
 		trace_ts = snapshot_ts; /* a snapshot is stamped by its own reading */

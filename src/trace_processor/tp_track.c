@@ -241,8 +241,10 @@ static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, ui
 	if (info && info->description)
 		tp_set_str(s, STATS_DESCRIPTION, (size_t)row, tp_db_str(imp->db, info->description));
 	tp_set_int(s, STATS_VALUE, (size_t)row, 0);
-	tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
-	tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
+	if (machine != TP_STAT_GLOBAL) {
+		tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
+		tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
+	}
 	hmap_put(&imp->stats_rows, k, (uint64_t)row);
 	return row;
 }

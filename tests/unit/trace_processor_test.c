@@ -1730,7 +1730,9 @@ TEST(im_clock_conversion_two_clocks)
 	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value FROM counter c JOIN process_counter_track t "
 				 "ON c.track_id = t.id WHERE t.name = 'mem.rss' ORDER BY c.ts"),
 		     "5500,1024.0;10500,2048.0;");
-	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats "
+				 "WHERE name = 'clock_sync_failure_unknown_source_clock'"),
+		     "1;");
 	tp_destroy(tp);
 }
 
@@ -1778,7 +1780,9 @@ TEST(im_sequence_scoped_clocks)
 	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, c.ts FROM counter c JOIN process_counter_track t ON "
 				 "c.track_id = t.id JOIN process p USING (upid) ORDER BY p.pid"),
 		     "1,2100;2,2200;");
-	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_failure'"), "1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats "
+				 "WHERE name = 'clock_sync_failure_unknown_source_clock'"),
+		     "1;");
 	tp_destroy(tp);
 }
 
@@ -2075,6 +2079,95 @@ TEST(im_compact_sched)
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread USING (utid) "
 				 "WHERE tid = 50 ORDER BY ts"),
 		     "1000,Running;1100,R;1200,Running;");
+	tp_destroy(tp);
+}
+
+/* One side of a sync entry: a ClockSnapshot with BOOTTIME only. */
+static void im_sync_side(struct pz_msg *entry, uint32_t field, int64_t boot)
+{
+	struct pz_msg cs, c;
+
+	pz_begin_nested(entry, field, &cs);
+	pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, 6);
+	pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, (uint64_t)boot);
+	pz_end(&c);
+	pz_end(&cs);
+}
+
+/*
+ * A RemoteClockSync packet of @machine for one round starting at host time
+ * @host with the client's BOOTTIME @offset ahead, 25 us each way (so both
+ * estimates are exact).
+ */
+static void im_sync_round(struct im_trace *t, uint32_t machine, int64_t host, int64_t offset)
+{
+	struct pz_msg *p = im_packet(t, -1, 0), sync, e;
+	int k;
+
+	pz_append_varint(p, PB_TRACE_PACKET__MACHINE_ID, machine);
+	pz_begin_nested(p, PB_TRACE_PACKET__REMOTE_CLOCK_SYNC, &sync);
+	for (k = 0; k < 2; k++) {
+		pz_begin_nested(&sync, PB_REMOTE_CLOCK_SYNC__SYNCED_CLOCKS, &e);
+		im_sync_side(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__CLIENT_CLOCKS,
+			     host + offset + 50000 * k);
+		im_sync_side(&e, PB_REMOTE_CLOCK_SYNC_SYNCED_CLOCKS__HOST_CLOCKS,
+			     host + 25000 + 50000 * k);
+		pz_end(&e);
+	}
+	pz_end(&sync);
+	im_end_packet(t);
+}
+
+/*
+ * compact_sched of another machine converts through its clock sync rounds,
+ * each record by the round in force at its time: the guest is 1000 s ahead
+ * at host 10 s, and 1000.002 s ahead at host 20 s.
+ */
+TEST(im_remote_compact_sched_two_rounds)
+{
+	static const int64_t sw_ts[] = {1015000000000, 10000000000}, sw_state[] = {0, 1},
+			     sw_pid[] = {50, 51}, sw_prio[] = {120, 120}, sw_comm[] = {0, 1};
+	static const int64_t wk_ts[] = {1025000500000}, wk_pid[] = {50}, wk_cpu[] = {1},
+			     wk_prio[] = {120}, wk_comm[] = {0};
+	struct im_trace t;
+	struct pz_msg b, cs;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 5000000000, "swapper/0", 0, 0, "host", 10);
+	im_end_bundle(&t, &b);
+	im_sync_round(&t, 3, 10000000000, 1000000000000);
+	im_sync_round(&t, 3, 20000000000, 1000002000000);
+	im_bundle(&t, 1, &b);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED, &cs);
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "fifty");
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "fiftyone");
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP, sw_ts, 2);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE, sw_state, 2);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID, sw_pid, 2);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO, sw_prio, 2);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX, sw_comm, 2);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TIMESTAMP, wk_ts, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PID, wk_pid, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_TARGET_CPU, wk_cpu, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_PRIO, wk_prio, 1);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__WAKING_COMM_INDEX, wk_comm, 1);
+	pz_end(&cs);
+	pz_end(&b);
+	pz_append_varint(&t.pkt, PB_TRACE_PACKET__MACHINE_ID, 3);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/* Guest 1015 s -> host 15 s (round 1); 1025 s -> 25 s - 2 ms (round 2). */
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.ucpu, c.cpu, c.machine_id, t.tid FROM sched s "
+				 "JOIN cpu c USING (ucpu) JOIN thread t USING (utid) ORDER BY s.ts"),
+		     "5000000000,0,0,0,10;15000000000,4097,1,1,50;24998000000,4097,1,1,51;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread t USING (utid) "
+				 "WHERE t.tid = 50 ORDER BY ts"),
+		     "15000000000,Running;24998000000,S;24998500000,R;");
+	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,0;1,3;");
 	tp_destroy(tp);
 }
 
