@@ -29,6 +29,9 @@
  * (remote_sync_round_max_ns), and
  * clock_snapshots_backwards (snapshots whose BOOTTIME is older than the one
  * before them in file order).
+ * --print-sync-rounds adds one line per clock-sync round: "sync_round
+ * machine=M t1c=.. t1h=.. t2c=.. t2h=.." (BOOTTIME of the PING's client and
+ * host readings, then the UPDATE's), for the clock-sync benchmark.
  * trace_check --boottime-now prints CLOCK_BOOTTIME in ns (what producers
  * stamp packets with) for scripts that compare against packet timestamps.
  * Exits 0 if the file parses and the expectations hold, 1 otherwise; the
@@ -339,7 +342,9 @@ static uint64_t snapshot_boottime(const uint8_t *p, size_t n)
 }
 
 /* RemoteClockSync: offsets of each exchange and the host-side round length. */
-static void read_remote_sync(const uint8_t *p, size_t n)
+static bool g_print_rounds;
+
+static void read_remote_sync(const uint8_t *p, size_t n, uint64_t machine)
 {
 	uint64_t host[2] = {0, 0}, client[2] = {0, 0};
 	struct pz_reader r;
@@ -374,6 +379,11 @@ static void read_remote_sync(const uint8_t *p, size_t n)
 		}
 		k++;
 	}
+	if (k == 2 && g_print_rounds)
+		printf("sync_round machine=%llu t1c=%llu t1h=%llu t2c=%llu t2h=%llu\n",
+		       (unsigned long long)machine, (unsigned long long)client[0],
+		       (unsigned long long)host[0], (unsigned long long)client[1],
+		       (unsigned long long)host[1]);
 	if (k == 2) {
 		g.remote_sync_rounds++;
 		/* Each side's round trip bounds the error of one of the estimates. */
@@ -419,6 +429,7 @@ static void read_packet(const uint8_t *p, size_t n)
 	int32_t pid = 0;
 	uint64_t ts = 0, machine = 0;
 	bool is_trigger = false, is_system_info = false;
+	struct pz_field sync = {0};
 	size_t service_bytes = 0;
 	int rc;
 
@@ -463,7 +474,7 @@ static void read_packet(const uint8_t *p, size_t n)
 			break;
 		}
 		case PB_TRACE_PACKET__REMOTE_CLOCK_SYNC:
-			read_remote_sync(f.data, f.size);
+			sync = f;
 			break;
 		case PB_TRACE_PACKET__MACHINE_ID:
 			machine = f.value;
@@ -501,6 +512,8 @@ static void read_packet(const uint8_t *p, size_t n)
 	}
 	if (rc < 0)
 		g.bad_packets++;
+	if (sync.id)
+		read_remote_sync(sync.data, sync.size, machine);
 	if (machine)
 		note_id(g.machine_ids, &g.n_machine_ids, PFC_ARRAY_SIZE(g.machine_ids),
 			(uint32_t)machine);
@@ -561,7 +574,7 @@ int main(int argc, char **argv)
 	if (argc < 2) {
 		fprintf(stderr, "usage: trace_check TRACE [--expect-seqs N] [--expect-per-seq N] "
 				"[--allow-loss] [--allow-head-loss] [--verify-payload] "
-				"[--check-stats]\n");
+				"[--check-stats] [--print-sync-rounds]\n");
 		return 2;
 	}
 	if (strcmp(argv[1], "--boottime-now") == 0) {
@@ -579,6 +592,8 @@ int main(int argc, char **argv)
 			allow_head_loss = true;
 		else if (strcmp(argv[i], "--verify-payload") == 0)
 			g_verify_payload = true;
+		else if (strcmp(argv[i], "--print-sync-rounds") == 0)
+			g_print_rounds = true;
 		else if (strcmp(argv[i], "--check-stats") == 0)
 			check_stats = true;
 		else {
