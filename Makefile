@@ -229,6 +229,12 @@ test: all
 asan:
 	$(Q)$(MAKE) --no-print-directory O=out/asan SANITIZE=1 OPT=-O1 test
 
+# Two real kernels: a QEMU guest (installed here) records with this machine.
+.PHONY: e2e-multi-machine
+e2e-multi-machine: all
+	$(Q)sh tools/deps.sh e2e
+	$(Q)OUT=$(O) sh tests/integration/multi_machine_qemu.sh
+
 demo: all
 	$(Q)sh tools/demo.sh $(O)
 

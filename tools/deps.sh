@@ -6,6 +6,8 @@
 #                             otherwise print the apt-get line and fail
 #   deps.sh install           same, but always runs apt-get when missing
 #   deps.sh list              print the package list
+#   deps.sh e2e               also the packages of `make e2e-multi-machine`
+#                             (QEMU, a Debian guest kernel, busybox, cpio)
 
 # Build: compilers, protobuf-c (config/IPC structs), SQLite (trace processor),
 # libedit (interactive shell), zlib (compressed traces).
@@ -15,6 +17,14 @@
 # python3, iproute2: integration tests (free ports, network namespaces).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd python3 iproute2"
+APT_FLAGS=""
+# e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
+# the guest boots from its own initramfs, Debian's is not needed.
+if [ "$1" = e2e ]; then
+	PKGS="$PKGS qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64"
+	export INITRD=No
+	APT_FLAGS=--no-install-recommends
+fi
 
 missing=""
 for p in $PKGS; do
@@ -41,7 +51,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	# A fresh machine has no package lists yet; update once before installing.
 	apt-get update -qq || { echo "perfetto-c: apt-get update failed" >&2; exit 1; }
 	# shellcheck disable=SC2086
-	apt-get install -y -qq $missing || {
+	apt-get install -y -qq $APT_FLAGS $missing || {
 		echo "perfetto-c: '$line' failed" >&2
 		exit 1
 	}
