@@ -90,8 +90,8 @@ static void fail(struct relay_client *c, int err, const char *why)
 	} else if (why && !c->has_warned_unreachable) {
 		c->has_warned_unreachable = true;
 		LOG_W("cannot set up the control connection to the host's traced at %s (%s: %s); "
-		      "retrying in %u ms, then less often (up to every %u s)", c->remote_name, why,
-		      strerror(-err), wait_ms, c->retry_max_ms / 1000);
+		      "retrying in %u ms, then less often (up to every %u ms)", c->remote_name,
+		      why, strerror(-err), wait_ms, c->retry_max_ms);
 	} else if (why) {
 		LOG_D("traced_relay: control connection to %s failed (%s: %s); retrying in %u ms",
 		      c->remote_name, why, strerror(-err), wait_ms);
