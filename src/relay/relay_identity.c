@@ -32,12 +32,22 @@ uint64_t relay_boot_hash(const struct statx_timestamp *btime, const struct utsna
 	return fnv1a64_update(h, u, sizeof(*u));
 }
 
+int relay_pseudo_boot_id(const struct statx_timestamp *btime, const struct utsname *u, char *out,
+			 size_t size)
+{
+	int n;
+
+	/* Lower-case hex without leading zeros or prefix, as Perfetto's
+	 * Uint64ToHexStringNoPrefix. */
+	n = snprintf(out, size, "%" PRIx64, relay_boot_hash(btime, u));
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
 /* Perfetto's fallback when there is no boot id: "" if either source fails. */
-static int pseudo_boot_id(char *out, size_t size)
+static int live_pseudo_boot_id(char *out, size_t size)
 {
 	struct statx stx;
 	struct utsname u;
-	int n;
 
 	memset(&stx, 0, sizeof(stx));
 	memset(&u, 0, sizeof(u));
@@ -47,10 +57,7 @@ static int pseudo_boot_id(char *out, size_t size)
 		out[0] = '\0';
 		return 0;
 	}
-	/* Lower-case hex without leading zeros or prefix, as Perfetto's
-	 * Uint64ToHexStringNoPrefix. */
-	n = snprintf(out, size, "%" PRIx64, relay_boot_hash(&stx.stx_btime, &u));
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+	return relay_pseudo_boot_id(&stx.stx_btime, &u, out, size);
 }
 
 int relay_machine_id_hint(const char *boot_id_path, char *out, size_t size)
@@ -62,7 +69,7 @@ int relay_machine_id_hint(const char *boot_id_path, char *out, size_t size)
 			   BOOT_ID_FILE_MAX_BYTES);
 	if (rc < 0) {
 		buf_fini(&b);
-		return pseudo_boot_id(out, size);
+		return live_pseudo_boot_id(out, size);
 	}
 	/* Exactly one trailing newline goes, as Perfetto's StripSuffix. */
 	if (b.len > 0 && b.data[b.len - 1] == '\n')

@@ -103,6 +103,17 @@ int relay_machine_id_hint(const char *boot_id_path, char *out, size_t size);
 uint64_t relay_boot_hash(const struct statx_timestamp *btime, const struct utsname *u);
 
 /**
+ * relay_pseudo_boot_id() - relay_boot_hash() as Perfetto writes it: lower
+ * case hex, no prefix, no leading zeros.
+ * @btime, @u: the sources (borrowed).  @out, @size: destination.
+ *
+ * Return: 0; -ENAMETOOLONG if @size is under 17.
+ * Context: any thread; pure.
+ */
+int relay_pseudo_boot_id(const struct statx_timestamp *btime, const struct utsname *u, char *out,
+			 size_t size);
+
+/**
  * relay_machine_name() - $PERFETTO_MACHINE_NAME when set (even empty, as
  * Perfetto's GetPerfettoMachineName), else uname's sysname ("" if uname
  * fails).

@@ -152,6 +152,7 @@ TEST(identity_pseudo_boot_id_vector)
 {
 	struct statx_timestamp bt;
 	struct utsname u;
+	char out[32];
 
 	/* Expected value computed independently (FNV-1a 64 over the 16
 	 * timestamp bytes, then the 390 utsname bytes, NUL-padded). */
@@ -168,6 +169,14 @@ TEST(identity_pseudo_boot_id_vector)
 	strcpy(u.machine, "x86_64");
 	strcpy(u.domainname, "(none)");
 	ASSERT_U64_EQ(relay_boot_hash(&bt, &u), 0xb0c9546f8c7a24ddull);
+	ASSERT_EQ(relay_pseudo_boot_id(&bt, &u, out, sizeof(out)), 0);
+	ASSERT_STREQ(out, "b0c9546f8c7a24dd");
+	/* A digest under 2^56: no zero padding, as Perfetto writes it. */
+	bt.tv_nsec = 258;
+	ASSERT_EQ(relay_pseudo_boot_id(&bt, &u, out, sizeof(out)), 0);
+	ASSERT_STREQ(out, "c3b3710321613c");
+	ASSERT_EQ(relay_pseudo_boot_id(&bt, &u, out, 14), -ENAMETOOLONG);
+	bt.tv_nsec = 123456789;
 	/* Both sources count. */
 	bt.tv_nsec++;
 	ASSERT_TRUE(relay_boot_hash(&bt, &u) != 0xb0c9546f8c7a24ddull);
