@@ -20,6 +20,9 @@
  *                      (+ discarded-on-read none) and bytes_written =
  *                      bytes_read + bytes_overwritten, and the producer
  *                      packets in the file cannot exceed bytes_read.
+ * test_machine_ids= lists the distinct machine_id values on test packets
+ * and test_packets_without_machine_id= counts those that carry none (host
+ * producers), for the traced_relay tests.
  * trace_check --boottime-now prints CLOCK_BOOTTIME in ns (what producers
  * stamp packets with) for scripts that compare against packet timestamps.
  * Exits 0 if the file parses and the expectations hold, 1 otherwise; the
@@ -80,6 +83,9 @@ static struct {
 	size_t n_seqs;
 	int32_t pids[MAX_PIDS];
 	size_t n_pids;
+	uint32_t machine_ids[MAX_PIDS];
+	size_t n_machine_ids;
+	uint64_t test_without_machine_id;
 } g;
 
 static struct seq_state *seq(uint32_t id)
@@ -107,6 +113,18 @@ static void note_pid(int32_t pid)
 	}
 	if (g.n_pids < MAX_PIDS)
 		g.pids[g.n_pids++] = pid;
+}
+
+static void note_machine_id(uint32_t id)
+{
+	size_t i;
+
+	for (i = 0; i < g.n_machine_ids; i++) {
+		if (g.machine_ids[i] == id)
+			return;
+	}
+	if (g.n_machine_ids < MAX_PIDS)
+		g.machine_ids[g.n_machine_ids++] = id;
 }
 
 static void read_buffer_stats(const uint8_t *p, size_t n)
@@ -325,7 +343,8 @@ static void read_packet(const uint8_t *p, size_t n)
 	uint32_t seq_id = 0;
 	int32_t pid = 0;
 	uint64_t ts = 0;
-	bool is_trigger = false;
+	uint32_t machine_id = 0;
+	bool is_trigger = false, has_machine_id = false;
 	size_t service_bytes = 0;
 	int rc;
 
@@ -349,6 +368,10 @@ static void read_packet(const uint8_t *p, size_t n)
 			break;
 		case PB_TRACE_PACKET__TRUSTED_PID:
 			pid = (int32_t)f.value;
+			break;
+		case PB_TRACE_PACKET__MACHINE_ID:
+			machine_id = (uint32_t)f.value;
+			has_machine_id = true;
 			break;
 		case PB_TRACE_PACKET__TIMESTAMP:
 			ts = f.value;
@@ -404,6 +427,10 @@ static void read_packet(const uint8_t *p, size_t n)
 	}
 	if (test) {
 		note_pid(pid);
+		if (has_machine_id)
+			note_machine_id(machine_id);
+		else
+			g.test_without_machine_id++;
 		read_test_event(test, test_len, seq_id, n - service_bytes);
 	}
 }
@@ -560,6 +587,10 @@ int main(int argc, char **argv)
 	printf("\ntest_pids=");
 	for (k = 0; k < g.n_pids; k++)
 		printf("%s%d", k ? "," : "", g.pids[k]);
+	printf("\ntest_machine_ids=");
+	for (k = 0; k < g.n_machine_ids; k++)
+		printf("%s%u", k ? "," : "", g.machine_ids[k]);
+	printf("\ntest_packets_without_machine_id=%llu", U(g.test_without_machine_id));
 	printf("\nseqs_with_last=%zu\nseqs_after_last=%zu\n", n_with_last, n_after_last);
 	printf("gaps=%llu\ninner_gaps=%llu\nduplicates=%llu\ndropped_flags=%llu\ndropped_bits=%u\n"
 	       "bad_packets=%llu\n", U(gaps), U(inner_gaps), U(dups), U(g.dropped_flags),

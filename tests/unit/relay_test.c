@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
@@ -1029,6 +1030,7 @@ TEST(proxy_identity_carries_the_producers_pid)
 	if (child == 0) {
 		int fd;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(ready[1]);
 		if (sock_connect(pf.local, &fd) != 0)
 			_exit(2);
@@ -1108,6 +1110,7 @@ TEST(proxy_producer_close_flushes_everything_first)
 	if (child == 0) {
 		int fd;
 
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (sock_connect(pf.local, &fd) != 0 || file_write_all(fd, data, len) != 0)
 			_exit(2);
 		_exit(0);
@@ -1511,6 +1514,8 @@ static pid_t spawn_relay(const char *const *argv)
 	pid = fork();
 	ASSERT_GE(pid, 0);
 	if (pid == 0) {
+		/* A failed test must not leave a daemon behind. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
 		snprintf(env, sizeof(env), "%d", p[1]);
 		setenv("TRACED_RELAY_NOTIFY_FD", env, 1);
