@@ -184,7 +184,9 @@ struct relay_proxy_stats {
 	uint64_t n_accepted;
 	uint64_t n_rejected;       /* closed at accept: over max_connections */
 	uint64_t n_upstream_failed; /* the host could not be reached */
-	uint64_t n_fds_dropped;    /* fds sent by local producers, closed */
+	/* fds sent by local producers and closed (those past
+	 * RELAY_MAX_FDS_PER_RECV in one message are closed uncounted) */
+	uint64_t n_fds_dropped;
 };
 
 /**

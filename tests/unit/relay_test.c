@@ -163,12 +163,12 @@ TEST(identity_pseudo_boot_id_vector)
 	memset(&u, 0, sizeof(u));
 	bt.tv_sec = 1700000000;
 	bt.tv_nsec = 123456789;
-	strcpy(u.sysname, "Linux");
-	strcpy(u.nodename, "vm1");
-	strcpy(u.release, "6.1.0");
-	strcpy(u.version, "#1 SMP");
-	strcpy(u.machine, "x86_64");
-	strcpy(u.domainname, "(none)");
+	snprintf(u.sysname, sizeof(u.sysname), "%s", "Linux");
+	snprintf(u.nodename, sizeof(u.nodename), "%s", "vm1");
+	snprintf(u.release, sizeof(u.release), "%s", "6.1.0");
+	snprintf(u.version, sizeof(u.version), "%s", "#1 SMP");
+	snprintf(u.machine, sizeof(u.machine), "%s", "x86_64");
+	snprintf(u.domainname, sizeof(u.domainname), "%s", "(none)");
 	ASSERT_U64_EQ(relay_boot_hash(&bt, &u), 0xb0c9546f8c7a24ddull);
 	ASSERT_EQ(relay_pseudo_boot_id(&bt, &u, out, sizeof(out)), 0);
 	ASSERT_STREQ(out, "b0c9546f8c7a24dd");
@@ -800,7 +800,7 @@ TEST(client_default_backoff_starts_at_one_second)
 
 	test_identity(&id);
 	ASSERT_EQ(evloop_create(&g.loop), 0);
-	strcpy(g.name, "127.0.0.1:0");
+	snprintf(g.name, sizeof(g.name), "%s", "127.0.0.1:0");
 	{
 		/* A free port first, then the hang-up listener on it. */
 		int fd;
@@ -1019,7 +1019,7 @@ TEST(proxy_identity_first_then_bytes_both_ways)
 
 TEST(proxy_identity_carries_the_producers_pid)
 {
-	int ready[2], l, u, status;
+	int ready[2], u, status;
 	pid_t child;
 	char c = 0;
 
@@ -1058,8 +1058,6 @@ TEST(proxy_identity_carries_the_producers_pid)
 	/* The producer is gone: the relay closes its host side. */
 	read_to_eof(u, 3000);
 	close(u);
-	l = -1;
-	(void)l;
 	close(ready[1]);
 	proxy_stop();
 }
@@ -1067,13 +1065,13 @@ TEST(proxy_identity_carries_the_producers_pid)
 TEST(proxy_host_unreachable_closes_producer)
 {
 	struct relay_proxy_stats st;
-	int l, fd;
+	int l;
 
 	proxy_start("127.0.0.1:0", 0);
-	/* Nothing listens on the remote address any more. */
+	/* Nothing listens on the remote address any more (the fixture's
+	 * listener is replaced by one on another port). */
 	close(pf.up_listen);
 	ASSERT_EQ(sock_listen("127.0.0.1:0", 1, &pf.up_listen), 0);
-	(void)fd;
 	l = local_connect();
 	ASSERT_EQ(read_to_eof(l, 3000), 0);
 	relay_proxy_get_stats(pf.proxy, &st);
@@ -1394,6 +1392,10 @@ static void run_cli(struct cli_result *r, const char *const *argv)
 
 	while (argv[argc])
 		argc++;
+	/* Never the system's default socket, even if the code under test
+	 * went further than it should. */
+	if (!getenv("PERFETTO_PRODUCER_SOCK_NAME"))
+		setenv("PERFETTO_PRODUCER_SOCK_NAME", abstract_name("cli"), 1);
 	snprintf(out_path, sizeof(out_path), "%s/stdout", test_tmpdir());
 	snprintf(err_path, sizeof(err_path), "%s/stderr", test_tmpdir());
 	fflush(NULL);
