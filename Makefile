@@ -109,7 +109,7 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.
 # A module with no sources yet is left out.
-MODULES := $(foreach m,trace_processor tracebox perfetto_cmd traced probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd traced relay probes tracing ipc pbtxt protozero base,\
 	$(if $(wildcard src/$(m)/*.c),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -149,7 +149,8 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 # module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
 	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
-	tracebox/main.c:tracebox trace_processor/main.c:trace_processor_shell
+	relay/main.c:traced_relay tracebox/main.c:tracebox \
+	trace_processor/main.c:trace_processor_shell
 PROGRAM_BINS :=
 define program_rules
 PROGRAM_BINS += $(O)/$(2)

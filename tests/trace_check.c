@@ -23,7 +23,9 @@
  * It also reports the multi-machine parts: remote_clock_syncs (packets),
  * remote_sync_rounds (PING/UPDATE pairs), remote_system_infos (SystemInfo
  * packets with a machine_id), machine_ids (distinct, sorted; of every
- * packet) and test_machine_ids (of the test producers' packets), the signed
+ * packet) and test_machine_ids (of the test producers' packets; those
+ * with none, host producers', are counted in
+ * test_packets_without_machine_id), the signed
  * client-minus-host BOOTTIME of every exchange (remote_sync_offset_min/max)
  * and the longest round trip of a round, host or client side
  * (remote_sync_round_max_ns), and
@@ -94,6 +96,7 @@ static struct {
 	uint64_t last_snapshot_ts, snapshots_backwards;
 	uint32_t machine_ids[64], test_machine_ids[64];
 	size_t n_machine_ids, n_test_machine_ids;
+	uint64_t test_without_machine_id;
 	struct seq_state seqs[MAX_SEQS];
 	uint32_t seq_ids[MAX_SEQS];
 	size_t n_seqs;
@@ -520,6 +523,8 @@ static void read_packet(const uint8_t *p, size_t n)
 	if (machine && test)
 		note_id(g.test_machine_ids, &g.n_test_machine_ids,
 			PFC_ARRAY_SIZE(g.test_machine_ids), (uint32_t)machine);
+	else if (test)
+		g.test_without_machine_id++;
 	if (machine && is_system_info)
 		g.remote_system_infos++;
 	if (is_trigger && ts && !g.trigger_ts)
@@ -724,7 +729,7 @@ int main(int argc, char **argv)
 	printf("\ntest_machine_ids=");
 	for (k = 0; k < g.n_test_machine_ids; k++)
 		printf("%s%u", k ? "," : "", g.test_machine_ids[k]);
-	printf("\n");
+	printf("\ntest_packets_without_machine_id=%llu\n", U(g.test_without_machine_id));
 	printf("stats_buffers=%zu\n", g.n_bs);
 	printf("stats_bytes_written=%llu\nstats_bytes_overwritten=%llu\nstats_bytes_read=%llu\n"
 	       "stats_chunks_written=%llu\nstats_chunks_read=%llu\n"

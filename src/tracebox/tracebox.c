@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * tracebox.c - every program in one binary. The applet is argv[0]'s base
- * name or argv[1] (traced, traced_probes, perfetto, trigger_perfetto).
+ * name or argv[1] (traced, traced_probes, traced_relay, perfetto,
+ * trigger_perfetto).
  * With no applet, tracebox is `perfetto` with its own traced and
  * traced_probes: it starts both on private abstract sockets (unless
  * PERFETTO_*_SOCK_NAME are set), waits until they are ready, runs the
@@ -22,6 +23,7 @@
 #include "perfetto_cmd/perfetto_cmd.h"
 #include "probes/ftrace_categories.h"
 #include "probes/probes.h"
+#include "relay/relay.h"
 #include "traced/traced.h"
 
 /* How long tracebox waits for each daemon to be ready. */
@@ -36,6 +38,7 @@ struct applet {
 static const struct applet k_applets[] = {
 	{"traced", traced_main},
 	{"traced_probes", probes_main},
+	{"traced_relay", relay_main},
 	{"perfetto", perfetto_cmd_main},
 	{"trigger_perfetto", trigger_perfetto_main},
 };
