@@ -10,7 +10,8 @@
 #   mm_require SUITE        skip SUITE (and exit) without root, ip or unshare
 #   mm_setup                make the host namespace; mm_guest N makes guest N
 #   mm_host CMD...          run CMD in the host namespace (exec, same pid)
-#   mm_guest_run N CMD...   run CMD as guest N (namespace, boot id, clocks)
+#   mm_guest_bg NAME N CMD  svc_bg NAME, running CMD as guest N (namespace,
+#                           boot id, clocks)
 # MM_GUEST_TIME_OFFSET_S (seconds) set before mm_guest N gives guest N
 # clocks that read that much later than the host's.
 # Namespaces and their processes are removed at exit.
@@ -101,17 +102,22 @@ mm_host() {
 	ip netns exec "$MM_HOST" "$@"
 }
 
-mm_guest_run() {
-	local _n _off
-	_n=$1
-	shift
+# mm_guest_bg NAME N CMD...: svc_bg NAME, running CMD as guest N: in its
+# network namespace, with its boot id and clocks (the same pid throughout,
+# every step execs the next).
+mm_guest_bg() {
+	local _name _n _off
+	_name=$1
+	_n=$2
+	shift 2
 	_off=$(cat "$SVC_TMP/guest$_n.time_offset")
 	if [ "$_off" != 0 ]; then
-		ip netns exec "pfcmg${_n}_$MM_ID" unshare -m --time --boottime "$_off" \
-			--monotonic "$_off" sh -c 'mount --bind "$0" /proc/sys/kernel/random/boot_id &&
-				exec "$@"' "$SVC_TMP/guest$_n.boot_id" "$@"
+		svc_bg "$_name" ip netns exec "pfcmg${_n}_$MM_ID" unshare -m --time \
+			--boottime "$_off" --monotonic "$_off" sh -c \
+			'mount --bind "$0" /proc/sys/kernel/random/boot_id && exec "$@"' \
+			"$SVC_TMP/guest$_n.boot_id" "$@"
 	else
-		ip netns exec "pfcmg${_n}_$MM_ID" unshare -m sh -c \
+		svc_bg "$_name" ip netns exec "pfcmg${_n}_$MM_ID" unshare -m sh -c \
 			'mount --bind "$0" /proc/sys/kernel/random/boot_id && exec "$@"' \
 			"$SVC_TMP/guest$_n.boot_id" "$@"
 	fi
