@@ -347,12 +347,19 @@ static uint64_t snapshot_boottime(const uint8_t *p, size_t n)
 /* RemoteClockSync: offsets of each exchange and the host-side round length. */
 static bool g_print_rounds;
 
+/*
+ * RemoteClockSync: offsets of each exchange, and the rounds in it. As
+ * Perfetto's trace processor pairs them, a round is two consecutive
+ * exchanges whose client BOOTTIME readings are less than 30 s apart (our
+ * traced writes one round per packet; Perfetto's writes up to five
+ * exchanges in one).
+ */
 static void read_remote_sync(const uint8_t *p, size_t n, uint64_t machine)
 {
-	uint64_t host[2] = {0, 0}, client[2] = {0, 0};
+	uint64_t host[16], client[16];
 	struct pz_reader r;
 	struct pz_field f;
-	size_t k = 0;
+	size_t k = 0, i;
 
 	g.remote_clock_syncs++;
 	pz_reader_init(&r, p, n);
@@ -376,24 +383,26 @@ static void read_remote_sync(const uint8_t *p, size_t n, uint64_t machine)
 		if (!g.has_sync_offset || off > g.sync_offset_max)
 			g.sync_offset_max = off;
 		g.has_sync_offset = true;
-		if (k < 2) {
+		if (k < PFC_ARRAY_SIZE(host)) {
 			host[k] = h;
 			client[k] = c;
+			k++;
 		}
-		k++;
 	}
-	if (k == 2 && g_print_rounds)
-		printf("sync_round machine=%llu t1c=%llu t1h=%llu t2c=%llu t2h=%llu\n",
-		       (unsigned long long)machine, (unsigned long long)client[0],
-		       (unsigned long long)host[0], (unsigned long long)client[1],
-		       (unsigned long long)host[1]);
-	if (k == 2) {
+	for (i = 1; i < k; i++) {
+		if (client[i] < client[i - 1] || client[i] - client[i - 1] >= 30ull * 1000000000)
+			continue;
+		if (g_print_rounds)
+			printf("sync_round machine=%llu t1c=%llu t1h=%llu t2c=%llu t2h=%llu\n",
+			       (unsigned long long)machine, (unsigned long long)client[i - 1],
+			       (unsigned long long)host[i - 1], (unsigned long long)client[i],
+			       (unsigned long long)host[i]);
 		g.remote_sync_rounds++;
 		/* Each side's round trip bounds the error of one of the estimates. */
-		if (host[1] > host[0] && host[1] - host[0] > g.sync_round_max)
-			g.sync_round_max = host[1] - host[0];
-		if (client[1] > client[0] && client[1] - client[0] > g.sync_round_max)
-			g.sync_round_max = client[1] - client[0];
+		if (host[i] > host[i - 1] && host[i] - host[i - 1] > g.sync_round_max)
+			g.sync_round_max = host[i] - host[i - 1];
+		if (client[i] - client[i - 1] > g.sync_round_max)
+			g.sync_round_max = client[i] - client[i - 1];
 	}
 }
 
