@@ -6,10 +6,15 @@
 # guide. One trace must have two machine rows with different kernel
 # releases, sched events from both kernels, and the guest's events on the
 # host's timeline (inside the span of the host's own events).
+# With UPSTREAM_TRACEBOX set (a Perfetto tracebox) it also runs Perfetto's
+# traced_relay and traced_probes in the guest against ours on the host, and
+# ours in the guest against Perfetto's traced and traced_probes on the
+# host; UPSTREAM_TP (Perfetto's trace_processor_shell) checks each trace too.
 # It boots the guest with ../shared/tools/two-kernel.sh (or $TWO_KERNEL);
 # without it, QEMU, a guest kernel or root it skips, saying why. `make
 # e2e-multi-machine` installs QEMU and the kernel first.
-# Usage: OUT=out sh tests/integration/multi_machine_qemu.sh (root)
+# Usage: OUT=out [UPSTREAM_TRACEBOX=...] [UPSTREAM_TP=...]
+#        sh tests/integration/multi_machine_qemu.sh (root)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
 
@@ -48,8 +53,6 @@ HOST_IP=10.250.$TK_ID.1
 PORT=20401
 export PERFETTO_PRODUCER_SOCK_NAME="$HOST_IP:$PORT,$SVC_TMP/host.p.sock"
 export PERFETTO_CONSUMER_SOCK_NAME="$SVC_TMP/host.c.sock"
-GUEST_DIR=$SVC_TMP/guest
-mkdir -p "$GUEST_DIR"
 
 tk_cleanup() {
 	bash "$TK" --stop "$TK_ID" >/dev/null 2>&1
@@ -62,71 +65,98 @@ if ! bash "$TK" --net-up "$TK_ID" >"$SVC_TMP/netup.log" 2>&1; then
 	summary
 	exit 1
 fi
-svc_bg traced env TRACED_NOTIFY_FD=9 "$OUT/traced" --enable-relay-endpoint
-svc_wait_for 10 _svc_ready_or_exited traced && svc_running traced ||
-	fail qemu/host_traced "$(svc_errtail traced)"
-svc_bg probes env PERFETTO_PRODUCER_SOCK_NAME="$SVC_TMP/host.p.sock" TRACED_PROBES_NOTIFY_FD=9 \
-	"$OUT/traced_probes" --reset-ftrace
-svc_wait_for 10 _svc_ready_or_exited probes && svc_running probes ||
-	fail qemu/host_probes "$(svc_errtail probes)"
-
-# In the guest: the relay on the default producer socket, then the probes;
-# the command keeps the guest up until the host is done.
-guest_cmd="cd '$GUEST_DIR' &&
-PERFETTO_RELAY_SOCK_NAME=\$TK_HOST_IP:$PORT PERFETTO_MACHINE_NAME=qemu-guest \
-  '$OUT/traced_relay' >relay.log 2>&1 &
-sleep 0.5;
-'$OUT/traced_probes' --reset-ftrace >probes.log 2>&1 &
-(while :; do ls / >/dev/null; sleep 0.01; done) &
-while [ ! -e '$GUEST_DIR/stop' ]; do sleep 0.2; done"
-pid=$(bash "$TK" --bg --keep --quiet --id "$TK_ID" --share "$ROOT" --share "$SVC_TMP" \
-	--timeout 300 --cmd "$guest_cmd" 2>"$SVC_TMP/tk.err")
-if [ -z "$pid" ]; then
-	fail qemu/guest_boot "$(tail -n 5 "$SVC_TMP/tk.err" | tr '\n' ' ')"
-	summary
-	exit 1
-fi
-pass qemu/guest_boot
-
-# The guest's probes registered through the relay: perfetto --query shows it.
-_guest_up() {
-	"$OUT/perfetto" --query 2>/dev/null | grep -q 'qemu-guest .*perfetto.traced_probes'
-}
-if svc_wait_for 60 _guest_up; then
-	pass qemu/guest_probes_through_relay
-else
-	fail qemu/guest_probes_through_relay "$(cat "$GUEST_DIR/relay.log" "$GUEST_DIR/probes.log" 2>/dev/null | tail -n 6 | tr '\n' ' ')"
-fi
-
 svc_cfg mm 'buffers { size_kb: 32768 }
 duration_ms: 4000
 trace_all_machines: true
 data_sources { config { name: "linux.ftrace" ftrace_config { ftrace_events: "sched/sched_switch" ftrace_events: "sched/sched_waking" } } }
 data_sources { config { name: "linux.system_info" } }'
-svc_perfetto mm 60 --txt -c "$SVC_TMP/mm.pbtxt" -o "$SVC_TMP/mm.pb" ||
-	fail qemu/record "$(svc_errtail mm)"
-touch "$GUEST_DIR/stop"
 
-sql() {
-	"$OUT/trace_processor_shell" -Q "$1" "$SVC_TMP/mm.pb" 2>"$SVC_TMP/tp.err" | tail -n +2
+# check CASE LABEL TP: the trace of CASE, read by TP.
+check() {
+	local _c _l _tp _t _per _span
+	_c=$1
+	_l=$2
+	_tp=$3
+	_t=$SVC_TMP/$_c.pb
+	sql() {
+		"$_tp" -Q "$1" "$_t" 2>"$SVC_TMP/tp.err" | tail -n +2
+	}
+	echo "# $_c, $_l: machines:"
+	sql "select id, raw_id, sysname, release, arch, num_cpus from machine" | sed 's/^/#   /'
+	[ "$(sql 'select count(*) from machine')" = 2 ] && pass "qemu/$_c/$_l/two_machine_rows" ||
+		fail "qemu/$_c/$_l/two_machine_rows" "$(sql 'select id, raw_id from machine' | tr '\n' ' ')"
+	[ "$(sql 'select count(distinct release) from machine')" = 2 ] &&
+		pass "qemu/$_c/$_l/different_kernels" ||
+		fail "qemu/$_c/$_l/different_kernels" "$(sql 'select release from machine' | tr '\n' ' ')"
+	_per=$(sql "select cpu.machine_id, count(*) from ftrace_event join cpu using (ucpu) group by cpu.machine_id order by 1")
+	echo "# ftrace_event per machine: $(echo "$_per" | tr '\n' ' ')"
+	[ "$(echo "$_per" | awk -F, '$2 > 0' | wc -l)" = 2 ] && pass "qemu/$_c/$_l/events_from_both_kernels" ||
+		fail "qemu/$_c/$_l/events_from_both_kernels" "$_per"
+	# The guest's sched events on the host's timeline: inside the host's span.
+	_span=$(sql "select (select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
+		(select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
+		(select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 1),
+		(select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 1)")
+	echo "# sched span host min,max / guest min,max: $_span"
+	echo "$_span" | awk -F, '{ exit !($3 != "" && $3 >= $1 - 1e9 && $4 <= $2 + 1e9 && $3 < $4) }' &&
+		pass "qemu/$_c/$_l/guest_on_host_time" || fail "qemu/$_c/$_l/guest_on_host_time" "$_span"
 }
-echo "# machines:"
-sql "select id, raw_id, name, sysname, release, arch, num_cpus from machine" | sed 's/^/#   /'
-[ "$(sql 'select count(*) from machine')" = 2 ] && pass qemu/two_machine_rows ||
-	fail qemu/two_machine_rows "$(sql 'select id, raw_id from machine' | tr '\n' ' ')"
-[ "$(sql 'select count(distinct release) from machine')" = 2 ] && pass qemu/different_kernels ||
-	fail qemu/different_kernels "$(sql 'select release from machine' | tr '\n' ' ')"
-per=$(sql "select cpu.machine_id, count(*) from ftrace_event join cpu using (ucpu) group by cpu.machine_id order by 1")
-echo "# ftrace_event per machine: $(echo "$per" | tr '\n' ' ')"
-[ "$(echo "$per" | awk -F, '$2 > 0' | wc -l)" = 2 ] && pass qemu/events_from_both_kernels ||
-	fail qemu/events_from_both_kernels "$per"
-# The guest's sched events on the host's timeline: inside the host's span.
-span=$(sql "select (select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
-	(select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
-	(select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 1),
-	(select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 1)")
-echo "# sched span host min,max / guest min,max: $span"
-echo "$span" | awk -F, '{ exit !($3 != "" && $3 >= $1 - 1e9 && $4 <= $2 + 1e9 && $3 < $4) }' &&
-	pass qemu/guest_on_host_time || fail qemu/guest_on_host_time "$span"
-svc_wait_for 20 sh -c "! kill -0 $pid 2>/dev/null" || true
+
+# run_case CASE HOST_TOOL GUEST_TOOL: HOST_TOOL runs traced and traced_probes
+# here, GUEST_TOOL traced_relay and traced_probes in the guest (each a
+# command taking the applet name: a tracebox, or "$OUT/" + name).
+run_case() {
+	local _c _gd _pid
+	_c=$1
+	_gd=$SVC_TMP/$_c.guest
+	mkdir -p "$_gd"
+	svc_bg "$_c.traced" env TRACED_NOTIFY_FD=9 $2traced --enable-relay-endpoint
+	svc_wait_for 10 _svc_ready_or_exited "$_c.traced" && svc_running "$_c.traced" ||
+		fail "qemu/$_c/host_traced" "$(svc_errtail "$_c.traced")"
+	svc_bg "$_c.probes" env PERFETTO_PRODUCER_SOCK_NAME="$SVC_TMP/host.p.sock" \
+		TRACED_PROBES_NOTIFY_FD=9 $2traced_probes --reset-ftrace
+	svc_wait_for 10 _svc_ready_or_exited "$_c.probes" && svc_running "$_c.probes" ||
+		fail "qemu/$_c/host_probes" "$(svc_errtail "$_c.probes")"
+	# In the guest: the relay on the default producer socket, then the
+	# probes; the command keeps the guest up until the host is done.
+	_pid=$(bash "$TK" --bg --keep --quiet --id "$TK_ID" --share "$ROOT" --share "$SVC_TMP" \
+		$GUEST_SHARES --timeout 300 --cmd "cd '$_gd' &&
+PERFETTO_RELAY_SOCK_NAME=\$TK_HOST_IP:$PORT PERFETTO_MACHINE_NAME=qemu-guest ${3}traced_relay >relay.log 2>&1 &
+sleep 0.5;
+${3}traced_probes --reset-ftrace >probes.log 2>&1 &
+(while :; do ls / >/dev/null; sleep 0.01; done) &
+while [ ! -e '$_gd/stop' ]; do sleep 0.2; done" 2>"$SVC_TMP/tk.err")
+	if [ -z "$_pid" ]; then
+		fail "qemu/$_c/guest_boot" "$(tail -n 5 "$SVC_TMP/tk.err" | tr '\n' ' ')"
+		return
+	fi
+	pass "qemu/$_c/guest_boot"
+	# The guest's probes registered through the relay (MACHINE column).
+	_guest_up() {
+		"$OUT/perfetto" --query 2>/dev/null | grep -q -E '(qemu-guest|0x[0-9a-f]+) .*perfetto.traced_probes'
+	}
+	if svc_wait_for 60 _guest_up; then
+		pass "qemu/$_c/guest_probes_through_relay"
+	else
+		fail "qemu/$_c/guest_probes_through_relay" "$(cat "$_gd/relay.log" "$_gd/probes.log" 2>/dev/null | tail -n 6 | tr '\n' ' ')"
+	fi
+	svc_perfetto "$_c" 60 --txt -c "$SVC_TMP/mm.pbtxt" -o "$SVC_TMP/$_c.pb" ||
+		fail "qemu/$_c/record" "$(svc_errtail "$_c")"
+	touch "$_gd/stop"
+	check "$_c" our_tp "$OUT/trace_processor_shell"
+	[ -n "$UPSTREAM_TP" ] && check "$_c" upstream_tp "$UPSTREAM_TP"
+	svc_wait_for 20 sh -c "! kill -0 $_pid 2>/dev/null" || bash "$TK" --stop "$TK_ID" >/dev/null 2>&1
+	svc_kill "$_c.probes"
+	svc_stop_traced "$_c.traced"
+}
+
+GUEST_SHARES=""
+run_case ours "$OUT/" "$OUT/"
+if [ -n "$UPSTREAM_TRACEBOX" ]; then
+	GUEST_SHARES="--share $(dirname "$UPSTREAM_TRACEBOX")"
+	run_case upstream_guest "$OUT/" "$UPSTREAM_TRACEBOX "
+	run_case upstream_host "$UPSTREAM_TRACEBOX " "$OUT/"
+else
+	skip qemu/interop "UPSTREAM_TRACEBOX is not set (a Perfetto tracebox to test against)"
+fi
 summary
