@@ -68,6 +68,11 @@
  * per machine, about 6 MB a day.
  */
 #define SVC_RELAY_SYNC_DELAY_MS 5000u
+/* The first rounds of a relay run cold (fresh connection, code paths not
+ * yet paged in) and their round trips, so their error bounds, are ~10x
+ * the later ones': a few quick rounds replace them within half a second. */
+#define SVC_RELAY_WARMUP_ROUNDS 3u
+#define SVC_RELAY_WARMUP_DELAY_MS 100u
 /* Completed rounds a relay keeps for new sessions and clones. */
 #define SVC_RELAY_HISTORY 32u
 /* Rounds a session holds until its next read; past this the older half is

@@ -165,10 +165,12 @@ static void on_sync_clock(struct ipc_host *host, const struct ipc_call *call,
 
 	/* The host's readings belong to the moment the request arrived. */
 	clock_snapshot_capture(&now);
-	resp.has_next_sync_delay_ms = 1;
-	resp.next_sync_delay_ms = SVC_RELAY_SYNC_DELAY_MS;
-	ipc_host_reply(host, call, &resp.base, false, -1);
 	r = relay_get(svc, host, call);
+	resp.has_next_sync_delay_ms = 1;
+	resp.next_sync_delay_ms = r && r->n_rounds + 1 < SVC_RELAY_WARMUP_ROUNDS
+					  ? SVC_RELAY_WARMUP_DELAY_MS
+					  : SVC_RELAY_SYNC_DELAY_MS;
+	ipc_host_reply(host, call, &resp.base, false, -1);
 	if (!r || !req->has_phase)
 		return;
 	if (req->phase == PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__PING) {

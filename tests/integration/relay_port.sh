@@ -8,7 +8,7 @@
 #                  Perfetto's FNV-1a of the boot id), every clock-sync round
 #                  becomes its own RemoteClockSync packet stamped with the
 #                  machine id, with the known offset; the host asks for 5 s
-#                  rounds; two relays give two remote machines;
+#                  rounds after three quick warm-up ones; two relays give two remote machines;
 #   unix/*         on a UNIX socket the peer is this machine: no remote row;
 #   long/*         a write_into_file session gets rounds throughout, and its
 #                  clock snapshots never go backwards;
@@ -116,7 +116,7 @@ trace_all_machines: true
 data_sources { config { name: "nothing.here" } }'
 
 if fake relay_a --sock "$TCP" --hint boot-id-a --name guest-a --sysname GuestOS \
-	--release 9.9-guest --cpus 3 --rounds 1 --offset-ns $OFFSET --interval-ms 200 --hold &&
+	--release 9.9-guest --cpus 3 --rounds 3 --offset-ns $OFFSET --interval-ms 200 --hold &&
 	fake relay_b --sock "$TCP" --hint boot-id-b --name guest-b --rounds 1 --hold; then
 	pass session/relays_connected
 else
