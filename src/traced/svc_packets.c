@@ -97,7 +97,8 @@ const char *svc_machine_name(void)
 	static __thread struct utsname u;
 	const char *env = getenv("PERFETTO_MACHINE_NAME");
 
-	if (env && *env)
+	/* Set but empty still counts, as in Perfetto. */
+	if (env)
 		return env;
 	if (uname(&u) == 0)
 		return u.sysname;
