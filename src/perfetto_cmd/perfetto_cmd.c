@@ -405,6 +405,11 @@ static void on_preflight_state(int err, const Perfetto__Protos__TracingServiceSt
 				"on the host. Set trace_all_machines: true, or name the machine in a "
 				"data source's machine_name_filter, to record %s too.\n",
 				n == 1 ? "machine" : "machines", names, n == 1 ? "it" : "them");
+		else if (cfg->has_trace_all_machines && cfg->trace_all_machines &&
+			 !cmd_query_has_remote_producers(st))
+			fprintf(stderr, "perfetto: note: trace_all_machines is set, but no producer "
+					"of another machine is connected (through traced_relay): "
+					"only this machine will be recorded.\n");
 		perfetto__protos__trace_config__free_unpacked(cfg, NULL);
 	}
 	start_tracing(r);

@@ -9,8 +9,10 @@
 #                  with its machine id (FNV-1a of the guest's boot id), the
 #                  machine table names each machine, perfetto --query shows
 #                  the MACHINE column;
-#   dispatch/*     host only by default (and the CLI says what it left out),
-#                  trace_all_machines, machine_name_filter with "host";
+#   dispatch/*     host only by default (and the CLI says what it left out,
+#                  or that no other machine is connected), trace_all_machines,
+#                  machine_name_filter with "host";
+#   tcp/*          traced_probes straight over TCP (SMB emulation, no relay);
 #   restart/*      the relay restarts, the host traced restarts, a producer
 #                  connects before the host is up: data flows again;
 #   frames/*       a guest producer with hundreds of KiB per flush passes
@@ -99,6 +101,33 @@ if ! start_host; then
 fi
 svc_start_producer host.producer --sock "$HOST_UNIX" --ds mm.data --emit-on-start --packets-per-thread 50 \
 	--reconnect || fail rows/host_producer "$(svc_errtail host.producer)"
+# Before any guest is up: a config for all machines gets a note.
+svc_cfg all_early 'buffers { size_kb: 1024 }
+duration_ms: 200
+trace_all_machines: true
+data_sources { config { name: "mm.data" } }'
+svc_perfetto all_early 20 --txt -c "$SVC_TMP/all_early.pbtxt" -o "$SVC_TMP/all_early.pb"
+grep -q "note: trace_all_machines is set, but no producer of another machine" "$SVC_TMP/all_early.err" &&
+	pass dispatch/cli_notes_no_remote_machine ||
+	fail dispatch/cli_notes_no_remote_machine "$(svc_errtail all_early)"
+
+# traced_probes straight over TCP (no relay: this machine, SMB emulation).
+svc_bg tcp_probes env TRACED_PROBES_NOTIFY_FD=9 PERFETTO_PRODUCER_SOCK_NAME="$(mm_host_ip 1):$PORT" \
+	ip netns exec "$MM_HOST" "$OUT/traced_probes"
+if svc_wait_for 10 _svc_ready_or_exited tcp_probes && svc_running tcp_probes; then
+	svc_cfg tcp_ps 'buffers { size_kb: 4096 }
+duration_ms: 500
+data_sources { config { name: "linux.process_stats"
+	process_stats_config { scan_all_processes_on_start: true } } }'
+	svc_perfetto tcp_ps 20 --txt -c "$SVC_TMP/tcp_ps.pbtxt" -o "$SVC_TMP/tcp_ps.pb"
+	n=$(sql "$SVC_TMP/tcp_ps.pb" "select count(*) from process where pid > 1")
+	[ "${n:-0}" -gt 5 ] && pass tcp/probes_direct_over_tcp ||
+		fail tcp/probes_direct_over_tcp "$n processes: $(svc_errtail tcp_ps)"
+else
+	fail tcp/probes_direct_over_tcp "$(svc_errtail tcp_probes)"
+fi
+svc_kill tcp_probes
+
 for g in 1 2; do
 	start_relay $g || fail "rows/relay$g" "$(svc_errtail relay$g)"
 	start_guest_producer $g "g$g.producer" --ds mm.data --emit-on-start --packets-per-thread 50 --reconnect

@@ -187,6 +187,28 @@ rounds=$(svc_tc long remote_sync_rounds)
 [ "$(svc_tc long clock_snapshots_backwards)" = 0 ] && [ "$(svc_tc long clock_snapshots)" -ge 1 ] &&
 	pass long/clock_snapshots_in_order ||
 	fail long/clock_snapshots_in_order "$(svc_tc long clock_snapshots) snapshots, $(svc_tc long clock_snapshots_backwards) backwards"
+# Read once at the end (a snapshot taken at start, periodic ones after it):
+# the start snapshot must still come first in the file.
+svc_cfg ring 'buffers { size_kb: 1024 }
+duration_ms: 1500
+builtin_data_sources { snapshot_interval_ms: 300 }
+data_sources { config { name: "nothing.here" } }'
+svc_perfetto ring 20 --txt -c "$SVC_TMP/ring.pbtxt" -o "$SVC_TMP/ring.pb"
+svc_check_trace ring "$SVC_TMP/ring.pb"
+[ "$(svc_tc ring clock_snapshots_backwards)" = 0 ] && [ "$(svc_tc ring clock_snapshots)" -ge 2 ] &&
+	pass long/read_at_end_snapshots_in_order ||
+	fail long/read_at_end_snapshots_in_order "$(svc_tc ring clock_snapshots) snapshots, $(svc_tc ring clock_snapshots_backwards) backwards"
+# Both trace processors accept every snapshot (Perfetto's counts a snapshot
+# whose clocks go backwards in invalid_clock_snapshots).
+for tp in "$OUT/trace_processor_shell" ${UPSTREAM_TP:+"$UPSTREAM_TP"}; do
+	label=$([ "$tp" = "$OUT/trace_processor_shell" ] && echo ours || echo upstream)
+	for t in long ring; do
+		n=$("$tp" -Q "select count(*) from stats where name = 'invalid_clock_snapshots' and value > 0" \
+			"$SVC_TMP/$t.pb" 2>/dev/null | tail -n 1)
+		[ "$n" = 0 ] && pass "long/$t/no_invalid_clock_snapshots_$label" ||
+			fail "long/$t/no_invalid_clock_snapshots_$label" "got '$n'"
+	done
+done
 svc_kill relay_a
 
 # ---------------------------------------------------------------- bad ----
