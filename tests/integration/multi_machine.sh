@@ -19,6 +19,8 @@
 #                  the 128 KiB frame limit intact;
 #   loss/*         a guest producer overfilling a DISCARD buffer: what is
 #                  missing is counted in the trace's stats.
+# With UPSTREAM_TRACEBOX (a Perfetto tracebox), Perfetto's own `perfetto
+# --query` must print what ours prints.
 # Usage: OUT=out sh tests/integration/multi_machine.sh (root)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -160,6 +162,16 @@ if grep -q 'MACHINE' "$SVC_TMP/query.txt" && grep -q 'guest1 ' "$SVC_TMP/query.t
 	pass rows/query_machine_column
 else
 	fail rows/query_machine_column "$(head -n 20 "$SVC_TMP/query.txt" | tr '\n' ' ')"
+fi
+# Perfetto's own CLI prints the same service state the same way.
+if [ -n "$UPSTREAM_TRACEBOX" ]; then
+	$UPSTREAM_TRACEBOX perfetto --query >"$SVC_TMP/query_up.txt" 2>&1
+	"$OUT/perfetto" --query >"$SVC_TMP/query.txt" 2>&1
+	diff "$SVC_TMP/query_up.txt" "$SVC_TMP/query.txt" >"$SVC_TMP/query.diff" &&
+		pass rows/query_same_as_upstream_cli ||
+		fail rows/query_same_as_upstream_cli "$(head -n 8 "$SVC_TMP/query.diff" | tr '\n' ' ')"
+else
+	skip rows/query_same_as_upstream_cli "UPSTREAM_TRACEBOX is not set"
 fi
 
 # ------------------------------------------------------------ dispatch ---
