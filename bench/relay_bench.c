@@ -160,8 +160,9 @@ static int run(const char *dir, enum mode mode, unsigned total_mb, struct result
 	char *relay_argv[] = {"out/traced_relay", NULL};
 	char *prod_argv[] = {"out/test_producer", "--name", "bench", "--ds", "bench.ds",
 			     "--packets-per-thread", packets, "--packet-size", "1024",
-			     "--emit-on-start", "--trigger-when-done", "bench-done", "--sock", NULL,
-			     NULL};
+			     "--emit-on-start", "--trigger-when-done", "bench-done",
+			     /* A heavy producer's SMB, as traced_probes asks for. */
+			     "--shm-kb", "2048", "--page-kb", "32", "--sock", NULL, NULL};
 	char *perfetto_argv[] = {"out/perfetto", "--txt", "-c", cfg_path, "-o", out_path, NULL};
 	char *traced_env[] = {env_prod, env_cons, NULL};
 	char *relay_env[] = {env_relay_prod, env_relay_up, NULL};
@@ -187,7 +188,7 @@ static int run(const char *dir, enum mode mode, unsigned total_mb, struct result
 	snprintf(env_relay_prod, sizeof(env_relay_prod), "PERFETTO_PRODUCER_SOCK_NAME=%s",
 		 relay_sock);
 	snprintf(env_relay_up, sizeof(env_relay_up), "PERFETTO_RELAY_SOCK_NAME=%s", tcp_sock);
-	prod_argv[13] = mode == MODE_UNIX ? unix_sock : mode == MODE_TCP ? tcp_sock : relay_sock;
+	prod_argv[17] = mode == MODE_UNIX ? unix_sock : mode == MODE_TCP ? tcp_sock : relay_sock;
 
 	f = fopen(cfg_path, "w");
 	if (!f)
