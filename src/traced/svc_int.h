@@ -68,11 +68,19 @@
  * per machine, about 6 MB a day.
  */
 #define SVC_RELAY_SYNC_DELAY_MS 5000u
-/* The first rounds of a relay run cold (fresh connection, code paths not
- * yet paged in) and their round trips, so their error bounds, are ~10x
- * the later ones': a few quick rounds replace them within half a second. */
-#define SVC_RELAY_WARMUP_ROUNDS 3u
-#define SVC_RELAY_WARMUP_DELAY_MS 100u
+/*
+ * A round's offset estimate is off by about the asymmetry of its delays,
+ * which scheduling noise makes vary from round to round: every 5 s our
+ * relay runs a burst of rounds SVC_RELAY_BURST_DELAY_MS apart (the
+ * relay's shortest pause) and only the one with the shortest round trip
+ * goes into traces, as NTP filters its samples. A relay's very first round
+ * goes in at once (a trace needs some sync), cold as it is. Relays that do
+ * not honour next_sync_delay_ms (Perfetto's: 30 s) get every round in.
+ */
+#define SVC_RELAY_BURST_ROUNDS 4u
+#define SVC_RELAY_BURST_DELAY_MS 100u
+/* A PING this soon after the last UPDATE shows the relay keeps our pace. */
+#define SVC_RELAY_PACED_NS (1000ull * 1000 * 1000)
 /* Completed rounds a relay keeps for new sessions and clones. */
 #define SVC_RELAY_HISTORY 32u
 /* Rounds a session holds until its next read; past this the older half is
@@ -181,7 +189,13 @@ struct svc_relay {
 	size_t system_info_len;
 	bool has_ping;        /* a PING waits for its UPDATE */
 	struct svc_sync_exchange ping;
-	/* The latest completed rounds, oldest first (a clone gets them all). */
+	/* The burst in progress (see SVC_RELAY_BURST_ROUNDS). */
+	bool keeps_pace;
+	uint32_t burst_n;
+	uint64_t burst_best_rtt_ns;
+	struct svc_sync_round burst_best;
+	uint64_t last_update_ns; /* host BOOTTIME of the last UPDATE */
+	/* The published rounds, oldest first (a clone gets them all). */
 	struct svc_sync_round history[SVC_RELAY_HISTORY];
 	size_t n_history;
 	uint64_t n_rounds;

@@ -5,7 +5,8 @@
  * machine) describes its machine once (InitRelay with its SystemInfo) and
  * then runs clock-sync rounds: a PING and an UPDATE, each with the relay's
  * clock readings, answered at once so the round trip stays short. The host
- * reads its own clocks as each request arrives; a completed round goes to
+ * reads its own clocks as each request arrives; a completed round (the
+ * best of a short burst, when the relay keeps the pace we ask for) goes to
  * every running session, which emits it as its own RemoteClockSync packet.
  * Relays are untrusted peers: sizes and counts are bounded.
  */
@@ -153,6 +154,54 @@ static void round_complete(struct svc *svc, struct svc_relay *r, const struct sv
 	}
 }
 
+static uint64_t boottime_of(const struct svc_clock_reading *r, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].clock_id == CLOCK_ID_BOOTTIME)
+			return r[i].ts_ns;
+	}
+	return 0;
+}
+
+/* The longer of the round's two round trips, client and host side. */
+static uint64_t round_trip_ns(const struct svc_sync_round *rd)
+{
+	uint64_t c0 = boottime_of(rd->ping.client, rd->ping.n_client);
+	uint64_t c1 = boottime_of(rd->update.client, rd->update.n_client);
+	uint64_t h0 = boottime_of(rd->ping.host, rd->ping.n_host);
+	uint64_t h1 = boottime_of(rd->update.host, rd->update.n_host);
+	uint64_t c = c1 > c0 ? c1 - c0 : 0, h = h1 > h0 ? h1 - h0 : 0;
+
+	return c > h ? c : h;
+}
+
+/* A round completed: publish it, or keep the best of the burst. Return:
+ * how long the relay should wait before its next PING. */
+static uint32_t on_round(struct svc *svc, struct svc_relay *r, const struct svc_sync_round *rd)
+{
+	uint64_t rtt = round_trip_ns(rd), ping_ns = boottime_of(rd->ping.host, rd->ping.n_host);
+
+	if (r->n_rounds > 0 && r->last_update_ns && ping_ns > r->last_update_ns &&
+	    ping_ns - r->last_update_ns < SVC_RELAY_PACED_NS)
+		r->keeps_pace = true;
+	r->last_update_ns = boottime_of(rd->update.host, rd->update.n_host);
+	if (r->n_rounds == 0 || !r->keeps_pace) {
+		round_complete(svc, r, rd);
+		return SVC_RELAY_BURST_DELAY_MS;
+	}
+	if (r->burst_n == 0 || rtt < r->burst_best_rtt_ns) {
+		r->burst_best = *rd;
+		r->burst_best_rtt_ns = rtt;
+	}
+	if (++r->burst_n < SVC_RELAY_BURST_ROUNDS)
+		return SVC_RELAY_BURST_DELAY_MS;
+	r->burst_n = 0;
+	round_complete(svc, r, &r->burst_best);
+	return SVC_RELAY_SYNC_DELAY_MS;
+}
+
 static void on_sync_clock(struct ipc_host *host, const struct ipc_call *call,
 			  const ProtobufCMessage *args, void *user)
 {
@@ -165,26 +214,25 @@ static void on_sync_clock(struct ipc_host *host, const struct ipc_call *call,
 
 	/* The host's readings belong to the moment the request arrived. */
 	clock_snapshot_capture(&now);
-	r = relay_get(svc, host, call);
 	resp.has_next_sync_delay_ms = 1;
-	resp.next_sync_delay_ms = r && r->n_rounds + 1 < SVC_RELAY_WARMUP_ROUNDS
-					  ? SVC_RELAY_WARMUP_DELAY_MS
-					  : SVC_RELAY_SYNC_DELAY_MS;
-	ipc_host_reply(host, call, &resp.base, false, -1);
-	if (!r || !req->has_phase)
-		return;
-	if (req->phase == PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__PING) {
-		take_readings(&r->ping, &now, req);
-		r->has_ping = true;
+	resp.next_sync_delay_ms = SVC_RELAY_SYNC_DELAY_MS;
+	r = relay_get(svc, host, call);
+	if (!r || !req->has_phase ||
+	    req->phase != PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__UPDATE || !r->has_ping) {
+		/* A PING is answered before anything else, to keep its round short. */
+		ipc_host_reply(host, call, &resp.base, false, -1);
+		if (r && req->has_phase && req->phase == PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__PING) {
+			take_readings(&r->ping, &now, req);
+			r->has_ping = true;
+		}
 		return;
 	}
-	if (req->phase != PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__UPDATE || !r->has_ping)
-		return;
 	r->has_ping = false;
 	rd.machine_id = r->machine_id;
 	rd.ping = r->ping;
 	take_readings(&rd.update, &now, req);
-	round_complete(svc, r, &rd);
+	resp.next_sync_delay_ms = on_round(svc, r, &rd);
+	ipc_host_reply(host, call, &resp.base, false, -1);
 }
 
 static void on_disconnect(struct ipc_host *host, uint64_t client_id, void *user)

@@ -7,8 +7,9 @@
 #   session/*      a relay's SystemInfo becomes a machine row (raw id =
 #                  Perfetto's FNV-1a of the boot id), every clock-sync round
 #                  becomes its own RemoteClockSync packet stamped with the
-#                  machine id, with the known offset; the host asks for 5 s
-#                  rounds after three quick warm-up ones; two relays give two remote machines;
+#                  machine id, with the known offset; the host paces rounds
+#                  in bursts of four, 5 s apart, and publishes the best of
+#                  each; two relays give two remote machines;
 #   unix/*         on a UNIX socket the peer is this machine: no remote row;
 #   long/*         a write_into_file session gets rounds throughout, and its
 #                  clock snapshots never go backwards;
@@ -116,8 +117,8 @@ trace_all_machines: true
 data_sources { config { name: "nothing.here" } }'
 
 if fake relay_a --sock "$TCP" --hint boot-id-a --name guest-a --sysname GuestOS \
-	--release 9.9-guest --cpus 3 --rounds 3 --offset-ns $OFFSET --interval-ms 200 --hold &&
-	fake relay_b --sock "$TCP" --hint boot-id-b --name guest-b --rounds 1 --hold; then
+	--release 9.9-guest --cpus 3 --rounds 5 --offset-ns $OFFSET --interval-ms 200 --hold &&
+	fake relay_b --sock "$TCP" --hint boot-id-b --name guest-b --rounds 1 --interval-ms 5000 --hold; then
 	pass session/relays_connected
 else
 	fail session/relays_connected "$(svc_errtail relay_a) $(svc_errtail relay_b)"
@@ -134,10 +135,11 @@ want_ids=$(printf '%s\n%s\n' "$ID_A" "$ID_B" | sort -n | tr '\n' ',' | sed 's/,$
 	fail session/machine_ids_are_fnv_of_boot_id "got $(svc_tc session machine_ids), want $want_ids"
 [ "$(svc_tc session remote_system_infos)" = 2 ] && pass session/remote_system_info_per_machine ||
 	fail session/remote_system_info_per_machine "remote_system_infos=$(svc_tc session remote_system_infos)"
-# relay_a runs a round every ~200 ms: about 15 during the 3 s session.
+# relay_a runs a round every ~200 ms: about 15 during the 3 s session, of
+# which the best of every four is published.
 rounds=$(svc_tc session remote_sync_rounds)
 syncs=$(svc_tc session remote_clock_syncs)
-if [ "$rounds" -ge 8 ] && [ "$rounds" = "$syncs" ]; then
+if [ "$rounds" -ge 3 ] && [ "$rounds" -le 8 ] && [ "$rounds" = "$syncs" ]; then
 	pass session/one_packet_per_round
 else
 	fail session/one_packet_per_round "rounds=$rounds packets=$syncs"
@@ -182,7 +184,7 @@ data_sources { config { name: "nothing.here" } }'
 svc_perfetto long 20 --txt -c "$SVC_TMP/long.pbtxt" -o "$SVC_TMP/long.pb"
 svc_check_trace long "$SVC_TMP/long.pb"
 rounds=$(svc_tc long remote_sync_rounds)
-[ "$rounds" -ge 8 ] && pass long/rounds_throughout_write_into_file ||
+[ "$rounds" -ge 3 ] && pass long/rounds_throughout_write_into_file ||
 	fail long/rounds_throughout_write_into_file "rounds=$rounds"
 [ "$(svc_tc long clock_snapshots_backwards)" = 0 ] && [ "$(svc_tc long clock_snapshots)" -ge 1 ] &&
 	pass long/clock_snapshots_in_order ||
