@@ -30,6 +30,7 @@ struct relay_client {
 	bool has_timer;
 	bool has_warned_unreachable; /* since RelayPort was last bound */
 	bool has_warned_no_port;
+	uint32_t quick_rounds; /* rounds in a row the host wanted no real pause */
 	struct relay_client_stats stats;
 };
 
@@ -42,15 +43,27 @@ uint32_t relay_retry_next_ms(uint32_t cur_ms, uint32_t max_ms)
 	return next > max_ms ? max_ms : (uint32_t)next;
 }
 
-uint32_t relay_sync_delay_ms(const Perfetto__Protos__SyncClockResponse *resp)
+uint32_t relay_sync_delay_ms(const Perfetto__Protos__SyncClockResponse *resp,
+			     uint32_t *quick_rounds)
 {
+	uint32_t d;
+
 	if (!resp || !resp->has_next_sync_delay_ms)
-		return RELAY_SYNC_DEFAULT_MS;
-	if (resp->next_sync_delay_ms < RELAY_SYNC_MIN_MS)
+		d = RELAY_SYNC_DEFAULT_MS;
+	else if (resp->next_sync_delay_ms > RELAY_SYNC_MAX_MS)
+		d = RELAY_SYNC_MAX_MS;
+	else
+		d = resp->next_sync_delay_ms;
+	if (d >= RELAY_SYNC_MIN_MS) {
+		*quick_rounds = 0;
+		return d;
+	}
+	if (*quick_rounds >= RELAY_SYNC_MAX_QUICK) {
+		*quick_rounds = 0;
 		return RELAY_SYNC_MIN_MS;
-	if (resp->next_sync_delay_ms > RELAY_SYNC_MAX_MS)
-		return RELAY_SYNC_MAX_MS;
-	return resp->next_sync_delay_ms;
+	}
+	(*quick_rounds)++;
+	return d;
 }
 
 static void cancel_timer(struct relay_client *c)
@@ -174,7 +187,8 @@ static void on_sync_reply(const struct ipc_reply *reply, void *user)
 	}
 	if (c->stats.state != RELAY_CLIENT_UPDATE)
 		return;
-	delay = relay_sync_delay_ms((const Perfetto__Protos__SyncClockResponse *)reply->msg);
+	delay = relay_sync_delay_ms((const Perfetto__Protos__SyncClockResponse *)reply->msg,
+				    &c->quick_rounds);
 	c->stats.n_rounds++;
 	c->stats.sync_delay_ms = delay;
 	c->stats.state = RELAY_CLIENT_IDLE;

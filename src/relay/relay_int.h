@@ -52,10 +52,14 @@ struct evloop;
 #define RELAY_RETRY_INITIAL_MS 1000u
 #define RELAY_RETRY_MAX_MS 30000u
 /* Pause between clock-sync rounds when the host does not say (Perfetto's
- * 30 s), and the range a host-given next_sync_delay_ms is clamped to. */
+ * 30 s), and the range a host-given next_sync_delay_ms is clamped to. A
+ * host may ask for shorter pauses (down to none: back-to-back rounds run
+ * hot, with symmetric delays) for at most RELAY_SYNC_MAX_QUICK rounds in a
+ * row, so no host can make the relay spin. */
 #define RELAY_SYNC_DEFAULT_MS 30000u
 #define RELAY_SYNC_MIN_MS 100u
 #define RELAY_SYNC_MAX_MS 30000u
+#define RELAY_SYNC_MAX_QUICK 8u
 
 /* Clocks in one capture: Perfetto's six builtin POSIX clocks. */
 #define RELAY_N_CLOCKS 6
@@ -258,11 +262,15 @@ uint32_t relay_retry_next_ms(uint32_t cur_ms, uint32_t max_ms);
 
 /**
  * relay_sync_delay_ms() - The pause after a completed round: the host's
- * next_sync_delay_ms clamped to [RELAY_SYNC_MIN_MS, RELAY_SYNC_MAX_MS], or
+ * next_sync_delay_ms, at most RELAY_SYNC_MAX_MS; below RELAY_SYNC_MIN_MS
+ * only for RELAY_SYNC_MAX_QUICK rounds in a row (then RELAY_SYNC_MIN_MS);
  * RELAY_SYNC_DEFAULT_MS when @resp is NULL or does not carry it.
- * Context: pure.
+ * @quick_rounds: the run of short pauses so far, updated (caller storage,
+ * 0 at the start).
+ * Context: pure but for *@quick_rounds.
  */
-uint32_t relay_sync_delay_ms(const Perfetto__Protos__SyncClockResponse *resp);
+uint32_t relay_sync_delay_ms(const Perfetto__Protos__SyncClockResponse *resp,
+			     uint32_t *quick_rounds);
 
 /**
  * relay_client_create() - Start the control connection: connect, send

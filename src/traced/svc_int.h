@@ -70,15 +70,16 @@
 #define SVC_RELAY_SYNC_DELAY_MS 5000u
 /*
  * A round's offset estimate is off by about the asymmetry of its delays,
- * which scheduling noise makes vary from round to round: every 5 s our
- * relay runs a burst of rounds SVC_RELAY_BURST_DELAY_MS apart (the
- * relay's shortest pause) and only the one with the shortest round trip
- * goes into traces, as NTP filters its samples. A relay's very first round
+ * which scheduling noise makes vary from round to round, and which is
+ * largest when the PING wakes two idle processes while the UPDATE finds
+ * them running: every 5 s our relay runs a burst of back-to-back rounds
+ * (no pause: every exchange runs hot) and only the one with the shortest
+ * round trip goes into traces, as NTP filters its samples. A relay's very first round
  * goes in at once (a trace needs some sync), cold as it is. Relays that do
  * not honour next_sync_delay_ms (Perfetto's: 30 s) get every round in.
  */
 #define SVC_RELAY_BURST_ROUNDS 4u
-#define SVC_RELAY_BURST_DELAY_MS 100u
+#define SVC_RELAY_BURST_DELAY_MS 0u
 /* A PING this soon after the last UPDATE shows the relay keeps our pace. */
 #define SVC_RELAY_PACED_NS (1000ull * 1000 * 1000)
 /* Completed rounds a relay keeps for new sessions and clones. */

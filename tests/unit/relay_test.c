@@ -335,20 +335,35 @@ TEST(rules_sync_delay)
 	static const struct {
 		uint32_t in, want;
 	} cases[] = {
-		{0, 100}, {1, 100}, {99, 100}, {100, 100}, {150, 150}, {2500, 2500},
+		{100, 100}, {150, 150}, {2500, 2500},
 		{30000, 30000}, {30001, 30000}, {0xffffffffu, 30000},
 	};
+	uint32_t quick = 0;
 	size_t i;
 
-	ASSERT_EQ(relay_sync_delay_ms(NULL), 30000);
-	ASSERT_EQ(relay_sync_delay_ms(&r), 30000);
+	ASSERT_EQ(relay_sync_delay_ms(NULL, &quick), 30000);
+	ASSERT_EQ(relay_sync_delay_ms(&r, &quick), 30000);
 	r.next_sync_delay_ms = 500; /* present only with the has_ bit */
-	ASSERT_EQ(relay_sync_delay_ms(&r), 30000);
+	ASSERT_EQ(relay_sync_delay_ms(&r, &quick), 30000);
 	r.has_next_sync_delay_ms = true;
 	for (i = 0; i < PFC_ARRAY_SIZE(cases); i++) {
 		r.next_sync_delay_ms = cases[i].in;
-		ASSERT_EQ(relay_sync_delay_ms(&r), cases[i].want);
+		ASSERT_EQ(relay_sync_delay_ms(&r, &quick), cases[i].want);
 	}
+	/* Shorter pauses, down to none, but never more than 8 in a row. */
+	for (i = 0; i < 3; i++) {
+		r.next_sync_delay_ms = (uint32_t)i * 40;
+		ASSERT_EQ(relay_sync_delay_ms(&r, &quick), i * 40);
+	}
+	r.next_sync_delay_ms = 0;
+	for (i = 3; i < RELAY_SYNC_MAX_QUICK; i++)
+		ASSERT_EQ(relay_sync_delay_ms(&r, &quick), 0);
+	ASSERT_EQ(relay_sync_delay_ms(&r, &quick), RELAY_SYNC_MIN_MS);
+	ASSERT_EQ(relay_sync_delay_ms(&r, &quick), 0);
+	/* A real pause ends the run. */
+	r.next_sync_delay_ms = 5000;
+	ASSERT_EQ(relay_sync_delay_ms(&r, &quick), 5000);
+	ASSERT_EQ(quick, 0);
 }
 
 /* --------------------------------------------------------- fake host --- */
@@ -661,23 +676,29 @@ TEST(client_update_capture_taken_after_ping_reply)
 	host_stop();
 }
 
-TEST(client_sync_delay_clamped_to_minimum)
+/* A host asking for no pause gets RELAY_SYNC_MAX_QUICK quick rounds, then
+ * a RELAY_SYNC_MIN_MS pause, and so on: the relay never spins. */
+TEST(client_sync_short_delays_limited)
 {
 	struct relay_identity id;
 	struct relay_client *c;
 	uint64_t pause;
+	unsigned k;
 
 	test_identity(&id);
 	host_start(NULL, true);
 	g.has_next_delay = true;
 	g.next_delay_ms = 1;
 	c = client_start(&id, 0, 0);
-	ASSERT_EQ(pump_until(g.loop, &g.n_sync, 5, 5000), 5);
-	pause = g.ev[2].arrival_ms - g.ev[1].arrival_ms;
+	ASSERT_EQ(pump_until(g.loop, &g.n_sync, 2 * RELAY_SYNC_MAX_QUICK + 3, 5000),
+		  2 * RELAY_SYNC_MAX_QUICK + 3);
+	for (k = 0; k < RELAY_SYNC_MAX_QUICK; k++) {
+		pause = g.ev[2 * k + 2].arrival_ms - g.ev[2 * k + 1].arrival_ms;
+		ASSERT_LT(pause, 60);
+	}
+	pause = g.ev[2 * k + 2].arrival_ms - g.ev[2 * k + 1].arrival_ms;
 	ASSERT_GE(pause, 95);
 	ASSERT_LT(pause, 600);
-	pause = g.ev[4].arrival_ms - g.ev[3].arrival_ms;
-	ASSERT_GE(pause, 95);
 	relay_client_destroy(c);
 	host_stop();
 }
