@@ -47,10 +47,17 @@ void clock_snapshot_capture(struct clock_snapshot *out)
 		{CLOCK_ID_MONOTONIC, CLOCK_MONOTONIC},
 		{CLOCK_ID_MONOTONIC_RAW, CLOCK_MONOTONIC_RAW},
 	};
+	struct timespec ts[CLOCK_SNAPSHOT_CLOCKS];
 	int i;
 
+	/* Every clock is read before any is converted, so the readings are as
+	 * close together as the vDSO allows. */
+	for (i = 0; i < CLOCK_SNAPSHOT_CLOCKS; i++) {
+		if (clock_gettime(k[i].clk, &ts[i]) != 0)
+			ts[i].tv_sec = ts[i].tv_nsec = 0;
+	}
 	for (i = 0; i < CLOCK_SNAPSHOT_CLOCKS; i++) {
 		out->clocks[i].id = k[i].id;
-		out->clocks[i].ts_ns = clock_get_ns(k[i].clk);
+		out->clocks[i].ts_ns = (uint64_t)ts[i].tv_sec * NS_PER_SEC + (uint64_t)ts[i].tv_nsec;
 	}
 }

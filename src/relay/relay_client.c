@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/compiler.h"
 #include "base/evloop.h"
 #include "base/log.h"
@@ -122,22 +123,23 @@ static void on_sync_reply(const struct ipc_reply *reply, void *user);
 static int send_sync(struct relay_client *c, Perfetto__Protos__SyncClockRequest__Phase phase)
 {
 	Perfetto__Protos__SyncClockRequest req = PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__INIT;
-	Perfetto__Protos__SyncClockRequest__Clock clocks[RELAY_N_CLOCKS];
-	Perfetto__Protos__SyncClockRequest__Clock *ptrs[RELAY_N_CLOCKS];
-	struct relay_clock_reading r[RELAY_N_CLOCKS];
+	Perfetto__Protos__SyncClockRequest__Clock clocks[CLOCK_SNAPSHOT_CLOCKS];
+	Perfetto__Protos__SyncClockRequest__Clock *ptrs[CLOCK_SNAPSHOT_CLOCKS];
+	struct clock_snapshot cs;
 	size_t i;
 
 	req.has_phase = true;
 	req.phase = phase;
-	req.n_clocks = RELAY_N_CLOCKS;
+	req.n_clocks = CLOCK_SNAPSHOT_CLOCKS;
 	req.clocks = ptrs;
-	relay_clock_capture(r);
-	for (i = 0; i < RELAY_N_CLOCKS; i++) {
+	/* Perfetto's six POSIX clocks, in its order (base/clock.h). */
+	clock_snapshot_capture(&cs);
+	for (i = 0; i < CLOCK_SNAPSHOT_CLOCKS; i++) {
 		perfetto__protos__sync_clock_request__clock__init(&clocks[i]);
 		clocks[i].has_clock_id = true;
-		clocks[i].clock_id = r[i].clock_id;
+		clocks[i].clock_id = cs.clocks[i].id;
 		clocks[i].has_timestamp = true;
-		clocks[i].timestamp = r[i].ts_ns;
+		clocks[i].timestamp = cs.clocks[i].ts_ns;
 		ptrs[i] = &clocks[i];
 	}
 	c->stats.state = phase == PERFETTO__PROTOS__SYNC_CLOCK_REQUEST__PHASE__PING

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * relay_int.h - private to src/relay (and its unit test): the machine's
- * identity (relay_identity.c), clock readings (relay_clock.c), the byte
- * proxy of local producer connections (relay_proxy.c) and the RelayPort
+ * identity (relay_identity.c), the byte proxy of local producer
+ * connections (relay_proxy.c) and the RelayPort
  * control connection (relay_client.c). relay_main.c wires them onto one
  * event loop; everything runs on that loop's thread.
  */
@@ -60,9 +60,6 @@ struct evloop;
 #define RELAY_SYNC_MIN_MS 100u
 #define RELAY_SYNC_MAX_MS 30000u
 #define RELAY_SYNC_MAX_QUICK 8u
-
-/* Clocks in one capture: Perfetto's six builtin POSIX clocks. */
-#define RELAY_N_CLOCKS 6
 
 /* ---------------------------------------------------------- identity ---- */
 
@@ -156,21 +153,6 @@ struct relay_system_info {
  * Context: any thread.
  */
 void relay_system_info_init(struct relay_system_info *s, const char *machine_name);
-
-/* ------------------------------------------------------------ clocks ---- */
-
-struct relay_clock_reading {
-	uint32_t clock_id; /* BuiltinClock */
-	uint64_t ts_ns;
-};
-
-/**
- * relay_clock_capture() - Read the six clocks Perfetto's relay sends, in
- * its order: BOOTTIME, REALTIME_COARSE, MONOTONIC_COARSE, REALTIME,
- * MONOTONIC, MONOTONIC_RAW. All are read first, back to back, then stored.
- * Context: any thread; vDSO, never blocks.
- */
-void relay_clock_capture(struct relay_clock_reading out[RELAY_N_CLOCKS]);
 
 /* ------------------------------------------------------------- proxy ---- */
 
