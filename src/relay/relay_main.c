@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/daemon.h"
 #include "base/evloop.h"
 #include "base/log.h"
 #include "base/sock.h"
@@ -142,48 +143,6 @@ static int apply_permissions(const char *path)
 	return 0;
 }
 
-/* Forks; the parent waits until the child listens, prints its PID, exits. */
-static int daemonize(int *out_ready_fd)
-{
-	int fds[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (pid > 0) {
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			exit(1); /* the child said why on stderr */
-		printf("%d\n", (int)pid);
-		exit(0);
-	}
-	close(fds[0]);
-	setsid();
-	*out_ready_fd = fds[1];
-	return 0;
-}
-
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
-}
-
 static void on_signal(int signo, void *user)
 {
 	LOG_I("received signal %d, exiting", signo);
@@ -201,7 +160,7 @@ static int run(const char *listen_name, const char *remote, const struct relay_i
 	bool is_path = is_path_socket(listen_name);
 	int rc, listen_fd = -1, ready_fd = -1, status = 1;
 
-	if (g_args.background && (rc = daemonize(&ready_fd)) < 0) {
+	if (g_args.background && (rc = daemon_fork(&ready_fd)) < 0) {
 		fprintf(stderr, "traced_relay: cannot fork: %s\n", strerror(-rc));
 		return 1;
 	}
@@ -247,13 +206,8 @@ static int run(const char *listen_name, const char *remote, const struct relay_i
 	rc = notify_ready_from_env("TRACED_RELAY_NOTIFY_FD");
 	if (rc < 0 && rc != -ENOENT)
 		LOG_W("cannot write to TRACED_RELAY_NOTIFY_FD: %s, ignoring", strerror(-rc));
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "1", 1) != 1)
-			LOG_W("could not tell the parent we are ready, ignoring");
-		close(ready_fd);
-		ready_fd = -1;
-		detach_stdio();
-	}
+	daemon_ready(ready_fd);
+	ready_fd = -1;
 	rc = evloop_run(loop);
 	status = rc < 0 ? 1 : 0;
 	goto out;

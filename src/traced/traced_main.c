@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/daemon.h"
 #include "base/evloop.h"
 #include "base/log.h"
 #include "base/sock_default.h"
@@ -83,46 +84,6 @@ static void on_signal(int signo, void *user)
 {
 	LOG_I("received signal %d, shutting down", signo);
 	evloop_quit(user);
-}
-
-/* Forks; the parent waits until the child is listening, prints its PID, exits. */
-static int daemonize(int *out_ready_fd)
-{
-	int fds[2];
-	pid_t pid;
-	char c;
-
-	if (pipe2(fds, O_CLOEXEC) < 0)
-		return -errno;
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1) {
-			fprintf(stderr, "traced: failed to start in the background\n");
-			exit(1);
-		}
-		printf("%d\n", (int)pid);
-		exit(0);
-	}
-	close(fds[0]);
-	setsid();
-	*out_ready_fd = fds[1];
-	return 0;
-}
-
-static void detach_stdio(void)
-{
-	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
 }
 
 int traced_main(int argc, char **argv)
@@ -217,8 +178,8 @@ int traced_main(int argc, char **argv)
 	if (g_args.relay_all)
 		o.relay_mask = (1u << o.n_producer_socks) - 1;
 
-	if (g_args.background && daemonize(&ready_fd) < 0) {
-		fprintf(stderr, "traced: cannot fork: %s\n", strerror(errno));
+	if (g_args.background && (rc = daemon_fork(&ready_fd)) < 0) {
+		fprintf(stderr, "traced: cannot fork: %s\n", strerror(-rc));
 		return 1;
 	}
 	signal(SIGPIPE, SIG_IGN);
@@ -234,12 +195,7 @@ int traced_main(int argc, char **argv)
 	evloop_add_signal(loop, SIGINT, on_signal, loop, NULL);
 	LOG_I("Started traced, listening on %s %s", o.producer_socks[0], o.consumer_sock);
 	notify_ready_from_env("TRACED_NOTIFY_FD");
-	if (ready_fd >= 0) {
-		if (write(ready_fd, "1", 1) != 1)
-			LOG_W("could not tell the parent we are ready");
-		close(ready_fd);
-		detach_stdio();
-	}
+	daemon_ready(ready_fd);
 	evloop_run(loop);
 	svc_destroy(svc);
 	evloop_destroy(loop);

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * daemon.h - `--background` for the daemons (traced, traced_relay): fork,
+ * and let the parent print the child's PID and exit only once the child
+ * says it is serving, so a script that runs `traced --background` can use
+ * the socket right away. daemon.c.
+ */
+#ifndef PFC_BASE_DAEMON_H
+#define PFC_BASE_DAEMON_H
+
+/**
+ * daemon_fork() - Fork into the background. In the parent this never
+ * returns: it waits for the child's daemon_ready(), prints the child's PID
+ * and exits 0, or exits 1 if the child exits first (the child says why on
+ * stderr). In the child it returns, in a new session.
+ * @out_ready_fd: the child's end of the readiness pipe.
+ * Return: 0 in the child, -errno if the fork failed (nothing happened).
+ * Context: start-up, before any thread.
+ */
+int daemon_fork(int *out_ready_fd);
+
+/**
+ * daemon_ready() - The child serves: tell the parent (it exits), close
+ * @ready_fd and point stdin, stdout and stderr at /dev/null. A negative
+ * @ready_fd (not in the background) does nothing.
+ */
+void daemon_ready(int ready_fd);
+
+#endif
