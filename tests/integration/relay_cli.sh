@@ -278,7 +278,7 @@ case $bgpid in '' | *[!0-9]*) bgpid="" ;; esac
 [ -n "$bgpid" ] && svc_track "$bgpid"
 # Whatever it printed, a detached relay on this run's socket is stopped at exit.
 for _p in /proc/[0-9]*; do
-	if tr '\0' '\n' <"$_p/environ" 2>/dev/null | grep -qx "PERFETTO_PRODUCER_SOCK_NAME=$BG"; then
+	if { tr '\0' '\n' <"$_p/environ"; } 2>/dev/null | grep -qx "PERFETTO_PRODUCER_SOCK_NAME=$BG"; then
 		svc_track "${_p#/proc/}"
 	fi
 done
