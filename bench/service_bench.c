@@ -21,95 +21,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_proc.h"
+
 #define PACKET_BYTES 1024
-#define READY_TIMEOUT_MS 10000
-
-struct child {
-	pid_t pid;
-	struct rusage ru;
-	int status;
-};
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double cpu_s(const struct rusage *ru)
-{
-	return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
-	       (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
-}
-
-/* Starts argv with a readiness pipe at fd 3 named by @notify_env (or none). */
-static int spawn(char *const argv[], const char *notify_env, int *out_ready_fd, struct child *c)
-{
-	int fds[2] = {-1, -1};
-	char env[64];
-
-	if (notify_env && pipe(fds) < 0)
-		return -errno;
-	c->pid = fork();
-	if (c->pid < 0)
-		return -errno;
-	if (c->pid == 0) {
-		int devnull = open("/dev/null", O_WRONLY);
-
-		if (devnull >= 0) {
-			dup2(devnull, STDOUT_FILENO);
-			dup2(devnull, STDERR_FILENO);
-		}
-		if (notify_env) {
-			close(fds[0]);
-			dup2(fds[1], 3);
-			snprintf(env, sizeof(env), "%s=3", notify_env);
-			putenv(env);
-		}
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	if (notify_env) {
-		close(fds[1]);
-		*out_ready_fd = fds[0];
-	}
-	return 0;
-}
-
-static int wait_ready(int fd)
-{
-	struct timespec ts = {0, 1000000};
-	char ch;
-	int waited = 0;
-
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	while (waited < READY_TIMEOUT_MS) {
-		ssize_t n = read(fd, &ch, 1);
-
-		if (n == 1) {
-			close(fd);
-			return 0;
-		}
-		if (n == 0)
-			break;
-		nanosleep(&ts, NULL);
-		waited++;
-	}
-	close(fd);
-	return -ETIMEDOUT;
-}
-
-static void reap(struct child *c, int sig)
-{
-	if (c->pid <= 0)
-		return;
-	if (sig)
-		kill(c->pid, sig);
-	wait4(c->pid, &c->status, 0, &c->ru);
-	c->pid = 0;
-}
 
 struct result {
 	unsigned threads;
@@ -164,12 +78,12 @@ static int run(const char *dir, unsigned threads, unsigned total_mb, struct resu
 		total_mb * 1024 + total_mb * 1024 / 4 + 4096);
 	fclose(f);
 
-	if (spawn(traced_argv, "TRACED_NOTIFY_FD", &ready, &traced) < 0 || wait_ready(ready) < 0) {
+	if (spawn(traced_argv, NULL, "TRACED_NOTIFY_FD", &ready, &traced) < 0 || wait_ready(ready) < 0) {
 		fprintf(stderr, "service_bench: traced did not start\n");
 		reap(&traced, SIGKILL);
 		return -1;
 	}
-	if (spawn(prod_argv, "TEST_PRODUCER_NOTIFY_FD", &ready, &producer) < 0 ||
+	if (spawn(prod_argv, NULL, "TEST_PRODUCER_NOTIFY_FD", &ready, &producer) < 0 ||
 	    wait_ready(ready) < 0) {
 		fprintf(stderr, "service_bench: test_producer did not start\n");
 		reap(&producer, SIGKILL);
@@ -177,7 +91,7 @@ static int run(const char *dir, unsigned threads, unsigned total_mb, struct resu
 		return -1;
 	}
 	t0 = now_s();
-	if (spawn(perfetto_argv, NULL, NULL, &perfetto) < 0) {
+	if (spawn(perfetto_argv, NULL, NULL, NULL, &perfetto) < 0) {
 		reap(&producer, SIGKILL);
 		reap(&traced, SIGKILL);
 		return -1;
