@@ -368,13 +368,47 @@ int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts)
 
 /* ------------------------------------------------------------ descriptors ---- */
 
-struct te_track *te_track_find(struct tp_import *imp, uint64_t uuid)
+/*
+ * The key of (@machine, @uuid) in te->uuids: the uuid itself on the host
+ * (so host lookups cost what they always did), a mix of both elsewhere.
+ * Keys may collide: entries are checked and the next key of the probe
+ * sequence tried.
+ */
+static uint64_t uuid_key(uint32_t machine, uint64_t uuid)
 {
-	uint64_t v;
+	return machine ? (uuid ^ ((uint64_t)machine * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull
+		       : uuid;
+}
 
-	if (!imp->te || !hmap_get(&imp->te->uuids, uuid, &v))
+static uint64_t uuid_probe(uint64_t key)
+{
+	return key * 0xc4ceb9fe1a85ec53ull + 1;
+}
+
+struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid)
+{
+	uint64_t k = uuid_key(machine, uuid), v;
+
+	if (!imp->te)
 		return NULL;
-	return &imp->te->tracks[v];
+	while (hmap_get(&imp->te->uuids, k, &v)) {
+		struct te_track *t = &imp->te->tracks[v];
+
+		if (t->uuid == uuid && t->machine == machine)
+			return t;
+		k = uuid_probe(k);
+	}
+	return NULL;
+}
+
+/* Adds track index @idx under (@machine, @uuid), known to be absent. */
+static int uuid_put(struct tp_te *te, uint32_t machine, uint64_t uuid, size_t idx)
+{
+	uint64_t k = uuid_key(machine, uuid), v;
+
+	while (hmap_get(&te->uuids, k, &v))
+		k = uuid_probe(k);
+	return hmap_put(&te->uuids, k, idx);
 }
 
 static bool same_track(const struct te_track *a, const struct te_track *b)
@@ -402,12 +436,12 @@ struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *
 		tp_stat_add(imp, "track_descriptor_default_track_with_parent", -1, 0, 1);
 		return NULL;
 	}
-	t = te_track_find(imp, r->uuid);
+	t = te_track_find(imp, r->machine, r->uuid);
 	if (!t) {
 		if (te->n_tracks >= TE_MAX_TRACKS ||
 		    tp_array_grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
 			 sizeof(*te->tracks), 64) < 0 ||
-		    hmap_put(&te->uuids, r->uuid, te->n_tracks) < 0) {
+		    uuid_put(te, r->machine, r->uuid, te->n_tracks) < 0) {
 			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
 			return NULL;
 		}
@@ -542,6 +576,7 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 		return false;
 	}
 	r.uuid = d[PB_TRACK_DESCRIPTOR__UUID].value;
+	r.machine = h->machine;
 	r.parent_uuid = d[PB_TRACK_DESCRIPTOR__PARENT_UUID].value;
 	if (d[PB_TRACK_DESCRIPTOR__CHILD_ORDERING].id) {
 		v = d[PB_TRACK_DESCRIPTOR__CHILD_ORDERING].value;
@@ -664,9 +699,10 @@ static size_t repeated_u64(const uint8_t *msg, size_t len, uint32_t id, bool fix
 }
 
 /* Absolute value of a counter sample on @uuid; false if it is no counter. */
-static bool counter_value(struct tp_import *imp, struct te_seq *s, uint64_t uuid, double *value)
+static bool counter_value(struct tp_import *imp, struct te_seq *s, uint32_t machine,
+			  uint64_t uuid, double *value)
 {
-	struct te_track *t = te_track_find(imp, uuid);
+	struct te_track *t = te_track_find(imp, machine, uuid);
 	uint64_t v;
 	double sum;
 
@@ -690,9 +726,9 @@ static bool counter_value(struct tp_import *imp, struct te_seq *s, uint64_t uuid
  * Values of one extra-counter list: @vals[i] on the i-th uuid of the event's
  * list, or else of the defaults' list. Return: false to drop the event.
  */
-static bool extra_counters(struct tp_import *imp, struct te_seq *s, const uint8_t *ev, size_t len,
-			   const struct te_gen *g, uint32_t val_id, uint32_t uuid_id,
-			   uint32_t def_id, bool doubles, struct te_rec *rec)
+static bool extra_counters(struct tp_import *imp, struct te_seq *s, uint32_t machine,
+			   const uint8_t *ev, size_t len, const struct te_gen *g, uint32_t val_id,
+			   uint32_t uuid_id, uint32_t def_id, bool doubles, struct te_rec *rec)
 {
 	uint64_t vals[TE_MAX_EXTRA_COUNTERS + 1], uuids[TE_MAX_EXTRA_COUNTERS + 1];
 	bool over = false, uover = false;
@@ -724,7 +760,7 @@ static bool extra_counters(struct tp_import *imp, struct te_seq *s, const uint8_
 			memcpy(&value, &vals[i], sizeof(value));
 		else
 			value = (double)(int64_t)vals[i];
-		if (!counter_value(imp, s, uuids[i], &value)) {
+		if (!counter_value(imp, s, machine, uuids[i], &value)) {
 			tp_stat_add(imp, "track_event_extra_counter_invalid_track", -1, 0, 1);
 			return false;
 		}
@@ -923,7 +959,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			tp_stat_add(imp, "track_event_counter_missing_value", -1, h->machine, 1);
 			return false;
 		}
-		if (!counter_value(imp, s, uuid, &value)) {
+		if (!counter_value(imp, s, h->machine, uuid, &value)) {
 			tp_stat_add(imp, "track_event_counter_invalid_track_uuid", -1, h->machine,
 				    1);
 			return false;
@@ -941,10 +977,10 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			return false;
 		}
 	}
-	if (!extra_counters(imp, s, data, len, g, PB_TRACK_EVENT__EXTRA_COUNTER_VALUES,
+	if (!extra_counters(imp, s, h->machine, data, len, g, PB_TRACK_EVENT__EXTRA_COUNTER_VALUES,
 			    PB_TRACK_EVENT__EXTRA_COUNTER_TRACK_UUIDS,
 			    PB_TRACK_EVENT_DEFAULTS__EXTRA_COUNTER_TRACK_UUIDS, false, &rec) ||
-	    !extra_counters(imp, s, data, len, g, PB_TRACK_EVENT__EXTRA_DOUBLE_COUNTER_VALUES,
+	    !extra_counters(imp, s, h->machine, data, len, g, PB_TRACK_EVENT__EXTRA_DOUBLE_COUNTER_VALUES,
 			    PB_TRACK_EVENT__EXTRA_DOUBLE_COUNTER_TRACK_UUIDS,
 			    PB_TRACK_EVENT_DEFAULTS__EXTRA_DOUBLE_COUNTER_TRACK_UUIDS, true, &rec))
 		return false;

@@ -294,7 +294,7 @@ int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global
 
 /* ------------------------------------------------------------ resolution ---- */
 
-static bool hierarchy_ok(struct tp_import *imp, uint64_t uuid)
+static bool hierarchy_ok(struct tp_import *imp, uint32_t machine, uint64_t uuid)
 {
 	uint64_t seen[TE_MAX_HIERARCHY], cur = uuid;
 	uint32_t i, j;
@@ -310,7 +310,7 @@ static bool hierarchy_ok(struct tp_import *imp, uint64_t uuid)
 				return false;
 			}
 		}
-		t = te_track_find(imp, cur);
+		t = te_track_find(imp, machine, cur);
 		if (!t) {
 			tp_stat_add(imp, "track_hierarchy_missing_uuid", -1, 0, 1);
 			return false;
@@ -325,7 +325,7 @@ static bool hierarchy_ok(struct tp_import *imp, uint64_t uuid)
 struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t machine)
 {
 	struct tp_te *te = imp->te;
-	struct te_track *t = te_track_find(imp, uuid), *parent = NULL;
+	struct te_track *t = te_track_find(imp, machine, uuid), *parent = NULL;
 	uint64_t v;
 	size_t idx;
 
@@ -334,6 +334,7 @@ struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t
 
 		memset(&r, 0, sizeof(r));
 		r.uuid = uuid;
+		r.machine = machine;
 		r.pid = r.tid = TP_NULL_INT;
 		r.sibling_order_rank = INT32_MIN;
 		r.name = uuid == 0 ? te->k.default_track : 0;
@@ -343,7 +344,7 @@ struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t
 	}
 	if (t->resolved == TE_RESOLVED)
 		return t;
-	if (t->resolved == TE_BROKEN || !hierarchy_ok(imp, uuid)) {
+	if (t->resolved == TE_BROKEN || !hierarchy_ok(imp, machine, uuid)) {
 		t->resolved = TE_BROKEN;
 		return NULL;
 	}
@@ -465,6 +466,7 @@ static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum t
 		break;
 	default:
 		n.type = t->is_counter ? "global_counter_track_event" : "global_track_event";
+		n.machine = t->machine;
 		break;
 	}
 	te_args_int(imp, &dims, te->k.track_uuid, (int64_t)t->uuid);
@@ -479,14 +481,15 @@ static int64_t cset_for(struct tp_import *imp, const struct te_track *t, enum te
 {
 	struct tp_te *te = imp->te;
 	uint32_t type = t->merge, value = t->merge == TE_MERGE_BY_KEY ? t->merge_key : name;
-	uint64_t h = mix(mix(mix(mix(scope, (uint64_t)owner), t->parent_uuid), type), value), v;
+	uint64_t h = mix(mix(mix(mix(mix(scope, (uint64_t)owner), t->parent_uuid), type), value),
+			 t->machine), v;
 	struct te_cset *c;
 	size_t i;
 
 	for (i = 0; hmap_get(&te->csets_by_hash, h + i, &v); i++) {
 		c = &te->csets[v];
 		if (c->scope == scope && c->owner == owner && c->parent_uuid == t->parent_uuid &&
-		    c->merge_type == type && c->merge_value == value)
+		    c->merge_type == type && c->merge_value == value && c->machine == t->machine)
 			return (int64_t)v;
 	}
 	if (te->n_csets == te->cap_csets) {
@@ -506,6 +509,7 @@ static int64_t cset_for(struct tp_import *imp, const struct te_track *t, enum te
 	c->scope = (uint8_t)scope;
 	c->owner = owner;
 	c->parent_uuid = t->parent_uuid;
+	c->machine = t->machine;
 	c->merge_type = type;
 	c->merge_value = value;
 	c->name = name;
@@ -550,13 +554,14 @@ static int64_t cset_track(struct tp_import *imp, int64_t cs, uint32_t idx, uint3
 		break;
 	default:
 		n.type = "global_merged_track_event";
+		n.machine = c->machine;
 		break;
 	}
 	te_args_int(imp, &dims, te->k.parent_track_uuid, (int64_t)c->parent_uuid);
 	te_args_uint(imp, &dims, te->k.merge_key_type, c->merge_type);
 	te_args_str(imp, &dims, te->k.merge_key_value, c->merge_value);
 	te_args_uint(imp, &dims, te->k.track_compressor_idx, idx);
-	owner = te_track_find(imp, c->uuid);
+	owner = te_track_find(imp, c->machine, c->uuid);
 	if (owner)
 		source_args(imp, owner, seq_id, c->is_root_in_scope, &src);
 	track = add_track(imp, &n);
@@ -613,7 +618,7 @@ static int64_t parent_track(struct tp_import *imp, uint64_t uuid, uint32_t machi
 
 	if (intern_track(imp, uuid, 0, machine, seq_id) < 0)
 		return -1;
-	p = te_track_find(imp, uuid);
+	p = te_track_find(imp, machine, uuid);
 	if (!p)
 		return -1;
 	if (p->track >= 0)
@@ -643,7 +648,7 @@ static int64_t intern_track(struct tp_import *imp, uint64_t uuid, uint32_t event
 	idx = (size_t)(t - te->tracks);
 	if (t->parent_uuid) {
 		ptrack = parent_track(imp, t->parent_uuid, machine, seq_id);
-		p = te_track_find(imp, t->parent_uuid);
+		p = te_track_find(imp, machine, t->parent_uuid);
 		t = &te->tracks[idx];
 		if (p && p->resolved == TE_RESOLVED)
 			p_root = p->is_root;
@@ -724,7 +729,7 @@ int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_
 
 	if (intern_track(imp, uuid, event_name, machine, seq_id) < 0)
 		return -1;
-	t = te_track_find(imp, uuid);
+	t = te_track_find(imp, machine, uuid);
 	if (!t)
 		return -1;
 	if (t->track >= 0)

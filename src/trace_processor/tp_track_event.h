@@ -157,6 +157,7 @@ enum te_resolve { TE_UNRESOLVED, TE_RESOLVED, TE_BROKEN };
 /* A descriptor track, reserved at tokenization and resolved when first used. */
 struct te_track {
 	uint64_t uuid;
+	uint32_t machine; /* machine table row: uuids are per machine, as Perfetto's contexts */
 	uint64_t parent_uuid;
 	int64_t pid, tid; /* TP_NULL_INT when absent */
 	uint32_t name;    /* string id */
@@ -200,6 +201,7 @@ struct te_cset {
 	uint32_t merge_value; /* string id */
 	uint32_t name;
 	uint64_t uuid; /* the track whose args the set copies */
+	uint32_t machine; /* that track's machine */
 	bool is_root_in_scope;
 	bool set_parent; /* parent is not a root thread/process track */
 	int64_t parent_track;
@@ -241,7 +243,7 @@ struct tp_te {
 	size_t n_domains, cap_domains;
 
 	/* tracks */
-	struct hmap uuids; /* uuid -> index in tracks */
+	struct hmap uuids; /* (machine, uuid) key, probed -> index in tracks */
 	struct te_track *tracks;
 	size_t n_tracks, cap_tracks;
 	struct hmap csets_by_hash; /* hash -> index in csets */
@@ -319,8 +321,9 @@ struct tp_te *te_get(struct tp_import *imp);
 bool te_rec_load(const struct tp_te *te, const struct tp_event *ev, struct te_rec *out);
 const struct te_interned *te_interned_get(struct tp_import *imp, uint32_t gen, uint32_t field,
 					  uint64_t iid);
-struct te_track *te_track_find(struct tp_import *imp, uint64_t uuid);
-/* Reserves (or updates) the track @uuid; @r holds the descriptor's fields. */
+struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid);
+/* Reserves (or updates) the track (@r->machine, @r->uuid); @r holds the
+ * descriptor's fields. */
 struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r);
 
 /* tp_te_track.c */

@@ -16,6 +16,9 @@
 #              host's BOOTTIME (a zero-offset link, in clock_snapshot);
 #   nosync_mono/*  ... but not when trace time is the host's MONOTONIC: its
 #              events are dropped and counted;
+#   same_uuid/*  track uuids belong to their machine: one uuid on three
+#              machines is three tracks, each event on its machine's track
+#              (the output of Perfetto's trace processor on the same trace);
 #   invalid/*  invalid_clock_snapshots counts what Perfetto counts (the trace
 #              clock going backwards among snapshots of the same clocks, a
 #              clock twice, a global incremental clock, a changed unit).
@@ -26,10 +29,19 @@
 tp_setup tp_multi_machine
 DATA="$ROOT/tests/data/tp/multi_machine"
 
-for t in sync drift nosync nosync_mono invalid_snapshots; do
+for t in sync drift nosync nosync_mono invalid_snapshots same_uuid; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
 		fail "tp_multi_machine/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
-		summary
+		# ------------------------------------------------------------- same_uuid ----
+expect same_uuid/slices same_uuid \
+	"SELECT s.ts, s.dur, s.name, t.name, t.machine_id, m.raw_id FROM slice s
+	 JOIN track t ON s.track_id = t.id JOIN machine m ON m.id = t.machine_id ORDER BY s.ts" \
+	'2000,0,"on-host","host-track",0,0;3000,0,"on-guest7","guest7-track",1,7;4000,0,"on-guest9","guest9-track",2,9;5000,1000,"child-slice","guest9-child",2,9'
+expect same_uuid/tracks same_uuid \
+	"SELECT id, name, machine_id, type FROM track ORDER BY id" \
+	'0,"host-track",0,"global_merged_track_event";1,"guest7-track",1,"global_merged_track_event";2,"guest9-track",2,"global_merged_track_event";3,"guest9-child",2,"global_merged_track_event"'
+
+summary
 		exit 1
 	fi
 done
@@ -133,5 +145,14 @@ expect invalid/conversions invalid_snapshots \
 expect invalid/clock_snapshot invalid_snapshots \
 	"SELECT DISTINCT snapshot_id FROM clock_snapshot ORDER BY snapshot_id" \
 	'0;1;2;5'
+
+# ------------------------------------------------------------- same_uuid ----
+expect same_uuid/slices same_uuid \
+	"SELECT s.ts, s.dur, s.name, t.name, t.machine_id, m.raw_id FROM slice s
+	 JOIN track t ON s.track_id = t.id JOIN machine m ON m.id = t.machine_id ORDER BY s.ts" \
+	'2000,0,"on-host","host-track",0,0;3000,0,"on-guest7","guest7-track",1,7;4000,0,"on-guest9","guest9-track",2,9;5000,1000,"child-slice","guest9-child",2,9'
+expect same_uuid/tracks same_uuid \
+	"SELECT id, name, machine_id, type FROM track ORDER BY id" \
+	'0,"host-track",0,"global_merged_track_event";1,"guest7-track",1,"global_merged_track_event";2,"guest9-track",2,"global_merged_track_event";3,"guest9-child",2,"global_merged_track_event"'
 
 summary
