@@ -669,21 +669,39 @@ static bool before_start(struct tp_import *imp, const struct tp_event *ev)
 	return true;
 }
 
+/*
+ * compact_sched leaves out the prev_* fields: the previous thread is
+ * whoever the CPU's last switch put there. As in Perfetto, a CPU's first
+ * compact switch only says who runs (it makes no slice and no row), and a
+ * waking before it has no known waker and is dropped; both are counted.
+ */
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s)
 {
-	int64_t ucpu, prev = 0;
+	int64_t ucpu, prev, next_utid;
 	struct tp_cpu_state *c;
 
 	if (before_start(imp, ev))
 		return;
-	/* compact_sched leaves out prev_pid: it is whoever ran on the CPU. */
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
 		return;
 	c = &imp->cpus[ucpu];
-	if (c->running_utid >= 0)
-		prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
+	if (c->running_utid < 0) {
+		tp_stat_add(imp, "compact_sched_switch_skipped", -1, ev->machine, 1);
+		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
+		if (next_utid < 0)
+			return;
+		if (s->next_pid != 0)
+			tp_proc_set_thread_name(imp, next_utid, s->next_comm);
+		c->running_utid = next_utid;
+		return;
+	}
+	prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
+	/* Perfetto's row for a switch has no common_flags: 0. */
+	if (!imp->no_ftrace_raw)
+		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_SWITCH, "sched_switch",
+				     c->running_utid, 0);
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
 			s->next_comm, s->next_prio);
 }
@@ -691,10 +709,20 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_waking *w)
 {
-	int64_t utid;
+	int64_t utid, ucpu;
 
 	if (before_start(imp, ev))
 		return;
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu < 0)
+		return;
+	if (imp->cpus[ucpu].running_utid < 0) {
+		tp_stat_add(imp, "compact_sched_waking_skipped", -1, ev->machine, 1);
+		return;
+	}
+	if (!imp->no_ftrace_raw)
+		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
+				     imp->cpus[ucpu].running_utid, w->common_flags);
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
 		tp_proc_set_thread_name(imp, utid, w->comm);

@@ -2071,14 +2071,24 @@ TEST(im_compact_sched)
 	im_end_bundle(&t, &b);
 	tp = im_import(&t);
 	ASSERT_TRUE(tp != NULL);
-	/* Switches at 1000, 1100, 1200; each slice ends in the next one's prev_state. */
+	/*
+	 * Switches at 1000, 1100, 1200; each slice ends in the next one's
+	 * prev_state. As in Perfetto, the CPU's first compact switch only says
+	 * who runs (50): no slice, no state, no ftrace_event row, counted.
+	 */
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid, t.name, end_state, priority FROM sched "
 				 "JOIN thread t USING (utid) ORDER BY ts"),
-		     "1000,100,2,50,fifty,R,120;1100,100,2,51,fiftyone,D,110;1200,-1,2,50,fifty,-,120;");
+		     "1100,100,2,51,fiftyone,D,110;1200,-1,2,50,fifty,-,120;");
 	/* 50 was preempted (R) at 1100, so the waking at 1150 changes nothing. */
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread USING (utid) "
 				 "WHERE tid = 50 ORDER BY ts"),
-		     "1000,Running;1100,R;1200,Running;");
+		     "1100,R;1200,Running;");
+	/* The switches and the waking are ftrace_event rows too (utid: who ran). */
+	ASSERT_STREQ(im_rows(tp, "SELECT e.ts, e.name, t.tid, e.common_flags FROM ftrace_event e "
+				 "JOIN thread t USING (utid) ORDER BY e.ts"),
+		     "1100,sched_switch,50,0;1150,sched_waking,51,1;1200,sched_switch,51,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB 'compact*'"),
+		     "compact_sched_switch_skipped,1;");
 	tp_destroy(tp);
 }
 
@@ -2160,13 +2170,19 @@ TEST(im_remote_compact_sched_two_rounds)
 	im_end_packet(&t);
 	tp = im_import(&t);
 	ASSERT_TRUE(tp != NULL);
-	/* Guest 1015 s -> host 15 s (round 1); 1025 s -> 25 s - 2 ms (round 2). */
+	/*
+	 * Guest 1015 s -> host 15 s (round 1: the CPU's first compact switch,
+	 * which only says 50 runs); 1025 s -> 25 s - 2 ms (round 2).
+	 */
 	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.ucpu, c.cpu, c.machine_id, t.tid FROM sched s "
 				 "JOIN cpu c USING (ucpu) JOIN thread t USING (utid) ORDER BY s.ts"),
-		     "5000000000,0,0,0,10;15000000000,4097,1,1,50;24998000000,4097,1,1,51;");
+		     "5000000000,0,0,0,10;24998000000,4097,1,1,51;");
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread t USING (utid) "
 				 "WHERE t.tid = 50 ORDER BY ts"),
-		     "15000000000,Running;24998000000,S;24998500000,R;");
+		     "24998000000,S;24998500000,R;");
+	ASSERT_STREQ(im_rows(tp, "SELECT e.ts, e.name, c.machine_id FROM ftrace_event e "
+				 "JOIN cpu c USING (ucpu) WHERE c.machine_id = 1 ORDER BY e.ts"),
+		     "24998000000,sched_switch,1;24998500000,sched_waking,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,0;1,3;");
 	tp_destroy(tp);
 }
