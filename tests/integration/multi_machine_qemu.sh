@@ -90,6 +90,7 @@ check() {
 		fail "qemu/$_c/$_l/different_kernels" "$(sql 'select release from machine' | tr '\n' ' ')"
 	_per=$(sql "select cpu.machine_id, count(*) from ftrace_event join cpu using (ucpu) group by cpu.machine_id order by 1")
 	echo "# ftrace_event per machine: $(echo "$_per" | tr '\n' ' ')"
+	echo "$_per" >"$SVC_TMP/$_c.$_l.per"
 	[ "$(echo "$_per" | awk -F, '$2 > 0' | wc -l)" = 2 ] && pass "qemu/$_c/$_l/events_from_both_kernels" ||
 		fail "qemu/$_c/$_l/events_from_both_kernels" "$_per"
 	# The guest's sched events on the host's timeline: inside the host's span.
@@ -144,7 +145,14 @@ while [ ! -e '$_gd/stop' ]; do sleep 0.2; done" 2>"$SVC_TMP/tk.err")
 		fail "qemu/$_c/record" "$(svc_errtail "$_c")"
 	touch "$_gd/stop"
 	check "$_c" our_tp "$OUT/trace_processor_shell"
-	[ -n "$UPSTREAM_TP" ] && check "$_c" upstream_tp "$UPSTREAM_TP"
+	if [ -n "$UPSTREAM_TP" ]; then
+		check "$_c" upstream_tp "$UPSTREAM_TP"
+		# Both trace processors count the same events per machine.
+		cmp -s "$SVC_TMP/$_c.our_tp.per" "$SVC_TMP/$_c.upstream_tp.per" &&
+			pass "qemu/$_c/same_counts_as_upstream_tp" ||
+			fail "qemu/$_c/same_counts_as_upstream_tp" \
+				"ours $(tr '\n' ' ' <"$SVC_TMP/$_c.our_tp.per"), upstream $(tr '\n' ' ' <"$SVC_TMP/$_c.upstream_tp.per")"
+	fi
 	svc_wait_for 20 sh -c "! kill -0 $_pid 2>/dev/null" || bash "$TK" --stop "$TK_ID" >/dev/null 2>&1
 	svc_kill "$_c.probes"
 	svc_stop_traced "$_c.traced"
