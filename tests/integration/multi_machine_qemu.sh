@@ -121,7 +121,7 @@ run_case() {
 	# In the guest: the relay on the default producer socket, then the
 	# probes; the command keeps the guest up until the host is done.
 	_pid=$(bash "$TK" --bg --keep --quiet --id "$TK_ID" --share "$ROOT" --share "$SVC_TMP" \
-		$GUEST_SHARES --timeout 300 --cmd "cd '$_gd' &&
+		$GUEST_SHARES --timeout 300 --cmd "cd '$_gd' || exit 1
 PERFETTO_RELAY_SOCK_NAME=\$TK_HOST_IP:$PORT PERFETTO_MACHINE_NAME=qemu-guest ${3}traced_relay >relay.log 2>&1 &
 sleep 0.5;
 ${3}traced_probes --reset-ftrace >probes.log 2>&1 &
