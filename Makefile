@@ -28,8 +28,9 @@ endif
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wno-format-nonliteral -Werror
 OPT ?= -O2
 CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
+# -fPIC: the same objects go into libperfetto-c.so.
 CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
-	-pthread -MMD -MP
+	-fPIC -pthread -MMD -MP
 LDFLAGS_ALL := -pthread -Wl,--as-needed
 LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -lz -lm
 
@@ -46,7 +47,13 @@ CFLAGS_ALL += -fsanitize=fuzzer-no-link
 endif
 
 # Generated protobuf-c code is not ours to keep warning-clean beyond -Wall.
-GEN_CFLAGS := -std=c11 -g $(OPT) -Wall -Werror -fvisibility=hidden -MMD -MP
+GEN_CFLAGS := -std=c11 -g $(OPT) -Wall -Werror -fvisibility=hidden -fPIC -MMD -MP
+
+# Objects depend on the flags: a change of compiler or flags rebuilds them.
+FLAGS_STAMP := $(O)/.flags
+FLAGS_NOW := $(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) $(GEN_CFLAGS)
+$(shell mkdir -p $(O) && { echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_STAMP) || \
+	echo '$(FLAGS_NOW)' > $(FLAGS_STAMP); })
 
 # ------------------------------------------------------------- packages ----
 DEPS_STAMP := $(O)/.deps-ok
@@ -80,7 +87,7 @@ $(O)/gen/pb_registry.c: $(O)/gen/.protos-stamp tools/gen_registry.sh
 	@echo "  GEN      $@"
 	$(Q)sh tools/gen_registry.sh $(O)/gen $(PROTO_H) > $@.tmp && mv $@.tmp $@
 
-$(O)/obj/gen/%.o: $(O)/gen/%.c | $(O)/gen/.protos-stamp
+$(O)/obj/gen/%.o: $(O)/gen/%.c $(FLAGS_STAMP) | $(O)/gen/.protos-stamp
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(GEN_CFLAGS) $(filter -fsanitize%,$(CFLAGS_ALL)) -c $< -o $@
@@ -109,7 +116,7 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.
 # A module with no sources yet is left out.
-MODULES := $(foreach m,trace_processor tracebox perfetto_cmd traced relay probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay probes tracing ipc pbtxt protozero base,\
 	$(if $(wildcard src/$(m)/*.c),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -125,13 +132,13 @@ $(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
 ALL_LIBS := $(MODULE_LIBS) $(O)/lib/libprotos.a
 
 # Objects of our own code: they may include generated headers.
-$(O)/obj/%.o: %.c | $(DEPS_STAMP) $(GEN_HEADERS)
+$(O)/obj/%.o: %.c $(FLAGS_STAMP) | $(DEPS_STAMP) $(GEN_HEADERS)
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
 
 # gen_field_ids itself cannot wait for pb_fields.h.
-$(O)/obj/tools/gen_field_ids.o: tools/gen_field_ids.c | $(DEPS_STAMP) $(PROTO_H)
+$(O)/obj/tools/gen_field_ids.o: tools/gen_field_ids.c $(FLAGS_STAMP) | $(DEPS_STAMP) $(PROTO_H)
 	@mkdir -p $(@D)
 	@echo "  CC       $<"
 	$(Q)$(CC) $(CPPFLAGS_ALL) $(CFLAGS_ALL) -c $< -o $@
@@ -164,6 +171,41 @@ $(foreach p,$(PROGRAMS),$(if $(wildcard src/$(word 1,$(subst :, ,$(p)))),\
 
 BINS := $(TOOL_BINS) $(PROGRAM_BINS)
 
+# ------------------------------------------------------------------ SDK ----
+# libperfetto-c: src/sdk and what it needs, exporting only pfc_* (a version
+# script for the .so; for the .a one relocatable object whose hidden
+# symbols are made local). Users link -lperfetto-c (pkg-config perfetto-c).
+SDK_SONAME := libperfetto-c.so.0
+SDK_SO := $(O)/lib/libperfetto-c.so
+SDK_A := $(O)/lib/libperfetto-c.a
+SDK_DEP_LIBS := $(O)/lib/libtraced.a $(O)/lib/libtracing.a $(O)/lib/libipc.a \
+	$(O)/lib/libpbtxt.a $(O)/lib/libprotozero.a $(O)/lib/libbase.a $(O)/lib/libprotos.a
+SDK_LDLIBS := -lprotobuf-c -lz -lm
+
+$(SDK_SO): $(O)/lib/libsdk.a $(SDK_DEP_LIBS) src/sdk/libperfetto-c.map
+	@echo "  LD       $@"
+	$(Q)$(CC) -shared $(LDFLAGS_ALL) -Wl,-soname,$(SDK_SONAME) -Wl,-z,defs \
+		-Wl,--version-script=src/sdk/libperfetto-c.map -o $@ \
+		-Wl,--whole-archive $(O)/lib/libsdk.a -Wl,--no-whole-archive $(SDK_DEP_LIBS) $(SDK_LDLIBS)
+	$(Q)ln -sf libperfetto-c.so $(O)/lib/$(SDK_SONAME)
+
+$(SDK_A): $(O)/lib/libsdk.a $(SDK_DEP_LIBS)
+	@echo "  AR       $@"
+	$(Q)$(CC) -r -nostdlib -o $(O)/obj/libperfetto-c.o \
+		-Wl,--whole-archive $(O)/lib/libsdk.a -Wl,--no-whole-archive $(SDK_DEP_LIBS)
+	$(Q)objcopy --localize-hidden $(O)/obj/libperfetto-c.o
+	$(Q)rm -f $@ && ar rcs $@ $(O)/obj/libperfetto-c.o
+
+$(O)/perfetto-c.pc: Makefile src/base/version.h
+	@mkdir -p $(@D)
+	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
+		'Name: perfetto-c' 'Description: application events on the Perfetto timeline (perfetto-c SDK)' \
+		"Version: $$(sed -n 's/^#define PFC_VERSION "\(.*\)"/\1/p' src/base/version.h)" \
+		'Libs: -L$${libdir} -lperfetto-c' 'Libs.private: $(SDK_LDLIBS) -pthread' \
+		'Cflags: -I$${includedir}' > $@
+
+SDK_OUT := $(SDK_SO) $(SDK_A) $(O)/perfetto-c.pc
+
 # Test programs for integration tests and benchmarks (built by `all`, not
 # installed): tests/<name>.c -> $(O)/<name>, linked with every library.
 TEST_BINS := $(patsubst tests/%.c,$(O)/%,$(wildcard tests/*.c))
@@ -171,6 +213,17 @@ $(TEST_BINS): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
+# application would be: the public header only, linked with the .so.
+SDK_TEST_BINS := $(patsubst tests/sdk/%.c,$(O)/sdk/%,$(wildcard tests/sdk/*.c))
+SDK_APP_CFLAGS := -std=c11 -g $(OPT) $(WARN) -pthread -Iinclude \
+	$(filter -fsanitize%,$(CFLAGS_ALL)) $(filter -fno-sanitize%,$(CFLAGS_ALL))
+$(SDK_TEST_BINS): $(O)/sdk/%: tests/sdk/%.c include/perfetto-c/pfc.h $(SDK_SO)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) $(SDK_APP_CFLAGS) -o $@ $< $(LDFLAGS_ALL) -L$(O)/lib -lperfetto-c \
+		-Wl,-rpath,'$$ORIGIN/../lib'
 
 # ---------------------------------------------------------------- tests ----
 UNIT_SRC := $(wildcard tests/unit/*_test.c)
@@ -222,7 +275,7 @@ fuzz:
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
+all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
 
 test: all
 	$(Q)sh tests/run.sh $(O)
@@ -247,6 +300,13 @@ install: all
 	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/perfetto-c/configs
 	$(Q)install -m 0644 configs/*.pbtxt $(DESTDIR)$(PREFIX)/share/perfetto-c/configs/
+	$(Q)install -d $(DESTDIR)$(PREFIX)/include/perfetto-c $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	$(Q)install -m 0644 include/perfetto-c/*.h $(DESTDIR)$(PREFIX)/include/perfetto-c/
+	$(Q)install -m 0755 $(SDK_SO) $(DESTDIR)$(PREFIX)/lib/$(SDK_SONAME)
+	$(Q)ln -sf $(SDK_SONAME) $(DESTDIR)$(PREFIX)/lib/libperfetto-c.so
+	$(Q)install -m 0644 $(SDK_A) $(DESTDIR)$(PREFIX)/lib/
+	$(Q)install -m 0644 $(O)/perfetto-c.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 # Both compilers must build warning-free; CI runs these.
 check-gcc:

@@ -670,6 +670,11 @@ int ipc_client_take_fd(struct ipc_client *c)
 	return ipc_conn_take_fd(&c->conn);
 }
 
+int ipc_client_socket_fd(const struct ipc_client *client)
+{
+	return client ? client->conn.fd : -1;
+}
+
 bool ipc_client_is_connected(const struct ipc_client *c)
 {
 	return c->state == CLIENT_CONNECTED && !c->destroy_pending;

@@ -446,6 +446,10 @@ int ipc_client_invoke_raw(struct ipc_client *client, struct ipc_binding *binding
 /** ipc_client_take_fd() - Take an fd received outside a reply. Return: fd or -ENOENT. */
 int ipc_client_take_fd(struct ipc_client *client);
 
+/** ipc_client_socket_fd() - The connection's socket (borrowed), or -1. For
+ * a forked child that must close it without touching the client. */
+int ipc_client_socket_fd(const struct ipc_client *client);
+
 /** ipc_client_is_connected() - True between on_connected and on_disconnected. */
 bool ipc_client_is_connected(const struct ipc_client *client);
 

@@ -941,6 +941,34 @@ fail:
 	return err;
 }
 
+int producer_update_ds(struct producer *p, const struct producer_ds_desc *desc)
+{
+	uint8_t *req = NULL;
+	size_t i, len;
+	int err;
+
+	if (!p || !desc || !desc->name || (desc->extra_pb_len && !desc->extra_pb))
+		return -EINVAL;
+	if (p->state == PRODUCER_DISCONNECTED)
+		return -ENOTCONN;
+	for (i = 0; i < p->n_ds; i++)
+		if (strcmp(p->ds[i].name, desc->name) == 0)
+			break;
+	if (i == p->n_ds)
+		return -ENOENT;
+	err = build_ds_request(desc, &req, &len);
+	if (err < 0)
+		return err;
+	free(p->ds[i].req);
+	p->ds[i].req = req;
+	p->ds[i].req_len = len;
+	/* UpdateDataSourceRequest has RegisterDataSourceRequest's layout. */
+	if (p->state == PRODUCER_CONNECTED)
+		send_raw(p, "UpdateDataSource", &perfetto__protos__update_data_source_request__descriptor,
+			 req, len, NULL, NULL);
+	return 0;
+}
+
 int producer_unregister_ds(struct producer *p, const char *name)
 {
 	Perfetto__Protos__UnregisterDataSourceRequest req =
@@ -1020,6 +1048,57 @@ int producer_create_writer(struct producer *p, uint16_t target_buffer, struct tr
 out:
 	pthread_mutex_unlock(&p->w_lock);
 	return err;
+}
+
+int producer_register_writer_id(struct producer *p, uint16_t target_buffer, uint16_t *out_id)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+		PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+	struct arbiter *arb;
+	int id, err;
+
+	if (!p || !out_id)
+		return -EINVAL;
+	if (!atomic_load(&p->is_up))
+		return -ENOTCONN;
+	pthread_mutex_lock(&p->q_lock);
+	arb = p->arb;
+	pthread_mutex_unlock(&p->q_lock);
+	if (!arb)
+		return -EAGAIN;
+	id = arb_writer_id_alloc(arb);
+	if (id < 0)
+		return id;
+	req.has_trace_writer_id = true;
+	req.trace_writer_id = (uint32_t)id;
+	req.has_target_buffer = true;
+	req.target_buffer = target_buffer;
+	/* Queued before any commit of this writer can be. */
+	err = enqueue(p, "RegisterTraceWriter", &req.base, false, NULL);
+	if (err < 0) {
+		arb_writer_id_free(arb, (uint16_t)id);
+		return err;
+	}
+	*out_id = (uint16_t)id;
+	return 0;
+}
+
+void producer_unregister_writer_id(struct producer *p, uint16_t writer_id)
+{
+	Perfetto__Protos__UnregisterTraceWriterRequest req =
+		PERFETTO__PROTOS__UNREGISTER_TRACE_WRITER_REQUEST__INIT;
+	struct arbiter *arb;
+
+	if (!p || !writer_id)
+		return;
+	pthread_mutex_lock(&p->q_lock);
+	arb = p->arb;
+	pthread_mutex_unlock(&p->q_lock);
+	req.has_trace_writer_id = true;
+	req.trace_writer_id = writer_id;
+	enqueue(p, "UnregisterTraceWriter", &req.base, false, NULL);
+	if (arb)
+		arb_writer_id_free(arb, writer_id);
 }
 
 void producer_destroy_writer(struct producer *p, struct trace_writer *tw)
@@ -1172,6 +1251,11 @@ int producer_sync(struct producer *p, producer_sync_cb cb, void *user)
 bool producer_is_connected(const struct producer *p)
 {
 	return p && p->state == PRODUCER_CONNECTED;
+}
+
+int producer_socket_fd(const struct producer *p)
+{
+	return p ? ipc_client_socket_fd(p->ipc) : -1;
 }
 
 bool producer_uses_shmem_emulation(const struct producer *p)

@@ -149,6 +149,14 @@ void producer_destroy(struct producer *p);
  */
 int producer_register_ds(struct producer *p, const struct producer_ds_desc *desc);
 
+/**
+ * producer_update_ds() - Replace a registered data source's descriptor
+ * (UpdateDataSource), e.g. when new track event categories appear.
+ * Return: 0; -EINVAL; -ENOENT (not registered); -ENOTCONN; -ENOMEM.
+ * Context: loop thread.
+ */
+int producer_update_ds(struct producer *p, const struct producer_ds_desc *desc);
+
 /** producer_unregister_ds() - Forget a data source. Return: 0, -ENOENT, -ENOTCONN. */
 int producer_unregister_ds(struct producer *p, const char *name);
 
@@ -165,6 +173,19 @@ int producer_unregister_ds(struct producer *p, const char *name);
  */
 int producer_create_writer(struct producer *p, uint16_t target_buffer,
 			   struct trace_writer **out);
+
+/**
+ * producer_register_writer_id() - A writer id registered with the service
+ * (RegisterTraceWriter) for @target_buffer, for callers that write chunks
+ * themselves through producer_arbiter() (the SDK's writers).
+ * Return: 0 and *out_id; -EAGAIN (no SMB yet); -ENOTCONN; -EBUSY (no ids
+ * left); -ENOMEM.
+ * Context: any thread.
+ */
+int producer_register_writer_id(struct producer *p, uint16_t target_buffer, uint16_t *out_id);
+
+/** producer_unregister_writer_id() - UnregisterTraceWriter; the id is free again. Any thread. */
+void producer_unregister_writer_id(struct producer *p, uint16_t writer_id);
 
 /**
  * producer_destroy_writer() - Flush @tw, free it and tell the service
@@ -205,6 +226,9 @@ bool producer_is_connected(const struct producer *p);
 bool producer_uses_shmem_emulation(const struct producer *p);
 /** producer_arbiter() - The arbiter (borrowed), NULL before SetupTracing. */
 struct arbiter *producer_arbiter(struct producer *p);
+/** producer_socket_fd() - The socket (borrowed), or -1: a forked child
+ * closes it so the service sees the parent leave. */
+int producer_socket_fd(const struct producer *p);
 /** producer_get_stats() - Counters. Any thread. */
 void producer_get_stats(struct producer *p, struct producer_stats *out);
 

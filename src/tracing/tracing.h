@@ -148,6 +148,25 @@ int arb_flush(struct arbiter *arb, uint64_t flush_request_id);
  */
 int arb_emulated_release(struct arbiter *arb, uint32_t page, uint32_t idx);
 
+/* Chunk-level writing, for trace writers (trace_writer.c) and writers that
+ * manage chunks themselves (the SDK's per-thread writers). */
+struct tw_patch_list;
+/*
+ * Takes a chunk for @writer_id: stamps @init, honours @policy (stalling
+ * commits the pending batch so the service can free chunks).
+ * Return: 0 and *out, or -ENOSPC when the SMB stays full.
+ */
+int arb_chunk_acquire(struct arbiter *arb, const struct smb_chunk_init *init,
+		      enum arb_full_policy policy, uint32_t stall_timeout_ms, struct smb_chunk *out);
+
+/*
+ * Marks @chunk complete (or copies and frees it in emulation mode), queues it
+ * with every ready patch of @patches, and commits if the batch is due.
+ * @chunk may be NULL to send ready patches only.
+ */
+void arb_chunk_return(struct arbiter *arb, const struct smb_chunk *chunk, uint16_t writer_id,
+		      uint16_t target_buffer, struct tw_patch_list *patches);
+
 const struct smb *arb_smb(const struct arbiter *arb);
 void arb_get_stats(struct arbiter *arb, struct arb_stats *out);
 

@@ -37,23 +37,6 @@ static inline bool tw_patch_slot_ready(const struct tw_patch_slot *s)
 	return s->in_use && s->data[0] != 0;
 }
 
-/*
- * Takes a chunk for @writer_id: stamps @init, honours @policy (stalling
- * commits the pending batch so the service can free chunks).
- * Return: 0 and *out, or -ENOSPC when the SMB stays full.
- */
-int arb_chunk_acquire(struct arbiter *arb, const struct smb_chunk_init *init,
-		      enum arb_full_policy policy, uint32_t stall_timeout_ms, struct smb_chunk *out);
-
-/*
- * Marks @chunk complete (or copies and frees it in emulation mode), queues it
- * with every ready patch of @patches, and commits if the batch is due.
- * @chunk may be NULL to send ready patches only.
- */
-void arb_chunk_return(struct arbiter *arb, const struct smb_chunk *chunk, uint16_t writer_id,
-		      uint16_t target_buffer, struct tw_patch_list *patches);
-
-
 /* ------------------------------------------------ raw IPC requests ---- */
 
 /* Largest protobuf-c request struct a raw message can stand in for. */
