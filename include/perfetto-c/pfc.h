@@ -77,9 +77,11 @@ PFC_API int pfc_set_shm_size_kb(uint32_t kb);
 /**
  * pfc_set_in_process_output() - Where PFC_BACKEND_IN_PROCESS writes.
  * @path: the trace file (created or truncated at pfc_init()); copied.
- * @trace_config: a serialized TraceConfig (copied), or NULL for the
- *	default: a 64 MiB ring buffer with every category, written to the file
- *	every second (write_into_file) and at pfc_shutdown().
+ * @trace_config: a serialized TraceConfig (copied; write_into_file is
+ *	forced on), or NULL for the default: a 64 MiB ring buffer with every
+ *	category, written to the file every second and at pfc_shutdown(),
+ *	with writers that wait (up to 3 s) rather than drop when the shared
+ *	memory is full (buffer_exhausted_policy STALL_THEN_DROP).
  * @len: its size in bytes.
  * Return: 0; -EBUSY after pfc_init(); -EINVAL; -ENOMEM.
  */
@@ -87,6 +89,11 @@ PFC_API int pfc_set_in_process_output(const char *path, const void *trace_config
 
 /**
  * pfc_init() - Start the SDK.
+ *
+ * A session's data source config may ask writers to wait for room in the
+ * shared memory instead of dropping (buffer_exhausted_policy:
+ * BUFFER_EXHAUSTED_STALL_THEN_DROP; STALL_THEN_ABORT is taken as the same,
+ * the SDK never aborts): an event then waits up to 3 s for a free chunk.
  * @backend: PFC_BACKEND_SYSTEM or PFC_BACKEND_IN_PROCESS.
  * @producer_name: how the service lists this process (copied); NULL for
  *	"pfc.<program name>".

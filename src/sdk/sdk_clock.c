@@ -23,8 +23,10 @@
 #include "base/clock.h"
 
 bool sdk_clock_use_tsc;
-_Atomic uint32_t sdk_clock_version;
-struct sdk_clock_map sdk_clock_map_;
+#define N_MAPS 4
+static struct sdk_clock_map g_maps[N_MAPS];
+static unsigned g_n_published;
+const struct sdk_clock_map *_Atomic sdk_clock_cur = &g_maps[0];
 
 /* The measured rate, while no kernel rate is known: its reference points. */
 static uint64_t g_cal_tsc, g_cal_ns;
@@ -132,16 +134,18 @@ static void rate_from(uint64_t ticks, uint64_t ns, uint32_t *out_mult, uint32_t 
 	*out_shift = shift;
 }
 
-/* A seqlock: the version is odd while the map changes (control thread). */
+/* Publishes a new map in the next slot of the ring (control thread, or
+ * sdk_clock_init() before any reader). */
 static void publish(uint64_t base_tsc, uint64_t base_ns, uint32_t mult, uint32_t shift)
 {
-	atomic_fetch_add_explicit(&sdk_clock_version, 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
-	sdk_clock_map_.base_tsc = base_tsc;
-	sdk_clock_map_.base_ns = base_ns;
-	sdk_clock_map_.mult = mult;
-	sdk_clock_map_.shift = shift;
-	atomic_fetch_add_explicit(&sdk_clock_version, 1, memory_order_release);
+	struct sdk_clock_map *m = &g_maps[++g_n_published % N_MAPS];
+
+	m->base_tsc = base_tsc;
+	m->base_ns = base_ns;
+	m->mult = mult;
+	m->shift = shift;
+	m->version = g_n_published;
+	atomic_store_explicit(&sdk_clock_cur, m, memory_order_release);
 }
 
 void sdk_clock_init(void)
@@ -183,7 +187,7 @@ void sdk_clock_refine(void)
 	if (tsc <= g_cal_tsc || ns - g_cal_ns > 3600ull * NS_PER_SEC)
 		return;
 	rate_from(tsc - g_cal_tsc, ns - g_cal_ns, &mult, &shift);
-	if (mult == sdk_clock_map_.mult && shift == sdk_clock_map_.shift)
+	if (mult == atomic_load(&sdk_clock_cur)->mult && shift == atomic_load(&sdk_clock_cur)->shift)
 		return;
 	/* Re-anchored at now, so the clock stays close to BOOTTIME. */
 	publish(tsc, ns, mult, shift);

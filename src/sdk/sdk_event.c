@@ -32,9 +32,9 @@
 #define LEN 2u
 #define TAG(id, wt) (((uint32_t)(id) << 3) | (wt))
 
-/* The fast path's worst case: fragment size 4, timestamp 1 + 10, track
- * event 2 + type 2 + category 1 + 5 + name 1 + 5, sequence flags 2. */
-#define FAST_MAX_BYTES 40u
+/* The fast path's worst case: fragment size 4, track event 2 + type 2 +
+ * category 1 + 2 + name 1 + 2, sequence flags 2, timestamp 1 + 3. */
+#define FAST_MAX_BYTES 24u
 /* Events up to this bound are built on the stack when they do not fit. */
 #define STACK_EVENT_BYTES 512u
 
@@ -573,47 +573,101 @@ static bool write_general(struct sdk_thread *t, unsigned slot, const struct pfc_
 
 /* ------------------------------------------------------ the fast path ---- */
 
-/* The fast path's packet; false if @w is not ready for it. */
+/* A 1- or 2-byte varint (@v < 2^14). */
+static PFC_ALWAYS_INLINE uint8_t *put_small(uint8_t *q, uint32_t v)
+{
+	if (v < 0x80) {
+		*q = (uint8_t)v;
+		return q + 1;
+	}
+	q[0] = (uint8_t)(v | 0x80);
+	q[1] = (uint8_t)(v >> 7);
+	return q + 2;
+}
+
+/*
+ * The fast path's packet; false if @w is not ready for it. Its layout does
+ * not depend on the timestamp, which goes last in three bytes (a
+ * redundant varint, deltas under 2 ms), so the stores need not wait for
+ * the TSC:
+ *
+ *   size(4) | 5a len 48 type 18 cat [50 name] | 68 02 | 40 t0 t1 t2
+ */
 static PFC_ALWAYS_INLINE bool write_fast(struct sdk_writer *w, unsigned slot,
 					 const struct pfc_category *cat, const char *name,
 					 unsigned type, uint64_t now, uint32_t ver)
 {
-	uint32_t cs = cat->index & (SDK_CAT_SLOTS - 1), ns = 0;
-	uint8_t *p, *q, *len;
+	uint32_t cs = cat->index & (SDK_CAT_SLOTS - 1), cat_iid, name_iid = 0, size;
+	uint64_t d;
+	uint8_t *p, *q;
 
 	if (PFC_UNLIKELY_(!w || (size_t)(w->end - w->cur) < FAST_MAX_BYTES ||
-			  w->n_packets >= SMB_MAX_PACKETS_PER_CHUNK || now >= w->snapshot_due_ns ||
-			  w->clock_version != ver ||
+			  w->n_packets >= SMB_MAX_PACKETS_PER_CHUNK || w->clock_version != ver ||
 			  w->gen != atomic_load_explicit(&sdk_g.inst[slot].gen,
 							 memory_order_relaxed) ||
 			  w->cats[cs].index_plus1 != cat->index + 1))
 		return false;
+	cat_iid = w->cats[cs].iid;
 	if (name) {
-		ns = name_slot(name);
+		uint32_t ns = name_slot(name);
+
 		if (PFC_UNLIKELY_(w->names[ns].key != name))
 			return false;
+		name_iid = w->names[ns].iid;
 	}
+	d = now - w->last_ts;
+	if (PFC_UNLIKELY_((cat_iid | name_iid) >= (1u << 14) || now < w->last_ts ||
+			  d >= (1u << 21) || now >= w->snapshot_due_ns))
+		return false;
 	p = w->cur;
 	q = p + SMB_PACKET_HEADER_SIZE;
-	*q++ = TAG(PB_TRACE_PACKET__TIMESTAMP, VARINT);
-	q = put_var(q, seq_delta(w, now));
-	*q++ = TAG(PB_TRACE_PACKET__TRACK_EVENT, LEN);
-	len = q++;
-	*q++ = TAG(PB_TRACK_EVENT__TYPE, VARINT);
-	*q++ = (uint8_t)type;
-	*q++ = TAG(PB_TRACK_EVENT__CATEGORY_IIDS, VARINT);
-	q = put_var(q, w->cats[cs].iid);
+	q[0] = TAG(PB_TRACE_PACKET__TRACK_EVENT, LEN);
+	q[2] = TAG(PB_TRACK_EVENT__TYPE, VARINT);
+	q[3] = (uint8_t)type;
+	q[4] = TAG(PB_TRACK_EVENT__CATEGORY_IIDS, VARINT);
+	q = put_small(q + 5, cat_iid);
 	if (name) {
 		*q++ = TAG(PB_TRACK_EVENT__NAME_IID, VARINT);
-		q = put_var(q, w->names[ns].iid);
+		q = put_small(q, name_iid);
 	}
-	*len = (uint8_t)(q - len - 1);
-	*q++ = TAG(PB_TRACE_PACKET__SEQUENCE_FLAGS, VARINT);
-	*q++ = k_seq_needs_state;
-	fragment_header(p, (size_t)(q - p) - SMB_PACKET_HEADER_SIZE);
+	p[SMB_PACKET_HEADER_SIZE + 1] = (uint8_t)(q - (p + SMB_PACKET_HEADER_SIZE + 2));
+	q[0] = TAG(PB_TRACE_PACKET__SEQUENCE_FLAGS, VARINT);
+	q[1] = k_seq_needs_state;
+	q[2] = TAG(PB_TRACE_PACKET__TIMESTAMP, VARINT);
+	q[3] = (uint8_t)(d | 0x80);
+	q[4] = (uint8_t)((d >> 7) | 0x80);
+	q[5] = (uint8_t)(d >> 14);
+	q += 6;
+	/* The fragment's size as the 4-byte redundant varint of a size < 128. */
+	size = 0x00808080u | (uint32_t)(q - p - SMB_PACKET_HEADER_SIZE);
+	memcpy(p, &size, sizeof(size));
 	w->cur = q;
 	w->n_packets++;
+	w->last_ts = now;
 	return true;
+}
+
+/* The general path of a simple event (kept out of line: the fast path
+ * stays small). */
+static __attribute__((noinline)) void simple_slow(struct sdk_thread *t, unsigned slot,
+						  const struct pfc_category *cat,
+						  const char *name, unsigned type, uint64_t now,
+						  uint32_t ver)
+{
+	struct pfc_event e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = (enum pfc_event_type)type;
+	e.name = name;
+	if (write_general(t, slot, cat, &e, now, ver))
+		count(&t->n_written);
+	else
+		count(&t->n_dropped);
+}
+
+static __attribute__((noinline)) struct sdk_thread *thread_slow(void)
+{
+	return sdk_thread_get();
 }
 
 static PFC_ALWAYS_INLINE void simple_event(struct pfc_category *cat, const char *name,
@@ -628,31 +682,24 @@ static PFC_ALWAYS_INLINE void simple_event(struct pfc_category *cat, const char 
 		return;
 	mask = sdk_cat_flags[cat->index];
 	if (PFC_UNLIKELY_(!t)) {
-		if (!mask || !(t = sdk_thread_get()))
+		if (!mask || !(t = thread_slow()))
 			return;
 	}
 	if (PFC_UNLIKELY_(!sdk_enter(t))) {
 		count(&t->n_dropped);
 		return;
 	}
+	if (PFC_UNLIKELY_(t->dead != NULL))
+		sdk_thread_reap(t);
 	now = sdk_clock_now(&ver);
 	while (mask) {
 		unsigned slot = (unsigned)__builtin_ctz(mask);
 
 		mask &= mask - 1;
-		if (PFC_LIKELY_(write_fast(t->w[slot], slot, cat, name, type, now, ver))) {
+		if (PFC_LIKELY_(write_fast(t->w[slot], slot, cat, name, type, now, ver)))
 			count(&t->n_written);
-		} else {
-			struct pfc_event e;
-
-			memset(&e, 0, sizeof(e));
-			e.type = (enum pfc_event_type)type;
-			e.name = name;
-			if (write_general(t, slot, cat, &e, now, ver))
-				count(&t->n_written);
-			else
-				count(&t->n_dropped);
-		}
+		else
+			simple_slow(t, slot, cat, name, type, now, ver);
 	}
 	sdk_leave(t, now);
 }
@@ -698,6 +745,8 @@ PFC_API void pfc_te_event(struct pfc_category *cat, const struct pfc_event *e)
 		count(&t->n_dropped);
 		return;
 	}
+	if (PFC_UNLIKELY_(t->dead != NULL))
+		sdk_thread_reap(t);
 	now = sdk_clock_now(&ver);
 	while (mask) {
 		unsigned slot = (unsigned)__builtin_ctz(mask);

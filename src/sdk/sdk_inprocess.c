@@ -41,7 +41,9 @@ static struct {
 } g = {.fd = -1};
 
 /* The session's config: the caller's with write_into_file forced on, or the
- * default (every category into a 64 MiB ring buffer). */
+ * default: every category into a 64 MiB ring buffer, written to the file
+ * and flushed every second, writers stalling (then dropping) when the
+ * shared memory is full. */
 static int build_config(const uint8_t *user_cfg, size_t len, uint8_t **out, size_t *out_len)
 {
 	Perfetto__Protos__TraceConfig def = PERFETTO__PROTOS__TRACE_CONFIG__INIT, *cfg = &def;
@@ -68,6 +70,10 @@ static int build_config(const uint8_t *user_cfg, size_t len, uint8_t **out, size
 		te.enabled_categories = all;
 		dsc.name = (char *)"track_event";
 		dsc.track_event_config = &te;
+		/* The service is ours: wait for it rather than lose events. */
+		dsc.has_buffer_exhausted_policy = true;
+		dsc.buffer_exhausted_policy =
+			PERFETTO__PROTOS__DATA_SOURCE_CONFIG__BUFFER_EXHAUSTED_POLICY__BUFFER_EXHAUSTED_STALL_THEN_DROP;
 		ds.config = &dsc;
 		def.n_buffers = 1;
 		def.buffers = bufs;
@@ -75,6 +81,8 @@ static int build_config(const uint8_t *user_cfg, size_t len, uint8_t **out, size
 		def.data_sources = dss;
 		def.has_file_write_period_ms = true;
 		def.file_write_period_ms = DEFAULT_FILE_PERIOD_MS;
+		def.has_flush_period_ms = true;
+		def.flush_period_ms = DEFAULT_FILE_PERIOD_MS;
 	}
 	cfg->has_write_into_file = true;
 	cfg->write_into_file = true;

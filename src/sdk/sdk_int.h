@@ -48,6 +48,8 @@ struct producer;
 #define SDK_IDLE_RECLAIM_MS 100
 /* Clock snapshots on a sequence at least this often while it writes. */
 #define SDK_SNAPSHOT_PERIOD_NS (1000ull * 1000 * 1000)
+/* A stalling writer waits this long for a free chunk, then drops. */
+#define SDK_STALL_TIMEOUT_MS 3000u
 /* Reconnect backoff: 100 ms doubling to 5 s. */
 #define SDK_RETRY_MIN_MS 100u
 #define SDK_RETRY_MAX_MS 5000u
@@ -60,11 +62,14 @@ struct producer;
 struct sdk_clock_map {
 	uint64_t base_tsc, base_ns;
 	uint32_t mult, shift;
+	uint32_t version;            /* changes with every new map */
 };
 
 extern bool sdk_clock_use_tsc;                /* set once by sdk_clock_init() */
-extern _Atomic uint32_t sdk_clock_version;    /* bumped when the map changes */
-extern struct sdk_clock_map sdk_clock_map_;   /* read under the version */
+/* The current map. A new one is written into another slot of a small ring
+ * before it is published, so a reader holding the old one reads it whole
+ * (maps change at most once a second). */
+extern const struct sdk_clock_map *_Atomic sdk_clock_cur;
 
 void sdk_clock_init(void);
 /* Recalibrates from a longer interval (control thread, now and then). */
@@ -84,29 +89,23 @@ static inline uint64_t sdk_rdtsc(void)
 #endif
 }
 
-/* Now on the SDK's clock (ns) and the (even) map version it used; the
+/* Now on the SDK's clock (ns) and the version of the map it used; the
  * version changes when the map does, and sequences then snapshot anew. */
 static inline uint64_t sdk_clock_now(uint32_t *out_version)
 {
-	struct sdk_clock_map m;
-	uint32_t v1, v2;
+	const struct sdk_clock_map *m;
 	uint64_t tsc;
 
 	if (!sdk_clock_use_tsc) {
 		*out_version = 0;
 		return sdk_clock_boottime();
 	}
-	do {
-		v1 = atomic_load_explicit(&sdk_clock_version, memory_order_acquire);
-		m = sdk_clock_map_;
-		atomic_thread_fence(memory_order_acquire);
-		v2 = atomic_load_explicit(&sdk_clock_version, memory_order_relaxed);
-	} while (PFC_UNLIKELY_((v1 & 1) | (v1 ^ v2)));
-	*out_version = v1;
+	m = atomic_load_explicit(&sdk_clock_cur, memory_order_acquire);
+	*out_version = m->version;
 	tsc = sdk_rdtsc();
-	if (tsc < m.base_tsc)
-		return m.base_ns;
-	return m.base_ns + (uint64_t)(((unsigned __int128)(tsc - m.base_tsc) * m.mult) >> m.shift);
+	if (PFC_UNLIKELY_(tsc < m->base_tsc))
+		return m->base_ns;
+	return m->base_ns + (uint64_t)(((unsigned __int128)(tsc - m->base_tsc) * m->mult) >> m->shift);
 }
 
 /* ------------------------------------------------------- categories ---- */
@@ -150,6 +149,7 @@ struct sdk_instance {
 	_Atomic bool active;
 	uint64_t instance_id;
 	uint16_t target_buffer;
+	_Atomic bool stall;          /* buffer_exhausted_policy: stall, then drop */
 	_Atomic uint32_t gen;        /* incremental state generation */
 	bool filter_debug_annotations;
 };
@@ -159,6 +159,10 @@ struct sdk_instance {
 /* One (thread, instance slot) sequence. */
 struct sdk_writer {
 	uint8_t *cur, *end;          /* room in the current chunk; NULL: none */
+	struct sdk_thread *owner;
+	uint8_t slot;                /* the instance slot it writes for */
+	bool dead;                   /* dropped by a stealer; the owner frees it */
+	struct sdk_writer *next_dead;
 	uint32_t n_packets;          /* in the current chunk */
 	uint32_t gen;                /* the instance's gen at the last reset */
 	uint32_t clock_version;      /* the clock map the last snapshot used */
@@ -205,6 +209,7 @@ struct sdk_thread {
 	char name[64];
 	uint64_t track_uuid;
 	struct sdk_writer *w[SDK_MAX_INSTANCES];
+	struct sdk_writer *dead;     /* dropped writers the owner frees */
 	/* Scratch for building events off the fast path. */
 	uint8_t *scratch;
 };
@@ -246,6 +251,8 @@ extern struct sdk sdk_g;
 /* The calling thread's state, created on first use; NULL if out of memory
  * or the SDK is not running. */
 struct sdk_thread *sdk_thread_get(void);
+/* The owner frees the writers a stealer dropped (while busy). */
+void sdk_thread_reap(struct sdk_thread *t);
 /* The writer of (@t, @slot), created and registered if needed; NULL if the
  * slot's instance is gone or no writer can be made (the event is dropped). */
 struct sdk_writer *sdk_writer_get(struct sdk_thread *t, unsigned slot);

@@ -207,6 +207,14 @@ static void on_start(struct producer *p, uint64_t id,
 
 		in->instance_id = id;
 		in->target_buffer = cfg->has_target_buffer ? (uint16_t)cfg->target_buffer : 0;
+		/* Stall-then-abort stalls too, then drops: a library never
+		 * takes its application down. */
+		atomic_store(&in->stall,
+			     cfg->has_buffer_exhausted_policy &&
+				     (cfg->buffer_exhausted_policy ==
+					      PERFETTO__PROTOS__DATA_SOURCE_CONFIG__BUFFER_EXHAUSTED_POLICY__BUFFER_EXHAUSTED_STALL_THEN_DROP ||
+				      cfg->buffer_exhausted_policy ==
+					      PERFETTO__PROTOS__DATA_SOURCE_CONFIG__BUFFER_EXHAUSTED_POLICY__BUFFER_EXHAUSTED_STALL_THEN_ABORT));
 		atomic_fetch_add(&in->gen, 1);
 		atomic_store(&in->active, true);
 		sdk_categories_enable((unsigned)i, te, te_len);

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -77,11 +78,30 @@ void sdk_writer_release_chunk(struct sdk_writer *w)
 	sdk_stat_add(&sdk_g.stats.chunks_committed, 1);
 }
 
-/* Takes a new chunk; @continues: its first fragment ends a packet. */
+/* Waits @us microseconds outside the busy section, so the control thread
+ * can steal (and send commits) meanwhile. Return: false if @w was dropped
+ * or the connection went away in the meantime. */
+static bool stall_pause(struct sdk_writer *w, unsigned us)
+{
+	struct sdk_thread *t = w->owner;
+	struct timespec ts = {0, (long)us * 1000};
+
+	sdk_leave(t, t->last_event_ns);
+	nanosleep(&ts, NULL);
+	while (!sdk_enter(t))
+		sched_yield();
+	return !w->dead && w->writer_id && arb_now() != NULL;
+}
+
+/* Takes a new chunk; @continues: its first fragment ends a packet. With
+ * a stalling policy (the session's buffer_exhausted_policy) a full SMB is
+ * waited on for up to SDK_STALL_TIMEOUT_MS, else the data is dropped. */
 static bool take_chunk(struct sdk_writer *w, bool continues)
 {
-	struct arbiter *arb = arb_now();
 	struct smb_chunk_init init;
+	struct arbiter *arb = arb_now();
+	uint64_t deadline = 0;
+	unsigned us = 20;
 
 	if (!arb || !w->writer_id)
 		return false;
@@ -90,9 +110,17 @@ static bool take_chunk(struct sdk_writer *w, bool continues)
 	init.packets = 0;
 	/* A failed acquisition still uses the chunk id: the gap tells the
 	 * service (and the trace) that data was lost here. */
-	if (arb_chunk_acquire(arb, &init, ARB_FULL_DROP, 0, &w->chunk) < 0) {
-		w->lost = true;
-		return false;
+	while (arb_chunk_acquire(arb, &init, ARB_FULL_DROP, 0, &w->chunk) < 0) {
+		uint64_t now = sdk_clock_boottime();
+
+		if (!atomic_load_explicit(&sdk_g.inst[w->slot].stall, memory_order_relaxed))
+			goto lost;
+		if (!deadline)
+			deadline = now + (uint64_t)SDK_STALL_TIMEOUT_MS * 1000 * 1000;
+		if (now >= deadline || !stall_pause(w, us))
+			goto lost;
+		arb = arb_now();
+		us = us * 2 > 1000 ? 1000 : us * 2;
 	}
 	w->has_chunk = true;
 	w->n_packets = 0;
@@ -100,6 +128,10 @@ static bool take_chunk(struct sdk_writer *w, bool continues)
 	w->cur = smb_chunk_payload(&w->chunk);
 	w->end = w->chunk.begin + w->chunk.size;
 	return true;
+lost:
+	if (!w->dead)
+		w->lost = true;
+	return false;
 }
 
 uint8_t *sdk_writer_reserve(struct sdk_writer *w, size_t len)
@@ -157,8 +189,10 @@ int sdk_writer_append(struct sdk_writer *w, const uint8_t *pkt, size_t len)
 /* ------------------------------------------------------------ threads ---- */
 
 
-/* Gives up @t's writers: chunks back, ids unregistered (control or owner). */
-static void drop_writers(struct sdk_thread *t, int slot)
+/* Gives up @t's writers: chunks back, ids unregistered. The owner frees
+ * them (@owner: at thread exit); a stealer leaves them for the owner to
+ * free (sdk_thread_reap()), since the owner may be stalled inside one. */
+static void drop_writers(struct sdk_thread *t, int slot, bool owner)
 {
 	struct producer *p = atomic_load(&sdk_g.producer);
 	unsigned i;
@@ -173,9 +207,27 @@ static void drop_writers(struct sdk_thread *t, int slot)
 			sdk_g.next_chunk_id[w->writer_id] = w->next_chunk_id;
 			producer_unregister_writer_id(p, w->writer_id);
 		}
-		free(w);
+		w->writer_id = 0;
 		t->w[i] = NULL;
+		if (owner) {
+			free(w);
+		} else {
+			w->dead = true;
+			w->next_dead = t->dead;
+			t->dead = w;
+		}
 		sdk_stat_add(&sdk_g.stats.writers, (uint64_t)-1);
+	}
+}
+
+void sdk_thread_reap(struct sdk_thread *t)
+{
+	struct sdk_writer *w = t->dead, *next;
+
+	t->dead = NULL;
+	for (; w; w = next) {
+		next = w->next_dead;
+		free(w);
 	}
 }
 
@@ -188,7 +240,8 @@ static void on_thread_exit(void *arg)
 	pthread_mutex_lock(&sdk_g.lock);
 	/* The thread's own chunks: no one else writes them, and the control
 	 * thread only looks at threads in the registry, under the lock. */
-	drop_writers(t, -1);
+	drop_writers(t, -1, true);
+	sdk_thread_reap(t);
 	sdk_g.retired_written += t->n_written;
 	sdk_g.retired_dropped += t->n_dropped;
 	for (pp = &sdk_g.threads; *pp; pp = &(*pp)->next) {
@@ -254,6 +307,8 @@ struct sdk_writer *sdk_writer_get(struct sdk_thread *t, unsigned slot)
 		w = calloc(1, sizeof(*w));
 		if (!w)
 			return NULL;
+		w->owner = t;
+		w->slot = (uint8_t)slot;
 		t->w[slot] = w;
 		sdk_stat_add(&sdk_g.stats.writers, 1);
 	}
@@ -339,7 +394,7 @@ static void take_reclaim(struct sdk_thread *t, void *arg)
 	unsigned i;
 
 	if (a->drop) {
-		drop_writers(t, a->slot);
+		drop_writers(t, a->slot, false);
 		return;
 	}
 	for (i = 0; i < SDK_MAX_INSTANCES; i++) {
@@ -408,6 +463,7 @@ void sdk_writers_after_fork(void)
 		next = t->next;
 		for (i = 0; i < SDK_MAX_INSTANCES; i++)
 			free(t->w[i]);
+		sdk_thread_reap(t);
 		free(t->scratch);
 		free(t);
 	}

@@ -6,12 +6,18 @@
  *   sdk_app [--in-process FILE] [--socket S] [--threads N] [--slices M]
  *           [--depth D] [--short-threads N] [--categories a,b,...]
  *           [--wait-enabled MS] [--run-ms MS] [--all-kinds] [--stats]
- *           [--fork] [--flow-id ID] [--name PREFIX]
+ *           [--fork] [--flow-id ID] [--name PREFIX] [--batch N]
+ *           [--idle-threads N --stagger-ms MS] [--shm-kb KB]
+ *           [--wait-categories N]
  *
  * Each of N threads ("worker-<i>") writes M slices nested D deep in every
  * category ("s<depth>" names; slices carry an int "i" annotation at depth
  * 0). --short-threads runs N threads one batch of 8 at a time, 100 slices
- * each. --run-ms keeps writing for that long (for restart tests), printing
+ * each (--batch sets the batch size). --idle-threads starts N threads at
+ * once, thread i writing 100 slices after i * MS ms and then staying alive
+ * and idle until all have written (its chunk must be given back).
+ * --wait-categories waits until N categories are enabled (--wait-enabled
+ * gives the timeout). --run-ms keeps writing for that long (for restart tests), printing
  * nothing until the end. --all-kinds adds instants, counters, a named
  * track, an async track, flows and one annotation of each type. --stats
  * prints pfc_get_stats() as key=value lines. Exit 0 unless the SDK failed.
@@ -166,6 +172,59 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
+struct idle_worker {
+	pthread_t th;
+	int index;
+	int stagger_ms;
+	pthread_barrier_t *done;
+};
+
+static void *idle_main(void *arg)
+{
+	struct idle_worker *w = arg;
+	struct timespec ts = {w->stagger_ms * w->index / 1000,
+			      (long)(w->stagger_ms * w->index % 1000) * 1000000L};
+	char name[32];
+	int64_t i;
+	size_t c;
+
+	snprintf(name, sizeof(name), "%sidle-%d", g_prefix, w->index);
+	pthread_setname_np(pthread_self(), name);
+	nanosleep(&ts, NULL);
+	for (i = 0; i < 100 / g_depth; i++)
+		for (c = 0; c < g_n_cats; c++)
+			one_group(c, i);
+	/* Alive and idle until every thread has written. */
+	pthread_barrier_wait(w->done);
+	return NULL;
+}
+
+static int run_idle_threads(int n, int stagger_ms)
+{
+	struct idle_worker *ws = calloc((size_t)n, sizeof(*ws));
+	pthread_barrier_t done;
+	int i;
+
+	if (!ws || pthread_barrier_init(&done, NULL, (unsigned)n) != 0) {
+		free(ws);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		ws[i].index = i;
+		ws[i].stagger_ms = stagger_ms;
+		ws[i].done = &done;
+		if (pthread_create(&ws[i].th, NULL, idle_main, &ws[i]) != 0) {
+			fprintf(stderr, "sdk_app: pthread_create failed at %d\n", i);
+			exit(1);
+		}
+	}
+	for (i = 0; i < n; i++)
+		pthread_join(ws[i].th, NULL);
+	pthread_barrier_destroy(&done);
+	free(ws);
+	return 0;
+}
+
 static int run_threads(int n, int slices, int base)
 {
 	struct worker *ws = calloc((size_t)n, sizeof(*ws));
@@ -203,14 +262,14 @@ static void add_categories(char *list)
 	}
 }
 
-static bool any_enabled(void)
+static size_t n_enabled(void)
 {
-	size_t c;
+	size_t c, n = 0;
 
 	for (c = 0; c < g_n_cats; c++)
 		if (PFC_ENABLED(g_cats[c]))
-			return true;
-	return false;
+			n++;
+	return n;
 }
 
 static void print_stats(const char *who)
@@ -236,6 +295,7 @@ int main(int argc, char **argv)
 	const char *inproc = NULL, *sock = NULL;
 	char cats[256] = "cat";
 	int threads = 1, short_threads = 0, wait_ms = 0, stats = 0, do_fork = 0, i, rc;
+	int batch = 8, idle_threads = 0, stagger_ms = 2, shm_kb = 0, wait_cats = 1;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -271,16 +331,31 @@ int main(int argc, char **argv)
 			g_flow_id = strtoull(argv[++i], NULL, 0);
 		} else if (!strcmp(a, "--name")) {
 			g_prefix = argv[++i];
+		} else if (!strcmp(a, "--batch")) {
+			batch = atoi(argv[++i]);
+		} else if (!strcmp(a, "--idle-threads")) {
+			idle_threads = atoi(argv[++i]);
+		} else if (!strcmp(a, "--stagger-ms")) {
+			stagger_ms = atoi(argv[++i]);
+		} else if (!strcmp(a, "--shm-kb")) {
+			shm_kb = atoi(argv[++i]);
+		} else if (!strcmp(a, "--wait-categories")) {
+			wait_cats = atoi(argv[++i]);
 		} else {
 			fprintf(stderr, "sdk_app: unknown option %s\n", a);
 			return 2;
 		}
 	}
-	if (g_depth < 1 || g_depth > 8 || threads < 0 || g_slices < 0) {
+	if (g_depth < 1 || g_depth > 8 || threads < 0 || g_slices < 0 || batch < 1 ||
+	    idle_threads < 0 || stagger_ms < 0 || shm_kb < 0 || wait_cats < 1) {
 		fprintf(stderr, "sdk_app: bad --depth, --threads or --slices\n");
 		return 2;
 	}
 	add_categories(cats);
+	if (shm_kb && (rc = pfc_set_shm_size_kb((uint32_t)shm_kb)) != 0) {
+		fprintf(stderr, "sdk_app: pfc_set_shm_size_kb: %s\n", strerror(-rc));
+		return 1;
+	}
 	if (sock && (rc = pfc_set_socket(sock)) != 0) {
 		fprintf(stderr, "sdk_app: pfc_set_socket: %s\n", strerror(-rc));
 		return 1;
@@ -301,10 +376,11 @@ int main(int argc, char **argv)
 	if (wait_ms) {
 		uint64_t end = now_ms() + (uint64_t)wait_ms;
 
-		while (!any_enabled() && now_ms() < end)
+		while (n_enabled() < (size_t)wait_cats && now_ms() < end)
 			usleep(2000);
-		if (!any_enabled()) {
-			fprintf(stderr, "sdk_app: no category enabled after %d ms\n", wait_ms);
+		if (n_enabled() < (size_t)wait_cats) {
+			fprintf(stderr, "sdk_app: %zu categories enabled after %d ms\n", n_enabled(),
+				wait_ms);
 			pfc_shutdown();
 			return 3;
 		}
@@ -324,8 +400,10 @@ int main(int argc, char **argv)
 		waitpid(pid, NULL, 0);
 	}
 	run_threads(threads, g_slices, 0);
-	for (i = 0; i < short_threads; i += 8) {
-		int n = short_threads - i < 8 ? short_threads - i : 8;
+	if (idle_threads)
+		run_idle_threads(idle_threads, stagger_ms);
+	for (i = 0; i < short_threads; i += batch) {
+		int n = short_threads - i < batch ? short_threads - i : batch;
 
 		run_threads(n, 100, threads + i);
 	}
