@@ -139,6 +139,16 @@ else
 	fail $t "$(head -n 3 "$SVC_TMP/hdr.err" | tr '\n' ' ')"
 fi
 
+# The C example, built as its Makefile does (here against the build tree).
+t=sdk/example_worker_pool
+if ${CC:-cc} -O2 -Wall -Wextra -Werror -Iinclude -o "$SVC_TMP/worker_pool" examples/c/worker_pool.c \
+	-L"$OUT/lib" -lperfetto-c -pthread 2>"$SVC_TMP/ex.err" &&
+	LD_LIBRARY_PATH="$OUT/lib" "$SVC_TMP/worker_pool" --out "$SVC_TMP/pool.pftrace" >/dev/null; then
+	expect $t "$(q "$SVC_TMP/pool.pftrace" "select count(*) || ',' || (select count(*) from flow) || ',' || (select count(distinct track_id) from slice where name = 'handle') from slice where name = 'handle'")" "2000,2000,4"
+else
+	fail $t "$(head -n 3 "$SVC_TMP/ex.err" | tr '\n' ' ')"
+fi
+
 # --------------------------------------------------- 64 x 10,000 (system) ----
 svc_start_traced traced || { fail sdk/traced "traced did not start"; summary; exit 1; }
 
