@@ -596,23 +596,34 @@ static void insert_flow(struct tp_import *imp, uint64_t flow_id, uint32_t out, u
 	}
 }
 
-static void flow_begin(struct tp_import *imp, uint64_t flow_id, uint32_t row)
+/*
+ * Flow ids are per machine, as in Perfetto (a flow tracker per machine
+ * context): the map's key is the id on the host and a bijective mix of id
+ * and machine elsewhere, so two machines' ids never meet.
+ */
+static uint64_t flow_key(uint32_t machine, uint64_t flow_id)
 {
-	if (hmap_get(&imp->te->flows, flow_id, NULL)) {
+	return machine ? hash_mix64(flow_id ^ ((uint64_t)machine * 0x9e3779b97f4a7c15ull)) : flow_id;
+}
+
+static void flow_begin(struct tp_import *imp, uint64_t key, uint32_t row)
+{
+	if (hmap_get(&imp->te->flows, key, NULL)) {
 		tp_stat_add(imp, "flow_duplicate_id", -1, 0, 1);
 		return;
 	}
-	hmap_put(&imp->te->flows, flow_id, row);
+	hmap_put(&imp->te->flows, key, row);
 }
 
 /* Links the flow's last slice and @row, earlier slice first. */
-static void flow_link(struct tp_import *imp, uint64_t flow_id, uint32_t row, bool step, bool close)
+static void flow_link(struct tp_import *imp, uint64_t key, uint64_t flow_id, uint32_t row,
+		      bool step, bool close)
 {
 	struct tp_table *s = &imp->db->slice;
 	uint64_t v;
 	uint32_t old, out, in;
 
-	if (!hmap_get(&imp->te->flows, flow_id, &v)) {
+	if (!hmap_get(&imp->te->flows, key, &v)) {
 		tp_stat_add(imp, step ? "flow_step_without_start" : "flow_end_without_start", -1, 0,
 			    1);
 		return;
@@ -621,15 +632,31 @@ static void flow_link(struct tp_import *imp, uint64_t flow_id, uint32_t row, boo
 	out = tp_get_int(s, SLICE_TS, old) > tp_get_int(s, SLICE_TS, row) ? row : old;
 	in = out == row ? old : row;
 	if (step)
-		hmap_put(&imp->te->flows, flow_id, row);
+		hmap_put(&imp->te->flows, key, row);
 	else if (close)
-		hmap_del(&imp->te->flows, flow_id, NULL);
+		hmap_del(&imp->te->flows, key, NULL);
 	insert_flow(imp, flow_id, out, in);
 }
 
-/* Calls @fn on each id of repeated fixed64/varint field @id of @msg. */
-static void each_id(struct tp_import *imp, const uint8_t *msg, size_t len, uint32_t id,
-		    uint32_t row, bool terminating)
+/* One v2 id of @row (a slice of @machine). */
+static void flow_id_v2(struct tp_import *imp, uint32_t machine, uint64_t id, uint32_t row,
+		       bool terminating)
+{
+	uint64_t k = flow_key(machine, id);
+
+	if (terminating) {
+		if (hmap_get(&imp->te->flows, k, NULL))
+			flow_link(imp, k, id, row, false, true);
+	} else if (!hmap_get(&imp->te->flows, k, NULL)) {
+		flow_begin(imp, k, row);
+	} else {
+		flow_link(imp, k, id, row, true, false);
+	}
+}
+
+/* Each id of repeated fixed64/varint field @id of @msg. */
+static void each_id(struct tp_import *imp, uint32_t machine, const uint8_t *msg, size_t len,
+		    uint32_t id, uint32_t row, bool terminating)
 {
 	struct pz_reader r;
 	struct pz_field f;
@@ -638,41 +665,18 @@ static void each_id(struct tp_import *imp, const uint8_t *msg, size_t len, uint3
 	while (pz_reader_next(&r, &f) > 0) {
 		struct pz_packed it;
 		uint64_t v;
-		int rc;
 
 		if (f.id != id)
 			continue;
 		if (f.wire_type != PZ_WIRE_LEN) {
-			v = f.value;
-			goto one;
+			flow_id_v2(imp, machine, f.value, row, terminating);
+			continue;
 		}
 		pz_packed_init(&it, &f);
-		for (;;) {
-			rc = id == PB_TRACK_EVENT__FLOW_IDS ||
-					     id == PB_TRACK_EVENT__TERMINATING_FLOW_IDS
-				     ? pz_packed_next_fixed64(&it, &v)
-				     : pz_packed_next_varint(&it, &v);
-			if (rc <= 0)
-				break;
-			if (terminating) {
-				if (hmap_get(&imp->te->flows, v, NULL))
-					flow_link(imp, v, row, false, true);
-			} else if (!hmap_get(&imp->te->flows, v, NULL)) {
-				flow_begin(imp, v, row);
-			} else {
-				flow_link(imp, v, row, true, false);
-			}
-		}
-		continue;
-one:
-		if (terminating) {
-			if (hmap_get(&imp->te->flows, v, NULL))
-				flow_link(imp, v, row, false, true);
-		} else if (!hmap_get(&imp->te->flows, v, NULL)) {
-			flow_begin(imp, v, row);
-		} else {
-			flow_link(imp, v, row, true, false);
-		}
+		while ((id == PB_TRACK_EVENT__FLOW_IDS || id == PB_TRACK_EVENT__TERMINATING_FLOW_IDS
+				? pz_packed_next_fixed64(&it, &v)
+				: pz_packed_next_varint(&it, &v)) > 0)
+			flow_id_v2(imp, machine, v, row, terminating);
 	}
 }
 
@@ -688,35 +692,42 @@ static bool has_field(const uint8_t *msg, size_t len, uint32_t id)
 	return false;
 }
 
-void te_flow_v2(struct tp_import *imp, uint32_t row, const uint8_t *event, size_t len)
+void te_flow_v2(struct tp_import *imp, uint32_t machine, uint32_t row, const uint8_t *event,
+		size_t len)
 {
 	if (has_field(event, len, PB_TRACK_EVENT__FLOW_IDS))
-		each_id(imp, event, len, PB_TRACK_EVENT__FLOW_IDS, row, false);
+		each_id(imp, machine, event, len, PB_TRACK_EVENT__FLOW_IDS, row, false);
 	else
-		each_id(imp, event, len, PB_TRACK_EVENT__FLOW_IDS_OLD, row, false);
+		each_id(imp, machine, event, len, PB_TRACK_EVENT__FLOW_IDS_OLD, row, false);
 	if (has_field(event, len, PB_TRACK_EVENT__TERMINATING_FLOW_IDS))
-		each_id(imp, event, len, PB_TRACK_EVENT__TERMINATING_FLOW_IDS, row, true);
+		each_id(imp, machine, event, len, PB_TRACK_EVENT__TERMINATING_FLOW_IDS, row, true);
 	else
-		each_id(imp, event, len, PB_TRACK_EVENT__TERMINATING_FLOW_IDS_OLD, row, true);
+		each_id(imp, machine, event, len, PB_TRACK_EVENT__TERMINATING_FLOW_IDS_OLD, row,
+			true);
 }
 
-void te_flow_end(struct tp_import *imp, uint64_t flow_id, uint32_t row)
+void te_flow_end(struct tp_import *imp, uint32_t machine, uint64_t flow_id, uint32_t row)
 {
-	if (hmap_get(&imp->te->flows, flow_id, NULL))
-		flow_link(imp, flow_id, row, false, true);
+	uint64_t k = flow_key(machine, flow_id);
+
+	if (hmap_get(&imp->te->flows, k, NULL))
+		flow_link(imp, k, flow_id, row, false, true);
 }
 
-void te_flow_bind(struct tp_import *imp, uint32_t row, uint64_t bind_id, uint64_t direction)
+void te_flow_bind(struct tp_import *imp, uint32_t machine, uint32_t row, uint64_t bind_id,
+		  uint64_t direction)
 {
+	uint64_t k = flow_key(machine, bind_id);
+
 	switch (direction) {
 	case PBE_TRACK_EVENT_LEGACY_EVENT_FLOW_DIRECTION__FLOW_OUT:
-		flow_begin(imp, bind_id, row);
+		flow_begin(imp, k, row);
 		break;
 	case PBE_TRACK_EVENT_LEGACY_EVENT_FLOW_DIRECTION__FLOW_INOUT:
-		flow_link(imp, bind_id, row, true, false);
+		flow_link(imp, k, bind_id, row, true, false);
 		break;
 	case PBE_TRACK_EVENT_LEGACY_EVENT_FLOW_DIRECTION__FLOW_IN:
-		flow_link(imp, bind_id, row, false, false);
+		flow_link(imp, k, bind_id, row, false, false);
 		break;
 	default:
 		tp_stat_add(imp, "flow_without_direction", -1, 0, 1);
@@ -724,11 +735,11 @@ void te_flow_bind(struct tp_import *imp, uint32_t row, uint64_t bind_id, uint64_
 	}
 }
 
-void te_flow_v1(struct tp_import *imp, int64_t track, char phase, uint64_t source_id, uint32_t cat,
-		uint32_t name, bool bind_enclosing)
+void te_flow_v1(struct tp_import *imp, uint32_t machine, int64_t track, char phase,
+		uint64_t source_id, uint32_t cat, uint32_t name, bool bind_enclosing)
 {
 	struct tp_te *te = imp->te;
-	uint64_t k = mix(mix(source_id, cat), name), flow_id, v;
+	uint64_t k = mix(mix(mix(source_id, cat), name), machine), flow_id, v;
 	int64_t row;
 
 	if (hmap_get(&te->v1_flows, k, &v)) {
@@ -777,10 +788,11 @@ void te_flow_v1(struct tp_import *imp, int64_t track, char phase, uint64_t sourc
 		tp_stat_add(imp, "flow_no_enclosing_slice", -1, 0, 1);
 		return;
 	}
+	/* v1 ids are numbered per (source id, category, name, machine): unique. */
 	if (phase == 's')
 		flow_begin(imp, flow_id, (uint32_t)row);
 	else
-		flow_link(imp, flow_id, (uint32_t)row, phase == 't', false);
+		flow_link(imp, flow_id, flow_id, (uint32_t)row, phase == 't', false);
 }
 
 static void close_pending_flows(struct tp_import *imp, int64_t track, uint32_t row)

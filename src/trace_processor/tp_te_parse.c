@@ -834,13 +834,14 @@ static void flows(struct ev_ctx *c, uint32_t row)
 		if (!l[PB_TRACK_EVENT_LEGACY_EVENT__FLOW_DIRECTION].id)
 			tp_stat_add(c->imp, "flow_without_direction", -1, 0, 1);
 		else
-			te_flow_bind(c->imp, row, l[PB_TRACK_EVENT_LEGACY_EVENT__BIND_ID].value,
+			te_flow_bind(c->imp, c->ev->machine, row,
+				     l[PB_TRACK_EVENT_LEGACY_EVENT__BIND_ID].value,
 				     l[PB_TRACK_EVENT_LEGACY_EVENT__FLOW_DIRECTION].value);
 	}
 	if (c->e[PB_TRACK_EVENT__FLOW_IDS].id || c->e[PB_TRACK_EVENT__FLOW_IDS_OLD].id ||
 	    c->e[PB_TRACK_EVENT__TERMINATING_FLOW_IDS].id ||
 	    c->e[PB_TRACK_EVENT__TERMINATING_FLOW_IDS_OLD].id)
-		te_flow_v2(c->imp, row, c->ev->data, c->ev->len);
+		te_flow_v2(c->imp, c->ev->machine, row, c->ev->data, c->ev->len);
 }
 
 static void add_phase_arg(struct ev_ctx *c, struct te_args *b, char phase)
@@ -973,7 +974,8 @@ static void flow_v1_event(struct ev_ctx *c, char phase)
 		parse_error(c);
 		return;
 	}
-	te_flow_v1(c->imp, track, phase, c->l[PB_TRACK_EVENT_LEGACY_EVENT__UNSCOPED_ID].value,
+	te_flow_v1(c->imp, c->ev->machine, track, phase,
+		   c->l[PB_TRACK_EVENT_LEGACY_EVENT__UNSCOPED_ID].value,
 		   c->cat, c->name,
 		   c->l[PB_TRACK_EVENT_LEGACY_EVENT__BIND_TO_ENCLOSING].value != 0);
 }
@@ -1481,5 +1483,5 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 	if (t[PB_CHROME_TRIGGER__TRIGGER_NAME].id)
 		te_args_str(imp, b, te->k.trigger_name, name);
 	if (t[PB_CHROME_TRIGGER__FLOW_ID].id)
-		te_flow_end(imp, t[PB_CHROME_TRIGGER__FLOW_ID].value, (uint32_t)row);
+		te_flow_end(imp, ev->machine, t[PB_CHROME_TRIGGER__FLOW_ID].value, (uint32_t)row);
 }

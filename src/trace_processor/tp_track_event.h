@@ -350,12 +350,14 @@ int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uin
 			   uint32_t name);
 void te_slice_end_done(struct tp_import *imp, int64_t track, uint32_t row);
 void te_slice_finish(struct tp_import *imp);
-void te_flow_v2(struct tp_import *imp, uint32_t row, const uint8_t *event, size_t len);
-void te_flow_v1(struct tp_import *imp, int64_t track, char phase, uint64_t source_id, uint32_t cat,
-		uint32_t name, bool bind_enclosing);
-void te_flow_bind(struct tp_import *imp, uint32_t row, uint64_t bind_id, uint64_t direction);
+void te_flow_v2(struct tp_import *imp, uint32_t machine, uint32_t row, const uint8_t *event,
+		size_t len);
+void te_flow_v1(struct tp_import *imp, uint32_t machine, int64_t track, char phase,
+		uint64_t source_id, uint32_t cat, uint32_t name, bool bind_enclosing);
+void te_flow_bind(struct tp_import *imp, uint32_t machine, uint32_t row, uint64_t bind_id,
+		  uint64_t direction);
 /* Ends flow @flow_id at @row if it is open. */
-void te_flow_end(struct tp_import *imp, uint64_t flow_id, uint32_t row);
+void te_flow_end(struct tp_import *imp, uint32_t machine, uint64_t flow_id, uint32_t row);
 void te_slice_fini(struct tp_te *te);
 
 /* tp_te_parse.c */
