@@ -148,10 +148,19 @@ static uint8_t *put_boot_ts(uint8_t *p, uint64_t boot)
 	return put_var(p, PBE_BUILTIN_CLOCK__BUILTIN_CLOCK_BOOTTIME);
 }
 
-static int emit_snapshot(struct sdk_writer *w, uint64_t now, uint32_t ver, uint64_t boot)
+/*
+ * A ClockSnapshot of the sequence's clock against BOOTTIME, from a fresh
+ * pair of readings (the TSC on both sides of a clock_gettime, so the
+ * pair's error is half that call); the event that asked for it may have
+ * read the clock long before (its first event also registers the writer).
+ */
+static int emit_snapshot(struct sdk_writer *w)
 {
 	uint8_t buf[96], *p = buf;
 	struct nest snap, c;
+	uint32_t ver;
+	uint64_t a = sdk_clock_now(&ver), boot = sdk_clock_boottime(), b = sdk_clock_now(&ver);
+	uint64_t now = a + (b - a) / 2;
 
 	if (now < w->last_ts)
 		now = w->last_ts;
@@ -229,8 +238,7 @@ static int emit_process_descriptor(struct sdk_writer *w, uint64_t boot)
 }
 
 /* Cleared state, defaults, a snapshot and the descriptors. */
-static int emit_reset(struct sdk_thread *t, struct sdk_writer *w, unsigned slot, uint64_t now,
-		      uint32_t ver)
+static int emit_reset(struct sdk_thread *t, struct sdk_writer *w, unsigned slot)
 {
 	uint8_t buf[96], *p = buf;
 	struct nest def, ted;
@@ -261,7 +269,7 @@ static int emit_reset(struct sdk_thread *t, struct sdk_writer *w, unsigned slot,
 	p = put_var(p, t->track_uuid);
 	nest_end(&ted, p);
 	nest_end(&def, p);
-	if (emit(w, buf, p) < 0 || emit_snapshot(w, now, ver, boot) < 0 ||
+	if (emit(w, buf, p) < 0 || emit_snapshot(w) < 0 ||
 	    emit_process_descriptor(w, boot) < 0 || emit_thread_descriptor(t, w, boot) < 0) {
 		w->lost = true;
 		w->snapshot_due_ns = 0;
@@ -275,9 +283,9 @@ static int prepare(struct sdk_thread *t, struct sdk_writer *w, unsigned slot, ui
 		   uint32_t ver)
 {
 	if (w->lost || w->gen != atomic_load_explicit(&sdk_g.inst[slot].gen, memory_order_acquire))
-		return emit_reset(t, w, slot, now, ver);
+		return emit_reset(t, w, slot);
 	if (w->clock_version != ver || now >= w->snapshot_due_ns) {
-		if (emit_snapshot(w, now, ver, sdk_clock_boottime()) < 0)
+		if (emit_snapshot(w) < 0)
 			return -1;
 	}
 	if (w->desc_version != t->desc_version)

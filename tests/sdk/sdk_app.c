@@ -8,7 +8,7 @@
  *           [--wait-enabled MS] [--run-ms MS] [--all-kinds] [--stats]
  *           [--fork] [--flow-id ID] [--name PREFIX] [--batch N]
  *           [--idle-threads N --stagger-ms MS] [--shm-kb KB]
- *           [--wait-categories N]
+ *           [--wait-categories N] [--spin-ms MS]
  *
  * Each of N threads ("worker-<i>") writes M slices nested D deep in every
  * category ("s<depth>" names; slices carry an int "i" annotation at depth
@@ -17,7 +17,9 @@
  * once, thread i writing 100 slices after i * MS ms and then staying alive
  * and idle until all have written (its chunk must be given back).
  * --wait-categories waits until N categories are enabled (--wait-enabled
- * gives the timeout). --run-ms keeps writing for that long (for restart tests), printing
+ * gives the timeout). --spin-ms: the main thread ("spinner") then writes 5
+ * "spin" slices, each around MS ms of busy work and followed by MS ms of
+ * sleep, to line them up with the kernel's scheduling events. --run-ms keeps writing for that long (for restart tests), printing
  * nothing until the end. --all-kinds adds instants, counters, a named
  * track, an async track, flows and one annotation of each type. --stats
  * prints pfc_get_stats() as key=value lines. Exit 0 unless the SDK failed.
@@ -247,6 +249,26 @@ static int run_threads(int n, int slices, int base)
 	return 0;
 }
 
+static void spin(int ms)
+{
+	struct timespec pause = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	int k;
+
+	pthread_setname_np(pthread_self(), "spinner");
+	pfc_thread_set_name("spinner");
+	/* Other data sources of the session may start a little later. */
+	nanosleep(&(struct timespec){0, 300 * 1000 * 1000}, NULL);
+	for (k = 0; k < 5; k++) {
+		uint64_t end = now_ms() + (uint64_t)ms;
+
+		PFC_SLICE_BEGIN(g_cats[0], "spin");
+		while (now_ms() < end)
+			;
+		PFC_SLICE_END(g_cats[0]);
+		nanosleep(&pause, NULL);
+	}
+}
+
 static void add_categories(char *list)
 {
 	char *save = NULL, *tok;
@@ -295,7 +317,7 @@ int main(int argc, char **argv)
 	const char *inproc = NULL, *sock = NULL;
 	char cats[256] = "cat";
 	int threads = 1, short_threads = 0, wait_ms = 0, stats = 0, do_fork = 0, i, rc;
-	int batch = 8, idle_threads = 0, stagger_ms = 2, shm_kb = 0, wait_cats = 1;
+	int batch = 8, idle_threads = 0, stagger_ms = 2, shm_kb = 0, wait_cats = 1, spin_ms = 0;
 
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -339,6 +361,8 @@ int main(int argc, char **argv)
 			stagger_ms = atoi(argv[++i]);
 		} else if (!strcmp(a, "--shm-kb")) {
 			shm_kb = atoi(argv[++i]);
+		} else if (!strcmp(a, "--spin-ms")) {
+			spin_ms = atoi(argv[++i]);
 		} else if (!strcmp(a, "--wait-categories")) {
 			wait_cats = atoi(argv[++i]);
 		} else {
@@ -399,6 +423,8 @@ int main(int argc, char **argv)
 		}
 		waitpid(pid, NULL, 0);
 	}
+	if (spin_ms > 0)
+		spin(spin_ms);
 	run_threads(threads, g_slices, 0);
 	if (idle_threads)
 		run_idle_threads(idle_threads, stagger_ms);
