@@ -60,7 +60,7 @@ ok=1
 for g in $r; do
 	case $g in
 	none | -*) ok=0 ;;
-	*) [ "$g" -lt 1000000 ] || ok=0 ;;
+	*) [ "$g" -lt 500000 ] || ok=0 ;;
 	esac
 done
 if [ $n = 5 ] && [ $ok = 1 ]; then
