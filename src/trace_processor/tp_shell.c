@@ -2,7 +2,7 @@
 /*
  * tp_shell.c - trace_processor_shell: Perfetto's classic flat command line
  * over the trace processor library. It imports one trace (a file, or '-'
- * for stdin), runs -q/-Q SQL and prints the last statement's result as CSV
+ * for stdin), runs -q/-Q SQL and prints each statement's result as CSV
  * byte for byte like Perfetto (the diff tests compare it), exports every
  * table and view into a SQLite file (-e) and runs a libedit REPL (-i).
  * Called from main.c only; one trace, one thread, blocking stdio.
@@ -309,6 +309,15 @@ static int print_csv(sqlite3_stmt *stmt)
 	return rc;
 }
 
+/* A result set the CSV output shows (see run_sql()). */
+static bool has_output(sqlite3_stmt *stmt)
+{
+	int n = sqlite3_column_count(stmt);
+	const char *name = n == 1 ? sqlite3_column_name(stmt, 0) : NULL;
+
+	return n > 0 && !(name && strcmp(name, "suppress_query_output") == 0);
+}
+
 /* ---------------------------------------------------------- text table ---- */
 
 /* Characters on screen: UTF-8 continuation bytes take no column. */
@@ -478,15 +487,19 @@ out:
 enum out_mode { OUT_CSV, OUT_TABLE };
 
 /*
- * Runs every statement of @sql in order. Statements before the last are
- * stepped to completion silently; the last one's result is printed.
+ * Runs every statement of @sql in order. In CSV mode (-q/-Q) each result
+ * set is printed, as Perfetto's shell does: statements without columns
+ * (CREATE, INCLUDE...) and a lone "suppress_query_output" column print
+ * nothing, an empty result still prints its header, and one blank line
+ * separates consecutive result sets. The table mode (the REPL) prints the
+ * last statement's result only.
  * Return: 0, or -EINVAL after printing the SQL error on stderr.
  */
 static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mode)
 {
 	const char *pos = skip_blank(sql), *tail;
 	sqlite3_stmt *stmt;
-	bool is_last;
+	bool is_last, printed = false;
 	int rc;
 
 	while (*pos) {
@@ -500,12 +513,16 @@ static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mo
 			tail = pos + strlen(pos);
 		if (stmt) {
 			is_last = *skip_blank(tail) == '\0';
-			if (!is_last)
-				rc = step_all(stmt);
-			else if (mode == OUT_CSV)
+			if (mode == OUT_CSV && has_output(stmt)) {
+				if (printed)
+					putchar('\n');
+				printed = true;
 				rc = print_csv(stmt);
-			else
+			} else if (mode == OUT_CSV || !is_last) {
+				rc = step_all(stmt);
+			} else {
 				rc = print_table(stmt);
+			}
 			if (rc != SQLITE_DONE) {
 				report_sql_error(rc == SQLITE_NOMEM ? "out of memory"
 								    : sqlite3_errmsg(db),

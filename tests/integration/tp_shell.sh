@@ -102,25 +102,31 @@ expect_csv csv_no_rows '"a"' -Q 'SELECT 1 AS a WHERE 0' "$TRACE"
 
 # ------------------------------------------------------ last statement ----
 
-expect_csv last_stmt_printed '"b"
+# Every result set is printed, one blank line between them (Perfetto v58).
+expect_csv each_stmt_printed '"a"
+1
+
+"b"
 2' -Q 'SELECT 1 AS a; SELECT 2 AS b;' "$TRACE"
+expect_csv each_stmt_empty_header '"a"
+
+"b"
+2' -Q 'SELECT 1 AS a WHERE 0; SELECT 2 AS b' "$TRACE"
+expect_csv each_stmt_suppressed '"b"
+2' -Q 'SELECT 1 AS suppress_query_output; SELECT 2 AS b' "$TRACE"
 expect_csv last_stmt_earlier_run '"v"
 5' -Q 'CREATE TABLE t1 AS SELECT 5 AS v; SELECT v FROM t1' "$TRACE"
 expect_csv last_stmt_trailing_comment '"a"
 1' -Q 'SELECT 1 AS a; -- trailing
  /* and a block */ ;' "$TRACE"
-expect_csv last_stmt_file '"v","twice"
-5,10
-6,12' -q "$DATA/last_statement.sql" "$TRACE"
+expect_csv each_stmt_file '"hidden"
+"printed"
 
-run last_stmt_no_columns -Q 'SELECT 1 AS a; CREATE TABLE t2(x)' "$TRACE"
-if [ $rc -ne 0 ]; then
-	fail tp_shell/last_stmt_no_columns "exit $rc: $(oneline "$tmp/last_stmt_no_columns.err")"
-elif [ -s "$tmp/last_stmt_no_columns.out" ]; then
-	fail tp_shell/last_stmt_no_columns "printed '$(oneline "$tmp/last_stmt_no_columns.out")'"
-else
-	pass tp_shell/last_stmt_no_columns
-fi
+"v","twice"
+5,10
+6,12' -q "$DATA/statements.sql" "$TRACE"
+expect_csv each_stmt_no_columns '"a"
+1' -Q 'SELECT 1 AS a; CREATE TABLE t2(x)' "$TRACE"
 
 # --------------------------------------------------------------- flags ----
 
@@ -130,10 +136,13 @@ expect_csv flags_query '"x"
 4' --query 'SELECT 4 AS x' "$TRACE"
 expect_csv flags_trace_first '"x"
 5' "$TRACE" -Q 'SELECT 5 AS x'
-expect_csv flags_diff_test '"v","twice"
+expect_csv flags_diff_test '"hidden"
+"printed"
+
+"v","twice"
 5,10
 6,12' --analyze-trace-proto-content --crop-track-events --extra-checks \
-	--no-ftrace-raw --dev --full-sort -W --query-file "$DATA/last_statement.sql" "$TRACE"
+	--no-ftrace-raw --dev --full-sort -W --query-file "$DATA/statements.sql" "$TRACE"
 
 run version --version
 if [ $rc -ne 0 ] || ! grep -q '^perfetto-c v[0-9]' "$tmp/version.out"; then
@@ -168,8 +177,14 @@ if grep -q '^Error: ' "$tmp/errors_sql_prefix.err" &&
 else
 	fail tp_shell/errors_sql_format "want 'Error: ...' and the statement: $(oneline "$tmp/errors_sql_prefix.err")"
 fi
-expect_fail errors_sql_later 'no such column' \
-	-Q 'SELECT 1 AS a; SELECT nope FROM (SELECT 1 AS x); SELECT 2' "$TRACE"
+# The first result set is out before the second statement fails (Perfetto's too).
+run errors_sql_later -Q 'SELECT 1 AS a; SELECT nope FROM (SELECT 1 AS x); SELECT 2' "$TRACE"
+if [ $rc -eq 1 ] && grep -q 'no such column' "$tmp/errors_sql_later.err" &&
+	[ "$(oneline "$tmp/errors_sql_later.out")" = '"a"|1|' ]; then
+	pass tp_shell/errors_sql_later
+else
+	fail tp_shell/errors_sql_later "exit $rc, stdout '$(oneline "$tmp/errors_sql_later.out")', stderr $(oneline "$tmp/errors_sql_later.err")"
+fi
 expect_fail errors_sql_runtime 'Error: ' \
 	-Q "SELECT abs(-9223372036854775807 - 1)" "$TRACE"
 expect_fail errors_missing_trace 'no_such_trace.pb' -Q 'SELECT 1' "$tmp/no_such_trace.pb"
