@@ -21,6 +21,7 @@
  */
 #include "sdk/sdk_int.h"
 
+#include <sched.h>
 #include <string.h>
 
 #include "pb_fields.h"
@@ -673,6 +674,27 @@ static __attribute__((noinline)) void simple_slow(struct sdk_thread *t, unsigned
 		count(&t->n_dropped);
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* The control thread is taking this thread's chunks (a flush, an idle
+ * reclaim): that takes microseconds, so wait rather than lose the event. */
+static __attribute__((noinline)) void enter_slow(struct sdk_thread *t)
+{
+	unsigned spins = 0;
+
+	while (!sdk_enter(t)) {
+		if (++spins < 64)
+			cpu_relax();
+		else
+			sched_yield();
+	}
+}
+
 static __attribute__((noinline)) struct sdk_thread *thread_slow(void)
 {
 	return sdk_thread_get();
@@ -693,10 +715,8 @@ static PFC_ALWAYS_INLINE void simple_event(struct pfc_category *cat, const char 
 		if (!mask || !(t = thread_slow()))
 			return;
 	}
-	if (PFC_UNLIKELY_(!sdk_enter(t))) {
-		count(&t->n_dropped);
-		return;
-	}
+	if (PFC_UNLIKELY_(!sdk_enter(t)))
+		enter_slow(t);
 	if (PFC_UNLIKELY_(t->dead != NULL))
 		sdk_thread_reap(t);
 	now = sdk_clock_now(&ver);
@@ -749,10 +769,8 @@ PFC_API void pfc_te_event(struct pfc_category *cat, const struct pfc_event *e)
 		count(&t->n_dropped);
 		return;
 	}
-	if (PFC_UNLIKELY_(!sdk_enter(t))) {
-		count(&t->n_dropped);
-		return;
-	}
+	if (PFC_UNLIKELY_(!sdk_enter(t)))
+		enter_slow(t);
 	if (PFC_UNLIKELY_(t->dead != NULL))
 		sdk_thread_reap(t);
 	now = sdk_clock_now(&ver);
