@@ -2,12 +2,15 @@
 /*
  * sdk_clock.c - event timestamps without a system call: where the TSC is
  * invariant (constant_tsc and nonstop_tsc), ns = base_ns + (tsc - base_tsc)
- * * mult >> shift, with the kernel's own TSC rate when it publishes it
- * (perf's user-page time_mult/time_shift), else a rate measured against
- * CLOCK_BOOTTIME and refined by the control thread over longer spans. The
- * trace maps this clock to BOOTTIME through ClockSnapshots on every
- * sequence (sdk_event.c), so the rate's small error never accumulates past
- * a snapshot period. Elsewhere events read CLOCK_BOOTTIME.
+ * * mult >> shift. The first rate is the kernel's (perf's user-page
+ * time_mult/time_shift) or one measured over 2 ms; the control thread then
+ * measures the rate against CLOCK_BOOTTIME itself (10 ms, 30 ms, 100 ms,
+ * 300 ms after init, then every second, over spans of up to a minute), so
+ * the rate follows BOOTTIME's own, NTP's slewing included, and re-anchors
+ * the map at BOOTTIME each time. The trace maps this clock to BOOTTIME
+ * through ClockSnapshots on every sequence (sdk_event.c), taken anew with
+ * each map, so the rate's error never accumulates past one refinement.
+ * Elsewhere events read CLOCK_BOOTTIME.
  */
 #include "sdk/sdk_int.h"
 
@@ -23,14 +26,27 @@
 #include "base/clock.h"
 
 bool sdk_clock_use_tsc;
-#define N_MAPS 4
+/* A reader may hold a map for as long as it is preempted between loading
+ * the pointer and reading it: 64 slots are a minute at the steady pace. */
+#define N_MAPS 64
 static struct sdk_clock_map g_maps[N_MAPS];
 static unsigned g_n_published;
 const struct sdk_clock_map *_Atomic sdk_clock_cur = &g_maps[0];
 
-/* The measured rate, while no kernel rate is known: its reference points. */
-static uint64_t g_cal_tsc, g_cal_ns;
-static bool g_rate_from_kernel;
+/* A TSC reading paired with BOOTTIME; @width_tsc is the TSC ticks the pair
+ * took to read (its uncertainty). */
+struct clock_pair {
+	uint64_t tsc, ns, width_tsc;
+};
+
+/* Where the measured rate starts (@g_cal) and the next start once spans
+ * pass a minute (@g_next, half a minute later), so the rate is BOOTTIME's
+ * of the last minute or so. */
+static struct clock_pair g_cal, g_next;
+/* The narrowest pair seen: a refinement whose pair is far wider (the
+ * thread was interrupted between its readings) is skipped. */
+static uint64_t g_min_width_tsc = UINT64_MAX;
+#define CAL_MAX_SPAN_NS (60ull * NS_PER_SEC)
 
 uint64_t sdk_clock_boottime(void)
 {
@@ -102,22 +118,25 @@ static bool kernel_rate(uint32_t *out_mult, uint32_t *out_shift)
 	return true;
 }
 
-/* A TSC reading and BOOTTIME taken as close together as possible. */
-static void pair(uint64_t *out_tsc, uint64_t *out_ns)
+/* A TSC reading and BOOTTIME taken as close together as possible: the
+ * narrowest of eight tries, the TSC at the middle of the call. */
+static struct clock_pair pair(void)
 {
-	uint64_t best = UINT64_MAX, t0, t1, ns;
+	struct clock_pair best = {0, 0, UINT64_MAX};
+	uint64_t t0, t1, ns;
 	int i;
 
-	for (i = 0; i < 5; i++) {
+	for (i = 0; i < 8; i++) {
 		t0 = sdk_rdtsc();
 		ns = sdk_clock_boottime();
 		t1 = sdk_rdtsc();
-		if (t1 - t0 < best) {
-			best = t1 - t0;
-			*out_tsc = t0 + (t1 - t0) / 2;
-			*out_ns = ns;
+		if (t1 >= t0 && t1 - t0 < best.width_tsc) {
+			best.width_tsc = t1 - t0;
+			best.tsc = t0 + (t1 - t0) / 2;
+			best.ns = ns;
 		}
 	}
+	return best;
 }
 
 /* mult/shift for @ns nanoseconds in @ticks ticks (shift 24: 2^-24 resolution). */
@@ -150,45 +169,53 @@ static void publish(uint64_t base_tsc, uint64_t base_ns, uint32_t mult, uint32_t
 
 void sdk_clock_init(void)
 {
-	uint64_t tsc, ns, tsc2, ns2;
+	struct clock_pair a, b;
 	uint32_t mult, shift;
 	struct timespec wait = {0, 2 * 1000 * 1000};
 
 	sdk_clock_use_tsc = false;
 	if (!tsc_is_invariant())
 		return;
-	pair(&tsc, &ns);
-	if (kernel_rate(&mult, &shift)) {
-		g_rate_from_kernel = true;
-	} else {
-		/* A first rate from 2 ms; sdk_clock_refine() improves it. */
+	a = pair();
+	if (!kernel_rate(&mult, &shift)) {
+		/* A first rate from 2 ms; sdk_clock_refine() soon improves it. */
 		nanosleep(&wait, NULL);
-		pair(&tsc2, &ns2);
-		if (tsc2 <= tsc)
+		b = pair();
+		if (b.tsc <= a.tsc || b.ns <= a.ns)
 			return;
-		rate_from(tsc2 - tsc, ns2 - ns, &mult, &shift);
-		g_cal_tsc = tsc;
-		g_cal_ns = ns;
+		rate_from(b.tsc - a.tsc, b.ns - a.ns, &mult, &shift);
 	}
-	publish(tsc, ns, mult, shift);
+	g_cal = a;
+	g_next.tsc = 0;
+	g_min_width_tsc = a.width_tsc;
+	publish(a.tsc, a.ns, mult, shift);
 	sdk_clock_use_tsc = true;
 }
 
 void sdk_clock_refine(void)
 {
-	uint64_t tsc, ns;
+	struct clock_pair p;
 	uint32_t mult, shift;
 
-	if (!sdk_clock_use_tsc || g_rate_from_kernel)
+	if (!sdk_clock_use_tsc)
 		return;
-	pair(&tsc, &ns);
-	/* Only a longer span than the last improves the rate; past an hour
-	 * there is nothing left to gain. */
-	if (tsc <= g_cal_tsc || ns - g_cal_ns > 3600ull * NS_PER_SEC)
+	p = pair();
+	if (p.width_tsc < g_min_width_tsc)
+		g_min_width_tsc = p.width_tsc;
+	/* Interrupted mid-pair (a pair normally takes well under 1 us): its
+	 * BOOTTIME is uncertain by the width, so wait for the next tick. */
+	if (p.width_tsc > 4 * g_min_width_tsc + 2000)
 		return;
-	rate_from(tsc - g_cal_tsc, ns - g_cal_ns, &mult, &shift);
-	if (mult == atomic_load(&sdk_clock_cur)->mult && shift == atomic_load(&sdk_clock_cur)->shift)
+	if (p.tsc <= g_cal.tsc || p.ns <= g_cal.ns)
 		return;
-	/* Re-anchored at now, so the clock stays close to BOOTTIME. */
-	publish(tsc, ns, mult, shift);
+	rate_from(p.tsc - g_cal.tsc, p.ns - g_cal.ns, &mult, &shift);
+	if (p.ns - g_cal.ns >= CAL_MAX_SPAN_NS / 2 && g_next.tsc == 0)
+		g_next = p;
+	if (p.ns - g_cal.ns >= CAL_MAX_SPAN_NS && g_next.tsc != 0) {
+		g_cal = g_next;
+		g_next.tsc = 0;
+	}
+	/* Re-anchored at BOOTTIME now, whether or not the rate changed, so the
+	 * clock's error since the last map does not carry over. */
+	publish(p.tsc, p.ns, mult, shift);
 }

@@ -68,7 +68,7 @@ struct sdk_clock_map {
 extern bool sdk_clock_use_tsc;                /* set once by sdk_clock_init() */
 /* The current map. A new one is written into another slot of a small ring
  * before it is published, so a reader holding the old one reads it whole
- * (maps change at most once a second). */
+ * (maps change a few times in the first 300 ms, then once a second). */
 extern const struct sdk_clock_map *_Atomic sdk_clock_cur;
 
 void sdk_clock_init(void);

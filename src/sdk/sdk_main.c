@@ -437,6 +437,23 @@ static void refine_tick(void *user)
 	sdk_clock_refine();
 }
 
+/* The first rate comes from 2 ms (or from the kernel's, which BOOTTIME's
+ * NTP slewing does not follow): refine it over growing spans before the
+ * first periodic tick, so early events are placed within a microsecond. */
+static int add_early_refines(void)
+{
+	static const uint64_t at_ms[] = {10, 30, 100, 300};
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(at_ms) / sizeof(at_ms[0]); i++) {
+		rc = evloop_add_timer(g.loop, at_ms[i], 0, refine_tick, NULL, NULL);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* -------------------------------------------------------------- flush ---- */
 
 struct flush_req {
@@ -752,7 +769,8 @@ PFC_API int pfc_init(enum pfc_backend backend, const char *producer_name)
 	    (rc = evloop_add_timer(g.loop, RECLAIM_PERIOD_MS, RECLAIM_PERIOD_MS, reclaim_tick, NULL,
 				   NULL)) < 0 ||
 	    (rc = evloop_add_timer(g.loop, REFINE_PERIOD_MS, REFINE_PERIOD_MS, refine_tick, NULL,
-				   NULL)) < 0)
+				   NULL)) < 0 ||
+	    (rc = add_early_refines()) < 0)
 		goto fail_inproc;
 	sdk_g.initialized = true;
 	rc = start_thread();

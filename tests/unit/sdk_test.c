@@ -199,6 +199,65 @@ TEST(clock_follows_boottime)
 		harness_skip("no invariant TSC here: events read CLOCK_BOOTTIME");
 }
 
+static uint64_t clock_error_ns(void)
+{
+	uint32_t ver;
+	uint64_t a = sdk_clock_now(&ver), boot = sdk_clock_boottime(), b = sdk_clock_now(&ver);
+	uint64_t mid = a + (b - a) / 2;
+
+	return mid > boot ? mid - boot : boot - mid;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* A first rate 200 ppm off (a 2 ms calibration interrupted by a busy
+ * machine, or the kernel's rate while NTP slews BOOTTIME): after the
+ * refinements of the first 300 ms the rate is BOOTTIME's, and the clock
+ * stays within a few microseconds of it for the next 300 ms (the skewed
+ * rate would be 60 us off). */
+TEST(clock_refined_rate_tracks_boottime)
+{
+	static struct sdk_clock_map skewed;
+	uint64_t worst = 0, e;
+	int i, tries;
+
+	sdk_clock_init();
+	if (!sdk_clock_use_tsc)
+		harness_skip("no invariant TSC here: events read CLOCK_BOOTTIME");
+	skewed = *atomic_load(&sdk_clock_cur);
+	skewed.mult += skewed.mult / 5000;
+	skewed.version += 1000;
+	atomic_store(&sdk_clock_cur, &skewed);
+	sleep_ms(10);
+	sdk_clock_refine();
+	sleep_ms(30);
+	sdk_clock_refine();
+	sleep_ms(100);
+	sdk_clock_refine();
+	sleep_ms(200);
+	sdk_clock_refine();
+	ASSERT_LT(clock_error_ns(), 1000);
+	for (i = 0; i < 3; i++) {
+		sleep_ms(100);
+		/* The least of a few readings: an interrupted one says nothing. */
+		e = UINT64_MAX;
+		for (tries = 0; tries < 5; tries++) {
+			uint64_t x = clock_error_ns();
+
+			if (x < e)
+				e = x;
+		}
+		if (e > worst)
+			worst = e;
+	}
+	ASSERT_LT(worst, 3000);
+}
+
 TEST(api_before_init)
 {
 	struct pfc_stats st;
