@@ -15,7 +15,10 @@
  * A disabled event costs one load and one predictable branch (the macros
  * test the category's flag before any call). An enabled one is written by
  * the calling thread into its own chunk of shared memory, without locks.
- * No event call blocks, and nothing here aborts, exits or prints (set
+ * An event call waits on nothing but the SDK's own control thread while it
+ * hands the thread's chunk over (microseconds: a flush, an idle thread's
+ * chunk taken back), or on free room when the session asks writers to
+ * stall; nothing here aborts, exits or prints (set
  * PFC_LOG_LEVEL=debug to see the connection's log on stderr). Without a
  * tracing service there are no sessions, so categories are off; the SDK
  * connects when the service appears, and events a lost connection takes
@@ -338,8 +341,8 @@ struct pfc_event {
  * is at most 64 KiB encoded and carries at most 32 annotations.
  * @cat: a registered category (the macros pass ref.cat).
  * @e: the event (borrowed for the call).
- * Context: any thread; never blocks; allocates only for a thread's first
- * event of a session.
+ * Context: any thread; waits only as the header's first comment says;
+ * allocates only for a thread's first event of a session.
  */
 PFC_API void pfc_te_event(struct pfc_category *cat, const struct pfc_event *e);
 
