@@ -46,7 +46,9 @@ static struct {
  * shared memory is full. */
 static int build_config(const uint8_t *user_cfg, size_t len, uint8_t **out, size_t *out_len)
 {
-	Perfetto__Protos__TraceConfig def = PERFETTO__PROTOS__TRACE_CONFIG__INIT, *cfg = &def;
+	/* Set up by its init function: the INIT macro names deprecated fields,
+	 * which clang warns about. */
+	Perfetto__Protos__TraceConfig def, *cfg = &def;
 	Perfetto__Protos__TraceConfig__BufferConfig buf =
 		PERFETTO__PROTOS__TRACE_CONFIG__BUFFER_CONFIG__INIT, *bufs[1] = {&buf};
 	Perfetto__Protos__TraceConfig__DataSource ds = PERFETTO__PROTOS__TRACE_CONFIG__DATA_SOURCE__INIT,
@@ -55,6 +57,8 @@ static int build_config(const uint8_t *user_cfg, size_t len, uint8_t **out, size
 	Perfetto__Protos__TrackEventConfig te = PERFETTO__PROTOS__TRACK_EVENT_CONFIG__INIT;
 	char *all[1] = {(char *)"*"};
 	Perfetto__Protos__TraceConfig *parsed = NULL;
+
+	perfetto__protos__trace_config__init(&def);
 
 	if (user_cfg) {
 		parsed = perfetto__protos__trace_config__unpack(NULL, len, user_cfg);

@@ -49,6 +49,7 @@ gaps="select group_concat(ifnull(gap, 'none'), ' ') from (
 	from slice s join thread_track tt on s.track_id = tt.id
 	where s.name = 'spin' order by s.ts)"
 r=$(q "$T" "$gaps")
+echo "# ns from each spin slice's end to its thread's switch-out: $r"
 t=sdk_kernel/spin_slices
 n=$(echo "$r" | wc -w)
 if [ "$n" = 5 ]; then pass $t; else fail $t "$n spin slices (want 5): $r"; fi
