@@ -345,28 +345,27 @@ static uint32_t intern_cat(struct sdk_writer *w, const struct pfc_category *c, b
 	return w->cats[s].iid;
 }
 
+/* The iid of the string at @key in @slot (of a writer's table), a new one (and
+ * *is_new) when the slot held another string. */
+static uint32_t intern_ptr(struct sdk_writer *w, struct sdk_interned *slot, const char *key,
+			   bool *is_new)
+{
+	*is_new = slot->key != key;
+	if (*is_new) {
+		slot->key = key;
+		slot->iid = w->next_iid++;
+	}
+	return slot->iid;
+}
+
 static uint32_t intern_name(struct sdk_writer *w, const char *name, bool *is_new)
 {
-	uint32_t s = name_slot(name);
-
-	*is_new = w->names[s].key != name;
-	if (*is_new) {
-		w->names[s].key = name;
-		w->names[s].iid = w->next_iid++;
-	}
-	return w->names[s].iid;
+	return intern_ptr(w, &w->names[name_slot(name)], name, is_new);
 }
 
 static uint32_t intern_arg(struct sdk_writer *w, const char *name, bool *is_new)
 {
-	uint32_t s = arg_slot(name);
-
-	*is_new = w->arg_names[s].key != name;
-	if (*is_new) {
-		w->arg_names[s].key = name;
-		w->arg_names[s].iid = w->next_iid++;
-	}
-	return w->arg_names[s].iid;
+	return intern_ptr(w, &w->arg_names[arg_slot(name)], name, is_new);
 }
 
 static inline size_t safe_strlen(const char *s)

@@ -157,6 +157,13 @@ struct sdk_instance {
 /* ----------------------------------------------------------- writers ---- */
 
 /* One (thread, instance slot) sequence. */
+/* One slot of a writer's direct-mapped table of strings interned by
+ * address. */
+struct sdk_interned {
+	const void *key;
+	uint32_t iid;
+};
+
 struct sdk_writer {
 	uint8_t *cur, *end;          /* room in the current chunk; NULL: none */
 	struct sdk_thread *owner;
@@ -178,15 +185,9 @@ struct sdk_writer {
 	uint64_t snapshot_due_ns;    /* a clock snapshot is due at this time */
 	struct smb_chunk chunk;
 	/* Interned event names, by address (direct-mapped). */
-	struct {
-		const void *key;
-		uint32_t iid;
-	} names[SDK_NAME_SLOTS];
+	struct sdk_interned names[SDK_NAME_SLOTS];
 	/* Interned annotation names, by address. */
-	struct {
-		const void *key;
-		uint32_t iid;
-	} arg_names[SDK_ARG_NAME_SLOTS];
+	struct sdk_interned arg_names[SDK_ARG_NAME_SLOTS];
 	/* Interned categories, by index. */
 	struct {
 		uint32_t index_plus1;
