@@ -1,19 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * _pfc.c - perfetto_c._pfc, the CPython extension over libperfetto-c
- * (include/perfetto-c/pfc.h): categories, tracks, slices as context
- * managers, instants, counters, flows and annotations from Python code.
- * python/perfetto_c/__init__.py re-exports it and adds the decorator.
- *
- * Every function here runs on a Python thread holding the GIL, which is
- * what serializes this file's caches; the SDK's control thread never calls
- * in. The workload is many short slices per second from a few threads, with
- * the category off most of the time: the disabled path allocates nothing
- * and looks at no keyword argument beyond its name.
- *
- * Names reach the SDK by address when they are in the name cache (it holds
- * them for the life of the process, so an address never changes meaning);
- * past the cache's limit they are sent with PFC_EVENT_DYNAMIC_NAMES.
+ * _pfc.c - perfetto_c._pfc, the CPython extension over libperfetto-c:
+ * categories, tracks, slices as context managers, instants, counters, flows
+ * and annotations. Called by Python threads holding the GIL (which guards
+ * this file's caches); python/perfetto_c/__init__.py re-exports it. The
+ * workload: many short slices per second from a few threads, the category
+ * often off, so the disabled path allocates nothing and reads no values.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -75,6 +67,12 @@ static _Thread_local struct {
 } t_state __attribute__((tls_model("initial-exec")));
 
 /* ------------------------------------------------------------ names ---- */
+
+/*
+ * The SDK interns names by address. A name in the cache is held for the
+ * life of the process, so its address never comes to mean another string;
+ * past the cache's limit names go with PFC_EVENT_DYNAMIC_NAMES (in full).
+ */
 
 static inline size_t name_slot(const PyObject *s)
 {
@@ -163,13 +161,19 @@ static inline const char *name_utf8(PyObject *s, bool *dynamic)
  * this init(). Never raises: tracing must not break the application. */
 static __attribute__((noinline)) void thread_name_slow(void)
 {
-	PyObject *type, *value, *tb, *th = NULL, *name = NULL, *dict, *old;
+	PyObject *th = NULL, *name = NULL, *dict, *old;
 	bool fresh = t_state.named_gen != g.init_gen;
 	const char *u;
+#if PY_VERSION_HEX >= 0x030C0000
+	PyObject *exc = PyErr_GetRaisedException();
+#else
+	PyObject *type, *value, *tb;
+
+	PyErr_Fetch(&type, &value, &tb);
+#endif
 
 	t_state.named_gen = g.init_gen;
 	t_state.events = 1;
-	PyErr_Fetch(&type, &value, &tb);
 	dict = PyThreadState_GetDict();
 	th = PyObject_CallNoArgs(g.current_thread);
 	if (!th || !dict)
@@ -187,7 +191,11 @@ out:
 	Py_XDECREF(th);
 	Py_XDECREF(name);
 	PyErr_Clear();
+#if PY_VERSION_HEX >= 0x030C0000
+	PyErr_SetRaisedException(exc);
+#else
 	PyErr_Restore(type, value, tb);
+#endif
 }
 
 /* Before an enabled event: the thread's track carries its threading name. */
@@ -594,8 +602,9 @@ static int ann_add_dict(struct ann *a, PyObject *d)
 	return rc;
 }
 
-/* Fills @out from @a (no allocation, no Python code). Return: 0, or -1
- * with an exception (a name with NUL, a string that is not UTF-8). */
+/* Fills @out from the @n pairs of @names and @vals (reduced by ann_value();
+ * runs no Python code). Return: 0, or -1 with an exception (a name with a
+ * NUL, a string that cannot be UTF-8). */
 static int ann_fill(PyObject *const *names, PyObject *const *vals, Py_ssize_t n,
 		    struct pfc_arg *out, bool *dynamic)
 {
@@ -823,9 +832,10 @@ static int track_arg(PyObject *o, bool counter, struct track_obj **out)
 /* -------------------------------------------------------------- events ---- */
 
 /*
- * Writes one slice begin or instant. @name/@name_u: the event name and its
- * text (from name_utf8(), @dynamic as it said). Return: 0, or -1 with an
- * exception (the annotations' text).
+ * Writes one slice begin or instant of @c. @name_u: the event name's text
+ * from name_utf8(), @dynamic as it said. @tr: a track or NULL (the
+ * thread's); @flow/@term: flow ids or 0; @n_ann annotations from
+ * ann_value(). Return: 0, or -1 with an exception (the annotations' text).
  */
 static int write_named(struct category_obj *c, enum pfc_event_type type, const char *name_u,
 		       bool dynamic, const struct track_obj *tr, uint64_t flow, uint64_t term,
