@@ -12,8 +12,8 @@
 # with its own config); names past the name cache; argument errors; the
 # example through both backends; the program in docs/sdk-python.md. Skips when python3 or the module is
 # missing. Under a sanitizer build the module carries ASan: Python runs with
-# it preloaded and without leak checking (the interpreter's own allocations
-# at exit are not ours to free).
+# it preloaded and without leak checking (the interpreter does not free all
+# its memory at exit, nor the module what it keeps for the process's life).
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
