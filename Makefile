@@ -225,6 +225,40 @@ $(SDK_TEST_BINS): $(O)/sdk/%: tests/sdk/%.c include/perfetto-c/pfc.h $(SDK_SO)
 	$(Q)$(CC) $(SDK_APP_CFLAGS) -o $@ $< $(LDFLAGS_ALL) -L$(O)/lib -lperfetto-c \
 		-Wl,-rpath,'$$ORIGIN/../lib'
 
+# --------------------------------------------------------------- Python ----
+# The perfetto_c package: python/perfetto_c/*.py plus the C extension _pfc
+# (python/perfetto_c/_pfc.c), built into $(O)/python/perfetto_c so that
+# PYTHONPATH=$(O)/python finds it. The extension is built for $(PYTHON)
+# (Debian's python3 with python3-dev's headers) and links libperfetto-c.a:
+# the SDK is inside the module (its symbols stay local), so it needs no
+# rpath or installed library. Interpreter facts are asked when the rule
+# runs, after deps.sh has installed python3.
+PYTHON ?= /usr/bin/python3
+# `make install` puts the package where Debian's python3 looks: for
+# PREFIX=/usr /usr/lib/python3/dist-packages, otherwise
+# $(PREFIX)/lib/python3.X/dist-packages; PYTHON_SITE overrides.
+PYTHON_SITE ?=
+PY_PKG := $(O)/python/perfetto_c
+PY_SRC := $(wildcard python/perfetto_c/*.py)
+PY_STAMP := $(PY_PKG)/.built
+PY_DEP := $(O)/obj/python/_pfc.d
+PY_CFLAGS := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing -fPIC -pthread \
+	-Iinclude $(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CFLAGS_ALL))
+
+$(PY_STAMP): python/perfetto_c/_pfc.c $(PY_SRC) $(SDK_A) $(FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(PY_PKG) $(dir $(PY_DEP))
+	@echo "  CC+LD    $(PY_PKG)/_pfc"
+	$(Q)set -- $$($(PYTHON) -c 'import sysconfig as s; print(s.get_paths()["include"], s.get_config_var("EXT_SUFFIX"))') && \
+	rm -f $(PY_PKG)/_pfc.*.so && \
+	$(CC) $(PY_CFLAGS) -I"$$1" -MMD -MP -MF $(PY_DEP) -MT $@ -shared -o $(PY_PKG)/_pfc$$2 \
+		python/perfetto_c/_pfc.c $(SDK_A) $(LDFLAGS_ALL) -Wl,--exclude-libs,ALL $(SDK_LDLIBS)
+	$(Q)cp $(PY_SRC) $(PY_PKG)/
+	$(Q)echo '$(PYTHON)' > $(O)/python/interpreter
+	$(Q)touch $@
+
+.PHONY: python
+python: $(PY_STAMP)
+
 # ---------------------------------------------------------------- tests ----
 UNIT_SRC := $(wildcard tests/unit/*_test.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(O)/tests/%,$(UNIT_SRC))
@@ -275,7 +309,7 @@ fuzz:
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
+all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
 
 test: all
 	$(Q)sh tests/run.sh $(O)
@@ -306,6 +340,14 @@ install: all
 	$(Q)ln -sf $(SDK_SONAME) $(DESTDIR)$(PREFIX)/lib/libperfetto-c.so
 	$(Q)install -m 0644 $(SDK_A) $(DESTDIR)$(PREFIX)/lib/
 	$(Q)install -m 0644 $(O)/perfetto-c.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	$(Q)site='$(PYTHON_SITE)'; if [ -z "$$site" ]; then \
+		if [ '$(PREFIX)' = /usr ]; then site=/usr/lib/python3/dist-packages; \
+		else site='$(PREFIX)'/lib/python$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages; fi; \
+	fi; \
+	install -d "$(DESTDIR)$$site/perfetto_c" && \
+	install -m 0644 $(PY_PKG)/*.py "$(DESTDIR)$$site/perfetto_c/" && \
+	install -m 0755 $(PY_PKG)/_pfc.*.so "$(DESTDIR)$$site/perfetto_c/" && \
+	echo "  INSTALL  $(DESTDIR)$$site/perfetto_c"
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
 # Both compilers must build warning-free; CI runs these.

@@ -15,8 +15,9 @@
 # check, libFuzzer).
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
 # python3, iproute2: integration tests (free ports, network namespaces).
+# python3-dev: the Python module (python/perfetto_c, its C extension).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd python3 iproute2"
+libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd python3 python3-dev iproute2"
 APT_FLAGS=""
 # e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
 # the guest boots from its own initramfs, Debian's is not needed.
