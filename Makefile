@@ -270,13 +270,38 @@ $(UNIT_BINS): $(O)/tests/%_test: $(O)/obj/tests/unit/%_test.o $(HARNESS_OBJ) $(A
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(HARNESS_OBJ) $(ALL_LIBS) $(LDLIBS_ALL)
 
 # ---------------------------------------------------------------- bench ----
-BENCH_SRC := $(wildcard bench/*.c)
+# bench/sdk_bench*.c are built apart (below).
+BENCH_SRC := $(filter-out bench/sdk_bench%.c,$(wildcard bench/*.c))
 BENCH_BINS := $(patsubst bench/%.c,$(O)/bench/%,$(BENCH_SRC))
 
 $(BENCH_BINS): $(O)/bench/%: $(O)/obj/bench/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# The SDK benchmark is built as an application is (the public header, the
+# .so), like tests/sdk/. Its LTTng-UST peer, $(O)/sdk_bench_lttng, is a
+# program of its own (lttng-ust starts threads in every process it is
+# linked into); without liblttng-ust-dev it is built as a stub that says so.
+SDK_BENCH := $(O)/bench/sdk_bench
+SDK_BENCH_LTTNG := $(O)/sdk_bench_lttng
+$(SDK_BENCH): bench/sdk_bench.c bench/sdk_bench.h bench/bench_proc.h include/perfetto-c/pfc.h \
+		$(SDK_SO)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) $(SDK_APP_CFLAGS) -o $@ $< $(LDFLAGS_ALL) -L$(O)/lib -lperfetto-c \
+		-Wl,-rpath,'$$ORIGIN/../lib'
+
+$(SDK_BENCH_LTTNG): bench/sdk_bench_lttng.c bench/sdk_bench_tp.h bench/sdk_bench.h $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)if pkg-config --exists lttng-ust; then \
+		flags="-DHAVE_LTTNG_UST -Ibench $$(pkg-config --cflags lttng-ust)"; \
+		libs="$$(pkg-config --libs lttng-ust)"; \
+	fi; \
+	$(CC) -std=c11 -g $(OPT) $(WARN) -pthread $$flags -o $@ $< $(LDFLAGS_ALL) $$libs
+
+BENCH_BINS += $(SDK_BENCH) $(SDK_BENCH_LTTNG)
 
 # ----------------------------------------------------------------- fuzz ----
 FUZZ_SRC := $(wildcard fuzz/*_fuzz.c)

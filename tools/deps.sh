@@ -14,10 +14,13 @@
 # Tests: protoc (oracle for the text format), clang + its runtimes (warning
 # check, libFuzzer).
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
+# lttng-tools, liblttng-ust-dev: bench only: the LTTng-UST peer of sdk_bench
+# (bench/sdk_bench.c; without them it skips that peer).
 # python3, iproute2: integration tests (free ports, network namespaces).
 # python3-dev: the Python module (python/perfetto_c, its C extension).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd python3 python3-dev iproute2"
+libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd lttng-tools
+liblttng-ust-dev python3 python3-dev iproute2"
 APT_FLAGS=""
 # e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
 # the guest boots from its own initramfs, Debian's is not needed.
