@@ -301,7 +301,7 @@ $(SDK_BENCH_LTTNG): bench/sdk_bench_lttng.c bench/sdk_bench_tp.h bench/sdk_bench
 	fi; \
 	$(CC) -std=c11 -g $(OPT) $(WARN) -pthread $$flags -o $@ $< $(LDFLAGS_ALL) $$libs
 
-BENCH_BINS += $(SDK_BENCH) $(SDK_BENCH_LTTNG)
+BENCH_BINS += $(SDK_BENCH)
 
 # ----------------------------------------------------------------- fuzz ----
 FUZZ_SRC := $(wildcard fuzz/*_fuzz.c)
@@ -334,7 +334,8 @@ fuzz:
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(TEST_BINS)
+all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
+	$(TEST_BINS)
 
 test: all
 	$(Q)sh tests/run.sh $(O)

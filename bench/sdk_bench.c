@@ -16,7 +16,12 @@
  * header, linked with libperfetto-c.so).
  *
  *   out/bench/sdk_bench [--smoke] [--iters N] [--reps R] [--seconds S]
- *                       [--no-tracefs] [--no-lttng]
+ *                       [--shm-kb KB] [--no-tracefs] [--no-lttng]
+ *     --iters N    events per thread in one timed run (default 100000)
+ *     --reps R     timed runs per case; the median is reported (default 11)
+ *     --seconds S  each sustained run (default 3)
+ *     --shm-kb KB  the SDK's shared memory buffer (default 32768, the
+ *                  most traced gives; 0: the SDK's default)
  *
  * Exit 1 only if the SDK part could not run or lost events; a peer that
  * cannot run (no root, no tracefs, no lttng) is skipped with its reason.
@@ -46,8 +51,8 @@
 #include "bench_proc.h"
 #include "sdk_bench.h"
 
-/* The SDK's shared memory buffer: its maximum, so one timed run never
- * waits for traced to free chunks (runs are flushed between). */
+/* The SDK's shared memory buffer by default: its maximum, so one timed run
+ * never waits for traced to free chunks (runs are flushed between). */
 #define SMB_KB (32 * 1024)
 /* The trace buffer of both sessions; they write into their file every
  * FILE_PERIOD_MS, so the ring is read long before it wraps. */
@@ -63,6 +68,7 @@
 static struct {
 	bool smoke, no_tracefs, no_lttng;
 	uint64_t iters;        /* events per thread per timed run */
+	uint32_t shm_kb;       /* the SDK's SMB (0: the SDK's default) */
 	unsigned reps;
 	double seconds;        /* of each sustained run */
 	char out_dir[PATH_MAX - 128]; /* the build tree: traced, perfetto, ... */
@@ -89,6 +95,7 @@ struct case_result {
 	enum case_id peer;      /* the LTTng-UST case it is compared with */
 	bool has;
 	double t1, t2[2];       /* ns per event: 1 thread; each of 2 threads */
+	double best1;           /* 1 thread: the fastest run */
 	unsigned runs, preempted, blocked; /* thread-runs, and those disturbed */
 	char skip[160];
 };
@@ -514,8 +521,8 @@ static void parse_lttng_line(const char *line, const char *key, enum case_id c)
 
 	if (strncmp(line, key, k) != 0 || line[k] != ' ')
 		return;
-	if (sscanf(line + k, "%lf %lf %lf %u %u %u", &r->t1, &r->t2[0], &r->t2[1], &r->runs,
-		   &r->preempted, &r->blocked) == 6)
+	if (sscanf(line + k, "%lf %lf %lf %u %u %u %lf", &r->t1, &r->t2[0], &r->t2[1], &r->runs,
+		   &r->preempted, &r->blocked, &r->best1) == 7)
 		r->has = true;
 }
 
@@ -947,6 +954,7 @@ static int sdk_micro(struct bench_pool *pool)
 
 		res->has = true;
 		res->t1 = bench_series_median(s, 1, 0);
+		res->best1 = bench_series_min(s, 1, 0);
 		res->t2[0] = bench_series_median(s, 2, 0);
 		res->t2[1] = bench_series_median(s, 2, 1);
 		res->runs = s->n_runs;
@@ -1069,7 +1077,7 @@ static int run_sdk(void)
 		reap(&g_traced, SIGKILL);
 		return -1;
 	}
-	if (pfc_set_socket(prod) < 0 || pfc_set_shm_size_kb(SMB_KB) < 0 ||
+	if (pfc_set_socket(prod) < 0 || pfc_set_shm_size_kb(g_args.shm_kb) < 0 ||
 	    pfc_category_register(&g_cat, "bench", "sdk_bench's events", NULL, 0) < 0 ||
 	    pfc_category_register(&g_off, "bench_off", "never enabled", NULL, 0) < 0 ||
 	    pfc_init(PFC_BACKEND_SYSTEM, "sdk_bench") < 0 ||
@@ -1134,6 +1142,7 @@ static void floors_and_marker(struct bench_pool *pool)
 		}
 		res->has = true;
 		res->t1 = bench_series_median(&series[cases[c].id], 1, 0);
+		res->best1 = bench_series_min(&series[cases[c].id], 1, 0);
 		res->t2[0] = bench_series_median(&series[cases[c].id], 2, 0);
 		res->t2[1] = bench_series_median(&series[cases[c].id], 2, 1);
 		res->runs = series[cases[c].id].n_runs;
@@ -1147,10 +1156,11 @@ static void print_table(void)
 	const struct case_result *rdtsc = &g_res[C_RDTSC];
 	unsigned c;
 
-	printf("\n%-38s | %9s | %-17s | %7s | %-9s | %s\n", "ns per event", "1 thread",
-	       "2 threads (each)", "x rdtsc", "LTTng/this", "runs preempted, blocked");
-	printf("---------------------------------------+-----------+-------------------+---------"
-	       "+-----------+------------------------\n");
+	printf("\n%-38s | %9s | %7s | %-17s | %7s | %-10s | %s\n", "ns per event (median)",
+	       "1 thread", "fastest", "2 threads (each)", "x rdtsc", "LTTng/this",
+	       "runs preempted, blocked");
+	printf("---------------------------------------+-----------+---------+-------------------+"
+	       "---------+------------+------------------------\n");
 	for (c = 0; c < N_CASES; c++) {
 		const struct case_result *r = &g_res[c];
 		char two[32], vs[48], xr[16];
@@ -1164,8 +1174,8 @@ static void print_table(void)
 		vs[0] = '\0';
 		if (r->peer != N_CASES && g_res[r->peer].has && r->t1 > 0 && (enum case_id)c != r->peer)
 			snprintf(vs, sizeof(vs), "%.1fx", g_res[r->peer].t1 / r->t1);
-		printf("%-38s | %9.2f | %-17s | %7s | %-9s | %u, %u of %u\n", r->label, r->t1, two, xr,
-		       vs, r->preempted, r->blocked, r->runs);
+		printf("%-38s | %9.2f | %7.2f | %-17s | %7s | %-10s | %u, %u of %u\n", r->label, r->t1,
+		       r->best1, two, xr, vs, r->preempted, r->blocked, r->runs);
 	}
 }
 
@@ -1261,6 +1271,7 @@ static int parse_args(int argc, char **argv)
 	g_args.iters = 100000;
 	g_args.reps = 11;
 	g_args.seconds = 3;
+	g_args.shm_kb = SMB_KB;
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--smoke") == 0) {
 			g_args.smoke = true;
@@ -1273,13 +1284,15 @@ static int parse_args(int argc, char **argv)
 			g_args.reps = (unsigned)strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--seconds") == 0 && i + 1 < argc) {
 			g_args.seconds = strtod(argv[++i], NULL);
+		} else if (strcmp(argv[i], "--shm-kb") == 0 && i + 1 < argc) {
+			g_args.shm_kb = (uint32_t)strtoul(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--no-tracefs") == 0) {
 			g_args.no_tracefs = true;
 		} else if (strcmp(argv[i], "--no-lttng") == 0) {
 			g_args.no_lttng = true;
 		} else {
 			fprintf(stderr, "usage: %s [--smoke] [--iters N] [--reps R] [--seconds S] "
-					"[--no-tracefs] [--no-lttng]\n", argv[0]);
+					"[--shm-kb KB] [--no-tracefs] [--no-lttng]\n", argv[0]);
 			return -1;
 		}
 	}
@@ -1328,8 +1341,8 @@ int main(int argc, char **argv)
 	chmod(g_args.tmp, 0711);
 	signal(SIGPIPE, SIG_IGN);
 	printf("sdk_bench: median of %u runs of %llu events per thread; 1 thread on CPU 0, 2 threads "
-	       "on CPUs 0 and 1 at once (%d CPUs)\n",
-	       g_args.reps, (unsigned long long)g_args.iters, bench_ncpus());
+	       "on CPUs 0 and 1 at once (%d CPUs); SDK shared memory %u KiB\n",
+	       g_args.reps, (unsigned long long)g_args.iters, bench_ncpus(), g_args.shm_kb);
 	g_busy_pct = machine_busy_pct(g_args.smoke ? 100 : 1000);
 	printf("machine: %.0f%% of the CPUs busy with other work before the run%s\n", g_busy_pct,
 	       g_busy_pct > BUSY_WARN_PCT ? " (NOT quiet: expect noisy figures)" : "");

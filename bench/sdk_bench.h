@@ -262,4 +262,18 @@ static inline double bench_series_median(const struct bench_series *s, unsigned 
 	return bench_median(tmp, n);
 }
 
+/* The fastest run of thread @idx in the @threads-thread runs: the cost when
+ * nothing disturbed the loop. */
+static inline double bench_series_min(const struct bench_series *s, unsigned threads, unsigned idx)
+{
+	double m = 0;
+	unsigned i;
+
+	for (i = 0; i < s->n[threads]; i++) {
+		if (i == 0 || s->v[threads][idx][i] < m)
+			m = s->v[threads][idx][i];
+	}
+	return m;
+}
+
 #endif

@@ -9,6 +9,7 @@
  *
  *   lttng_enabled <1 thread ns> <2 threads: thread 0 ns> <thread 1 ns>
  *                 <thread-runs> <of which preempted> <of which blocked>
+ *                 <1 thread: the fastest run's ns>
  *   lttng_disabled <the same>
  *   lttng_events <tracepoints hit while enabled>
  *
@@ -52,9 +53,9 @@ static void loop_disabled(unsigned idx, uint64_t n, void *user)
 
 static void print_series(const char *key, const struct bench_series *s)
 {
-	printf("%s %.3f %.3f %.3f %u %u %u\n", key, bench_series_median(s, 1, 0),
+	printf("%s %.3f %.3f %.3f %u %u %u %.3f\n", key, bench_series_median(s, 1, 0),
 	       bench_series_median(s, 2, 0), bench_series_median(s, 2, 1), s->n_runs,
-	       s->n_preempted, s->n_blocked);
+	       s->n_preempted, s->n_blocked, bench_series_min(s, 1, 0));
 }
 
 int main(int argc, char **argv)
