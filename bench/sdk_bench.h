@@ -125,8 +125,11 @@ static inline void *bench_worker_main(void *arg)
 {
 	struct bench_worker_arg *a = arg;
 	struct bench_pool *p = a->pool;
-	uint64_t seen = 0, t0, t1;
+	uint64_t seen = 0, t0, t1, n;
 	struct rusage ru0, ru1;
+	unsigned n_active;
+	bench_loop_cb fn;
+	void *user;
 	char name[16];
 
 	snprintf(name, sizeof(name), "%s%u", p->name_prefix ? p->name_prefix : "bench-", a->idx);
@@ -146,17 +149,23 @@ static inline void *bench_worker_main(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			return NULL;
 		}
+		/* The job as it is now, read with its generation: a worker that
+		 * wakes late must not take the next job's fields for this one. */
 		seen = p->gen;
+		n_active = p->n_active;
+		fn = p->fn;
+		n = p->n;
+		user = p->user;
 		pthread_mutex_unlock(&p->lock);
-		if (a->idx >= p->n_active)
+		if (a->idx >= n_active)
 			continue;
 		/* Start together: both loops overlap for the whole run. */
 		atomic_fetch_add(&p->arrived, 1);
-		while (atomic_load(&p->arrived) < p->n_active)
+		while (atomic_load(&p->arrived) < n_active)
 			;
 		getrusage(RUSAGE_THREAD, &ru0);
 		t0 = bench_now_ns();
-		p->fn(a->idx, p->n, p->user);
+		fn(a->idx, n, user);
 		t1 = bench_now_ns();
 		getrusage(RUSAGE_THREAD, &ru1);
 		pthread_mutex_lock(&p->lock);
