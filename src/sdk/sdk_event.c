@@ -325,12 +325,17 @@ static int describe_track(struct sdk_writer *w, const struct pfc_track *tr)
 
 /* ------------------------------------------------------ the general path ---- */
 
-/* What one event interns; filled before encoding. */
+/* What one event interns, and the lengths of the strings it writes out
+ * (only those: an interned name already sent costs no strlen); filled
+ * before encoding. */
 struct intern {
 	uint32_t cat_iid, name_iid;
 	bool new_cat, new_name;
+	size_t name_len;                   /* where the name is written */
 	uint32_t arg_iid[SDK_MAX_ARGS];
 	bool new_arg[SDK_MAX_ARGS];
+	size_t arg_name_len[SDK_MAX_ARGS]; /* every annotation's */
+	size_t arg_str_len[SDK_MAX_ARGS];  /* string values */
 };
 
 static uint32_t intern_cat(struct sdk_writer *w, const struct pfc_category *c, bool *is_new)
@@ -348,24 +353,25 @@ static uint32_t intern_cat(struct sdk_writer *w, const struct pfc_category *c, b
 /* The iid of the string at @key in @slot (of a writer's table), a new one (and
  * *is_new) when the slot held another string. */
 static uint32_t intern_ptr(struct sdk_writer *w, struct sdk_interned *slot, const char *key,
-			   bool *is_new)
+			   size_t len, bool *is_new)
 {
 	*is_new = slot->key != key;
 	if (*is_new) {
 		slot->key = key;
 		slot->iid = w->next_iid++;
+		slot->len = (uint32_t)len;
 	}
 	return slot->iid;
 }
 
-static uint32_t intern_name(struct sdk_writer *w, const char *name, bool *is_new)
+static uint32_t intern_name(struct sdk_writer *w, const char *name, size_t len, bool *is_new)
 {
-	return intern_ptr(w, &w->names[name_slot(name)], name, is_new);
+	return intern_ptr(w, &w->names[name_slot(name)], name, len, is_new);
 }
 
-static uint32_t intern_arg(struct sdk_writer *w, const char *name, bool *is_new)
+static uint32_t intern_arg(struct sdk_writer *w, const char *name, size_t len, bool *is_new)
 {
-	return intern_ptr(w, &w->arg_names[arg_slot(name)], name, is_new);
+	return intern_ptr(w, &w->arg_names[arg_slot(name)], name, len, is_new);
 }
 
 static inline size_t safe_strlen(const char *s)
@@ -374,42 +380,30 @@ static inline size_t safe_strlen(const char *s)
 }
 
 /* An upper bound of the packet's size. */
-static size_t packet_bound(const struct pfc_category *cat, const struct pfc_event *e, size_t n_args)
-{
-	size_t b = 96 + 2 * safe_strlen(e->name) + strlen(cat->name);
-	size_t i;
-
-	for (i = 0; i < n_args; i++) {
-		b += 48 + 2 * safe_strlen(e->args[i].name);
-		if (e->args[i].type == PFC_ARG_STRING)
-			b += 8 + safe_strlen(e->args[i].v.s);
-	}
-	return b;
-}
-
 static uint8_t *put_interned(uint8_t *p, uint32_t field, uint32_t iid, const char *s,
-			     size_t bound)
+			     size_t len)
 {
 	struct nest n;
 
-	p = nest_begin(p, field, bound, &n);
+	p = nest_begin(p, field, len + 16, &n);
 	*p++ = TAG(PB_EVENT_NAME__IID, VARINT);
 	p = put_var(p, iid);
-	p = put_bytes(p, TAG(PB_EVENT_NAME__NAME, LEN), s, strlen(s));
+	p = put_bytes(p, TAG(PB_EVENT_NAME__NAME, LEN), s, len);
 	nest_end(&n, p);
 	return p;
 }
 
-static uint8_t *put_arg(uint8_t *p, const struct pfc_arg *a, uint32_t iid, bool dynamic)
+/* @name_len: the name's length where it is written out (@dynamic);
+ * @slen: a string value's. */
+static uint8_t *put_arg(uint8_t *p, const struct pfc_arg *a, uint32_t iid, bool dynamic,
+			size_t name_len, size_t slen)
 {
 	struct nest n;
-	size_t slen = a->type == PFC_ARG_STRING ? safe_strlen(a->v.s) : 0;
 
-	p = nest_begin(p, PB_TRACK_EVENT__DEBUG_ANNOTATIONS, 40 + 2 * safe_strlen(a->name) + slen,
-		       &n);
+	p = nest_begin(p, PB_TRACK_EVENT__DEBUG_ANNOTATIONS, 40 + name_len + slen, &n);
 	if (dynamic) {
 		p = put_bytes(p, TAG(PB_DEBUG_ANNOTATION__NAME, LEN), a->name ? a->name : "",
-			      safe_strlen(a->name));
+			      name_len);
 	} else {
 		*p++ = TAG(PB_DEBUG_ANNOTATION__NAME_IID, VARINT);
 		p = put_var(p, iid);
@@ -466,15 +460,15 @@ static uint8_t *encode(struct sdk_writer *w, const struct pfc_category *cat,
 		p = nest_begin(p, PB_TRACE_PACKET__INTERNED_DATA, bound, &idata);
 		if (in->new_cat)
 			p = put_interned(p, PB_INTERNED_DATA__EVENT_CATEGORIES, in->cat_iid,
-					 cat->name, strlen(cat->name) + 16);
+					 cat->name, strlen(cat->name));
 		if (in->new_name && has_name && !dynamic)
 			p = put_interned(p, PB_INTERNED_DATA__EVENT_NAMES, in->name_iid, e->name,
-					 strlen(e->name) + 16);
+					 in->name_len);
 		for (i = 0; i < n_args && !dynamic; i++) {
 			if (in->new_arg[i])
 				p = put_interned(p, PB_INTERNED_DATA__DEBUG_ANNOTATION_NAMES,
 						 in->arg_iid[i], e->args[i].name,
-						 strlen(e->args[i].name) + 16);
+						 in->arg_name_len[i]);
 		}
 		nest_end(&idata, p);
 	}
@@ -490,7 +484,7 @@ static uint8_t *encode(struct sdk_writer *w, const struct pfc_category *cat,
 	*p++ = TAG(PB_TRACK_EVENT__CATEGORY_IIDS, VARINT);
 	p = put_var(p, in->cat_iid);
 	if (has_name && dynamic) {
-		p = put_bytes(p, TAG(PB_TRACK_EVENT__NAME, LEN), e->name, strlen(e->name));
+		p = put_bytes(p, TAG(PB_TRACK_EVENT__NAME, LEN), e->name, in->name_len);
 	} else if (has_name) {
 		*p++ = TAG(PB_TRACK_EVENT__NAME_IID, VARINT);
 		p = put_var(p, in->name_iid);
@@ -516,7 +510,8 @@ static uint8_t *encode(struct sdk_writer *w, const struct pfc_category *cat,
 		p = put_fixed64(p, e->terminating_flow_id);
 	}
 	for (i = 0; i < n_args; i++)
-		p = put_arg(p, &e->args[i], in->arg_iid[i], dynamic || !e->args[i].name);
+		p = put_arg(p, &e->args[i], in->arg_iid[i], dynamic || !e->args[i].name,
+			    in->arg_name_len[i], in->arg_str_len[i]);
 	nest_end(&te, p);
 	*p++ = TAG(PB_TRACE_PACKET__SEQUENCE_FLAGS, VARINT);
 	*p++ = k_seq_needs_state;
@@ -526,6 +521,48 @@ static uint8_t *encode(struct sdk_writer *w, const struct pfc_category *cat,
 static void fragment_header(uint8_t *p, size_t n)
 {
 	put_len_fixed(p, n, SMB_PACKET_HEADER_SIZE);
+}
+
+/*
+ * An upper bound of @e's packet, and the lengths of its strings into @in,
+ * without interning anything yet. A name this sequence interned before
+ * has its length in its slot, so only new names and string values cost a
+ * strlen. Every annotation name counts in the bound, sent before or not:
+ * two annotations of one event may take the same slot in turn, so one
+ * that looks known here may be sent anew.
+ */
+static size_t packet_bound(const struct sdk_writer *w, const struct pfc_category *cat,
+			   const struct pfc_event *e, size_t n_args, struct intern *in)
+{
+	bool dynamic = e->flags & PFC_EVENT_DYNAMIC_NAMES;
+	bool has_name = e->name && e->type != PFC_EVENT_SLICE_END && e->type != PFC_EVENT_COUNTER;
+	const struct sdk_interned *slot;
+	size_t b = 96, i;
+
+	if (w->cats[cat->index & (SDK_CAT_SLOTS - 1)].index_plus1 != cat->index + 1)
+		b += strlen(cat->name) + 16;
+	in->name_len = 0;
+	if (has_name) {
+		slot = &w->names[name_slot(e->name)];
+		if (!dynamic && slot->key == e->name) {
+			in->name_len = slot->len;
+		} else {
+			in->name_len = strlen(e->name);
+			b += in->name_len + 16;
+		}
+	}
+	for (i = 0; i < n_args; i++) {
+		const struct pfc_arg *a = &e->args[i];
+
+		slot = a->name ? &w->arg_names[arg_slot(a->name)] : NULL;
+		if (!dynamic && slot && slot->key == a->name)
+			in->arg_name_len[i] = slot->len;
+		else
+			in->arg_name_len[i] = safe_strlen(a->name);
+		in->arg_str_len[i] = a->type == PFC_ARG_STRING ? safe_strlen(a->v.s) : 0;
+		b += 48 + in->arg_name_len[i] + in->arg_str_len[i];
+	}
+	return b;
 }
 
 /* One event for instance @slot. Return: true if written. */
@@ -550,20 +587,22 @@ static bool write_general(struct sdk_thread *t, unsigned slot, const struct pfc_
 		return false;
 	if (e->track && describe_track(w, e->track) < 0)
 		return false;
-	bound = packet_bound(cat, e, n_args);
+	bound = packet_bound(w, cat, e, n_args, &in);
 	if (bound > SDK_MAX_EVENT_BYTES)
 		return false;
 
+	/* Only now, so an event too large to write interns nothing. */
 	in.cat_iid = intern_cat(w, cat, &in.new_cat);
 	in.new_name = false;
 	in.name_iid = 0;
 	if (e->name && !dynamic && e->type != PFC_EVENT_SLICE_END && e->type != PFC_EVENT_COUNTER)
-		in.name_iid = intern_name(w, e->name, &in.new_name);
+		in.name_iid = intern_name(w, e->name, in.name_len, &in.new_name);
 	for (i = 0; i < n_args; i++) {
 		in.new_arg[i] = false;
 		in.arg_iid[i] = 0;
 		if (!dynamic && e->args[i].name)
-			in.arg_iid[i] = intern_arg(w, e->args[i].name, &in.new_arg[i]);
+			in.arg_iid[i] = intern_arg(w, e->args[i].name, in.arg_name_len[i],
+						   &in.new_arg[i]);
 	}
 	/* Straight into the chunk when it fits, else built and fragmented. */
 	buf = sdk_writer_reserve(w, bound + SMB_PACKET_HEADER_SIZE);

@@ -162,6 +162,7 @@ struct sdk_instance {
 struct sdk_interned {
 	const void *key;
 	uint32_t iid;
+	uint32_t len;  /* the string's length, so a known one needs no strlen */
 };
 
 struct sdk_writer {

@@ -113,6 +113,11 @@ static bool take_chunk(struct sdk_writer *w, bool continues)
 	while (arb_chunk_acquire(arb, &init, ARB_FULL_DROP, 0, &w->chunk) < 0) {
 		uint64_t now = sdk_clock_boottime();
 
+		/* Chunks waiting for the batch to be committed come back to us
+		 * only once the service has them. */
+		if (!deadline)
+			arb_commit_pending(arb);
+
 		if (!atomic_load_explicit(&sdk_g.inst[w->slot].stall, memory_order_relaxed))
 			goto lost;
 		if (!deadline)

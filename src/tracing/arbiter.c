@@ -29,6 +29,7 @@ struct arbiter {
 	enum smb_layout layout;
 	bool is_emulation;
 	bool batch_commits;
+	size_t commit_at_bytes;
 	arb_commit_cb commit_cb;
 	arb_schedule_cb schedule_cb;
 	void *user;
@@ -81,6 +82,9 @@ int arb_create(const struct arb_config *cfg, struct arbiter **out)
 	arb->layout = layout;
 	arb->is_emulation = cfg->is_emulation;
 	arb->batch_commits = cfg->batch_commits;
+	arb->commit_at_bytes = cfg->commit_at_bytes;
+	if (arb->commit_at_bytes == 0 || arb->commit_at_bytes > arb->smb.size / 2)
+		arb->commit_at_bytes = arb->smb.size / 2;
 	arb->commit_cb = cfg->commit_cb;
 	arb->schedule_cb = cfg->schedule_cb;
 	arb->user = cfg->user;
@@ -343,7 +347,7 @@ void arb_chunk_return(struct arbiter *arb, const struct smb_chunk *chunk, uint16
 	 * ride with the batch: Perfetto posts them at once, but an embedder's
 	 * batching timer is short and a commit per patched chunk would defeat
 	 * batching in emulation mode. */
-	if (!arb->batch_commits || arb->smb_bytes_pending >= arb->smb.size / 2) {
+	if (!arb->batch_commits || arb->smb_bytes_pending >= arb->commit_at_bytes) {
 		commit_locked(arb, false, 0);
 	} else if (was_empty && !arb->is_scheduled) {
 		arb->is_scheduled = true;

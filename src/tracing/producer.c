@@ -565,6 +565,7 @@ static int start_arbiter(struct producer *p, struct shm *shm, size_t page_size)
 	cfg.layout = p->opts.layout;
 	cfg.is_emulation = p->use_emulation;
 	cfg.batch_commits = true;
+	cfg.commit_at_bytes = p->opts.batch_commit_bytes;
 	cfg.commit_cb = on_arb_commit;
 	cfg.schedule_cb = on_arb_schedule;
 	cfg.user = p;
@@ -1150,12 +1151,26 @@ int producer_flush_ack(struct producer *p, uint64_t request_id)
 	return err;
 }
 
+/* Commits the chunks that wait for the batching timer, so a request sent
+ * next (a data source stopped, a Sync) never overtakes them. Any thread. */
+static void commit_batch(struct producer *p)
+{
+	struct arbiter *arb;
+
+	pthread_mutex_lock(&p->q_lock);
+	arb = p->arb;
+	pthread_mutex_unlock(&p->q_lock);
+	if (arb)
+		arb_commit_pending(arb);
+}
+
 static int notify(struct producer *p, const char *method, const ProtobufCMessage *msg)
 {
 	if (!p)
 		return -EINVAL;
 	if (!atomic_load(&p->is_up))
 		return -ENOTCONN;
+	commit_batch(p);
 	return enqueue(p, method, msg, false, NULL);
 }
 
@@ -1228,7 +1243,8 @@ int producer_sync(struct producer *p, producer_sync_cb cb, void *user)
 		return -EINVAL;
 	if (p->state != PRODUCER_CONNECTED)
 		return -ENOTCONN;
-	/* Requests queued by other threads go first. */
+	/* Requests queued by other threads, and batched chunks, go first. */
+	commit_batch(p);
 	drain(p);
 	s = calloc(1, sizeof(*s));
 	if (!s)

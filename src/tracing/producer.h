@@ -76,6 +76,9 @@ struct producer_opts {
 	 * to them (chunks finished meanwhile share a request); > 0 waits that
 	 * many ms first, as Perfetto's batch_commits_duration_ms. */
 	uint32_t batch_commits_ms;
+	/* ... and commits a batch at once when this many bytes of the SMB
+	 * wait in it (0: half the SMB). */
+	uint32_t batch_commit_bytes;
 	/* What writers do when the SMB is full. Writers on the loop thread
 	 * need ARB_FULL_DROP: a stall there waits for commits that only the
 	 * loop can send. In emulation mode chunks are copied out at once, so

@@ -106,6 +106,11 @@ struct arb_config {
 	enum smb_layout layout; /* how pages are partitioned; 0 = Div1 */
 	bool is_emulation;  /* copy chunk bytes into ChunksToMove.data */
 	bool batch_commits; /* wait for arb_commit_pending() (or a full batch) */
+	/* With batch_commits: commit at once, on the writer's thread, once
+	 * this many SMB bytes wait in the batch (0, or more than half the SMB:
+	 * half the SMB). Small batches keep the commit's packing, done under
+	 * the lock writers return chunks with, short. */
+	size_t commit_at_bytes;
 	arb_commit_cb commit_cb;
 	arb_schedule_cb schedule_cb; /* optional, batching mode only */
 	void *user;
