@@ -308,6 +308,12 @@ install: all
 	$(Q)install -m 0644 $(O)/perfetto-c.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
 
+# The layering of src/ (tools/layers.rules): no include across a forbidden
+# boundary, no include cycle. Needs no build.
+.PHONY: check
+check:
+	$(Q)python3 tools/check_layers.py
+
 # Both compilers must build warning-free; CI runs these.
 check-gcc:
 	$(Q)$(MAKE) --no-print-directory O=out/gcc CC=gcc all
