@@ -19,7 +19,7 @@
 #include <sqlite3.h>
 #include <string.h>
 
-#include "trace_processor/tp_storage.h"
+#include "trace_processor/storage/storage.h"
 
 #define BLOCK 1024
 #define NO_ROW UINT32_MAX

@@ -21,7 +21,7 @@
 #include <strings.h>
 
 #include "trace_processor/tp_agg_lex.h"
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 
 /* A view of ours that is one table under another name, maybe with aliases. */
 struct view_map {

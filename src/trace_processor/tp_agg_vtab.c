@@ -16,7 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 
 /* Results kept at once: a statement reads its own until this many newer
  * ones were made (the shell runs one statement at a time). */

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "base/hmap.h"
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 
 /* ------------------------------------------------------------- memory ---- */
 
@@ -839,15 +839,6 @@ void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v);
 void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v);
 void tp_arg_str(struct tp_import *imp, int64_t set, uint32_t key, const char *s, size_t len);
 void tp_track_fini(struct tp_import *imp);
-
-/* Grows the trace bounds to include @ts. */
-static inline void tp_bounds_add(struct tp_db *db, int64_t ts)
-{
-	if (db->trace_start_ts == TP_NULL_INT || ts < db->trace_start_ts)
-		db->trace_start_ts = ts;
-	if (db->trace_end_ts == TP_NULL_INT || ts > db->trace_end_ts)
-		db->trace_end_ts = ts;
-}
 
 /*
  * Times, deltas and offsets read from a trace can be anything: they are

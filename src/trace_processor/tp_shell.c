@@ -28,7 +28,7 @@
 #include "base/compiler.h"
 #include "base/file.h"
 #include "base/version.h"
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 #include "trace_processor/trace_processor.h"
 
 #define PROG "trace_processor_shell"

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 
 /* Owned by the connection: the trace_start() function frees it. */
 struct sql_ctx {

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/tp_storage.h"
+#include "trace_processor/storage/storage.h"
 
 /* The rowid is the row index, like a TP_ID column. */
 #define COL_ROWID (-1)

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_storage.c - string pool, columnar tables and the lazy per-column
- * equality indexes and row orders (see tp_storage.h; cell encodings are in
- * tp_cells.c).
+ * storage.c - string pool, columnar tables and the lazy per-column
+ * equality indexes and row orders (see storage.h; cell encodings are in
+ * cells.c). Called by every layer above; tables are filled by the import
+ * on one thread and read by SQL once it is done.
  */
-#include "trace_processor/tp_storage.h"
+#include "trace_processor/storage/storage.h"
 
 #include <errno.h>
 #include <stdlib.h>

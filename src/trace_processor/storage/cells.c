@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_cells.c - cell encodings of the columnar storage: how wide each one
- * is, what a new column starts in, growing a column, and widening a
+ * cells.c - cell encodings of the columnar storage (cells.h): how wide each
+ * one is, what a new column starts in, growing a column, and widening a
  * TP_NARROW, TP_STR or sorted TP_INT column in place when a value does not
- * fit. Called by tp_storage.c and, through tp_set_int(), by every importer.
+ * fit. Called by storage.c and, through tp_set_int(), by every importer.
  * Most columns settle at their final width within the first rows, so
  * widening is rare and O(rows).
  */
-#include "trace_processor/tp_storage.h"
+#include "trace_processor/storage/cells.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -141,34 +141,32 @@ static enum tp_enc enc_for(enum tp_enc cur, int64_t v)
 }
 
 /*
- * Re-encodes column @c as @to (wider, same family). Cells move from the
- * last to the first: cell i's new bytes only cover old cells >= i, which
- * are already moved.
+ * Re-encodes @col's @n_cells cells (room for @cap) as @to (wider, same
+ * family). Cells move from the last to the first: cell i's new bytes only
+ * cover old cells >= i, which are already moved.
  */
-static int widen(struct tp_table *t, uint32_t c, enum tp_enc to)
+static int widen(struct tp_col *col, size_t cap, size_t n_cells, enum tp_enc to)
 {
-	struct tp_col *col = &t->cols[c];
 	size_t i;
 
-	if (t->cap) {
-		void *d = realloc(col->data, t->cap * tp_enc_size(to));
+	if (cap) {
+		void *d = realloc(col->data, cap * tp_enc_size(to));
 
 		if (!d)
 			return -ENOMEM;
 		col->data = d;
 	}
-	/* Rows appended ahead as NULL (n_filled) move too. */
-	for (i = t->n_filled > t->n_rows ? t->n_filled : t->n_rows; i-- > 0;)
-		tp_cell_put(col->data, to, i, tp_get_int(t, c, i));
+	/* Rows a table appended ahead as NULL are among the cells in use too. */
+	for (i = n_cells; i-- > 0;)
+		tp_cell_put(col->data, to, i, tp_cell_get(col, i));
 	col->enc = to;
 	free(col->bases);
 	col->bases = NULL;
 	return 0;
 }
 
-int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+int tp_col_set_wide(struct tp_col *col, size_t cap, size_t n_cells, size_t row, int64_t v)
 {
-	struct tp_col *col = &t->cols[c];
 	int rc;
 
 	switch (col->enc) {
@@ -192,7 +190,7 @@ int tp_col_set_wide(struct tp_table *t, uint32_t c, size_t row, int64_t v)
 	case TP_ENC_ROW:
 		return -ERANGE;
 	}
-	rc = widen(t, c, enc_for(col->enc, v));
+	rc = widen(col, cap, n_cells, enc_for(col->enc, v));
 	if (rc < 0)
 		return rc;
 	tp_cell_put(col->data, col->enc, row, v);

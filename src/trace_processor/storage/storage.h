@@ -1,16 +1,236 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tp_tables.h - the schema of every table the trace processor fills, with
- * Perfetto's table and column names, and struct tp_db that holds them.
- * Each table is an X-macro list (prefix, column, SQL name, type, flags):
- * one list gives both the column enum (SCHED_TS, ...) and the spec array.
- * Tables whose SQL name starts with "__" are exposed through views
- * (tp_sql.c) that rename, filter or add computed columns.
+ * storage.h - the storage layer, the bottom of the trace processor: a
+ * string pool and tables whose columns are flat arrays (cells.h), one row
+ * per index, and the schema of every table the trace processor fills, with
+ * Perfetto's table and column names, in struct tp_db. The import layers
+ * append rows and set cells; the SQL layer reads the cells in place. This
+ * is the one header of the layer the others include; it uses only base/.
+ *
+ * The row index is the table's `id`. Integer and string-id columns of big
+ * tables are stored as narrow as their values allow, and sorted integer
+ * columns as 32-bit offsets from a base per block of rows (cells.c). Read
+ * cells with tp_get_int(), tp_get_str() and tp_get_real(); tp_col_int()
+ * and tp_col_real() are the raw arrays of unsorted TP_INT and of TP_REAL
+ * columns only.
  */
-#ifndef PFC_TRACE_PROCESSOR_TP_TABLES_H
-#define PFC_TRACE_PROCESSOR_TP_TABLES_H
+#ifndef PFC_TRACE_PROCESSOR_STORAGE_STORAGE_H
+#define PFC_TRACE_PROCESSOR_STORAGE_STORAGE_H
 
-#include "trace_processor/tp_storage.h"
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/hmap.h"
+#include "base/log.h"
+#include "trace_processor/storage/cells.h"
+
+/* ------------------------------------------------------------ strings ---- */
+
+/* Interned strings; ids are dense from 1 (0 is NULL). */
+struct tp_strings {
+	char *blob;          /* NUL-terminated strings back to back */
+	size_t blob_len, blob_cap;
+	uint64_t *offs;      /* id -> offset in blob */
+	uint32_t n, cap;
+	struct hmap index;   /* FNV-1a of the bytes -> id (collisions chained by probing) */
+};
+
+int tp_strings_init(struct tp_strings *s);
+void tp_strings_fini(struct tp_strings *s);
+/* Return: the id of @len bytes at @str (interned on first sight); 0 if out of memory. */
+uint32_t tp_str_intern(struct tp_strings *s, const char *str, size_t len);
+uint32_t tp_str_intern_c(struct tp_strings *s, const char *str);
+/*
+ * tp_str_find() - The id of exactly the @len bytes at @str if they are
+ * interned, without interning them (SQL equality filters use it).
+ * Return: the id, or 0 if absent; bytes holding a NUL are never interned.
+ */
+uint32_t tp_str_find(const struct tp_strings *s, const char *str, size_t len);
+/* Return: the string (NUL-terminated, borrowed), or NULL for id 0 or a bad id. */
+const char *tp_str_get(const struct tp_strings *s, uint32_t id);
+
+/* ------------------------------------------------------------- tables ---- */
+
+struct tp_order;
+
+struct tp_table {
+	const char *name;
+	const struct tp_col_spec *specs;
+	uint32_t n_cols;
+	struct tp_col *cols;
+	size_t n_rows, cap;
+	size_t n_filled;            /* cells [n_rows, n_filled) already hold NULL */
+	uint64_t generation;        /* bumped on every change: indexes go stale */
+	struct tp_order *orders;    /* cached row orders (tp_table_order) */
+	uint32_t n_orders;
+};
+
+int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
+		  uint32_t n_cols);
+void tp_table_fini(struct tp_table *t);
+
+/* Appends a row of NULLs. Return: its index, or -ENOMEM. */
+int64_t tp_table_append(struct tp_table *t);
+
+/* The raw cells of an unsorted TP_INT column (always int64). */
+static inline int64_t *tp_col_int(const struct tp_table *t, uint32_t c)
+{
+	DCHECK(t->cols[c].enc == TP_ENC_I64);
+	return (int64_t *)t->cols[c].data;
+}
+/* The raw cells of a TP_REAL column. */
+static inline double *tp_col_real(const struct tp_table *t, uint32_t c)
+{
+	DCHECK(t->cols[c].enc == TP_ENC_F64);
+	return (double *)t->cols[c].data;
+}
+
+/* Any integer-like cell (TP_INT, TP_NARROW, TP_ID, a TP_STR id); TP_NULL_INT for NULL. */
+static PFC_ALWAYS_INLINE int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return tp_cell_get(&t->cols[c], row);
+}
+
+/* A string-id cell (TP_STR); TP_NULL_STR for NULL. */
+static inline uint32_t tp_get_str(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return (uint32_t)tp_get_int(t, c, row);
+}
+
+/* A TP_REAL cell; NaN for NULL. */
+static inline double tp_get_real(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return ((const double *)t->cols[c].data)[row];
+}
+
+/*
+ * Setters mark the table changed (cached indexes are rebuilt on use).
+ * tp_set_int() takes any integer-like column; TP_NULL_INT stores NULL.
+ * Return: 0 or the errors of tp_col_set_wide().
+ */
+static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+{
+	struct tp_col *col = &t->cols[c];
+
+	t->generation++;
+	switch (col->enc) {
+	case TP_ENC_I64:
+		((int64_t *)col->data)[row] = v;
+		return 0;
+	case TP_ENC_I8:
+		if (v == TP_NULL_INT || (v > INT8_MIN && v <= INT8_MAX)) {
+			((int8_t *)col->data)[row] = v == TP_NULL_INT ? INT8_MIN : (int8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I16:
+		if (v == TP_NULL_INT || (v > INT16_MIN && v <= INT16_MAX)) {
+			((int16_t *)col->data)[row] = v == TP_NULL_INT ? INT16_MIN : (int16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I32:
+		if (v == TP_NULL_INT || (v > INT32_MIN && v <= INT32_MAX)) {
+			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U8:
+		if (v >= 0 && v <= UINT8_MAX) {
+			((uint8_t *)col->data)[row] = (uint8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U16:
+		if (v >= 0 && v <= UINT16_MAX) {
+			((uint16_t *)col->data)[row] = (uint16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U32:
+		if (v >= 0 && v <= UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_D32: {
+		int64_t *base = &col->bases[row >> TP_D32_BLOCK_SHIFT];
+
+		if (v == TP_NULL_INT) {
+			((uint32_t *)col->data)[row] = UINT32_MAX;
+			return 0;
+		}
+		if (*base == TP_NULL_INT)
+			*base = v;
+		if (v >= *base && (uint64_t)v - (uint64_t)*base < UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)((uint64_t)v - (uint64_t)*base);
+			return 0;
+		}
+		break;
+	}
+	case TP_ENC_ROW:
+	case TP_ENC_F64:
+		break;
+	}
+	return tp_col_set_wide(col, t->cap, t->n_filled > t->n_rows ? t->n_filled : t->n_rows, row,
+			       v);
+}
+static inline void tp_set_real(struct tp_table *t, uint32_t c, size_t row, double v)
+{
+	tp_col_real(t, c)[row] = v;
+	t->generation++;
+}
+static inline int tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32_t v)
+{
+	return tp_set_int(t, c, row, v);
+}
+
+/*
+ * tp_col_lookup() - Rows whose integer or string-id cell equals @v, from a
+ * sorted index built on first use (and rebuilt when the table changed).
+ * Return: the number of rows; *out_rows points at them in ascending row
+ * order (borrowed, valid until the table changes); -ENOMEM.
+ */
+int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows);
+
+/* Builds the equality index of column @c now (e.g. after an import). */
+int tp_col_index_build(struct tp_table *t, uint32_t c);
+
+/* Distinct values in column @c when its index was last built; 0: unknown. */
+size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
+
+/*
+ * tp_table_order() - Every row, ordered by the cells of column @c1, then
+ * of @c2 (-1: none), then by row. NULLs come first. String columns order
+ * by their text in byte order (SQLite's BINARY) given @strings, the pool
+ * their ids point into; without it (NULL) by string id, which only groups.
+ * Built with a counting sort when the key range is small, else a
+ * comparison sort, and cached until the table changes (callers must pass
+ * the same @strings each time).
+ * Return: n_rows and *out_rows (borrowed: see tp_rows_hold()); -ENOMEM.
+ */
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_strings *strings,
+		       const uint32_t **out_rows);
+
+/*
+ * tp_rows_hold(), tp_rows_release() - Keep the rows tp_table_order() gave
+ * alive while reading them (the cache keeps 4 orders per table and drops
+ * the oldest when a fifth is asked for, maybe by another cursor of the
+ * same statement). Every hold needs one release; NULL is ignored.
+ */
+void tp_rows_hold(const uint32_t *rows);
+void tp_rows_release(const uint32_t *rows);
+
+/* ------------------------------------------------------------- schema ---- */
+
+/*
+ * Each table is an X-macro list (prefix, column, SQL name, type, flags):
+ * one list gives both the column enum (SCHED_TS, ...) and the spec array
+ * (tables.c). Tables whose SQL name starts with "__" are exposed through
+ * views (the SQL layer) that rename, filter or add computed columns.
+ */
 
 #define TP_SCHED_COLS(X)                                \
 	X(SCHED, ID, "id", TP_ID, 0)                    \
@@ -245,6 +465,15 @@ struct tp_table *tp_db_table(struct tp_db *db, unsigned i);
 static inline uint32_t tp_db_str(struct tp_db *db, const char *s)
 {
 	return tp_str_intern_c(&db->strings, s);
+}
+
+/* Grows the trace bounds to include @ts. */
+static inline void tp_bounds_add(struct tp_db *db, int64_t ts)
+{
+	if (db->trace_start_ts == TP_NULL_INT || ts < db->trace_start_ts)
+		db->trace_start_ts = ts;
+	if (db->trace_end_ts == TP_NULL_INT || ts > db->trace_end_ts)
+		db->trace_end_ts = ts;
 }
 
 #endif

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_tables.c - column specs of every table (from the lists in
- * tp_tables.h) and the database that owns them.
+ * tables.c - column specs of every table (from the schema lists in
+ * storage.h) and the database that owns them.
  */
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 
 #include <errno.h>
 #include <string.h>
