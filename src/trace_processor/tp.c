@@ -26,9 +26,8 @@
 #include "base/clock.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_agg.h"
+#include "trace_processor/sql/sql.h"
 #include "trace_processor/tp_int.h"
-#include "trace_processor/tp_sql.h"
 
 #define READ_CHUNK_BYTES (4u << 20)
 /* A packet is at most this big (Perfetto's limit for one packet is far lower). */

@@ -3,7 +3,7 @@
  * trace_processor.h - the trace processor's interface: import a Perfetto
  * trace (read -> tokenize -> sort -> parse, see ARCHITECTURE.md) into the
  * columnar tables of storage/storage.h, then query them with SQL through SQLite
- * (tp_sql.h). trace_processor_shell (tp_shell.c) is a thin CLI over this.
+ * (sql/sql.h). trace_processor_shell (tp_shell.c) is a thin CLI over this.
  */
 #ifndef PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
 #define PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
@@ -48,7 +48,7 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
 
 /*
  * tp_prepare() - sqlite3_prepare_v2() of the first statement of @sql on
- * tp_sqlite(), where GROUP BY aggregates of the shape tp_agg.h describes
+ * tp_sqlite(), where GROUP BY aggregates of the shape sql/agg.h describes
  * are computed natively now and the statement reads their result.
  * *@out may be NULL (only blanks or a comment); *@out_tail is where the
  * next statement starts. A statement of the native path reads a result

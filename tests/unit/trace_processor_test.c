@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/tp_agg.h"
-#include "trace_processor/tp_sql.h"
+#include "trace_processor/sql/sql.h"
 #include "trace_processor/storage/storage.h"
 
 /* ================================================================ */

@@ -36,7 +36,7 @@ struct table_def {
 	uint32_t n;
 };
 
-/* SQL names: "__" tables are wrapped by views in tp_sql.c. */
+/* SQL names: "__" tables are wrapped by views in sql/sql.c. */
 static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, sched), "__intrinsic_sched", sched_specs, N(sched_specs)},
 	{offsetof(struct tp_db, thread_state), "thread_state", thread_state_specs,

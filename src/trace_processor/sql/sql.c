@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_sql.c - opens the in-memory SQLite connection over a struct tp_db: one
- * eponymous virtual table per table (tp_vtab.c), then Perfetto's views and
+ * sql.c - opens the in-memory SQLite connection over a struct tp_db: one
+ * eponymous virtual table per table (vtab.c), then Perfetto's views and
  * the trace bounds functions on top. tp.c calls it once, after the import.
  */
-#include "trace_processor/tp_sql.h"
+#include "trace_processor/sql/sql.h"
 
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
 
 /* Owned by the connection: the trace_start() function frees it. */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tp_agg.h - the native GROUP BY path, internal to the trace processor.
+ * agg.h - the native GROUP BY path, private to the SQL layer (sql.h has
+ * its entry points).
  *
  * SQLite reads a virtual table one row and one cell at a time (~100 ns a
  * row), which bounds "SUM(dur) FROM sched GROUP BY utid" over millions of
@@ -11,25 +12,23 @@
  *   [WHERE col <op> literal [AND ...]]
  *   [GROUP BY col [, col ...]] [HAVING ...] [ORDER BY ...] [LIMIT ...]
  *
- * computes the groups in C over whole column blocks (tp_agg_exec.c), keeps
+ * computes the groups in C over whole column blocks (agg_exec.c), keeps
  * them as a small result, and hands SQLite a rewritten statement that reads
- * that result through the __tp_agg virtual table (tp_agg_vtab.c). Anything
+ * that result through the __tp_agg virtual table (agg_vtab.c). Anything
  * outside the shape (subqueries, DISTINCT, OR, window functions, a view the
  * user redefined, an integer overflow in SUM, ...) falls back to SQLite, so
  * answers never differ from SQLite's own (row order among ties aside, which
  * SQL leaves open anyway). PFC_TP_NO_FAST_AGG=1 in the environment turns
  * the path off (benchmarks and tests compare both).
  */
-#ifndef PFC_TRACE_PROCESSOR_TP_AGG_H
-#define PFC_TRACE_PROCESSOR_TP_AGG_H
+#ifndef PFC_TRACE_PROCESSOR_SQL_AGG_H
+#define PFC_TRACE_PROCESSOR_SQL_AGG_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct sqlite3;
-struct sqlite3_stmt;
-struct tp_agg;
 struct tp_db;
 struct tp_table;
 struct tp_strings;
@@ -125,20 +124,44 @@ struct tp_agg_result {
 };
 
 /*
- * tp_agg_parse() - Match the statement text [@sql, @end) against the shape
- * above and plan it over @db. On a match fills @plan and writes into *@out
- * a malloc'd statement that reads result @handle from __tp_agg.
- * Return: 1 and *out set; 0 if the statement is not of the shape; -ENOMEM.
+ * What the SQL schema held when the path started (agg_schema.c): a
+ * statement naming a table or view that was since shadowed, dropped or
+ * redefined is left to SQLite.
  */
-int tp_agg_parse(struct tp_agg *agg, struct tp_db *db, const char *sql, const char *end,
-		 uint64_t handle, struct tp_agg_plan *plan, char **out);
+struct tp_agg_view;
+
+struct tp_agg_schema {
+	struct sqlite3 *conn;
+	int main_version, temp_version;
+	struct tp_agg_view *views;   /* our views' names and text */
+	size_t n_views;
+	bool is_same;                /* no DDL since the snapshot (tp_agg_schema_check) */
+};
 
 /*
- * tp_agg_name_is_ours() - True if the table name [@name, +@len) still means
- * our table or view (no temp object shadows it, the user did not drop and
- * redefine it).
+ * tp_agg_schema_init() - Snapshot the schema of @conn (borrowed; outlives
+ * @s). Return: 0, or -ENOMEM or -EIO (@s can still be finalized).
  */
-bool tp_agg_name_is_ours(struct tp_agg *agg, const char *name, size_t len);
+int tp_agg_schema_init(struct tp_agg_schema *s, struct sqlite3 *conn);
+void tp_agg_schema_fini(struct tp_agg_schema *s);
+/* Whether any DDL ran since the snapshot: sets s->is_same (each prepare). */
+void tp_agg_schema_check(struct tp_agg_schema *s);
+/*
+ * tp_agg_schema_is_ours() - True if the table name [@name, +@len) still
+ * means our table or view (no temp object shadows it, the user did not
+ * drop and redefine it).
+ */
+bool tp_agg_schema_is_ours(const struct tp_agg_schema *s, const char *name, size_t len);
+
+/*
+ * tp_agg_parse() - Match the statement text [@sql, @end) against the shape
+ * above and plan it over @db, whose names mean our tables per @schema. On
+ * a match fills @plan and writes into *@out a malloc'd statement that
+ * reads result @handle from __tp_agg.
+ * Return: 1 and *out set; 0 if the statement is not of the shape; -ENOMEM.
+ */
+int tp_agg_parse(const struct tp_agg_schema *schema, struct tp_db *db, const char *sql,
+		 const char *end, uint64_t handle, struct tp_agg_plan *plan, char **out);
 
 /*
  * tp_agg_exec() - Run @plan over its tables into @res (n_cols = n_outs).
@@ -149,25 +172,5 @@ int tp_agg_exec(const struct tp_agg_plan *plan, const struct tp_strings *strings
 		struct tp_agg_result *res);
 
 void tp_agg_result_fini(struct tp_agg_result *res);
-
-/*
- * tp_agg_create() - Add the __tp_agg virtual table to @conn and remember
- * its schema as it is now (tp_sql_open() done): views the user later
- * redefines are left to SQLite. PFC_TP_NO_FAST_AGG=1 turns the path off.
- * @conn, @db: borrowed; both outlive the result, and @conn is closed
- * before tp_agg_destroy().
- * Return: 0, -ENOMEM or -EIO.
- */
-int tp_agg_create(struct sqlite3 *conn, struct tp_db *db, struct tp_agg **out);
-void tp_agg_destroy(struct tp_agg *agg);
-
-/*
- * tp_agg_prepare() - Try the native path for the statement [@sql, @end)
- * that SQLite already prepared as *@stmt: on success *@stmt is finalized
- * and replaced by the rewritten statement, whose result was computed now.
- * Return: 1 if replaced, 0 if left alone (not our shape, or turned off).
- */
-int tp_agg_prepare(struct tp_agg *agg, const char *sql, const char *end,
-		   struct sqlite3_stmt **stmt);
 
 #endif

@@ -1,21 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_agg_vtab.c - the glue of the native GROUP BY path: keeps the last few
+ * agg_vtab.c - the glue of the native GROUP BY path: keeps the last few
  * results, shows them to SQLite as the eponymous virtual table __tp_agg
  * (columns __c0.. plus a hidden __handle that picks the result), and swaps
- * a prepared statement for its rewritten form (tp_agg_prepare). It also
- * answers whether a table name still means our table: a temp object or a
- * redefined view of the same name sends the statement back to SQLite.
+ * a prepared statement for its rewritten form (tp_agg_prepare): the entry
+ * points sql.h declares. Which names still mean our tables is agg_schema.c's.
  */
-#include "trace_processor/tp_agg.h"
+#include "trace_processor/sql/sql.h"
 
 #include <errno.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "trace_processor/sql/agg.h"
 #include "trace_processor/storage/storage.h"
 
 /* Results kept at once: a statement reads its own until this many newer
@@ -23,21 +22,13 @@
 #define N_RESULTS 8
 #define HANDLE_COL TP_AGG_MAX_OUTS
 
-struct view_sql {
-	char *name, *sql;
-};
-
 struct tp_agg {
 	struct sqlite3 *conn;
 	struct tp_db *db;
 	bool is_disabled;
-	bool is_schema_same;  /* no DDL since we were created (set per prepare) */
 	uint64_t last_handle;
 	struct tp_agg_result results[N_RESULTS];
-	/* The schema when we were created: versions and our views' text. */
-	int main_version, temp_version;
-	struct view_sql *views;
-	size_t n_views;
+	struct tp_agg_schema schema;  /* as it was when we were created */
 };
 
 /* The module's aux (our struct tp_agg) rides along with the vtab. */
@@ -51,81 +42,6 @@ struct agg_cursor {
 	const struct tp_agg_result *res;
 	size_t row;
 };
-
-/* ------------------------------------------------------------ schema ---- */
-
-static int pragma_int(sqlite3 *conn, const char *sql)
-{
-	sqlite3_stmt *st = NULL;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(conn, sql, -1, &st, NULL) == SQLITE_OK &&
-	    sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
-static int snapshot_views(struct tp_agg *agg)
-{
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (sqlite3_prepare_v2(agg->conn, "SELECT name, sql FROM sqlite_master WHERE type = 'view'",
-			       -1, &st, NULL) != SQLITE_OK)
-		return -EIO;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		const char *sql = (const char *)sqlite3_column_text(st, 1);
-		struct view_sql *v = realloc(agg->views, (agg->n_views + 1) * sizeof(*v));
-
-		if (!v)
-			break;
-		agg->views = v;
-		v[agg->n_views].name = strdup(name ? name : "");
-		v[agg->n_views].sql = strdup(sql ? sql : "");
-		agg->n_views++;
-		if (!v[agg->n_views - 1].name || !v[agg->n_views - 1].sql)
-			break;
-	}
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : -ENOMEM;
-}
-
-bool tp_agg_name_is_ours(struct tp_agg *agg, const char *name, size_t len)
-{
-	sqlite3_stmt *st = NULL;
-	bool ours = false;
-	size_t i;
-
-	/* The usual case: nobody created or dropped anything since. */
-	if (agg->is_schema_same)
-		return true;
-	if (sqlite3_prepare_v2(agg->conn,
-			       "SELECT 'temp', sql FROM sqlite_temp_master WHERE name = ?1 COLLATE NOCASE "
-			       "UNION ALL SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE",
-			       -1, &st, NULL) != SQLITE_OK)
-		return false;
-	sqlite3_bind_text(st, 1, name, (int)len, SQLITE_TRANSIENT);
-	ours = true;
-	while (ours && sqlite3_step(st) == SQLITE_ROW) {
-		const char *type = (const char *)sqlite3_column_text(st, 0);
-		const char *sql = (const char *)sqlite3_column_text(st, 1);
-
-		ours = false;
-		if (!type || strcmp(type, "view") != 0 || !sql)
-			continue;
-		/* One of our views, still as we made it. */
-		for (i = 0; i < agg->n_views; i++) {
-			if (strlen(agg->views[i].name) == len &&
-			    strncasecmp(agg->views[i].name, name, len) == 0 &&
-			    strcmp(agg->views[i].sql, sql) == 0)
-				ours = true;
-		}
-	}
-	sqlite3_finalize(st);
-	return ours;
-}
 
 /* ------------------------------------------------------ virtual table ---- */
 
@@ -320,9 +236,7 @@ int tp_agg_create(struct sqlite3 *conn, struct tp_db *db, struct tp_agg **out)
 		free(agg);
 		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	}
-	agg->main_version = pragma_int(conn, "PRAGMA main.schema_version");
-	agg->temp_version = pragma_int(conn, "PRAGMA temp.schema_version");
-	if (snapshot_views(agg) < 0)
+	if (tp_agg_schema_init(&agg->schema, conn) < 0)
 		agg->is_disabled = true;
 	*out = agg;
 	return 0;
@@ -336,11 +250,7 @@ void tp_agg_destroy(struct tp_agg *agg)
 		return;
 	for (i = 0; i < N_RESULTS; i++)
 		tp_agg_result_fini(&agg->results[i]);
-	for (i = 0; i < agg->n_views; i++) {
-		free(agg->views[i].name);
-		free(agg->views[i].sql);
-	}
-	free(agg->views);
+	tp_agg_schema_fini(&agg->schema);
 	free(agg);
 }
 
@@ -359,10 +269,8 @@ int tp_agg_prepare(struct tp_agg *agg, const char *sql, const char *end, sqlite3
 	if (!plan)
 		return 0;
 	handle = agg->last_handle + 1;
-	agg->is_schema_same =
-		pragma_int(agg->conn, "PRAGMA main.schema_version") == agg->main_version &&
-		pragma_int(agg->conn, "PRAGMA temp.schema_version") == agg->temp_version;
-	if (tp_agg_parse(agg, agg->db, sql, end, handle, plan, &text) <= 0)
+	tp_agg_schema_check(&agg->schema);
+	if (tp_agg_parse(&agg->schema, agg->db, sql, end, handle, plan, &text) <= 0)
 		goto out;
 	slot = &agg->results[handle % N_RESULTS];
 	tp_agg_result_fini(slot);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_agg_parse.c - recognises the GROUP BY statements the native path runs
- * (tp_agg.h), plans them over the trace processor's tables and writes the
+ * agg_parse.c - recognises the GROUP BY statements the native path runs
+ * (agg.h), plans them over the trace processor's tables and writes the
  * statement SQLite runs instead over the __tp_agg result table.
  *
  * The clauses are read in dependency order: FROM (tables, N:1 joins on id
@@ -12,7 +12,7 @@
  * column reference replaced by a result column, so SQLite still evaluates
  * the arithmetic, CASE, functions, HAVING, ORDER BY and LIMIT itself.
  */
-#include "trace_processor/tp_agg.h"
+#include "trace_processor/sql/agg.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "trace_processor/tp_agg_lex.h"
+#include "trace_processor/sql/agg_lex.h"
 #include "trace_processor/storage/storage.h"
 
 /* A view of ours that is one table under another name, maybe with aliases. */
@@ -49,7 +49,7 @@ struct from_tab {
 enum expr_mode { MODE_SELECT, MODE_HAVING, MODE_ORDER };
 
 struct parser {
-	struct tp_agg *agg;
+	const struct tp_agg_schema *schema;
 	struct tp_db *db;
 	struct tp_agg_plan *plan;
 	const struct tok *toks;
@@ -254,7 +254,7 @@ static int parse_from(struct parser *p, int i, int end)
 		if (k == TP_AGG_MAX_TABLES || i >= end || p->toks[i].kind != TOK_IDENT)
 			return -1;
 		t = table_named(p->db, &p->toks[i], &aliases);
-		if (!t || !tp_agg_name_is_ours(p->agg, p->toks[i].s, p->toks[i].len))
+		if (!t || !tp_agg_schema_is_ours(p->schema, p->toks[i].s, p->toks[i].len))
 			return -1;
 		f = &p->from[k];
 		memset(f, 0, sizeof(*f));
@@ -1051,8 +1051,8 @@ static int parse_statement(struct parser *p, uint64_t handle, sqlite3_str *s)
 	return 0;
 }
 
-int tp_agg_parse(struct tp_agg *agg, struct tp_db *db, const char *sql, const char *end,
-		 uint64_t handle, struct tp_agg_plan *plan, char **out)
+int tp_agg_parse(const struct tp_agg_schema *schema, struct tp_db *db, const char *sql,
+		 const char *end, uint64_t handle, struct tp_agg_plan *plan, char **out)
 {
 	struct tok *toks;
 	struct parser *p;
@@ -1070,7 +1070,7 @@ int tp_agg_parse(struct tp_agg *agg, struct tp_db *db, const char *sql, const ch
 	if (n < 0)
 		goto out;
 	memset(plan, 0, sizeof(*plan));
-	p->agg = agg;
+	p->schema = schema;
 	p->db = db;
 	p->plan = plan;
 	p->toks = toks;

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_vtab.c - the SQLite virtual table over one struct tp_table, reading the
+ * vtab.c - the SQLite virtual table over one struct tp_table, reading the
  * column arrays in place. xBestIndex pushes =, <, <=, >, >= on integer and
  * string columns down; xFilter turns them into a row range (id and sorted
  * columns, by binary search) or an equality index lookup, and checks the
  * rest in C. Assumes big append-only tables and many point lookups from joins.
  */
-#include "trace_processor/tp_sql.h"
+#include "trace_processor/sql/vtab.h"
 
 #include <errno.h>
 #include <math.h>

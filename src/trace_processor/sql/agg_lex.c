@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_agg_lex.c - the tokenizer of the native GROUP BY path (tp_agg_lex.h).
+ * agg_lex.c - the tokenizer of the native GROUP BY path (agg_lex.h).
  * It only has to be right for the statements it accepts: whatever it does
  * not recognise returns -1 and SQLite answers the statement itself.
  */
-#include "trace_processor/tp_agg_lex.h"
+#include "trace_processor/sql/agg_lex.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * tp_agg_lex.h - splits one SQL statement into tokens for tp_agg_parse.c:
+ * agg_lex.h - splits one SQL statement into tokens for agg_parse.c:
  * identifiers, the keywords the native GROUP BY path cares about, numbers,
  * strings and operators. Anything it does not know (comments, parameters,
  * blobs, bracketed names) makes the statement "not ours" instead of an error:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_agg_exec.c - runs a tp_agg_plan: walks the first table in blocks of
+ * agg_exec.c - runs a tp_agg_plan: walks the first table in blocks of
  * rows, follows the joins to the rows of the other tables, drops rows the
  * inner joins and the WHERE terms reject, finds each row's group (a direct
  * array for one small integer key, else a hash of the key tuple) and folds
@@ -11,7 +11,7 @@
  * it), SUM of reals and AVG and TOTAL are doubles summed in row order,
  * MIN/MAX/SUM/AVG of no values are NULL, COUNT skips NULLs.
  */
-#include "trace_processor/tp_agg.h"
+#include "trace_processor/sql/agg.h"
 
 #include <errno.h>
 #include <math.h>
