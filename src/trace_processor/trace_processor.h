@@ -3,7 +3,7 @@
  * trace_processor.h - the trace processor's interface: import a Perfetto
  * trace (read -> tokenize -> sort -> parse, see ARCHITECTURE.md) into the
  * columnar tables of storage/storage.h, then query them with SQL through SQLite
- * (sql/sql.h). trace_processor_shell (tp_shell.c) is a thin CLI over this.
+ * (sql/sql.h). trace_processor_shell (shell/) is a thin CLI over this.
  */
 #ifndef PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
 #define PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H

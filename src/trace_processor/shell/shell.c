@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_shell.c - trace_processor_shell: Perfetto's classic flat command line
+ * shell.c - trace_processor_shell: Perfetto's classic flat command line
  * over the trace processor library. It imports one trace (a file, or '-'
  * for stdin), runs -q/-Q SQL and prints each statement's result as CSV
  * byte for byte like Perfetto (the diff tests compare it), exports every
  * table and view into a SQLite file (-e) and runs a libedit REPL (-i).
  * Called from main.c only; one trace, one thread, blocking stdio.
  */
-#include "trace_processor/tp_shell.h"
+#include "trace_processor/shell/shell.h"
 
 #include <editline/readline.h>
 #include <errno.h>
