@@ -83,7 +83,7 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	tp_arena_init(&tp->imp.arena);
 	tp->imp.latest_ts = 0;
 	tp->imp.tracing_started_ts = TP_NULL_INT;
-	rc = tp_clock_create(&tp->imp.clocks);
+	rc = tp_clock_sync_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_proc_init(&tp->imp);
 	if (rc < 0) {
@@ -98,12 +98,10 @@ static void import_fini(struct tp_import *imp)
 {
 	tp_sorter_fini(&imp->sorter);
 	tp_arena_fini(&imp->arena);
-	tp_clock_destroy(imp->clocks);
-	imp->clocks = NULL;
+	tp_clock_sync_fini(imp);
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
 	hmap_fini(&imp->machine_rows);
-	hmap_fini(&imp->clock_bridged);
 	hmap_fini(&imp->seq_slots);
 	hmap_fini(&imp->entity_states);
 	hmap_fini(&imp->dim_tracks);

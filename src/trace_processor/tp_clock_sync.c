@@ -6,9 +6,11 @@
  * RemoteClockSync rounds (the client's snapshots in its machine's clocks,
  * and one host<->client link per clock at the measured offset), the
  * clock_snapshot table (one row per clock of every snapshot that entered
- * the graph, at its trace time), and the bridge Perfetto adds for a
- * machine's BOOTTIME on its first conversion when nothing relates it to
- * trace time yet. Runs on the tokenizer's thread, in file order.
+ * the graph, at its trace time), the bridge Perfetto adds for a machine's
+ * BOOTTIME on its first conversion when nothing relates it to trace time
+ * yet, and the units and incremental encodings snapshots give clocks
+ * (packet timestamps in them are scaled or accumulated to ns). Runs on
+ * the tokenizer's thread, in file order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -20,6 +22,98 @@
 
 /* Rounds of one sync whose client BOOTTIMEs are this far apart are not paired. */
 #define SYNC_ROUND_GAP_NS (30ull * 1000000000ull)
+
+/* A clock a snapshot gave a unit other than ns, or an incremental encoding. */
+struct clock_domain {
+	int64_t unit_ns;
+	int64_t last_ns;
+	bool incremental;
+};
+
+struct tp_clock_sync {
+	struct tp_clock_graph *graph;
+	struct hmap bridged;            /* machine row -> 1 once its bridge is decided */
+	bool host_bridged;              /* the same for the host */
+	struct hmap domain_index;       /* clock id -> index in domains */
+	struct clock_domain *domains;
+	size_t n_domains, cap_domains;
+};
+
+int tp_clock_sync_init(struct tp_import *imp)
+{
+	struct tp_clock_sync *cs = calloc(1, sizeof(*cs));
+	int rc;
+
+	if (!cs)
+		return -ENOMEM;
+	rc = tp_clock_create(&cs->graph);
+	if (rc < 0) {
+		free(cs);
+		return rc;
+	}
+	imp->clock_sync = cs;
+	return 0;
+}
+
+void tp_clock_sync_fini(struct tp_import *imp)
+{
+	struct tp_clock_sync *cs = imp->clock_sync;
+
+	if (!cs)
+		return;
+	tp_clock_destroy(cs->graph);
+	hmap_fini(&cs->bridged);
+	hmap_fini(&cs->domain_index);
+	free(cs->domains);
+	free(cs);
+	imp->clock_sync = NULL;
+}
+
+struct tp_clock_graph *tp_clock_graph(struct tp_import *imp)
+{
+	return imp->clock_sync->graph;
+}
+
+/* ------------------------------------------------------------ domains ---- */
+
+/* A snapshot clock's unit and encoding; @raw is its timestamp in units. */
+static void clock_domain(struct tp_clock_sync *cs, uint64_t clock_id, uint64_t unit_ns,
+			 bool incremental, int64_t raw)
+{
+	struct clock_domain *c;
+	uint64_t v;
+
+	if (unit_ns <= 1 && !incremental && !cs->n_domains)
+		return;
+	if (unit_ns == 0 || unit_ns > INT64_MAX)
+		unit_ns = 1;
+	if (!hmap_get(&cs->domain_index, clock_id, &v)) {
+		if (tp_array_grow((void **)&cs->domains, &cs->cap_domains, cs->n_domains + 1,
+				  sizeof(*cs->domains), 8) < 0 ||
+		    hmap_put(&cs->domain_index, clock_id, cs->n_domains) < 0)
+			return;
+		v = cs->n_domains++;
+	}
+	c = &cs->domains[v];
+	c->unit_ns = (int64_t)unit_ns;
+	c->incremental = incremental;
+	c->last_ns = tp_sat_mul(raw, c->unit_ns);
+}
+
+int64_t tp_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts)
+{
+	struct tp_clock_sync *cs = imp->clock_sync;
+	struct clock_domain *c;
+	uint64_t v;
+
+	if (!cs->n_domains || !hmap_get(&cs->domain_index, clock_id, &v))
+		return ts;
+	c = &cs->domains[v];
+	if (!c->incremental)
+		return tp_sat_mul(ts, c->unit_ns);
+	c->last_ns = tp_sat_add(c->last_ns, tp_sat_mul(ts, c->unit_ns));
+	return c->last_ns;
+}
 
 /* ------------------------------------------------------------- table ---- */
 
@@ -53,7 +147,7 @@ static void table_rows(struct tp_import *imp, const struct tp_clock_reading *r,
 		       const int64_t *raw, const uint32_t *machines, size_t n, uint32_t snapshot_id)
 {
 	struct tp_table *t = &imp->db->clock_snapshot;
-	uint64_t trace_clock = tp_clock_trace_clock(imp->clocks);
+	uint64_t trace_clock = tp_clock_trace_clock(imp->clock_sync->graph);
 	int64_t fallback = 0;
 	bool has_fallback = false;
 	size_t i;
@@ -69,7 +163,8 @@ static void table_rows(struct tp_import *imp, const struct tp_clock_reading *r,
 		const char *name = clock_name((uint32_t)r[i].id);
 		int64_t ts, row;
 
-		if (tp_clock_convert(imp->clocks, r[i].id, r[i].value, trace_clock, &ts) < 0) {
+		if (tp_clock_convert(imp->clock_sync->graph, r[i].id, r[i].value, trace_clock,
+				     &ts) < 0) {
 			if (!has_fallback)
 				continue;
 			ts = fallback;
@@ -96,7 +191,7 @@ static int add_snapshot(struct tp_import *imp, const struct tp_clock_reading *r,
 			const int64_t *raw, const uint32_t *machines, size_t n, bool is_bridge)
 {
 	uint32_t id, machine = n ? machines[0] : 0;
-	int rc = tp_clock_add_snapshot(imp->clocks, r, n, is_bridge, &id);
+	int rc = tp_clock_add_snapshot(imp->clock_sync->graph, r, n, is_bridge, &id);
 
 	if (rc == -EINVAL) /* Perfetto counts these for the whole trace */
 		tp_stat_add(imp, "invalid_clock_snapshots", -1, TP_STAT_GLOBAL, 1);
@@ -131,7 +226,7 @@ int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, siz
 		if (f.id == PB_CLOCK_SNAPSHOT__PRIMARY_TRACE_CLOCK &&
 		    f.wire_type == PZ_WIRE_VARINT) {
 			if (machine == 0)
-				tp_clock_set_trace_clock(imp->clocks, f.value);
+				tp_clock_set_trace_clock(imp->clock_sync->graph, f.value);
 			continue;
 		}
 		if (f.id == PB_CLOCK_SNAPSHOT__CLOCKS && f.wire_type == PZ_WIRE_LEN &&
@@ -158,14 +253,15 @@ int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, siz
 	if (rd.err != PZ_OK)
 		tp_stat_add(imp, "clock_snapshot_malformed", -1, machine, 1);
 	if (add_snapshot(imp, r, raw, machines, n, false) == 0) {
-		/* Units and incremental encoding of packet timestamps (tp_te_token.c). */
+		/* Units and incremental encoding of packet timestamps. */
 		for (i = 0; i < n; i++)
-			tp_te_clock_domain(imp, r[i].id, r[i].unit_ns, r[i].incremental, raw[i]);
+			clock_domain(imp->clock_sync, r[i].id, r[i].unit_ns, r[i].incremental,
+				     raw[i]);
 	}
 	for (i = 0; i < n; i++) {
 		int64_t ts;
 
-		if (tp_clock_to_trace(imp->clocks, r[i].id, r[i].value, &ts) == 0)
+		if (tp_clock_to_trace(imp->clock_sync->graph, r[i].id, r[i].value, &ts) == 0)
 			return ts;
 	}
 	return -1;
@@ -360,12 +456,12 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
 	 * the clock, and the client's clock at that reading plus the offset.
 	 */
 	for (k = 0; k < n_off; k++) {
-		uint64_t host_machine = tp_clock_trace_clock(imp->clocks) >> 32;
+		uint64_t host_machine = tp_clock_trace_clock(imp->clock_sync->graph) >> 32;
 		struct tp_clock_reading e[2];
 		int64_t raw[2], anchor = 0;
 		uint32_t machines[2];
 
-		if (tp_clock_is_sequence(tp_clock_trace_clock(imp->clocks)))
+		if (tp_clock_is_sequence(tp_clock_trace_clock(imp->clock_sync->graph)))
 			host_machine = 0;
 		for (i = 0; i < n_rounds; i++) {
 			const struct sync_clock *c = round_clock(&rounds[i], off[k].id, false);
@@ -392,8 +488,8 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
 static bool bridge_done(struct tp_import *imp, uint32_t machine)
 {
 	if (machine == 0)
-		return imp->host_clock_bridged;
-	return hmap_get(&imp->clock_bridged, machine, NULL);
+		return imp->clock_sync->host_bridged;
+	return hmap_get(&imp->clock_sync->bridged, machine, NULL);
 }
 
 static void add_bridge(struct tp_import *imp, uint64_t a, uint32_t ma, uint64_t b, uint32_t mb)
@@ -418,7 +514,7 @@ static void add_bridge(struct tp_import *imp, uint64_t a, uint32_t ma, uint64_t 
  */
 static void bridge(struct tp_import *imp, uint32_t machine)
 {
-	struct tp_clock_graph *g = imp->clocks;
+	struct tp_clock_graph *g = imp->clock_sync->graph;
 	uint64_t trace = tp_clock_trace_clock(g);
 	uint64_t boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine);
 	uint32_t trace_machine = tp_clock_is_sequence(trace) ? 0 : (uint32_t)(trace >> 32);
@@ -426,8 +522,8 @@ static void bridge(struct tp_import *imp, uint32_t machine)
 	uint64_t trace_rt = tp_clock_qualify(TP_CLOCK_REALTIME, 0, trace_machine);
 
 	if (machine == 0)
-		imp->host_clock_bridged = true;
-	else if (hmap_put(&imp->clock_bridged, machine, 1) < 0)
+		imp->clock_sync->host_bridged = true;
+	else if (hmap_put(&imp->clock_sync->bridged, machine, 1) < 0)
 		return;
 	if (boot == trace || tp_clock_has_path(g, boot, trace))
 		return;
@@ -451,7 +547,7 @@ int tp_to_trace_time(struct tp_import *imp, uint64_t clock_id, uint32_t machine,
 
 	if (!bridge_done(imp, machine))
 		bridge(imp, machine);
-	rc = tp_clock_to_trace(imp->clocks, clock_id, ts, out);
+	rc = tp_clock_to_trace(imp->clock_sync->graph, clock_id, ts, out);
 	if (rc == 0 || !count_failure)
 		return rc;
 	if (rc == -ENOENT)

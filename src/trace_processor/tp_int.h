@@ -402,7 +402,7 @@ struct tp_import {
 	struct tp_db *db;
 	struct tp_arena arena;
 	struct tp_sorter sorter;
-	struct tp_clock_graph *clocks;
+	struct tp_clock_sync *clock_sync; /* the clock graph and more (tp_clock_sync.c) */
 
 	struct tp_sequence seqs[TP_MAX_SEQUENCES];
 	size_t n_seqs;
@@ -440,8 +440,6 @@ struct tp_import {
 	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
-	struct hmap clock_bridged;      /* machine row -> 1 once its bridge is decided */
-	bool host_clock_bridged;        /* the same for the host (tp_clock_sync.c) */
 	bool host_has_packets;          /* a packet without machine_id was seen */
 	bool machine_adoption_done;     /* the first machine_id was resolved */
 
@@ -485,6 +483,17 @@ struct tp_import {
 int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine);
 
 /* tp_clock_sync.c */
+/* The clock graph and what the import tracks about clocks; 0 or -ENOMEM. */
+int tp_clock_sync_init(struct tp_import *imp);
+void tp_clock_sync_fini(struct tp_import *imp);
+/* The clock graph (borrowed; the merge worker converts ftrace times with it). */
+struct tp_clock_graph *tp_clock_graph(struct tp_import *imp);
+/*
+ * tp_clock_to_ns() - @ts of @clock_id in ns: scaled by the unit a snapshot
+ * gave the clock, or accumulated if it is incremental (unchanged for the
+ * others).
+ */
+int64_t tp_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts);
 /*
  * tp_clock_snapshot_packet() - A ClockSnapshot of @machine on sequence
  * @seq_id into the graph and clock_snapshot. Return: its time in trace
@@ -538,11 +547,6 @@ bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq,
 		     const struct tp_packet_hdr *h);
 /* The current track event generation of sequence slot @seq_idx; UINT32_MAX if none. */
 uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx);
-/* A ClockSnapshot clock's unit and encoding; @raw is its timestamp in units. */
-void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
-			bool incremental, int64_t raw);
-/* @ts of @clock_id in ns (scaled, or accumulated for incremental clocks). */
-int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts);
 /*
  * tp_te_tokenize() - Tokenize a track event, track/thread descriptor,
  * streaming profile or translation table payload (@field is its
@@ -853,6 +857,34 @@ static inline int64_t tp_ts_add(int64_t a, int64_t b)
 static inline int64_t tp_ts_sub(int64_t a, int64_t b)
 {
 	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/* Products and sums of trace values that saturate instead of overflowing. */
+static inline int64_t tp_sat_mul(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_mul_overflow(a, b, &r))
+		return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+static inline int64_t tp_sat_add(int64_t a, int64_t b)
+{
+	int64_t r;
+
+	if (__builtin_add_overflow(a, b, &r))
+		return b < 0 ? INT64_MIN : INT64_MAX;
+	return r;
+}
+
+/* Folds @v into the hash @h (keys of the importers' hash maps). */
+static inline uint64_t tp_hash_mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 29);
 }
 
 #endif

@@ -788,9 +788,9 @@ static void ftrace_latest_data_start(struct tp_import *imp)
 void tp_parse_finish(struct tp_import *imp)
 {
 	ftrace_latest_data_start(imp);
-	if (tp_clock_claimed_trace_clock(imp->clocks) >= 0)
+	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
-				    tp_clock_claimed_trace_clock(imp->clocks));
+				    tp_clock_claimed_trace_clock(tp_clock_graph(imp)));
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
 	tp_sched_finish(imp);

@@ -461,8 +461,8 @@ static void produce(void *user)
 		e.seq = i;
 		e.machine = ev->machine;
 		e.cpu = ev->cpu;
-		if (tp_bundle_open(p, imp->clocks, e.c, ev) < 0 || !tp_bundle_peek(e.c, &e.ts) ||
-		    heap_push(p, &e) < 0) {
+		if (tp_bundle_open(p, tp_clock_graph(imp), e.c, ev) < 0 ||
+		    !tp_bundle_peek(e.c, &e.ts) || heap_push(p, &e) < 0) {
 			tp_bundle_close(e.c);
 			push(p, OP_DONE, NULL, e.c, 0, 0, 0);
 		}

@@ -29,14 +29,6 @@ static int64_t end_of(int64_t ts, int64_t dur)
 	return r;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
 /* ------------------------------------------------------------------ args ---- */
 
 static void arg_push(struct tp_import *imp, struct te_args *b, const struct te_arg *a)
@@ -124,8 +116,8 @@ static uint64_t arg_hash(const struct te_arg *a, uint32_t n)
 	for (i = 0; i < n; i++) {
 		uint64_t v = 0;
 
-		h = mix(h, a[i].key);
-		h = mix(h, a[i].type);
+		h = tp_hash_mix(h, a[i].key);
+		h = tp_hash_mix(h, a[i].type);
 		switch (a[i].type) {
 		case TE_ARG_STR:
 		case TE_ARG_JSON:
@@ -140,7 +132,7 @@ static uint64_t arg_hash(const struct te_arg *a, uint32_t n)
 			v = (uint64_t)a[i].v.i;
 			break;
 		}
-		h = mix(h, v);
+		h = tp_hash_mix(h, v);
 	}
 	return h;
 }
@@ -739,7 +731,8 @@ void te_flow_v1(struct tp_import *imp, uint32_t machine, int64_t track, char pha
 		uint64_t source_id, uint32_t cat, uint32_t name, bool bind_enclosing)
 {
 	struct tp_te *te = imp->te;
-	uint64_t k = mix(mix(mix(source_id, cat), name), machine), flow_id, v;
+	uint64_t k = tp_hash_mix(tp_hash_mix(tp_hash_mix(source_id, cat), name), machine);
+	uint64_t flow_id, v;
 	int64_t row;
 
 	if (hmap_get(&te->v1_flows, k, &v)) {

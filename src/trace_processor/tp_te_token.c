@@ -27,32 +27,6 @@
 #define MERGE_BY_KEY \
 	PBE_TRACK_DESCRIPTOR_SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_mul_overflow(a, b, &r))
-		return (a < 0) != (b < 0) ? INT64_MIN : INT64_MAX;
-	return r;
-}
-
-static int64_t sat_add(int64_t a, int64_t b)
-{
-	int64_t r;
-
-	if (__builtin_add_overflow(a, b, &r))
-		return b < 0 ? INT64_MIN : INT64_MAX;
-	return r;
-}
-
 struct tp_te *te_get(struct tp_import *imp)
 {
 	struct tp_te *te = imp->te;
@@ -147,7 +121,7 @@ static bool string_like(uint32_t field)
 
 static uint64_t intern_key(uint32_t intern_gen, uint32_t field, uint64_t iid)
 {
-	return mix(mix(intern_gen, field), iid);
+	return tp_hash_mix(tp_hash_mix(intern_gen, field), iid);
 }
 
 static bool intern_match(const struct te_interned *e, uint32_t intern_gen, uint32_t field,
@@ -322,50 +296,6 @@ check:
 	return true;
 }
 
-/* ---------------------------------------------------------------- clocks ---- */
-
-void tp_te_clock_domain(struct tp_import *imp, uint64_t clock_id, uint64_t unit_ns,
-			bool incremental, int64_t raw)
-{
-	struct tp_te *te;
-	struct te_clock *c;
-	uint64_t v;
-
-	if (unit_ns <= 1 && !incremental && (!imp->te || !imp->te->n_domains))
-		return;
-	te = te_get(imp);
-	if (!te)
-		return;
-	if (unit_ns == 0 || unit_ns > INT64_MAX)
-		unit_ns = 1;
-	if (!hmap_get(&te->clock_domains, clock_id, &v)) {
-		if (tp_array_grow((void **)&te->domains, &te->cap_domains, te->n_domains + 1,
-			 sizeof(*te->domains), 8) < 0 ||
-		    hmap_put(&te->clock_domains, clock_id, te->n_domains) < 0)
-			return;
-		v = te->n_domains++;
-	}
-	c = &te->domains[v];
-	c->unit_ns = (int64_t)unit_ns;
-	c->incremental = incremental;
-	c->last_ns = sat_mul(raw, c->unit_ns);
-}
-
-int64_t tp_te_clock_to_ns(struct tp_import *imp, uint64_t clock_id, int64_t ts)
-{
-	struct tp_te *te = imp->te;
-	struct te_clock *c;
-	uint64_t v;
-
-	if (!te || !te->n_domains || !hmap_get(&te->clock_domains, clock_id, &v))
-		return ts;
-	c = &te->domains[v];
-	if (!c->incremental)
-		return sat_mul(ts, c->unit_ns);
-	c->last_ns = sat_add(c->last_ns, sat_mul(ts, c->unit_ns));
-	return c->last_ns;
-}
-
 /* ------------------------------------------------------------ descriptors ---- */
 
 /*
@@ -494,9 +424,10 @@ static void thread_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t 
 	te->gens[gen].tid = pz_field_int64(&d[PB_THREAD_DESCRIPTOR__TID]);
 	s->ts_valid = true;
 	s->ref_ts_ns =
-		sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_TIMESTAMP_US]), 1000);
+		tp_sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_TIMESTAMP_US]), 1000);
 	s->ref_thread_ts_ns =
-		sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_THREAD_TIME_US]), 1000);
+		tp_sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_THREAD_TIME_US]),
+			   1000);
 	s->ref_thread_instr =
 		pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_THREAD_INSTRUCTION_COUNT]);
 }
@@ -864,13 +795,13 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 				    -1, h->machine, 1);
 			return false;
 		}
-		s->ref_ts_ns = sat_add(
+		s->ref_ts_ns = tp_sat_add(
 			s->ref_ts_ns,
-			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_DELTA_US]), 1000));
+			tp_sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_DELTA_US]), 1000));
 		ts = s->ref_ts_ns;
 		convert = true;
 	} else if (pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_ABSOLUTE_US])) {
-		ts = sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_ABSOLUTE_US]), 1000);
+		ts = tp_sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__TIMESTAMP_ABSOLUTE_US]), 1000);
 		convert = true;
 	} else if (trace_ts) {
 		ts = *trace_ts;
@@ -899,14 +830,15 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 				    h->machine, 1);
 			return false;
 		}
-		s->ref_thread_ts_ns = sat_add(
+		s->ref_thread_ts_ns = tp_sat_add(
 			s->ref_thread_ts_ns,
-			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_DELTA_US]), 1000));
+			tp_sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_DELTA_US]), 1000));
 		rec.thread_ts = s->ref_thread_ts_ns;
 		rec.flags |= TE_REC_THREAD_TS;
 	} else if (e[PB_TRACK_EVENT__THREAD_TIME_ABSOLUTE_US].id) {
 		rec.thread_ts =
-			sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_ABSOLUTE_US]), 1000);
+			tp_sat_mul(pz_field_int64(&e[PB_TRACK_EVENT__THREAD_TIME_ABSOLUTE_US]),
+				   1000);
 		rec.flags |= TE_REC_THREAD_TS;
 	}
 	if (e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_DELTA].id) {
@@ -918,7 +850,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			return false;
 		}
 		s->ref_thread_instr =
-			sat_add(s->ref_thread_instr,
+			tp_sat_add(s->ref_thread_instr,
 				pz_field_int64(&e[PB_TRACK_EVENT__THREAD_INSTRUCTION_COUNT_DELTA]));
 		rec.thread_instr = s->ref_thread_instr;
 		rec.flags |= TE_REC_THREAD_INSTR;
@@ -1017,7 +949,7 @@ static void streaming_profile(struct tp_import *imp, struct tp_te *te, uint32_t 
 		if (f.id != PB_STREAMING_PROFILE_PACKET__TIMESTAMP_DELTA_US)
 			continue;
 		if (f.wire_type == PZ_WIRE_VARINT) {
-			s->ref_ts_ns = sat_add(s->ref_ts_ns, sat_mul((int64_t)f.value, 1000));
+			s->ref_ts_ns = tp_sat_add(s->ref_ts_ns, tp_sat_mul((int64_t)f.value, 1000));
 			if (s->ref_ts_ns < 0)
 				goto invalid;
 			continue;
@@ -1026,7 +958,7 @@ static void streaming_profile(struct tp_import *imp, struct tp_te *te, uint32_t 
 			continue;
 		pz_packed_init(&it, &f);
 		while (pz_packed_next_varint(&it, &v) > 0) {
-			s->ref_ts_ns = sat_add(s->ref_ts_ns, sat_mul((int64_t)v, 1000));
+			s->ref_ts_ns = tp_sat_add(s->ref_ts_ns, tp_sat_mul((int64_t)v, 1000));
 			if (s->ref_ts_ns < 0)
 				goto invalid;
 		}
@@ -1096,8 +1028,6 @@ void tp_te_fini(struct tp_import *imp)
 	hmap_fini(&te->interned);
 	free(te->intern);
 	free(te->vals);
-	hmap_fini(&te->clock_domains);
-	free(te->domains);
 	te_track_fini(te);
 	te_slice_fini(te);
 	te_parse_fini(te);

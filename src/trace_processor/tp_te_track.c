@@ -14,14 +14,6 @@
 #include "base/hash.h"
 #include "trace_processor/tp_track_event.h"
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-	h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
 static uint32_t s(struct tp_import *imp, const char *str)
 {
 	return tp_db_str(imp->db, str);
@@ -240,7 +232,7 @@ enum misc_kind {
 static int64_t misc_track(struct tp_import *imp, enum misc_kind kind, int64_t owner,
 			  const struct new_track *n)
 {
-	uint64_t k = mix(kind, (uint64_t)owner), v;
+	uint64_t k = tp_hash_mix(kind, (uint64_t)owner), v;
 	int64_t track;
 
 	if (hmap_get(&imp->te->misc_tracks, k, &v)) {
@@ -481,10 +473,12 @@ static int64_t cset_for(struct tp_import *imp, const struct te_track *t, enum te
 {
 	struct tp_te *te = imp->te;
 	uint32_t type = t->merge, value = t->merge == TE_MERGE_BY_KEY ? t->merge_key : name;
-	uint64_t h = mix(mix(mix(mix(mix(scope, (uint64_t)owner), t->parent_uuid), type), value),
-			 t->machine), v;
+	uint64_t h = tp_hash_mix(scope, (uint64_t)owner), v;
 	struct te_cset *c;
 	size_t i;
+
+	h = tp_hash_mix(tp_hash_mix(tp_hash_mix(h, t->parent_uuid), type), value);
+	h = tp_hash_mix(h, t->machine);
 
 	for (i = 0; hmap_get(&te->csets_by_hash, h + i, &v); i++) {
 		c = &te->csets[v];

@@ -291,7 +291,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	/* Every clock of a packet is its machine's: the host's for packets without one. */
 	clock_id = tp_clock_qualify(clock_id, (uint32_t)seq_id, machine);
 	if (has_ts) {
-		ts = (uint64_t)tp_te_clock_to_ns(imp, clock_id, (int64_t)ts);
+		ts = (uint64_t)tp_clock_to_ns(imp, clock_id, (int64_t)ts);
 		if (tp_to_trace_time(imp, clock_id, machine, (int64_t)ts, true, &trace_ts) < 0)
 			return -ENOENT;
 	} else if (snapshot_ts >= 0) {

@@ -234,13 +234,6 @@ struct tp_te {
 	size_t n_intern, cap_intern;
 	struct te_val *vals;
 	size_t n_vals, cap_vals;
-	struct hmap clock_domains; /* clock id -> index in domains */
-	struct te_clock {
-		int64_t unit_ns;
-		int64_t last_ns;
-		bool incremental;
-	} * domains;
-	size_t n_domains, cap_domains;
 
 	/* tracks */
 	struct hmap uuids; /* (machine, uuid) key, probed -> index in tracks */
