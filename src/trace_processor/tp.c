@@ -85,6 +85,8 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	tp->imp.tracing_started_ts = TP_NULL_INT;
 	rc = tp_clock_sync_init(&tp->imp);
 	if (rc == 0)
+		rc = tp_seq_init(&tp->imp);
+	if (rc == 0)
 		rc = tp_proc_init(&tp->imp);
 	if (rc < 0) {
 		tp_destroy(tp);
@@ -102,7 +104,7 @@ static void import_fini(struct tp_import *imp)
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
 	hmap_fini(&imp->machine_rows);
-	hmap_fini(&imp->seq_slots);
+	tp_seq_fini(imp);
 	hmap_fini(&imp->entity_states);
 	hmap_fini(&imp->dim_tracks);
 	hmap_fini(&imp->wakelocks);

@@ -462,8 +462,8 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 					  fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID));
 	int64_t row;
 	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
-	const struct te_interned *sym =
-		ev->aux ? te_interned_get(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+	const struct tp_interned *sym =
+		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
 					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
 			: NULL;
 

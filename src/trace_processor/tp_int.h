@@ -375,15 +375,6 @@ struct tp_ftrace_cache {
 	int64_t mismatch_stat_plus1;             /* machine 0 stats row */
 };
 
-/* Per trusted_packet_sequence_id state. */
-struct tp_sequence {
-	uint32_t id;
-	uint64_t default_clock_id;    /* TracePacketDefaults.timestamp_clock_id; 0: none */
-	bool seen_clear;              /* incremental state valid */
-	uint64_t n_packets;
-	uint64_t n_lost;              /* previous_packet_dropped after the first packet */
-};
-
 /* Per-CPU state of the sched parser. */
 struct tp_cpu_state {
 	int64_t sched_row;            /* open sched slice or -1 */
@@ -404,9 +395,7 @@ struct tp_import {
 	struct tp_sorter sorter;
 	struct tp_clock_sync *clock_sync; /* the clock graph and more (tp_clock_sync.c) */
 
-	struct tp_sequence seqs[TP_MAX_SEQUENCES];
-	size_t n_seqs;
-	struct hmap seq_slots;        /* trusted_packet_sequence_id -> index in seqs */
+	struct tp_sequences *seqs;    /* packet sequences (tp_sequence.c) */
 	bool in_compressed;           /* tokenizing the packets of compressed_packets */
 
 
@@ -537,16 +526,77 @@ struct tp_packet_hdr {
 	uint32_t interned_len;
 };
 
+/* ---------------------------------------------------------- sequences ---- */
+
 /*
- * tp_te_on_packet() - Sequence state for one packet, in file order: clears,
- * losses, defaults and interned data (tp_te_token.c).
- * Return: true if the packet needs incremental state the sequence lacks
- * (it must be dropped; counted in stats).
+ * A generation: the incremental state of one sequence between two changes
+ * (cleared, packet loss, new defaults, new thread descriptor). Events
+ * carry the generation they were tokenized in (tp_sequence.c).
  */
-bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq,
-		     const struct tp_packet_hdr *h);
-/* The current track event generation of sequence slot @seq_idx; UINT32_MAX if none. */
-uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx);
+struct tp_seq_gen {
+	uint32_t slot;           /* the sequence's slot */
+	uint32_t intern_gen;     /* interned data generation (new on every clear) */
+	const uint8_t *defaults; /* TrackEventDefaults bytes, or NULL */
+	uint32_t defaults_len;
+	bool valid;              /* incremental state valid */
+	bool has_thread;         /* TrackEvent thread descriptor seen */
+	int32_t pid;
+	int64_t tid;
+};
+
+/* An interned entry: the message bytes (in a packet) and its string value. */
+struct tp_interned {
+	uint64_t iid;
+	uint32_t intern_gen;
+	uint32_t field;
+	const uint8_t *msg;
+	uint32_t len;
+	uint32_t str; /* field 2 as a string id, 0 if none */
+};
+
+int tp_seq_init(struct tp_import *imp);
+void tp_seq_fini(struct tp_import *imp);
+/* The slot of sequence @seq_id (made on first sight), or -1 past TP_MAX_SEQUENCES. */
+int tp_seq_slot(struct tp_import *imp, uint32_t seq_id);
+/* The trusted_packet_sequence_id of @slot. */
+uint32_t tp_seq_id(const struct tp_import *imp, uint32_t slot);
+/* The sequence's TracePacketDefaults.timestamp_clock_id; 0: none. */
+uint64_t tp_seq_default_clock(const struct tp_import *imp, uint32_t slot);
+/* Packets lost on sequence @seq_id (false if it was never seen). */
+bool tp_seq_lost(const struct tp_import *imp, uint64_t seq_id, uint64_t *out_lost);
+/* Whether a packet of sequence @seq_id said first_packet_on_sequence. */
+bool tp_seq_had_first_packet(const struct tp_import *imp, uint32_t seq_id);
+
+#define TP_SEQ_RESET (1u << 0) /* the incremental state was cleared or lost */
+#define TP_SEQ_DROP (1u << 1)  /* the packet needs state the sequence lacks (counted) */
+/*
+ * tp_seq_on_packet() - One packet of @slot, in file order: counts, the
+ * default clock, clears, losses, defaults and interned data.
+ * Return: TP_SEQ_* flags.
+ */
+unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_packet_hdr *h);
+/* The current generation of @slot; UINT32_MAX if none (or no such slot). */
+uint32_t tp_seq_gen_of(const struct tp_import *imp, uint32_t slot);
+/* The current generation of @slot, made (invalid) if none; UINT32_MAX on OOM. */
+uint32_t tp_seq_cur_gen(struct tp_import *imp, uint32_t slot);
+/*
+ * tp_seq_new_gen() - A new generation of @slot, a copy of the current one,
+ * for the caller to change. Return: it; past the limits (counted), the
+ * current one, or NULL if there is none.
+ */
+struct tp_seq_gen *tp_seq_new_gen(struct tp_import *imp, uint32_t slot);
+/* Generation @gen (borrowed, valid until the next new one), or NULL. */
+struct tp_seq_gen *tp_seq_gen(const struct tp_import *imp, uint32_t gen);
+/* Interned entry @iid of InternedData field @field in generation @gen, or NULL (counted). */
+const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, uint32_t field,
+					  uint64_t iid);
+/* A number that stays @e's (an entry of tp_seq_interned()) for the whole import. */
+uint64_t tp_seq_interned_index(const struct tp_import *imp, const struct tp_interned *e);
+
+/* A sequence's incremental state was reset (tp_seq_on_packet()): TrackEvent deltas too. */
+void tp_te_seq_reset(struct tp_import *imp, uint32_t slot);
+/* A packet was dropped for the incremental state it lacked (for --analyze-trace-proto-content). */
+void tp_te_seq_skipped(struct tp_import *imp);
 /*
  * tp_te_tokenize() - Tokenize a track event, track/thread descriptor,
  * streaming profile or translation table payload (@field is its
@@ -555,9 +605,9 @@ uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx);
  * Return: true to push @ev (filled in for track events, left alone for
  * descriptors), false when the payload was consumed or dropped.
  */
-bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq,
-		    const struct tp_packet_hdr *h, const int64_t *trace_ts, uint32_t field,
-		    const uint8_t *data, size_t len, struct tp_event *ev);
+bool tp_te_tokenize(struct tp_import *imp, int slot, const struct tp_packet_hdr *h,
+		    const int64_t *trace_ts, uint32_t field, const uint8_t *data, size_t len,
+		    struct tp_event *ev);
 /* Parse-time hooks (tp_te_parse.c): TP_EV_TRACK_EVENT and packet payloads. */
 void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,

@@ -473,16 +473,15 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		}
 		if (f.id == PB_TRACE_STATS__WRITER_STATS && f.wire_type == PZ_WIRE_LEN) {
 			struct pz_field w[5];
-			uint64_t k;
+			uint64_t lost;
 
 			if (pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
 				continue;
-			if (w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value <= UINT32_MAX &&
-			    hmap_get(&imp->seq_slots, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value,
-				     &k))
+			if (tp_seq_lost(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value,
+					&lost))
 				tp_stat_add(imp, "traced_buf_sequence_packet_loss",
 					    (int64_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value,
-					    ev->machine, (int64_t)imp->seqs[k].n_lost);
+					    ev->machine, (int64_t)lost);
 			continue;
 		}
 		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

@@ -20,8 +20,8 @@ static uint32_t key(struct tp_import *imp, const char *name)
 static bool method_symbol(struct tp_import *imp, uint32_t gen, uint32_t machine,
 			  struct te_args *b, uint64_t iid)
 {
-	const struct te_interned *i =
-		te_interned_get(imp, gen, PB_INTERNED_DATA__UNSYMBOLIZED_SOURCE_LOCATIONS, iid);
+	const struct tp_interned *i =
+		tp_seq_interned(imp, gen, PB_INTERNED_DATA__UNSYMBOLIZED_SOURCE_LOCATIONS, iid);
 	struct pz_field s[4];
 	int64_t mapping;
 

@@ -27,7 +27,7 @@ struct ev_ctx {
 	const struct tp_event *ev;
 	const struct te_rec *rec;
 	struct te_rec rec_storage;
-	const struct te_gen *gen;
+	const struct tp_seq_gen *gen;
 	struct pz_field e[58]; /* TrackEvent fields (last occurrence) */
 	struct pz_field l[20]; /* LegacyEvent fields */
 	bool has_legacy;
@@ -62,7 +62,7 @@ static void parse_error(struct ev_ctx *c)
 
 static uint32_t interned_str(struct ev_ctx *c, uint32_t field, uint64_t iid)
 {
-	const struct te_interned *i = te_interned_get(c->imp, c->rec->gen, field, iid);
+	const struct tp_interned *i = tp_seq_interned(c->imp, c->rec->gen, field, iid);
 
 	return i ? i->str : 0;
 }
@@ -337,7 +337,7 @@ static bool annotation(struct ev_ctx *c, struct te_args *b, struct key_buf *k, c
 			field_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].id) {
-		const struct te_interned *i = te_interned_get(
+		const struct tp_interned *i = tp_seq_interned(
 			c->imp, c->rec->gen, PB_INTERNED_DATA__DEBUG_ANNOTATION_STRING_VALUES,
 			d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].value);
 
@@ -463,8 +463,8 @@ static bool nested_value(struct ev_ctx *c, struct te_args *b, struct key_buf *k,
 static void source_location(struct ev_ctx *c, struct te_args *b, uint64_t iid, uint32_t kfile,
 			    uint32_t kfunc, uint32_t kline)
 {
-	const struct te_interned *i =
-		te_interned_get(c->imp, c->rec->gen, PB_INTERNED_DATA__SOURCE_LOCATIONS, iid);
+	const struct tp_interned *i =
+		tp_seq_interned(c->imp, c->rec->gen, PB_INTERNED_DATA__SOURCE_LOCATIONS, iid);
 	struct pz_field s[5];
 	char path[1024];
 	size_t n, j;
@@ -694,7 +694,7 @@ static bool is_async_phase(int32_t p)
 /* Works out utid/upid from the uuid, or the sequence's thread. */
 static bool initial_association(struct ev_ctx *c)
 {
-	const struct te_gen *g = c->gen;
+	const struct tp_seq_gen *g = c->gen;
 	uint32_t m = c->ev->machine;
 	int32_t phase;
 
@@ -1105,11 +1105,11 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	c->imp = imp;
 	c->te = te;
 	c->ev = ev;
-	if (!te_rec_load(te, ev, &c->rec_storage))
+	if (!te_rec_load(imp, ev, &c->rec_storage))
 		return;
 	c->rec = &c->rec_storage;
-	c->gen = &te->gens[c->rec->gen];
-	c->seq_id = imp->seqs[ev->seq_idx].id;
+	c->gen = tp_seq_gen(imp, c->rec->gen);
+	c->seq_id = tp_seq_id(imp, ev->seq_idx);
 	c->utid = c->upid = c->passthrough_utid = -1;
 	c->thread_ts = c->rec->thread_ts;
 	c->has_thread_ts = c->rec->flags & TE_REC_THREAD_TS;

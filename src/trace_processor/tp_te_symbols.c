@@ -67,7 +67,7 @@ static struct te_symbols *symbols_get(struct tp_import *imp)
 static bool interned_bytes(struct tp_import *imp, uint32_t gen, uint32_t field, uint64_t iid,
 			   const uint8_t **out, size_t *out_len)
 {
-	const struct te_interned *i = te_interned_get(imp, gen, field, iid);
+	const struct tp_interned *i = tp_seq_interned(imp, gen, field, iid);
 	struct pz_field s[3];
 
 	if (!i || pz_decode_table(i->msg, i->len, s, 3) != PZ_OK)
@@ -134,7 +134,7 @@ done:
 int64_t te_symbols_mapping(struct tp_import *imp, uint32_t gen, uint32_t machine, uint64_t iid)
 {
 	struct te_symbols *s = symbols_get(imp);
-	const struct te_interned *e;
+	const struct tp_interned *e;
 	struct sym_mapping m = {0};
 	struct pz_field d[9];
 	const uint8_t *bid = (const uint8_t *)"";
@@ -144,12 +144,12 @@ int64_t te_symbols_mapping(struct tp_import *imp, uint32_t gen, uint32_t machine
 
 	if (!s)
 		return -1;
-	e = te_interned_get(imp, gen, PB_INTERNED_DATA__MAPPINGS, iid);
+	e = tp_seq_interned(imp, gen, PB_INTERNED_DATA__MAPPINGS, iid);
 	if (!e || pz_decode_table(e->msg, e->len, d, 9) != PZ_OK) {
 		tp_stat_add(imp, "stackprofile_invalid_mapping_id", -1, machine, 1);
 		return -1;
 	}
-	key = (uint64_t)(e - imp->te->intern);
+	key = tp_seq_interned_index(imp, e);
 	if (hmap_get(&s->by_entry, key, &v))
 		return (int64_t)v;
 	/* A build id of 0 means "none"; any other must be interned. */

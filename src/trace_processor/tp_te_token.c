@@ -18,7 +18,6 @@
 #include "protozero/protozero.h"
 #include "trace_processor/tp_track_event.h"
 
-#define NO_GEN UINT32_MAX
 
 /* Shorter names for long generated constants. */
 #define THREAD_TIME PBE_COUNTER_DESCRIPTOR_BUILTIN_COUNTER_TYPE__COUNTER_THREAD_TIME_NS
@@ -30,7 +29,6 @@
 struct tp_te *te_get(struct tp_import *imp)
 {
 	struct tp_te *te = imp->te;
-	size_t i;
 
 	if (te)
 		return te;
@@ -42,52 +40,12 @@ struct tp_te *te_get(struct tp_import *imp)
 		free(te);
 		return NULL;
 	}
-	for (i = 0; i < TP_MAX_SEQUENCES; i++)
-		te->seqs[i].gen = NO_GEN;
 	imp->te = te;
 	te_keys_init(imp);
 	return te;
 }
 
-/* ------------------------------------------------------------ generations ---- */
-
-/* A new generation of @seq_idx, copying the current one. Return: its index. */
-static uint32_t new_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_idx)
-{
-	struct te_seq *s = &te->seqs[seq_idx];
-	struct te_gen *g;
-
-	if (te->n_gens >= TE_MAX_GENERATIONS ||
-	    tp_array_grow((void **)&te->gens, &te->cap_gens, te->n_gens + 1, sizeof(*te->gens), 64) < 0) {
-		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
-		return s->gen;
-	}
-	g = &te->gens[te->n_gens];
-	if (s->gen != NO_GEN) {
-		*g = te->gens[s->gen];
-	} else {
-		memset(g, 0, sizeof(*g));
-		g->seq_idx = seq_idx;
-		g->intern_gen = ++te->next_intern_gen;
-	}
-	s->gen = (uint32_t)te->n_gens++;
-	return s->gen;
-}
-
-uint32_t te_seq_gen(const struct tp_import *imp, uint32_t seq_idx)
-{
-	if (!imp->te || seq_idx >= TP_MAX_SEQUENCES)
-		return UINT32_MAX;
-	return imp->te->seqs[seq_idx].gen;
-}
-
-/* The current generation of @seq_idx (created, invalid, on first use). */
-static uint32_t cur_gen(struct tp_import *imp, struct tp_te *te, uint32_t seq_idx)
-{
-	if (te->seqs[seq_idx].gen == NO_GEN)
-		return new_gen(imp, te, seq_idx);
-	return te->seqs[seq_idx].gen;
-}
+/* ------------------------------------------------------------- sequences ---- */
 
 static void reset_deltas(struct te_seq *s)
 {
@@ -98,202 +56,19 @@ static void reset_deltas(struct te_seq *s)
 	hmap_clear(&s->counters);
 }
 
-/* ---------------------------------------------------------- interned data ---- */
-
-/* Fields of InternedData whose entries are { iid = 1; name/str = 2 }. */
-static bool string_like(uint32_t field)
+void tp_te_seq_reset(struct tp_import *imp, uint32_t slot)
 {
-	switch (field) {
-	case PB_INTERNED_DATA__EVENT_CATEGORIES:
-	case PB_INTERNED_DATA__EVENT_NAMES:
-	case PB_INTERNED_DATA__DEBUG_ANNOTATION_NAMES:
-	case PB_INTERNED_DATA__DEBUG_ANNOTATION_VALUE_TYPE_NAMES:
-	case PB_INTERNED_DATA__DEBUG_ANNOTATION_STRING_VALUES:
-	case PB_INTERNED_DATA__LOG_MESSAGE_BODY:
-	case PB_INTERNED_DATA__CORRELATION_ID_STR:
-	case PB_INTERNED_DATA__HISTOGRAM_NAMES:
-	case PB_INTERNED_DATA__KERNEL_SYMBOLS:
-		return true;
-	default:
-		return false;
-	}
+	/* Without state yet, there are no deltas to forget. */
+	if (imp->te && slot < TP_MAX_SEQUENCES)
+		reset_deltas(&imp->te->seqs[slot]);
 }
 
-static uint64_t intern_key(uint32_t intern_gen, uint32_t field, uint64_t iid)
+void tp_te_seq_skipped(struct tp_import *imp)
 {
-	return tp_hash_mix(tp_hash_mix(intern_gen, field), iid);
-}
+	struct tp_te *te;
 
-static bool intern_match(const struct te_interned *e, uint32_t intern_gen, uint32_t field,
-			 uint64_t iid)
-{
-	return e->intern_gen == intern_gen && e->field == field && e->iid == iid;
-}
-
-/* Probe at most this many slots past a colliding hash. */
-#define INTERN_PROBES 8
-
-static void intern_one(struct tp_import *imp, struct tp_te *te, uint32_t intern_gen, uint32_t field,
-		       const uint8_t *msg, uint32_t len)
-{
-	struct pz_reader r;
-	struct pz_field f;
-	struct te_interned e = {0};
-	bool has_iid = false;
-	uint64_t k, v;
-	int i;
-
-	pz_reader_init(&r, msg, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		if (f.id == 1 && f.wire_type == PZ_WIRE_VARINT) {
-			e.iid = f.value;
-			has_iid = true;
-		} else if (f.id == 2 && f.wire_type == PZ_WIRE_LEN && string_like(field)) {
-			e.str = tp_str_intern(&imp->db->strings, (const char *)f.data, f.size);
-		}
-	}
-	if (!has_iid || r.err != PZ_OK) {
-		tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
-		return;
-	}
-	e.intern_gen = intern_gen;
-	e.field = field;
-	e.msg = msg;
-	e.len = len;
-	k = intern_key(intern_gen, field, e.iid);
-	for (i = 0; i < INTERN_PROBES; i++, k++) {
-		if (!hmap_get(&te->interned, k, &v))
-			break;
-		/* Re-interning an iid within a generation keeps the first entry. */
-		if (intern_match(&te->intern[v], intern_gen, field, e.iid))
-			return;
-	}
-	if (i == INTERN_PROBES)
-		return;
-	if (tp_array_grow((void **)&te->intern, &te->cap_intern, te->n_intern + 1, sizeof(*te->intern),
-		 256) < 0 ||
-	    hmap_put(&te->interned, k, te->n_intern) < 0) {
-		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
-		return;
-	}
-	te->intern[te->n_intern++] = e;
-}
-
-const struct te_interned *te_interned_get(struct tp_import *imp, uint32_t gen, uint32_t field,
-					  uint64_t iid)
-{
-	struct tp_te *te = imp->te;
-	uint32_t intern_gen;
-	uint64_t k, v;
-	int i;
-
-	if (!te || gen >= te->n_gens)
-		return NULL;
-	intern_gen = te->gens[gen].intern_gen;
-	k = intern_key(intern_gen, field, iid);
-	for (i = 0; i < INTERN_PROBES; i++, k++) {
-		if (!hmap_get(&te->interned, k, &v))
-			break;
-		if (intern_match(&te->intern[v], intern_gen, field, iid))
-			return &te->intern[v];
-	}
-	tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
-	return NULL;
-}
-
-static void interned_data(struct tp_import *imp, struct tp_te *te, uint32_t gen,
-			  const uint8_t *data, uint32_t len)
-{
-	struct pz_reader r;
-	struct pz_field f;
-	uint32_t intern_gen = te->gens[gen].intern_gen;
-
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0)
-		if (f.wire_type == PZ_WIRE_LEN)
-			intern_one(imp, te, intern_gen, f.id, f.data, f.size);
-	if (r.err != PZ_OK)
-		tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
-}
-
-/* --------------------------------------------------------------- packets ---- */
-
-bool tp_te_on_packet(struct tp_import *imp, struct tp_sequence *seq, const struct tp_packet_hdr *h)
-{
-	bool needs = h->seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
-	struct tp_te *te = imp->te;
-	uint32_t idx = (uint32_t)(seq - imp->seqs), gen;
-	struct te_seq *s;
-
-	if (!h->cleared && !h->dropped && !h->defaults && !h->interned && !h->first_on_seq &&
-	    !needs)
-		return false;
-	if (!te) {
-		/* Nothing to lose on a sequence we know nothing about yet. */
-		if (!h->cleared && !h->defaults && !h->interned && !h->first_on_seq)
-			goto check;
-		te = te_get(imp);
-		if (!te) {
-			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
-			return false;
-		}
-	}
-	s = &te->seqs[idx];
-	if (h->first_on_seq)
-		hmap_put(&te->first_packet_seqs, h->seq_id, 1);
-	if (h->cleared) {
-		if (!h->has_seq_id) {
-			tp_stat_add(imp, "incremental_state_cleared_missing_sequence_id", -1,
-				    h->machine, 1);
-		} else {
-			gen = new_gen(imp, te, idx);
-			te->gens[gen].intern_gen = ++te->next_intern_gen;
-			te->gens[gen].defaults = NULL;
-			te->gens[gen].defaults_len = 0;
-			te->gens[gen].valid = true;
-			reset_deltas(s);
-		}
-	} else if (h->dropped && h->has_seq_id && s->gen != NO_GEN && te->gens[s->gen].valid) {
-		/* Interned data stays, but nothing may use it until a clear. */
-		gen = new_gen(imp, te, idx);
-		te->gens[gen].valid = false;
-		reset_deltas(s);
-	}
-	if (h->defaults) {
-		struct pz_field d[12];
-
-		if (!h->has_seq_id) {
-			tp_stat_add(imp, "trace_packet_defaults_missing_sequence_id", -1,
-				    h->machine, 1);
-		} else if (pz_decode_table(h->defaults, h->defaults_len, d, 12) == PZ_OK) {
-			const struct pz_field *t =
-				&d[PB_TRACE_PACKET_DEFAULTS__TRACK_EVENT_DEFAULTS];
-
-			gen = new_gen(imp, te, idx);
-			te->gens[gen].defaults =
-				t->id && t->wire_type == PZ_WIRE_LEN ? t->data : NULL;
-			te->gens[gen].defaults_len = t->id ? t->size : 0;
-		}
-	}
-	if (h->interned) {
-		gen = cur_gen(imp, te, idx);
-		if (!h->has_seq_id)
-			tp_stat_add(imp, "interned_data_missing_sequence_id", -1, h->machine, 1);
-		else if (!te->gens[gen].valid)
-			tp_stat_add(imp, "interned_data_skipped_incremental_state_invalid", -1,
-				    h->machine, 1);
-		else
-			interned_data(imp, te, gen, h->interned, h->interned_len);
-	}
-check:
-	if (!needs)
-		return false;
-	if (te && te->seqs[idx].gen != NO_GEN && te->gens[te->seqs[idx].gen].valid)
-		return false;
-	tp_stat_add(imp, "packet_skipped_seq_needs_incremental_state_invalid", -1, h->machine, 1);
-	if (imp->analyze_proto_content && (te || (te = te_get(imp))))
+	if (imp->analyze_proto_content && (te = te_get(imp)))
 		te->skipped_invalid = true;
-	return true;
 }
 
 /* ------------------------------------------------------------ descriptors ---- */
@@ -412,16 +187,18 @@ static void thread_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t 
 {
 	struct pz_field d[9];
 	struct te_seq *s = &te->seqs[idx];
-	uint32_t gen;
+	struct tp_seq_gen *g;
 
 	if (pz_decode_table(data, len, d, 9) != PZ_OK) {
 		tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
 		return;
 	}
-	gen = new_gen(imp, te, idx);
-	te->gens[gen].has_thread = true;
-	te->gens[gen].pid = pz_field_int32(&d[PB_THREAD_DESCRIPTOR__PID]);
-	te->gens[gen].tid = pz_field_int64(&d[PB_THREAD_DESCRIPTOR__TID]);
+	g = tp_seq_new_gen(imp, idx);
+	if (g) {
+		g->has_thread = true;
+		g->pid = pz_field_int32(&d[PB_THREAD_DESCRIPTOR__PID]);
+		g->tid = pz_field_int64(&d[PB_THREAD_DESCRIPTOR__TID]);
+	}
 	s->ts_valid = true;
 	s->ref_ts_ns =
 		tp_sat_mul(pz_field_int64(&d[PB_THREAD_DESCRIPTOR__REFERENCE_TIMESTAMP_US]), 1000);
@@ -494,6 +271,7 @@ static void counter_descriptor(struct tp_import *imp, struct te_track *r, const 
 static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			     const struct tp_packet_hdr *h, const uint8_t *data, size_t len)
 {
+	const struct tp_seq_gen *g;
 	struct pz_field d[21];
 	struct te_track r;
 	uint64_t v;
@@ -562,7 +340,8 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 		r.tid = pz_field_int64(&t[PB_THREAD_DESCRIPTOR__TID]);
 		r.separate = d[PB_TRACK_DESCRIPTOR__DISALLOW_MERGING_WITH_SYSTEM_TRACKS].value != 0;
 		te_track_reserve(imp, &r);
-		if (te->seqs[idx].gen != NO_GEN && te->gens[te->seqs[idx].gen].valid)
+		g = tp_seq_gen(imp, tp_seq_gen_of(imp, idx));
+		if (g && g->valid)
 			thread_descriptor(imp, te, idx, th->data, th->size);
 		return true;
 	}
@@ -658,8 +437,9 @@ static bool counter_value(struct tp_import *imp, struct te_seq *s, uint32_t mach
  * list, or else of the defaults' list. Return: false to drop the event.
  */
 static bool extra_counters(struct tp_import *imp, struct te_seq *s, uint32_t machine,
-			   const uint8_t *ev, size_t len, const struct te_gen *g, uint32_t val_id,
-			   uint32_t uuid_id, uint32_t def_id, bool doubles, struct te_rec *rec)
+			   const uint8_t *ev, size_t len, const struct tp_seq_gen *g,
+			   uint32_t val_id, uint32_t uuid_id, uint32_t def_id, bool doubles,
+			   struct te_rec *rec)
 {
 	uint64_t vals[TE_MAX_EXTRA_COUNTERS + 1], uuids[TE_MAX_EXTRA_COUNTERS + 1];
 	bool over = false, uover = false;
@@ -731,13 +511,14 @@ static bool rec_store(struct tp_te *te, const struct te_rec *r, uint32_t *out_id
 	return true;
 }
 
-bool te_rec_load(const struct tp_te *te, const struct tp_event *ev, struct te_rec *out)
+bool te_rec_load(const struct tp_import *imp, const struct tp_event *ev, struct te_rec *out)
 {
+	const struct tp_te *te = imp->te;
 	const struct te_val *v;
 	uint32_t i;
 
 	memset(out, 0, offsetof(struct te_rec, extra));
-	if (ev->cpu >= te->n_gens)
+	if (!tp_seq_gen(imp, ev->cpu))
 		return false;
 	out->gen = ev->cpu;
 	if (ev->aux == UINT32_MAX)
@@ -769,7 +550,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 	struct pz_field e[47];
 	struct te_seq *s = &te->seqs[idx];
 	struct te_rec rec;
-	const struct te_gen *g;
+	const struct tp_seq_gen *g;
 	uint32_t gen;
 	int64_t ts;
 	bool convert = false;
@@ -782,8 +563,8 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 		tp_stat_add(imp, "track_event_tokenizer_errors", -1, h->machine, 1);
 		return false;
 	}
-	gen = cur_gen(imp, te, idx);
-	if (gen == NO_GEN)
+	gen = tp_seq_cur_gen(imp, idx);
+	if (gen == UINT32_MAX)
 		return false;
 	rec.gen = gen;
 	rec.flags = 0;
@@ -860,7 +641,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 		rec.flags |= TE_REC_THREAD_INSTR;
 	}
 
-	g = &te->gens[gen];
+	g = tp_seq_gen(imp, gen);
 	if (e[PB_TRACK_EVENT__TYPE].value == PBE_TRACK_EVENT_TYPE__TYPE_COUNTER) {
 		uint64_t uuid = 0;
 		bool has_uuid = false;
@@ -968,12 +749,13 @@ invalid:
 	tp_stat_add(imp, "streaming_profile_invalid_timestamp", -1, h->machine, 1);
 }
 
-bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq, const struct tp_packet_hdr *h,
+bool tp_te_tokenize(struct tp_import *imp, int slot, const struct tp_packet_hdr *h,
 		    const int64_t *trace_ts, uint32_t field, const uint8_t *data, size_t len,
 		    struct tp_event *ev)
 {
+	const struct tp_seq_gen *g;
 	struct tp_te *te;
-	uint32_t idx, gen;
+	uint32_t idx;
 
 	te = te_get(imp);
 	if (!te) {
@@ -984,9 +766,9 @@ bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq, const struct
 		te_translation_table(imp, data, len);
 		return false;
 	}
-	if (!seq)
+	if (slot < 0)
 		return field != PB_TRACE_PACKET__TRACK_EVENT;
-	idx = (uint32_t)(seq - imp->seqs);
+	idx = (uint32_t)slot;
 	switch (field) {
 	case PB_TRACE_PACKET__TRACK_EVENT:
 		return track_event(imp, te, idx, h, trace_ts, data, len, ev);
@@ -998,8 +780,8 @@ bool tp_te_tokenize(struct tp_import *imp, struct tp_sequence *seq, const struct
 				    1);
 			return false;
 		}
-		gen = cur_gen(imp, te, idx);
-		if (gen == NO_GEN || !te->gens[gen].valid) {
+		g = tp_seq_gen(imp, tp_seq_cur_gen(imp, idx));
+		if (!g || !g->valid) {
 			tp_stat_add(imp, "thread_descriptor_skipped_incremental_state_invalid", -1,
 				    h->machine, 1);
 			return false;
@@ -1024,9 +806,6 @@ void tp_te_fini(struct tp_import *imp)
 	for (i = 0; i < TP_MAX_SEQUENCES; i++)
 		hmap_fini(&te->seqs[i].counters);
 	free(te->seqs);
-	free(te->gens);
-	hmap_fini(&te->interned);
-	free(te->intern);
 	free(te->vals);
 	te_track_fini(te);
 	te_slice_fini(te);

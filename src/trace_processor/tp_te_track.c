@@ -416,7 +416,7 @@ static void source_args(struct tp_import *imp, const struct te_track *t, uint32_
 		if (t->y_axis_share_key)
 			te_args_str(imp, a, te->k.y_axis_share_key, t->y_axis_share_key);
 	}
-	if (hmap_get(&te->first_packet_seqs, seq_id, NULL))
+	if (tp_seq_had_first_packet(imp, seq_id))
 		te_args_bool(imp, a, te->k.has_first_packet, true);
 	if (t->child_ordering && t->child_ordering < 4)
 		te_args_str(imp, a, te->k.child_ordering, s(imp, k_orderings[t->child_ordering]));
@@ -755,7 +755,6 @@ void te_track_fini(struct tp_te *te)
 	hmap_fini(&te->upid_uuid);
 	hmap_fini(&te->misc_tracks);
 	hmap_fini(&te->named_by_descriptor);
-	hmap_fini(&te->first_packet_seqs);
 	hmap_fini(&te->tr_slice_name);
 	hmap_fini(&te->tr_process_track);
 	hmap_fini(&te->tr_histogram);

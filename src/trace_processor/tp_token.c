@@ -21,20 +21,6 @@
 
 #define MAX_INFLATED_BYTES (512u << 20)
 
-static struct tp_sequence *sequence(struct tp_import *imp, uint32_t id)
-{
-	uint64_t v;
-
-	if (hmap_get(&imp->seq_slots, id, &v))
-		return &imp->seqs[v];
-	if (imp->n_seqs == TP_MAX_SEQUENCES ||
-	    hmap_put(&imp->seq_slots, id, (uint64_t)imp->n_seqs) < 0)
-		return NULL;
-	memset(&imp->seqs[imp->n_seqs], 0, sizeof(imp->seqs[0]));
-	imp->seqs[imp->n_seqs].id = id;
-	return &imp->seqs[imp->n_seqs++];
-}
-
 static void push(struct tp_import *imp, const struct tp_event *ev)
 {
 	if (tp_sorter_push(&imp->sorter, ev) < 0)
@@ -172,9 +158,9 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	bool has_machine = false, has_sync = false;
 	const uint8_t *defaults = NULL;
 	uint32_t defaults_len = 0;
-	struct tp_packet_hdr hdr = {0}; /* for the track event tokenizer */
+	struct tp_packet_hdr hdr = {0}; /* for the sequence state and track events */
 	bool drop = false;
-	struct tp_sequence *seq;
+	int slot;
 	struct tp_event ev = {0};
 	int64_t trace_ts, snapshot_ts = -1;
 
@@ -236,23 +222,8 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	/* Packets inside compressed_packets belong to the outer packet's machine. */
 	if (!has_machine && !has_sync && !imp->in_compressed)
 		imp->host_has_packets = true;
-	seq = sequence(imp, (uint32_t)seq_id);
-	if (seq && (cleared || (seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED)))
-		seq->seen_clear = true;
-	if (seq && defaults) {
-		struct pz_field d[59];
-
-		if (pz_decode_table(defaults, defaults_len, d, 59) == PZ_OK &&
-		    d[PB_TRACE_PACKET_DEFAULTS__TIMESTAMP_CLOCK_ID].id)
-			seq->default_clock_id = d[PB_TRACE_PACKET_DEFAULTS__TIMESTAMP_CLOCK_ID].value;
-	}
-	if (seq) {
-		/* The first packet of a sequence always says "dropped before". */
-		if (dropped && seq->n_packets > 0)
-			seq->n_lost++;
-		seq->n_packets++;
-	}
-	/* Incremental state and interned data of track events: tp_te_token.c. */
+	slot = tp_seq_slot(imp, (uint32_t)seq_id);
+	/* Counts, defaults, incremental state and interned data: tp_sequence.c. */
 	hdr.seq_id = (uint32_t)seq_id;
 	hdr.seq_flags = (uint32_t)seq_flags;
 	hdr.cleared = cleared ||
@@ -261,8 +232,15 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	hdr.machine = machine;
 	hdr.defaults = defaults;
 	hdr.defaults_len = defaults_len;
-	if (seq)
-		drop = tp_te_on_packet(imp, seq, &hdr);
+	if (slot >= 0) {
+		unsigned st = tp_seq_on_packet(imp, (uint32_t)slot, &hdr);
+
+		if (st & TP_SEQ_RESET)
+			tp_te_seq_reset(imp, (uint32_t)slot);
+		if (st & TP_SEQ_DROP)
+			tp_te_seq_skipped(imp);
+		drop = st & TP_SEQ_DROP;
+	}
 
 	switch (payload.id) {
 	case PB_TRACE_PACKET__COMPRESSED_PACKETS:
@@ -271,7 +249,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	case PB_TRACE_PACKET__FTRACE_EVENTS:
 		/* Events may name interned data (kernel symbols) of this generation. */
 		ftrace_bundle(imp, payload.data, payload.size, machine,
-			      seq ? te_seq_gen(imp, (uint32_t)(seq - imp->seqs)) : UINT32_MAX);
+			      slot >= 0 ? tp_seq_gen_of(imp, (uint32_t)slot) : UINT32_MAX);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
 		snapshot_ts = tp_clock_snapshot_packet(imp, payload.data, payload.size,
@@ -287,7 +265,9 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	if (drop)
 		return 0;
 	if (!has_clock)
-		clock_id = seq && seq->default_clock_id ? seq->default_clock_id : TP_CLOCK_BOOTTIME;
+		clock_id = slot >= 0 && tp_seq_default_clock(imp, (uint32_t)slot)
+				   ? tp_seq_default_clock(imp, (uint32_t)slot)
+				   : TP_CLOCK_BOOTTIME;
 	/* Every clock of a packet is its machine's: the host's for packets without one. */
 	clock_id = tp_clock_qualify(clock_id, (uint32_t)seq_id, machine);
 	if (has_ts) {
@@ -311,7 +291,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	ev.kind = TP_EV_PACKET;
 	ev.data = data;
 	ev.len = (uint32_t)len;
-	ev.seq_idx = seq ? (uint16_t)(seq - imp->seqs) : 0;
+	ev.seq_idx = slot >= 0 ? (uint16_t)slot : 0;
 	ev.machine = machine;
 	switch (payload.id) {
 	case PB_TRACE_PACKET__TRACK_EVENT:
@@ -320,7 +300,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	case PB_TRACE_PACKET__STREAMING_PROFILE_PACKET:
 	case PB_TRACE_PACKET__TRANSLATION_TABLE:
 		/* Track events get their own time and sort entry: tp_te_token.c. */
-		if (!tp_te_tokenize(imp, seq, &hdr, has_ts ? &trace_ts : NULL, payload.id,
+		if (!tp_te_tokenize(imp, slot, &hdr, has_ts ? &trace_ts : NULL, payload.id,
 				    payload.data, payload.size, &ev))
 			return 0;
 		break;

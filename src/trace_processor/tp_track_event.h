@@ -25,7 +25,6 @@
 /* Limits on what one trace can make us allocate. */
 #define TE_MAX_EXTRA_COUNTERS 8  /* extra counter values per event */
 #define TE_MAX_TRACKS (1u << 22) /* distinct track uuids */
-#define TE_MAX_GENERATIONS (1u << 26)
 #define TE_MAX_ARGS_PER_SET 4096
 #define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
 #define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
@@ -77,40 +76,13 @@ void te_args_fini(struct te_args *b);
 
 /* ------------------------------------------------------------ sequences ---- */
 
-/*
- * A generation: the state of one sequence between two changes (incremental
- * state cleared, packet loss, new defaults, new thread descriptor). Events
- * point at the generation they were tokenized in.
- */
-struct te_gen {
-	uint32_t seq_idx;
-	uint32_t intern_gen;     /* interned data generation (new on every clear) */
-	const uint8_t *defaults; /* TrackEventDefaults bytes, or NULL */
-	uint32_t defaults_len;
-	bool valid;      /* incremental state valid */
-	bool has_thread; /* thread descriptor seen */
-	int32_t pid;
-	int64_t tid;
-};
-
-/* Tokenizer state of one sequence (index = tp_import.seqs slot). */
+/* Tokenizer state of one sequence (index: its slot, tp_seq_slot()). */
 struct te_seq {
-	uint32_t gen;  /* current generation; UINT32_MAX: none yet */
 	bool ts_valid; /* reference timestamps set since the last loss */
 	int64_t ref_ts_ns;
 	int64_t ref_thread_ts_ns;
 	int64_t ref_thread_instr;
 	struct hmap counters; /* track uuid -> running value (double bits) */
-};
-
-/* An interned entry: the message bytes (in a packet) and its string value. */
-struct te_interned {
-	uint64_t iid;
-	uint32_t intern_gen;
-	uint32_t field;
-	const uint8_t *msg;
-	uint32_t len;
-	uint32_t str; /* field 2 as a string id, 0 if none */
 };
 
 struct te_extra {
@@ -226,12 +198,6 @@ struct te_stack {
 struct tp_te {
 	/* tokenizer */
 	struct te_seq *seqs; /* TP_MAX_SEQUENCES, allocated on first use */
-	struct te_gen *gens;
-	size_t n_gens, cap_gens;
-	uint32_t next_intern_gen;
-	struct hmap interned; /* hash(gen, field, iid) -> index in intern */
-	struct te_interned *intern;
-	size_t n_intern, cap_intern;
 	struct te_val *vals;
 	size_t n_vals, cap_vals;
 
@@ -246,7 +212,6 @@ struct tp_te {
 	struct hmap upid_uuid;           /* upid -> uuid */
 	struct hmap misc_tracks;         /* hash of (kind, owner) -> track id */
 	struct hmap named_by_descriptor; /* utid | 1 << 63 for upids -> 1 */
-	struct hmap first_packet_seqs;   /* sequence id -> 1 */
 
 	/* slices, args, flows */
 	struct hmap stacks_by_track; /* track id -> index in stacks */
@@ -311,9 +276,7 @@ struct tp_te {
 /* tp_te_token.c */
 struct tp_te *te_get(struct tp_import *imp);
 /* The record of track event @ev. Return: false if @ev has none. */
-bool te_rec_load(const struct tp_te *te, const struct tp_event *ev, struct te_rec *out);
-const struct te_interned *te_interned_get(struct tp_import *imp, uint32_t gen, uint32_t field,
-					  uint64_t iid);
+bool te_rec_load(const struct tp_import *imp, const struct tp_event *ev, struct te_rec *out);
 struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid);
 /* Reserves (or updates) the track (@r->machine, @r->uuid); @r holds the
  * descriptor's fields. */
