@@ -83,9 +83,19 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	tp_arena_init(&tp->imp.arena);
 	tp->imp.latest_ts = 0;
 	tp->imp.tracing_started_ts = TP_NULL_INT;
-	rc = tp_clock_sync_init(&tp->imp);
+	rc = tp_stats_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_clock_sync_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_seq_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_args_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_slice_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_track_init(&tp->imp);
+	if (rc == 0)
+		tp_te_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_proc_init(&tp->imp);
 	if (rc < 0) {
@@ -103,6 +113,7 @@ static void import_fini(struct tp_import *imp)
 	tp_clock_sync_fini(imp);
 	tp_proc_fini(imp);
 	tp_track_fini(imp);
+	tp_stats_fini(imp);
 	hmap_fini(&imp->machine_rows);
 	tp_seq_fini(imp);
 	hmap_fini(&imp->entity_states);
@@ -113,6 +124,8 @@ static void import_fini(struct tp_import *imp)
 	hmap_fini(&imp->adreno);
 	hmap_fini(&imp->energy_consumers);
 	tp_te_fini(imp);
+	tp_slice_fini(imp);
+	tp_args_fini(imp);
 	tp_gk_fini(imp);
 	tp_atrace_async_fini(imp);
 	tp_proc_assoc_fini(imp);

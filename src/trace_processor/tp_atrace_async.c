@@ -169,7 +169,7 @@ static int64_t slot_track(struct tp_import *imp, struct tp_atrace_async *a, stru
 			  struct aa_slot *sl)
 {
 	struct tp_table *t = &imp->db->track;
-	struct te_args dims = {0};
+	struct tp_argset dims = {0};
 	int64_t row, set;
 
 	if (sl->track >= 0)
@@ -186,11 +186,11 @@ static int64_t slot_track(struct tp_import *imp, struct tp_atrace_async *a, stru
 	if (s->upid >= 0 && (size_t)s->upid < imp->db->process.n_rows)
 		tp_set_int(t, TRACK_MACHINE_ID, (size_t)row,
 			   tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[s->upid]);
-	te_args_uint(imp, &dims, a->k_upid, (uint64_t)s->upid);
-	te_args_str(imp, &dims, a->k_name, s->name);
-	te_args_uint(imp, &dims, a->k_idx, (uint64_t)(sl - s->slots));
-	set = te_args_commit(imp, &dims);
-	te_args_fini(&dims);
+	tp_argset_uint(imp, &dims, a->k_upid, (uint64_t)s->upid);
+	tp_argset_str(imp, &dims, a->k_name, s->name);
+	tp_argset_uint(imp, &dims, a->k_idx, (uint64_t)(sl - s->slots));
+	set = tp_argset_commit(imp, &dims);
+	tp_argset_fini(&dims);
 	if (set != TP_NULL_INT)
 		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
 	sl->track = row;
@@ -199,18 +199,18 @@ static int64_t slot_track(struct tp_import *imp, struct tp_atrace_async *a, stru
 
 static void arg_int(struct tp_import *imp, int64_t track, int64_t row, uint32_t key, int64_t v)
 {
-	struct te_args *b = row >= 0 ? te_slice_args(imp, track, (uint32_t)row) : NULL;
+	struct tp_argset *b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
 
 	if (b)
-		te_args_int(imp, b, key, v);
+		tp_argset_int(imp, b, key, v);
 }
 
 static void arg_uint(struct tp_import *imp, int64_t track, int64_t row, uint32_t key, uint64_t v)
 {
-	struct te_args *b = row >= 0 ? te_slice_args(imp, track, (uint32_t)row) : NULL;
+	struct tp_argset *b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
 
 	if (b)
-		te_args_uint(imp, b, key, v);
+		tp_argset_uint(imp, b, key, v);
 }
 
 void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
@@ -248,14 +248,14 @@ void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, 
 		arg_int(imp, track, sl->open_row, a->k_cookie, cookie);
 		return;
 	}
-	row = te_slice_end_start(imp, ts, track, 0, 0);
+	row = tp_slice_end_start(imp, ts, track, 0, 0);
 	if (row < 0) {
 		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
 		return;
 	}
 	arg_int(imp, track, row, a->k_count, sl->n_begins);
 	arg_int(imp, track, row, a->k_last_ts, sl->last_begin_ts);
-	te_slice_end_done(imp, track, (uint32_t)row);
+	tp_slice_end_done(imp, track, (uint32_t)row);
 	sl->open_row = -1;
 }
 
@@ -295,13 +295,13 @@ void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, 
 		arg_uint(imp, track, row, a->k_utid, (uint64_t)utid);
 		return;
 	default:
-		row = te_slice_end_start(imp, ts, track, 0, 0);
+		row = tp_slice_end_start(imp, ts, track, 0, 0);
 		if (row < 0) {
 			tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
 			return;
 		}
 		arg_uint(imp, track, row, a->k_end_utid, (uint64_t)utid);
-		te_slice_end_done(imp, track, (uint32_t)row);
+		tp_slice_end_done(imp, track, (uint32_t)row);
 		return;
 	}
 }

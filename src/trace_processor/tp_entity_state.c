@@ -69,12 +69,12 @@ static int64_t state_track(struct tp_import *imp, uint32_t machine, uint64_t nam
 	if (track < 0 || tp_get_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)track) != TP_NULL_INT)
 		return track;
 	{
-		struct te_args dims = {0};
+		struct tp_argset dims = {0};
 
-		te_args_str(imp, &dims, tp_db_str(imp->db, "entity_name"), entity);
-		te_args_str(imp, &dims, tp_db_str(imp->db, "state_name"), state);
-		set = te_args_commit(imp, &dims);
-		te_args_fini(&dims);
+		tp_argset_str(imp, &dims, tp_db_str(imp->db, "entity_name"), entity);
+		tp_argset_str(imp, &dims, tp_db_str(imp->db, "state_name"), state);
+		set = tp_argset_commit(imp, &dims);
+		tp_argset_fini(&dims);
 	}
 	tp_set_str(t, TRACK_TYPE, (size_t)track, tp_db_str(imp->db, "entity_state"));
 	if (set != TP_NULL_INT)

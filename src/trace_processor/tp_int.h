@@ -27,7 +27,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "base/hash.h"
 #include "base/hmap.h"
 #include "trace_processor/storage/storage.h"
 
@@ -396,6 +398,8 @@ struct tp_import {
 	struct tp_clock_sync *clock_sync; /* the clock graph and more (tp_clock_sync.c) */
 
 	struct tp_sequences *seqs;    /* packet sequences (tp_sequence.c) */
+	struct tp_args_state *args;   /* arg sets (tp_args.c) */
+	struct tp_slices *slices;     /* open slices (tp_slice.c) */
 	bool in_compressed;           /* tokenizing the packets of compressed_packets */
 
 
@@ -421,13 +425,8 @@ struct tp_import {
 	struct tp_cpu_state *cpus;
 	size_t n_cpus;
 
-	/* tracks */
-	struct hmap cpu_counter_tracks; /* hash(name, cpu) -> track id */
-	struct hmap thread_tracks;      /* utid -> track id */
-	struct hmap process_counter_tracks; /* hash(name, upid) -> track id */
-	struct hmap global_counter_tracks;  /* hash(name) -> track id */
-	struct hmap stats_rows;         /* hash(name, idx, machine) -> stats row */
-	struct hmap meta_rows;          /* (name id << 32 | machine) -> metadata row */
+	struct tp_tracks *tracks;       /* tp_track.c */
+	struct tp_stats *stats;         /* stats and metadata rows (tp_stats.c) */
 	struct hmap machine_rows;       /* raw machine id -> machine row (host: none) */
 	bool host_has_packets;          /* a packet without machine_id was seen */
 	bool machine_adoption_done;     /* the first machine_id was resolved */
@@ -613,8 +612,93 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 			const uint8_t *data, size_t len);
 void tp_te_finish(struct tp_import *imp);
+/* Registers the TrackEvent hooks every slice goes through (tp_te_parse.c). */
+void tp_te_init(struct tp_import *imp);
 void tp_te_fini(struct tp_import *imp);
 
+/* --------------------------------------------------------------- args ---- */
+
+/*
+ * tp_args.c. A new arg set id (the id of the next args row); tp_arg_*
+ * append to it (@key: an interned string id). A set left empty must not
+ * be used.
+ */
+int64_t tp_args_new_set(struct tp_import *imp);
+void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v);
+void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v);
+void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v);
+void tp_arg_str(struct tp_import *imp, int64_t set, uint32_t key, const char *s, size_t len);
+
+/* The args of one set before it is stored (struct tp_argset). */
+#define TP_ARGSET_MAX 4096      /* args one set can hold */
+
+enum tp_arg_type {
+	TP_ARG_INT,
+	TP_ARG_UINT,
+	TP_ARG_STR,
+	TP_ARG_REAL,
+	TP_ARG_PTR,
+	TP_ARG_BOOL,
+	TP_ARG_NULL,
+	TP_ARG_JSON,
+};
+
+struct tp_arg {
+	uint32_t flat_key; /* string ids */
+	uint32_t key;
+	uint8_t type;        /* enum tp_arg_type */
+	bool skip_if_exists; /* a later arg with the same key does not replace it */
+	union {
+		int64_t i;
+		double d;
+		uint32_t s; /* string id; 0 is a NULL string */
+	} v;
+};
+
+/* Args being collected for one row; committed as one (deduplicated) set. */
+struct tp_argset {
+	struct tp_arg *a;
+	uint32_t n, cap;
+};
+
+int tp_args_init(struct tp_import *imp);
+void tp_args_fini(struct tp_import *imp);
+void tp_argset_int(struct tp_import *imp, struct tp_argset *b, uint32_t key, int64_t v);
+void tp_argset_uint(struct tp_import *imp, struct tp_argset *b, uint32_t key, uint64_t v);
+void tp_argset_real(struct tp_import *imp, struct tp_argset *b, uint32_t key, double v);
+void tp_argset_str(struct tp_import *imp, struct tp_argset *b, uint32_t key, uint32_t str);
+void tp_argset_bool(struct tp_import *imp, struct tp_argset *b, uint32_t key, bool v);
+/* The general form: @flat_key differs from @key inside arrays ("a.b" vs "a[0].b"). */
+void tp_argset_add(struct tp_import *imp, struct tp_argset *b, const struct tp_arg *arg);
+/*
+ * tp_argset_commit() - Store @b as an arg set (an identical set is reused)
+ * and empty @b. Return: the arg_set_id, or TP_NULL_INT when @b is empty.
+ */
+int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b);
+void tp_argset_fini(struct tp_argset *b);
+
+/* ------------------------------------------------------------- slices ---- */
+
+/*
+ * What an importer can ask of every slice (tp_slice_set_hooks()); any may
+ * be NULL. @user is the hooks' own.
+ */
+struct tp_slice_hooks {
+	/* The name a slice is stored, and an end matched, under. */
+	uint32_t (*name)(void *user, uint32_t name);
+	/* Slice @row just began on @track. */
+	void (*begun)(void *user, int64_t track, uint32_t row);
+	/* Whether @args must wait for the end of the trace (tp_slice_finish()). */
+	bool (*defer)(void *user, const struct tp_argset *args);
+	/* Rewrites @args just before they are stored. */
+	void (*rewrite)(void *user, struct tp_argset *args);
+	void *user;
+};
+
+int tp_slice_init(struct tp_import *imp);
+void tp_slice_fini(struct tp_import *imp);
+/* Installs @hooks (copied) in place of the previous ones. */
+void tp_slice_set_hooks(struct tp_import *imp, const struct tp_slice_hooks *hooks);
 /*
  * Slices on a track, nested by a stack per track (tp_slice.c). Return: the
  * slice row, or -1 when nothing was begun/ended (counted in stats).
@@ -626,6 +710,16 @@ int64_t tp_slice_end(struct tp_import *imp, int64_t ts, int64_t track, uint32_t 
 /* A slice of known duration (0 for instants). */
 int64_t tp_slice_scoped(struct tp_import *imp, int64_t ts, int64_t dur, int64_t track,
 			uint32_t cat, uint32_t name);
+/* An end in two steps, so that end args join the slice before it is popped. */
+int64_t tp_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uint32_t cat,
+			   uint32_t name);
+void tp_slice_end_done(struct tp_import *imp, int64_t track, uint32_t row);
+/* The pending args of open slice @row on @track (NULL if it left the stack). */
+struct tp_argset *tp_slice_args(struct tp_import *imp, int64_t track, uint32_t row);
+/* The innermost open slice on @track, or -1. */
+int64_t tp_slice_top(struct tp_import *imp, int64_t track);
+/* The end of the trace: held-back args, then every open slice's, are stored. */
+void tp_slice_finish(struct tp_import *imp);
 
 /* tp_parse.c */
 void tp_parse_event(struct tp_import *imp, const struct tp_event *ev);
@@ -829,6 +923,7 @@ void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t t
 			      const char *name, size_t len, double value);
 
 /* tp_track.c */
+int tp_track_init(struct tp_import *imp);
 int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu);
 /*
  * tp_track_cpu_counter_dims() - The counter track @name of (@machine, @cpu)
@@ -842,6 +937,9 @@ int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_
 int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
 int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
 void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);
+/* tp_stats.c */
+int tp_stats_init(struct tp_import *imp);
+void tp_stats_fini(struct tp_import *imp);
 /* The machine of stats that belong to no machine (Perfetto's global ones). */
 #define TP_STAT_GLOBAL UINT32_MAX
 /* Adds @value to (or sets) the stat; idx -1 for single stats. */
@@ -883,15 +981,6 @@ void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 /* ChromeMetadataPacket: "cr-<letter>-*" metadata rows (tp_chrome_metadata.c). */
 void tp_chrome_metadata(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len);
-/*
- * A new arg set id (the id of the next args row); tp_arg_* append to it
- * (@key: an interned string id). A set left empty must not be used.
- */
-int64_t tp_args_new_set(struct tp_import *imp);
-void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v);
-void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v);
-void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v);
-void tp_arg_str(struct tp_import *imp, int64_t set, uint32_t key, const char *s, size_t len);
 void tp_track_fini(struct tp_import *imp);
 
 /*
@@ -926,6 +1015,15 @@ static inline int64_t tp_sat_add(int64_t a, int64_t b)
 	if (__builtin_add_overflow(a, b, &r))
 		return b < 0 ? INT64_MIN : INT64_MAX;
 	return r;
+}
+
+/* A hash of a NUL-terminated name and two numbers (keys of rows by name). */
+static inline uint64_t tp_hash_name(const char *name, uint64_t a, uint64_t b)
+{
+	uint64_t h = fnv1a64(name, strlen(name));
+
+	h = fnv1a64_update(h, &a, sizeof(a));
+	return fnv1a64_update(h, &b, sizeof(b));
 }
 
 /* Folds @v into the hash @h (keys of the importers' hash maps). */

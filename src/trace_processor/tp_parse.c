@@ -793,5 +793,6 @@ void tp_parse_finish(struct tp_import *imp)
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
 	tp_sched_finish(imp);
+	tp_slice_finish(imp);
 	tp_te_finish(imp);
 }

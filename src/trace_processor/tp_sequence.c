@@ -299,9 +299,10 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 	if (h->defaults) {
 		struct pz_field d[59];
 
-		if (pz_decode_table(h->defaults, h->defaults_len, d, 59) == PZ_OK &&
-		    d[PB_TRACE_PACKET_DEFAULTS__TIMESTAMP_CLOCK_ID].id)
-			sl->default_clock_id = d[PB_TRACE_PACKET_DEFAULTS__TIMESTAMP_CLOCK_ID].value;
+		const struct pz_field *c = &d[PB_TRACE_PACKET_DEFAULTS__TIMESTAMP_CLOCK_ID];
+
+		if (pz_decode_table(h->defaults, h->defaults_len, d, 59) == PZ_OK && c->id)
+			sl->default_clock_id = c->value;
 	}
 	/* The first packet of a sequence always says "dropped before". */
 	if (h->dropped && sl->n_packets > 0)

@@ -18,7 +18,7 @@ static uint32_t key(struct tp_import *imp, const char *name)
 
 /* The method's native symbol; false if its location or mapping is unknown. */
 static bool method_symbol(struct tp_import *imp, uint32_t gen, uint32_t machine,
-			  struct te_args *b, uint64_t iid)
+			  struct tp_argset *b, uint64_t iid)
 {
 	const struct tp_interned *i =
 		tp_seq_interned(imp, gen, PB_INTERNED_DATA__UNSYMBOLIZED_SOURCE_LOCATIONS, iid);
@@ -31,13 +31,13 @@ static bool method_symbol(struct tp_import *imp, uint32_t gen, uint32_t machine,
 				     s[PB_UNSYMBOLIZED_SOURCE_LOCATION__MAPPING_ID].value);
 	if (mapping < 0)
 		return false;
-	te_args_uint(imp, b, key(imp, TE_MOJO_NATIVE_SYMBOL ".mapping_id"), (uint64_t)mapping);
-	te_args_uint(imp, b, key(imp, TE_MOJO_NATIVE_SYMBOL ".rel_pc"),
-		     s[PB_UNSYMBOLIZED_SOURCE_LOCATION__REL_PC].value);
+	tp_argset_uint(imp, b, key(imp, TE_MOJO_NATIVE_SYMBOL ".mapping_id"), (uint64_t)mapping);
+	tp_argset_uint(imp, b, key(imp, TE_MOJO_NATIVE_SYMBOL ".rel_pc"),
+		       s[PB_UNSYMBOLIZED_SOURCE_LOCATION__REL_PC].value);
 	return true;
 }
 
-void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct te_args *b,
+void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct tp_argset *b,
 		  const uint8_t *data, size_t len)
 {
 	struct pz_reader r;
@@ -50,33 +50,34 @@ void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct 
 		switch (f.id) {
 		case PB_CHROME_MOJO_EVENT_INFO__WATCHER_NOTIFY_INTERFACE_TAG:
 			if (is_len)
-				te_args_str(imp, b, key(imp, PREFIX "watcher_notify_interface_tag"),
-					    tp_str_intern(&imp->db->strings,
-							  (const char *)f.data, f.size));
+				tp_argset_str(imp, b,
+					      key(imp, PREFIX "watcher_notify_interface_tag"),
+					      tp_str_intern(&imp->db->strings,
+							    (const char *)f.data, f.size));
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__IPC_HASH:
-			te_args_uint(imp, b, key(imp, PREFIX "ipc_hash"), (uint32_t)f.value);
+			tp_argset_uint(imp, b, key(imp, PREFIX "ipc_hash"), (uint32_t)f.value);
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__MOJO_INTERFACE_TAG:
 			if (is_len)
-				te_args_str(imp, b, key(imp, PREFIX "mojo_interface_tag"),
-					    tp_str_intern(&imp->db->strings,
-							  (const char *)f.data, f.size));
+				tp_argset_str(imp, b, key(imp, PREFIX "mojo_interface_tag"),
+					      tp_str_intern(&imp->db->strings,
+							    (const char *)f.data, f.size));
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__MOJO_INTERFACE_METHOD_IID:
 			/* Unresolvable: the iid itself, so the data does not vanish. */
 			if (!method_symbol(imp, gen, machine, b, f.value))
-				te_args_uint(imp, b, key(imp, PREFIX "mojo_interface_method_iid"),
-					     f.value);
+				tp_argset_uint(imp, b, key(imp, PREFIX "mojo_interface_method_iid"),
+					       f.value);
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__IS_REPLY:
-			te_args_bool(imp, b, key(imp, PREFIX "is_reply"), f.value != 0);
+			tp_argset_bool(imp, b, key(imp, PREFIX "is_reply"), f.value != 0);
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__PAYLOAD_SIZE:
-			te_args_uint(imp, b, key(imp, PREFIX "payload_size"), f.value);
+			tp_argset_uint(imp, b, key(imp, PREFIX "payload_size"), f.value);
 			break;
 		case PB_CHROME_MOJO_EVENT_INFO__DATA_NUM_BYTES:
-			te_args_uint(imp, b, key(imp, PREFIX "data_num_bytes"), f.value);
+			tp_argset_uint(imp, b, key(imp, PREFIX "data_num_bytes"), f.value);
 			break;
 		default:
 			break;

@@ -214,21 +214,21 @@ static bool key_push(struct key_buf *k, const char *part, size_t len, bool array
 	return true;
 }
 
-static void add_arg(struct ev_ctx *c, struct te_args *b, const struct key_buf *k, uint8_t type,
+static void add_arg(struct ev_ctx *c, struct tp_argset *b, const struct key_buf *k, uint8_t type,
 		    int64_t i, double d, uint32_t str)
 {
-	struct te_arg a = {0};
+	struct tp_arg a = {0};
 
 	a.flat_key = intern(c->imp, k->flat, k->n_flat);
 	a.key = intern(c->imp, k->key, k->n_key);
 	a.type = type;
-	if (type == TE_ARG_REAL)
+	if (type == TP_ARG_REAL)
 		a.v.d = d;
-	else if (type == TE_ARG_STR || type == TE_ARG_JSON)
+	else if (type == TP_ARG_STR || type == TP_ARG_JSON)
 		a.v.s = str;
 	else
 		a.v.i = i;
-	te_args_add(c->imp, b, &a);
+	tp_argset_add(c->imp, b, &a);
 }
 
 /* Debug annotation names cannot contain the key syntax. */
@@ -246,12 +246,12 @@ static size_t sanitize(const uint8_t *in, size_t len, char *out, size_t cap)
 	return len;
 }
 
-static bool nested_value(struct ev_ctx *c, struct te_args *b, struct key_buf *k,
+static bool nested_value(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
 			 const uint8_t *data, size_t len, int depth);
 
 /* Return: whether an arg was added (array indexes advance only then). */
-static bool annotation(struct ev_ctx *c, struct te_args *b, struct key_buf *k, const uint8_t *data,
-		       size_t len, int depth, bool named)
+static bool annotation(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
+		       const uint8_t *data, size_t len, int depth, bool named)
 {
 	struct pz_field d[18];
 	struct key_buf saved = *k;
@@ -318,22 +318,22 @@ static bool annotation(struct ev_ctx *c, struct te_args *b, struct key_buf *k, c
 			}
 		}
 	} else if (d[PB_DEBUG_ANNOTATION__BOOL_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_BOOL, d[PB_DEBUG_ANNOTATION__BOOL_VALUE].value != 0, 0, 0);
+		add_arg(c, b, k, TP_ARG_BOOL, d[PB_DEBUG_ANNOTATION__BOOL_VALUE].value != 0, 0, 0);
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__UINT_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_UINT, (int64_t)d[PB_DEBUG_ANNOTATION__UINT_VALUE].value, 0,
+		add_arg(c, b, k, TP_ARG_UINT, (int64_t)d[PB_DEBUG_ANNOTATION__UINT_VALUE].value, 0,
 			0);
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__INT_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_INT, (int64_t)d[PB_DEBUG_ANNOTATION__INT_VALUE].value, 0,
+		add_arg(c, b, k, TP_ARG_INT, (int64_t)d[PB_DEBUG_ANNOTATION__INT_VALUE].value, 0,
 			0);
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__DOUBLE_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_REAL, 0,
+		add_arg(c, b, k, TP_ARG_REAL, 0,
 			pz_field_double(&d[PB_DEBUG_ANNOTATION__DOUBLE_VALUE]), 0);
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_STR, 0, 0,
+		add_arg(c, b, k, TP_ARG_STR, 0, 0,
 			field_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].id) {
@@ -344,16 +344,16 @@ static bool annotation(struct ev_ctx *c, struct te_args *b, struct key_buf *k, c
 		if (!i) {
 			parse_error(c);
 		} else {
-			add_arg(c, b, k, TE_ARG_STR, 0, 0,
+			add_arg(c, b, k, TP_ARG_STR, 0, 0,
 				i->str ? i->str : tp_db_str(c->imp->db, ""));
 			added = true;
 		}
 	} else if (d[PB_DEBUG_ANNOTATION__POINTER_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_PTR, (int64_t)d[PB_DEBUG_ANNOTATION__POINTER_VALUE].value,
+		add_arg(c, b, k, TP_ARG_PTR, (int64_t)d[PB_DEBUG_ANNOTATION__POINTER_VALUE].value,
 			0, 0);
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE].id) {
-		add_arg(c, b, k, TE_ARG_JSON, 0, 0,
+		add_arg(c, b, k, TP_ARG_JSON, 0, 0,
 			field_str(c->imp, &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE]));
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__NESTED_VALUE].id &&
@@ -368,7 +368,7 @@ static bool annotation(struct ev_ctx *c, struct te_args *b, struct key_buf *k, c
 	return added;
 }
 
-static bool nested_value(struct ev_ctx *c, struct te_args *b, struct key_buf *k,
+static bool nested_value(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
 			 const uint8_t *data, size_t len, int depth)
 {
 	struct pz_field d[9];
@@ -382,18 +382,18 @@ static bool nested_value(struct ev_ctx *c, struct te_args *b, struct key_buf *k,
 	switch (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__NESTED_TYPE].value) {
 	case 0:
 		if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__BOOL_VALUE].id)
-			add_arg(c, b, k, TE_ARG_BOOL,
+			add_arg(c, b, k, TP_ARG_BOOL,
 				d[PB_DEBUG_ANNOTATION_NESTED_VALUE__BOOL_VALUE].value != 0, 0, 0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__INT_VALUE].id)
-			add_arg(c, b, k, TE_ARG_INT,
+			add_arg(c, b, k, TP_ARG_INT,
 				(int64_t)d[PB_DEBUG_ANNOTATION_NESTED_VALUE__INT_VALUE].value, 0,
 				0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__DOUBLE_VALUE].id)
-			add_arg(c, b, k, TE_ARG_REAL, 0,
+			add_arg(c, b, k, TP_ARG_REAL, 0,
 				pz_field_double(&d[PB_DEBUG_ANNOTATION_NESTED_VALUE__DOUBLE_VALUE]),
 				0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE].id)
-			add_arg(c, b, k, TE_ARG_STR, 0, 0,
+			add_arg(c, b, k, TP_ARG_STR, 0, 0,
 				field_str(c->imp,
 					  &d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE]));
 		else
@@ -460,7 +460,7 @@ static bool nested_value(struct ev_ctx *c, struct te_args *b, struct key_buf *k,
 }
 
 /* Source locations (interned): file, function and line under @prefix keys. */
-static void source_location(struct ev_ctx *c, struct te_args *b, uint64_t iid, uint32_t kfile,
+static void source_location(struct ev_ctx *c, struct tp_argset *b, uint64_t iid, uint32_t kfile,
 			    uint32_t kfunc, uint32_t kline)
 {
 	const struct tp_interned *i =
@@ -482,16 +482,16 @@ static void source_location(struct ev_ctx *c, struct te_args *b, uint64_t iid, u
 
 		path[j] = ch == '\\' ? '/' : ch;
 	}
-	te_args_str(c->imp, b, kfile, intern(c->imp, path, n));
-	te_args_str(c->imp, b, kfunc,
-		    s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
-			    ? field_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
-			    : tp_db_str(c->imp->db, ""));
-	te_args_uint(c->imp, b, kline, (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
+	tp_argset_str(c->imp, b, kfile, intern(c->imp, path, n));
+	tp_argset_str(c->imp, b, kfunc,
+		      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
+			      ? field_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
+			      : tp_db_str(c->imp->db, ""));
+	tp_argset_uint(c->imp, b, kline, (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
 }
 
 /* The fields of ChromeHistogramSample, as typed args. */
-static void histogram_args(struct ev_ctx *c, struct te_args *b, const uint8_t *data, size_t len)
+static void histogram_args(struct ev_ctx *c, struct tp_argset *b, const uint8_t *data, size_t len)
 {
 	struct te_keys *k = &c->te->k;
 	struct pz_field s[5];
@@ -512,23 +512,23 @@ static void histogram_args(struct ev_ctx *c, struct te_args *b, const uint8_t *d
 					       s[PB_CHROME_HISTOGRAM_SAMPLE__NAME_IID].value))) {
 			parse_error(c);
 		} else {
-			te_args_str(c->imp, b, k->hist_name, id);
+			tp_argset_str(c->imp, b, k->hist_name, id);
 		}
 	}
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
 		switch (f.id) {
 		case PB_CHROME_HISTOGRAM_SAMPLE__NAME_HASH:
-			te_args_uint(c->imp, b, k->hist_name_hash, f.value);
+			tp_argset_uint(c->imp, b, k->hist_name_hash, f.value);
 			break;
 		case PB_CHROME_HISTOGRAM_SAMPLE__NAME:
-			te_args_str(c->imp, b, k->hist_name, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->hist_name, field_str(c->imp, &f));
 			break;
 		case PB_CHROME_HISTOGRAM_SAMPLE__SAMPLE:
-			te_args_int(c->imp, b, k->hist_sample, (int64_t)f.value);
+			tp_argset_int(c->imp, b, k->hist_sample, (int64_t)f.value);
 			break;
 		case PB_CHROME_HISTOGRAM_SAMPLE__NAME_IID:
-			te_args_uint(c->imp, b, k->hist_name_iid, f.value);
+			tp_argset_uint(c->imp, b, k->hist_name_iid, f.value);
 			break;
 		default:
 			break;
@@ -537,7 +537,7 @@ static void histogram_args(struct ev_ctx *c, struct te_args *b, const uint8_t *d
 }
 
 /* ChromeHashedPerformanceMark, as typed args. */
-static void performance_mark_args(struct ev_ctx *c, struct te_args *b, const uint8_t *data,
+static void performance_mark_args(struct ev_ctx *c, struct tp_argset *b, const uint8_t *data,
 				  size_t len)
 {
 	struct te_keys *k = &c->te->k;
@@ -548,22 +548,22 @@ static void performance_mark_args(struct ev_ctx *c, struct te_args *b, const uin
 	while (pz_reader_next(&r, &f) > 0) {
 		switch (f.id) {
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__SITE_HASH:
-			te_args_uint(c->imp, b, k->perf_site_hash, (uint32_t)f.value);
+			tp_argset_uint(c->imp, b, k->perf_site_hash, (uint32_t)f.value);
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__SITE:
-			te_args_str(c->imp, b, k->perf_site, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->perf_site, field_str(c->imp, &f));
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__MARK_HASH:
-			te_args_uint(c->imp, b, k->perf_mark_hash, (uint32_t)f.value);
+			tp_argset_uint(c->imp, b, k->perf_mark_hash, (uint32_t)f.value);
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__MARK:
-			te_args_str(c->imp, b, k->perf_mark, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->perf_mark, field_str(c->imp, &f));
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__EXECUTION_CONTEXT_ID:
-			te_args_uint(c->imp, b, k->perf_context, (uint32_t)f.value);
+			tp_argset_uint(c->imp, b, k->perf_context, (uint32_t)f.value);
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__SEQUENCE_NUMBER:
-			te_args_uint(c->imp, b, k->perf_sequence, (uint32_t)f.value);
+			tp_argset_uint(c->imp, b, k->perf_sequence, (uint32_t)f.value);
 			break;
 		default:
 			break;
@@ -574,7 +574,7 @@ static void performance_mark_args(struct ev_ctx *c, struct te_args *b, const uin
 }
 
 /* The event's own args: locations, typed fields, correlation ids, debug.* */
-static void event_args(struct ev_ctx *c, struct te_args *b)
+static void event_args(struct ev_ctx *c, struct tp_argset *b)
 {
 	struct te_keys *k = &c->te->k;
 	const struct pz_field *e = c->e;
@@ -609,7 +609,7 @@ static void event_args(struct ev_ctx *c, struct te_args *b)
 			body = interned_str(c, PB_INTERNED_DATA__LOG_MESSAGE_BODY,
 					    m[PB_LOG_MESSAGE__BODY_IID].value);
 		if (body)
-			te_args_str(c->imp, b, k->log_body, body);
+			tp_argset_str(c->imp, b, k->log_body, body);
 		else
 			parse_error(c);
 	}
@@ -632,17 +632,17 @@ static void event_args(struct ev_ctx *c, struct te_args *b)
 		char id[64];
 
 		snprintf(id, sizeof(id), "tp:#%" PRIu64, e[PB_TRACK_EVENT__CORRELATION_ID].value);
-		te_args_str(c->imp, b, k->correlation_id, tp_db_str(c->imp->db, id));
+		tp_argset_str(c->imp, b, k->correlation_id, tp_db_str(c->imp->db, id));
 	}
 	if (e[PB_TRACK_EVENT__CORRELATION_ID_STR].id)
-		te_args_str(c->imp, b, k->correlation_id,
-			    field_str(c->imp, &e[PB_TRACK_EVENT__CORRELATION_ID_STR]));
+		tp_argset_str(c->imp, b, k->correlation_id,
+			      field_str(c->imp, &e[PB_TRACK_EVENT__CORRELATION_ID_STR]));
 	if (e[PB_TRACK_EVENT__CORRELATION_ID_STR_IID].id) {
 		uint32_t id = interned_str(c, PB_INTERNED_DATA__CORRELATION_ID_STR,
 					   e[PB_TRACK_EVENT__CORRELATION_ID_STR_IID].value);
 
 		if (id)
-			te_args_str(c->imp, b, k->correlation_id, id);
+			tp_argset_str(c->imp, b, k->correlation_id, id);
 	}
 	pz_reader_init(&r, c->ev->data, e[PB_TRACK_EVENT__DEBUG_ANNOTATIONS].id ? c->ev->len : 0);
 	/* Debug annotations come after the typed args, as in Perfetto. */
@@ -654,15 +654,15 @@ static void event_args(struct ev_ctx *c, struct te_args *b)
 		annotation(c, b, &key, f.data, f.size, 0, true);
 	}
 	if (c->passthrough_utid >= 0) {
-		struct te_arg a = {
+		struct tp_arg a = {
 			.flat_key = k->legacy_passthrough,
 			.key = k->legacy_passthrough,
-			.type = TE_ARG_UINT,
+			.type = TP_ARG_UINT,
 			.skip_if_exists = true,
 			.v.i = c->passthrough_utid,
 		};
 
-		te_args_add(c->imp, b, &a);
+		tp_argset_add(c->imp, b, &a);
 	}
 }
 
@@ -844,11 +844,11 @@ static void flows(struct ev_ctx *c, uint32_t row)
 		te_flow_v2(c->imp, c->ev->machine, row, c->ev->data, c->ev->len);
 }
 
-static void add_phase_arg(struct ev_ctx *c, struct te_args *b, char phase)
+static void add_phase_arg(struct ev_ctx *c, struct tp_argset *b, char phase)
 {
 	char p[2] = {phase, 0};
 
-	te_args_str(c->imp, b, c->te->k.legacy_phase, tp_db_str(c->imp->db, p));
+	tp_argset_str(c->imp, b, c->te->k.legacy_phase, tp_db_str(c->imp->db, p));
 }
 
 static void begin_event(struct ev_ctx *c, char phase)
@@ -861,7 +861,7 @@ static void begin_event(struct ev_ctx *c, char phase)
 	if (row < 0)
 		return;
 	{
-		struct te_args *b = te_slice_args(c->imp, track, (uint32_t)row);
+		struct tp_argset *b = tp_slice_args(c->imp, track, (uint32_t)row);
 
 		event_args(c, b);
 		if (phase == 'S' && b)
@@ -884,10 +884,10 @@ static void end_event(struct ev_ctx *c)
 		parse_error(c);
 		return;
 	}
-	row = te_slice_end_start(c->imp, c->ev->ts, track, c->cat, c->name);
+	row = tp_slice_end_start(c->imp, c->ev->ts, track, c->cat, c->name);
 	if (row < 0)
 		return;
-	event_args(c, te_slice_args(c->imp, track, (uint32_t)row));
+	event_args(c, tp_slice_args(c->imp, track, (uint32_t)row));
 	flows(c, (uint32_t)row);
 	if (c->utid >= 0) {
 		int64_t tts = tp_get_int(s, SLICE_THREAD_TS, row);
@@ -899,7 +899,7 @@ static void end_event(struct ev_ctx *c)
 			tp_set_int(s, SLICE_THREAD_INSTRUCTION_DELTA, (size_t)row,
 				   tp_ts_sub(c->thread_instr, tic));
 	}
-	te_slice_end_done(c->imp, track, (uint32_t)row);
+	tp_slice_end_done(c->imp, track, (uint32_t)row);
 }
 
 static void scoped_event(struct ev_ctx *c, int64_t dur, enum te_use use, char phase_arg)
@@ -914,7 +914,7 @@ static void scoped_event(struct ev_ctx *c, int64_t dur, enum te_use use, char ph
 	if (row < 0)
 		return;
 	{
-		struct te_args *b = te_slice_args(c->imp, track, (uint32_t)row);
+		struct tp_argset *b = tp_slice_args(c->imp, track, (uint32_t)row);
 
 		event_args(c, b);
 		if (phase_arg && b)
@@ -943,7 +943,7 @@ static void complete_event(struct ev_ctx *c)
 	row = tp_slice_scoped(c->imp, c->ev->ts, dur * 1000, track, c->cat, c->name);
 	if (row < 0)
 		return;
-	event_args(c, te_slice_args(c->imp, track, (uint32_t)row));
+	event_args(c, tp_slice_args(c->imp, track, (uint32_t)row));
 	if (c->has_thread_ts) {
 		int64_t tdur = pz_field_int64(&c->l[PB_TRACK_EVENT_LEGACY_EVENT__THREAD_DURATION_US]);
 
@@ -1067,7 +1067,7 @@ static void counter_event(struct ev_ctx *c)
 {
 	struct tp_table *t = &c->imp->db->counter;
 	int64_t track = track_for(c, TE_USE_OTHER), row;
-	struct te_args b = {0};
+	struct tp_argset b = {0};
 
 	if (track < 0) {
 		parse_error(c);
@@ -1078,10 +1078,10 @@ static void counter_event(struct ev_ctx *c)
 	if ((size_t)row >= t->n_rows)
 		return;
 	event_args(c, &b);
-	row = te_args_commit(c->imp, &b);
+	row = tp_argset_commit(c->imp, &b);
 	if (row != TP_NULL_INT)
 		tp_set_int(t, COUNTER_ARG_SET_ID, t->n_rows - 1, row);
-	te_args_fini(&b);
+	tp_argset_fini(&b);
 }
 
 /* ---------------------------------------------------------------- events ---- */
@@ -1370,22 +1370,71 @@ void tp_te_finish(struct tp_import *imp)
 
 	if (!te)
 		return;
-	te_slice_finish(imp);
 	for (i = 0; i + 1 < te->n_annot; i += 2) {
-		struct te_args b = {0};
+		struct tp_argset b = {0};
 
-		te_args_str(imp, &b, te->k.event_category, te->annot[i]);
-		te_args_str(imp, &b, te->k.event_name, te->annot[i + 1]);
-		te_args_commit(imp, &b);
-		te_args_fini(&b);
+		tp_argset_str(imp, &b, te->k.event_category, te->annot[i]);
+		tp_argset_str(imp, &b, te->k.event_name, te->annot[i + 1]);
+		tp_argset_commit(imp, &b);
+		tp_argset_fini(&b);
 	}
 	if (te->skipped_invalid) {
-		struct te_args b = {0};
+		struct tp_argset b = {0};
 
-		te_args_str(imp, &b, te->k.skipped_packet, te->k.invalid_incremental_state);
-		te_args_commit(imp, &b);
-		te_args_fini(&b);
+		tp_argset_str(imp, &b, te->k.skipped_packet, te->k.invalid_incremental_state);
+		tp_argset_commit(imp, &b);
+		tp_argset_fini(&b);
 	}
+}
+
+/* ---------------------------------------------------------- slice hooks ---- */
+
+/* Slice names of the translation tables, for every importer's slices. */
+static uint32_t hook_name(void *user, uint32_t name)
+{
+	struct tp_import *imp = user;
+
+	return imp->te ? te_translate(&imp->te->tr_slice_name, name) : name;
+}
+
+/* v1 flows bound to the next slice on a track end on this one. */
+static void hook_begun(void *user, int64_t track, uint32_t row)
+{
+	struct tp_import *imp = user;
+
+	if (imp->te)
+		te_flow_begun(imp, track, row);
+}
+
+/* Native symbols may come later in the trace: such args wait for its end. */
+static bool hook_defer(void *user, const struct tp_argset *args)
+{
+	struct tp_import *imp = user;
+
+	return imp->te && te_symbols_pending(imp->te, args);
+}
+
+static void hook_rewrite(void *user, struct tp_argset *args)
+{
+	struct tp_import *imp = user;
+
+	if (!imp->te)
+		return;
+	te_symbols_translate(imp, args);
+	te_translate_args(imp, args);
+}
+
+void tp_te_init(struct tp_import *imp)
+{
+	const struct tp_slice_hooks hooks = {
+		.name = hook_name,
+		.begun = hook_begun,
+		.defer = hook_defer,
+		.rewrite = hook_rewrite,
+		.user = imp,
+	};
+
+	tp_slice_set_hooks(imp, &hooks);
 }
 
 void te_parse_fini(struct tp_te *te)
@@ -1395,7 +1444,7 @@ void te_parse_fini(struct tp_te *te)
 	free(te->parse_ctx);
 }
 
-void te_translate_args(struct tp_import *imp, struct te_args *b)
+void te_translate_args(struct tp_import *imp, struct tp_argset *b)
 {
 	struct tp_te *te = imp->te;
 	const struct {
@@ -1414,10 +1463,10 @@ void te_translate_args(struct tp_import *imp, struct te_args *b)
 	    !hmap_len(&te->tr_perf_mark) && !hmap_len(&te->tr_study))
 		return;
 	for (i = 0; i < b->n; i++) {
-		if (b->a[i].type != TE_ARG_UINT)
+		if (b->a[i].type != TP_ARG_UINT)
 			continue;
 		for (j = 0; j < sizeof(k) / sizeof(k[0]); j++) {
-			struct te_arg name;
+			struct tp_arg name;
 
 			if (b->a[i].key != k[j].hash_key ||
 			    !hmap_get(k[j].map, (uint64_t)b->a[i].v.i, &v))
@@ -1425,9 +1474,9 @@ void te_translate_args(struct tp_import *imp, struct te_args *b)
 			/* The name goes right after its hash. */
 			memset(&name, 0, sizeof(name));
 			name.flat_key = name.key = k[j].name_key;
-			name.type = TE_ARG_STR;
+			name.type = TP_ARG_STR;
 			name.v.s = (uint32_t)v;
-			te_args_add(imp, b, &name);
+			tp_argset_add(imp, b, &name);
 			if (b->a[b->n - 1].key == k[j].name_key && i + 1 < b->n - 1) {
 				memmove(&b->a[i + 2], &b->a[i + 1],
 					(b->n - 2 - i) * sizeof(b->a[0]));
@@ -1446,7 +1495,7 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 	struct tp_te *te = imp->te;
 	struct pz_field t[4];
 	uint64_t k = 0x7472696767657273ull, v; /* one track: the misc key "triggers" */
-	struct te_args *b;
+	struct tp_argset *b;
 	int64_t track, row;
 	uint32_t name;
 
@@ -1477,11 +1526,11 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 	row = tp_slice_scoped(imp, ev->ts, 0, track, 0, name);
 	if (row < 0)
 		return;
-	b = te_slice_args(imp, track, (uint32_t)row);
-	te_args_uint(imp, b, te->k.trigger_name_hash,
-		     (uint32_t)t[PB_CHROME_TRIGGER__TRIGGER_NAME_HASH].value);
+	b = tp_slice_args(imp, track, (uint32_t)row);
+	tp_argset_uint(imp, b, te->k.trigger_name_hash,
+		       (uint32_t)t[PB_CHROME_TRIGGER__TRIGGER_NAME_HASH].value);
 	if (t[PB_CHROME_TRIGGER__TRIGGER_NAME].id)
-		te_args_str(imp, b, te->k.trigger_name, name);
+		tp_argset_str(imp, b, te->k.trigger_name, name);
 	if (t[PB_CHROME_TRIGGER__FLOW_ID].id)
 		te_flow_end(imp, ev->machine, t[PB_CHROME_TRIGGER__FLOW_ID].value, (uint32_t)row);
 }

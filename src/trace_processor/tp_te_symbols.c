@@ -298,7 +298,7 @@ out:
 	free(maps);
 }
 
-bool te_symbols_pending(const struct tp_te *te, const struct te_args *b)
+bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b)
 {
 	const struct te_symbols *s = te->symbols;
 	uint32_t i;
@@ -306,14 +306,14 @@ bool te_symbols_pending(const struct tp_te *te, const struct te_args *b)
 	if (!s)
 		return false;
 	for (i = 0; i < b->n; i++)
-		if (b->a[i].type == TE_ARG_UINT &&
+		if (b->a[i].type == TP_ARG_UINT &&
 		    (b->a[i].key == s->k_mapping_id || b->a[i].key == s->k_rel_pc))
 			return true;
 	return false;
 }
 
 /* Adds a string arg; with @skip_if_exists, only if @b has no @key yet. */
-static void add_str(struct tp_import *imp, struct te_args *b, uint32_t key, const char *str,
+static void add_str(struct tp_import *imp, struct tp_argset *b, uint32_t key, const char *str,
 		    size_t len, bool skip_if_exists)
 {
 	uint32_t i;
@@ -321,7 +321,7 @@ static void add_str(struct tp_import *imp, struct te_args *b, uint32_t key, cons
 	for (i = 0; skip_if_exists && i < b->n; i++)
 		if (b->a[i].key == key)
 			return;
-	te_args_str(imp, b, key, tp_str_intern(&imp->db->strings, str, len));
+	tp_argset_str(imp, b, key, tp_str_intern(&imp->db->strings, str, len));
 }
 
 /* "ns::Iface::Method_Sym::IPCStableHash[()]" names method "ns::Iface::Method". */
@@ -337,7 +337,7 @@ static size_t method_len(const char *fn, size_t n)
 }
 
 /* ... and interface "ns.Iface": the "::" parts but the last two, joined by '.'. */
-static void interface_tag(struct tp_import *imp, struct te_args *b, uint32_t key, const char *fn)
+static void interface_tag(struct tp_import *imp, struct tp_argset *b, uint32_t key, const char *fn)
 {
 	const char *parts[64];
 	size_t lens[64], n = 0, i, len = 0;
@@ -371,7 +371,7 @@ static void interface_tag(struct tp_import *imp, struct te_args *b, uint32_t key
 	free(out);
 }
 
-void te_symbols_translate(struct tp_import *imp, struct te_args *b)
+void te_symbols_translate(struct tp_import *imp, struct tp_argset *b)
 {
 	struct te_symbols *s = imp->te ? imp->te->symbols : NULL;
 	const struct sym_rule *rule;
@@ -383,12 +383,12 @@ void te_symbols_translate(struct tp_import *imp, struct te_args *b)
 		return;
 	/* The raw pair leaves the set; what replaces it goes at the end. */
 	for (i = 0; i < b->n; i++) {
-		const struct te_arg *a = &b->a[i];
+		const struct tp_arg *a = &b->a[i];
 
-		if (a->type == TE_ARG_UINT && a->key == s->k_mapping_id) {
+		if (a->type == TP_ARG_UINT && a->key == s->k_mapping_id) {
 			mapping = (uint64_t)a->v.i;
 			has_mapping = true;
-		} else if (a->type == TE_ARG_UINT && a->key == s->k_rel_pc) {
+		} else if (a->type == TP_ARG_UINT && a->key == s->k_rel_pc) {
 			rel_pc = (uint64_t)a->v.i;
 			has_pc = true;
 		} else {
@@ -409,8 +409,8 @@ void te_symbols_translate(struct tp_import *imp, struct te_args *b)
 		interface_tag(imp, b, s->k_interface, fn);
 	} else {
 		/* Unknown symbol: keep the raw pair rather than lose it. */
-		te_args_uint(imp, b, s->k_mapping_id, mapping);
-		te_args_uint(imp, b, s->k_rel_pc, rel_pc);
+		tp_argset_uint(imp, b, s->k_mapping_id, mapping);
+		tp_argset_uint(imp, b, s->k_rel_pc, rel_pc);
 	}
 }
 

@@ -808,7 +808,7 @@ void tp_te_fini(struct tp_import *imp)
 	free(te->seqs);
 	free(te->vals);
 	te_track_fini(te);
-	te_slice_fini(te);
+	te_flow_fini(te);
 	te_parse_fini(te);
 	te_symbols_fini(te);
 	free(te);

@@ -147,8 +147,8 @@ struct new_track {
 	uint32_t unit;
 	uint32_t description;
 	uint32_t machine;
-	struct te_args *dims;
-	struct te_args *src;
+	struct tp_argset *dims;
+	struct tp_argset *src;
 };
 
 static int64_t add_track(struct tp_import *imp, const struct new_track *n)
@@ -157,8 +157,8 @@ static int64_t add_track(struct tp_import *imp, const struct new_track *n)
 	int64_t row = tp_table_append(t), set;
 
 	if (row < 0) {
-		te_args_fini(n->dims);
-		te_args_fini(n->src);
+		tp_argset_fini(n->dims);
+		tp_argset_fini(n->src);
 		return -1;
 	}
 	if (n->name)
@@ -175,16 +175,16 @@ static int64_t add_track(struct tp_import *imp, const struct new_track *n)
 	if (n->description)
 		tp_set_str(t, TRACK_DESCRIPTION, (size_t)row, n->description);
 	if (n->dims) {
-		set = te_args_commit(imp, n->dims);
+		set = tp_argset_commit(imp, n->dims);
 		if (set != TP_NULL_INT)
 			tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
-		te_args_fini(n->dims);
+		tp_argset_fini(n->dims);
 	}
 	if (n->src) {
-		set = te_args_commit(imp, n->src);
+		set = tp_argset_commit(imp, n->src);
 		if (set != TP_NULL_INT)
 			tp_set_int(t, TRACK_SOURCE_ARG_SET_ID, (size_t)row, set);
-		te_args_fini(n->src);
+		tp_argset_fini(n->src);
 	}
 	return row;
 }
@@ -196,12 +196,12 @@ int64_t te_thread_track(struct tp_import *imp, int64_t utid)
 
 	/* The thread's track is identified by its utid, like Perfetto's. */
 	if (track >= 0 && tp_col_int(t, TRACK_DIMENSION_ARG_SET_ID)[track] == TP_NULL_INT) {
-		struct te_args dims = {0};
+		struct tp_argset dims = {0};
 		int64_t set;
 
-		te_args_uint(imp, &dims, imp->te->k.utid, (uint64_t)utid);
-		set = te_args_commit(imp, &dims);
-		te_args_fini(&dims);
+		tp_argset_uint(imp, &dims, imp->te->k.utid, (uint64_t)utid);
+		set = tp_argset_commit(imp, &dims);
+		tp_argset_fini(&dims);
 		if (set != TP_NULL_INT)
 			tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)track, set);
 	}
@@ -236,8 +236,8 @@ static int64_t misc_track(struct tp_import *imp, enum misc_kind kind, int64_t ow
 	int64_t track;
 
 	if (hmap_get(&imp->te->misc_tracks, k, &v)) {
-		te_args_fini(n->dims);
-		te_args_fini(n->src);
+		tp_argset_fini(n->dims);
+		tp_argset_fini(n->src);
 		return (int64_t)v;
 	}
 	track = add_track(imp, n);
@@ -249,7 +249,7 @@ static int64_t misc_track(struct tp_import *imp, enum misc_kind kind, int64_t ow
 int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instructions)
 {
 	struct tp_te *te = imp->te;
-	struct te_args dims = {0};
+	struct tp_argset dims = {0};
 	struct new_track n = {
 		.type = instructions ? "thread_instructions" : "thread_time",
 		.name = instructions ? te->k.thread_instruction_count : te->k.thread_time,
@@ -260,14 +260,14 @@ int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instru
 		.dims = &dims,
 	};
 
-	te_args_uint(imp, &dims, te->k.utid, (uint64_t)utid);
+	tp_argset_uint(imp, &dims, te->k.utid, (uint64_t)utid);
 	return misc_track(imp, instructions ? MISC_THREAD_INSTR : MISC_THREAD_TIME, utid, &n);
 }
 
 int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global)
 {
 	struct tp_te *te = imp->te;
-	struct te_args dims = {0}, src = {0};
+	struct tp_argset dims = {0}, src = {0};
 	struct new_track n = {
 		.type = global ? "legacy_chrome_global_instants" : "chrome_process_instant",
 		.utid = -1,
@@ -278,8 +278,8 @@ int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global
 	};
 
 	if (!global)
-		te_args_uint(imp, &dims, te->k.upid, (uint64_t)upid);
-	te_args_str(imp, &src, te->k.source, te->k.chrome);
+		tp_argset_uint(imp, &dims, te->k.upid, (uint64_t)upid);
+	tp_argset_str(imp, &src, te->k.source, te->k.chrome);
 	return misc_track(imp, global ? MISC_GLOBAL_INSTANT : MISC_PROCESS_INSTANT,
 			  global ? 0 : upid, &n);
 }
@@ -401,29 +401,29 @@ static const char *const k_orderings[] = {NULL, "lexicographic", "chronological"
 
 /* The args every descriptor track carries (its source). */
 static void source_args(struct tp_import *imp, const struct te_track *t, uint32_t seq_id,
-			bool root_in_scope, struct te_args *a)
+			bool root_in_scope, struct tp_argset *a)
 {
 	struct tp_te *te = imp->te;
 
-	te_args_str(imp, a, te->k.source, te->k.descriptor);
-	te_args_int(imp, a, te->k.trace_id, (int64_t)t->uuid);
-	te_args_bool(imp, a, te->k.is_root_in_scope, root_in_scope);
+	tp_argset_str(imp, a, te->k.source, te->k.descriptor);
+	tp_argset_int(imp, a, te->k.trace_id, (int64_t)t->uuid);
+	tp_argset_bool(imp, a, te->k.is_root_in_scope, root_in_scope);
 	if (t->has_counter_details) {
 		if (t->category)
-			te_args_str(imp, a, te->k.category, t->category);
+			tp_argset_str(imp, a, te->k.category, t->category);
 		if (t->builtin_type)
-			te_args_str(imp, a, te->k.builtin_counter_type, t->builtin_type);
+			tp_argset_str(imp, a, te->k.builtin_counter_type, t->builtin_type);
 		if (t->y_axis_share_key)
-			te_args_str(imp, a, te->k.y_axis_share_key, t->y_axis_share_key);
+			tp_argset_str(imp, a, te->k.y_axis_share_key, t->y_axis_share_key);
 	}
 	if (tp_seq_had_first_packet(imp, seq_id))
-		te_args_bool(imp, a, te->k.has_first_packet, true);
+		tp_argset_bool(imp, a, te->k.has_first_packet, true);
 	if (t->child_ordering && t->child_ordering < 4)
-		te_args_str(imp, a, te->k.child_ordering, s(imp, k_orderings[t->child_ordering]));
+		tp_argset_str(imp, a, te->k.child_ordering, s(imp, k_orderings[t->child_ordering]));
 	if (t->sibling_order_rank != INT32_MIN)
-		te_args_int(imp, a, te->k.sibling_order_rank, t->sibling_order_rank);
+		tp_argset_int(imp, a, te->k.sibling_order_rank, t->sibling_order_rank);
 	if (t->description)
-		te_args_str(imp, a, te->k.description, t->description);
+		tp_argset_str(imp, a, te->k.description, t->description);
 }
 
 /* A track of its own for descriptor track @t (not merged). */
@@ -431,7 +431,7 @@ static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum t
 			 int64_t owner, uint32_t name, uint32_t seq_id, bool root_in_scope)
 {
 	struct tp_te *te = imp->te;
-	struct te_args dims = {0}, src = {0};
+	struct tp_argset dims = {0}, src = {0};
 	struct new_track n = {
 		.name = name,
 		.counter = t->is_counter,
@@ -448,20 +448,20 @@ static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum t
 		n.type = t->is_counter ? "thread_counter_track_event" : "thread_track_event";
 		n.utid = owner;
 		n.machine = machine_of_thread(imp, owner);
-		te_args_uint(imp, &dims, te->k.utid, (uint64_t)owner);
+		tp_argset_uint(imp, &dims, te->k.utid, (uint64_t)owner);
 		break;
 	case TE_SCOPE_PROCESS:
 		n.type = t->is_counter ? "process_counter_track_event" : "process_track_event";
 		n.upid = owner;
 		n.machine = machine_of_process(imp, owner);
-		te_args_uint(imp, &dims, te->k.upid, (uint64_t)owner);
+		tp_argset_uint(imp, &dims, te->k.upid, (uint64_t)owner);
 		break;
 	default:
 		n.type = t->is_counter ? "global_counter_track_event" : "global_track_event";
 		n.machine = t->machine;
 		break;
 	}
-	te_args_int(imp, &dims, te->k.track_uuid, (int64_t)t->uuid);
+	tp_argset_int(imp, &dims, te->k.track_uuid, (int64_t)t->uuid);
 	source_args(imp, t, seq_id, root_in_scope, &src);
 	return add_track(imp, &n);
 }
@@ -520,7 +520,7 @@ static int64_t cset_track(struct tp_import *imp, int64_t cs, uint32_t idx, uint3
 {
 	struct tp_te *te = imp->te;
 	struct te_cset *c = &te->csets[cs];
-	struct te_args dims = {0}, src = {0};
+	struct tp_argset dims = {0}, src = {0};
 	struct new_track n = {
 		.name = c->name,
 		.utid = -1,
@@ -538,23 +538,23 @@ static int64_t cset_track(struct tp_import *imp, int64_t cs, uint32_t idx, uint3
 		n.type = "thread_merged_track_event";
 		n.utid = c->owner;
 		n.machine = machine_of_thread(imp, c->owner);
-		te_args_uint(imp, &dims, te->k.utid, (uint64_t)c->owner);
+		tp_argset_uint(imp, &dims, te->k.utid, (uint64_t)c->owner);
 		break;
 	case TE_SCOPE_PROCESS:
 		n.type = "process_merged_track_event";
 		n.upid = c->owner;
 		n.machine = machine_of_process(imp, c->owner);
-		te_args_uint(imp, &dims, te->k.upid, (uint64_t)c->owner);
+		tp_argset_uint(imp, &dims, te->k.upid, (uint64_t)c->owner);
 		break;
 	default:
 		n.type = "global_merged_track_event";
 		n.machine = c->machine;
 		break;
 	}
-	te_args_int(imp, &dims, te->k.parent_track_uuid, (int64_t)c->parent_uuid);
-	te_args_uint(imp, &dims, te->k.merge_key_type, c->merge_type);
-	te_args_str(imp, &dims, te->k.merge_key_value, c->merge_value);
-	te_args_uint(imp, &dims, te->k.track_compressor_idx, idx);
+	tp_argset_int(imp, &dims, te->k.parent_track_uuid, (int64_t)c->parent_uuid);
+	tp_argset_uint(imp, &dims, te->k.merge_key_type, c->merge_type);
+	tp_argset_str(imp, &dims, te->k.merge_key_value, c->merge_value);
+	tp_argset_uint(imp, &dims, te->k.track_compressor_idx, idx);
 	owner = te_track_find(imp, c->machine, c->uuid);
 	if (owner)
 		source_args(imp, owner, seq_id, c->is_root_in_scope, &src);

@@ -31,7 +31,7 @@ int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bo
 {
 	struct tp_table *t = &imp->db->track;
 	uint64_t k = identity(type, machine, dims, n_dims, idx), v;
-	struct te_args args = {0};
+	struct tp_argset args = {0};
 	int64_t row, set;
 	size_t i;
 
@@ -49,14 +49,14 @@ int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bo
 		uint32_t key = tp_db_str(imp->db, dims[i].key);
 
 		if (dims[i].kind == TP_DIM_STR)
-			te_args_str(imp, &args, key, (uint32_t)dims[i].v);
+			tp_argset_str(imp, &args, key, (uint32_t)dims[i].v);
 		else if (dims[i].kind == TP_DIM_UINT)
-			te_args_uint(imp, &args, key, (uint64_t)dims[i].v);
+			tp_argset_uint(imp, &args, key, (uint64_t)dims[i].v);
 		else
-			te_args_int(imp, &args, key, dims[i].v);
+			tp_argset_int(imp, &args, key, dims[i].v);
 	}
-	set = te_args_commit(imp, &args);
-	te_args_fini(&args);
+	set = tp_argset_commit(imp, &args);
+	tp_argset_fini(&args);
 	if (set != TP_NULL_INT)
 		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
 	if (hmap_put(&imp->dim_tracks, k, (uint64_t)row) < 0)

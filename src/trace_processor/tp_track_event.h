@@ -3,19 +3,18 @@
  * tp_track_event.h - state shared by the TrackEvent importer's files (this
  * module only; the hooks the pipeline calls are in tp_int.h):
  *
- *   tp_te_token.c  file order: sequence generations, interned data, packet
- *                  defaults, thread descriptors, track reservations, event
- *                  timestamps and counter values
+ *   tp_te_token.c  file order: thread descriptors, track reservations,
+ *                  event timestamps and counter values
  *   tp_te_track.c  parse order: descriptor tracks resolved to thread,
  *                  process or global tracks; merged (compressed) tracks
- *   tp_slice.c     slice stacks, pending args, arg sets, flows
+ *   tp_te_flow.c   flows between slices
  *   tp_te_parse.c  parse order: one TrackEvent into slices, counters, args
  *   tp_te_mojo.c   chrome_mojo_event_info args
  *   tp_te_symbols.c  mappings, ModuleSymbols, end-of-trace native symbol args
  *
- * Interned data is never copied: entries point into packet bytes, which
- * live in the import arena until parsing ends. Each event carries the
- * generation it was tokenized in, so sorting cannot mix up states.
+ * Sequence generations and interned data are tp_sequence.c's; each event
+ * carries the generation it was tokenized in, so sorting cannot mix up
+ * states. Slices, their stacks and args are tp_slice.c's and tp_args.c's.
  */
 #ifndef PFC_TRACE_PROCESSOR_TP_TRACK_EVENT_H
 #define PFC_TRACE_PROCESSOR_TP_TRACK_EVENT_H
@@ -25,54 +24,8 @@
 /* Limits on what one trace can make us allocate. */
 #define TE_MAX_EXTRA_COUNTERS 8  /* extra counter values per event */
 #define TE_MAX_TRACKS (1u << 22) /* distinct track uuids */
-#define TE_MAX_ARGS_PER_SET 4096
 #define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
 #define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
-
-/* ------------------------------------------------------------------ args ---- */
-
-enum te_arg_type {
-	TE_ARG_INT,
-	TE_ARG_UINT,
-	TE_ARG_STR,
-	TE_ARG_REAL,
-	TE_ARG_PTR,
-	TE_ARG_BOOL,
-	TE_ARG_NULL,
-	TE_ARG_JSON,
-};
-
-struct te_arg {
-	uint32_t flat_key; /* string ids */
-	uint32_t key;
-	uint8_t type;        /* enum te_arg_type */
-	bool skip_if_exists; /* a later arg with the same key does not replace it */
-	union {
-		int64_t i;
-		double d;
-		uint32_t s; /* string id; 0 is a NULL string */
-	} v;
-};
-
-/* Args being collected for one row; committed as one (deduplicated) set. */
-struct te_args {
-	struct te_arg *a;
-	uint32_t n, cap;
-};
-
-void te_args_int(struct tp_import *imp, struct te_args *b, uint32_t key, int64_t v);
-void te_args_uint(struct tp_import *imp, struct te_args *b, uint32_t key, uint64_t v);
-void te_args_real(struct tp_import *imp, struct te_args *b, uint32_t key, double v);
-void te_args_str(struct tp_import *imp, struct te_args *b, uint32_t key, uint32_t str);
-void te_args_bool(struct tp_import *imp, struct te_args *b, uint32_t key, bool v);
-/* The general form: @flat_key differs from @key inside arrays ("a.b" vs "a[0].b"). */
-void te_args_add(struct tp_import *imp, struct te_args *b, const struct te_arg *arg);
-/*
- * te_args_commit() - Store @b as an arg set (an identical set is reused)
- * and empty @b. Return: the arg_set_id, or TP_NULL_INT when @b is empty.
- */
-int64_t te_args_commit(struct tp_import *imp, struct te_args *b);
-void te_args_fini(struct te_args *b);
 
 /* ------------------------------------------------------------ sequences ---- */
 
@@ -184,17 +137,6 @@ struct te_cset {
 
 /* ----------------------------------------------------------- the state ---- */
 
-struct te_frame {
-	uint32_t row;  /* slice row */
-	uint32_t args; /* te.arg_pool index, or UINT32_MAX */
-};
-
-struct te_stack {
-	struct te_frame *f;
-	uint32_t n, cap;
-	int64_t track;
-};
-
 struct tp_te {
 	/* tokenizer */
 	struct te_seq *seqs; /* TP_MAX_SEQUENCES, allocated on first use */
@@ -213,15 +155,7 @@ struct tp_te {
 	struct hmap misc_tracks;         /* hash of (kind, owner) -> track id */
 	struct hmap named_by_descriptor; /* utid | 1 << 63 for upids -> 1 */
 
-	/* slices, args, flows */
-	struct hmap stacks_by_track; /* track id -> index in stacks */
-	struct te_stack *stacks;
-	size_t n_stacks, cap_stacks;
-	struct te_args *arg_pool;
-	uint32_t n_pool, cap_pool;
-	uint32_t *free_args;
-	uint32_t n_free, cap_free;
-	struct hmap arg_sets;      /* content hash -> arg_set_id */
+	/* flows (tp_te_flow.c) */
 	struct hmap flows;         /* flow id -> slice row */
 	struct hmap v1_flows;      /* hash(source id, cat, name) -> flow id */
 	struct hmap v1_flow_names; /* flow id -> (name << 32 | cat) */
@@ -248,9 +182,6 @@ struct tp_te {
 	struct hmap tr_perf_mark;
 	struct hmap tr_study;
 	struct te_symbols *symbols; /* tp_te_symbols.c; NULL until needed */
-	/* slice args held back until the end of the trace (te_symbols_pending) */
-	struct te_frame *deferred;
-	size_t n_deferred, cap_deferred;
 
 	/* interned strings of keys and values used on every event */
 	struct te_keys {
@@ -298,14 +229,7 @@ int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global
 uint32_t te_translate(const struct hmap *m, uint32_t str);
 void te_track_fini(struct tp_te *te);
 
-/* tp_slice.c */
-/* The pending args of open slice @row on @track (NULL if it left the stack). */
-struct te_args *te_slice_args(struct tp_import *imp, int64_t track, uint32_t row);
-/* An end in two steps, so that end args join the slice before it is popped. */
-int64_t te_slice_end_start(struct tp_import *imp, int64_t ts, int64_t track, uint32_t cat,
-			   uint32_t name);
-void te_slice_end_done(struct tp_import *imp, int64_t track, uint32_t row);
-void te_slice_finish(struct tp_import *imp);
+/* tp_te_flow.c */
 void te_flow_v2(struct tp_import *imp, uint32_t machine, uint32_t row, const uint8_t *event,
 		size_t len);
 void te_flow_v1(struct tp_import *imp, uint32_t machine, int64_t track, char phase,
@@ -314,17 +238,19 @@ void te_flow_bind(struct tp_import *imp, uint32_t machine, uint32_t row, uint64_
 		  uint64_t direction);
 /* Ends flow @flow_id at @row if it is open. */
 void te_flow_end(struct tp_import *imp, uint32_t machine, uint64_t flow_id, uint32_t row);
-void te_slice_fini(struct tp_te *te);
+/* Slice @row began on @track: v1 flows waiting for it end there. */
+void te_flow_begun(struct tp_import *imp, int64_t track, uint32_t row);
+void te_flow_fini(struct tp_te *te);
 
 /* tp_te_parse.c */
 void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Adds the names that translation tables give to hashed args in @b. */
-void te_translate_args(struct tp_import *imp, struct te_args *b);
+void te_translate_args(struct tp_import *imp, struct tp_argset *b);
 void te_parse_fini(struct tp_te *te);
 
 /* tp_te_mojo.c */
 /* Adds ChromeMojoEventInfo @data (interned data of generation @gen) to @b. */
-void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct te_args *b,
+void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct tp_argset *b,
 		  const uint8_t *data, size_t len);
 
 /* tp_te_symbols.c */
@@ -334,9 +260,9 @@ int64_t te_symbols_mapping(struct tp_import *imp, uint32_t gen, uint32_t machine
 /* Records the function names of a ModuleSymbols packet for its mappings. */
 void te_symbols_module(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Whether @b holds a native symbol that te_symbols_translate() must see at the end. */
-bool te_symbols_pending(const struct tp_te *te, const struct te_args *b);
+bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b);
 /* Replaces the native symbol in @b by the Mojo method and interface it names. */
-void te_symbols_translate(struct tp_import *imp, struct te_args *b);
+void te_symbols_translate(struct tp_import *imp, struct tp_argset *b);
 void te_symbols_fini(struct tp_te *te);
 
 /* Common keys, interned once. */
