@@ -46,13 +46,6 @@ static uint32_t intern(struct tp_import *imp, const void *s, size_t n)
 	return tp_str_intern(&imp->db->strings, (const char *)s, n);
 }
 
-static uint32_t field_str(struct tp_import *imp, const struct pz_field *f)
-{
-	if (!f->id || f->wire_type != PZ_WIRE_LEN)
-		return 0;
-	return intern(imp, f->data, f->size);
-}
-
 static void parse_error(struct ev_ctx *c)
 {
 	tp_stat_add(c->imp, "track_event_parser_errors", -1, c->ev->machine, 1);
@@ -155,7 +148,7 @@ static uint32_t parse_name(struct ev_ctx *c)
 		iid = c->l[PB_TRACK_EVENT_LEGACY_EVENT__NAME_IID].value;
 	if (iid)
 		return interned_str(c, PB_INTERNED_DATA__EVENT_NAMES, iid);
-	return field_str(c->imp, &c->e[PB_TRACK_EVENT__NAME]);
+	return te_str(c->imp, &c->e[PB_TRACK_EVENT__NAME]);
 }
 
 /* A distinct (category, name) pair for the proto content annotations. */
@@ -334,7 +327,7 @@ static bool annotation(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE].id) {
 		add_arg(c, b, k, TP_ARG_STR, 0, 0,
-			field_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
+			te_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].id) {
 		const struct tp_interned *i = tp_seq_interned(
@@ -354,7 +347,7 @@ static bool annotation(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE].id) {
 		add_arg(c, b, k, TP_ARG_JSON, 0, 0,
-			field_str(c->imp, &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE]));
+			te_str(c->imp, &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE]));
 		added = true;
 	} else if (d[PB_DEBUG_ANNOTATION__NESTED_VALUE].id &&
 		   d[PB_DEBUG_ANNOTATION__NESTED_VALUE].wire_type == PZ_WIRE_LEN) {
@@ -394,7 +387,7 @@ static bool nested_value(struct ev_ctx *c, struct tp_argset *b, struct key_buf *
 				0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE].id)
 			add_arg(c, b, k, TP_ARG_STR, 0, 0,
-				field_str(c->imp,
+				te_str(c->imp,
 					  &d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE]));
 		else
 			return false;
@@ -485,7 +478,7 @@ static void source_location(struct ev_ctx *c, struct tp_argset *b, uint64_t iid,
 	tp_argset_str(c->imp, b, kfile, intern(c->imp, path, n));
 	tp_argset_str(c->imp, b, kfunc,
 		      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
-			      ? field_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
+			      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
 			      : tp_db_str(c->imp->db, ""));
 	tp_argset_uint(c->imp, b, kline, (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
 }
@@ -522,7 +515,7 @@ static void histogram_args(struct ev_ctx *c, struct tp_argset *b, const uint8_t 
 			tp_argset_uint(c->imp, b, k->hist_name_hash, f.value);
 			break;
 		case PB_CHROME_HISTOGRAM_SAMPLE__NAME:
-			tp_argset_str(c->imp, b, k->hist_name, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->hist_name, te_str(c->imp, &f));
 			break;
 		case PB_CHROME_HISTOGRAM_SAMPLE__SAMPLE:
 			tp_argset_int(c->imp, b, k->hist_sample, (int64_t)f.value);
@@ -551,13 +544,13 @@ static void performance_mark_args(struct ev_ctx *c, struct tp_argset *b, const u
 			tp_argset_uint(c->imp, b, k->perf_site_hash, (uint32_t)f.value);
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__SITE:
-			tp_argset_str(c->imp, b, k->perf_site, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->perf_site, te_str(c->imp, &f));
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__MARK_HASH:
 			tp_argset_uint(c->imp, b, k->perf_mark_hash, (uint32_t)f.value);
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__MARK:
-			tp_argset_str(c->imp, b, k->perf_mark, field_str(c->imp, &f));
+			tp_argset_str(c->imp, b, k->perf_mark, te_str(c->imp, &f));
 			break;
 		case PB_CHROME_HASHED_PERFORMANCE_MARK__EXECUTION_CONTEXT_ID:
 			tp_argset_uint(c->imp, b, k->perf_context, (uint32_t)f.value);
@@ -636,7 +629,7 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 	}
 	if (e[PB_TRACK_EVENT__CORRELATION_ID_STR].id)
 		tp_argset_str(c->imp, b, k->correlation_id,
-			      field_str(c->imp, &e[PB_TRACK_EVENT__CORRELATION_ID_STR]));
+			      te_str(c->imp, &e[PB_TRACK_EVENT__CORRELATION_ID_STR]));
 	if (e[PB_TRACK_EVENT__CORRELATION_ID_STR_IID].id) {
 		uint32_t id = interned_str(c, PB_INTERNED_DATA__CORRELATION_ID_STR,
 					   e[PB_TRACK_EVENT__CORRELATION_ID_STR_IID].value);
@@ -1004,7 +997,7 @@ static void metadata_event(struct ev_ctx *c)
 		goto fail;
 	if (!d[PB_DEBUG_ANNOTATION__STRING_VALUE].id || !d[PB_DEBUG_ANNOTATION__STRING_VALUE].size)
 		return;
-	value = field_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]);
+	value = te_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]);
 	if (!strcmp(name, "thread_name")) {
 		if (c->utid < 0)
 			goto fail;
@@ -1220,7 +1213,7 @@ static int64_t thread_from_descriptor(struct tp_import *imp, uint32_t machine, c
 	utid = te_update_thread(imp, machine, pz_field_int64(&d[PB_THREAD_DESCRIPTOR__TID]),
 				pz_field_int32(&d[PB_THREAD_DESCRIPTOR__PID]));
 	name = d[PB_THREAD_DESCRIPTOR__THREAD_NAME].size
-		       ? field_str(imp, &d[PB_THREAD_DESCRIPTOR__THREAD_NAME])
+		       ? te_str(imp, &d[PB_THREAD_DESCRIPTOR__THREAD_NAME])
 		       : 0;
 	/* Descriptor names win over names from the kernel. */
 	if (utid >= 0 && name)
@@ -1248,7 +1241,7 @@ static int64_t process_from_descriptor(struct tp_import *imp, int64_t ts, uint32
 	    (tp_get_str(p, PROCESS_NAME, upid) == TP_NULL_STR ||
 	     hmap_get(&imp->te->named_by_descriptor, k, NULL))) {
 		tp_set_str(p, PROCESS_NAME, (size_t)upid,
-			   field_str(imp, &d[PB_PROCESS_DESCRIPTOR__PROCESS_NAME]));
+			   te_str(imp, &d[PB_PROCESS_DESCRIPTOR__PROCESS_NAME]));
 		hmap_put(&imp->te->named_by_descriptor, k, 1);
 	}
 	if (pz_field_int64(&d[PB_PROCESS_DESCRIPTOR__START_TIMESTAMP_NS]) > 0 &&
@@ -1303,62 +1296,6 @@ void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32
 	default:
 		break;
 	}
-}
-
-/* --------------------------------------------------------- translations ---- */
-
-/* The map<K, string> in field @id of a table into @m (string keys when @str_keys). */
-static void translation_map(struct tp_import *imp, struct hmap *m, const struct pz_field *table,
-			    uint32_t id, bool str_keys)
-{
-	struct pz_reader r;
-	struct pz_field f;
-
-	pz_reader_init(&r, table->data, table->wire_type == PZ_WIRE_LEN ? table->size : 0);
-	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_field e[3];
-		uint64_t key;
-
-		if (f.id != id || f.wire_type != PZ_WIRE_LEN ||
-		    pz_decode_table(f.data, f.size, e, 3) != PZ_OK || !e[2].id)
-			continue;
-		key = str_keys ? field_str(imp, &e[1]) : e[1].value;
-		if (str_keys && !key)
-			continue;
-		hmap_put(m, key, field_str(imp, &e[2]));
-	}
-}
-
-void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len)
-{
-	struct tp_te *te = te_get(imp);
-	struct pz_field t[7];
-
-	if (!te || pz_decode_table(data, len, t, 7) != PZ_OK) {
-		tp_stat_add(imp, "translation_table_malformed", -1, 0, 1);
-		return;
-	}
-	if (t[PB_TRANSLATION_TABLE__CHROME_HISTOGRAM].id)
-		translation_map(imp, &te->tr_histogram, &t[PB_TRANSLATION_TABLE__CHROME_HISTOGRAM],
-				PB_CHROME_HISTORGRAM_TRANSLATION_TABLE__HASH_TO_NAME, false);
-	if (t[PB_TRANSLATION_TABLE__CHROME_PERFORMANCE_MARK].id) {
-		translation_map(
-			imp, &te->tr_perf_site, &t[PB_TRANSLATION_TABLE__CHROME_PERFORMANCE_MARK],
-			PB_CHROME_PERFORMANCE_MARK_TRANSLATION_TABLE__SITE_HASH_TO_NAME, false);
-		translation_map(
-			imp, &te->tr_perf_mark, &t[PB_TRANSLATION_TABLE__CHROME_PERFORMANCE_MARK],
-			PB_CHROME_PERFORMANCE_MARK_TRANSLATION_TABLE__MARK_HASH_TO_NAME, false);
-	}
-	if (t[PB_TRANSLATION_TABLE__CHROME_STUDY].id)
-		translation_map(imp, &te->tr_study, &t[PB_TRANSLATION_TABLE__CHROME_STUDY],
-				PB_CHROME_STUDY_TRANSLATION_TABLE__HASH_TO_NAME, false);
-	if (t[PB_TRANSLATION_TABLE__SLICE_NAME].id)
-		translation_map(imp, &te->tr_slice_name, &t[PB_TRANSLATION_TABLE__SLICE_NAME],
-				PB_SLICE_NAME_TRANSLATION_TABLE__RAW_TO_DEOBFUSCATED_NAME, true);
-	if (t[PB_TRANSLATION_TABLE__PROCESS_TRACK_NAME].id)
-		translation_map(
-			imp, &te->tr_process_track, &t[PB_TRANSLATION_TABLE__PROCESS_TRACK_NAME],
-			PB_PROCESS_TRACK_NAME_TRANSLATION_TABLE__RAW_TO_DEOBFUSCATED_NAME, true);
 }
 
 /* ---------------------------------------------------------------- finish ---- */
@@ -1437,55 +1374,11 @@ void tp_te_init(struct tp_import *imp)
 	tp_slice_set_hooks(imp, &hooks);
 }
 
-void te_parse_fini(struct tp_te *te)
+static void parse_fini(struct tp_te *te)
 {
 	hmap_fini(&te->annot_seen);
 	free(te->annot);
 	free(te->parse_ctx);
-}
-
-void te_translate_args(struct tp_import *imp, struct tp_argset *b)
-{
-	struct tp_te *te = imp->te;
-	const struct {
-		uint32_t hash_key, name_key;
-		const struct hmap *map;
-	} k[] = {
-		{te->k.hist_name_hash, te->k.hist_name, &te->tr_histogram},
-		{te->k.perf_site_hash, te->k.perf_site, &te->tr_perf_site},
-		{te->k.perf_mark_hash, te->k.perf_mark, &te->tr_perf_mark},
-		{te->k.trigger_name_hash, te->k.trigger_name, &te->tr_study},
-	};
-	uint32_t i, j;
-	uint64_t v;
-
-	if (!hmap_len(&te->tr_histogram) && !hmap_len(&te->tr_perf_site) &&
-	    !hmap_len(&te->tr_perf_mark) && !hmap_len(&te->tr_study))
-		return;
-	for (i = 0; i < b->n; i++) {
-		if (b->a[i].type != TP_ARG_UINT)
-			continue;
-		for (j = 0; j < sizeof(k) / sizeof(k[0]); j++) {
-			struct tp_arg name;
-
-			if (b->a[i].key != k[j].hash_key ||
-			    !hmap_get(k[j].map, (uint64_t)b->a[i].v.i, &v))
-				continue;
-			/* The name goes right after its hash. */
-			memset(&name, 0, sizeof(name));
-			name.flat_key = name.key = k[j].name_key;
-			name.type = TP_ARG_STR;
-			name.v.s = (uint32_t)v;
-			tp_argset_add(imp, b, &name);
-			if (b->a[b->n - 1].key == k[j].name_key && i + 1 < b->n - 1) {
-				memmove(&b->a[i + 2], &b->a[i + 1],
-					(b->n - 2 - i) * sizeof(b->a[0]));
-				b->a[i + 1] = name;
-			}
-			i++;
-			break;
-		}
-	}
 }
 
 /* Chrome's triggers: instants on the trace's trigger track. */
@@ -1518,7 +1411,7 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 		hmap_put(&te->misc_tracks, k, (uint64_t)track);
 	}
 	name = t[PB_CHROME_TRIGGER__TRIGGER_NAME].id
-		       ? field_str(imp, &t[PB_CHROME_TRIGGER__TRIGGER_NAME])
+		       ? te_str(imp, &t[PB_CHROME_TRIGGER__TRIGGER_NAME])
 		       : tp_db_str(imp->db, "chrome_trigger");
 	/* Every trigger also leaves its hash in metadata, as Perfetto's does. */
 	tp_metadata_append(imp, "cr-triggered_rule_name_hash", ev->machine,
@@ -1533,4 +1426,24 @@ static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, con
 		tp_argset_str(imp, b, te->k.trigger_name, name);
 	if (t[PB_CHROME_TRIGGER__FLOW_ID].id)
 		te_flow_end(imp, ev->machine, t[PB_CHROME_TRIGGER__FLOW_ID].value, (uint32_t)row);
+}
+
+void tp_te_fini(struct tp_import *imp)
+{
+	struct tp_te *te = imp->te;
+	size_t i;
+
+	if (!te)
+		return;
+	for (i = 0; i < TP_MAX_SEQUENCES; i++)
+		hmap_fini(&te->seqs[i].counters);
+	free(te->seqs);
+	free(te->vals);
+	te_track_fini(te);
+	te_flow_fini(te);
+	parse_fini(te);
+	te_symbols_fini(te);
+	te_translate_fini(te);
+	free(te);
+	imp->te = NULL;
 }

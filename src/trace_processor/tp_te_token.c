@@ -26,25 +26,6 @@
 #define MERGE_BY_KEY \
 	PBE_TRACK_DESCRIPTOR_SIBLING_MERGE_BEHAVIOR__SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY
 
-struct tp_te *te_get(struct tp_import *imp)
-{
-	struct tp_te *te = imp->te;
-
-	if (te)
-		return te;
-	te = calloc(1, sizeof(*te));
-	if (!te)
-		return NULL;
-	te->seqs = calloc(TP_MAX_SEQUENCES, sizeof(*te->seqs));
-	if (!te->seqs) {
-		free(te);
-		return NULL;
-	}
-	imp->te = te;
-	te_keys_init(imp);
-	return te;
-}
-
 /* ------------------------------------------------------------- sequences ---- */
 
 static void reset_deltas(struct te_seq *s)
@@ -72,114 +53,6 @@ void tp_te_seq_skipped(struct tp_import *imp)
 }
 
 /* ------------------------------------------------------------ descriptors ---- */
-
-/*
- * The key of (@machine, @uuid) in te->uuids: the uuid itself on the host
- * (so host lookups cost what they always did), a mix of both elsewhere.
- * Keys may collide: entries are checked and the next key of the probe
- * sequence tried.
- */
-static uint64_t uuid_key(uint32_t machine, uint64_t uuid)
-{
-	return machine ? (uuid ^ ((uint64_t)machine * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull
-		       : uuid;
-}
-
-static uint64_t uuid_probe(uint64_t key)
-{
-	return key * 0xc4ceb9fe1a85ec53ull + 1;
-}
-
-struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid)
-{
-	uint64_t k = uuid_key(machine, uuid), v;
-
-	if (!imp->te)
-		return NULL;
-	while (hmap_get(&imp->te->uuids, k, &v)) {
-		struct te_track *t = &imp->te->tracks[v];
-
-		if (t->uuid == uuid && t->machine == machine)
-			return t;
-		k = uuid_probe(k);
-	}
-	return NULL;
-}
-
-/* Adds track index @idx under (@machine, @uuid), known to be absent. */
-static int uuid_put(struct tp_te *te, uint32_t machine, uint64_t uuid, size_t idx)
-{
-	uint64_t k = uuid_key(machine, uuid), v;
-
-	while (hmap_get(&te->uuids, k, &v))
-		k = uuid_probe(k);
-	return hmap_put(&te->uuids, k, idx);
-}
-
-static bool same_track(const struct te_track *a, const struct te_track *b)
-{
-	if (a->has_counter_details != b->has_counter_details)
-		return false;
-	if (a->has_counter_details &&
-	    (a->category != b->category || a->unit_multiplier != b->unit_multiplier ||
-	     a->is_incremental != b->is_incremental || a->builtin_type != b->builtin_type ||
-	     a->y_axis_share_key != b->y_axis_share_key))
-		return false;
-	return a->parent_uuid == b->parent_uuid && a->pid == b->pid && a->tid == b->tid &&
-	       a->is_counter == b->is_counter && a->merge == b->merge &&
-	       a->merge_key == b->merge_key;
-}
-
-struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r)
-{
-	struct tp_te *te = te_get(imp);
-	struct te_track *t;
-
-	if (!te)
-		return NULL;
-	if (r->uuid == 0 && r->parent_uuid) {
-		tp_stat_add(imp, "track_descriptor_default_track_with_parent", -1, 0, 1);
-		return NULL;
-	}
-	t = te_track_find(imp, r->machine, r->uuid);
-	if (!t) {
-		if (te->n_tracks >= TE_MAX_TRACKS ||
-		    tp_array_grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
-			 sizeof(*te->tracks), 64) < 0 ||
-		    uuid_put(te, r->machine, r->uuid, te->n_tracks) < 0) {
-			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
-			return NULL;
-		}
-		t = &te->tracks[te->n_tracks++];
-		*t = *r;
-		t->resolved = TE_UNRESOLVED;
-		t->track = -1;
-		t->cset = -1;
-		t->utid = t->upid = -1;
-		return t;
-	}
-	if (!same_track(t, r)) {
-		tp_stat_add(imp, "track_descriptor_conflicting_reservation", -1, 0, 1);
-		return NULL;
-	}
-	if (r->name) {
-		bool fixed = r->merge == TE_MERGE_NONE;
-
-		/* A name fills a gap; tracks that never merge also take renames. */
-		if (!t->name || fixed)
-			t->name = r->name;
-		if (fixed && t->track >= 0)
-			tp_set_str(&imp->db->track, TRACK_NAME, (size_t)t->track, r->name);
-	}
-	return t;
-}
-
-static uint32_t str_of(struct tp_import *imp, const struct pz_field *f)
-{
-	if (!f->id || f->wire_type != PZ_WIRE_LEN)
-		return 0;
-	return tp_str_intern(&imp->db->strings, (const char *)f->data, f->size);
-}
 
 /* Sets the sequence's thread descriptor and its reference timestamps. */
 static void thread_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t idx,
@@ -252,7 +125,7 @@ static void counter_descriptor(struct tp_import *imp, struct te_track *r, const 
 	r->unit_multiplier = pz_field_int64(&c[PB_COUNTER_DESCRIPTOR__UNIT_MULTIPLIER]);
 	if (!c[PB_COUNTER_DESCRIPTOR__UNIT_MULTIPLIER].id)
 		r->unit_multiplier = 1;
-	r->y_axis_share_key = str_of(imp, &c[PB_COUNTER_DESCRIPTOR__Y_AXIS_SHARE_KEY]);
+	r->y_axis_share_key = te_str(imp, &c[PB_COUNTER_DESCRIPTOR__Y_AXIS_SHARE_KEY]);
 	unit = c[PB_COUNTER_DESCRIPTOR__UNIT].value;
 	if (type == THREAD_TIME) {
 		r->unit = tp_db_str(imp->db, "ns");
@@ -263,7 +136,7 @@ static void counter_descriptor(struct tp_import *imp, struct te_track *r, const 
 	} else if (unit != 0 && unit < sizeof(k_units) / sizeof(k_units[0])) {
 		r->unit = tp_db_str(imp->db, k_units[unit]);
 	} else {
-		r->unit = str_of(imp, &c[PB_COUNTER_DESCRIPTOR__UNIT_NAME]);
+		r->unit = te_str(imp, &c[PB_COUNTER_DESCRIPTOR__UNIT_NAME]);
 	}
 }
 
@@ -305,7 +178,7 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 	case MERGE_BY_KEY:
 		r.merge = TE_MERGE_BY_KEY;
 		if (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY].id) {
-			r.merge_key = str_of(imp, &d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY]);
+			r.merge_key = te_str(imp, &d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY]);
 		} else if (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_KEY_INT].id) {
 			char k[64];
 
@@ -319,12 +192,12 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 		break;
 	}
 	if (d[PB_TRACK_DESCRIPTOR__NAME].id)
-		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__NAME]);
+		r.name = te_str(imp, &d[PB_TRACK_DESCRIPTOR__NAME]);
 	else if (d[PB_TRACK_DESCRIPTOR__STATIC_NAME].id)
-		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__STATIC_NAME]);
+		r.name = te_str(imp, &d[PB_TRACK_DESCRIPTOR__STATIC_NAME]);
 	else if (d[PB_TRACK_DESCRIPTOR__ATRACE_NAME].id)
-		r.name = str_of(imp, &d[PB_TRACK_DESCRIPTOR__ATRACE_NAME]);
-	r.description = str_of(imp, &d[PB_TRACK_DESCRIPTOR__DESCRIPTION]);
+		r.name = te_str(imp, &d[PB_TRACK_DESCRIPTOR__ATRACE_NAME]);
+	r.description = te_str(imp, &d[PB_TRACK_DESCRIPTOR__DESCRIPTION]);
 
 	if (d[PB_TRACK_DESCRIPTOR__THREAD].id) {
 		struct pz_field t[3];
@@ -484,65 +357,6 @@ static bool extra_counters(struct tp_import *imp, struct te_seq *s, uint32_t mac
 
 /* ----------------------------------------------------------- track events ---- */
 
-static bool rec_store(struct tp_te *te, const struct te_rec *r, uint32_t *out_idx)
-{
-	size_t need = 1 + r->n_extra + !!(r->flags & TE_REC_THREAD_TS) +
-		      !!(r->flags & TE_REC_THREAD_INSTR) + !!(r->flags & TE_REC_COUNTER);
-	struct te_val *v;
-	uint32_t i;
-
-	if (te->n_vals + need >= UINT32_MAX ||
-	    tp_array_grow((void **)&te->vals, &te->cap_vals, te->n_vals + need, sizeof(*te->vals), 256) < 0)
-		return false;
-	*out_idx = (uint32_t)te->n_vals;
-	v = &te->vals[te->n_vals];
-	te->n_vals += need;
-	(v++)->u = r->flags | (uint64_t)r->n_extra << 8;
-	if (r->flags & TE_REC_THREAD_TS)
-		(v++)->v.i = r->thread_ts;
-	if (r->flags & TE_REC_THREAD_INSTR)
-		(v++)->v.i = r->thread_instr;
-	if (r->flags & TE_REC_COUNTER)
-		(v++)->v.d = r->counter_value;
-	for (i = 0; i < r->n_extra; i++, v++) {
-		v->u = r->extra[i].uuid;
-		v->v.d = r->extra[i].value;
-	}
-	return true;
-}
-
-bool te_rec_load(const struct tp_import *imp, const struct tp_event *ev, struct te_rec *out)
-{
-	const struct tp_te *te = imp->te;
-	const struct te_val *v;
-	uint32_t i;
-
-	memset(out, 0, offsetof(struct te_rec, extra));
-	if (!tp_seq_gen(imp, ev->cpu))
-		return false;
-	out->gen = ev->cpu;
-	if (ev->aux == UINT32_MAX)
-		return true;
-	if (ev->aux >= te->n_vals)
-		return false;
-	v = &te->vals[ev->aux];
-	out->flags = (uint32_t)(v->u & 0xff);
-	out->n_extra = (uint32_t)(v->u >> 8);
-	/* Written by rec_store(), so the entries are all there. */
-	v++;
-	if (out->flags & TE_REC_THREAD_TS)
-		out->thread_ts = (v++)->v.i;
-	if (out->flags & TE_REC_THREAD_INSTR)
-		out->thread_instr = (v++)->v.i;
-	if (out->flags & TE_REC_COUNTER)
-		out->counter_value = (v++)->v.d;
-	for (i = 0; i < out->n_extra && i < TE_MAX_EXTRA_COUNTERS; i++, v++) {
-		out->extra[i].uuid = v->u;
-		out->extra[i].value = v->v.d;
-	}
-	return true;
-}
-
 static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			const struct tp_packet_hdr *h, const int64_t *trace_ts, const uint8_t *data,
 			size_t len, struct tp_event *ev)
@@ -698,7 +512,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 			    PB_TRACK_EVENT_DEFAULTS__EXTRA_DOUBLE_COUNTER_TRACK_UUIDS, true, &rec))
 		return false;
 	ev->aux = UINT32_MAX;
-	if ((rec.flags || rec.n_extra) && !rec_store(te, &rec, &ev->aux)) {
+	if ((rec.flags || rec.n_extra) && !te_rec_store(te, &rec, &ev->aux)) {
 		tp_stat_add(imp, "tokenizer_out_of_memory", -1, h->machine, 1);
 		return false;
 	}
@@ -794,23 +608,4 @@ bool tp_te_tokenize(struct tp_import *imp, int slot, const struct tp_packet_hdr 
 	default:
 		return true;
 	}
-}
-
-void tp_te_fini(struct tp_import *imp)
-{
-	struct tp_te *te = imp->te;
-	size_t i;
-
-	if (!te)
-		return;
-	for (i = 0; i < TP_MAX_SEQUENCES; i++)
-		hmap_fini(&te->seqs[i].counters);
-	free(te->seqs);
-	free(te->vals);
-	te_track_fini(te);
-	te_flow_fini(te);
-	te_parse_fini(te);
-	te_symbols_fini(te);
-	free(te);
-	imp->te = NULL;
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_te_track.c - descriptor tracks at parse time: a reserved uuid is
- * resolved once (its thread or process, following parents) and becomes a
- * track row when its first event arrives: the thread's own track, a
- * thread/process/global track of its own, a counter track, or one of a set
- * of merged tracks (siblings of one name share tracks while their slices
- * do not overlap). Also the legacy per-thread counters and instant tracks.
+ * tp_te_track.c - descriptor tracks: reserved (or updated) by uuid per
+ * machine when the tokenizer meets a TrackDescriptor, in file order; at
+ * parse time a reserved uuid is resolved once (its thread or process,
+ * following parents) and becomes a track row when its first event
+ * arrives: the thread's own track, a thread/process/global track of its
+ * own, a counter track, or one of a set of merged tracks (siblings of one
+ * name share tracks while their slices do not overlap). Also the legacy
+ * per-thread counters and instant tracks.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -14,77 +16,107 @@
 #include "base/hash.h"
 #include "trace_processor/tp_track_event.h"
 
-static uint32_t s(struct tp_import *imp, const char *str)
+/* ---------------------------------------------------------- reservation ---- */
+
+/*
+ * The key of (@machine, @uuid) in te->uuids: the uuid itself on the host
+ * (so host lookups cost what they always did), a mix of both elsewhere.
+ * Keys may collide: entries are checked and the next key of the probe
+ * sequence tried.
+ */
+static uint64_t uuid_key(uint32_t machine, uint64_t uuid)
 {
-	return tp_db_str(imp->db, str);
+	return machine ? (uuid ^ ((uint64_t)machine * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull
+		       : uuid;
 }
 
-void te_keys_init(struct tp_import *imp)
+static uint64_t uuid_probe(uint64_t key)
 {
-	struct te_keys *k = &imp->te->k;
-
-	k->debug = s(imp, "debug");
-	k->source = s(imp, "source");
-	k->descriptor = s(imp, "descriptor");
-	k->trace_id = s(imp, "trace_id");
-	k->is_root_in_scope = s(imp, "is_root_in_scope");
-	k->utid = s(imp, "utid");
-	k->upid = s(imp, "upid");
-	k->track_uuid = s(imp, "track_uuid");
-	k->parent_track_uuid = s(imp, "parent_track_uuid");
-	k->merge_key_type = s(imp, "merge_key_type");
-	k->merge_key_value = s(imp, "merge_key_value");
-	k->track_compressor_idx = s(imp, "track_compressor_idx");
-	k->thread_time = s(imp, "thread_time");
-	k->thread_instruction_count = s(imp, "thread_instruction_count");
-	k->default_track = s(imp, "Default Track");
-	k->category = s(imp, "category");
-	k->name = s(imp, "name");
-	k->cat = s(imp, "cat");
-	k->event_category = s(imp, "event.category");
-	k->event_name = s(imp, "event.name");
-	k->chrome = s(imp, "chrome");
-	k->legacy_passthrough = s(imp, "legacy_event.passthrough_utid");
-	k->builtin_counter_type = s(imp, "builtin_counter_type");
-	k->y_axis_share_key = s(imp, "y_axis_share_key");
-	k->description = s(imp, "description");
-	k->child_ordering = s(imp, "child_ordering");
-	k->sibling_order_rank = s(imp, "sibling_order_rank");
-	k->has_first_packet = s(imp, "has_first_packet_on_sequence");
-	k->hist_name = s(imp, "chrome_histogram_sample.name");
-	k->hist_name_hash = s(imp, "chrome_histogram_sample.name_hash");
-	k->hist_sample = s(imp, "chrome_histogram_sample.sample");
-	k->hist_name_iid = s(imp, "chrome_histogram_sample.name_iid");
-	k->src_file = s(imp, "source.file_name");
-	k->src_function = s(imp, "source.function_name");
-	k->src_line = s(imp, "source.line_number");
-	k->skipped_packet = s(imp, "skipped_packet");
-	k->invalid_incremental_state = s(imp, "invalid_incremental_state");
-	k->legacy_phase = s(imp, "legacy_event.phase");
-	k->legacy_source_id = s(imp, "legacy_trace_source_id");
-	k->correlation_id = s(imp, "correlation_id");
-	k->log_body = s(imp, "track_event.log_message.message");
-	k->task_file = s(imp, "task.posted_from.file_name");
-	k->task_function = s(imp, "task.posted_from.function_name");
-	k->task_line = s(imp, "task.posted_from.line_number");
-	k->perf_site = s(imp, "chrome_hashed_performance_mark.site");
-	k->perf_site_hash = s(imp, "chrome_hashed_performance_mark.site_hash");
-	k->perf_mark = s(imp, "chrome_hashed_performance_mark.mark");
-	k->perf_mark_hash = s(imp, "chrome_hashed_performance_mark.mark_hash");
-	k->perf_context = s(imp, "chrome_hashed_performance_mark.execution_context_id");
-	k->perf_sequence = s(imp, "chrome_hashed_performance_mark.sequence_number");
-	k->trigger_name = s(imp, "chrome_trigger.name");
-	k->trigger_name_hash = s(imp, "chrome_trigger.name_hash");
-	k->triggers = s(imp, "Trace Triggers");
+	return key * 0xc4ceb9fe1a85ec53ull + 1;
 }
 
-uint32_t te_translate(const struct hmap *m, uint32_t str)
+struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid)
 {
-	uint64_t v;
+	uint64_t k = uuid_key(machine, uuid), v;
 
-	if (str && hmap_len(m) && hmap_get(m, str, &v))
-		return (uint32_t)v;
-	return str;
+	if (!imp->te)
+		return NULL;
+	while (hmap_get(&imp->te->uuids, k, &v)) {
+		struct te_track *t = &imp->te->tracks[v];
+
+		if (t->uuid == uuid && t->machine == machine)
+			return t;
+		k = uuid_probe(k);
+	}
+	return NULL;
+}
+
+/* Adds track index @idx under (@machine, @uuid), known to be absent. */
+static int uuid_put(struct tp_te *te, uint32_t machine, uint64_t uuid, size_t idx)
+{
+	uint64_t k = uuid_key(machine, uuid), v;
+
+	while (hmap_get(&te->uuids, k, &v))
+		k = uuid_probe(k);
+	return hmap_put(&te->uuids, k, idx);
+}
+
+static bool same_track(const struct te_track *a, const struct te_track *b)
+{
+	if (a->has_counter_details != b->has_counter_details)
+		return false;
+	if (a->has_counter_details &&
+	    (a->category != b->category || a->unit_multiplier != b->unit_multiplier ||
+	     a->is_incremental != b->is_incremental || a->builtin_type != b->builtin_type ||
+	     a->y_axis_share_key != b->y_axis_share_key))
+		return false;
+	return a->parent_uuid == b->parent_uuid && a->pid == b->pid && a->tid == b->tid &&
+	       a->is_counter == b->is_counter && a->merge == b->merge &&
+	       a->merge_key == b->merge_key;
+}
+
+struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r)
+{
+	struct tp_te *te = te_get(imp);
+	struct te_track *t;
+
+	if (!te)
+		return NULL;
+	if (r->uuid == 0 && r->parent_uuid) {
+		tp_stat_add(imp, "track_descriptor_default_track_with_parent", -1, 0, 1);
+		return NULL;
+	}
+	t = te_track_find(imp, r->machine, r->uuid);
+	if (!t) {
+		if (te->n_tracks >= TE_MAX_TRACKS ||
+		    tp_array_grow((void **)&te->tracks, &te->cap_tracks, te->n_tracks + 1,
+			 sizeof(*te->tracks), 64) < 0 ||
+		    uuid_put(te, r->machine, r->uuid, te->n_tracks) < 0) {
+			tp_stat_add(imp, "track_event_tokenizer_errors", -1, 0, 1);
+			return NULL;
+		}
+		t = &te->tracks[te->n_tracks++];
+		*t = *r;
+		t->resolved = TE_UNRESOLVED;
+		t->track = -1;
+		t->cset = -1;
+		t->utid = t->upid = -1;
+		return t;
+	}
+	if (!same_track(t, r)) {
+		tp_stat_add(imp, "track_descriptor_conflicting_reservation", -1, 0, 1);
+		return NULL;
+	}
+	if (r->name) {
+		bool fixed = r->merge == TE_MERGE_NONE;
+
+		/* A name fills a gap; tracks that never merge also take renames. */
+		if (!t->name || fixed)
+			t->name = r->name;
+		if (fixed && t->track >= 0)
+			tp_set_str(&imp->db->track, TRACK_NAME, (size_t)t->track, r->name);
+	}
+	return t;
 }
 
 /* -------------------------------------------------- threads and processes ---- */
@@ -163,7 +195,7 @@ static int64_t add_track(struct tp_import *imp, const struct new_track *n)
 	}
 	if (n->name)
 		tp_set_str(t, TRACK_NAME, (size_t)row, n->name);
-	tp_set_str(t, TRACK_TYPE, (size_t)row, s(imp, n->type));
+	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, n->type));
 	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, n->counter);
 	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, n->machine);
 	if (n->utid >= 0)
@@ -419,7 +451,8 @@ static void source_args(struct tp_import *imp, const struct te_track *t, uint32_
 	if (tp_seq_had_first_packet(imp, seq_id))
 		tp_argset_bool(imp, a, te->k.has_first_packet, true);
 	if (t->child_ordering && t->child_ordering < 4)
-		tp_argset_str(imp, a, te->k.child_ordering, s(imp, k_orderings[t->child_ordering]));
+		tp_argset_str(imp, a, te->k.child_ordering,
+			      tp_db_str(imp->db, k_orderings[t->child_ordering]));
 	if (t->sibling_order_rank != INT32_MIN)
 		tp_argset_int(imp, a, te->k.sibling_order_rank, t->sibling_order_rank);
 	if (t->description)
@@ -755,10 +788,4 @@ void te_track_fini(struct tp_te *te)
 	hmap_fini(&te->upid_uuid);
 	hmap_fini(&te->misc_tracks);
 	hmap_fini(&te->named_by_descriptor);
-	hmap_fini(&te->tr_slice_name);
-	hmap_fini(&te->tr_process_track);
-	hmap_fini(&te->tr_histogram);
-	hmap_fini(&te->tr_perf_site);
-	hmap_fini(&te->tr_perf_mark);
-	hmap_fini(&te->tr_study);
 }

@@ -204,16 +204,31 @@ struct tp_te {
 	void *parse_ctx; /* tp_te_parse.c's per-event scratch, reused */
 };
 
-/* tp_te_token.c */
+/* tp_te_state.c */
+/* The TrackEvent state, made on first use; NULL on OOM. */
 struct tp_te *te_get(struct tp_import *imp);
+/* The string id of a LEN field's bytes; 0 if absent or not LEN. */
+uint32_t te_str(struct tp_import *imp, const struct pz_field *f);
+/* Stores @r for the parser (tp_event.aux). Return: false on OOM. */
+bool te_rec_store(struct tp_te *te, const struct te_rec *r, uint32_t *out_idx);
 /* The record of track event @ev. Return: false if @ev has none. */
 bool te_rec_load(const struct tp_import *imp, const struct tp_event *ev, struct te_rec *out);
+
+/* tp_te_translate.c */
+/* A TranslationTable packet into the maps. */
+void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len);
+/* @str translated by @m (one of te.tr_*), or @str. */
+uint32_t te_translate(const struct hmap *m, uint32_t str);
+/* Adds the names that translation tables give to hashed args in @b. */
+void te_translate_args(struct tp_import *imp, struct tp_argset *b);
+void te_translate_fini(struct tp_te *te);
+
+/* tp_te_track.c */
 struct te_track *te_track_find(struct tp_import *imp, uint32_t machine, uint64_t uuid);
 /* Reserves (or updates) the track (@r->machine, @r->uuid); @r holds the
  * descriptor's fields. */
 struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *r);
 
-/* tp_te_track.c */
 /* The thread of (@tid, @pid) like Perfetto's UpdateThread; -1 on OOM. */
 int64_t te_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid);
 int64_t te_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
@@ -226,7 +241,6 @@ int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_
 int64_t te_thread_track(struct tp_import *imp, int64_t utid);
 int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instructions);
 int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global);
-uint32_t te_translate(const struct hmap *m, uint32_t str);
 void te_track_fini(struct tp_te *te);
 
 /* tp_te_flow.c */
@@ -241,12 +255,6 @@ void te_flow_end(struct tp_import *imp, uint32_t machine, uint64_t flow_id, uint
 /* Slice @row began on @track: v1 flows waiting for it end there. */
 void te_flow_begun(struct tp_import *imp, int64_t track, uint32_t row);
 void te_flow_fini(struct tp_te *te);
-
-/* tp_te_parse.c */
-void te_translation_table(struct tp_import *imp, const uint8_t *data, size_t len);
-/* Adds the names that translation tables give to hashed args in @b. */
-void te_translate_args(struct tp_import *imp, struct tp_argset *b);
-void te_parse_fini(struct tp_te *te);
 
 /* tp_te_mojo.c */
 /* Adds ChromeMojoEventInfo @data (interned data of generation @gen) to @b. */
@@ -264,8 +272,5 @@ bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b);
 /* Replaces the native symbol in @b by the Mojo method and interface it names. */
 void te_symbols_translate(struct tp_import *imp, struct tp_argset *b);
 void te_symbols_fini(struct tp_te *te);
-
-/* Common keys, interned once. */
-void te_keys_init(struct tp_import *imp);
 
 #endif
