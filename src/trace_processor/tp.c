@@ -82,7 +82,6 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	tp->imp.analyze_proto_content = tp->opt.analyze_proto_content;
 	tp_arena_init(&tp->imp.arena);
 	tp->imp.latest_ts = 0;
-	tp->imp.tracing_started_ts = TP_NULL_INT;
 	rc = tp_stats_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_clock_sync_init(&tp->imp);
@@ -94,6 +93,8 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 		rc = tp_slice_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_track_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_ftrace_init(&tp->imp);
 	if (rc == 0)
 		tp_te_init(&tp->imp);
 	if (rc == 0)
@@ -118,16 +119,12 @@ static void import_fini(struct tp_import *imp)
 	tp_seq_fini(imp);
 	hmap_fini(&imp->entity_states);
 	hmap_fini(&imp->dim_tracks);
-	hmap_fini(&imp->wakelocks);
-	hmap_fini(&imp->dma_buffers);
-	hmap_fini(&imp->dma_busy);
-	hmap_fini(&imp->adreno);
 	hmap_fini(&imp->energy_consumers);
 	tp_te_fini(imp);
 	tp_slice_fini(imp);
 	tp_args_fini(imp);
 	tp_gk_fini(imp);
-	tp_atrace_async_fini(imp);
+	tp_ftrace_fini(imp);
 	tp_proc_assoc_fini(imp);
 	free(imp->cpus);
 	imp->cpus = NULL;

@@ -12,14 +12,14 @@
 #include "base/hash.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* The GPU always-on counter runs at 19.2 MHz. */
 #define ADRENO_XO_FREQ_HZ 19200000
 /* Overlapping batches of one context beyond this share the last track. */
 #define ADRENO_MAX_TRACKS 64
 
-/* Keys of imp->adreno: a kind in the top byte, then the id. */
+/* Keys of imp->ftrace->adreno: a kind in the top byte, then the id. */
 enum adreno_key {
 	AK_CTX_TID = 1,   /* context id -> queuing tid + 1 */
 	AK_SYNC_TS,       /* batch timestamp -> sync CPU time */
@@ -46,7 +46,7 @@ static const char *ctx_process(struct tp_import *imp, uint32_t machine, uint32_t
 	uint64_t tid;
 	int64_t utid, upid, name;
 
-	if (!hmap_get(&imp->adreno, key(AK_CTX_TID, ctx), &tid) || !tid)
+	if (!hmap_get(&imp->ftrace->adreno, key(AK_CTX_TID, ctx), &tid) || !tid)
 		return NULL;
 	utid = tp_proc_get_thread(imp, machine, (int64_t)tid - 1);
 	if (utid < 0)
@@ -77,7 +77,7 @@ static void batch_slice(struct tp_import *imp, uint32_t machine, int64_t ts, int
 		uint64_t h = hash_mix64((uint64_t)ctx << 32 | prio) ^ hash_mix64(idx + 1);
 
 		end_k = key(AK_TRACK_END, h);
-		if (!hmap_get(&imp->adreno, end_k, &end) || (int64_t)end <= ts)
+		if (!hmap_get(&imp->ftrace->adreno, end_k, &end) || (int64_t)end <= ts)
 			break;
 	}
 	track = tp_track_dims(imp, "adreno_gpu_cmdbatch", name, false, machine, dims, 2, idx);
@@ -86,7 +86,7 @@ static void batch_slice(struct tp_import *imp, uint32_t machine, int64_t ts, int
 	/* A track made before the process was known gets its name now. */
 	if (pname)
 		tp_set_str(&imp->db->track, TRACK_NAME, (size_t)track, name);
-	hmap_put(&imp->adreno, end_k, (uint64_t)(ts + dur));
+	hmap_put(&imp->ftrace->adreno, end_k, (uint64_t)(ts + dur));
 	tp_slice_scoped(imp, ts, dur, track, 0, tp_db_str(imp->db, "GPU"));
 }
 
@@ -95,17 +95,17 @@ static void try_emit(struct tp_import *imp, uint32_t machine, uint64_t stamp)
 {
 	uint64_t sync_ts, ticks, start, retire, ctx;
 
-	if (!hmap_get(&imp->adreno, key(AK_SYNC_TS, stamp), &sync_ts) ||
-	    !hmap_get(&imp->adreno, key(AK_SYNC_TICKS, stamp), &ticks) ||
-	    !hmap_get(&imp->adreno, key(AK_PEND_START, stamp), &start) ||
-	    !hmap_get(&imp->adreno, key(AK_PEND_RETIRE, stamp), &retire) ||
-	    !hmap_get(&imp->adreno, key(AK_PEND_CTX, stamp), &ctx))
+	if (!hmap_get(&imp->ftrace->adreno, key(AK_SYNC_TS, stamp), &sync_ts) ||
+	    !hmap_get(&imp->ftrace->adreno, key(AK_SYNC_TICKS, stamp), &ticks) ||
+	    !hmap_get(&imp->ftrace->adreno, key(AK_PEND_START, stamp), &start) ||
+	    !hmap_get(&imp->ftrace->adreno, key(AK_PEND_RETIRE, stamp), &retire) ||
+	    !hmap_get(&imp->ftrace->adreno, key(AK_PEND_CTX, stamp), &ctx))
 		return;
-	hmap_del(&imp->adreno, key(AK_SYNC_TS, stamp), NULL);
-	hmap_del(&imp->adreno, key(AK_SYNC_TICKS, stamp), NULL);
-	hmap_del(&imp->adreno, key(AK_PEND_START, stamp), NULL);
-	hmap_del(&imp->adreno, key(AK_PEND_RETIRE, stamp), NULL);
-	hmap_del(&imp->adreno, key(AK_PEND_CTX, stamp), NULL);
+	hmap_del(&imp->ftrace->adreno, key(AK_SYNC_TS, stamp), NULL);
+	hmap_del(&imp->ftrace->adreno, key(AK_SYNC_TICKS, stamp), NULL);
+	hmap_del(&imp->ftrace->adreno, key(AK_PEND_START, stamp), NULL);
+	hmap_del(&imp->ftrace->adreno, key(AK_PEND_RETIRE, stamp), NULL);
+	hmap_del(&imp->ftrace->adreno, key(AK_PEND_CTX, stamp), NULL);
 	batch_slice(imp, machine, (int64_t)sync_ts + ticks_to_ns((int64_t)(start - ticks)),
 		    ticks_to_ns((int64_t)(retire - start)), (uint32_t)(ctx >> 32), (uint32_t)ctx);
 }
@@ -122,13 +122,13 @@ void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_
 	stamp = (uint32_t)f[PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__TIMESTAMP].value;
 	switch (event_id) {
 	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED:
-		hmap_put(&imp->adreno,
+		hmap_put(&imp->ftrace->adreno,
 			 key(AK_CTX_TID, (uint32_t)f[PB_KGSL_ADRENO_CMDBATCH_QUEUED_FTRACE_EVENT__ID].value),
 			 (uint64_t)tid + 1);
 		return;
 	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC:
-		hmap_put(&imp->adreno, key(AK_SYNC_TS, stamp), (uint64_t)ev->ts);
-		hmap_put(&imp->adreno, key(AK_SYNC_TICKS, stamp),
+		hmap_put(&imp->ftrace->adreno, key(AK_SYNC_TS, stamp), (uint64_t)ev->ts);
+		hmap_put(&imp->ftrace->adreno, key(AK_SYNC_TICKS, stamp),
 			 f[PB_KGSL_ADRENO_CMDBATCH_SYNC_FTRACE_EVENT__TICKS].value);
 		try_emit(imp, ev->machine, stamp);
 		return;
@@ -139,9 +139,9 @@ void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_
 	retire = f[PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__RETIRE].value;
 	if (retire < start)
 		return;
-	hmap_put(&imp->adreno, key(AK_PEND_START, stamp), start);
-	hmap_put(&imp->adreno, key(AK_PEND_RETIRE, stamp), retire);
-	hmap_put(&imp->adreno, key(AK_PEND_CTX, stamp),
+	hmap_put(&imp->ftrace->adreno, key(AK_PEND_START, stamp), start);
+	hmap_put(&imp->ftrace->adreno, key(AK_PEND_RETIRE, stamp), retire);
+	hmap_put(&imp->ftrace->adreno, key(AK_PEND_CTX, stamp),
 		 (uint64_t)(uint32_t)f[PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__ID].value << 32 |
 			 (uint32_t)f[PB_KGSL_ADRENO_CMDBATCH_RETIRED_FTRACE_EVENT__PRIO].value);
 	try_emit(imp, ev->machine, stamp);

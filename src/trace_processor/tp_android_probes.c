@@ -103,16 +103,6 @@ void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *e
 			per_uid(imp, ev, consumer, name, &u);
 }
 
-void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
-			      const char *name, size_t len, double value)
-{
-	uint32_t key = tp_str_intern(&imp->db->strings, name, len);
-	struct tp_dim dim = {"counter_key", TP_DIM_STR, key};
-
-	tp_counter_add(imp, ts, tp_track_dims(imp, "battery_stats", key, true, machine, &dim, 1, 0),
-		       value);
-}
-
 /* A whole-string int32, as system properties hold them; false otherwise. */
 static bool parse_i32(const struct pz_field *f, int64_t *out)
 {

@@ -10,7 +10,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* Buffers alive at once beyond this share the last track. */
 #define DMA_MAX_TRACKS 4096
@@ -27,17 +27,17 @@ static uint32_t take_slot(struct tp_import *imp, uint64_t inode)
 	uint64_t v = 0, open;
 	uint32_t i;
 
-	if (hmap_get(&imp->dma_buffers, inode, &v) && v > 0) {
+	if (hmap_get(&imp->ftrace->dma_buffers, inode, &v) && v > 0) {
 		i = (uint32_t)(v - 1);
 	} else {
 		for (i = 0; i < DMA_MAX_TRACKS - 1; i++)
-			if (!hmap_get(&imp->dma_busy, i, &open) || open == 0)
+			if (!hmap_get(&imp->ftrace->dma_busy, i, &open) || open == 0)
 				break;
-		hmap_put(&imp->dma_buffers, inode, (uint64_t)i + 1);
+		hmap_put(&imp->ftrace->dma_buffers, inode, (uint64_t)i + 1);
 	}
 	open = 0;
-	hmap_get(&imp->dma_busy, i, &open);
-	hmap_put(&imp->dma_busy, i, open + 1);
+	hmap_get(&imp->ftrace->dma_busy, i, &open);
+	hmap_put(&imp->ftrace->dma_busy, i, open + 1);
 	return i;
 }
 
@@ -54,17 +54,17 @@ static void buffers(struct tp_import *imp, const struct tp_event *ev, uint64_t i
 			       tp_db_str(imp->db, name));
 		return;
 	}
-	if (!hmap_get(&imp->dma_buffers, inode, &v) || v == 0) {
+	if (!hmap_get(&imp->ftrace->dma_buffers, inode, &v) || v == 0) {
 		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
 		return;
 	}
 	i = (uint32_t)(v - 1);
 	if (tp_slice_end(imp, ev->ts, buffer_track(imp, ev->machine, i), 0, 0) < 0)
 		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
-	hmap_get(&imp->dma_busy, i, &open);
-	hmap_put(&imp->dma_busy, i, open > 0 ? open - 1 : 0);
+	hmap_get(&imp->ftrace->dma_busy, i, &open);
+	hmap_put(&imp->ftrace->dma_busy, i, open > 0 ? open - 1 : 0);
 	if (open <= 1)
-		hmap_del(&imp->dma_buffers, inode, NULL);
+		hmap_del(&imp->ftrace->dma_buffers, inode, NULL);
 }
 
 void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,

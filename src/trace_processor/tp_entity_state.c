@@ -11,7 +11,6 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
-#include "trace_processor/tp_track_event.h"
 
 static uint64_t state_key(uint64_t entity, uint64_t state)
 {

@@ -3,10 +3,12 @@
  * tp_ftrace.c - parses ftrace events in trace time order: sched_switch and
  * sched_waking (and compact_sched records) feed tp_sched.c; task and
  * process events feed tp_proc.c; cpu_frequency and cpu_idle become CPU
- * counters; print (trace_marker) lines in atrace form become slices and
- * counters; and every event becomes an ftrace_event row whose fields are
- * args, named from the generated pb_ftrace_table.h.
+ * counters; print (trace_marker) lines go to tp_atrace.c, other events
+ * of one kind each to their own file; and every event becomes an
+ * ftrace_event row whose fields are args (tp_ftrace_raw.c). The top of the
+ * ftrace importer: the read layer calls it, and it owns the state.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,37 +16,9 @@
 #include "pb_fields.h"
 #include "pb_ftrace_table.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
-#include "trace_processor/tp_track_event.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 #define CLONE_THREAD 0x00010000
-
-static const struct pb_ft_event *event_desc(uint32_t id)
-{
-	size_t lo = 0, hi = sizeof(pb_ft_events) / sizeof(pb_ft_events[0]);
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pb_ft_events[mid].id == id)
-			return &pb_ft_events[mid];
-		if (pb_ft_events[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-static const struct pb_ft_field *field_desc(const struct pb_ft_event *e, uint32_t id)
-{
-	uint32_t i;
-
-	for (i = 0; e && i < e->n_fields; i++)
-		if (e->fields[i].id == id)
-			return &e->fields[i];
-	return NULL;
-}
 
 /* The payload's fields by number (small messages: slots up to 32). */
 #define MAX_SLOTS 32
@@ -66,299 +40,38 @@ static uint32_t fstr(struct tp_import *imp, const struct payload *p, uint32_t id
 	return tp_str_intern(&imp->db->strings, (const char *)p->f[id].data, p->f[id].size);
 }
 
-/* ------------------------------------------------------------- atrace ---- */
+/* -------------------------------------------------------------- state ---- */
 
-/* atrace B/E share the slice stacks of track events (tp_slice.c). */
-static void slice_begin(struct tp_import *imp, int64_t ts, int64_t track, const char *name,
-			size_t len)
+int tp_ftrace_init(struct tp_import *imp)
 {
-	tp_slice_begin(imp, ts, track, 0, tp_str_intern(&imp->db->strings, name, len));
+	imp->ftrace = calloc(1, sizeof(*imp->ftrace));
+	if (!imp->ftrace)
+		return -ENOMEM;
+	imp->ftrace->tracing_started_ts = TP_NULL_INT;
+	return 0;
 }
 
-static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
+void tp_ftrace_fini(struct tp_import *imp)
 {
-	if (tp_slice_end(imp, ts, track, 0, 0) < 0)
-		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+	struct tp_ftrace *ft = imp->ftrace;
+
+	if (!ft)
+		return;
+	tp_atrace_async_fini(imp);
+	hmap_fini(&ft->mm_to_upid);
+	hmap_fini(&ft->keys);
+	hmap_fini(&ft->wakelocks);
+	hmap_fini(&ft->dma_buffers);
+	hmap_fini(&ft->dma_busy);
+	hmap_fini(&ft->adreno);
+	free(ft);
+	imp->ftrace = NULL;
 }
 
-/* Splits the next '|'-separated field of [*p, end). */
-static bool next_field(const char **p, const char *end, const char **out, size_t *len)
+void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts)
 {
-	const char *bar;
-
-	if (*p > end)
-		return false;
-	bar = memchr(*p, '|', (size_t)(end - *p));
-	*out = *p;
-	*len = (size_t)((bar ? bar : end) - *p);
-	*p = bar ? bar + 1 : end + 1;
-	return true;
-}
-
-static bool parse_i64(const char *s, size_t len, int64_t *out)
-{
-	char tmp[32], *e;
-
-	if (len == 0 || len >= sizeof(tmp))
-		return false;
-	memcpy(tmp, s, len);
-	tmp[len] = '\0';
-	*out = strtoll(tmp, &e, 10);
-	return *e == '\0';
-}
-
-/*
- * The async forms after "X|pid|": S and F name|cookie; G track|name|cookie;
- * H track|cookie or track|name|cookie; N track|name. Return: false if
- * malformed.
- */
-static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
-			 int64_t pid, char phase, const char *p, const char *end)
-{
-	struct tp_strings *st = &imp->db->strings;
-	const char *a = NULL, *b = NULL, *c = NULL;
-	size_t na = 0, nb = 0, nc = 0;
-	int64_t cookie = 0;
-
-	next_field(&p, end, &a, &na);
-	next_field(&p, end, &b, &nb);
-	next_field(&p, end, &c, &nc);
-	if (!na)
-		return false;
-	switch (phase) {
-	case 'S':
-	case 'F':
-		if (!parse_i64(b, nb, &cookie))
-			return false;
-		tp_atrace_async_slice(imp, ev->machine, ev->ts, phase == 'S', pid,
-				      tp_str_intern(st, a, na), cookie);
-		return true;
-	case 'G':
-		if (!nb || !parse_i64(c, nc, &cookie))
-			return false;
-		break;
-	case 'H':
-		if (!parse_i64(nc ? c : b, nc ? nc : nb, &cookie))
-			return false;
-		nb = 0;
-		break;
-	default:
-		if (!nb)
-			return false;
-		break;
-	}
-	tp_atrace_async_track(imp, ev->machine, ev->ts, phase, tid, pid, tp_str_intern(st, a, na),
-			      nb ? tp_str_intern(st, b, nb) : 0, cookie);
-	return true;
-}
-
-/*
- * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
- * I|pid|name (instant), and the async forms above. Others are left to the
- * ftrace_event table.
- */
-void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
-		      const char *buf, size_t len)
-{
-	const char *p = buf, *end, *f;
-	size_t n;
-	int64_t pid = 0, utid, track;
-
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
-		len--;
-	/* Before any pointer arithmetic: a buf that is not bytes has no data. */
-	if (len < 1 || (len > 1 && buf[1] != '|'))
-		return;
-	end = buf + len;
-	p = buf + 2;
-	switch (buf[0]) {
-	case 'B':
-		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid))
-			goto bad;
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
-		if (utid < 0)
-			return;
-		if (pid > 0 && imp->db->thread.n_rows > (size_t)utid &&
-		    tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
-			tp_proc_set_thread_process(imp, utid, ev->machine, pid);
-		if (p > end)
-			goto bad;
-		track = tp_track_thread(imp, utid);
-		slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
-		return;
-	case 'E':
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
-		if (utid < 0)
-			return;
-		slice_end(imp, ev->ts, tp_track_thread(imp, utid));
-		return;
-	case 'C': {
-		const char *name, *val;
-		size_t nlen, vlen;
-		char tmp[64], *e;
-		double v;
-		int64_t upid;
-
-		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
-		    !next_field(&p, end, &name, &nlen) || !next_field(&p, end, &val, &vlen) ||
-		    vlen == 0 || vlen >= sizeof(tmp))
-			goto bad;
-		memcpy(tmp, val, vlen);
-		tmp[vlen] = '\0';
-		v = strtod(tmp, &e);
-		if (*e != '\0')
-			goto bad;
-		if (nlen > 14 && !memcmp(name, "battery_stats.", 14)) {
-			tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, v);
-			return;
-		}
-		if (nlen >= sizeof(tmp))
-			nlen = sizeof(tmp) - 1;
-		memcpy(tmp, name, nlen);
-		tmp[nlen] = '\0';
-		upid = tp_proc_get_process(imp, ev->machine, pid);
-		tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, tmp, upid), v);
-		return;
-	}
-	case 'I': {
-		struct tp_table *in = &imp->db->instant;
-		int64_t row;
-
-		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
-			goto bad;
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
-		row = utid >= 0 ? tp_table_append(in) : -1;
-		if (row < 0)
-			return;
-		tp_set_int(in, INSTANT_TS, (size_t)row, ev->ts);
-		tp_set_int(in, INSTANT_TRACK_ID, (size_t)row, tp_track_thread(imp, utid));
-		tp_set_str(in, INSTANT_NAME, (size_t)row,
-			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
-		return;
-	}
-	case 'S':
-	case 'F':
-	case 'G':
-	case 'H':
-	case 'N':
-		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
-		    !atrace_async(imp, ev, tid, pid, buf[0], p, end))
-			goto bad;
-		return;
-	default:
-		return;
-	}
-bad:
-	tp_stat_add(imp, "atrace_tracing_mark_write_malformed", -1, ev->machine, 1);
-}
-
-/* ------------------------------------------------------------ raw rows ---- */
-
-static uint32_t key_id(struct tp_import *imp, const struct pb_ft_event *d,
-		       const struct pb_ft_field *fd)
-{
-	uint64_t k = ((uint64_t)d->id << 16) | fd->id, v;
-	uint32_t id;
-
-	if (hmap_get(&imp->ftrace_keys, k, &v))
-		return (uint32_t)v;
-	id = tp_db_str(imp->db, fd->name);
-	hmap_put(&imp->ftrace_keys, k, id);
-	return id;
-}
-
-/*
- * Events whose fields already fill sched, thread_state or counter keep an
- * ftrace_event row but no args: at millions per trace, their args would
- * cost several times the trace's own size in memory.
- */
-static bool args_elsewhere(uint32_t id)
-{
-	return id == PB_FTRACE_EVENT__SCHED_SWITCH || id == PB_FTRACE_EVENT__SCHED_WAKING ||
-	       id == PB_FTRACE_EVENT__SCHED_WAKEUP || id == PB_FTRACE_EVENT__SCHED_WAKEUP_NEW ||
-	       id == PB_FTRACE_EVENT__CPU_IDLE || id == PB_FTRACE_EVENT__CPU_FREQUENCY;
-}
-
-int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
-			     const char *name, int64_t utid, int64_t common_flags)
-{
-	struct tp_table *t = &imp->db->ftrace_event;
-	int64_t row, ucpu;
-	uint32_t name_id;
-
-	row = tp_table_append(t);
-	if (row < 0)
-		return -1;
-	/* Names are interned when first needed, here, as they always were. */
-	if (event_id < TP_FTRACE_NAME_CACHE) {
-		if (!imp->fc.names[event_id])
-			imp->fc.names[event_id] = tp_db_str(imp->db, name);
-		name_id = imp->fc.names[event_id];
-	} else {
-		name_id = tp_db_str(imp->db, name);
-	}
-	tp_set_int(t, FTRACE_TS, (size_t)row, ev->ts);
-	tp_set_str(t, FTRACE_NAME, (size_t)row, name_id);
-	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
-	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
-	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
-	if (ucpu >= 0)
-		tp_set_int(t, FTRACE_UCPU, (size_t)row, ucpu);
-	if (common_flags != TP_NULL_INT)
-		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
-	return row;
-}
-
-static void raw_row(struct tp_import *imp, const struct tp_event *ev, const struct pb_ft_event *d,
-		    const struct pz_field *payload, int64_t utid, int64_t common_flags)
-{
-	struct tp_table *t = &imp->db->ftrace_event;
-	struct pz_reader r;
-	struct pz_field f;
-	int64_t row, set;
-
-	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
-				   common_flags);
-	if (row < 0)
-		return;
-	if (!d || !payload->size || args_elsewhere(d->id))
-		return;
-	set = tp_args_new_set(imp);
-	pz_reader_init(&r, payload->data, payload->size);
-	while (pz_reader_next(&r, &f) > 0) {
-		const struct pb_ft_field *fd = field_desc(d, f.id);
-
-		if (!fd)
-			continue;
-		switch (fd->kind) {
-		case PB_FT_STRING:
-		case PB_FT_BYTES:
-			if (f.wire_type == PZ_WIRE_LEN)
-				tp_arg_str(imp, set, key_id(imp, d, fd), (const char *)f.data, f.size);
-			break;
-		case PB_FT_SINT:
-			tp_arg_int(imp, set, key_id(imp, d, fd), pz_field_sint64(&f));
-			break;
-		case PB_FT_FLOAT:
-			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_float(&f));
-			break;
-		case PB_FT_DOUBLE:
-			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_double(&f));
-			break;
-		case PB_FT_UINT:
-		case PB_FT_FIXED32:
-		case PB_FT_FIXED64:
-			if (f.wire_type != PZ_WIRE_LEN)
-				tp_arg_uint(imp, set, key_id(imp, d, fd), f.value);
-			break;
-		default:
-			if (f.wire_type != PZ_WIRE_LEN)
-				tp_arg_int(imp, set, key_id(imp, d, fd), (int64_t)f.value);
-			break;
-		}
-	}
-	if (imp->db->args.n_rows > (size_t)set)
-		tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
+	if (imp->ftrace->tracing_started_ts == TP_NULL_INT)
+		imp->ftrace->tracing_started_ts = ts;
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -438,8 +151,8 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 		if (fint(p, PB_RSS_STAT_FTRACE_EVENT__CURR)) {
 			upid = process_of(imp, ev->machine, pid);
 			if (upid >= 0)
-				hmap_put(&imp->mm_to_upid, mm, (uint64_t)upid);
-		} else if (hmap_get(&imp->mm_to_upid, mm, &v)) {
+				hmap_put(&imp->ftrace->mm_to_upid, mm, (uint64_t)upid);
+		} else if (hmap_get(&imp->ftrace->mm_to_upid, mm, &v)) {
 			upid = (int64_t)v;
 		} else {
 			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
@@ -523,6 +236,17 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 		h->payload_id = 0;
 }
 
+/* Ftrace before the service started tracing is dropped (counted). */
+static bool before_start(struct tp_import *imp, const struct tp_event *ev)
+{
+	int64_t start = imp->ftrace->tracing_started_ts;
+
+	if (start == TP_NULL_INT || ev->ts >= start)
+		return false;
+	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+	return true;
+}
+
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
 {
@@ -531,10 +255,8 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	const struct pb_ft_event *d;
 	struct payload p;
 
-	if (imp->tracing_started_ts != TP_NULL_INT && ev->ts < imp->tracing_started_ts) {
-		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+	if (before_start(imp, ev))
 		return;
-	}
 	if (!h->payload_id) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
@@ -547,7 +269,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	payload.wire_type = PZ_WIRE_LEN;
 	payload.data = h->payload;
 	payload.size = h->payload_len;
-	d = event_desc(payload.id);
+	d = tp_ftrace_event_desc(payload.id);
 	if (!d)
 		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
 	p.ok = pz_decode_table(payload.data, payload.size, p.f, n_slots(d)) == PZ_OK;
@@ -558,7 +280,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	/* The row names the thread as it was before the event (a free ends it). */
 	if (!imp->no_ftrace_raw) {
 		utid = tp_proc_get_thread(imp, ev->machine, pid);
-		raw_row(imp, ev, d, &payload, utid, common_flags);
+		tp_ftrace_raw_event(imp, ev, d, &payload, utid, common_flags);
 	}
 	switch (payload.id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH: {
@@ -659,14 +381,6 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	}
 	tp_bounds_add(imp->db, ev->ts);
-}
-
-static bool before_start(struct tp_import *imp, const struct tp_event *ev)
-{
-	if (imp->tracing_started_ts == TP_NULL_INT || ev->ts >= imp->tracing_started_ts)
-		return false;
-	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
-	return true;
 }
 
 /*

@@ -8,7 +8,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* A varint field's value; 0 when absent or of another wire type. */
 static double value(const struct pz_field *f)

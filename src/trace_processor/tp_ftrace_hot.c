@@ -11,7 +11,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* The hot events' field ids are all below this. */
 #define HOT_SLOTS 8
@@ -104,7 +104,7 @@ void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot
  */
 static uint32_t comm(struct tp_import *imp, const struct tp_comm_ref *s, int64_t tid)
 {
-	struct tp_comm_slot *slot = &imp->fc.comms[(uint64_t)tid & (TP_COMM_CACHE - 1)];
+	struct tp_comm_slot *slot = &imp->ftrace->comms[(uint64_t)tid & (FT_COMM_CACHE - 1)];
 	const char *bytes;
 	uint32_t id;
 
@@ -129,9 +129,9 @@ static int64_t idle_track(struct tp_import *imp, uint32_t machine, int64_t cpu)
 {
 	int64_t *slot;
 
-	if (machine != 0 || cpu < 0 || cpu >= TP_CPU_CACHE)
+	if (machine != 0 || cpu < 0 || cpu >= FT_IDLE_CACHE)
 		return tp_track_cpu_counter(imp, "cpuidle", machine, cpu);
-	slot = &imp->fc.idle_track_plus1[cpu];
+	slot = &imp->ftrace->idle_track_plus1[cpu];
 	if (!*slot) {
 		int64_t t = tp_track_cpu_counter(imp, "cpuidle", machine, cpu);
 

@@ -9,7 +9,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* Enough for a phase, a pid, a value and a long slice name. */
 #define MARK_LINE_BYTES 1024

@@ -32,6 +32,7 @@
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "trace_processor/storage/storage.h"
+#include "trace_processor/tp_ftrace.h"
 
 /* ------------------------------------------------------------- memory ---- */
 
@@ -174,71 +175,7 @@ int tp_sorter_push(struct tp_sorter *s, const struct tp_event *ev);
 int tp_sorter_sort(struct tp_sorter *s);
 void tp_sorter_fini(struct tp_sorter *s);
 
-/* Decoded compact_sched records (the packed arrays rebuilt per event). */
-struct tp_compact_switch {
-	int64_t ts;
-	int64_t prev_state;
-	int32_t next_pid;
-	int32_t next_prio;
-	uint32_t next_comm;   /* string id (in a cursor: intern table index + 1, 0: none) */
-};
-
-struct tp_compact_waking {
-	int64_t ts;
-	int32_t pid;
-	int32_t target_cpu;
-	int32_t prio;
-	uint32_t comm;        /* string id (in a cursor: intern table index + 1, 0: none) */
-	uint32_t common_flags;
-};
-
 /* ------------------------------------------------------------ bundles ---- */
-
-/* An FtraceEvent's common fields, read once when its bundle opens. */
-struct tp_ftrace_header {
-	int64_t ts;
-	int64_t pid;
-	int64_t common_flags;         /* TP_NULL_INT when absent */
-	const uint8_t *payload;       /* the event message (oneof member) */
-	uint32_t payload_len;
-	uint32_t payload_id;          /* 0: none (malformed) */
-	bool has_ts;
-};
-
-/*
- * A comm of a hot event. Kernel comms are at most 16 bytes: those are
- * copied (zero-padded), so parsing compares two words, not trace bytes.
- */
-#define TP_COMM_INLINE 16
-struct tp_comm_ref {
-	union {
-		uint64_t w[TP_COMM_INLINE / 8];  /* len <= TP_COMM_INLINE */
-		const uint8_t *data;             /* longer: the bytes in the trace */
-	};
-	uint32_t len;
-	bool present;                 /* false: absent or not bytes */
-};
-
-/*
- * The fields of a hot event (tp_ftrace_hot.c), decoded with its header
- * when its bundle opens; absent ints are 0, as the generic parser reads
- * them. is_hot false: the generic parser decodes the payload itself.
- */
-struct tp_ftrace_hot {
-	bool is_hot;
-	union {
-		struct {
-			int64_t prev_pid, prev_state, next_pid, next_prio;
-			struct tp_comm_ref prev_comm, next_comm;
-		} sw;
-		struct {
-			int64_t pid;
-		} waking;
-		struct {
-			int64_t cpu_id, state;
-		} idle;
-	};
-};
 
 struct tp_bundle_event {
 	struct tp_ftrace_header h;
@@ -345,15 +282,13 @@ void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 #define TP_SCHED_STATE_CACHE 0x200
 /* Direct-mapped caches of the ftrace hot path (powers of two). */
 #define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
-#define TP_COMM_CACHE 1024        /* tid -> the comm string it had last */
-#define TP_CPU_CACHE 256          /* host CPU -> ucpu; cpu_idle tracks */
+#define TP_CPU_CACHE 256          /* host CPU -> ucpu */
 #define TP_MAX_CPUS_PER_MACHINE 4096 /* ucpu = machine * this + cpu, as Perfetto */
 #define TP_MAX_CPU_MACHINES 1024  /* machines whose CPUs get rows */
-#define TP_FTRACE_NAME_CACHE 1024 /* ftrace event id -> its name's string id */
 
 /*
  * Caches in front of hash lookups the ftrace parsers repeat per event
- * (tp_ftrace_hot.c, tp_proc.c, tp_sched.c). Every entry is checked
+ * (tp_proc.c, tp_sched.c). Every entry is checked
  * against its key, or only ever holds the value the lookup would return,
  * so a miss costs one lookup and a hit never changes a result.
  */
@@ -362,18 +297,9 @@ struct tp_tid_slot {
 	int64_t utid_plus1;           /* 0: empty */
 };
 
-struct tp_comm_slot {
-	uint64_t w[TP_COMM_INLINE / 8]; /* the string, zero-padded */
-	uint32_t id;                  /* string id; 0: empty */
-	uint32_t len;                 /* its length (<= TP_COMM_INLINE, no NUL) */
-};
-
 struct tp_ftrace_cache {
 	struct tp_tid_slot tids[TP_TID_CACHE];
-	struct tp_comm_slot comms[TP_COMM_CACHE];
 	uint32_t ucpu_plus1[TP_CPU_CACHE];       /* machine 0; 0: not looked up */
-	int64_t idle_track_plus1[TP_CPU_CACHE];  /* machine 0 "cpuidle" tracks */
-	uint32_t names[TP_FTRACE_NAME_CACHE];    /* [0]: "unknown" */
 	int64_t mismatch_stat_plus1;             /* machine 0 stats row */
 };
 
@@ -404,15 +330,12 @@ struct tp_import {
 
 
 	int64_t latest_ts;            /* newest timestamp tokenized */
-	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
 	bool write_into_file;         /* from the trace config: long trace mode */
 	bool no_ftrace_raw;           /* tp_options.no_ftrace_raw */
 
 	/* processes and threads */
 	struct hmap tid_to_utid;      /* (machine << 32 | tid) -> utid (newest) */
 	struct hmap pid_to_upid;      /* (machine << 32 | pid) -> upid (newest) */
-	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
-	struct hmap ftrace_keys;      /* (event id << 16 | field id) -> key string id */
 	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> earliest ftrace time */
 	struct tp_thread_state *threads;
 	size_t cap_threads;
@@ -441,6 +364,8 @@ struct tp_import {
 	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
 	uint64_t bytes_read;
 
+	/* ftrace events (tp_ftrace_int.h) */
+	struct tp_ftrace *ftrace;
 	/* track events (tp_track_event.h); NULL until the first one */
 	struct tp_te *te;
 	bool analyze_proto_content;   /* tp_options.analyze_proto_content */
@@ -451,15 +376,9 @@ struct tp_import {
 	/* threads paired before their process is known (tp_proc_assoc.c) */
 	struct tp_proc_assoc *proc_assoc;
 
-	/* atrace async slice tracks (tp_atrace_async.c); NULL until the first one */
-	struct tp_atrace_async *atrace_async;
 
 	/* tracks named by type and dimensions (tp_track_dims.c) */
 	struct hmap dim_tracks;       /* hash(type, machine, dims, idx) -> track id */
-	struct hmap wakelocks;        /* name string id -> active count (tp_wakesource.c) */
-	struct hmap dma_buffers;      /* inode -> pool index + 1 (tp_dma_heap.c) */
-	struct hmap dma_busy;         /* pool index -> 1 while a buffer uses it */
-	struct hmap adreno;           /* hashed keys -> values (tp_adreno.c) */
 	struct hmap energy_consumers; /* consumer id -> name << 32 | type (tp_android_probes.c) */
 
 	struct tp_ftrace_cache fc;
@@ -725,34 +644,6 @@ void tp_slice_finish(struct tp_import *imp);
 void tp_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_parse_finish(struct tp_import *imp);
 
-/* tp_ftrace.c */
-void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
-			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
-/* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
-void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
-/* sched_cpu_util_cfs: per-CPU Util, Cap and Nr Running counters (tp_ftrace_cpu_util.c). */
-void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
-			    size_t len);
-/*
- * tp_ftrace_raw_append() - The ftrace_event row of an event (@event_id 0
- * for an unknown one, named @name), without its args. Return: the row, or
- * -1 on OOM.
- */
-int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
-			     const char *name, int64_t utid, int64_t common_flags);
-/*
- * tp_ftrace_hot.c: tp_ftrace_hot_decode() reads the fields of a hot event
- * (sets @out->is_hot; touches nothing else, so any thread may call it);
- * tp_ftrace_hot_parse() parses a decoded one.
- */
-void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot *out);
-void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
-			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
-void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
-				    const struct tp_compact_switch *s);
-void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
-				    const struct tp_compact_waking *w);
-
 /* tp_proc.c */
 int tp_proc_init(struct tp_import *imp);
 /*
@@ -853,25 +744,6 @@ void tp_gk_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32
 /* Frees the generic kernel parser's state (NULL-safe). */
 void tp_gk_fini(struct tp_import *imp);
 
-/* ------------------------------------------------------- atrace async ---- */
-
-/*
- * tp_atrace_async_slice() - An atrace S (@begin) or F line of process @tgid:
- * begins or ends slice @name (a string id) on the track its @cookie maps to.
- */
-void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
-			   int64_t tgid, uint32_t name, int64_t cookie);
-/*
- * tp_atrace_async_track() - An atrace G (begin), H (end) or N (instant)
- * line from thread @tid of process @tgid on the track named @track_name;
- * @name is 0 for H, @cookie unused for N.
- */
-void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, char phase,
-			   int64_t tid, int64_t tgid, uint32_t track_name, uint32_t name,
-			   int64_t cookie);
-/* Frees the atrace async state (NULL-safe). */
-void tp_atrace_async_fini(struct tp_import *imp);
-
 /* ---------------------------------------------------- dimension tracks ---- */
 
 enum tp_dim_kind { TP_DIM_STR, TP_DIM_INT, TP_DIM_UINT };
@@ -892,35 +764,15 @@ struct tp_dim {
  */
 int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bool is_counter,
 		      uint32_t machine, const struct tp_dim *dims, size_t n_dims, uint32_t idx);
-
-/* Small ftrace event parsers, called by tp_ftrace.c in time order. */
-/* wakeup_source_activate/deactivate: "Wakelock(<name>)" slices (tp_wakesource.c). */
-void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activate,
-		   const uint8_t *data, size_t len);
-/* mdss tracing_mark_write and sde_tracing_mark_write as atrace lines (tp_ftrace_mark.c). */
-void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool is_sde,
-		    const uint8_t *data, size_t len);
-/* dma_heap_stat: heap counters and per-buffer slices (tp_dma_heap.c). */
-void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
-		      const uint8_t *data, size_t len);
-/* kgsl_adreno_cmdbatch_{queued,sync,retired} (@event_id): GPU slices (tp_adreno.c). */
-void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
-			uint32_t event_id, const uint8_t *data, size_t len);
-/*
- * tp_ftrace_atrace() - One atrace line (B|pid|name, E|pid, C|pid|name|value,
- * I, S, F, G, H, N forms) written by thread @tid at @ev's time (tp_ftrace.c).
- */
-void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
-		      const char *buf, size_t len);
+/* The global battery_stats.* counter @name (atrace or system property). */
+void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
+			      const char *name, size_t len, double value);
 
 /* Android probes packets (tp_android_probes.c). */
 void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *ev,
 				 const uint8_t *data, size_t len);
 void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
 				const uint8_t *data, size_t len);
-/* The global battery_stats.* counter @name (atrace or system property). */
-void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
-			      const char *name, size_t len, double value);
 
 /* tp_track.c */
 int tp_track_init(struct tp_import *imp);

@@ -145,8 +145,6 @@ void tp_proc_fini(struct tp_import *imp)
 	hmap_fini(&imp->tid_to_utid);
 	memset(imp->fc.tids, 0, sizeof(imp->fc.tids));
 	hmap_fini(&imp->pid_to_upid);
-	hmap_fini(&imp->mm_to_upid);
-	hmap_fini(&imp->ftrace_keys);
 	hmap_fini(&imp->ftrace_cpu_start);
 	free(imp->threads);
 	imp->threads = NULL;

@@ -283,9 +283,8 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 		struct pz_field s[3];
 
 		if (pz_decode_table(payload.data, payload.size, s, 3) == PZ_OK &&
-		    s[PB_TRACING_SERVICE_EVENT__TRACING_STARTED].id &&
-		    imp->tracing_started_ts == TP_NULL_INT)
-			imp->tracing_started_ts = trace_ts;
+		    s[PB_TRACING_SERVICE_EVENT__TRACING_STARTED].id)
+			tp_ftrace_tracing_started(imp, trace_ts);
 	}
 	ev.ts = trace_ts;
 	ev.kind = TP_EV_PACKET;

@@ -11,7 +11,6 @@
 
 #include "base/hash.h"
 #include "trace_processor/tp_int.h"
-#include "trace_processor/tp_track_event.h"
 
 struct tp_tracks {
 	struct hmap cpu_counters;     /* tp_hash_name(name, machine, cpu) -> track id */

@@ -9,7 +9,6 @@
 
 #include "base/hash.h"
 #include "trace_processor/tp_int.h"
-#include "trace_processor/tp_track_event.h"
 
 static uint64_t identity(const char *type, uint32_t machine, const struct tp_dim *dims,
 			 size_t n, uint32_t idx)
@@ -62,4 +61,14 @@ int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bo
 	if (hmap_put(&imp->dim_tracks, k, (uint64_t)row) < 0)
 		return -1;
 	return row;
+}
+
+void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
+			      const char *name, size_t len, double value)
+{
+	uint32_t key = tp_str_intern(&imp->db->strings, name, len);
+	struct tp_dim dim = {"counter_key", TP_DIM_STR, key};
+
+	tp_counter_add(imp, ts, tp_track_dims(imp, "battery_stats", key, true, machine, &dim, 1, 0),
+		       value);
 }

@@ -9,7 +9,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* Perfetto builds the name in a 32-byte buffer, so long names are cut. */
 #define WAKELOCK_NAME_BYTES 32
@@ -41,9 +41,9 @@ void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activa
 				       (const char *)f[PB_WAKEUP_SOURCE_ACTIVATE_FTRACE_EVENT__NAME].data,
 				       f[PB_WAKEUP_SOURCE_ACTIVATE_FTRACE_EVENT__NAME].size)
 		       : tp_str_intern(&imp->db->strings, "", 0);
-	hmap_get(&imp->wakelocks, name, &count);
+	hmap_get(&imp->ftrace->wakelocks, name, &count);
 	if (activate) {
-		hmap_put(&imp->wakelocks, name, count + 1);
+		hmap_put(&imp->ftrace->wakelocks, name, count + 1);
 		/* A source already active keeps its one slice. */
 		if (count > 0)
 			return;
@@ -51,7 +51,7 @@ void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activa
 		tp_slice_begin(imp, ev->ts, track, 0, title);
 		return;
 	}
-	hmap_put(&imp->wakelocks, name, count > 0 ? count - 1 : 0);
+	hmap_put(&imp->ftrace->wakelocks, name, count > 0 ? count - 1 : 0);
 	if (count != 1)
 		return;
 	track = wakelock_track(imp, ev->machine, name, &title);

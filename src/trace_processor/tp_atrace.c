@@ -1,20 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_atrace_async.c - atrace async slices on process-scoped tracks, called
- * by the atrace line parser in tp_ftrace.c: S|pid|name|cookie and
- * F|pid|name|cookie (one track set per process and slice name), and
- * G|pid|track|name|cookie, H|pid|track|[name|]cookie, N|pid|track|name
- * (one set per process and track name). Within a set, slices with one
- * cookie stay on one track and a track whose slices have all ended is reused
- * for the next cookie, so overlapping slices land on separate tracks.
- * Few sets, few tracks each: linear scans within a set.
+ * tp_atrace.c - atrace lines (trace_marker prints, display drivers' marks):
+ * B|pid|name and E|pid slices on the thread's track, C|pid|name|value
+ * counters, I|pid|name instants, and the async forms on process-scoped
+ * tracks: S|pid|name|cookie and F|pid|name|cookie (one track set per
+ * process and slice name), and G|pid|track|name|cookie,
+ * H|pid|track|[name|]cookie, N|pid|track|name (one set per process and
+ * track name). Within a set, slices with one cookie stay on one track and
+ * a track whose slices have all ended is reused for the next cookie, so
+ * overlapping slices land on separate tracks. Few sets, few tracks each:
+ * linear scans within a set. Called by tp_ftrace.c and tp_ftrace_mark.c.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/hash.h"
-#include "trace_processor/tp_int.h"
-#include "trace_processor/tp_track_event.h"
+#include "trace_processor/tp_ftrace_int.h"
 
 /* A client can open this many tracks per set (distinct live cookies). */
 #define AA_MAX_SLOTS 4096
@@ -55,7 +56,7 @@ static uint32_t str(struct tp_import *imp, const char *s)
 
 static struct tp_atrace_async *state(struct tp_import *imp)
 {
-	struct tp_atrace_async *a = imp->atrace_async;
+	struct tp_atrace_async *a = imp->ftrace->atrace_async;
 
 	if (a)
 		return a;
@@ -71,7 +72,7 @@ static struct tp_atrace_async *state(struct tp_import *imp)
 	a->k_end_utid = str(imp, "end_utid");
 	a->k_count = str(imp, "legacy_unnestable_begin_count");
 	a->k_last_ts = str(imp, "legacy_unnestable_last_begin_ts");
-	imp->atrace_async = a;
+	imp->ftrace->atrace_async = a;
 	return a;
 }
 
@@ -213,8 +214,12 @@ static void arg_uint(struct tp_import *imp, int64_t track, int64_t row, uint32_t
 		tp_argset_uint(imp, b, key, v);
 }
 
-void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
-			   int64_t tgid, uint32_t name, int64_t cookie)
+/*
+ * An S (@begin) or F line of process @tgid: begins or ends slice @name (a
+ * string id) on the track its @cookie maps to.
+ */
+static void async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, bool begin,
+			int64_t tgid, uint32_t name, int64_t cookie)
 {
 	struct tp_atrace_async *a = state(imp);
 	int64_t upid = tp_proc_get_process(imp, machine, tgid), track, row;
@@ -259,9 +264,14 @@ void tp_atrace_async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, 
 	sl->open_row = -1;
 }
 
-void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, char phase,
-			   int64_t tid, int64_t tgid, uint32_t track_name, uint32_t name,
-			   int64_t cookie)
+/*
+ * A G (begin), H (end) or N (instant) line from thread @tid of process
+ * @tgid on the track named @track_name; @name is 0 for H, @cookie unused
+ * for N.
+ */
+static void async_track(struct tp_import *imp, uint32_t machine, int64_t ts, char phase,
+			int64_t tid, int64_t tgid, uint32_t track_name, uint32_t name,
+			int64_t cookie)
 {
 	struct tp_atrace_async *a = state(imp);
 	int64_t upid = tp_proc_get_process(imp, machine, tgid), track, row, utid;
@@ -306,9 +316,195 @@ void tp_atrace_async_track(struct tp_import *imp, uint32_t machine, int64_t ts, 
 	}
 }
 
+/* -------------------------------------------------------------- lines ---- */
+
+/* atrace B/E share the slice stacks of track events (tp_slice.c). */
+static void slice_begin(struct tp_import *imp, int64_t ts, int64_t track, const char *name,
+			size_t len)
+{
+	tp_slice_begin(imp, ts, track, 0, tp_str_intern(&imp->db->strings, name, len));
+}
+
+static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
+{
+	if (tp_slice_end(imp, ts, track, 0, 0) < 0)
+		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+}
+
+/* Splits the next '|'-separated field of [*p, end). */
+static bool next_field(const char **p, const char *end, const char **out, size_t *len)
+{
+	const char *bar;
+
+	if (*p > end)
+		return false;
+	bar = memchr(*p, '|', (size_t)(end - *p));
+	*out = *p;
+	*len = (size_t)((bar ? bar : end) - *p);
+	*p = bar ? bar + 1 : end + 1;
+	return true;
+}
+
+static bool parse_i64(const char *s, size_t len, int64_t *out)
+{
+	char tmp[32], *e;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return false;
+	memcpy(tmp, s, len);
+	tmp[len] = '\0';
+	*out = strtoll(tmp, &e, 10);
+	return *e == '\0';
+}
+
+/*
+ * The async forms after "X|pid|": S and F name|cookie; G track|name|cookie;
+ * H track|cookie or track|name|cookie; N track|name. Return: false if
+ * malformed.
+ */
+static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			 int64_t pid, char phase, const char *p, const char *end)
+{
+	struct tp_strings *st = &imp->db->strings;
+	const char *a = NULL, *b = NULL, *c = NULL;
+	size_t na = 0, nb = 0, nc = 0;
+	int64_t cookie = 0;
+
+	next_field(&p, end, &a, &na);
+	next_field(&p, end, &b, &nb);
+	next_field(&p, end, &c, &nc);
+	if (!na)
+		return false;
+	switch (phase) {
+	case 'S':
+	case 'F':
+		if (!parse_i64(b, nb, &cookie))
+			return false;
+		async_slice(imp, ev->machine, ev->ts, phase == 'S', pid,
+				      tp_str_intern(st, a, na), cookie);
+		return true;
+	case 'G':
+		if (!nb || !parse_i64(c, nc, &cookie))
+			return false;
+		break;
+	case 'H':
+		if (!parse_i64(nc ? c : b, nc ? nc : nb, &cookie))
+			return false;
+		nb = 0;
+		break;
+	default:
+		if (!nb)
+			return false;
+		break;
+	}
+	async_track(imp, ev->machine, ev->ts, phase, tid, pid, tp_str_intern(st, a, na),
+			      nb ? tp_str_intern(st, b, nb) : 0, cookie);
+	return true;
+}
+
+/*
+ * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
+ * I|pid|name (instant), and the async forms above. Others are left to the
+ * ftrace_event table.
+ */
+void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const char *buf, size_t len)
+{
+	const char *p = buf, *end, *f;
+	size_t n;
+	int64_t pid = 0, utid, track;
+
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
+		len--;
+	/* Before any pointer arithmetic: a buf that is not bytes has no data. */
+	if (len < 1 || (len > 1 && buf[1] != '|'))
+		return;
+	end = buf + len;
+	p = buf + 2;
+	switch (buf[0]) {
+	case 'B':
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid))
+			goto bad;
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		if (utid < 0)
+			return;
+		if (pid > 0 && imp->db->thread.n_rows > (size_t)utid &&
+		    tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
+			tp_proc_set_thread_process(imp, utid, ev->machine, pid);
+		if (p > end)
+			goto bad;
+		track = tp_track_thread(imp, utid);
+		slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
+		return;
+	case 'E':
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		if (utid < 0)
+			return;
+		slice_end(imp, ev->ts, tp_track_thread(imp, utid));
+		return;
+	case 'C': {
+		const char *name, *val;
+		size_t nlen, vlen;
+		char tmp[64], *e;
+		double v;
+		int64_t upid;
+
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !next_field(&p, end, &name, &nlen) || !next_field(&p, end, &val, &vlen) ||
+		    vlen == 0 || vlen >= sizeof(tmp))
+			goto bad;
+		memcpy(tmp, val, vlen);
+		tmp[vlen] = '\0';
+		v = strtod(tmp, &e);
+		if (*e != '\0')
+			goto bad;
+		if (nlen > 14 && !memcmp(name, "battery_stats.", 14)) {
+			tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, v);
+			return;
+		}
+		if (nlen >= sizeof(tmp))
+			nlen = sizeof(tmp) - 1;
+		memcpy(tmp, name, nlen);
+		tmp[nlen] = '\0';
+		upid = tp_proc_get_process(imp, ev->machine, pid);
+		tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, tmp, upid), v);
+		return;
+	}
+	case 'I': {
+		struct tp_table *in = &imp->db->instant;
+		int64_t row;
+
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
+			goto bad;
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		row = utid >= 0 ? tp_table_append(in) : -1;
+		if (row < 0)
+			return;
+		tp_set_int(in, INSTANT_TS, (size_t)row, ev->ts);
+		tp_set_int(in, INSTANT_TRACK_ID, (size_t)row, tp_track_thread(imp, utid));
+		tp_set_str(in, INSTANT_NAME, (size_t)row,
+			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
+		return;
+	}
+	case 'S':
+	case 'F':
+	case 'G':
+	case 'H':
+	case 'N':
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !atrace_async(imp, ev, tid, pid, buf[0], p, end))
+			goto bad;
+		return;
+	default:
+		return;
+	}
+bad:
+	tp_stat_add(imp, "atrace_tracing_mark_write_malformed", -1, ev->machine, 1);
+}
+
 void tp_atrace_async_fini(struct tp_import *imp)
 {
-	struct tp_atrace_async *a = imp->atrace_async;
+	struct tp_atrace_async *a = imp->ftrace->atrace_async;
 	size_t i;
 
 	if (!a)
@@ -318,5 +514,5 @@ void tp_atrace_async_fini(struct tp_import *imp)
 	free(a->sets);
 	hmap_fini(&a->by_hash);
 	free(a);
-	imp->atrace_async = NULL;
+	imp->ftrace->atrace_async = NULL;
 }
