@@ -9,7 +9,9 @@
  * by time if the kernel's order was broken) and its compact_sched records
  * (switches and wakings: two more sorted streams), all decoded in one
  * pass when it opens, and yields the earliest of the three. It runs on the
- * worker: what it would write (stats, strings) goes out as ops.
+ * worker and writes nothing: what the tables must learn besides the
+ * events (stats, a compact_sched intern table) it leaves as notes for the
+ * merge worker to pass on in order, and it hands each event back to it.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -39,13 +41,21 @@ static void packed(struct pz_packed *it, const struct pz_field *f)
 	pz_packed_init(it, f->id && f->wire_type == PZ_WIRE_LEN ? f : &none);
 }
 
+/* Records what the parser must hear before the bundle's events, in order. */
+static void note(struct tp_bundle_cursor *c, const char *stat, int64_t value)
+{
+	if (c->n_notes == TP_BUNDLE_MAX_NOTES)
+		return;
+	c->notes[c->n_notes].stat = stat;
+	c->notes[c->n_notes++].value = value;
+}
+
 /*
  * Decodes compact_sched into the cursor's record arrays (timestamps made
  * absolute and shifted by the bundle's clock offset). Columns shorter than
  * the timestamp column are an error: the records past them are dropped.
  */
-static void decode_compact(struct tp_pipe *p, struct tp_bundle_cursor *c, const uint8_t *data,
-			   size_t len)
+static void decode_compact(struct tp_bundle_cursor *c, const uint8_t *data, size_t len)
 {
 	struct pz_field f[13];
 	struct pz_reader r;
@@ -57,7 +67,7 @@ static void decode_compact(struct tp_pipe *p, struct tp_bundle_cursor *c, const 
 	bool bad = false;
 
 	if (pz_decode_table(data, len, f, 13) != PZ_OK) {
-		tp_pipe_stat(p, "compact_sched_has_parse_errors", c->machine, 1);
+		note(c, "compact_sched_has_parse_errors", 1);
 		return;
 	}
 	/* The parsing thread interns the table (records hold index + 1). */
@@ -74,7 +84,7 @@ static void decode_compact(struct tp_pipe *p, struct tp_bundle_cursor *c, const 
 	}
 	n_comms = c->n_comms;
 	if (n_comms)
-		tp_pipe_comms(p, c);
+		note(c, NULL, 0);
 	/* Switches. */
 	packed(&ts_it, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP]);
 	packed(&a, &f[PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE]);
@@ -133,7 +143,7 @@ static void decode_compact(struct tp_pipe *p, struct tp_bundle_cursor *c, const 
 			bad = true;
 	}
 	if (bad)
-		tp_pipe_stat(p, "compact_sched_has_parse_errors", c->machine, 1);
+		note(c, "compact_sched_has_parse_errors", 1);
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -330,7 +340,7 @@ static int scan(struct tp_bundle_cursor *c, const uint8_t *data, size_t len,
 	return 0;
 }
 
-int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
+int tp_bundle_open(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
 		   const struct tp_event *ev)
 {
 	struct bundle_scan s;
@@ -343,6 +353,7 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	c->gen = ev->aux;
 	c->n_ev = c->i_ev = c->n_sw = c->n_wk = c->i_sw = c->i_wk = 0;
 	c->n_comms = 0;
+	c->n_notes = 0;
 	c->n_clock_errors = 0;
 	c->has_head = false;
 	if (scan(c, ev->data, ev->len, &s) < 0)
@@ -350,15 +361,15 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	c->offset = tp_bundle_clock_offset(s.f);
 	if (s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
-		decode_compact(p, c, s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
+		decode_compact(c, s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
 			       s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].size);
 	/* Stats in the order their first cases came in the bundle. */
 	if (s.n_errors && s.errors_first)
-		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
+		note(c, "ftrace_abi_errors", (int64_t)s.n_errors);
 	if (s.n_no_ts)
-		tp_pipe_stat(p, "ftrace_event_without_timestamp", c->machine, (int64_t)s.n_no_ts);
+		note(c, "ftrace_event_without_timestamp", (int64_t)s.n_no_ts);
 	if (s.n_errors && !s.errors_first)
-		tp_pipe_stat(p, "ftrace_abi_errors", c->machine, (int64_t)s.n_errors);
+		note(c, "ftrace_abi_errors", (int64_t)s.n_errors);
 	c->has_span = false;
 	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, c->machine);
 	identity = tp_clock_trace_clock(clocks) == boot;
@@ -370,7 +381,7 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 			sorted = false;
 	}
 	if (!sorted) {
-		tp_pipe_stat(p, "ftrace_bundle_out_of_order", c->machine, 1);
+		note(c, "ftrace_bundle_out_of_order", 1);
 		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
 	}
 	for (i = 0; i < c->n_sw; i++)
@@ -378,8 +389,7 @@ int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_b
 	for (i = 0; i < c->n_wk; i++)
 		c->wk[i].ts = to_trace(clocks, c, c->wk[i].ts);
 	if (c->n_clock_errors)
-		tp_pipe_stat(p, "clock_sync_failure_no_path", c->machine,
-			     (int64_t)c->n_clock_errors);
+		note(c, "clock_sync_failure_no_path", (int64_t)c->n_clock_errors);
 	set_head(c);
 	return 0;
 }
@@ -390,13 +400,15 @@ bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts)
 	return c->has_head;
 }
 
-void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *parse_ts)
+enum tp_bundle_item tp_bundle_next(struct tp_bundle_cursor *c, int64_t *parse_ts,
+				   const void **out_rec, int64_t *out_ts)
 {
+	enum tp_bundle_item item;
 	int64_t ts = c->head_ts;
 	bool late;
 
 	if (!c->has_head)
-		return;
+		return TP_BUNDLE_NONE;
 	/*
 	 * Tables get rows in time order (SQL bisects their ts columns). An
 	 * event earlier than one already parsed (its bundle keyed by a later
@@ -404,25 +416,22 @@ void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *pars
 	 * dropped, as Perfetto's sorter drops what comes too late.
 	 */
 	late = ts < *parse_ts;
-	if (late)
-		tp_pipe_stat(p, "sorter_push_event_out_of_order", TP_STAT_GLOBAL, 1);
-	else
+	if (!late)
 		*parse_ts = ts;
+	*out_ts = ts;
 	/* At equal times: full events, then switches, then wakings. */
 	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
-		if (!late)
-			tp_pipe_ftrace(p, c, &c->ev[c->i_ev], ts);
-		c->i_ev++;
+		*out_rec = &c->ev[c->i_ev++];
+		item = TP_BUNDLE_FTRACE;
 	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
-		if (!late)
-			tp_pipe_compact_switch(p, c, &c->sw[c->i_sw], ts);
-		c->i_sw++;
+		*out_rec = &c->sw[c->i_sw++];
+		item = TP_BUNDLE_SWITCH;
 	} else {
-		if (!late)
-			tp_pipe_compact_waking(p, c, &c->wk[c->i_wk], ts);
-		c->i_wk++;
+		*out_rec = &c->wk[c->i_wk++];
+		item = TP_BUNDLE_WAKING;
 	}
 	set_head(c);
+	return late ? TP_BUNDLE_LATE : item;
 }
 
 void tp_bundle_close(struct tp_bundle_cursor *c)

@@ -194,6 +194,7 @@ struct tp_comm_src {
  * merge worker (tp_pipe.c) fills and advances it; the parsing thread reads
  * the records the worker's ops point at, and fills comm_ids.
  */
+#define TP_BUNDLE_MAX_NOTES 8
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
 	uint32_t gen;                 /* tp_event.aux of the bundle */
@@ -213,6 +214,12 @@ struct tp_bundle_cursor {
 	bool has_span;
 	int64_t head_ts;              /* time of the next event, if has_head */
 	bool has_head;
+	/* What opening it found besides events, for the parser, in order. */
+	struct tp_bundle_note {
+		const char *stat;     /* a stat to add @value to; NULL: intern comm_src */
+		int64_t value;
+	} notes[TP_BUNDLE_MAX_NOTES];
+	uint32_t n_notes;
 };
 
 struct pz_field;
@@ -227,18 +234,28 @@ int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
  */
 int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts);
 /*
- * Decodes a bundle entry into @c (whose buffers are reused); its stats and
- * intern table go to @p as ops. Context: the merge worker.
+ * Decodes a bundle entry into @c (whose buffers are reused); what the
+ * parser must hear before its events is in c->notes. Context: the merge
+ * worker.
  */
-int tp_bundle_open(struct tp_pipe *p, struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
+int tp_bundle_open(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
 		   const struct tp_event *ev);
 /* The time of the cursor's next event: false when it is done. */
 bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts);
+enum tp_bundle_item {
+	TP_BUNDLE_NONE,       /* the cursor is done */
+	TP_BUNDLE_LATE,       /* an event before the newest time handed on: dropped */
+	TP_BUNDLE_FTRACE,     /* *out_rec: a struct tp_bundle_event */
+	TP_BUNDLE_SWITCH,     /* *out_rec: a struct tp_compact_switch */
+	TP_BUNDLE_WAKING,     /* *out_rec: a struct tp_compact_waking */
+};
 /*
- * Hands the cursor's next event to @p (or counts it as late if it is
- * before *@parse_ts, the newest time handed on so far) and advances.
+ * tp_bundle_next() - The cursor's next event, and its time; advances. An
+ * event before *@parse_ts, the newest time handed on so far, is late;
+ * otherwise it becomes *@parse_ts.
  */
-void tp_bundle_emit(struct tp_pipe *p, struct tp_bundle_cursor *c, int64_t *parse_ts);
+enum tp_bundle_item tp_bundle_next(struct tp_bundle_cursor *c, int64_t *parse_ts,
+				   const void **out_rec, int64_t *out_ts);
 void tp_bundle_close(struct tp_bundle_cursor *c);
 void tp_bundle_fini(struct tp_bundle_cursor *c);
 
@@ -264,17 +281,6 @@ int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every
 		int (*guard)(tp_guard_cb fn, void *arg, void *user), void *user);
 /* Stops and frees a pipe whose caller left tp_pipe_run() by a signal. */
 void tp_pipe_abort(struct tp_pipe *p);
-
-/* Ops from the worker's side (tp_bundle.c): applied in order by the parser. */
-void tp_pipe_stat(struct tp_pipe *p, const char *name, uint32_t machine, int64_t value);
-void tp_pipe_ftrace(struct tp_pipe *p, const struct tp_bundle_cursor *c,
-		    const struct tp_bundle_event *be, int64_t ts);
-void tp_pipe_compact_switch(struct tp_pipe *p, struct tp_bundle_cursor *c,
-			    const struct tp_compact_switch *s, int64_t ts);
-void tp_pipe_compact_waking(struct tp_pipe *p, struct tp_bundle_cursor *c,
-			    const struct tp_compact_waking *w, int64_t ts);
-/* The cursor's intern table is interned into comm_ids now. */
-void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c);
 
 /* ----------------------------------------------------------- importer ---- */
 

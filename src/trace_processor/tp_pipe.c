@@ -267,32 +267,46 @@ static void push(struct tp_pipe *p, enum op_kind kind, const void *ptr, struct t
 	push_aux(p, kind, ptr, c, ts_or_value, machine, cpu, 0);
 }
 
-void tp_pipe_stat(struct tp_pipe *p, const char *name, uint32_t machine, int64_t value)
+static void push_stat(struct tp_pipe *p, const char *name, uint32_t machine, int64_t value)
 {
 	push(p, OP_STAT, name, NULL, value, machine, 0);
 }
 
-void tp_pipe_ftrace(struct tp_pipe *p, const struct tp_bundle_cursor *c,
-		    const struct tp_bundle_event *be, int64_t ts)
+/* Hands on what opening @c found (stats, its intern table), in order. */
+static void push_notes(struct tp_pipe *p, struct tp_bundle_cursor *c)
 {
-	push_aux(p, OP_FTRACE, be, NULL, ts, c->machine, c->cpu, c->gen);
+	uint32_t i;
+
+	for (i = 0; i < c->n_notes; i++) {
+		if (c->notes[i].stat)
+			push_stat(p, c->notes[i].stat, c->machine, c->notes[i].value);
+		else
+			push(p, OP_COMMS, NULL, c, 0, c->machine, c->cpu);
+	}
 }
 
-void tp_pipe_compact_switch(struct tp_pipe *p, struct tp_bundle_cursor *c,
-			    const struct tp_compact_switch *s, int64_t ts)
+/* Hands on @c's next event (or counts it as late) and advances @c. */
+static void push_next(struct tp_pipe *p, struct tp_bundle_cursor *c)
 {
-	push_aux(p, OP_SWITCH, s, c, ts, c->machine, c->cpu, c->gen);
-}
+	const void *rec = NULL;
+	int64_t ts = 0;
 
-void tp_pipe_compact_waking(struct tp_pipe *p, struct tp_bundle_cursor *c,
-			    const struct tp_compact_waking *w, int64_t ts)
-{
-	push_aux(p, OP_WAKING, w, c, ts, c->machine, c->cpu, c->gen);
-}
-
-void tp_pipe_comms(struct tp_pipe *p, struct tp_bundle_cursor *c)
-{
-	push(p, OP_COMMS, NULL, c, 0, c->machine, c->cpu);
+	switch (tp_bundle_next(c, &p->parse_ts, &rec, &ts)) {
+	case TP_BUNDLE_NONE:
+		break;
+	case TP_BUNDLE_LATE:
+		push_stat(p, "sorter_push_event_out_of_order", TP_STAT_GLOBAL, 1);
+		break;
+	case TP_BUNDLE_FTRACE:
+		push_aux(p, OP_FTRACE, rec, NULL, ts, c->machine, c->cpu, c->gen);
+		break;
+	case TP_BUNDLE_SWITCH:
+		push_aux(p, OP_SWITCH, rec, c, ts, c->machine, c->cpu, c->gen);
+		break;
+	case TP_BUNDLE_WAKING:
+		push_aux(p, OP_WAKING, rec, c, ts, c->machine, c->cpu, c->gen);
+		break;
+	}
 }
 
 /* A cursor to fill: a spare one, or a new one; NULL on OOM. */
@@ -407,7 +421,7 @@ static void merge_until(struct tp_pipe *p, int64_t limit, bool drain)
 		if (p->n_heap > 2 && p->heap[2].ts < rival_ts)
 			rival_ts = p->heap[2].ts;
 		do {
-			tp_bundle_emit(p, top->c, &p->parse_ts);
+			push_next(p, top->c);
 			parsed_one(p);
 			more = tp_bundle_peek(top->c, &ts);
 			if (more)
@@ -455,14 +469,19 @@ static void produce(void *user)
 		}
 		e.c = cursor_get(p);
 		if (!e.c) {
-			tp_pipe_stat(p, "parser_out_of_memory", ev->machine, 1);
+			push_stat(p, "parser_out_of_memory", ev->machine, 1);
 			continue;
 		}
 		e.seq = i;
 		e.machine = ev->machine;
 		e.cpu = ev->cpu;
-		if (tp_bundle_open(p, tp_clock_graph(imp), e.c, ev) < 0 ||
-		    !tp_bundle_peek(e.c, &e.ts) || heap_push(p, &e) < 0) {
+		if (tp_bundle_open(tp_clock_graph(imp), e.c, ev) < 0) {
+			tp_bundle_close(e.c);
+			push(p, OP_DONE, NULL, e.c, 0, 0, 0);
+			continue;
+		}
+		push_notes(p, e.c);
+		if (!tp_bundle_peek(e.c, &e.ts) || heap_push(p, &e) < 0) {
 			tp_bundle_close(e.c);
 			push(p, OP_DONE, NULL, e.c, 0, 0, 0);
 		}
