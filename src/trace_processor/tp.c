@@ -99,6 +99,8 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 		tp_te_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_proc_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_sched_init(&tp->imp);
 	if (rc < 0) {
 		tp_destroy(tp);
 		return rc;
@@ -113,6 +115,7 @@ static void import_fini(struct tp_import *imp)
 	tp_arena_fini(&imp->arena);
 	tp_clock_sync_fini(imp);
 	tp_proc_fini(imp);
+	hmap_fini(&imp->ftrace_cpu_start);
 	tp_track_fini(imp);
 	tp_stats_fini(imp);
 	hmap_fini(&imp->machine_rows);
@@ -125,9 +128,7 @@ static void import_fini(struct tp_import *imp)
 	tp_args_fini(imp);
 	tp_gk_fini(imp);
 	tp_ftrace_fini(imp);
-	tp_proc_assoc_fini(imp);
-	free(imp->cpus);
-	imp->cpus = NULL;
+	tp_sched_fini(imp);
 }
 
 void tp_destroy(struct tp *tp)

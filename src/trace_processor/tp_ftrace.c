@@ -180,9 +180,7 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
 			: NULL;
 
-	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
-		return;
-	row = imp->threads[utid].open_row;
+	row = tp_sched_open_state(imp, utid);
 	if (row < 0)
 		return;
 	if (p->f[PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT].id)
@@ -392,30 +390,29 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
 				    const struct tp_compact_switch *s)
 {
-	int64_t ucpu, prev, next_utid;
-	struct tp_cpu_state *c;
+	int64_t ucpu, prev, next_utid, running;
 
 	if (before_start(imp, ev))
 		return;
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
 		return;
-	c = &imp->cpus[ucpu];
-	if (c->running_utid < 0) {
+	running = tp_sched_running(imp, ucpu);
+	if (running < 0) {
 		tp_stat_add(imp, "compact_sched_switch_skipped", -1, ev->machine, 1);
 		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
 		if (next_utid < 0)
 			return;
 		if (s->next_pid != 0)
 			tp_proc_set_thread_name(imp, next_utid, s->next_comm);
-		c->running_utid = next_utid;
+		tp_sched_set_running(imp, ucpu, next_utid);
 		return;
 	}
-	prev = tp_col_int(&imp->db->thread, THREAD_TID)[c->running_utid];
+	prev = tp_col_int(&imp->db->thread, THREAD_TID)[running];
 	/* Perfetto's row for a switch has no common_flags: 0. */
 	if (!imp->no_ftrace_raw)
 		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_SWITCH, "sched_switch",
-				     c->running_utid, 0);
+				     running, 0);
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
 			s->next_comm, s->next_prio);
 }
@@ -430,13 +427,13 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
 		return;
-	if (imp->cpus[ucpu].running_utid < 0) {
+	if (tp_sched_running(imp, ucpu) < 0) {
 		tp_stat_add(imp, "compact_sched_waking_skipped", -1, ev->machine, 1);
 		return;
 	}
 	if (!imp->no_ftrace_raw)
 		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
-				     imp->cpus[ucpu].running_utid, w->common_flags);
+				     tp_sched_running(imp, ucpu), w->common_flags);
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
 		tp_proc_set_thread_name(imp, utid, w->comm);

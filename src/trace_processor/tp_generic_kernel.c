@@ -115,11 +115,11 @@ static struct gk_thread *thread_get(struct tp_import *imp, struct tp_gk *gk, int
 static struct gk_cpu *cpu_find(struct tp_import *imp, struct tp_gk *gk, uint32_t machine,
 			       uint32_t cpu)
 {
-	uint64_t v;
+	int64_t ucpu = tp_sched_find_ucpu(imp, machine, cpu);
 
-	if (!hmap_get(&imp->cpu_rows, ((uint64_t)machine << 32) | cpu, &v) || v >= gk->n_cpus)
+	if (ucpu < 0 || (size_t)ucpu >= gk->n_cpus)
 		return NULL;
-	return &gk->cpus[v];
+	return &gk->cpus[ucpu];
 }
 
 /* The state of @cpu, made with its CPU row if new; NULL on OOM. */
@@ -198,11 +198,8 @@ static void end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
 /* The state of @utid's latest thread_state row (0: none). */
 static uint32_t last_state(struct tp_import *imp, int64_t utid)
 {
-	int64_t row;
+	int64_t row = tp_sched_open_state(imp, utid);
 
-	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
-		return 0;
-	row = imp->threads[utid].open_row;
 	if (row < 0)
 		return 0;
 	return tp_get_str(&imp->db->thread_state, TSTATE_STATE, row);
@@ -263,9 +260,9 @@ static void push_state(struct tp_import *imp, const struct tp_event *ev, int64_t
 	struct tp_table *t = &imp->db->thread_state;
 	int64_t row;
 
-	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+	if (utid <= 0)
 		return;
-	row = imp->threads[utid].open_row;
+	row = tp_sched_open_state(imp, utid);
 	if (row >= 0 && tp_get_int(t, TSTATE_TS, row) == ev->ts)
 		tp_stat_add(imp, "generic_task_state_invalid_order", -1, ev->machine, 1);
 	tp_sched_push_state(imp, utid, ev->ts, state, cpu, ucpu);
@@ -339,11 +336,7 @@ static void task_stops(struct tp_import *imp, struct tp_gk *gk, const struct tp_
 		if (tp_get_int(s, SCHED_TS, row) + tp_get_int(s, SCHED_DUR, row) == ev->ts) {
 			tp_set_str(s, SCHED_END_STATE, (size_t)row, state);
 			t->hanging_row = -1;
-			if ((size_t)utid < imp->cap_threads && imp->threads[utid].open_row >= 0) {
-				tp_set_str(&imp->db->thread_state, TSTATE_STATE,
-					   (size_t)imp->threads[utid].open_row, state);
-				imp->threads[utid].open_state = state;
-			}
+			tp_sched_set_open_state(imp, utid, state);
 			return;
 		}
 	}

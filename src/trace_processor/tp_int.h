@@ -285,42 +285,19 @@ void tp_pipe_abort(struct tp_pipe *p);
 /* ----------------------------------------------------------- importer ---- */
 
 #define TP_MAX_SEQUENCES 4096
-#define TP_SCHED_STATE_CACHE 0x200
-/* Direct-mapped caches of the ftrace hot path (powers of two). */
+/* Direct-mapped cache of tid lookups, in front of a hash map (tp_proc.c). */
 #define TP_TID_CACHE 1024         /* (machine, tid) -> utid */
-#define TP_CPU_CACHE 256          /* host CPU -> ucpu */
 #define TP_MAX_CPUS_PER_MACHINE 4096 /* ucpu = machine * this + cpu, as Perfetto */
 #define TP_MAX_CPU_MACHINES 1024  /* machines whose CPUs get rows */
 
 /*
- * Caches in front of hash lookups the ftrace parsers repeat per event
- * (tp_proc.c, tp_sched.c). Every entry is checked
- * against its key, or only ever holds the value the lookup would return,
- * so a miss costs one lookup and a hit never changes a result.
+ * A slot of the tid cache. It is written wherever the tid map is, so it
+ * only ever holds the value the lookup would return: a miss costs one
+ * lookup, a hit never changes a result.
  */
 struct tp_tid_slot {
-	uint64_t key;                 /* the tid_to_utid key */
+	uint64_t key;                 /* the tid map's key */
 	int64_t utid_plus1;           /* 0: empty */
-};
-
-struct tp_ftrace_cache {
-	struct tp_tid_slot tids[TP_TID_CACHE];
-	uint32_t ucpu_plus1[TP_CPU_CACHE];       /* machine 0; 0: not looked up */
-	int64_t mismatch_stat_plus1;             /* machine 0 stats row */
-};
-
-/* Per-CPU state of the sched parser. */
-struct tp_cpu_state {
-	int64_t sched_row;            /* open sched slice or -1 */
-	int64_t running_utid;         /* -1: unknown */
-	int64_t last_ts;
-};
-
-/* Per-thread state of the thread_state builder (indexed by utid). */
-struct tp_thread_state {
-	int64_t open_row;             /* open thread_state row or -1 */
-	int64_t open_ts;              /* its ts and state, kept here so that */
-	uint32_t open_state;          /* closing it reads no table (a cache miss) */
 };
 
 struct tp_import {
@@ -339,20 +316,10 @@ struct tp_import {
 	bool write_into_file;         /* from the trace config: long trace mode */
 	bool no_ftrace_raw;           /* tp_options.no_ftrace_raw */
 
-	/* processes and threads */
-	struct hmap tid_to_utid;      /* (machine << 32 | tid) -> utid (newest) */
-	struct hmap pid_to_upid;      /* (machine << 32 | pid) -> upid (newest) */
 	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> earliest ftrace time */
-	struct tp_thread_state *threads;
-	size_t cap_threads;
-
-	/* sched: end_state strings of prev_state values < TP_SCHED_STATE_CACHE */
-	uint32_t state_ids[TP_SCHED_STATE_CACHE];
-	uint32_t running_id;
-	/* sched: per ucpu (row of the cpu table) */
-	struct hmap cpu_rows;         /* (machine << 32 | cpu) -> ucpu */
-	struct tp_cpu_state *cpus;
-	size_t n_cpus;
+	struct tp_procs *procs;       /* processes and threads (tp_proc.c) */
+	struct tp_tid_slot *tids;     /* its tid cache, read by tp_proc_get_thread() */
+	struct tp_sched *sched;       /* sched slices and thread states (tp_sched.c) */
 
 	struct tp_tracks *tracks;       /* tp_track.c */
 	struct tp_stats *stats;         /* stats and metadata rows (tp_stats.c) */
@@ -379,15 +346,12 @@ struct tp_import {
 	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
 	struct tp_gk *gk;
 
-	/* threads paired before their process is known (tp_proc_assoc.c) */
-	struct tp_proc_assoc *proc_assoc;
 
 
 	/* tracks named by type and dimensions (tp_track_dims.c) */
 	struct hmap dim_tracks;       /* hash(type, machine, dims, idx) -> track id */
 	struct hmap energy_consumers; /* consumer id -> name << 32 | type (tp_android_probes.c) */
 
-	struct tp_ftrace_cache fc;
 	struct tp_pipe *pipe;         /* while parsing (tp_pipe.c) */
 };
 
@@ -673,7 +637,7 @@ static inline bool tp_proc_narrow_key(uint32_t machine, int64_t tid, uint64_t *o
 
 static inline struct tp_tid_slot *tp_proc_tid_slot(struct tp_import *imp, uint64_t k)
 {
-	return &imp->fc.tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
+	return &imp->tids[(k ^ (k >> 29)) & (TP_TID_CACHE - 1)];
 }
 
 int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t tid);
@@ -697,6 +661,8 @@ static inline int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
 /* A thread for @tid starting at @ts: ends the previous one of that tid. */
 int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
+/* The newest process of @pid, or -1 if there is none (never creates one). */
+int64_t tp_proc_find_process(struct tp_import *imp, uint32_t machine, int64_t pid);
 int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
 int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid);
 /* Links @utid to the process @pid (tgid). */
@@ -706,12 +672,9 @@ void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
 /*
  * tp_proc_associate() - Threads @utid_a and @utid_b share a process: one
  * that has it gives it to the other, else the pair waits until one gets
- * it (tp_proc_assoc_resolve()), as Perfetto's AssociateThreads.
+ * it, as Perfetto's AssociateThreads.
  */
 void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b);
-/* @utid just got its process: spread it along the pairs waiting on it. */
-void tp_proc_assoc_resolve(struct tp_import *imp, int64_t utid);
-void tp_proc_assoc_fini(struct tp_import *imp);
 /*
  * tp_proc_free_thread() - sched_process_free of @tid: ends its thread and
  * forgets the tid; for a process's main thread, ends and forgets the
@@ -720,6 +683,8 @@ void tp_proc_assoc_fini(struct tp_import *imp);
 void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 
 /* tp_sched.c */
+int tp_sched_init(struct tp_import *imp);
+void tp_sched_fini(struct tp_import *imp);
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
 		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
 		     int64_t next_prio);
@@ -728,6 +693,15 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 void tp_sched_finish(struct tp_import *imp);
 /* The cpu table row of (@machine, @cpu), created on first use; -1 on OOM. */
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);
+/* The cpu table row of (@machine, @cpu) if it has one, else -1. */
+int64_t tp_sched_find_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);
+/* The thread running on @ucpu (a row tp_sched_ucpu() gave) as far as we know; -1: unknown. */
+int64_t tp_sched_running(struct tp_import *imp, int64_t ucpu);
+void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid);
+/* The open thread_state row of @utid, or -1. */
+int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid);
+/* Changes the state of @utid's open thread_state row, if any. */
+void tp_sched_set_open_state(struct tp_import *imp, int64_t utid, uint32_t state);
 /* The end_state letters of a prev_state value. */
 uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state);
 /*

@@ -21,11 +21,10 @@
 /* A process's main thread (tid == pid), if known and in no process yet, is its. */
 static void link_main_thread(struct tp_import *imp, uint32_t machine, int64_t pid)
 {
-	uint64_t k = ((uint64_t)machine << 32) | (uint32_t)pid, v;
+	int64_t utid = tp_proc_find_thread(imp, machine, pid);
 
-	if (hmap_get(&imp->tid_to_utid, k, &v) &&
-	    tp_col_int(&imp->db->thread, THREAD_UPID)[v] == TP_NULL_INT)
-		tp_proc_set_thread_process(imp, (int64_t)v, machine, pid);
+	if (utid >= 0 && tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
+		tp_proc_set_thread_process(imp, utid, machine, pid);
 }
 
 static void process_tree(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -110,26 +109,22 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 				tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, start);
 		} else if (f.id == PB_PROCESS_TREE__THREADS) {
 			struct pz_field t[5];
-			int64_t utid;
+			int64_t utid, tid;
 
 			if (pz_decode_table(f.data, f.size, t, 5) != PZ_OK ||
 			    !t[PB_PROCESS_TREE_THREAD__TID].id) {
 				tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
 				continue;
 			}
-			utid = tp_proc_get_thread(imp, ev->machine,
-						  (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value);
+			tid = (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value;
+			utid = tp_proc_get_thread(imp, ev->machine, tid);
 			if (utid < 0)
 				continue;
 			if (t[PB_PROCESS_TREE_THREAD__TGID].id)
 				tp_proc_set_thread_process(imp, utid, ev->machine,
 							   (int64_t)t[PB_PROCESS_TREE_THREAD__TGID].value);
-			else if (hmap_get(&imp->pid_to_upid,
-					  ((uint64_t)ev->machine << 32) |
-						  (uint32_t)t[PB_PROCESS_TREE_THREAD__TID].value,
-					  NULL))
-				link_main_thread(imp, ev->machine,
-						 (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value);
+			else if (tp_proc_find_process(imp, ev->machine, tid) >= 0)
+				link_main_thread(imp, ev->machine, tid);
 			if (t[PB_PROCESS_TREE_THREAD__NAME].id)
 				tp_proc_set_thread_name(
 					imp, utid,

@@ -9,10 +9,88 @@
  * switch runs it again. The idle thread (utid 0) has no thread states.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "trace_processor/tp_int.h"
+
+#define STATE_CACHE 0x200         /* prev_state values whose letters are cached */
+#define CPU_CACHE 256             /* host CPUs whose ucpu is cached */
+
+/* Per-CPU state of the sched parser (indexed by ucpu). */
+struct cpu_state {
+	int64_t sched_row;            /* open sched slice or -1 */
+	int64_t running_utid;         /* -1: unknown */
+	int64_t last_ts;
+};
+
+/* Per-thread state of the thread_state builder (indexed by utid). */
+struct thread_state {
+	int64_t open_row;             /* open thread_state row or -1 */
+	int64_t open_ts;              /* its ts and state, kept here so that */
+	uint32_t open_state;          /* closing it reads no table (a cache miss) */
+};
+
+struct tp_sched {
+	uint32_t state_ids[STATE_CACHE]; /* end_state strings of prev_state values */
+	uint32_t running_id;
+	struct hmap cpu_rows;         /* (machine << 32 | cpu) -> ucpu */
+	struct cpu_state *cpus;
+	size_t n_cpus;
+	struct thread_state *threads;
+	size_t cap_threads;
+	/*
+	 * Caches of lookups every event repeats: each only ever holds the
+	 * value the lookup would return.
+	 */
+	uint32_t ucpu_plus1[CPU_CACHE]; /* machine 0; 0: not looked up */
+	int64_t mismatch_stat_plus1;  /* machine 0 stats row */
+};
+
+int tp_sched_init(struct tp_import *imp)
+{
+	imp->sched = calloc(1, sizeof(*imp->sched));
+	return imp->sched ? 0 : -ENOMEM;
+}
+
+void tp_sched_fini(struct tp_import *imp)
+{
+	struct tp_sched *s = imp->sched;
+
+	if (!s)
+		return;
+	hmap_fini(&s->cpu_rows);
+	free(s->cpus);
+	free(s->threads);
+	free(s);
+	imp->sched = NULL;
+}
+
+/*
+ * The state of thread @utid (> 0), made if @grow (NULL on OOM); without
+ * @grow, NULL for a thread that never had one.
+ */
+static struct thread_state *thread_of(struct tp_sched *s, int64_t utid, bool grow)
+{
+	size_t cap = s->cap_threads ? s->cap_threads : 256, i;
+	struct thread_state *t;
+
+	if ((size_t)utid < s->cap_threads)
+		return &s->threads[utid];
+	if (!grow)
+		return NULL;
+	while (cap <= (size_t)utid)
+		cap *= 2;
+	t = realloc(s->threads, cap * sizeof(*t));
+	if (!t)
+		return NULL;
+	for (i = s->cap_threads; i < cap; i++)
+		t[i].open_row = -1;
+	s->threads = t;
+	s->cap_threads = cap;
+	return &t[utid];
+}
 
 /*
  * Every ftrace event asks for its CPU's row: the host's are cached. As in
@@ -23,15 +101,16 @@
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 {
 	uint64_t k = ((uint64_t)machine << 32) | cpu, v;
+	struct tp_sched *s = imp->sched;
 	struct tp_table *c = &imp->db->cpu;
-	bool cacheable = machine == 0 && cpu < TP_CPU_CACHE;
+	bool cacheable = machine == 0 && cpu < CPU_CACHE;
 	int64_t row;
 
-	if (cacheable && imp->fc.ucpu_plus1[cpu])
-		return (int64_t)imp->fc.ucpu_plus1[cpu] - 1;
-	if (hmap_get(&imp->cpu_rows, k, &v)) {
+	if (cacheable && s->ucpu_plus1[cpu])
+		return (int64_t)s->ucpu_plus1[cpu] - 1;
+	if (hmap_get(&s->cpu_rows, k, &v)) {
 		if (cacheable)
-			imp->fc.ucpu_plus1[cpu] = (uint32_t)v + 1;
+			s->ucpu_plus1[cpu] = (uint32_t)v + 1;
 		return (int64_t)v;
 	}
 	if (cpu >= TP_MAX_CPUS_PER_MACHINE)
@@ -51,23 +130,42 @@ int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 		tp_set_int(c, CPU_CLUSTER_ID, (size_t)r, 0);
 	}
 	tp_set_int(c, CPU_CPU, (size_t)row, cpu);
-	if (hmap_put(&imp->cpu_rows, k, (uint64_t)row) < 0)
+	if (hmap_put(&s->cpu_rows, k, (uint64_t)row) < 0)
 		return -1;
-	if ((size_t)row >= imp->n_cpus) {
+	if ((size_t)row >= s->n_cpus) {
 		size_t n = (size_t)row + 1, i;
-		struct tp_cpu_state *s = realloc(imp->cpus, n * sizeof(*s));
+		struct cpu_state *cs = realloc(s->cpus, n * sizeof(*cs));
 
-		if (!s)
+		if (!cs)
 			return -1;
-		for (i = imp->n_cpus; i < n; i++) {
-			s[i].sched_row = -1;
-			s[i].running_utid = -1;
-			s[i].last_ts = 0;
+		for (i = s->n_cpus; i < n; i++) {
+			cs[i].sched_row = -1;
+			cs[i].running_utid = -1;
+			cs[i].last_ts = 0;
 		}
-		imp->cpus = s;
-		imp->n_cpus = n;
+		s->cpus = cs;
+		s->n_cpus = n;
 	}
 	return row;
+}
+
+int64_t tp_sched_find_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
+{
+	uint64_t v;
+
+	if (!hmap_get(&imp->sched->cpu_rows, ((uint64_t)machine << 32) | cpu, &v))
+		return -1;
+	return (int64_t)v;
+}
+
+int64_t tp_sched_running(struct tp_import *imp, int64_t ucpu)
+{
+	return imp->sched->cpus[ucpu].running_utid;
+}
+
+void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid)
+{
+	imp->sched->cpus[ucpu].running_utid = utid;
 }
 
 /* The letters of a prev_state, interned (see tp_sched_state_str()). */
@@ -96,9 +194,9 @@ uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
 {
 	uint32_t *slot;
 
-	if (prev_state < 0 || prev_state >= TP_SCHED_STATE_CACHE)
+	if (prev_state < 0 || prev_state >= STATE_CACHE)
 		return state_letters(imp, prev_state);
-	slot = &imp->state_ids[prev_state];
+	slot = &imp->sched->state_ids[prev_state];
 	if (!*slot)
 		*slot = state_letters(imp, prev_state);
 	return *slot;
@@ -106,33 +204,31 @@ uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
 
 static uint32_t running_str(struct tp_import *imp)
 {
-	if (!imp->running_id)
-		imp->running_id = tp_db_str(imp->db, "Running");
-	return imp->running_id;
+	if (!imp->sched->running_id)
+		imp->sched->running_id = tp_db_str(imp->db, "Running");
+	return imp->sched->running_id;
 }
 
 /* Closes @utid's open thread state at @ts. */
 static void close_state(struct tp_import *imp, int64_t utid, int64_t ts)
 {
 	struct tp_table *t = &imp->db->thread_state;
-	int64_t row;
+	struct thread_state *th;
 
-	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+	if (utid <= 0 || !(th = thread_of(imp->sched, utid, false)) || th->open_row < 0)
 		return;
-	row = imp->threads[utid].open_row;
-	if (row < 0)
-		return;
-	tp_set_int(t, TSTATE_DUR, (size_t)row, tp_ts_sub(ts, imp->threads[utid].open_ts));
-	imp->threads[utid].open_row = -1;
+	tp_set_int(t, TSTATE_DUR, (size_t)th->open_row, tp_ts_sub(ts, th->open_ts));
+	th->open_row = -1;
 }
 
 static int64_t open_state(struct tp_import *imp, int64_t utid, int64_t ts, uint32_t state,
 			  int64_t cpu, int64_t ucpu)
 {
 	struct tp_table *t = &imp->db->thread_state;
+	struct thread_state *th;
 	int64_t row;
 
-	if (utid <= 0 || (size_t)utid >= imp->cap_threads)
+	if (utid <= 0 || !(th = thread_of(imp->sched, utid, true)))
 		return -1;
 	close_state(imp, utid, ts);
 	row = tp_table_append(t);
@@ -144,9 +240,9 @@ static int64_t open_state(struct tp_import *imp, int64_t utid, int64_t ts, uint3
 	tp_set_str(t, TSTATE_STATE, (size_t)row, state);
 	tp_set_int(t, TSTATE_CPU, (size_t)row, cpu);
 	tp_set_int(t, TSTATE_UCPU, (size_t)row, ucpu);
-	imp->threads[utid].open_row = row;
-	imp->threads[utid].open_ts = ts;
-	imp->threads[utid].open_state = state;
+	th->open_row = row;
+	th->open_ts = ts;
+	th->open_state = state;
 	return row;
 }
 
@@ -161,13 +257,13 @@ static void mismatched_tids(struct tp_import *imp, uint32_t machine)
 		return;
 	}
 	/* A busy trace has millions: its stats row is looked up once. */
-	if (!imp->fc.mismatch_stat_plus1) {
+	if (!imp->sched->mismatch_stat_plus1) {
 		row = tp_stat_row(imp, name, -1, 0);
 		if (row < 0)
 			return;
-		imp->fc.mismatch_stat_plus1 = row + 1;
+		imp->sched->mismatch_stat_plus1 = row + 1;
 	}
-	tp_stat_add_row(imp, imp->fc.mismatch_stat_plus1 - 1, 1);
+	tp_stat_add_row(imp, imp->sched->mismatch_stat_plus1 - 1, 1);
 }
 
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
@@ -177,12 +273,12 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	struct tp_table *s = &imp->db->sched;
 	int64_t ucpu = tp_sched_ucpu(imp, machine, cpu);
 	int64_t prev_utid, next_utid, row;
-	struct tp_cpu_state *c;
+	struct cpu_state *c;
 	uint32_t end_state;
 
 	if (ucpu < 0)
 		return;
-	c = &imp->cpus[ucpu];
+	c = &imp->sched->cpus[ucpu];
 	prev_utid = tp_proc_get_thread(imp, machine, prev_pid);
 	next_utid = tp_proc_get_thread(imp, machine, next_pid);
 	if (prev_utid < 0 || next_utid < 0)
@@ -223,13 +319,14 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	struct tp_table *t = &imp->db->thread_state;
 	int64_t utid = tp_proc_get_thread(imp, machine, pid);
 	int64_t ucpu = tp_sched_ucpu(imp, machine, cpu);
-	int64_t open, row;
+	const struct thread_state *th;
+	int64_t row;
 
-	if (utid <= 0 || ucpu < 0 || (size_t)utid >= imp->cap_threads)
+	if (utid <= 0 || ucpu < 0)
 		return;
-	open = imp->threads[utid].open_row;
-	if (open >= 0) {
-		uint32_t st = imp->threads[utid].open_state;
+	th = thread_of(imp->sched, utid, false);
+	if (th && th->open_row >= 0) {
+		uint32_t st = th->open_state;
 
 		/* Already runnable or running: a waking changes nothing. */
 		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||
@@ -237,8 +334,8 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 			return;
 	}
 	row = open_state(imp, utid, ts, tp_sched_state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
-	if (row >= 0 && imp->cpus[ucpu].running_utid >= 0)
-		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->cpus[ucpu].running_utid);
+	if (row >= 0 && imp->sched->cpus[ucpu].running_utid >= 0)
+		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->sched->cpus[ucpu].running_utid);
 	if (row >= 0)
 		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
 	tp_bounds_add(imp->db, ts);
@@ -254,7 +351,26 @@ int64_t tp_sched_push_state(struct tp_import *imp, int64_t utid, int64_t ts, uin
 	return row;
 }
 
+int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid)
+{
+	const struct thread_state *th;
+
+	if (utid <= 0 || !(th = thread_of(imp->sched, utid, false)))
+		return -1;
+	return th->open_row;
+}
+
+void tp_sched_set_open_state(struct tp_import *imp, int64_t utid, uint32_t state)
+{
+	struct thread_state *th;
+
+	if (utid <= 0 || !(th = thread_of(imp->sched, utid, false)) || th->open_row < 0)
+		return;
+	tp_set_str(&imp->db->thread_state, TSTATE_STATE, (size_t)th->open_row, state);
+	th->open_state = state;
+}
+
 void tp_sched_finish(struct tp_import *imp)
 {
-	hmap_fini(&imp->cpu_rows);
+	hmap_fini(&imp->sched->cpu_rows);
 }

@@ -121,18 +121,12 @@ struct te_track *te_track_reserve(struct tp_import *imp, const struct te_track *
 
 /* -------------------------------------------------- threads and processes ---- */
 
-static uint64_t proc_key(uint32_t machine, int64_t id)
-{
-	return ((uint64_t)machine << 32) | (uint32_t)id;
-}
-
 int64_t te_get_process(struct tp_import *imp, uint32_t machine, int64_t pid)
 {
-	uint64_t v;
-	int64_t upid;
+	int64_t upid = tp_proc_find_process(imp, machine, pid);
 
-	if (hmap_get(&imp->pid_to_upid, proc_key(machine, pid), &v))
-		return (int64_t)v;
+	if (upid >= 0)
+		return upid;
 	upid = tp_proc_get_process(imp, machine, pid);
 	/* A new process gets its main thread (tid == pid) at once. */
 	if (upid >= 0)
@@ -144,15 +138,14 @@ int64_t te_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, i
 {
 	struct tp_table *th = &imp->db->thread;
 	int64_t upid = te_get_process(imp, machine, pid), utid;
-	uint64_t v;
 
 	if (upid < 0)
 		return -1;
-	if (hmap_get(&imp->tid_to_utid, proc_key(machine, tid), &v) && v < th->n_rows) {
-		int64_t cur = tp_col_int(th, THREAD_UPID)[v];
+	utid = tp_proc_find_thread(imp, machine, tid);
+	if (utid >= 0 && (size_t)utid < th->n_rows) {
+		int64_t cur = tp_col_int(th, THREAD_UPID)[utid];
 
-		utid = (int64_t)v;
-		if (tp_col_int(th, THREAD_END_TS)[v] == TP_NULL_INT &&
+		if (tp_col_int(th, THREAD_END_TS)[utid] == TP_NULL_INT &&
 		    (cur == TP_NULL_INT || cur == upid)) {
 			if (cur == TP_NULL_INT)
 				tp_proc_set_thread_process(imp, utid, machine, pid);
