@@ -27,6 +27,7 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/sql/sql.h"
+#include "trace_processor/tp_system.h"
 #include "trace_processor/tp_int.h"
 
 #define READ_CHUNK_BYTES (4u << 20)
@@ -96,6 +97,12 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 	if (rc == 0)
 		rc = tp_ftrace_init(&tp->imp);
 	if (rc == 0)
+		rc = tp_android_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_chrome_init(&tp->imp);
+	if (rc == 0)
+		rc = tp_system_init(&tp->imp);
+	if (rc == 0)
 		tp_te_init(&tp->imp);
 	if (rc == 0)
 		rc = tp_proc_init(&tp->imp);
@@ -120,9 +127,9 @@ static void import_fini(struct tp_import *imp)
 	tp_stats_fini(imp);
 	hmap_fini(&imp->machine_rows);
 	tp_seq_fini(imp);
-	hmap_fini(&imp->entity_states);
-	hmap_fini(&imp->dim_tracks);
-	hmap_fini(&imp->energy_consumers);
+	tp_android_fini(imp);
+	tp_chrome_fini(imp);
+	tp_system_fini(imp);
 	tp_te_fini(imp);
 	tp_slice_fini(imp);
 	tp_args_fini(imp);

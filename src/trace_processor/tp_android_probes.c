@@ -3,17 +3,35 @@
  * tp_android_probes.c - Android power packets: energy estimation breakdowns
  * (a descriptor naming the consumers, then per-consumer and per-uid energy
  * counters) and system property snapshots (debug.tracing.battery_stats.*
- * and screen_state become global counters). Also the battery_stats.*
- * counters atrace writes (tp_ftrace.c). Called by tp_parse.c in time order.
+ * and screen_state become global counters, battery_stats.* the same
+ * tracks as atrace's). Called by the read layer in time order; owns the
+ * Android importer's state.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_android_int.h"
 
 #define SYSPROP_PREFIX "debug.tracing."
+
+int tp_android_init(struct tp_import *imp)
+{
+	imp->android = calloc(1, sizeof(*imp->android));
+	return imp->android ? 0 : -ENOMEM;
+}
+
+void tp_android_fini(struct tp_import *imp)
+{
+	if (!imp->android)
+		return;
+	hmap_fini(&imp->android->energy_consumers);
+	hmap_fini(&imp->android->entity_states);
+	free(imp->android);
+	imp->android = NULL;
+}
 
 static uint32_t bytes_str(struct tp_import *imp, const struct pz_field *f)
 {
@@ -39,7 +57,7 @@ static void energy_descriptor(struct tp_import *imp, const uint8_t *data, size_t
 			tp_stat_add(imp, "energy_descriptor_invalid", -1, 0, 1);
 			continue;
 		}
-		hmap_put(&imp->energy_consumers,
+		hmap_put(&imp->android->energy_consumers,
 			 (uint32_t)c[PB_ANDROID_ENERGY_CONSUMER__ENERGY_CONSUMER_ID].value,
 			 (uint64_t)bytes_str(imp, &c[PB_ANDROID_ENERGY_CONSUMER__NAME]) << 32 |
 				 bytes_str(imp, &c[PB_ANDROID_ENERGY_CONSUMER__TYPE]));
@@ -87,7 +105,7 @@ void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *e
 	consumer = (uint32_t)f[PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_ID].value;
 	if (!f[PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_CONSUMER_ID].id ||
 	    !f[PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_UWS].id ||
-	    !hmap_get(&imp->energy_consumers, consumer, &names)) {
+	    !hmap_get(&imp->android->energy_consumers, consumer, &names)) {
 		tp_stat_add(imp, "energy_breakdown_missing_values", -1, ev->machine, 1);
 		return;
 	}

@@ -3,8 +3,9 @@
  * tp_chrome_metadata.c - ChromeMetadataPacket into metadata rows named
  * "cr-<letter>-<key>", one letter per packet ('a' for the first Chrome
  * instance, 'b' for the next, ...), plus the background tracing scenario.
- * Called by tp_parse.c for each packet, in trace time order.
+ * Called by the read layer for each packet, in trace time order.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,22 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/tp_int.h"
+
+struct tp_chrome {
+	uint32_t n_metadata;          /* ChromeMetadataPackets seen */
+};
+
+int tp_chrome_init(struct tp_import *imp)
+{
+	imp->chrome = calloc(1, sizeof(*imp->chrome));
+	return imp->chrome ? 0 : -ENOMEM;
+}
+
+void tp_chrome_fini(struct tp_import *imp)
+{
+	free(imp->chrome);
+	imp->chrome = NULL;
+}
 
 /* Bytes as standard base64 with padding into @out (@cap >= 4 * ceil(len / 3) + 1). */
 static size_t base64(const uint8_t *in, size_t len, char *out, size_t cap)
@@ -114,7 +131,7 @@ void tp_chrome_metadata(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_stat_add(imp, "packet_malformed", -1, ev->machine, 1);
 		return;
 	}
-	snprintf(prefix, sizeof(prefix), "cr-%c-", 'a' + (int)(imp->n_chrome_metadata++ % 26));
+	snprintf(prefix, sizeof(prefix), "cr-%c-", 'a' + (int)(imp->chrome->n_metadata++ % 26));
 	if (p[PB_CHROME_METADATA_PACKET__CHROME_VERSION_CODE].id)
 		row_int(imp, prefix, "playstore_version_code",
 			(int32_t)p[PB_CHROME_METADATA_PACKET__CHROME_VERSION_CODE].value, ev->machine);

@@ -3,14 +3,14 @@
  * tp_entity_state.c - EntityStateResidency packets (Android power HAL):
  * each (entity, state) named by a power_entity_state becomes the counter
  * track "Entity residency: <entity> is <state>" holding the cumulative time
- * in that state (ms). Called by tp_parse.c per packet, in time order.
+ * in that state (ms). Called by the read layer per packet, in time order.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_android_int.h"
 
 static uint64_t state_key(uint64_t entity, uint64_t state)
 {
@@ -32,7 +32,7 @@ static void descriptor(struct tp_import *imp, const struct pz_field *f)
 	}
 	k = state_key(d[PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__ENTITY_INDEX].value,
 		      d[PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__STATE_INDEX].value);
-	if (hmap_get(&imp->entity_states, k, NULL))
+	if (hmap_get(&imp->android->entity_states, k, NULL))
 		return;
 	entity = d[PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__ENTITY_NAME].wire_type == PZ_WIRE_LEN
 			 ? tp_str_intern(&imp->db->strings,
@@ -44,7 +44,7 @@ static void descriptor(struct tp_import *imp, const struct pz_field *f)
 					(const char *)d[PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__STATE_NAME].data,
 					d[PB_ENTITY_STATE_RESIDENCY_POWER_ENTITY_STATE__STATE_NAME].size)
 			: 0;
-	hmap_put(&imp->entity_states, k, (uint64_t)entity << 32 | state);
+	hmap_put(&imp->android->entity_states, k, (uint64_t)entity << 32 | state);
 }
 
 static const char *str(struct tp_import *imp, uint32_t id)
@@ -107,7 +107,7 @@ void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 		if (f.id != PB_ENTITY_STATE_RESIDENCY__RESIDENCY || f.wire_type != PZ_WIRE_LEN ||
 		    pz_decode_table(f.data, f.size, s, 4) != PZ_OK)
 			continue;
-		if (!hmap_get(&imp->entity_states,
+		if (!hmap_get(&imp->android->entity_states,
 			      state_key(s[PB_ENTITY_STATE_RESIDENCY_STATE_RESIDENCY__ENTITY_INDEX].value,
 					s[PB_ENTITY_STATE_RESIDENCY_STATE_RESIDENCY__STATE_INDEX].value),
 			      &names)) {

@@ -32,7 +32,10 @@
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "trace_processor/storage/storage.h"
+#include "trace_processor/tp_android.h"
+#include "trace_processor/tp_chrome.h"
 #include "trace_processor/tp_ftrace.h"
+#include "trace_processor/tp_generic_kernel.h"
 
 /* ------------------------------------------------------------- memory ---- */
 
@@ -313,7 +316,6 @@ struct tp_import {
 
 
 	int64_t latest_ts;            /* newest timestamp tokenized */
-	bool write_into_file;         /* from the trace config: long trace mode */
 	bool no_ftrace_raw;           /* tp_options.no_ftrace_raw */
 
 	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> earliest ftrace time */
@@ -330,27 +332,22 @@ struct tp_import {
 
 	uint64_t n_packets;
 	uint64_t n_parsed;            /* events merged so far (the merge worker's) */
-	uint32_t n_chrome_metadata;   /* ChromeMetadataPackets seen (tp_chrome_metadata.c) */
-	struct hmap entity_states;    /* (entity << 32 | state) -> names (tp_entity_state.c) */
-	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes (tp_trace_uuid.c) */
-	size_t uuid_hashed;           /* bytes in uuid_hash */
-	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
 	uint64_t bytes_read;
 
 	/* ftrace events (tp_ftrace_int.h) */
 	struct tp_ftrace *ftrace;
+	/* the other importers' states, opaque outside each one */
+	struct tp_android *android;   /* tp_android.h */
+	struct tp_chrome *chrome;     /* tp_chrome.h */
+	struct tp_system *system;     /* tp_system.h */
+	struct tp_gk *gk;             /* tp_generic_kernel.h; NULL until the first packet */
 	/* track events (tp_track_event.h); NULL until the first one */
 	struct tp_te *te;
 	bool analyze_proto_content;   /* tp_options.analyze_proto_content */
 
-	/* generic kernel packets (tp_generic_kernel.c); NULL until the first one */
-	struct tp_gk *gk;
 
 
 
-	/* tracks named by type and dimensions (tp_track_dims.c) */
-	struct hmap dim_tracks;       /* hash(type, machine, dims, idx) -> track id */
-	struct hmap energy_consumers; /* consumer id -> name << 32 | type (tp_android_probes.c) */
 
 	struct tp_pipe *pipe;         /* while parsing (tp_pipe.c) */
 };
@@ -501,6 +498,8 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 			const uint8_t *data, size_t len);
 void tp_te_finish(struct tp_import *imp);
+/* Records the function names of a ModuleSymbols packet for its mappings (tp_te_symbols.c). */
+void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Registers the TrackEvent hooks every slice goes through (tp_te_parse.c). */
 void tp_te_init(struct tp_import *imp);
 void tp_te_fini(struct tp_import *imp);
@@ -712,18 +711,6 @@ uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state);
 int64_t tp_sched_push_state(struct tp_import *imp, int64_t utid, int64_t ts, uint32_t state,
 			    int64_t cpu, int64_t ucpu);
 
-/* ------------------------------------------------------ generic kernel ---- */
-
-/*
- * tp_gk_parse_packet() - Parse a GenericKernel* TracePacket payload (task
- * state, task rename, process tree, CPU frequency; @field is its
- * TracePacket field number) at @ev's time (tp_generic_kernel.c).
- */
-void tp_gk_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
-			const uint8_t *data, size_t len);
-/* Frees the generic kernel parser's state (NULL-safe). */
-void tp_gk_fini(struct tp_import *imp);
-
 /* ---------------------------------------------------- dimension tracks ---- */
 
 enum tp_dim_kind { TP_DIM_STR, TP_DIM_INT, TP_DIM_UINT };
@@ -740,19 +727,13 @@ struct tp_dim {
  * (stored as its dimension arg set) on @machine, created named @name (a
  * string id, 0 for none) on first use; @idx tells apart tracks a
  * compressor spreads overlapping slices over (0 otherwise). Return: the
- * track id, or -1 on OOM (tp_track_dims.c).
+ * track id, or -1 on OOM (tp_track.c).
  */
 int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bool is_counter,
 		      uint32_t machine, const struct tp_dim *dims, size_t n_dims, uint32_t idx);
 /* The global battery_stats.* counter @name (atrace or system property). */
 void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
 			      const char *name, size_t len, double value);
-
-/* Android probes packets (tp_android_probes.c). */
-void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *ev,
-				 const uint8_t *data, size_t len);
-void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
-				const uint8_t *data, size_t len);
 
 /* tp_track.c */
 int tp_track_init(struct tp_import *imp);
@@ -798,7 +779,7 @@ void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machin
 /*
  * tp_trace_uuid_hash() - Feed the file's next @len bytes (from its start):
  * until a TraceUuid packet says otherwise, trace_uuid is a hash of the
- * first 4 KiB, as Perfetto names traces (tp_trace_uuid.c).
+ * first 4 KiB, as Perfetto names traces (tp_stats.c).
  */
 void tp_trace_uuid_hash(struct tp_import *imp, const uint8_t *data, size_t len);
 /*
@@ -807,12 +788,6 @@ void tp_trace_uuid_hash(struct tp_import *imp, const uint8_t *data, size_t len);
  * which is ignored once the trace gave one.
  */
 void tp_trace_uuid_set(struct tp_import *imp, uint64_t msb, uint64_t lsb, bool from_config);
-/* EntityStateResidency: per-state residency counters (tp_entity_state.c). */
-void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
-			       const uint8_t *data, size_t len);
-/* ChromeMetadataPacket: "cr-<letter>-*" metadata rows (tp_chrome_metadata.c). */
-void tp_chrome_metadata(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
-			size_t len);
 void tp_track_fini(struct tp_import *imp);
 
 /*

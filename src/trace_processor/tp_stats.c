@@ -3,10 +3,12 @@
  * tp_stats.c - the stats table (what the import counted: losses, malformed
  * input, analysis findings; with Perfetto's names, severities and
  * sources) and the metadata table (one row per key, per machine for the
- * keys that describe one). Every layer of the import counts here, so it
+ * keys that describe one; trace_uuid). Every layer of the import counts here, so it
  * uses nothing but the tables. Lookups are by a hash of the row's name.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,9 @@
 struct tp_stats {
 	struct hmap rows;             /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;        /* (name id << 32 | machine) -> metadata row */
+	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes */
+	size_t uuid_hashed;           /* bytes in uuid_hash */
+	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
 };
 
 int tp_stats_init(struct tp_import *imp)
@@ -244,4 +249,49 @@ void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machin
 		tp_set_str(m, META_STR_VALUE, (size_t)row, tp_str_intern(&imp->db->strings, s, len));
 	else
 		tp_set_int(m, META_INT_VALUE, (size_t)row, v);
+}
+
+/* ---------------------------------------------------------- trace uuid ---- */
+
+/*
+ * The trace_uuid metadata row. The reader feeds the file's first bytes
+ * here before anything is parsed, so a trace without a TraceUuid packet is
+ * still named (by an FNV-1a hash of its first 4 KiB, as Perfetto does); a
+ * TraceUuid packet parsed later replaces it.
+ */
+#define UUID_HASH_BYTES 4096
+
+static void set_row(struct tp_import *imp, uint64_t msb, uint64_t lsb)
+{
+	char s[40];
+
+	snprintf(s, sizeof(s), "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+		 msb >> 32, (msb >> 16) & 0xffff, msb & 0xffff, lsb >> 48,
+		 lsb & (uint64_t)0xffffffffffff);
+	tp_metadata_set_str(imp, "trace_uuid", 0, s, strlen(s));
+}
+
+void tp_trace_uuid_set(struct tp_import *imp, uint64_t msb, uint64_t lsb, bool from_config)
+{
+	/* A TraceUuid packet always wins; the config's (deprecated) uuid only if first. */
+	if ((!msb && !lsb) || (from_config && imp->stats->uuid_in_trace))
+		return;
+	set_row(imp, msb, lsb);
+	imp->stats->uuid_in_trace = true;
+}
+
+void tp_trace_uuid_hash(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	size_t n = UUID_HASH_BYTES - imp->stats->uuid_hashed;
+
+	if (!len || !n)
+		return;
+	if (!imp->stats->uuid_hashed)
+		imp->stats->uuid_hash = FNV1A64_OFFSET_BASIS;
+	if (n > len)
+		n = len;
+	imp->stats->uuid_hash = fnv1a64_update(imp->stats->uuid_hash, data, n);
+	imp->stats->uuid_hashed += n;
+	/* The hash is the uuid's low half. */
+	set_row(imp, 0, imp->stats->uuid_hash);
 }

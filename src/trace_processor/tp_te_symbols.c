@@ -262,7 +262,7 @@ static void address_symbols(struct tp_import *imp, struct te_symbols *s, const u
 		rule_add(s, maps[i], address, function);
 }
 
-void te_symbols_module(struct tp_import *imp, const uint8_t *data, size_t len)
+void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len)
 {
 	struct te_symbols *s = symbols_get(imp);
 	struct pz_field m[4];

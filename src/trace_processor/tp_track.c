@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * tp_track.c - tracks (one per thread, per counter and CPU, per counter
- * and process, global counters) and counter values. Lookups are by a hash
- * of the track's identity.
+ * and process, global counters; by type and dimensions) and counter
+ * values. Lookups are by a hash of the track's identity.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +13,11 @@
 #include "trace_processor/tp_int.h"
 
 struct tp_tracks {
-	struct hmap cpu_counters;     /* tp_hash_name(name, machine, cpu) -> track id */
+	struct hmap cpu_counters;     /* hash(name, machine, cpu) -> track id */
 	struct hmap threads;          /* utid -> track id */
-	struct hmap process_counters; /* tp_hash_name(name, upid) -> track id */
-	struct hmap global_counters;  /* tp_hash_name(name, machine) -> track id */
+	struct hmap process_counters; /* hash(name, upid) -> track id */
+	struct hmap global_counters;  /* hash(name, machine) -> track id */
+	struct hmap dims;             /* identity(type, machine, dims, idx) -> track id */
 };
 
 int tp_track_init(struct tp_import *imp)
@@ -158,6 +159,76 @@ void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double val
 	tp_bounds_add(imp->db, ts);
 }
 
+/* ----------------------------------------------------- dimension tracks ---- */
+
+/*
+ * Tracks identified, as in Perfetto, by a type and a list of dimensions
+ * (wakelock name, GPU context, energy consumer, ...), which become the
+ * track's dimension arg set. One hash lookup per event.
+ */
+static uint64_t identity(const char *type, uint32_t machine, const struct tp_dim *dims,
+			 size_t n, uint32_t idx)
+{
+	uint64_t h = fnv1a64(type, strlen(type) + 1);
+	size_t i;
+
+	h = fnv1a64_update(h, &machine, sizeof(machine));
+	h = fnv1a64_update(h, &idx, sizeof(idx));
+	for (i = 0; i < n; i++) {
+		h = fnv1a64_update(h, dims[i].key, strlen(dims[i].key) + 1);
+		h = fnv1a64_update(h, &dims[i].v, sizeof(dims[i].v));
+	}
+	return h;
+}
+
+int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bool is_counter,
+		      uint32_t machine, const struct tp_dim *dims, size_t n_dims, uint32_t idx)
+{
+	struct tp_table *t = &imp->db->track;
+	uint64_t k = identity(type, machine, dims, n_dims, idx), v;
+	struct tp_argset args = {0};
+	int64_t row, set;
+	size_t i;
+
+	if (hmap_get(&imp->tracks->dims, k, &v))
+		return (int64_t)v;
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	if (name)
+		tp_set_str(t, TRACK_NAME, (size_t)row, name);
+	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, type));
+	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, is_counter);
+	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, machine);
+	for (i = 0; i < n_dims; i++) {
+		uint32_t key = tp_db_str(imp->db, dims[i].key);
+
+		if (dims[i].kind == TP_DIM_STR)
+			tp_argset_str(imp, &args, key, (uint32_t)dims[i].v);
+		else if (dims[i].kind == TP_DIM_UINT)
+			tp_argset_uint(imp, &args, key, (uint64_t)dims[i].v);
+		else
+			tp_argset_int(imp, &args, key, dims[i].v);
+	}
+	set = tp_argset_commit(imp, &args);
+	tp_argset_fini(&args);
+	if (set != TP_NULL_INT)
+		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	if (hmap_put(&imp->tracks->dims, k, (uint64_t)row) < 0)
+		return -1;
+	return row;
+}
+
+void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
+			      const char *name, size_t len, double value)
+{
+	uint32_t key = tp_str_intern(&imp->db->strings, name, len);
+	struct tp_dim dim = {"counter_key", TP_DIM_STR, key};
+
+	tp_counter_add(imp, ts, tp_track_dims(imp, "battery_stats", key, true, machine, &dim, 1, 0),
+		       value);
+}
+
 void tp_track_fini(struct tp_import *imp)
 {
 	struct tp_tracks *t = imp->tracks;
@@ -168,6 +239,7 @@ void tp_track_fini(struct tp_import *imp)
 	hmap_fini(&t->threads);
 	hmap_fini(&t->process_counters);
 	hmap_fini(&t->global_counters);
+	hmap_fini(&t->dims);
 	free(t);
 	imp->tracks = NULL;
 }

@@ -265,8 +265,6 @@ void te_mojo_args(struct tp_import *imp, uint32_t gen, uint32_t machine, struct 
 #define TE_MOJO_NATIVE_SYMBOL "chrome_mojo_event_info.mojo_interface_method.native_symbol"
 /* The mapping id of interned Mapping @iid, or -1 if it (or its build id) is unknown. */
 int64_t te_symbols_mapping(struct tp_import *imp, uint32_t gen, uint32_t machine, uint64_t iid);
-/* Records the function names of a ModuleSymbols packet for its mappings. */
-void te_symbols_module(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Whether @b holds a native symbol that te_symbols_translate() must see at the end. */
 bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b);
 /* Replaces the native symbol in @b by the Mojo method and interface it names. */
