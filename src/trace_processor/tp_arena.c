@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * tp_arena.c - memory that lives until the import ends: the file's chunks
- * and inflated compressed_packets, which sorted events point into.
+ * tp_arena.c - memory that lives until parsing ends: the file's chunks and
+ * inflated compressed_packets, which sorted events point into. The
+ * reader and the tokenizer allocate from it; nothing is freed before.
  */
-#include <errno.h>
 #include <stdlib.h>
 
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 
 struct tp_block {
 	struct tp_block *next;
@@ -42,25 +42,4 @@ uint8_t *tp_arena_alloc(struct tp_arena *a, size_t size)
 	a->blocks = b;
 	a->bytes += size;
 	return b->data;
-}
-
-
-int tp_array_grow(void **arr, size_t *cap, size_t need, size_t elem, size_t first)
-{
-	size_t c = *cap ? *cap : first;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need) {
-		if (c > SIZE_MAX / 2 / elem)
-			return -ENOMEM;
-		c *= 2;
-	}
-	p = realloc(*arr, c * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = c;
-	return 0;
 }

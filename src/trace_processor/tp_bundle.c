@@ -19,7 +19,7 @@
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 
 /* ------------------------------------------------------------ compact ---- */
 

@@ -9,7 +9,7 @@
  */
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 #include "trace_processor/tp_system.h"
 
 /* ------------------------------------------------------------- driver ---- */
@@ -85,13 +85,13 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 }
 
 /* Per machine, the time from which every CPU that has ftrace data has it. */
-static void ftrace_latest_data_start(struct tp_import *imp)
+static void ftrace_latest_data_start(struct tp_read *r)
 {
 	struct hmap latest = HMAP_INIT;
 	struct hmap_iter it;
 	uint64_t k, v, cur;
 
-	hmap_iter_init(&it, &imp->ftrace_cpu_start);
+	hmap_iter_init(&it, &r->ftrace_cpu_start);
 	while (hmap_iter_next(&it, &k, &v)) {
 		uint64_t machine = k >> 32;
 
@@ -100,18 +100,21 @@ static void ftrace_latest_data_start(struct tp_import *imp)
 	}
 	hmap_iter_init(&it, &latest);
 	while (hmap_iter_next(&it, &k, &v))
-		tp_metadata_set_int(imp, "ftrace_latest_data_start_ns", (uint32_t)k, (int64_t)v);
+		tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
+				    (int64_t)v);
 	hmap_fini(&latest);
 }
 
-void tp_parse_finish(struct tp_import *imp)
+void tp_parse_finish(struct tp_read *r)
 {
-	ftrace_latest_data_start(imp);
+	struct tp_import *imp = &r->imp;
+
+	ftrace_latest_data_start(r);
 	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
 				    tp_clock_claimed_trace_clock(tp_clock_graph(imp)));
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
-	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)imp->bytes_read);
+	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)r->bytes_read);
 	tp_sched_finish(imp);
 	tp_slice_finish(imp);
 	tp_te_finish(imp);

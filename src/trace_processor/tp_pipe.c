@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "base/compiler.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 
 #define OPS_PER_BATCH 2048
 #define N_BATCHES 8
@@ -61,7 +61,7 @@ struct heap_ent {
 };
 
 struct tp_pipe {
-	struct tp_import *imp;
+	struct tp_read *r;
 
 	/* Shared, under mu. */
 	pthread_mutex_t mu;
@@ -101,7 +101,7 @@ static uint32_t comm_id(const struct tp_bundle_cursor *c, uint32_t idx)
 
 static void apply(struct tp_pipe *p, const struct op *o)
 {
-	struct tp_import *imp = p->imp;
+	struct tp_import *imp = &p->r->imp;
 	struct tp_event ev = {0};
 	size_t i;
 
@@ -393,11 +393,11 @@ static int heap_push(struct tp_pipe *p, const struct heap_ent *e)
 /* Counts an event handed on; every so often, the mapped pages are dropped. */
 static void parsed_one(struct tp_pipe *p)
 {
-	struct tp_import *imp = p->imp;
+	struct tp_read *r = p->r;
 
-	if (p->drop && ++imp->n_parsed - p->dropped_at >= p->drop_every) {
+	if (p->drop && ++r->n_parsed - p->dropped_at >= p->drop_every) {
 		p->drop(p->user);
-		p->dropped_at = imp->n_parsed;
+		p->dropped_at = r->n_parsed;
 	}
 }
 
@@ -446,20 +446,20 @@ static void merge_until(struct tp_pipe *p, int64_t limit, bool drain)
 static void produce(void *user)
 {
 	struct tp_pipe *p = user;
-	struct tp_import *imp = p->imp;
+	struct tp_read *r = p->r;
 	size_t i;
 
-	for (i = 0; i < imp->sorter.n && !p->stopping; i++) {
-		const struct tp_event *ev = &imp->sorter.ev[i];
+	for (i = 0; i < r->sorter.n && !p->stopping; i++) {
+		const struct tp_event *ev = &r->sorter.ev[i];
 		struct heap_ent e;
 
-		if (p->drop && imp->n_parsed - p->dropped_at >= p->drop_every) {
+		if (p->drop && r->n_parsed - p->dropped_at >= p->drop_every) {
 			p->drop(p->user);
-			p->dropped_at = imp->n_parsed;
+			p->dropped_at = r->n_parsed;
 		}
 		/* Bundle events earlier than this entry go first. */
 		merge_until(p, ev->ts, false);
-		imp->n_parsed++;
+		r->n_parsed++;
 		if (ev->kind != TP_EV_BUNDLE) {
 			p->sticky = false;
 			if (ev->ts > p->parse_ts)
@@ -475,7 +475,7 @@ static void produce(void *user)
 		e.seq = i;
 		e.machine = ev->machine;
 		e.cpu = ev->cpu;
-		if (tp_bundle_open(tp_clock_graph(imp), e.c, ev) < 0) {
+		if (tp_bundle_open(tp_clock_graph(&r->imp), e.c, ev) < 0) {
 			tp_bundle_close(e.c);
 			push(p, OP_DONE, NULL, e.c, 0, 0, 0);
 			continue;
@@ -546,12 +546,12 @@ void tp_pipe_abort(struct tp_pipe *p)
 		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->thread, NULL);
 	}
-	if (p->imp)
-		p->imp->pipe = NULL;
+	if (p->r)
+		p->r->pipe = NULL;
 	pipe_destroy(p);
 }
 
-int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every,
+int tp_pipe_run(struct tp_read *r, tp_pipe_drop_cb drop, uint64_t drop_every,
 		int (*guard)(tp_guard_cb fn, void *arg, void *user), void *user)
 {
 	struct tp_pipe *p = calloc(1, sizeof(*p));
@@ -567,7 +567,7 @@ int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every
 	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
-	p->imp = imp;
+	p->r = r;
 	p->parse_ts = INT64_MIN;
 	p->drop = drop;
 	p->drop_every = drop_every;
@@ -576,7 +576,7 @@ int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every
 	for (i = 1; i < N_BATCHES; i++)
 		p->free_[p->n_free++] = i;
 	p->cur = &p->batches[0];
-	imp->pipe = p;
+	r->pipe = p;
 	/* The worker reads p->threaded: it is set before the worker starts. */
 	p->threaded = true;
 	if (pthread_create(&p->thread, NULL, worker_main, p) != 0)
@@ -588,7 +588,7 @@ int tp_pipe_run(struct tp_import *imp, tp_pipe_drop_cb drop, uint64_t drop_every
 		worker_main(p);
 	}
 	failed = p->failed;
-	imp->pipe = NULL;
+	r->pipe = NULL;
 	pipe_destroy(p);
 	return failed ? -EIO : 0;
 }

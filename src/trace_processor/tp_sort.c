@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 
 int tp_sorter_push(struct tp_sorter *s, const struct tp_event *ev)
 {

@@ -17,16 +17,16 @@
 #include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "trace_processor/tp_int.h"
+#include "trace_processor/tp_read_int.h"
 
 #define MAX_INFLATED_BYTES (512u << 20)
 
-static void push(struct tp_import *imp, const struct tp_event *ev)
+static void push(struct tp_read *r, const struct tp_event *ev)
 {
-	if (tp_sorter_push(&imp->sorter, ev) < 0)
-		tp_stat_add(imp, "tokenizer_out_of_memory", -1, 0, 1);
-	if (ev->ts > imp->latest_ts)
-		imp->latest_ts = ev->ts;
+	if (tp_sorter_push(&r->sorter, ev) < 0)
+		tp_stat_add(&r->imp, "tokenizer_out_of_memory", -1, 0, 1);
+	if (ev->ts > r->latest_ts)
+		r->latest_ts = ev->ts;
 }
 
 /* ------------------------------------------------------------- ftrace ---- */
@@ -36,9 +36,10 @@ static void push(struct tp_import *imp, const struct tp_event *ev)
  * CPU's events in order, so the parse stage merges bundles (tp_bundle.c)
  * instead of the sorter sorting every event.
  */
-static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine,
+static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
 			  uint32_t gen)
 {
+	struct tp_import *imp = &r->imp;
 	struct tp_event ev = {0};
 	uint64_t cpu, boot;
 	int64_t ts;
@@ -64,8 +65,8 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu;
 		uint64_t v;
 
-		if (!hmap_get(&imp->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
-			hmap_put(&imp->ftrace_cpu_start, k, (uint64_t)ev.ts);
+		if (!hmap_get(&r->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
+			hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ev.ts);
 	}
 	ev.kind = TP_EV_BUNDLE;
 	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
@@ -73,15 +74,16 @@ static void ftrace_bundle(struct tp_import *imp, const uint8_t *data, size_t len
 	ev.len = (uint32_t)len;
 	ev.cpu = (uint32_t)cpu;
 	ev.machine = machine;
-	push(imp, &ev);
+	push(r, &ev);
 }
 
 /* ----------------------------------------------------------- packets ---- */
 
-static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine)
+static void compressed(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine)
 {
+	struct tp_import *imp = &r->imp;
 	struct buf out = BUF_INIT;
-	struct pz_reader r;
+	struct pz_reader rd;
 	struct pz_field f;
 	uint8_t *copy;
 
@@ -90,28 +92,28 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
 	 * recurse deep enough to overflow the stack, each level inflating up
 	 * to MAX_INFLATED_BYTES more: it is refused.
 	 */
-	if (imp->in_compressed ||
+	if (r->in_compressed ||
 	    inflate_all(data, len, MAX_INFLATED_BYTES, &out) < 0) {
 		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
 		buf_fini(&out);
 		return;
 	}
-	copy = tp_arena_alloc(&imp->arena, out.len);
+	copy = tp_arena_alloc(&r->arena, out.len);
 	if (!copy) {
 		buf_fini(&out);
 		return;
 	}
 	memcpy(copy, out.data, out.len);
-	imp->in_compressed = true;
-	pz_reader_init(&r, copy, out.len);
-	while (pz_reader_next(&r, &f) > 0) {
+	r->in_compressed = true;
+	pz_reader_init(&rd, copy, out.len);
+	while (pz_reader_next(&rd, &f) > 0) {
 		if (f.id == PB_TRACE__PACKET && f.wire_type == PZ_WIRE_LEN) {
-			imp->n_packets++;
-			tp_tokenize_packet(imp, f.data, f.size, machine);
+			r->n_packets++;
+			tp_tokenize_packet(r, f.data, f.size, machine);
 		}
 	}
-	imp->in_compressed = false;
-	if (r.err != PZ_OK)
+	r->in_compressed = false;
+	if (rd.err != PZ_OK)
 		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
 	buf_fini(&out);
 }
@@ -122,25 +124,26 @@ static void compressed(struct tp_import *imp, const uint8_t *data, size_t len, u
  * that machine is taken to be the one that wrote the trace: it becomes
  * row 0 (relabelled with its raw id), as Perfetto adopts it.
  */
-static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
+static uint32_t machine_row(struct tp_read *r, uint64_t raw_id)
 {
+	struct tp_import *imp = &r->imp;
 	struct tp_table *m = &imp->db->machine;
 	uint64_t v;
 	int64_t row;
 
 	if (raw_id == 0)
 		return 0;
-	if (hmap_get(&imp->machine_rows, raw_id, &v))
+	if (hmap_get(&r->machine_rows, raw_id, &v))
 		return (uint32_t)v;
-	if (!imp->machine_adoption_done) {
-		imp->machine_adoption_done = true;
-		if (!imp->host_has_packets && hmap_put(&imp->machine_rows, raw_id, 0) >= 0) {
+	if (!r->machine_adoption_done) {
+		r->machine_adoption_done = true;
+		if (!r->host_has_packets && hmap_put(&r->machine_rows, raw_id, 0) >= 0) {
 			tp_set_int(m, MACHINE_RAW_ID, 0, (int64_t)raw_id);
 			return 0;
 		}
 	}
 	row = tp_table_append(m);
-	if (row < 0 || hmap_put(&imp->machine_rows, raw_id, (uint64_t)row) < 0)
+	if (row < 0 || hmap_put(&r->machine_rows, raw_id, (uint64_t)row) < 0)
 		return 0;
 	tp_set_int(m, MACHINE_RAW_ID, (size_t)row, (int64_t)raw_id);
 	tp_set_int(m, MACHINE_LABEL_INDEX, (size_t)row, row);
@@ -149,9 +152,10 @@ static uint32_t machine_row(struct tp_import *imp, uint64_t raw_id)
 	return (uint32_t)row;
 }
 
-int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, uint32_t machine)
+int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine)
 {
-	struct pz_reader r;
+	struct tp_import *imp = &r->imp;
+	struct pz_reader rd;
 	struct pz_field f, payload = {0};
 	uint64_t ts = 0, clock_id = 0, seq_id = 0, seq_flags = 0;
 	bool has_ts = false, has_clock = false, cleared = false, dropped = false;
@@ -164,8 +168,8 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	struct tp_event ev = {0};
 	int64_t trace_ts, snapshot_ts = -1;
 
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
+	pz_reader_init(&rd, data, len);
+	while (pz_reader_next(&rd, &f) > 0) {
 		switch (f.id) {
 		case PB_TRACE_PACKET__TIMESTAMP:
 			ts = f.value;
@@ -193,7 +197,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			defaults_len = f.size;
 			break;
 		case PB_TRACE_PACKET__MACHINE_ID:
-			machine = machine_row(imp, f.value);
+			machine = machine_row(r, f.value);
 			has_machine = f.value != 0;
 			break;
 		case PB_TRACE_PACKET__SYNCHRONIZATION_MARKER:
@@ -215,13 +219,13 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 			break;
 		}
 	}
-	if (r.err != PZ_OK) {
+	if (rd.err != PZ_OK) {
 		tp_stat_add(imp, "packet_malformed", -1, machine, 1);
 		return -EBADMSG;
 	}
 	/* Packets inside compressed_packets belong to the outer packet's machine. */
-	if (!has_machine && !has_sync && !imp->in_compressed)
-		imp->host_has_packets = true;
+	if (!has_machine && !has_sync && !r->in_compressed)
+		r->host_has_packets = true;
 	slot = tp_seq_slot(imp, (uint32_t)seq_id);
 	/* Counts, defaults, incremental state and interned data: tp_sequence.c. */
 	hdr.seq_id = (uint32_t)seq_id;
@@ -244,11 +248,11 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 
 	switch (payload.id) {
 	case PB_TRACE_PACKET__COMPRESSED_PACKETS:
-		compressed(imp, payload.data, payload.size, machine);
+		compressed(r, payload.data, payload.size, machine);
 		return 0;
 	case PB_TRACE_PACKET__FTRACE_EVENTS:
 		/* Events may name interned data (kernel symbols) of this generation. */
-		ftrace_bundle(imp, payload.data, payload.size, machine,
+		ftrace_bundle(r, payload.data, payload.size, machine,
 			      slot >= 0 ? tp_seq_gen_of(imp, (uint32_t)slot) : UINT32_MAX);
 		return 0;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
@@ -277,7 +281,7 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	} else if (snapshot_ts >= 0) {
 		trace_ts = snapshot_ts; /* a snapshot is stamped by its own reading */
 	} else {
-		trace_ts = imp->latest_ts;
+		trace_ts = r->latest_ts;
 	}
 	if (payload.id == PB_TRACE_PACKET__SERVICE_EVENT) {
 		struct pz_field s[3];
@@ -306,6 +310,6 @@ int tp_tokenize_packet(struct tp_import *imp, const uint8_t *data, size_t len, u
 	default:
 		break;
 	}
-	push(imp, &ev);
+	push(r, &ev);
 	return 0;
 }

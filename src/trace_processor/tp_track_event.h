@@ -21,6 +21,8 @@
 
 #include "trace_processor/tp_int.h"
 
+struct pz_field;
+
 /* Limits on what one trace can make us allocate. */
 #define TE_MAX_EXTRA_COUNTERS 8  /* extra counter values per event */
 #define TE_MAX_TRACKS (1u << 22) /* distinct track uuids */
