@@ -13,9 +13,9 @@
 
 #include <sqlite3.h>
 
+#include "trace_processor/read/read.h"
 #include "trace_processor/sql/sql.h"
 #include "trace_processor/storage/storage.h"
-#include "trace_processor/tp_read.h"
 
 struct tp {
 	struct tp_db db;

@@ -2,7 +2,8 @@
 /*
  * sql.c - opens the in-memory SQLite connection over a struct tp_db: one
  * eponymous virtual table per table (vtab.c), then Perfetto's views and
- * the trace bounds functions on top. tp.c calls it once, after the import.
+ * the trace bounds functions on top. The facade (tp.c) calls it once,
+ * after the import.
  */
 #include "trace_processor/sql/sql.h"
 
