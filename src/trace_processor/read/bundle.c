@@ -173,8 +173,12 @@ static int cmp_event(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-/* A non-boot ftrace clock comes with one (ftrace, boot) pair per bundle. */
-int64_t tp_bundle_clock_offset(const struct pz_field *f)
+/*
+ * Offset from the bundle's ftrace clock to boot time (0 for the boot
+ * clock): a non-boot ftrace clock comes with one (ftrace, boot) pair per
+ * bundle.
+ */
+static int64_t clock_offset(const struct pz_field *f)
 {
 	if (f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].id &&
 	    f[PB_FTRACE_EVENT_BUNDLE__FTRACE_CLOCK].value &&
@@ -211,7 +215,7 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64
 	if (rc < 0)
 		return -EBADMSG;
 	*out_cpu = f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
-	offset = tp_bundle_clock_offset(f);
+	offset = clock_offset(f);
 	if (have_ts)
 		best = tp_ts_add(ts, offset);
 	/* compact_sched columns are deltas from 0: their first value is absolute. */
@@ -358,7 +362,7 @@ int tp_bundle_open(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
 	c->has_head = false;
 	if (scan(c, ev->data, ev->len, &s) < 0)
 		return -EBADMSG;
-	c->offset = tp_bundle_clock_offset(s.f);
+	c->offset = clock_offset(s.f);
 	if (s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].wire_type == PZ_WIRE_LEN)
 		decode_compact(c, s.f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,

@@ -95,8 +95,6 @@ struct pz_field;
 struct tp_import;
 struct tp_pipe;
 struct tp_clock_graph;
-/* Offset from the bundle's ftrace clock to boot time (0 for the boot clock). */
-int64_t tp_bundle_clock_offset(const struct pz_field *bundle_fields);
 /*
  * The CPU of a bundle and its earliest event time. Return: 1 and both; 0
  * and *@out_cpu if it has no events; -EBADMSG if it is malformed.

@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-size_t tp_enc_size(enum tp_enc enc)
+/* Bytes per cell of @enc (0 for TP_ENC_ROW). */
+static size_t enc_size(enum tp_enc enc)
 {
 	switch (enc) {
 	case TP_ENC_ROW:
@@ -63,7 +64,7 @@ void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
 	case TP_ENC_U8:
 	case TP_ENC_U16:
 	case TP_ENC_U32:
-		memset((char *)data + from * tp_enc_size(enc), 0, n * tp_enc_size(enc));
+		memset((char *)data + from * enc_size(enc), 0, n * enc_size(enc));
 		break;
 	case TP_ENC_D32:
 		memset((uint32_t *)data + from, 0xff, n * sizeof(uint32_t));
@@ -96,7 +97,7 @@ static size_t n_blocks(size_t cap)
 
 int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
 {
-	size_t sz = tp_enc_size(col->enc), i;
+	size_t sz = enc_size(col->enc), i;
 	void *d;
 
 	if (!sz)
@@ -150,7 +151,7 @@ static int widen(struct tp_col *col, size_t cap, size_t n_cells, enum tp_enc to)
 	size_t i;
 
 	if (cap) {
-		void *d = realloc(col->data, cap * tp_enc_size(to));
+		void *d = realloc(col->data, cap * enc_size(to));
 
 		if (!d)
 			return -ENOMEM;

@@ -78,8 +78,6 @@ struct tp_col {
 	struct tp_index *index;     /* the table's equality index (storage.c) */
 };
 
-/* Bytes per cell of @enc (0 for TP_ENC_ROW). */
-size_t tp_enc_size(enum tp_enc enc);
 /* The encoding a new column of @spec starts in. */
 enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
 /*

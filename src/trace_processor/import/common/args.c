@@ -136,13 +136,6 @@ void tp_argset_uint(struct tp_import *imp, struct tp_argset *b, uint32_t key, ui
 	tp_argset_add(imp, b, &a);
 }
 
-void tp_argset_real(struct tp_import *imp, struct tp_argset *b, uint32_t key, double v)
-{
-	struct tp_arg a = {.flat_key = key, .key = key, .type = TP_ARG_REAL, .v.d = v};
-
-	tp_argset_add(imp, b, &a);
-}
-
 void tp_argset_str(struct tp_import *imp, struct tp_argset *b, uint32_t key, uint32_t str)
 {
 	struct tp_arg a = {.flat_key = key, .key = key, .type = TP_ARG_STR, .v.s = str};

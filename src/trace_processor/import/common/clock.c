@@ -175,11 +175,6 @@ static int clock_index(const struct tp_clock_graph *g, uint64_t id)
 	return -1;
 }
 
-bool tp_clock_has_clock(const struct tp_clock_graph *g, uint64_t clock_id)
-{
-	return clock_index(g, clock_id) >= 0;
-}
-
 /* A new clock; keeps g->order sorted. Return: its index, or -1 when full. */
 static int clock_add(struct tp_clock_graph *g, uint64_t id, int64_t unit_ns, bool incremental)
 {

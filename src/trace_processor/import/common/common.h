@@ -114,7 +114,6 @@ int64_t tp_clock_claimed_trace_clock(const struct tp_clock_graph *g);
  */
 int tp_clock_add_snapshot(struct tp_clock_graph *g, const struct tp_clock_reading *r, size_t n,
 			  bool is_bridge, uint32_t *out_id);
-bool tp_clock_has_clock(const struct tp_clock_graph *g, uint64_t clock_id);
 /* Whether some chain of snapshots leads from @from to @to. */
 bool tp_clock_has_path(struct tp_clock_graph *g, uint64_t from, uint64_t to);
 /*
@@ -377,7 +376,6 @@ int tp_args_init(struct tp_import *imp);
 void tp_args_fini(struct tp_import *imp);
 void tp_argset_int(struct tp_import *imp, struct tp_argset *b, uint32_t key, int64_t v);
 void tp_argset_uint(struct tp_import *imp, struct tp_argset *b, uint32_t key, uint64_t v);
-void tp_argset_real(struct tp_import *imp, struct tp_argset *b, uint32_t key, double v);
 void tp_argset_str(struct tp_import *imp, struct tp_argset *b, uint32_t key, uint32_t str);
 void tp_argset_bool(struct tp_import *imp, struct tp_argset *b, uint32_t key, bool v);
 /* The general form: @flat_key differs from @key inside arrays ("a.b" vs "a[0].b"). */
@@ -525,8 +523,6 @@ void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid);
 int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid);
 /* Changes the state of @utid's open thread_state row, if any. */
 void tp_sched_set_open_state(struct tp_import *imp, int64_t utid, uint32_t state);
-/* The end_state letters of a prev_state value. */
-uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state);
 /*
  * tp_sched_push_state() - A thread_state row for @utid from @ts on, ending
  * its open one there (@state: a string id, 0 for NULL; @cpu and @ucpu may

@@ -168,7 +168,7 @@ void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid)
 	imp->sched->cpus[ucpu].running_utid = utid;
 }
 
-/* The letters of a prev_state, interned (see tp_sched_state_str()). */
+/* The letters of a prev_state, interned (see state_str()). */
 static uint32_t state_letters(struct tp_import *imp, int64_t prev_state)
 {
 	/* Linux >= 4.14 report bits (TASK_REPORT), then the preemption bit. */
@@ -189,8 +189,11 @@ static uint32_t state_letters(struct tp_import *imp, int64_t prev_state)
 	return tp_db_str(imp->db, s);
 }
 
-/* Every switch asks for these: the common values are interned once. */
-uint32_t tp_sched_state_str(struct tp_import *imp, int64_t prev_state)
+/*
+ * The end_state letters of a prev_state value: every switch asks, so the
+ * common values are interned once.
+ */
+static uint32_t state_str(struct tp_import *imp, int64_t prev_state)
 {
 	uint32_t *slot;
 
@@ -285,7 +288,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		return;
 	if (next_pid != 0)
 		tp_proc_set_thread_name(imp, next_utid, next_comm);
-	end_state = tp_sched_state_str(imp, prev_state);
+	end_state = state_str(imp, prev_state);
 	if (c->sched_row >= 0) {
 		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
 			mismatched_tids(imp, machine);
@@ -329,11 +332,11 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 		uint32_t st = th->open_state;
 
 		/* Already runnable or running: a waking changes nothing. */
-		if (st == running_str(imp) || st == tp_sched_state_str(imp, 0) ||
-		    st == tp_sched_state_str(imp, 0x100))
+		if (st == running_str(imp) || st == state_str(imp, 0) ||
+		    st == state_str(imp, 0x100))
 			return;
 	}
-	row = open_state(imp, utid, ts, tp_sched_state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
+	row = open_state(imp, utid, ts, state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
 	if (row >= 0 && imp->sched->cpus[ucpu].running_utid >= 0)
 		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->sched->cpus[ucpu].running_utid);
 	if (row >= 0)
