@@ -3,8 +3,9 @@
  * stats.c - the stats table (what the import counted: losses, malformed
  * input, analysis findings; with Perfetto's names, severities and
  * sources) and the metadata table (one row per key, per machine for the
- * keys that describe one; trace_uuid). Every layer of the import counts here, so it
- * uses nothing but the tables. Lookups are by a hash of the row's name.
+ * keys that describe one; trace_uuid). Every layer of the import counts
+ * here, so it uses nothing but the tables. Lookups are by a hash of the
+ * row's name.
  */
 #include <errno.h>
 #include <inttypes.h>

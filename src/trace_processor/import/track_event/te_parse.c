@@ -4,9 +4,11 @@
  * each into slices (begin/end, complete, instants as 0-length slices),
  * counter values, flows and args, on the track its uuid, the sequence's
  * defaults or its thread descriptor name. Also the parse-time side of
- * track/thread/process descriptors (thread and process names), translation
- * tables, and the per-(category, name) annotations of
- * --analyze-trace-proto-content.
+ * track/thread/process descriptors (thread and process names), Chrome
+ * triggers, the per-(category, name) annotations of
+ * --analyze-trace-proto-content, and the hooks every slice goes through
+ * (translated names, v1 flows, native symbols). The top of the TrackEvent
+ * importer: it finishes and frees the state.
  */
 #include <inttypes.h>
 #include <stdio.h>

@@ -4,8 +4,9 @@
  * (build id and path) become mapping ids, ModuleSymbols packets name
  * (mapping, rel_pc) pairs, and at the end of the trace slice args holding
  * an unsymbolized Mojo method are rewritten to its method and interface.
- * Called by te_mojo.c (parse order), parse.c and slice.c; a trace
- * has a handful of mappings, so they are scanned linearly.
+ * Called by te_mojo.c (parse order), the read layer's dispatch
+ * (ModuleSymbols) and te_parse.c's slice hooks; a trace has a handful of
+ * mappings, so they are scanned linearly.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * te_token.c - the TrackEvent tokenizer: runs in file order from
- * token.c. It keeps each sequence's incremental state as numbered
- * generations (interned data, TrackEventDefaults, the thread descriptor,
- * validity), reserves descriptor tracks, and gives every TrackEvent its
- * timestamp and absolute counter values, saved in a small record the
- * parser reads after sorting. Costs per event: one record (40 bytes).
+ * te_token.c - the TrackEvent tokenizer: runs in file order from the read
+ * layer's tokenizer. It sets thread descriptors on the sequence's
+ * generation (sequence.c keeps them), keeps each sequence's reference
+ * timestamps and incremental counters, reserves descriptor tracks
+ * (te_track.c), and gives every TrackEvent its timestamp and absolute
+ * counter values, saved in a small record the parser reads after
+ * sorting (te_state.c). Costs per event: one record (40 bytes).
  */
 #include <errno.h>
 #include <math.h>
