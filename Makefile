@@ -4,7 +4,7 @@
 # tree under out/asan with AddressSanitizer + UBSan and runs the tests there.
 #
 # Layout rules the build relies on (see docs/building.md):
-#   src/<module>/*.c      -> $(O)/lib/lib<module>.a   (module = one library)
+#   src/<module>/**/*.c   -> $(O)/lib/lib<module>.a   (module = one library)
 #   protos/**/*.proto     -> $(O)/gen/**/*.pb-c.[ch]  -> $(O)/lib/libprotos.a
 #   $(O)/gen/pb_fields.h  field-number constants generated from protos/
 #   tests/unit/<m>_test.c -> $(O)/tests/<m>_test     (one binary per module)
@@ -116,12 +116,16 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.
 # A module with no sources yet is left out.
+# A module's sources are every .c under src/<module>/, subfolders included
+# (the trace processor has one per layer), but its main*.c files.
+module_sources = $(filter-out src/$(1)/main%.c src/$(1)/%/main%.c,\
+	$(shell find src/$(1) -name '*.c' 2>/dev/null | LC_ALL=C sort))
 MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay probes tracing ipc pbtxt protozero base,\
-	$(if $(wildcard src/$(m)/*.c),$(m)))
+	$(if $(call module_sources,$(m)),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
 define module_rules
-$(1)_SRC := $$(filter-out src/$(1)/main%.c,$$(wildcard src/$(1)/*.c))
+$(1)_SRC := $$(call module_sources,$(1))
 $(1)_OBJ := $$(patsubst %.c,$(O)/obj/%.o,$$($(1)_SRC))
 $(O)/lib/lib$(1).a: $$($(1)_OBJ)
 	@mkdir -p $$(@D)
@@ -152,12 +156,12 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
 
-# Programs: src/<module>/main*.c -> $(O)/<name> (main files stay out of the
-# module's library). Each entry is <module>/<main file>:<program name>.
+# Programs: src/<module>/[**/]main*.c -> $(O)/<name> (main files stay out of
+# the module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
 	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
 	relay/main.c:traced_relay tracebox/main.c:tracebox \
-	trace_processor/main.c:trace_processor_shell
+	trace_processor/shell/main.c:trace_processor_shell
 PROGRAM_BINS :=
 define program_rules
 PROGRAM_BINS += $(O)/$(2)
@@ -375,6 +379,12 @@ install: all
 	install -m 0755 $(PY_PKG)/_pfc.*.so "$(DESTDIR)$$site/perfetto_c/" && \
 	echo "  INSTALL  $(DESTDIR)$$site/perfetto_c"
 	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
+
+# The layering of src/ (tools/layers.rules): no include across a forbidden
+# boundary, no include cycle. Needs no build.
+.PHONY: check
+check:
+	$(Q)python3 tools/check_layers.py
 
 # Both compilers must build warning-free; CI runs these.
 check-gcc:

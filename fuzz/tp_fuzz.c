@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/storage/storage.h"
 #include "trace_processor/trace_processor.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

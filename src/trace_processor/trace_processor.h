@@ -2,8 +2,34 @@
 /*
  * trace_processor.h - the trace processor's interface: import a Perfetto
  * trace (read -> tokenize -> sort -> parse, see ARCHITECTURE.md) into the
- * columnar tables of tp_tables.h, then query them with SQL through SQLite
- * (tp_sql.h). trace_processor_shell (tp_shell.c) is a thin CLI over this.
+ * columnar tables of storage/storage.h, then query them with SQL through
+ * SQLite (sql/sql.h). trace_processor_shell (shell/) is a thin CLI over
+ * this; tp.c implements it.
+ *
+ * The trace processor is built in layers, one folder each, and each
+ * folder offers one header; a layer includes and calls only the layers
+ * below it (tools/layers.rules holds this, `make check` checks it):
+ *
+ *   shell/                 trace_processor_shell          shell.h
+ *     this header, tp.c    the facade: tables + read + SQL
+ *   sql/                   SQLite over the tables         sql.h
+ *   read/                  input, framing, tokenizer,     read.h
+ *                          sorter, the two-thread pipe,
+ *                          dispatch to the importers
+ *   import/<family>/       one importer per data family:  <family>.h
+ *                          ftrace, track_event, android,
+ *                          chrome, generic_kernel, system
+ *   import/common/         what every importer builds on: common.h
+ *                          processes, threads, sched,
+ *                          tracks, slices, args, stats,
+ *                          metadata, clocks, sequences
+ *   storage/               strings, columns, tables       storage.h
+ *
+ * shell -> facade -> {sql, read}; sql -> storage; read -> import/<family>
+ * -> import/common -> storage. The importers do not use each other. Only
+ * the facade, sql/ and shell/ use SQLite; read/ and import/ read the trace
+ * with protozero/; every layer may use base/. README.md in this folder
+ * says more.
  */
 #ifndef PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
 #define PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
@@ -48,7 +74,7 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
 
 /*
  * tp_prepare() - sqlite3_prepare_v2() of the first statement of @sql on
- * tp_sqlite(), where GROUP BY aggregates of the shape tp_agg.h describes
+ * tp_sqlite(), where GROUP BY aggregates of the shape sql/agg.h describes
  * are computed natively now and the statement reads their result.
  * *@out may be NULL (only blanks or a comment); *@out_tail is where the
  * next statement starts. A statement of the native path reads a result

@@ -15,10 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/tp_agg.h"
-#include "trace_processor/tp_sql.h"
-#include "trace_processor/tp_storage.h"
-#include "trace_processor/tp_tables.h"
+#include "trace_processor/sql/sql.h"
+#include "trace_processor/storage/storage.h"
 
 /* ================================================================ */
 /* SQL layer: virtual tables, pushdown, views and functions over a  */
@@ -1057,7 +1055,7 @@ TEST(sql_storage_str_find)
 }
 
 /*
- * Adaptive-width columns (tp_cells.c): a table of our own with one column
+ * Adaptive-width columns (storage/cells.c): a table of our own with one column
  * of each kind; st_check() compares every cell with what the test stored.
  */
 static const struct tp_col_spec k_st_specs[] = {

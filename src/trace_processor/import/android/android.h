@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * android.h - the Android importer: power HAL packets (energy estimation
+ * breakdowns, entity state residency) and system property snapshots,
+ * parsed in trace time order; what the read layer calls.
+ */
+#ifndef PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
+#define PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_event;
+struct tp_import;
+
+/* The Android importer's state; 0 or -ENOMEM. */
+int tp_android_init(struct tp_import *imp);
+void tp_android_fini(struct tp_import *imp);
+/* Android probes packets (android_probes.c). */
+void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *ev,
+				 const uint8_t *data, size_t len);
+void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
+				const uint8_t *data, size_t len);
+/* EntityStateResidency: per-state residency counters (entity_state.c). */
+void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
+			       const uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * track.c - tracks (one per thread, per counter and CPU, per counter
+ * and process, global counters; by type and dimensions) and counter
+ * values. Lookups are by a hash of the track's identity.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/hash.h"
+#include "trace_processor/import/common/common.h"
+
+struct tp_tracks {
+	struct hmap cpu_counters;     /* hash(name, machine, cpu) -> track id */
+	struct hmap threads;          /* utid -> track id */
+	struct hmap process_counters; /* hash(name, upid) -> track id */
+	struct hmap global_counters;  /* hash(name, machine) -> track id */
+	struct hmap dims;             /* identity(type, machine, dims, idx) -> track id */
+};
+
+int tp_track_init(struct tp_import *imp)
+{
+	imp->tracks = calloc(1, sizeof(*imp->tracks));
+	return imp->tracks ? 0 : -ENOMEM;
+}
+
+static int64_t new_track(struct tp_import *imp, const char *name, const char *type,
+			 bool counter, uint32_t machine)
+{
+	struct tp_table *t = &imp->db->track;
+	int64_t row = tp_table_append(t);
+
+	if (row < 0)
+		return row;
+	if (name)
+		tp_set_str(t, TRACK_NAME, (size_t)row, tp_db_str(imp->db, name));
+	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, type));
+	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, counter);
+	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, machine);
+	return row;
+}
+
+/* Perfetto's track type for the counters we know; "<name>" otherwise. */
+static const char *cpu_counter_type(const char *name)
+{
+	if (!strcmp(name, "cpufreq"))
+		return "cpu_frequency";
+	if (!strcmp(name, "cpuidle"))
+		return "cpu_idle";
+	return name;
+}
+
+static int64_t cpu_counter(struct tp_import *imp, const char *name, const char *type,
+			   uint32_t machine, int64_t cpu, const char *dim_key, const char *dim_val)
+{
+	uint64_t k = tp_hash_name(name, machine, (uint64_t)cpu), v;
+	int64_t row;
+
+	if (hmap_get(&imp->tracks->cpu_counters, k, &v))
+		return (int64_t)v;
+	row = new_track(imp, name, type, true, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_CPU, (size_t)row, cpu);
+	if (dim_key) {
+		struct tp_argset dims = {0};
+		int64_t set;
+
+		/* Perfetto's dimensions: the CPU, then the key naming the counter. */
+		tp_argset_uint(imp, &dims, tp_db_str(imp->db, "cpu"), (uint64_t)cpu);
+		if (*dim_key)
+			tp_argset_str(imp, &dims, tp_db_str(imp->db, dim_key),
+				      tp_db_str(imp->db, dim_val));
+		set = tp_argset_commit(imp, &dims);
+		tp_argset_fini(&dims);
+		if (set != TP_NULL_INT)
+			tp_set_int(&imp->db->track, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	}
+	hmap_put(&imp->tracks->cpu_counters, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t machine, int64_t cpu)
+{
+	return cpu_counter(imp, name, cpu_counter_type(name), machine, cpu, NULL, NULL);
+}
+
+int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const char *type,
+				  uint32_t machine, int64_t cpu, const char *dim_key,
+				  const char *dim_val)
+{
+	return cpu_counter(imp, name, type, machine, cpu, dim_key ? dim_key : "", dim_val);
+}
+
+int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid)
+{
+	uint64_t k = tp_hash_name(name, (uint64_t)upid, 0), v;
+	int64_t row;
+	uint32_t machine = 0;
+
+	if (hmap_get(&imp->tracks->process_counters, k, &v))
+		return (int64_t)v;
+	if (upid >= 0 && (size_t)upid < imp->db->process.n_rows)
+		machine = (uint32_t)tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[upid];
+	row = new_track(imp, name, name, true, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_UPID, (size_t)row, upid);
+	hmap_put(&imp->tracks->process_counters, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine)
+{
+	uint64_t k = tp_hash_name(name, machine, 1), v;
+	int64_t row;
+
+	if (hmap_get(&imp->tracks->global_counters, k, &v))
+		return (int64_t)v;
+	row = new_track(imp, name, name, true, machine);
+	if (row >= 0)
+		hmap_put(&imp->tracks->global_counters, k, (uint64_t)row);
+	return row;
+}
+
+int64_t tp_track_thread(struct tp_import *imp, int64_t utid)
+{
+	uint64_t v;
+	int64_t row;
+	uint32_t machine = 0;
+
+	if (hmap_get(&imp->tracks->threads, (uint64_t)utid, &v))
+		return (int64_t)v;
+	if (utid >= 0 && (size_t)utid < imp->db->thread.n_rows)
+		machine = (uint32_t)tp_col_int(&imp->db->thread, THREAD_MACHINE_ID)[utid];
+	row = new_track(imp, NULL, "thread", false, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_UTID, (size_t)row, utid);
+	hmap_put(&imp->tracks->threads, (uint64_t)utid, (uint64_t)row);
+	return row;
+}
+
+void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value)
+{
+	struct tp_table *c = &imp->db->counter;
+	int64_t row;
+
+	if (track < 0)
+		return;
+	row = tp_table_append(c);
+	if (row < 0)
+		return;
+	tp_set_int(c, COUNTER_TS, (size_t)row, ts);
+	tp_set_int(c, COUNTER_TRACK_ID, (size_t)row, track);
+	tp_set_real(c, COUNTER_VALUE, (size_t)row, value);
+	tp_bounds_add(imp->db, ts);
+}
+
+/* ----------------------------------------------------- dimension tracks ---- */
+
+/*
+ * Tracks identified, as in Perfetto, by a type and a list of dimensions
+ * (wakelock name, GPU context, energy consumer, ...), which become the
+ * track's dimension arg set. One hash lookup per event.
+ */
+static uint64_t identity(const char *type, uint32_t machine, const struct tp_dim *dims,
+			 size_t n, uint32_t idx)
+{
+	uint64_t h = fnv1a64(type, strlen(type) + 1);
+	size_t i;
+
+	h = fnv1a64_update(h, &machine, sizeof(machine));
+	h = fnv1a64_update(h, &idx, sizeof(idx));
+	for (i = 0; i < n; i++) {
+		h = fnv1a64_update(h, dims[i].key, strlen(dims[i].key) + 1);
+		h = fnv1a64_update(h, &dims[i].v, sizeof(dims[i].v));
+	}
+	return h;
+}
+
+int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bool is_counter,
+		      uint32_t machine, const struct tp_dim *dims, size_t n_dims, uint32_t idx)
+{
+	struct tp_table *t = &imp->db->track;
+	uint64_t k = identity(type, machine, dims, n_dims, idx), v;
+	struct tp_argset args = {0};
+	int64_t row, set;
+	size_t i;
+
+	if (hmap_get(&imp->tracks->dims, k, &v))
+		return (int64_t)v;
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	if (name)
+		tp_set_str(t, TRACK_NAME, (size_t)row, name);
+	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, type));
+	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, is_counter);
+	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, machine);
+	for (i = 0; i < n_dims; i++) {
+		uint32_t key = tp_db_str(imp->db, dims[i].key);
+
+		if (dims[i].kind == TP_DIM_STR)
+			tp_argset_str(imp, &args, key, (uint32_t)dims[i].v);
+		else if (dims[i].kind == TP_DIM_UINT)
+			tp_argset_uint(imp, &args, key, (uint64_t)dims[i].v);
+		else
+			tp_argset_int(imp, &args, key, dims[i].v);
+	}
+	set = tp_argset_commit(imp, &args);
+	tp_argset_fini(&args);
+	if (set != TP_NULL_INT)
+		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	if (hmap_put(&imp->tracks->dims, k, (uint64_t)row) < 0)
+		return -1;
+	return row;
+}
+
+void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t ts,
+			      const char *name, size_t len, double value)
+{
+	uint32_t key = tp_str_intern(&imp->db->strings, name, len);
+	struct tp_dim dim = {"counter_key", TP_DIM_STR, key};
+
+	tp_counter_add(imp, ts, tp_track_dims(imp, "battery_stats", key, true, machine, &dim, 1, 0),
+		       value);
+}
+
+void tp_track_fini(struct tp_import *imp)
+{
+	struct tp_tracks *t = imp->tracks;
+
+	if (!t)
+		return;
+	hmap_fini(&t->cpu_counters);
+	hmap_fini(&t->threads);
+	hmap_fini(&t->process_counters);
+	hmap_fini(&t->global_counters);
+	hmap_fini(&t->dims);
+	free(t);
+	imp->tracks = NULL;
+}

@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ftrace.c - parses ftrace events in trace time order: sched_switch and
+ * sched_waking (and compact_sched records) feed sched.c; task and
+ * process events feed process.c; cpu_frequency and cpu_idle become CPU
+ * counters; print (trace_marker) lines go to atrace.c, other events
+ * of one kind each to their own file; and every event becomes an
+ * ftrace_event row whose fields are args (ftrace_raw.c). The top of the
+ * ftrace importer: the read layer calls it, and it owns the state.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_fields.h"
+#include "pb_ftrace_table.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/ftrace/ftrace_int.h"
+
+#define CLONE_THREAD 0x00010000
+
+/* The payload's fields by number (small messages: slots up to 32). */
+#define MAX_SLOTS 32
+
+struct payload {
+	struct pz_field f[MAX_SLOTS];
+	bool ok;
+};
+
+static int64_t fint(const struct payload *p, uint32_t id)
+{
+	return p->f[id].id ? (int64_t)p->f[id].value : 0;
+}
+
+static uint32_t fstr(struct tp_import *imp, const struct payload *p, uint32_t id)
+{
+	if (!p->f[id].id || p->f[id].wire_type != PZ_WIRE_LEN)
+		return 0;
+	return tp_str_intern(&imp->db->strings, (const char *)p->f[id].data, p->f[id].size);
+}
+
+/* -------------------------------------------------------------- state ---- */
+
+int tp_ftrace_init(struct tp_import *imp)
+{
+	imp->ftrace = calloc(1, sizeof(*imp->ftrace));
+	if (!imp->ftrace)
+		return -ENOMEM;
+	imp->ftrace->tracing_started_ts = TP_NULL_INT;
+	return 0;
+}
+
+void tp_ftrace_fini(struct tp_import *imp)
+{
+	struct tp_ftrace *ft = imp->ftrace;
+
+	if (!ft)
+		return;
+	tp_atrace_async_fini(imp);
+	hmap_fini(&ft->mm_to_upid);
+	hmap_fini(&ft->keys);
+	hmap_fini(&ft->wakelocks);
+	hmap_fini(&ft->dma_buffers);
+	hmap_fini(&ft->dma_busy);
+	hmap_fini(&ft->adreno);
+	free(ft);
+	imp->ftrace = NULL;
+}
+
+void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts)
+{
+	if (imp->ftrace->tracing_started_ts == TP_NULL_INT)
+		imp->ftrace->tracing_started_ts = ts;
+}
+
+/* ------------------------------------------------------------- events ---- */
+
+static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64_t parent_tid,
+			 const struct payload *p)
+{
+	int64_t tid = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__PID);
+	int64_t flags = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS);
+	int64_t parent_utid = tp_proc_get_thread(imp, ev->machine, parent_tid);
+	int64_t utid = tp_proc_new_thread(imp, ev->machine, ev->ts, tid);
+	struct tp_table *th = &imp->db->thread;
+
+	if (utid <= 0)
+		return;
+	tp_proc_set_thread_name(imp, utid, fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
+	if (flags & CLONE_THREAD) {
+		/* A thread of the creator's process. */
+		int64_t upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid] : TP_NULL_INT;
+
+		if (upid != TP_NULL_INT)
+			tp_proc_set_thread_process(imp, utid, ev->machine,
+						   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
+		else
+			tp_proc_associate(imp, parent_utid, utid);
+		return;
+	}
+	/* A new process whose parent is the creator's process. */
+	{
+		int64_t upid = tp_proc_new_process(imp, ev->machine, ev->ts, tid);
+		int64_t parent_upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid]
+						       : TP_NULL_INT;
+
+		if (upid < 0)
+			return;
+		tp_set_str(&imp->db->process, PROCESS_NAME, (size_t)upid,
+			   fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
+		tp_proc_set_thread_process(imp, utid, ev->machine, tid);
+		if (parent_upid != TP_NULL_INT)
+			tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid, parent_upid);
+	}
+}
+
+/* The process a thread belongs to; a thread without one stands for its pid. */
+static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	int64_t utid = tp_proc_get_thread(imp, machine, tid), upid;
+
+	if (utid < 0)
+		return -1;
+	upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+	if (upid != TP_NULL_INT)
+		return upid;
+	tp_proc_set_thread_process(imp, utid, machine, tid);
+	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+}
+
+/*
+ * rss_stat: a process's memory counter (member: file, anon, swap, shmem
+ * pages; size in bytes). With mm_id, curr says whether the mm is the
+ * current task's; other mms are found by the id seen with curr before.
+ */
+static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t pid,
+		     const struct payload *p)
+{
+	static const char *const names[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
+					    "mem.rss.shmem"};
+	int64_t member = fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), upid;
+
+	if (member < 0 || member >= 4) {
+		tp_stat_add(imp, "rss_stat_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id) {
+		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID), v;
+
+		if (fint(p, PB_RSS_STAT_FTRACE_EVENT__CURR)) {
+			upid = process_of(imp, ev->machine, pid);
+			if (upid >= 0)
+				hmap_put(&imp->ftrace->mm_to_upid, mm, (uint64_t)upid);
+		} else if (hmap_get(&imp->ftrace->mm_to_upid, mm, &v)) {
+			upid = (int64_t)v;
+		} else {
+			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
+			return;
+		}
+	} else {
+		upid = process_of(imp, ev->machine, pid);
+	}
+	if (upid < 0)
+		return;
+	tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, names[member], upid),
+		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
+}
+
+/* sched_blocked_reason: why the thread @pid is in D (io_wait, caller). */
+static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
+			   const struct payload *p)
+{
+	int64_t utid = tp_proc_get_thread(imp, ev->machine,
+					  fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__PID));
+	int64_t row;
+	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
+	const struct tp_interned *sym =
+		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
+			: NULL;
+
+	row = tp_sched_open_state(imp, utid);
+	if (row < 0)
+		return;
+	if (p->f[PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT].id)
+		tp_set_int(&imp->db->thread_state, TSTATE_IO_WAIT, (size_t)row,
+			   fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__IO_WAIT) != 0);
+	if (sym && sym->str)
+		tp_set_str(&imp->db->thread_state, TSTATE_BLOCKED_FUNCTION, (size_t)row, sym->str);
+}
+
+/* Slots needed to decode an event's fields by number (all for unknown ones). */
+static uint32_t n_slots(const struct pb_ft_event *d)
+{
+	uint32_t i, n = 1;
+
+	if (!d)
+		return MAX_SLOTS;
+	for (i = 0; i < d->n_fields; i++)
+		if (d->fields[i].id >= n)
+			n = d->fields[i].id + 1;
+	return n < MAX_SLOTS ? n : MAX_SLOTS;
+}
+
+void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	h->ts = 0;
+	h->pid = 0;
+	h->common_flags = TP_NULL_INT;
+	h->payload = NULL;
+	h->payload_len = 0;
+	h->payload_id = 0;
+	h->has_ts = false;
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next_inline(&r, &f) > 0) {
+		if (f.id == PB_FTRACE_EVENT__TIMESTAMP) {
+			h->ts = (int64_t)f.value;
+			h->has_ts = f.wire_type == PZ_WIRE_VARINT;
+		} else if (f.id == PB_FTRACE_EVENT__PID) {
+			h->pid = (int64_t)f.value;
+		} else if (f.id == PB_FTRACE_EVENT__COMMON_FLAGS) {
+			h->common_flags = (int64_t)f.value;
+		} else if (f.wire_type == PZ_WIRE_LEN && !h->payload_id) {
+			h->payload = f.data;
+			h->payload_len = f.size;
+			h->payload_id = f.id;
+		}
+	}
+	if (r.err != PZ_OK)
+		h->payload_id = 0;
+}
+
+/* Ftrace before the service started tracing is dropped (counted). */
+static bool before_start(struct tp_import *imp, const struct tp_event *ev)
+{
+	int64_t start = imp->ftrace->tracing_started_ts;
+
+	if (start == TP_NULL_INT || ev->ts >= start)
+		return false;
+	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+	return true;
+}
+
+void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
+			   const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
+{
+	struct pz_field payload = {0};
+	int64_t pid = h->pid, common_flags = h->common_flags, utid;
+	const struct pb_ft_event *d;
+	struct payload p;
+
+	if (before_start(imp, ev))
+		return;
+	if (!h->payload_id) {
+		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (hot->is_hot) {
+		tp_ftrace_hot_parse(imp, ev, h, hot);
+		return;
+	}
+	payload.id = h->payload_id;
+	payload.wire_type = PZ_WIRE_LEN;
+	payload.data = h->payload;
+	payload.size = h->payload_len;
+	d = tp_ftrace_event_desc(payload.id);
+	if (!d)
+		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
+	p.ok = pz_decode_table(payload.data, payload.size, p.f, n_slots(d)) == PZ_OK;
+	if (!p.ok) {
+		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	/* The row names the thread as it was before the event (a free ends it). */
+	if (!imp->no_ftrace_raw) {
+		utid = tp_proc_get_thread(imp, ev->machine, pid);
+		tp_ftrace_raw_event(imp, ev, d, &payload, utid, common_flags);
+	}
+	switch (payload.id) {
+	case PB_FTRACE_EVENT__SCHED_SWITCH: {
+		int64_t prev = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
+		uint32_t prev_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM);
+
+		if (prev != 0 && prev_comm) {
+			int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
+
+			if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, pu))
+				tp_proc_set_thread_name(imp, pu, prev_comm);
+		}
+		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE),
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID),
+				fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM),
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
+		break;
+	}
+	case PB_FTRACE_EVENT__SCHED_WAKING:
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts,
+				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID));
+		break;
+	case PB_FTRACE_EVENT__CPU_FREQUENCY:
+		tp_counter_add(imp, ev->ts,
+			       tp_track_cpu_counter(imp, "cpufreq", ev->machine,
+						    fint(&p, PB_CPU_FREQUENCY_FTRACE_EVENT__CPU_ID)),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_FTRACE_EVENT__STATE));
+		break;
+	case PB_FTRACE_EVENT__CPU_IDLE:
+		tp_counter_add(imp, ev->ts,
+			       tp_track_cpu_counter(imp, "cpuidle", ev->machine,
+						    fint(&p, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID)),
+			       (double)(uint32_t)fint(&p, PB_CPU_IDLE_FTRACE_EVENT__STATE));
+		break;
+	case PB_FTRACE_EVENT__PRINT:
+		if (p.f[PB_PRINT_FTRACE_EVENT__BUF].id)
+			tp_ftrace_atrace(imp, ev, pid,
+					 (const char *)p.f[PB_PRINT_FTRACE_EVENT__BUF].data,
+					 p.f[PB_PRINT_FTRACE_EVENT__BUF].size);
+		break;
+	case PB_FTRACE_EVENT__TASK_NEWTASK:
+		task_newtask(imp, ev, pid, &p);
+		break;
+	case PB_FTRACE_EVENT__TASK_RENAME:
+		utid = tp_proc_get_thread(imp, ev->machine, fint(&p, PB_TASK_RENAME_FTRACE_EVENT__PID));
+		tp_proc_set_thread_name(imp, utid, fstr(imp, &p, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM));
+		break;
+	case PB_FTRACE_EVENT__SCHED_PROCESS_EXIT:
+		utid = tp_proc_get_thread(imp, ev->machine,
+					  fint(&p, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID));
+		tp_proc_end_thread(imp, ev->ts, utid);
+		break;
+	case PB_FTRACE_EVENT__CPU_FREQUENCY_LIMITS: {
+		int64_t cpu = fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__CPU_ID);
+		char name[64];
+
+		snprintf(name, sizeof(name), "Cpu %lld Max Freq Limit", (long long)cpu);
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, name, ev->machine, cpu),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__MAX_FREQ));
+		snprintf(name, sizeof(name), "Cpu %lld Min Freq Limit", (long long)cpu);
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, name, ev->machine, cpu),
+			       (double)(uint32_t)fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__MIN_FREQ));
+		break;
+	}
+	case PB_FTRACE_EVENT__RSS_STAT:
+		rss_stat(imp, ev, pid, &p);
+		break;
+	case PB_FTRACE_EVENT__SCHED_BLOCKED_REASON:
+		blocked_reason(imp, ev, &p);
+		break;
+	case PB_FTRACE_EVENT__SCHED_CPU_UTIL_CFS:
+		tp_ftrace_cpu_util_cfs(imp, ev, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE:
+	case PB_FTRACE_EVENT__WAKEUP_SOURCE_DEACTIVATE:
+		tp_wakesource(imp, ev, payload.id == PB_FTRACE_EVENT__WAKEUP_SOURCE_ACTIVATE,
+			      payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__TRACING_MARK_WRITE:
+	case PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE:
+		tp_ftrace_mark(imp, ev, pid, payload.id == PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE,
+			       payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__DMA_HEAP_STAT:
+		tp_dma_heap_stat(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED:
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC:
+	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_RETIRED:
+		tp_adreno_cmdbatch(imp, ev, pid, payload.id, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
+		tp_proc_free_thread(imp, ev->machine, ev->ts,
+				    fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
+		break;
+	default:
+		break;
+	}
+	tp_bounds_add(imp->db, ev->ts);
+}
+
+/*
+ * compact_sched leaves out the prev_* fields: the previous thread is
+ * whoever the CPU's last switch put there. As in Perfetto, a CPU's first
+ * compact switch only says who runs (it makes no slice and no row), and a
+ * waking before it has no known waker and is dropped; both are counted.
+ */
+void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_switch *s)
+{
+	int64_t ucpu, prev, next_utid, running;
+
+	if (before_start(imp, ev))
+		return;
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu < 0)
+		return;
+	running = tp_sched_running(imp, ucpu);
+	if (running < 0) {
+		tp_stat_add(imp, "compact_sched_switch_skipped", -1, ev->machine, 1);
+		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
+		if (next_utid < 0)
+			return;
+		if (s->next_pid != 0)
+			tp_proc_set_thread_name(imp, next_utid, s->next_comm);
+		tp_sched_set_running(imp, ucpu, next_utid);
+		return;
+	}
+	prev = tp_col_int(&imp->db->thread, THREAD_TID)[running];
+	/* Perfetto's row for a switch has no common_flags: 0. */
+	if (!imp->no_ftrace_raw)
+		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_SWITCH, "sched_switch",
+				     running, 0);
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
+			s->next_comm, s->next_prio);
+}
+
+void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
+				    const struct tp_compact_waking *w)
+{
+	int64_t utid, ucpu;
+
+	if (before_start(imp, ev))
+		return;
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu < 0)
+		return;
+	if (tp_sched_running(imp, ucpu) < 0) {
+		tp_stat_add(imp, "compact_sched_waking_skipped", -1, ev->machine, 1);
+		return;
+	}
+	if (!imp->no_ftrace_raw)
+		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
+				     tp_sched_running(imp, ucpu), w->common_flags);
+	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
+	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
+		tp_proc_set_thread_name(imp, utid, w->comm);
+	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * ftrace_int.h - what the ftrace importer's files share, private to them:
+ *
+ *   ftrace.c      the generic parser: every event, process events, sched
+ *   ftrace_hot.c  the hot events (sched_switch, sched_waking, cpu_idle)
+ *   ftrace_raw.c  ftrace_event rows and their args
+ *   atrace.c      atrace lines (print, marks): slices, counters, async tracks
+ *   ftrace_mark.c, cpu_util.c, wakesource.c, dma_heap.c,
+ *   adreno.c      one kind of event each
+ *
+ * Each file keeps to its own part of struct tp_ftrace.
+ */
+#ifndef PFC_TRACE_PROCESSOR_IMPORT_FTRACE_FTRACE_INT_H
+#define PFC_TRACE_PROCESSOR_IMPORT_FTRACE_FTRACE_INT_H
+
+#include "trace_processor/import/common/common.h"
+#include "trace_processor/import/ftrace/ftrace.h"
+
+/* Direct-mapped caches of the hot path (powers of two). */
+#define FT_COMM_CACHE 1024        /* tid -> the comm string it had last */
+#define FT_IDLE_CACHE 256         /* host CPU -> its "cpuidle" track */
+#define FT_NAME_CACHE 1024        /* ftrace event id -> its name's string id */
+
+/*
+ * A cached comm. Every entry is checked against its key, or only ever
+ * holds the value the lookup would return, so a hit never changes a result.
+ */
+struct tp_comm_slot {
+	uint64_t w[TP_COMM_INLINE / 8]; /* the string, zero-padded */
+	uint32_t id;                  /* string id; 0: empty */
+	uint32_t len;                 /* its length (<= TP_COMM_INLINE, no NUL) */
+};
+
+struct tp_atrace_async;
+
+struct tp_ftrace {
+	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
+	/* ftrace.c */
+	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
+	/* ftrace_hot.c */
+	struct tp_comm_slot comms[FT_COMM_CACHE];
+	int64_t idle_track_plus1[FT_IDLE_CACHE]; /* machine 0 "cpuidle" tracks */
+	/* ftrace_raw.c */
+	struct hmap keys;             /* (event id << 16 | field id) -> key string id */
+	uint32_t names[FT_NAME_CACHE];
+	/* atrace.c; NULL until the first async line */
+	struct tp_atrace_async *atrace_async;
+	/* wakesource.c */
+	struct hmap wakelocks;        /* name string id -> active count */
+	/* dma_heap.c */
+	struct hmap dma_buffers;      /* inode -> pool index + 1 */
+	struct hmap dma_busy;         /* pool index -> 1 while a buffer uses it */
+	/* adreno.c */
+	struct hmap adreno;           /* hashed keys -> values */
+};
+
+/* ftrace_hot.c: parses a decoded hot event. */
+void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
+			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot);
+
+/* ftrace_raw.c */
+struct pb_ft_event;
+struct pz_field;
+/* The generated description of FtraceEvent field @id, or NULL if unknown. */
+const struct pb_ft_event *tp_ftrace_event_desc(uint32_t id);
+/*
+ * tp_ftrace_raw_append() - The ftrace_event row of an event (@event_id 0
+ * for an unknown one, named @name), without its args. Return: the row, or
+ * -1 on OOM.
+ */
+int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+			     const char *name, int64_t utid, int64_t common_flags);
+/* The ftrace_event row of event @d (NULL: unknown) with its @payload fields as args. */
+void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
+			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
+			 int64_t common_flags);
+
+/* atrace.c */
+/*
+ * tp_ftrace_atrace() - One atrace line (B|pid|name, E|pid, C|pid|name|value,
+ * I, S, F, G, H, N forms) written by thread @tid at @ev's time.
+ */
+void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const char *buf, size_t len);
+/* Frees the atrace async state (NULL-safe). */
+void tp_atrace_async_fini(struct tp_import *imp);
+
+/* One kind of event each, called by ftrace.c in time order. */
+/* sched_cpu_util_cfs: per-CPU Util, Cap and Nr Running counters (cpu_util.c). */
+void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			    size_t len);
+/* wakeup_source_activate/deactivate: "Wakelock(<name>)" slices (wakesource.c). */
+void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activate,
+		   const uint8_t *data, size_t len);
+/* mdss tracing_mark_write and sde_tracing_mark_write as atrace lines (ftrace_mark.c). */
+void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool is_sde,
+		    const uint8_t *data, size_t len);
+/* dma_heap_stat: heap counters and per-buffer slices (dma_heap.c). */
+void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const uint8_t *data, size_t len);
+/* kgsl_adreno_cmdbatch_{queued,sync,retired} (@event_id): GPU slices (adreno.c). */
+void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			uint32_t event_id, const uint8_t *data, size_t len);
+
+#endif

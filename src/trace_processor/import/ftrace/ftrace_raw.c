@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * ftrace_raw.c - the ftrace_event table: one row per event (name, cpu,
+ * thread, common_flags), its fields as args named from the generated
+ * pb_ftrace_table.h. Called by ftrace.c and ftrace_hot.c per event,
+ * in time order; key and name strings are interned once.
+ */
+#include "pb_fields.h"
+#include "pb_ftrace_table.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/ftrace/ftrace_int.h"
+
+const struct pb_ft_event *tp_ftrace_event_desc(uint32_t id)
+{
+	size_t lo = 0, hi = sizeof(pb_ft_events) / sizeof(pb_ft_events[0]);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pb_ft_events[mid].id == id)
+			return &pb_ft_events[mid];
+		if (pb_ft_events[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static const struct pb_ft_field *field_desc(const struct pb_ft_event *e, uint32_t id)
+{
+	uint32_t i;
+
+	for (i = 0; e && i < e->n_fields; i++)
+		if (e->fields[i].id == id)
+			return &e->fields[i];
+	return NULL;
+}
+
+static uint32_t key_id(struct tp_import *imp, const struct pb_ft_event *d,
+		       const struct pb_ft_field *fd)
+{
+	uint64_t k = ((uint64_t)d->id << 16) | fd->id, v;
+	uint32_t id;
+
+	if (hmap_get(&imp->ftrace->keys, k, &v))
+		return (uint32_t)v;
+	id = tp_db_str(imp->db, fd->name);
+	hmap_put(&imp->ftrace->keys, k, id);
+	return id;
+}
+
+/*
+ * Events whose fields already fill sched, thread_state or counter keep an
+ * ftrace_event row but no args: at millions per trace, their args would
+ * cost several times the trace's own size in memory.
+ */
+static bool args_elsewhere(uint32_t id)
+{
+	return id == PB_FTRACE_EVENT__SCHED_SWITCH || id == PB_FTRACE_EVENT__SCHED_WAKING ||
+	       id == PB_FTRACE_EVENT__SCHED_WAKEUP || id == PB_FTRACE_EVENT__SCHED_WAKEUP_NEW ||
+	       id == PB_FTRACE_EVENT__CPU_IDLE || id == PB_FTRACE_EVENT__CPU_FREQUENCY;
+}
+
+int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+			     const char *name, int64_t utid, int64_t common_flags)
+{
+	struct tp_table *t = &imp->db->ftrace_event;
+	int64_t row, ucpu;
+	uint32_t name_id;
+
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	/* Names are interned when first needed, here, as they always were. */
+	if (event_id < FT_NAME_CACHE) {
+		if (!imp->ftrace->names[event_id])
+			imp->ftrace->names[event_id] = tp_db_str(imp->db, name);
+		name_id = imp->ftrace->names[event_id];
+	} else {
+		name_id = tp_db_str(imp->db, name);
+	}
+	tp_set_int(t, FTRACE_TS, (size_t)row, ev->ts);
+	tp_set_str(t, FTRACE_NAME, (size_t)row, name_id);
+	tp_set_int(t, FTRACE_CPU, (size_t)row, ev->cpu);
+	tp_set_int(t, FTRACE_UTID, (size_t)row, utid);
+	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
+	if (ucpu >= 0)
+		tp_set_int(t, FTRACE_UCPU, (size_t)row, ucpu);
+	if (common_flags != TP_NULL_INT)
+		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
+	return row;
+}
+
+void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
+			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
+			 int64_t common_flags)
+{
+	struct tp_table *t = &imp->db->ftrace_event;
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t row, set;
+
+	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
+				   common_flags);
+	if (row < 0)
+		return;
+	if (!d || !payload->size || args_elsewhere(d->id))
+		return;
+	set = tp_args_new_set(imp);
+	pz_reader_init(&r, payload->data, payload->size);
+	while (pz_reader_next(&r, &f) > 0) {
+		const struct pb_ft_field *fd = field_desc(d, f.id);
+
+		if (!fd)
+			continue;
+		switch (fd->kind) {
+		case PB_FT_STRING:
+		case PB_FT_BYTES:
+			if (f.wire_type == PZ_WIRE_LEN)
+				tp_arg_str(imp, set, key_id(imp, d, fd), (const char *)f.data, f.size);
+			break;
+		case PB_FT_SINT:
+			tp_arg_int(imp, set, key_id(imp, d, fd), pz_field_sint64(&f));
+			break;
+		case PB_FT_FLOAT:
+			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_float(&f));
+			break;
+		case PB_FT_DOUBLE:
+			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_double(&f));
+			break;
+		case PB_FT_UINT:
+		case PB_FT_FIXED32:
+		case PB_FT_FIXED64:
+			if (f.wire_type != PZ_WIRE_LEN)
+				tp_arg_uint(imp, set, key_id(imp, d, fd), f.value);
+			break;
+		default:
+			if (f.wire_type != PZ_WIRE_LEN)
+				tp_arg_int(imp, set, key_id(imp, d, fd), (int64_t)f.value);
+			break;
+		}
+	}
+	if (imp->db->args.n_rows > (size_t)set)
+		tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
+}

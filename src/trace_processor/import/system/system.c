@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * system.c - the system and service packets, in trace time order:
+ * process trees and process stats (processes, threads, memory counters),
+ * system info (metadata and the machine row), CPU info, sys_stats
+ * counters, the service's trace stats and traced_probes' ftrace stats
+ * (stats rows), service events, the trace config and attributes, trace
+ * uuid and clone triggers (metadata). Called by the read layer's dispatch.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/common/common.h"
+#include "trace_processor/import/system/system.h"
+
+struct tp_system {
+	bool write_into_file;         /* from the trace config: long trace mode */
+};
+
+int tp_system_init(struct tp_import *imp)
+{
+	imp->system = calloc(1, sizeof(*imp->system));
+	return imp->system ? 0 : -ENOMEM;
+}
+
+void tp_system_fini(struct tp_import *imp)
+{
+	free(imp->system);
+	imp->system = NULL;
+}
+
+/* ------------------------------------------------------------ process ---- */
+
+/* A process's main thread (tid == pid), if known and in no process yet, is its. */
+static void link_main_thread(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	int64_t utid = tp_proc_find_thread(imp, machine, pid);
+
+	if (utid >= 0 && tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
+		tp_proc_set_thread_process(imp, utid, machine, pid);
+}
+
+static void process_tree(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			 size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (f.id == PB_PROCESS_TREE__PROCESSES) {
+			struct pz_reader pr;
+			struct pz_field pf;
+			int64_t pid = -1, ppid = -1, uid = TP_NULL_INT, start = TP_NULL_INT, upid;
+			char cmdline[4096];
+			size_t clen = 0;
+			const uint8_t *argv0 = NULL;
+			uint32_t argv0_len = 0;
+
+			pz_reader_init(&pr, f.data, f.size);
+			while (pz_reader_next(&pr, &pf) > 0) {
+				if (pf.id == PB_PROCESS_TREE_PROCESS__PID)
+					pid = (int64_t)pf.value;
+				else if (pf.id == PB_PROCESS_TREE_PROCESS__PPID)
+					ppid = (int64_t)pf.value;
+				else if (pf.id == PB_PROCESS_TREE_PROCESS__UID)
+					uid = (int64_t)pf.value;
+				else if (pf.id == PB_PROCESS_TREE_PROCESS__PROCESS_START_FROM_BOOT)
+					start = (int64_t)pf.value;
+				else if (pf.id == PB_PROCESS_TREE_PROCESS__CMDLINE &&
+					 pf.wire_type == PZ_WIRE_LEN) {
+					if (!argv0) {
+						argv0 = pf.data;
+						argv0_len = pf.size;
+					}
+					if (clen + pf.size + 2 < sizeof(cmdline)) {
+						if (clen)
+							cmdline[clen++] = ' ';
+						memcpy(cmdline + clen, pf.data, pf.size);
+						clen += pf.size;
+					}
+				}
+			}
+			if (pid < 0 || pr.err != PZ_OK) {
+				tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
+				continue;
+			}
+			upid = tp_proc_get_process(imp, ev->machine, pid);
+			if (upid < 0)
+				continue;
+			if (argv0) {
+				struct tp_table *p = &imp->db->process;
+
+				tp_set_str(p, PROCESS_NAME, (size_t)upid,
+					   tp_str_intern(&imp->db->strings, (const char *)argv0,
+							 argv0_len));
+				tp_set_str(p, PROCESS_CMDLINE, (size_t)upid,
+					   tp_str_intern(&imp->db->strings, cmdline, clen));
+			}
+			if (ppid > 0) {
+				int64_t parent = tp_proc_get_process(imp, ev->machine, ppid), old;
+
+				/*
+				 * A changed parent is the process being reparented
+				 * (its parent died): the first parent says more.
+				 */
+				old = tp_col_int(&imp->db->process, PROCESS_PARENT_UPID)[upid];
+				if (parent >= 0 && old == TP_NULL_INT)
+					tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid,
+						   parent);
+				else if (parent >= 0 && old != parent)
+					tp_stat_add(imp, "process_tracker_parent_pid_changed", -1,
+						    ev->machine, 1);
+			}
+			if (uid != TP_NULL_INT)
+				tp_set_int(&imp->db->process, PROCESS_UID, (size_t)upid, uid);
+			link_main_thread(imp, ev->machine, pid);
+			/* Time since boot, i.e. BOOTTIME: the trace clock by default. */
+			if (start != TP_NULL_INT)
+				tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, start);
+		} else if (f.id == PB_PROCESS_TREE__THREADS) {
+			struct pz_field t[5];
+			int64_t utid, tid;
+
+			if (pz_decode_table(f.data, f.size, t, 5) != PZ_OK ||
+			    !t[PB_PROCESS_TREE_THREAD__TID].id) {
+				tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
+				continue;
+			}
+			tid = (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value;
+			utid = tp_proc_get_thread(imp, ev->machine, tid);
+			if (utid < 0)
+				continue;
+			if (t[PB_PROCESS_TREE_THREAD__TGID].id)
+				tp_proc_set_thread_process(imp, utid, ev->machine,
+							   (int64_t)t[PB_PROCESS_TREE_THREAD__TGID].value);
+			else if (tp_proc_find_process(imp, ev->machine, tid) >= 0)
+				link_main_thread(imp, ev->machine, tid);
+			if (t[PB_PROCESS_TREE_THREAD__NAME].id)
+				tp_proc_set_thread_name(
+					imp, utid,
+					tp_str_intern(&imp->db->strings,
+						      (const char *)t[PB_PROCESS_TREE_THREAD__NAME].data,
+						      t[PB_PROCESS_TREE_THREAD__NAME].size));
+		}
+	}
+}
+
+/* process_stats: memory counters per process, in bytes (Perfetto's names). */
+static void process_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			  size_t len)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+		int64_t scale;
+	} k[] = {
+		{PB_PROCESS_STATS_PROCESS__VM_SIZE_KB, "mem.virt", 1024},
+		{PB_PROCESS_STATS_PROCESS__VM_RSS_KB, "mem.rss", 1024},
+		{PB_PROCESS_STATS_PROCESS__RSS_ANON_KB, "mem.rss.anon", 1024},
+		{PB_PROCESS_STATS_PROCESS__RSS_FILE_KB, "mem.rss.file", 1024},
+		{PB_PROCESS_STATS_PROCESS__RSS_SHMEM_KB, "mem.rss.shmem", 1024},
+		{PB_PROCESS_STATS_PROCESS__VM_SWAP_KB, "mem.swap", 1024},
+		{PB_PROCESS_STATS_PROCESS__VM_LOCKED_KB, "mem.locked", 1024},
+		{PB_PROCESS_STATS_PROCESS__VM_HWM_KB, "mem.rss.watermark", 1024},
+		{PB_PROCESS_STATS_PROCESS__OOM_SCORE_ADJ, "oom_score_adj", 1},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_USER_MODE, "runtime.user_ns", 1},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_KERNEL_MODE, "runtime.kernel_ns", 1},
+	};
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field p[25];
+		int64_t upid;
+		size_t i;
+
+		if (f.id != PB_PROCESS_STATS__PROCESSES || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (pz_decode_table(f.data, f.size, p, 25) != PZ_OK || !p[PB_PROCESS_STATS_PROCESS__PID].id) {
+			tp_stat_add(imp, "process_stats_malformed", -1, ev->machine, 1);
+			continue;
+		}
+		upid = tp_proc_get_process(imp, ev->machine, (int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
+		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+			if (!p[k[i].id].id)
+				continue;
+			tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, k[i].name, upid),
+				       (double)(int64_t)p[k[i].id].value * (double)k[i].scale);
+		}
+	}
+}
+
+/* --------------------------------------------------------- system info ---- */
+
+static void set_machine_str(struct tp_import *imp, uint32_t machine, uint32_t col,
+			    const struct pz_field *f)
+{
+	if (f->id && f->wire_type == PZ_WIRE_LEN)
+		tp_set_str(&imp->db->machine, col, machine,
+			   tp_str_intern(&imp->db->strings, (const char *)f->data, f->size));
+}
+
+static void system_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			size_t len)
+{
+	struct pz_field s[18], u[5];
+	uint32_t m = ev->machine;
+
+	if (pz_decode_table(data, len, s, 18) != PZ_OK) {
+		tp_stat_add(imp, "system_info_malformed", -1, m, 1);
+		return;
+	}
+	if (s[PB_SYSTEM_INFO__UTSNAME].id &&
+	    pz_decode_table(s[PB_SYSTEM_INFO__UTSNAME].data, s[PB_SYSTEM_INFO__UTSNAME].size, u, 5) ==
+		    PZ_OK) {
+		static const struct {
+			uint32_t id;
+			const char *key;
+			uint32_t col;
+		} k[] = {
+			{PB_UTSNAME__SYSNAME, "system_name", MACHINE_SYSNAME},
+			{PB_UTSNAME__VERSION, "system_version", MACHINE_VERSION},
+			{PB_UTSNAME__RELEASE, "system_release", MACHINE_RELEASE},
+			{PB_UTSNAME__MACHINE, "system_machine", MACHINE_ARCH},
+		};
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			if (!u[k[i].id].id)
+				continue;
+			tp_metadata_set_str(imp, k[i].key, m, (const char *)u[k[i].id].data,
+					    u[k[i].id].size);
+			set_machine_str(imp, m, k[i].col, &u[k[i].id]);
+		}
+	}
+	if (s[PB_SYSTEM_INFO__TIMEZONE_OFF_MINS].id)
+		tp_metadata_set_int(imp, "timezone_off_mins", m,
+				    pz_field_int32(&s[PB_SYSTEM_INFO__TIMEZONE_OFF_MINS]));
+	if (s[PB_SYSTEM_INFO__NUM_CPUS].id)
+		tp_set_int(&imp->db->machine, MACHINE_NUM_CPUS, m,
+			   (int64_t)s[PB_SYSTEM_INFO__NUM_CPUS].value);
+	if (s[PB_SYSTEM_INFO__SYSTEM_RAM_BYTES].id) {
+		int64_t b = (int64_t)s[PB_SYSTEM_INFO__SYSTEM_RAM_BYTES].value;
+		int64_t gb = (int64_t)llround((double)b / 1e9);
+
+		tp_metadata_set_int(imp, "system_ram_bytes", m, b);
+		tp_metadata_set_int(imp, "system_ram_gb", m, gb);
+		tp_set_int(&imp->db->machine, MACHINE_SYSTEM_RAM_BYTES, m, b);
+		tp_set_int(&imp->db->machine, MACHINE_SYSTEM_RAM_GB, m, gb);
+	}
+	if (s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].id) {
+		set_machine_str(imp, m, MACHINE_ANDROID_BUILD_FINGERPRINT,
+				&s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT]);
+		tp_metadata_set_str(imp, "android_build_fingerprint", m,
+				    (const char *)s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].data,
+				    s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].size);
+	}
+	if (s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].id)
+		set_machine_str(imp, m, MACHINE_ANDROID_DEVICE_MANUFACTURER,
+				&s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER]);
+	if (s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id) {
+		tp_set_int(&imp->db->machine, MACHINE_ANDROID_SDK_VERSION, m,
+			   (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
+		tp_metadata_set_int(imp, "android_sdk_version", m,
+				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
+	}
+	if (s[PB_SYSTEM_INFO__MACHINE_NAME].id)
+		set_machine_str(imp, m, MACHINE_NAME, &s[PB_SYSTEM_INFO__MACHINE_NAME]);
+}
+
+/* Hash of a CPU's frequency list: CPUs with the same list form a cluster. */
+static uint64_t freq_set_hash(const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	uint64_t h = 1469598103934665603ull;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_CPU_INFO_CPU__FREQUENCIES)
+			continue;
+		if (f.wire_type == PZ_WIRE_LEN) {
+			struct pz_packed it;
+			uint64_t v;
+
+			pz_packed_init(&it, &f);
+			while (pz_packed_next_varint(&it, &v) > 0)
+				h = (h ^ v) * 1099511628211ull;
+		} else {
+			h = (h ^ f.value) * 1099511628211ull;
+		}
+	}
+	return h;
+}
+
+static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		     size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	uint32_t cpu = 0;
+	uint64_t clusters[64];
+	size_t n_clusters = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field c[6];
+		int64_t ucpu;
+
+		if (f.id != PB_CPU_INFO__CPUS || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		ucpu = tp_sched_ucpu(imp, ev->machine, cpu++);
+		if (ucpu < 0 || pz_decode_table(f.data, f.size, c, 6) != PZ_OK)
+			continue;
+		if (c[PB_CPU_INFO_CPU__PROCESSOR].id)
+			tp_set_str(&imp->db->cpu, CPU_PROCESSOR, (size_t)ucpu,
+				   tp_str_intern(&imp->db->strings,
+						 (const char *)c[PB_CPU_INFO_CPU__PROCESSOR].data,
+						 c[PB_CPU_INFO_CPU__PROCESSOR].size));
+		if (c[PB_CPU_INFO_CPU__CAPACITY].id)
+			tp_set_int(&imp->db->cpu, CPU_CAPACITY, (size_t)ucpu,
+				   (int64_t)c[PB_CPU_INFO_CPU__CAPACITY].value);
+		{
+			uint64_t h = freq_set_hash(f.data, f.size);
+			size_t k;
+
+			for (k = 0; k < n_clusters && clusters[k] != h; k++)
+				;
+			if (k == n_clusters && n_clusters < 64)
+				clusters[n_clusters++] = h;
+			tp_set_int(&imp->db->cpu, CPU_CLUSTER_ID, (size_t)ucpu, (int64_t)k);
+		}
+	}
+}
+
+/* sys_stats: thermal zones, GPU frequency, forks, per-CPU times. */
+static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		      size_t len)
+{
+	/* Perfetto's cpustat keys; every one gets a value (0 when absent). */
+	static const struct {
+		uint32_t id;
+		const char *key, *name;
+	} cpu_times[] = {
+		{PB_SYS_STATS_CPU_TIMES__USER_NS, "user_ns", "cpu.times.user_ns"},
+		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "user_nice_ns", "cpu.times.user_nice_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "system_mode_ns", "cpu.times.system_mode_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IDLE_NS, "idle_ns", "cpu.times.idle_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IO_WAIT_NS, "io_wait_ns", "cpu.times.io_wait_ns"},
+		{PB_SYS_STATS_CPU_TIMES__IRQ_NS, "irq_ns", "cpu.times.irq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "softirq_ns", "cpu.times.softirq_ns"},
+		{PB_SYS_STATS_CPU_TIMES__STEAL_NS, "steal_ns", "cpu.times.steal_ns"},
+	};
+	struct pz_reader r;
+	struct pz_field f;
+	size_t i;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		switch (f.id) {
+		case PB_SYS_STATS__THERMAL_ZONE: {
+			struct pz_field z[4];
+			char name[64];
+			size_t n;
+
+			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, z, 4) != PZ_OK ||
+			    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
+				break;
+			n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
+				    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
+				    : sizeof(name) - 1;
+			memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
+			name[n] = '\0';
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+				       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
+			break;
+		}
+		case PB_SYS_STATS__GPUFREQ_MHZ:
+			if (f.wire_type == PZ_WIRE_VARINT)
+				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
+					       (double)f.value);
+			break;
+		case PB_SYS_STATS__NUM_FORKS:
+			if (f.wire_type == PZ_WIRE_VARINT)
+				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
+					       (double)f.value);
+			break;
+		case PB_SYS_STATS__CPU_STAT: {
+			struct pz_field c[10];
+			int64_t cpu;
+
+			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
+				break;
+			if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
+				tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
+				break;
+			}
+			cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
+			for (i = 0; i < sizeof(cpu_times) / sizeof(cpu_times[0]); i++)
+				tp_counter_add(imp, ev->ts,
+					       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
+									 ev->machine, cpu, "cpustat_key",
+									 cpu_times[i].key),
+					       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
+			break;
+		}
+		default:
+			break;
+		}
+	}
+}
+
+/* -------------------------------------------------------------- stats ---- */
+
+static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			size_t len)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} buf_keys[] = {
+		{PB_TRACE_STATS_BUFFER_STATS__BUFFER_SIZE, "traced_buf_buffer_size"},
+		{PB_TRACE_STATS_BUFFER_STATS__BYTES_WRITTEN, "traced_buf_bytes_written"},
+		{PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN, "traced_buf_bytes_overwritten"},
+		{PB_TRACE_STATS_BUFFER_STATS__BYTES_READ, "traced_buf_bytes_read"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_WRITTEN, "traced_buf_chunks_written"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_OVERWRITTEN, "traced_buf_chunks_overwritten"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_DISCARDED, "traced_buf_chunks_discarded"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_READ, "traced_buf_chunks_read"},
+		{PB_TRACE_STATS_BUFFER_STATS__ABI_VIOLATIONS, "traced_buf_abi_violations"},
+		{PB_TRACE_STATS_BUFFER_STATS__PATCHES_SUCCEEDED, "traced_buf_patches_succeeded"},
+		{PB_TRACE_STATS_BUFFER_STATS__PATCHES_FAILED, "traced_buf_patches_failed"},
+		{PB_TRACE_STATS_BUFFER_STATS__TRACE_WRITER_PACKET_LOSS,
+		 "traced_buf_trace_writer_packet_loss"},
+	};
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} keys[] = {
+		{PB_TRACE_STATS__PRODUCERS_CONNECTED, "traced_producers_connected"},
+		{PB_TRACE_STATS__PRODUCERS_SEEN, "traced_producers_seen"},
+		{PB_TRACE_STATS__DATA_SOURCES_REGISTERED, "traced_data_sources_registered"},
+		{PB_TRACE_STATS__DATA_SOURCES_SEEN, "traced_data_sources_seen"},
+		{PB_TRACE_STATS__TRACING_SESSIONS, "traced_tracing_sessions"},
+		{PB_TRACE_STATS__TOTAL_BUFFERS, "traced_total_buffers"},
+		{PB_TRACE_STATS__CHUNKS_DISCARDED, "traced_chunks_discarded"},
+		{PB_TRACE_STATS__PATCHES_DISCARDED, "traced_patches_discarded"},
+		{PB_TRACE_STATS__FLUSHES_REQUESTED, "traced_flushes_requested"},
+		{PB_TRACE_STATS__FLUSHES_SUCCEEDED, "traced_flushes_succeeded"},
+		{PB_TRACE_STATS__FLUSHES_FAILED, "traced_flushes_failed"},
+	};
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t buf = 0;
+	size_t i;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_TRACE_STATS__BUFFER_STATS && f.wire_type == PZ_WIRE_LEN) {
+			struct pz_field b[21];
+
+			if (pz_decode_table(f.data, f.size, b, 21) == PZ_OK) {
+				for (i = 0; i < sizeof(buf_keys) / sizeof(buf_keys[0]); i++)
+					if (b[buf_keys[i].id].id)
+						tp_stat_set(imp, buf_keys[i].name, buf, ev->machine,
+							    (int64_t)b[buf_keys[i].id].value);
+				/* Written into a file, yet overwritten: the file lost data. */
+				if (imp->system->write_into_file &&
+				    b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value > 0)
+					tp_stat_set(imp, "long_trace_mode_bytes_overwritten", buf,
+						    ev->machine,
+						    (int64_t)b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN]
+							    .value);
+			}
+			buf++;
+			continue;
+		}
+		if (f.id == PB_TRACE_STATS__WRITER_STATS && f.wire_type == PZ_WIRE_LEN) {
+			struct pz_field w[5];
+			uint64_t lost;
+
+			if (pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
+				continue;
+			if (tp_seq_lost(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value,
+					&lost))
+				tp_stat_add(imp, "traced_buf_sequence_packet_loss",
+					    (int64_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value,
+					    ev->machine, (int64_t)lost);
+			continue;
+		}
+		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (f.id == keys[i].id && f.wire_type == PZ_WIRE_VARINT)
+				tp_stat_set(imp, keys[i].name, -1, ev->machine, (int64_t)f.value);
+	}
+}
+
+static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			 size_t len)
+{
+	static const struct {
+		uint32_t id;
+		const char *name;
+	} k[] = {
+		{PB_FTRACE_CPU_STATS__ENTRIES, "ftrace_cpu_entries"},
+		{PB_FTRACE_CPU_STATS__OVERRUN, "ftrace_cpu_overrun"},
+		{PB_FTRACE_CPU_STATS__COMMIT_OVERRUN, "ftrace_cpu_commit_overrun"},
+		{PB_FTRACE_CPU_STATS__BYTES_READ, "ftrace_cpu_bytes"},
+		{PB_FTRACE_CPU_STATS__DROPPED_EVENTS, "ftrace_cpu_dropped_events"},
+		{PB_FTRACE_CPU_STATS__READ_EVENTS, "ftrace_cpu_read_events"},
+	};
+	struct pz_reader r;
+	struct pz_field f;
+	const char *suffix = NULL;
+	struct pz_field top[3];
+
+	if (pz_decode_table(data, len, top, 3) != PZ_OK) {
+		tp_stat_add(imp, "ftrace_stats_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__START_OF_TRACE)
+		suffix = "begin";
+	else if (top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__END_OF_TRACE)
+		suffix = "end";
+	/* Page errors traced_probes met and skipped (FtraceParseStatus values). */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_FTRACE_STATS__FTRACE_PARSE_ERRORS)
+			continue;
+		if (f.wire_type == PZ_WIRE_VARINT) {
+			tp_stat_add(imp, f.value == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
+						 ? "ftrace_abi_errors_skipped_zero_data_length"
+						 : "ftrace_abi_errors",
+				    -1, ev->machine, 1);
+		} else if (f.wire_type == PZ_WIRE_LEN) {
+			struct pz_packed it;
+			uint64_t v;
+
+			pz_packed_init(&it, &f);
+			while (pz_packed_next_varint(&it, &v) > 0)
+				tp_stat_add(imp, v == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
+							 ? "ftrace_abi_errors_skipped_zero_data_length"
+							 : "ftrace_abi_errors",
+					    -1, ev->machine, 1);
+		}
+	}
+	if (!suffix)
+		return;
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field c[10];
+		int64_t cpu;
+		size_t i;
+
+		if (f.id != PB_FTRACE_STATS__CPU_STATS || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
+			continue;
+		cpu = (int64_t)c[PB_FTRACE_CPU_STATS__CPU].value;
+		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+			char name[64];
+
+			if (!c[k[i].id].id)
+				continue;
+			snprintf(name, sizeof(name), "%s_%s", k[i].name, suffix);
+			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)c[k[i].id].value);
+		}
+		if (c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS].id) {
+			double ns = pz_field_double(&c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS]) * 1e9;
+			char name[64];
+
+			/* A double out of int64's range (or NaN) has no integer value. */
+			if (!(ns > -9.2e18 && ns < 9.2e18))
+				continue;
+			snprintf(name, sizeof(name), "ftrace_cpu_oldest_event_ts_%s", suffix);
+			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)ns);
+		}
+	}
+}
+
+static void trace_uuid(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_field u[3];
+
+	if (pz_decode_table(data, len, u, 3) == PZ_OK)
+		tp_trace_uuid_set(imp, u[PB_TRACE_UUID__MSB].value, u[PB_TRACE_UUID__LSB].value,
+				  false);
+}
+
+static void service_event(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			  size_t len)
+{
+	struct pz_field s[12];
+
+	if (pz_decode_table(data, len, s, 12) != PZ_OK)
+		return;
+	if (s[PB_TRACING_SERVICE_EVENT__TRACING_STARTED].id)
+		tp_metadata_set_int(imp, "tracing_started_ns", 0, ev->ts);
+	if (s[PB_TRACING_SERVICE_EVENT__ALL_DATA_SOURCES_STARTED].id)
+		tp_metadata_set_int(imp, "all_data_source_started_ns", 0, ev->ts);
+	if (s[PB_TRACING_SERVICE_EVENT__TRACING_DISABLED].id)
+		tp_metadata_set_int(imp, "tracing_disabled_ns", 0, ev->ts);
+	if (s[PB_TRACING_SERVICE_EVENT__ALL_DATA_SOURCES_FLUSHED].id)
+		tp_metadata_add_int(imp, "all_data_source_flushed_ns", ev->ts);
+}
+
+/* TraceAttributes: metadata "trace_attribute.<key>"; later values win. */
+static void trace_attributes(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field a[4];
+		char key[256];
+		int n;
+
+		if (f.id != PB_TRACE_ATTRIBUTES__ATTRIBUTE || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, a, 4) != PZ_OK ||
+		    a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].wire_type != PZ_WIRE_LEN)
+			continue;
+		n = snprintf(key, sizeof(key), "trace_attribute.%.*s",
+			     (int)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].size,
+			     (const char *)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY].data);
+		if (n < 0 || (size_t)n >= sizeof(key))
+			continue;
+		if (a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].id)
+			tp_metadata_set_str(imp, key, 0,
+					    (const char *)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].data,
+					    a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE].size);
+		else if (a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__LONG_VALUE].id)
+			tp_metadata_set_int(imp, key, 0,
+					    (int64_t)a[PB_TRACE_ATTRIBUTES_ATTRIBUTE__LONG_VALUE].value);
+	}
+}
+
+static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
+	bool into_file = false;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_TRACE_CONFIG__WRITE_INTO_FILE && f.wire_type == PZ_WIRE_VARINT)
+			into_file = f.value != 0;
+		else if (f.id == PB_TRACE_CONFIG__FILE_WRITE_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
+			period_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__TRACE_ATTRIBUTES && f.wire_type == PZ_WIRE_LEN)
+			trace_attributes(imp, f.data, f.size);
+		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_MSB && f.wire_type == PZ_WIRE_VARINT)
+			uuid_msb = f.value;
+		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_LSB && f.wire_type == PZ_WIRE_VARINT)
+			uuid_lsb = f.value;
+	}
+	tp_trace_uuid_set(imp, uuid_msb, uuid_lsb, true);
+	/*
+	 * Long trace mode streams buffers into the file as it goes. A write
+	 * period of a day or more means the file is only written at the end:
+	 * the buffer is meant as a ring, and overwriting it is not data loss.
+	 */
+	imp->system->write_into_file = into_file && period_ms < 24ull * 3600 * 1000;
+}
+
+static void clone_trigger(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			  size_t len)
+{
+	struct pz_field t[5];
+
+	if (pz_decode_table(data, len, t, 5) == PZ_OK && t[PB_TRIGGER__TRIGGER_NAME].id)
+		tp_metadata_set_str(imp, "trace_trigger", ev->machine,
+				    (const char *)t[PB_TRIGGER__TRIGGER_NAME].data,
+				    t[PB_TRIGGER__TRIGGER_NAME].size);
+}
+
+/* ------------------------------------------------------------ dispatch ---- */
+
+void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
+		      const uint8_t *data, size_t len)
+{
+	switch (field) {
+	case PB_TRACE_PACKET__PROCESS_TREE:
+		process_tree(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__PROCESS_STATS:
+		process_stats(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__SYS_STATS:
+		sys_stats(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__SYSTEM_INFO:
+		system_info(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__CPU_INFO:
+		cpu_info(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__TRACE_STATS:
+		trace_stats(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__FTRACE_STATS:
+		ftrace_stats(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__TRACE_UUID:
+		trace_uuid(imp, data, len);
+		break;
+	case PB_TRACE_PACKET__SERVICE_EVENT:
+		service_event(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__TRACE_CONFIG:
+		trace_config(imp, data, len);
+		break;
+	case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
+		trace_attributes(imp, data, len);
+		break;
+	case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
+		clone_trigger(imp, ev, data, len);
+		break;
+	default:
+		break;
+	}
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * system.h - the importer of system and service packets (traced_probes'
+ * process, system and CPU data; the service's stats, events, config and
+ * uuid): what the read layer calls.
+ */
+#ifndef PFC_TRACE_PROCESSOR_IMPORT_SYSTEM_SYSTEM_H
+#define PFC_TRACE_PROCESSOR_IMPORT_SYSTEM_SYSTEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tp_event;
+struct tp_import;
+
+/* The system importer's state; 0 or -ENOMEM. */
+int tp_system_init(struct tp_import *imp);
+void tp_system_fini(struct tp_import *imp);
+/*
+ * tp_system_packet() - The TracePacket payload @field (ProcessTree,
+ * ProcessStats, SysStats, SystemInfo, CpuInfo, TraceStats, FtraceStats,
+ * TraceUuid, TracingServiceEvent, TraceConfig, TraceAttributes,
+ * CloneSnapshotTrigger; others are ignored) at @ev's time and machine.
+ */
+void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
+		      const uint8_t *data, size_t len);
+
+#endif

@@ -1,0 +1,125 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * parse.c - the parser stage's dispatch: each sorted packet's payload
+ * goes to the importer of its kind (system and service packets, track
+ * events, Android, Chrome, generic kernel); ftrace bundles were merged by
+ * the pipe (pipe.c) and clock snapshots done by the tokenizer. At the
+ * end, the importers finish in a fixed order and the trace's own metadata
+ * is written.
+ */
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/android/android.h"
+#include "trace_processor/import/chrome/chrome.h"
+#include "trace_processor/import/generic_kernel/generic_kernel.h"
+#include "trace_processor/import/system/system.h"
+#include "trace_processor/import/track_event/track_event.h"
+#include "trace_processor/read/read_int.h"
+
+/* ------------------------------------------------------------- driver ---- */
+
+void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	switch (ev->kind) {
+	case TP_EV_FTRACE:
+	case TP_EV_BUNDLE:
+		return; /* merged by the pipe (pipe.c) */
+	case TP_EV_TRACK_EVENT:
+		tp_te_parse_event(imp, ev);
+		return;
+	default:
+		break;
+	}
+	pz_reader_init(&r, ev->data, ev->len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.wire_type != PZ_WIRE_LEN)
+			continue;
+		switch (f.id) {
+		case PB_TRACE_PACKET__PROCESS_TREE:
+		case PB_TRACE_PACKET__PROCESS_STATS:
+		case PB_TRACE_PACKET__SYS_STATS:
+		case PB_TRACE_PACKET__SYSTEM_INFO:
+		case PB_TRACE_PACKET__CPU_INFO:
+		case PB_TRACE_PACKET__TRACE_STATS:
+		case PB_TRACE_PACKET__FTRACE_STATS:
+		case PB_TRACE_PACKET__TRACE_UUID:
+		case PB_TRACE_PACKET__SERVICE_EVENT:
+		case PB_TRACE_PACKET__TRACE_CONFIG:
+		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
+		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
+			tp_system_packet(imp, ev, f.id, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
+			/* Its clock_snapshot rows were written as it entered the graph. */
+			break;
+		case PB_TRACE_PACKET__ENTITY_STATE_RESIDENCY:
+			tp_entity_state_residency(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__CHROME_METADATA:
+			tp_chrome_metadata(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN:
+			tp_android_energy_breakdown(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__ANDROID_SYSTEM_PROPERTY:
+			tp_android_system_property(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
+		case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
+		case PB_TRACE_PACKET__PROCESS_DESCRIPTOR:
+		case PB_TRACE_PACKET__CHROME_TRIGGER:
+			tp_te_parse_packet(imp, ev, f.id, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__MODULE_SYMBOLS:
+			tp_te_module_symbols(imp, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_RENAME_EVENT:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE:
+		case PB_TRACE_PACKET__GENERIC_KERNEL_CPU_FREQ_EVENT:
+			tp_gk_parse_packet(imp, ev, f.id, f.data, f.size);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/* Per machine, the time from which every CPU that has ftrace data has it. */
+static void ftrace_latest_data_start(struct tp_read *r)
+{
+	struct hmap latest = HMAP_INIT;
+	struct hmap_iter it;
+	uint64_t k, v, cur;
+
+	hmap_iter_init(&it, &r->ftrace_cpu_start);
+	while (hmap_iter_next(&it, &k, &v)) {
+		uint64_t machine = k >> 32;
+
+		if (!hmap_get(&latest, machine, &cur) || (int64_t)v > (int64_t)cur)
+			hmap_put(&latest, machine, v);
+	}
+	hmap_iter_init(&it, &latest);
+	while (hmap_iter_next(&it, &k, &v))
+		tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
+				    (int64_t)v);
+	hmap_fini(&latest);
+}
+
+void tp_parse_finish(struct tp_read *r)
+{
+	struct tp_import *imp = &r->imp;
+
+	ftrace_latest_data_start(r);
+	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
+		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
+				    tp_clock_claimed_trace_clock(tp_clock_graph(imp)));
+	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
+	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)r->bytes_read);
+	tp_sched_finish(imp);
+	tp_slice_finish(imp);
+	tp_te_finish(imp);
+}

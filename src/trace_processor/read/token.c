@@ -1,0 +1,316 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * token.c - the tokenizer: runs on each packet in file order. It works
+ * out the packet's trace time (timestamp, its clock: the packet's, the
+ * sequence's default, or BOOTTIME, of the packet's machine; converted
+ * through the clock graph), feeds ClockSnapshots and RemoteClockSyncs to
+ * the graph at once (later timestamps need them: clock_sync.c),
+ * unpacks compressed_packets, splits ftrace bundles into one sort entry per
+ * event (compact_sched arrays into one record per event), and pushes the
+ * rest whole. Nothing here writes tables except stats.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/buf.h"
+#include "base/inflate.h"
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/track_event/track_event.h"
+#include "trace_processor/read/read_int.h"
+
+#define MAX_INFLATED_BYTES (512u << 20)
+
+static void push(struct tp_read *r, const struct tp_event *ev)
+{
+	if (tp_sorter_push(&r->sorter, ev) < 0)
+		tp_stat_add(&r->imp, "tokenizer_out_of_memory", -1, 0, 1);
+	if (ev->ts > r->latest_ts)
+		r->latest_ts = ev->ts;
+}
+
+/* ------------------------------------------------------------- ftrace ---- */
+
+/*
+ * One sort entry per bundle, at its earliest event: the kernel wrote each
+ * CPU's events in order, so the parse stage merges bundles (bundle.c)
+ * instead of the sorter sorting every event.
+ */
+static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
+			  uint32_t gen)
+{
+	struct tp_import *imp = &r->imp;
+	struct tp_event ev = {0};
+	uint64_t cpu, boot;
+	int64_t ts;
+	int rc;
+
+	rc = tp_bundle_first_ts(data, len, &cpu, &ts);
+	if (rc < 0) {
+		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
+		return;
+	}
+	if (cpu >= TP_MAX_CPUS_PER_MACHINE) {
+		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
+		return;
+	}
+	if (rc == 0)
+		return; /* no events */
+	/* ftrace of each machine is in that machine's boot clock. */
+	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine);
+	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
+		return;
+	{
+		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */
+		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu;
+		uint64_t v;
+
+		if (!hmap_get(&r->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
+			hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ev.ts);
+	}
+	ev.kind = TP_EV_BUNDLE;
+	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
+	ev.data = data;
+	ev.len = (uint32_t)len;
+	ev.cpu = (uint32_t)cpu;
+	ev.machine = machine;
+	push(r, &ev);
+}
+
+/* ----------------------------------------------------------- packets ---- */
+
+static void compressed(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine)
+{
+	struct tp_import *imp = &r->imp;
+	struct buf out = BUF_INIT;
+	struct pz_reader rd;
+	struct pz_field f;
+	uint8_t *copy;
+
+	/*
+	 * traced compresses packets once. Nesting would let a small file
+	 * recurse deep enough to overflow the stack, each level inflating up
+	 * to MAX_INFLATED_BYTES more: it is refused.
+	 */
+	if (r->in_compressed ||
+	    inflate_all(data, len, MAX_INFLATED_BYTES, &out) < 0) {
+		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
+		buf_fini(&out);
+		return;
+	}
+	copy = tp_arena_alloc(&r->arena, out.len);
+	if (!copy) {
+		buf_fini(&out);
+		return;
+	}
+	memcpy(copy, out.data, out.len);
+	r->in_compressed = true;
+	pz_reader_init(&rd, copy, out.len);
+	while (pz_reader_next(&rd, &f) > 0) {
+		if (f.id == PB_TRACE__PACKET && f.wire_type == PZ_WIRE_LEN) {
+			r->n_packets++;
+			tp_tokenize_packet(r, f.data, f.size, machine);
+		}
+	}
+	r->in_compressed = false;
+	if (rd.err != PZ_OK)
+		tp_stat_add(imp, "compressed_packets_invalid", -1, machine, 1);
+	buf_fini(&out);
+}
+
+/*
+ * The host is row 0 (raw id 0); other machines get rows as their ids appear.
+ * When the first machine id comes before any packet of the host itself,
+ * that machine is taken to be the one that wrote the trace: it becomes
+ * row 0 (relabelled with its raw id), as Perfetto adopts it.
+ */
+static uint32_t machine_row(struct tp_read *r, uint64_t raw_id)
+{
+	struct tp_import *imp = &r->imp;
+	struct tp_table *m = &imp->db->machine;
+	uint64_t v;
+	int64_t row;
+
+	if (raw_id == 0)
+		return 0;
+	if (hmap_get(&r->machine_rows, raw_id, &v))
+		return (uint32_t)v;
+	if (!r->machine_adoption_done) {
+		r->machine_adoption_done = true;
+		if (!r->host_has_packets && hmap_put(&r->machine_rows, raw_id, 0) >= 0) {
+			tp_set_int(m, MACHINE_RAW_ID, 0, (int64_t)raw_id);
+			return 0;
+		}
+	}
+	row = tp_table_append(m);
+	if (row < 0 || hmap_put(&r->machine_rows, raw_id, (uint64_t)row) < 0)
+		return 0;
+	tp_set_int(m, MACHINE_RAW_ID, (size_t)row, (int64_t)raw_id);
+	tp_set_int(m, MACHINE_LABEL_INDEX, (size_t)row, row);
+	if (tp_proc_add_idle(imp, (uint32_t)row) < 0)
+		tp_stat_add(imp, "tokenizer_out_of_memory", -1, (uint32_t)row, 1);
+	return (uint32_t)row;
+}
+
+int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine)
+{
+	struct tp_import *imp = &r->imp;
+	struct pz_reader rd;
+	struct pz_field f, payload = {0};
+	uint64_t ts = 0, clock_id = 0, seq_id = 0, seq_flags = 0;
+	bool has_ts = false, has_clock = false, cleared = false, dropped = false;
+	bool has_machine = false, has_sync = false;
+	const uint8_t *defaults = NULL;
+	uint32_t defaults_len = 0;
+	struct tp_packet_hdr hdr = {0}; /* for the sequence state and track events */
+	bool drop = false;
+	int slot;
+	struct tp_event ev = {0};
+	int64_t trace_ts, snapshot_ts = -1;
+
+	pz_reader_init(&rd, data, len);
+	while (pz_reader_next(&rd, &f) > 0) {
+		switch (f.id) {
+		case PB_TRACE_PACKET__TIMESTAMP:
+			ts = f.value;
+			has_ts = true;
+			break;
+		case PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID:
+			clock_id = f.value;
+			has_clock = true;
+			break;
+		case PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID:
+			seq_id = f.value;
+			hdr.has_seq_id = true;
+			break;
+		case PB_TRACE_PACKET__SEQUENCE_FLAGS:
+			seq_flags = f.value;
+			break;
+		case PB_TRACE_PACKET__INCREMENTAL_STATE_CLEARED:
+			cleared = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED:
+			dropped = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__TRACE_PACKET_DEFAULTS:
+			defaults = f.data;
+			defaults_len = f.size;
+			break;
+		case PB_TRACE_PACKET__MACHINE_ID:
+			machine = machine_row(r, f.value);
+			has_machine = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__SYNCHRONIZATION_MARKER:
+			has_sync = true;
+			break;
+		case PB_TRACE_PACKET__FIRST_PACKET_ON_SEQUENCE:
+			hdr.first_on_seq = f.value != 0;
+			break;
+		case PB_TRACE_PACKET__INTERNED_DATA:
+			hdr.interned = f.data;
+			hdr.interned_len = f.size;
+			break;
+		case PB_TRACE_PACKET__TRUSTED_UID:
+		case PB_TRACE_PACKET__TRUSTED_PID:
+			break;
+		default:
+			if (f.wire_type == PZ_WIRE_LEN && !payload.id)
+				payload = f;
+			break;
+		}
+	}
+	if (rd.err != PZ_OK) {
+		tp_stat_add(imp, "packet_malformed", -1, machine, 1);
+		return -EBADMSG;
+	}
+	/* Packets inside compressed_packets belong to the outer packet's machine. */
+	if (!has_machine && !has_sync && !r->in_compressed)
+		r->host_has_packets = true;
+	slot = tp_seq_slot(imp, (uint32_t)seq_id);
+	/* Counts, defaults, incremental state and interned data: sequence.c. */
+	hdr.seq_id = (uint32_t)seq_id;
+	hdr.seq_flags = (uint32_t)seq_flags;
+	hdr.cleared = cleared ||
+		      (seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+	hdr.dropped = dropped;
+	hdr.machine = machine;
+	hdr.defaults = defaults;
+	hdr.defaults_len = defaults_len;
+	if (slot >= 0) {
+		unsigned st = tp_seq_on_packet(imp, (uint32_t)slot, &hdr);
+
+		if (st & TP_SEQ_RESET)
+			tp_te_seq_reset(imp, (uint32_t)slot);
+		if (st & TP_SEQ_DROP)
+			tp_te_seq_skipped(imp);
+		drop = st & TP_SEQ_DROP;
+	}
+
+	switch (payload.id) {
+	case PB_TRACE_PACKET__COMPRESSED_PACKETS:
+		compressed(r, payload.data, payload.size, machine);
+		return 0;
+	case PB_TRACE_PACKET__FTRACE_EVENTS:
+		/* Events may name interned data (kernel symbols) of this generation. */
+		ftrace_bundle(r, payload.data, payload.size, machine,
+			      slot >= 0 ? tp_seq_gen_of(imp, (uint32_t)slot) : UINT32_MAX);
+		return 0;
+	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
+		snapshot_ts = tp_clock_snapshot_packet(imp, payload.data, payload.size,
+						       (uint32_t)seq_id, machine);
+		break;
+	case PB_TRACE_PACKET__REMOTE_CLOCK_SYNC:
+		/* Only the clock graph needs it, as in Perfetto. */
+		tp_remote_clock_sync(imp, payload.data, payload.size, machine);
+		return 0;
+	default:
+		break;
+	}
+	if (drop)
+		return 0;
+	if (!has_clock)
+		clock_id = slot >= 0 && tp_seq_default_clock(imp, (uint32_t)slot)
+				   ? tp_seq_default_clock(imp, (uint32_t)slot)
+				   : TP_CLOCK_BOOTTIME;
+	/* Every clock of a packet is its machine's: the host's for packets without one. */
+	clock_id = tp_clock_qualify(clock_id, (uint32_t)seq_id, machine);
+	if (has_ts) {
+		ts = (uint64_t)tp_clock_to_ns(imp, clock_id, (int64_t)ts);
+		if (tp_to_trace_time(imp, clock_id, machine, (int64_t)ts, true, &trace_ts) < 0)
+			return -ENOENT;
+	} else if (snapshot_ts >= 0) {
+		trace_ts = snapshot_ts; /* a snapshot is stamped by its own reading */
+	} else {
+		trace_ts = r->latest_ts;
+	}
+	if (payload.id == PB_TRACE_PACKET__SERVICE_EVENT) {
+		struct pz_field s[3];
+
+		if (pz_decode_table(payload.data, payload.size, s, 3) == PZ_OK &&
+		    s[PB_TRACING_SERVICE_EVENT__TRACING_STARTED].id)
+			tp_ftrace_tracing_started(imp, trace_ts);
+	}
+	ev.ts = trace_ts;
+	ev.kind = TP_EV_PACKET;
+	ev.data = data;
+	ev.len = (uint32_t)len;
+	ev.seq_idx = slot >= 0 ? (uint16_t)slot : 0;
+	ev.machine = machine;
+	switch (payload.id) {
+	case PB_TRACE_PACKET__TRACK_EVENT:
+	case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
+	case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
+	case PB_TRACE_PACKET__STREAMING_PROFILE_PACKET:
+	case PB_TRACE_PACKET__TRANSLATION_TABLE:
+		/* Track events get their own time and sort entry: te_token.c. */
+		if (!tp_te_tokenize(imp, slot, &hdr, has_ts ? &trace_ts : NULL, payload.id,
+				    payload.data, payload.size, &ev))
+			return 0;
+		break;
+	default:
+		break;
+	}
+	push(r, &ev);
+	return 0;
+}

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * sql.c - opens the in-memory SQLite connection over a struct tp_db: one
+ * eponymous virtual table per table (vtab.c), then Perfetto's views and
+ * the trace bounds functions on top. The facade (tp.c) calls it once,
+ * after the import.
+ */
+#include "trace_processor/sql/sql.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "trace_processor/sql/vtab.h"
+#include "trace_processor/storage/storage.h"
+
+/* Owned by the connection: the trace_start() function frees it. */
+struct sql_ctx {
+	struct tp_db *db;
+	uint64_t rows_scanned;
+};
+
+#define TRACK_COLS                                                                   \
+	"id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id, " \
+	"track_group_id"
+#define SCHED_SELECT                                                                 \
+	"SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu, ts + dur AS ts_end " \
+	"FROM __intrinsic_sched"
+
+/* Perfetto's views, with its names and column order. The track views pick
+ * tracks by the hidden classification columns of __intrinsic_track. */
+static const char *const k_views[] = {
+	"CREATE VIEW sched AS " SCHED_SELECT,
+	"CREATE VIEW sched_slice AS " SCHED_SELECT,
+	"CREATE VIEW raw AS SELECT * FROM ftrace_event",
+	"CREATE VIEW cpu AS SELECT * FROM __intrinsic_cpu WHERE cpu IS NOT NULL",
+	"CREATE VIEW track AS SELECT " TRACK_COLS " FROM __intrinsic_track",
+	"CREATE VIEW thread_track AS SELECT " TRACK_COLS ", utid FROM __intrinsic_track "
+	"WHERE is_counter = 0 AND utid IS NOT NULL",
+	"CREATE VIEW process_track AS SELECT " TRACK_COLS ", upid FROM __intrinsic_track "
+	"WHERE is_counter = 0 AND upid IS NOT NULL AND utid IS NULL",
+	"CREATE VIEW cpu_track AS SELECT " TRACK_COLS ", cpu FROM __intrinsic_track "
+	"WHERE is_counter = 0 AND cpu IS NOT NULL",
+	"CREATE VIEW counter_track AS SELECT " TRACK_COLS ", unit, description "
+	"FROM __intrinsic_track WHERE is_counter = 1",
+	"CREATE VIEW cpu_counter_track AS SELECT " TRACK_COLS ", unit, description, cpu "
+	"FROM __intrinsic_track WHERE is_counter = 1 AND cpu IS NOT NULL",
+	"CREATE VIEW process_counter_track AS SELECT " TRACK_COLS ", unit, description, upid "
+	"FROM __intrinsic_track WHERE is_counter = 1 AND upid IS NOT NULL AND utid IS NULL",
+	"CREATE VIEW thread_counter_track AS SELECT " TRACK_COLS ", unit, description, utid "
+	"FROM __intrinsic_track WHERE is_counter = 1 AND utid IS NOT NULL",
+	"CREATE VIEW counters AS SELECT c.*, t.name AS name, t.unit AS unit "
+	"FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id ORDER BY c.ts",
+	/* Perfetto's slice view adds two aliases (track events join on slice_id). */
+	"CREATE VIEW slice AS SELECT *, category AS cat, id AS slice_id FROM __intrinsic_slice",
+	"CREATE VIEW slices AS SELECT * FROM slice",
+	/* display_value of numbers is made here, not stored per arg. */
+	"CREATE VIEW args AS SELECT id, arg_set_id, flat_key, key, int_value, string_value,"
+	" real_value, value_type,"
+	" CASE WHEN display_value IS NOT NULL THEN display_value"
+	" WHEN value_type = 'int' THEN CAST(int_value AS TEXT)"
+	" WHEN value_type = 'uint' THEN printf('%llu', int_value)"
+	" WHEN value_type = 'bool' THEN CASE WHEN int_value THEN 'true' ELSE 'false' END"
+	" WHEN value_type = 'pointer' THEN printf('0x%x', int_value)"
+	" WHEN value_type = 'real' THEN CAST(real_value AS TEXT)"
+	" ELSE NULL END AS display_value FROM __intrinsic_args",
+	"CREATE VIEW stats AS SELECT name, idx, severity, source, value, description, "
+	"machine_id, trace_id FROM __intrinsic_stats",
+	"CREATE VIEW trace_bounds AS SELECT trace_start() AS start_ts, trace_end() AS end_ts",
+};
+
+/* Perfetto reports 0 for both bounds of a trace without timestamps. */
+static int64_t bound_or_zero(int64_t ts)
+{
+	return ts == TP_NULL_INT ? 0 : ts;
+}
+
+static void fn_trace_start(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, bound_or_zero(s->db->trace_start_ts));
+}
+
+static void fn_trace_end(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, bound_or_zero(s->db->trace_end_ts));
+}
+
+static void fn_trace_dur(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+
+	(void)argc;
+	(void)argv;
+	/* Bounds of a hostile trace may be INT64_MIN and INT64_MAX: wrap, no UB. */
+	sqlite3_result_int64(ctx, (int64_t)((uint64_t)bound_or_zero(s->db->trace_end_ts) -
+					    (uint64_t)bound_or_zero(s->db->trace_start_ts)));
+}
+
+static void fn_rows_scanned(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, (sqlite3_int64)s->rows_scanned);
+}
+
+static int add_function(sqlite3 *conn, const char *name,
+			void (*fn)(sqlite3_context *, int, sqlite3_value **), struct sql_ctx *s,
+			void (*destroy)(void *))
+{
+	/* Not deterministic: the bounds may change between statements. */
+	return sqlite3_create_function_v2(conn, name, 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, s, fn,
+					  NULL, NULL, destroy);
+}
+
+int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
+{
+	sqlite3 *conn = NULL;
+	struct sql_ctx *s;
+	size_t i;
+	int rc, err = -EIO;
+
+	rc = sqlite3_open_v2(":memory:", &conn, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		err = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+		goto fail;
+	}
+	s = malloc(sizeof(*s));
+	if (!s) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	s->db = db;
+	s->rows_scanned = 0;
+	/* The first function owns @s; SQLite frees it even if this fails. */
+	rc = add_function(conn, "trace_start", fn_trace_start, s, free);
+	if (rc == SQLITE_OK)
+		rc = add_function(conn, "trace_end", fn_trace_end, s, NULL);
+	if (rc == SQLITE_OK)
+		rc = add_function(conn, "trace_dur", fn_trace_dur, s, NULL);
+	if (rc == SQLITE_OK)
+		rc = add_function(conn, "__tp_rows_scanned", fn_rows_scanned, s, NULL);
+	if (rc != SQLITE_OK)
+		goto fail;
+
+	for (i = 0; i < TP_DB_N_TABLES; i++) {
+		err = tp_vtab_register(conn, tp_db_table(db, i), &db->strings, &s->rows_scanned);
+		if (err < 0)
+			goto fail;
+	}
+	err = -EIO;
+	for (i = 0; i < sizeof(k_views) / sizeof(k_views[0]); i++) {
+		rc = sqlite3_exec(conn, k_views[i], NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			goto fail;
+	}
+	*out = conn;
+	return 0;
+fail:
+	if (conn)
+		fprintf(stderr, "trace_processor: cannot set up SQL: %s\n", sqlite3_errmsg(conn));
+	if (rc == SQLITE_NOMEM)
+		err = -ENOMEM;
+	sqlite3_close(conn);
+	return err;
+}

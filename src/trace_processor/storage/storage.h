@@ -1,0 +1,479 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * storage.h - the storage layer, the bottom of the trace processor: a
+ * string pool and tables whose columns are flat arrays (cells.h), one row
+ * per index, and the schema of every table the trace processor fills, with
+ * Perfetto's table and column names, in struct tp_db. The import layers
+ * append rows and set cells; the SQL layer reads the cells in place. This
+ * is the one header of the layer the others include; it uses only base/.
+ *
+ * The row index is the table's `id`. Integer and string-id columns of big
+ * tables are stored as narrow as their values allow, and sorted integer
+ * columns as 32-bit offsets from a base per block of rows (cells.c). Read
+ * cells with tp_get_int(), tp_get_str() and tp_get_real(); tp_col_int()
+ * and tp_col_real() are the raw arrays of unsorted TP_INT and of TP_REAL
+ * columns only.
+ */
+#ifndef PFC_TRACE_PROCESSOR_STORAGE_STORAGE_H
+#define PFC_TRACE_PROCESSOR_STORAGE_STORAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "base/compiler.h"
+#include "base/hmap.h"
+#include "base/log.h"
+#include "trace_processor/storage/cells.h"
+
+/* ------------------------------------------------------------ strings ---- */
+
+/* Interned strings; ids are dense from 1 (0 is NULL). */
+struct tp_strings {
+	char *blob;          /* NUL-terminated strings back to back */
+	size_t blob_len, blob_cap;
+	uint64_t *offs;      /* id -> offset in blob */
+	uint32_t n, cap;
+	struct hmap index;   /* FNV-1a of the bytes -> id (collisions chained by probing) */
+};
+
+int tp_strings_init(struct tp_strings *s);
+void tp_strings_fini(struct tp_strings *s);
+/* Return: the id of @len bytes at @str (interned on first sight); 0 if out of memory. */
+uint32_t tp_str_intern(struct tp_strings *s, const char *str, size_t len);
+uint32_t tp_str_intern_c(struct tp_strings *s, const char *str);
+/*
+ * tp_str_find() - The id of exactly the @len bytes at @str if they are
+ * interned, without interning them (SQL equality filters use it).
+ * Return: the id, or 0 if absent; bytes holding a NUL are never interned.
+ */
+uint32_t tp_str_find(const struct tp_strings *s, const char *str, size_t len);
+/* Return: the string (NUL-terminated, borrowed), or NULL for id 0 or a bad id. */
+const char *tp_str_get(const struct tp_strings *s, uint32_t id);
+
+/* ------------------------------------------------------------- tables ---- */
+
+struct tp_order;
+
+struct tp_table {
+	const char *name;
+	const struct tp_col_spec *specs;
+	uint32_t n_cols;
+	struct tp_col *cols;
+	size_t n_rows, cap;
+	size_t n_filled;            /* cells [n_rows, n_filled) already hold NULL */
+	uint64_t generation;        /* bumped on every change: indexes go stale */
+	struct tp_order *orders;    /* cached row orders (tp_table_order) */
+	uint32_t n_orders;
+};
+
+int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
+		  uint32_t n_cols);
+void tp_table_fini(struct tp_table *t);
+
+/* Appends a row of NULLs. Return: its index, or -ENOMEM. */
+int64_t tp_table_append(struct tp_table *t);
+
+/* The raw cells of an unsorted TP_INT column (always int64). */
+static inline int64_t *tp_col_int(const struct tp_table *t, uint32_t c)
+{
+	DCHECK(t->cols[c].enc == TP_ENC_I64);
+	return (int64_t *)t->cols[c].data;
+}
+/* The raw cells of a TP_REAL column. */
+static inline double *tp_col_real(const struct tp_table *t, uint32_t c)
+{
+	DCHECK(t->cols[c].enc == TP_ENC_F64);
+	return (double *)t->cols[c].data;
+}
+
+/* Any integer-like cell (TP_INT, TP_NARROW, TP_ID, a TP_STR id); TP_NULL_INT for NULL. */
+static PFC_ALWAYS_INLINE int64_t tp_get_int(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return tp_cell_get(&t->cols[c], row);
+}
+
+/* A string-id cell (TP_STR); TP_NULL_STR for NULL. */
+static inline uint32_t tp_get_str(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return (uint32_t)tp_get_int(t, c, row);
+}
+
+/* A TP_REAL cell; NaN for NULL. */
+static inline double tp_get_real(const struct tp_table *t, uint32_t c, size_t row)
+{
+	return ((const double *)t->cols[c].data)[row];
+}
+
+/*
+ * Setters mark the table changed (cached indexes are rebuilt on use).
+ * tp_set_int() takes any integer-like column; TP_NULL_INT stores NULL.
+ * Return: 0 or the errors of tp_col_set_wide().
+ */
+static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t row, int64_t v)
+{
+	struct tp_col *col = &t->cols[c];
+
+	t->generation++;
+	switch (col->enc) {
+	case TP_ENC_I64:
+		((int64_t *)col->data)[row] = v;
+		return 0;
+	case TP_ENC_I8:
+		if (v == TP_NULL_INT || (v > INT8_MIN && v <= INT8_MAX)) {
+			((int8_t *)col->data)[row] = v == TP_NULL_INT ? INT8_MIN : (int8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I16:
+		if (v == TP_NULL_INT || (v > INT16_MIN && v <= INT16_MAX)) {
+			((int16_t *)col->data)[row] = v == TP_NULL_INT ? INT16_MIN : (int16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_I32:
+		if (v == TP_NULL_INT || (v > INT32_MIN && v <= INT32_MAX)) {
+			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U8:
+		if (v >= 0 && v <= UINT8_MAX) {
+			((uint8_t *)col->data)[row] = (uint8_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U16:
+		if (v >= 0 && v <= UINT16_MAX) {
+			((uint16_t *)col->data)[row] = (uint16_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_U32:
+		if (v >= 0 && v <= UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_D32: {
+		int64_t *base = &col->bases[row >> TP_D32_BLOCK_SHIFT];
+
+		if (v == TP_NULL_INT) {
+			((uint32_t *)col->data)[row] = UINT32_MAX;
+			return 0;
+		}
+		if (*base == TP_NULL_INT)
+			*base = v;
+		if (v >= *base && (uint64_t)v - (uint64_t)*base < UINT32_MAX) {
+			((uint32_t *)col->data)[row] = (uint32_t)((uint64_t)v - (uint64_t)*base);
+			return 0;
+		}
+		break;
+	}
+	case TP_ENC_ROW:
+	case TP_ENC_F64:
+		break;
+	}
+	return tp_col_set_wide(col, t->cap, t->n_filled > t->n_rows ? t->n_filled : t->n_rows, row,
+			       v);
+}
+static inline void tp_set_real(struct tp_table *t, uint32_t c, size_t row, double v)
+{
+	tp_col_real(t, c)[row] = v;
+	t->generation++;
+}
+static inline int tp_set_str(struct tp_table *t, uint32_t c, size_t row, uint32_t v)
+{
+	return tp_set_int(t, c, row, v);
+}
+
+/*
+ * tp_col_lookup() - Rows whose integer or string-id cell equals @v, from a
+ * sorted index built on first use (and rebuilt when the table changed).
+ * Return: the number of rows; *out_rows points at them in ascending row
+ * order (borrowed, valid until the table changes); -ENOMEM.
+ */
+int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows);
+
+/* Builds the equality index of column @c now (e.g. after an import). */
+int tp_col_index_build(struct tp_table *t, uint32_t c);
+
+/* Distinct values in column @c when its index was last built; 0: unknown. */
+size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
+
+/*
+ * tp_table_order() - Every row, ordered by the cells of column @c1, then
+ * of @c2 (-1: none), then by row. NULLs come first. String columns order
+ * by their text in byte order (SQLite's BINARY) given @strings, the pool
+ * their ids point into; without it (NULL) by string id, which only groups.
+ * Built with a counting sort when the key range is small, else a
+ * comparison sort, and cached until the table changes (callers must pass
+ * the same @strings each time).
+ * Return: n_rows and *out_rows (borrowed: see tp_rows_hold()); -ENOMEM.
+ */
+int64_t tp_table_order(struct tp_table *t, uint32_t c1, int c2, const struct tp_strings *strings,
+		       const uint32_t **out_rows);
+
+/*
+ * tp_rows_hold(), tp_rows_release() - Keep the rows tp_table_order() gave
+ * alive while reading them (the cache keeps 4 orders per table and drops
+ * the oldest when a fifth is asked for, maybe by another cursor of the
+ * same statement). Every hold needs one release; NULL is ignored.
+ */
+void tp_rows_hold(const uint32_t *rows);
+void tp_rows_release(const uint32_t *rows);
+
+/* ------------------------------------------------------------- schema ---- */
+
+/*
+ * Each table is an X-macro list (prefix, column, SQL name, type, flags):
+ * one list gives both the column enum (SCHED_TS, ...) and the spec array
+ * (tables.c). Tables whose SQL name starts with "__" are exposed through
+ * views (the SQL layer) that rename, filter or add computed columns.
+ */
+
+#define TP_SCHED_COLS(X)                                \
+	X(SCHED, ID, "id", TP_ID, 0)                    \
+	X(SCHED, TS, "ts", TP_INT, TP_SORTED)           \
+	X(SCHED, DUR, "dur", TP_NARROW, 0)              \
+	X(SCHED, CPU, "cpu", TP_NARROW, 0)              \
+	X(SCHED, UTID, "utid", TP_NARROW, 0)            \
+	X(SCHED, END_STATE, "end_state", TP_STR, 0)     \
+	X(SCHED, PRIORITY, "priority", TP_NARROW, 0)    \
+	X(SCHED, UCPU, "ucpu", TP_NARROW, 0)
+
+#define TP_THREAD_STATE_COLS(X)                                 \
+	X(TSTATE, ID, "id", TP_ID, 0)                           \
+	X(TSTATE, TS, "ts", TP_INT, TP_SORTED)                  \
+	X(TSTATE, DUR, "dur", TP_NARROW, 0)                     \
+	X(TSTATE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(TSTATE, UTID, "utid", TP_NARROW, 0)                   \
+	X(TSTATE, STATE, "state", TP_STR, 0)                    \
+	X(TSTATE, IO_WAIT, "io_wait", TP_NARROW, 0)             \
+	X(TSTATE, BLOCKED_FUNCTION, "blocked_function", TP_STR, 0) \
+	X(TSTATE, WAKER_UTID, "waker_utid", TP_NARROW, 0)       \
+	X(TSTATE, WAKER_ID, "waker_id", TP_NARROW, 0)           \
+	X(TSTATE, IRQ_CONTEXT, "irq_context", TP_NARROW, 0)     \
+	X(TSTATE, UCPU, "ucpu", TP_NARROW, 0)
+
+#define TP_THREAD_COLS(X)                                       \
+	X(THREAD, ID, "id", TP_ID, 0)                           \
+	X(THREAD, UTID, "utid", TP_ID, 0)                       \
+	X(THREAD, TID, "tid", TP_INT, 0)                        \
+	X(THREAD, NAME, "name", TP_STR, 0)                      \
+	X(THREAD, START_TS, "start_ts", TP_INT, 0)              \
+	X(THREAD, END_TS, "end_ts", TP_INT, 0)                  \
+	X(THREAD, UPID, "upid", TP_INT, 0)                      \
+	X(THREAD, IS_MAIN_THREAD, "is_main_thread", TP_INT, 0)  \
+	X(THREAD, IS_IDLE, "is_idle", TP_INT, 0)                \
+	X(THREAD, MACHINE_ID, "machine_id", TP_INT, 0)          \
+	X(THREAD, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+
+#define TP_PROCESS_COLS(X)                                      \
+	X(PROCESS, ID, "id", TP_ID, 0)                          \
+	X(PROCESS, UPID, "upid", TP_ID, 0)                      \
+	X(PROCESS, PID, "pid", TP_INT, 0)                       \
+	X(PROCESS, NAME, "name", TP_STR, 0)                     \
+	X(PROCESS, START_TS, "start_ts", TP_INT, 0)             \
+	X(PROCESS, END_TS, "end_ts", TP_INT, 0)                 \
+	X(PROCESS, PARENT_UPID, "parent_upid", TP_INT, 0)       \
+	X(PROCESS, UID, "uid", TP_INT, 0)                       \
+	X(PROCESS, ANDROID_APPID, "android_appid", TP_INT, 0)   \
+	X(PROCESS, ANDROID_USER_ID, "android_user_id", TP_INT, 0) \
+	X(PROCESS, CMDLINE, "cmdline", TP_STR, 0)               \
+	X(PROCESS, ARG_SET_ID, "arg_set_id", TP_INT, 0)         \
+	X(PROCESS, MACHINE_ID, "machine_id", TP_INT, 0)
+
+#define TP_CPU_COLS(X)                                          \
+	X(CPU, ID, "id", TP_ID, 0)                              \
+	X(CPU, UCPU, "ucpu", TP_ID, 0)                          \
+	X(CPU, CPU, "cpu", TP_INT, 0)                           \
+	X(CPU, CLUSTER_ID, "cluster_id", TP_INT, 0)             \
+	X(CPU, PROCESSOR, "processor", TP_STR, 0)               \
+	X(CPU, MACHINE_ID, "machine_id", TP_INT, 0)             \
+	X(CPU, CAPACITY, "capacity", TP_INT, 0)                 \
+	X(CPU, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+
+#define TP_MACHINE_COLS(X)                                      \
+	X(MACHINE, ID, "id", TP_ID, 0)                          \
+	X(MACHINE, RAW_ID, "raw_id", TP_INT, 0)                 \
+	X(MACHINE, NAME, "name", TP_STR, 0)                     \
+	X(MACHINE, SYSNAME, "sysname", TP_STR, 0)               \
+	X(MACHINE, RELEASE, "release", TP_STR, 0)               \
+	X(MACHINE, VERSION, "version", TP_STR, 0)               \
+	X(MACHINE, ARCH, "arch", TP_STR, 0)                     \
+	X(MACHINE, NUM_CPUS, "num_cpus", TP_INT, 0)             \
+	X(MACHINE, ANDROID_BUILD_FINGERPRINT, "android_build_fingerprint", TP_STR, 0) \
+	X(MACHINE, ANDROID_DEVICE_MANUFACTURER, "android_device_manufacturer", TP_STR, 0) \
+	X(MACHINE, ANDROID_SDK_VERSION, "android_sdk_version", TP_INT, 0) \
+	X(MACHINE, SYSTEM_RAM_BYTES, "system_ram_bytes", TP_INT, 0) \
+	X(MACHINE, SYSTEM_RAM_GB, "system_ram_gb", TP_INT, 0)   \
+	X(MACHINE, LABEL_INDEX, "label_index", TP_INT, 0)
+
+/* Every track; the *_track views pick by the hidden classification columns. */
+#define TP_TRACK_COLS(X)                                        \
+	X(TRACK, ID, "id", TP_ID, 0)                            \
+	X(TRACK, NAME, "name", TP_STR, 0)                       \
+	X(TRACK, TYPE, "type", TP_STR, 0)                       \
+	X(TRACK, DIMENSION_ARG_SET_ID, "dimension_arg_set_id", TP_INT, 0) \
+	X(TRACK, PARENT_ID, "parent_id", TP_INT, 0)             \
+	X(TRACK, SOURCE_ARG_SET_ID, "source_arg_set_id", TP_INT, 0) \
+	X(TRACK, MACHINE_ID, "machine_id", TP_INT, 0)           \
+	X(TRACK, TRACK_GROUP_ID, "track_group_id", TP_INT, 0)   \
+	X(TRACK, IS_COUNTER, "is_counter", TP_INT, 0)           \
+	X(TRACK, CPU, "cpu", TP_INT, 0)                         \
+	X(TRACK, UTID, "utid", TP_INT, 0)                       \
+	X(TRACK, UPID, "upid", TP_INT, 0)                       \
+	X(TRACK, UNIT, "unit", TP_STR, 0)                       \
+	X(TRACK, DESCRIPTION, "description", TP_STR, 0)
+
+#define TP_COUNTER_COLS(X)                                      \
+	X(COUNTER, ID, "id", TP_ID, 0)                          \
+	X(COUNTER, TS, "ts", TP_INT, TP_SORTED)                 \
+	X(COUNTER, TRACK_ID, "track_id", TP_NARROW, 0)          \
+	X(COUNTER, VALUE, "value", TP_REAL, 0)                  \
+	X(COUNTER, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
+
+#define TP_SLICE_COLS(X)                                        \
+	X(SLICE, ID, "id", TP_ID, 0)                            \
+	X(SLICE, TS, "ts", TP_INT, TP_SORTED)                   \
+	X(SLICE, DUR, "dur", TP_NARROW, 0)                      \
+	X(SLICE, TRACK_ID, "track_id", TP_NARROW, 0)            \
+	X(SLICE, CATEGORY, "category", TP_STR, 0)               \
+	X(SLICE, NAME, "name", TP_STR, 0)                       \
+	X(SLICE, DEPTH, "depth", TP_NARROW, 0)                  \
+	X(SLICE, PARENT_ID, "parent_id", TP_NARROW, 0)          \
+	X(SLICE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)        \
+	X(SLICE, THREAD_TS, "thread_ts", TP_NARROW, 0)          \
+	X(SLICE, THREAD_DUR, "thread_dur", TP_NARROW, 0)        \
+	X(SLICE, THREAD_INSTRUCTION_COUNT, "thread_instruction_count", TP_NARROW, 0) \
+	X(SLICE, THREAD_INSTRUCTION_DELTA, "thread_instruction_delta", TP_NARROW, 0)
+
+#define TP_INSTANT_COLS(X)                                      \
+	X(INSTANT, ID, "id", TP_ID, TP_HIDDEN)                  \
+	X(INSTANT, TS, "ts", TP_INT, TP_SORTED)                 \
+	X(INSTANT, TRACK_ID, "track_id", TP_NARROW, 0)          \
+	X(INSTANT, NAME, "name", TP_STR, 0)                     \
+	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
+
+#define TP_FLOW_COLS(X)                                         \
+	X(FLOW, ID, "id", TP_ID, 0)                             \
+	X(FLOW, SLICE_OUT, "slice_out", TP_NARROW, 0)           \
+	X(FLOW, SLICE_IN, "slice_in", TP_NARROW, 0)             \
+	X(FLOW, TRACE_ID, "trace_id", TP_NARROW, 0)             \
+	X(FLOW, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
+
+#define TP_FTRACE_EVENT_COLS(X)                                 \
+	X(FTRACE, ID, "id", TP_ID, 0)                           \
+	X(FTRACE, TS, "ts", TP_INT, TP_SORTED)                  \
+	X(FTRACE, NAME, "name", TP_STR, 0)                      \
+	X(FTRACE, CPU, "cpu", TP_NARROW, 0)                     \
+	X(FTRACE, UTID, "utid", TP_NARROW, 0)                   \
+	X(FTRACE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)       \
+	X(FTRACE, COMMON_FLAGS, "common_flags", TP_NARROW, 0)   \
+	X(FTRACE, UCPU, "ucpu", TP_NARROW, 0)
+
+#define TP_ARGS_COLS(X)                                         \
+	X(ARGS, ID, "id", TP_ID, 0)                             \
+	X(ARGS, ARG_SET_ID, "arg_set_id", TP_INT, TP_SORTED)    \
+	X(ARGS, FLAT_KEY, "flat_key", TP_STR, 0)                \
+	X(ARGS, KEY, "key", TP_STR, 0)                          \
+	X(ARGS, INT_VALUE, "int_value", TP_NARROW, 0)           \
+	X(ARGS, STRING_VALUE, "string_value", TP_STR, 0)        \
+	X(ARGS, REAL_VALUE, "real_value", TP_REAL, 0)           \
+	X(ARGS, VALUE_TYPE, "value_type", TP_STR, 0)            \
+	X(ARGS, DISPLAY_VALUE, "display_value", TP_STR, 0)
+
+#define TP_STATS_COLS(X)                                        \
+	X(STATS, ID, "id", TP_ID, TP_HIDDEN)                    \
+	X(STATS, NAME, "name", TP_STR, 0)                       \
+	X(STATS, IDX, "idx", TP_INT, 0)                         \
+	X(STATS, SEVERITY, "severity", TP_STR, 0)               \
+	X(STATS, SOURCE, "source", TP_STR, 0)                   \
+	X(STATS, VALUE, "value", TP_INT, 0)                     \
+	X(STATS, DESCRIPTION, "description", TP_STR, 0)         \
+	X(STATS, MACHINE_ID, "machine_id", TP_INT, 0)           \
+	X(STATS, TRACE_ID, "trace_id", TP_INT, 0)
+
+#define TP_METADATA_COLS(X)                                     \
+	X(META, ID, "id", TP_ID, 0)                             \
+	X(META, NAME, "name", TP_STR, 0)                        \
+	X(META, KEY_TYPE, "key_type", TP_STR, 0)                \
+	X(META, INT_VALUE, "int_value", TP_INT, 0)              \
+	X(META, STR_VALUE, "str_value", TP_STR, 0)              \
+	X(META, MACHINE_ID, "machine_id", TP_INT, 0)            \
+	X(META, TRACE_ID, "trace_id", TP_INT, 0)
+
+#define TP_CLOCK_SNAPSHOT_COLS(X)                               \
+	X(CLOCKS, ID, "id", TP_ID, 0)                           \
+	X(CLOCKS, TS, "ts", TP_INT, 0)                          \
+	X(CLOCKS, CLOCK_ID, "clock_id", TP_INT, 0)              \
+	X(CLOCKS, CLOCK_NAME, "clock_name", TP_STR, 0)          \
+	X(CLOCKS, CLOCK_VALUE, "clock_value", TP_INT, 0)        \
+	X(CLOCKS, SNAPSHOT_ID, "snapshot_id", TP_INT, 0)        \
+	X(CLOCKS, MACHINE_ID, "machine_id", TP_INT, 0)
+
+#define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
+enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
+enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
+enum { TP_THREAD_COLS(TP_COL_ENUM) THREAD_N_COLS };
+enum { TP_PROCESS_COLS(TP_COL_ENUM) PROCESS_N_COLS };
+enum { TP_CPU_COLS(TP_COL_ENUM) CPU_N_COLS };
+enum { TP_MACHINE_COLS(TP_COL_ENUM) MACHINE_N_COLS };
+enum { TP_TRACK_COLS(TP_COL_ENUM) TRACK_N_COLS };
+enum { TP_COUNTER_COLS(TP_COL_ENUM) COUNTER_N_COLS };
+enum { TP_SLICE_COLS(TP_COL_ENUM) SLICE_N_COLS };
+enum { TP_INSTANT_COLS(TP_COL_ENUM) INSTANT_N_COLS };
+enum { TP_FLOW_COLS(TP_COL_ENUM) FLOW_N_COLS };
+enum { TP_FTRACE_EVENT_COLS(TP_COL_ENUM) FTRACE_N_COLS };
+enum { TP_ARGS_COLS(TP_COL_ENUM) ARGS_N_COLS };
+enum { TP_STATS_COLS(TP_COL_ENUM) STATS_N_COLS };
+enum { TP_METADATA_COLS(TP_COL_ENUM) META_N_COLS };
+enum { TP_CLOCK_SNAPSHOT_COLS(TP_COL_ENUM) CLOCKS_N_COLS };
+#undef TP_COL_ENUM
+
+/* Every table; tp_db_table(db, i) walks them in this order. */
+struct tp_db {
+	struct tp_strings strings;
+	struct tp_table sched;
+	struct tp_table thread_state;
+	struct tp_table thread;
+	struct tp_table process;
+	struct tp_table cpu;
+	struct tp_table machine;
+	struct tp_table track;
+	struct tp_table counter;
+	struct tp_table slice;
+	struct tp_table instant;
+	struct tp_table flow;
+	struct tp_table ftrace_event;
+	struct tp_table args;
+	struct tp_table stats;
+	struct tp_table metadata;
+	struct tp_table clock_snapshot;
+	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
+	int64_t trace_start_ts, trace_end_ts;
+};
+
+#define TP_DB_N_TABLES 16
+
+int tp_db_init(struct tp_db *db);
+void tp_db_fini(struct tp_db *db);
+struct tp_table *tp_db_table(struct tp_db *db, unsigned i);
+
+/* String shorthand. */
+static inline uint32_t tp_db_str(struct tp_db *db, const char *s)
+{
+	return tp_str_intern_c(&db->strings, s);
+}
+
+/* Grows the trace bounds to include @ts. */
+static inline void tp_bounds_add(struct tp_db *db, int64_t ts)
+{
+	if (db->trace_start_ts == TP_NULL_INT || ts < db->trace_start_ts)
+		db->trace_start_ts = ts;
+	if (db->trace_end_ts == TP_NULL_INT || ts > db->trace_end_ts)
+		db->trace_end_ts = ts;
+}
+
+#endif

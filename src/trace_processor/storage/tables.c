@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * tables.c - column specs of every table (from the schema lists in
+ * storage.h) and the database that owns them.
+ */
+#include "trace_processor/storage/storage.h"
+
+#include <errno.h>
+#include <string.h>
+
+#define TP_COL_SPEC(t, c, name, type, flags) {name, type, flags},
+
+static const struct tp_col_spec sched_specs[] = {TP_SCHED_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec thread_state_specs[] = {TP_THREAD_STATE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec thread_specs[] = {TP_THREAD_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec process_specs[] = {TP_PROCESS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec cpu_specs[] = {TP_CPU_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec machine_specs[] = {TP_MACHINE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec track_specs[] = {TP_TRACK_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec counter_specs[] = {TP_COUNTER_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec slice_specs[] = {TP_SLICE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec instant_specs[] = {TP_INSTANT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec flow_specs[] = {TP_FLOW_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ftrace_specs[] = {TP_FTRACE_EVENT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec args_specs[] = {TP_ARGS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec stats_specs[] = {TP_STATS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec metadata_specs[] = {TP_METADATA_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec clocks_specs[] = {TP_CLOCK_SNAPSHOT_COLS(TP_COL_SPEC)};
+
+#define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
+
+struct table_def {
+	size_t offset;
+	const char *name;
+	const struct tp_col_spec *specs;
+	uint32_t n;
+};
+
+/* SQL names: "__" tables are wrapped by views in sql/sql.c. */
+static const struct table_def k_tables[TP_DB_N_TABLES] = {
+	{offsetof(struct tp_db, sched), "__intrinsic_sched", sched_specs, N(sched_specs)},
+	{offsetof(struct tp_db, thread_state), "thread_state", thread_state_specs,
+	 N(thread_state_specs)},
+	{offsetof(struct tp_db, thread), "thread", thread_specs, N(thread_specs)},
+	{offsetof(struct tp_db, process), "process", process_specs, N(process_specs)},
+	{offsetof(struct tp_db, cpu), "__intrinsic_cpu", cpu_specs, N(cpu_specs)},
+	{offsetof(struct tp_db, machine), "machine", machine_specs, N(machine_specs)},
+	{offsetof(struct tp_db, track), "__intrinsic_track", track_specs, N(track_specs)},
+	{offsetof(struct tp_db, counter), "counter", counter_specs, N(counter_specs)},
+	{offsetof(struct tp_db, slice), "__intrinsic_slice", slice_specs, N(slice_specs)},
+	{offsetof(struct tp_db, instant), "instant", instant_specs, N(instant_specs)},
+	{offsetof(struct tp_db, flow), "flow", flow_specs, N(flow_specs)},
+	{offsetof(struct tp_db, ftrace_event), "ftrace_event", ftrace_specs, N(ftrace_specs)},
+	{offsetof(struct tp_db, args), "__intrinsic_args", args_specs, N(args_specs)},
+	{offsetof(struct tp_db, stats), "__intrinsic_stats", stats_specs, N(stats_specs)},
+	{offsetof(struct tp_db, metadata), "metadata", metadata_specs, N(metadata_specs)},
+	{offsetof(struct tp_db, clock_snapshot), "clock_snapshot", clocks_specs, N(clocks_specs)},
+};
+
+struct tp_table *tp_db_table(struct tp_db *db, unsigned i)
+{
+	return i < TP_DB_N_TABLES ? (struct tp_table *)((char *)db + k_tables[i].offset) : NULL;
+}
+
+int tp_db_init(struct tp_db *db)
+{
+	unsigned i;
+	int rc;
+
+	memset(db, 0, sizeof(*db));
+	db->trace_start_ts = TP_NULL_INT;
+	db->trace_end_ts = TP_NULL_INT;
+	rc = tp_strings_init(&db->strings);
+	for (i = 0; rc == 0 && i < TP_DB_N_TABLES; i++)
+		rc = tp_table_init(tp_db_table(db, i), k_tables[i].name, k_tables[i].specs,
+				   k_tables[i].n);
+	if (rc < 0)
+		tp_db_fini(db);
+	return rc;
+}
+
+void tp_db_fini(struct tp_db *db)
+{
+	unsigned i;
+
+	for (i = 0; i < TP_DB_N_TABLES; i++)
+		tp_table_fini(tp_db_table(db, i));
+	tp_strings_fini(&db->strings);
+}
