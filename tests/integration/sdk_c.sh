@@ -14,51 +14,25 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
+. "$(dirname "$0")/sdk_lib.sh"
 
 svc_require_bins traced perfetto trace_processor_shell sdk/sdk_app
 APP=$OUT/sdk/sdk_app
-TP=$OUT/trace_processor_shell
+# Sessions here hold 64 threads x 10,000 slices.
+SDK_SESSION_KB=262144
 # Programs built here against a sanitizer build's library need its runtime.
 SAN=
 case $OUT in *asan*) SAN="-fsanitize=address,undefined" ;; esac
 
-# q TRACE SQL: the single value a query prints (its second CSV line).
-q() {
-	printf '%s\n' "$2" >"$SVC_TMP/q.sql"
-	"$TP" -q "$SVC_TMP/q.sql" "$1" 2>"$SVC_TMP/q.err" | sed -n 2p | tr -d '"'
-}
-
-# q_up TRACE SQL: the same with Perfetto's trace processor.
+# q_up TRACE SQL: q (sdk_lib.sh) with Perfetto's trace processor.
 q_up() {
 	printf '%s\n' "$2" >"$SVC_TMP/q.sql"
 	"$UPSTREAM_TP" -q "$SVC_TMP/q.sql" "$1" 2>/dev/null | sed -n 2p | tr -d '"'
 }
 
-# expect NAME GOT WANT: pass if equal.
-expect() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
-}
-
 # stat NAME KEY: a counter the app printed with --stats.
 stat() {
 	sed -n "s/^$2=//p" "$SVC_TMP/$1.out" | head -n 1
-}
-
-TE_ALL='data_sources { config { name: "track_event" track_event_config { enabled_categories: "*" } buffer_exhausted_policy: BUFFER_EXHAUSTED_STALL_THEN_DROP } }'
-
-# session NAME CONFIG_TAIL: a perfetto session in the background writing
-# $SVC_TMP/NAME.pftrace, 256 MiB buffer plus CONFIG_TAIL.
-session() {
-	svc_cfg "$1" "buffers { size_kb: 262144 fill_policy: DISCARD }
-$2"
-	svc_bg "$1" "$OUT/perfetto" --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pftrace"
-}
-
-# end_session NAME: SIGINT, wait for the file.
-end_session() {
-	svc_kill "$1" INT
-	svc_wait "$1" 20 >/dev/null 2>&1
-	[ -s "$SVC_TMP/$1.pftrace" ]
 }
 
 # restart_traced NAME: a traced on the sockets already exported (stale ones
@@ -69,14 +43,6 @@ restart_traced() {
 	svc_wait_for 10 _svc_traced_up "$1" && ! _svc_exited "$1"
 }
 
-# nesting_ok TRACE: every slice ended, parents one level up on the same track.
-nesting_ok() {
-	[ "$(q "$1" "select count(*) from slice where dur < 0")" = 0 ] &&
-		[ "$(q "$1" "select count(*) from slice where depth > 0 and parent_id is null")" = 0 ] &&
-		[ "$(q "$1" "select count(*) from slice s join slice p on s.parent_id = p.id
-			where p.depth != s.depth - 1 or p.track_id != s.track_id or p.ts > s.ts
-			or p.ts + p.dur < s.ts + s.dur")" = 0 ]
-}
 
 # ------------------------------------------------------------ library ----
 t=sdk/exports

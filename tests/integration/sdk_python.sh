@@ -17,9 +17,9 @@
 
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
+. "$(dirname "$0")/sdk_lib.sh"
 
 svc_require_bins traced perfetto trace_processor_shell
-TP=$OUT/trace_processor_shell
 APP=tests/sdk/sdk_py_app.py
 EXAMPLE=examples/python/data_loader.py
 
@@ -54,17 +54,6 @@ py() {
 	svc_bg "$_n" env $PY_ENV "$PY" "$@"
 }
 
-# q TRACE SQL: the single value a query prints (its second CSV line).
-q() {
-	printf '%s\n' "$2" >"$SVC_TMP/q.sql"
-	"$TP" -q "$SVC_TMP/q.sql" "$1" 2>"$SVC_TMP/q.err" | sed -n 2p | tr -d '"'
-}
-
-# expect NAME GOT WANT: pass if equal.
-expect() {
-	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "got '$2', want '$3'"; fi
-}
-
 # val NAME KEY: a key=value line the program NAME printed.
 val() {
 	tr ' ' '\n' <"$SVC_TMP/$1.out" | sed -n "s/^$2=//p" | head -n 1
@@ -80,31 +69,6 @@ ran() {
 	fi
 }
 
-TE_ALL='data_sources { config { name: "track_event" track_event_config { enabled_categories: "*" } buffer_exhausted_policy: BUFFER_EXHAUSTED_STALL_THEN_DROP } }'
-
-# session NAME CONFIG_TAIL: perfetto in the background writing
-# $SVC_TMP/NAME.pftrace, a 64 MiB buffer plus CONFIG_TAIL.
-session() {
-	svc_cfg "$1" "buffers { size_kb: 65536 fill_policy: DISCARD }
-$2"
-	svc_bg "$1" "$OUT/perfetto" --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pftrace"
-}
-
-# end_session NAME: SIGINT, wait for the file.
-end_session() {
-	svc_kill "$1" INT
-	svc_wait "$1" 20 >/dev/null 2>&1
-	[ -s "$SVC_TMP/$1.pftrace" ]
-}
-
-# nesting_ok TRACE: every slice ended, parents one level up on the same track.
-nesting_ok() {
-	[ "$(q "$1" "select count(*) from slice where dur < 0")" = 0 ] &&
-		[ "$(q "$1" "select count(*) from slice where depth > 0 and parent_id is null")" = 0 ] &&
-		[ "$(q "$1" "select count(*) from slice s join slice p on s.parent_id = p.id
-			where p.depth != s.depth - 1 or p.track_id != s.track_id or p.ts > s.ts
-			or p.ts + p.dur < s.ts + s.dur")" = 0 ]
-}
 
 # Slices per thread and name: "thread:name:count ..." in order.
 PER_THREAD="select group_concat(k, ' ') from (select t.name || ':' || s.name || ':' || count(*) k
