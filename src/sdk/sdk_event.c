@@ -36,6 +36,14 @@
 /* The fast path's worst case: fragment size 4, track event 2 + type 2 +
  * category 1 + 2 + name 1 + 2, sequence flags 2, timestamp 1 + 3. */
 #define FAST_MAX_BYTES 24u
+/* The second fast path (write_fast_args): at most this many annotations,
+ * string values of at most FAST_MAX_STR bytes, and the room its worst case
+ * needs in the chunk: 4 + 2 + type 2 + track 11 + category 3 + name 3,
+ * counter value 12, per annotation 2 + 3 + 2 + FAST_MAX_STR (or 11), then
+ * 2 + 4. */
+#define FAST_MAX_ARGS 4u
+#define FAST_MAX_STR 32u
+#define FAST_ARGS_ROOM (4u + 2 + 2 + 11 + 3 + 3 + 12 + FAST_MAX_ARGS * (7 + FAST_MAX_STR) + 6)
 /* Events up to this bound are built on the stack when they do not fit. */
 #define STACK_EVENT_BYTES 512u
 
@@ -294,9 +302,15 @@ static int prepare(struct sdk_thread *t, struct sdk_writer *w, unsigned slot, ui
 	return 0;
 }
 
+/* A track's slot in a writer's table of tracks described. */
+static inline uint32_t track_slot(uint64_t uuid)
+{
+	return (uint32_t)((uuid * 0x9E3779B97F4A7C15ull) >> 59) & (SDK_TRACK_SLOTS - 1);
+}
+
 static int describe_track(struct sdk_writer *w, const struct pfc_track *tr)
 {
-	uint32_t i = (uint32_t)((tr->uuid * 0x9E3779B97F4A7C15ull) >> 59) & (SDK_TRACK_SLOTS - 1);
+	uint32_t i = track_slot(tr->uuid);
 	uint8_t buf[STACK_EVENT_BYTES], *p = buf;
 	size_t n = strlen(tr->name);
 	struct nest td, ctr;
@@ -640,21 +654,34 @@ static PFC_ALWAYS_INLINE uint8_t *put_small(uint8_t *q, uint32_t v)
  *
  *   size(4) | 5a len 48 type 18 cat [50 name] | 68 02 | 40 t0 t1 t2
  */
-static PFC_ALWAYS_INLINE bool write_fast(struct sdk_writer *w, unsigned slot,
-					 const struct pfc_category *cat, const char *name,
-					 unsigned type, uint64_t now, uint32_t ver)
+/* Whether @w can take a fast-path packet of up to @room bytes now: its
+ * chunk has room, its state, clock and category are current. */
+static PFC_ALWAYS_INLINE bool fast_ready(const struct sdk_writer *w, unsigned slot,
+					 const struct pfc_category *cat, size_t room, uint32_t ver,
+					 uint32_t *out_cat_iid)
 {
-	uint32_t cs = cat->index & (SDK_CAT_SLOTS - 1), cat_iid, name_iid = 0, size;
-	uint64_t d;
-	uint8_t *p, *q;
+	uint32_t cs = cat->index & (SDK_CAT_SLOTS - 1);
 
-	if (PFC_UNLIKELY_(!w || (size_t)(w->end - w->cur) < FAST_MAX_BYTES ||
+	if (PFC_UNLIKELY_(!w || (size_t)(w->end - w->cur) < room ||
 			  w->n_packets >= SMB_MAX_PACKETS_PER_CHUNK || w->clock_version != ver ||
 			  w->gen != atomic_load_explicit(&sdk_g.inst[slot].gen,
 							 memory_order_relaxed) ||
 			  w->cats[cs].index_plus1 != cat->index + 1))
 		return false;
-	cat_iid = w->cats[cs].iid;
+	*out_cat_iid = w->cats[cs].iid;
+	return true;
+}
+
+static PFC_ALWAYS_INLINE bool write_fast(struct sdk_writer *w, unsigned slot,
+					 const struct pfc_category *cat, const char *name,
+					 unsigned type, uint64_t now, uint32_t ver)
+{
+	uint32_t cat_iid, name_iid = 0, size;
+	uint64_t d;
+	uint8_t *p, *q;
+
+	if (!fast_ready(w, slot, cat, FAST_MAX_BYTES, ver, &cat_iid))
+		return false;
 	if (name) {
 		uint32_t ns = name_slot(name);
 
@@ -688,6 +715,141 @@ static PFC_ALWAYS_INLINE bool write_fast(struct sdk_writer *w, unsigned slot,
 	/* The fragment's size as the 4-byte redundant varint of a size < 128. */
 	size = 0x00808080u | (uint32_t)(q - p - SMB_PACKET_HEADER_SIZE);
 	memcpy(p, &size, sizeof(size));
+	w->cur = q;
+	w->n_packets++;
+	w->last_ts = now;
+	return true;
+}
+
+/* One annotation of the fast path at @q (its name's iid @iid); NULL when
+ * its value does not fit the fast path. */
+static inline uint8_t *put_fast_arg(uint8_t *q, const struct pfc_arg *a, uint32_t iid)
+{
+	uint8_t *ann = q;
+	uint64_t bits;
+	size_t n;
+
+	q[0] = TAG(PB_TRACK_EVENT__DEBUG_ANNOTATIONS, LEN);
+	q[2] = TAG(PB_DEBUG_ANNOTATION__NAME_IID, VARINT);
+	q = put_small(q + 3, iid);
+	switch (a->type) {
+	case PFC_ARG_INT:
+		*q++ = TAG(PB_DEBUG_ANNOTATION__INT_VALUE, VARINT);
+		q = put_var(q, (uint64_t)a->v.i);
+		break;
+	case PFC_ARG_UINT:
+		*q++ = TAG(PB_DEBUG_ANNOTATION__UINT_VALUE, VARINT);
+		q = put_var(q, a->v.u);
+		break;
+	case PFC_ARG_DOUBLE:
+		memcpy(&bits, &a->v.d, sizeof(bits));
+		*q++ = TAG(PB_DEBUG_ANNOTATION__DOUBLE_VALUE, FIXED64);
+		q = put_fixed64(q, bits);
+		break;
+	case PFC_ARG_BOOL:
+		*q++ = TAG(PB_DEBUG_ANNOTATION__BOOL_VALUE, VARINT);
+		*q++ = a->v.b ? 1 : 0;
+		break;
+	case PFC_ARG_STRING:
+		if (!a->v.s || (n = strnlen(a->v.s, FAST_MAX_STR + 1)) > FAST_MAX_STR)
+			return NULL;
+		*q++ = TAG(PB_DEBUG_ANNOTATION__STRING_VALUE, LEN);
+		*q++ = (uint8_t)n;
+		memcpy(q, a->v.s, n);
+		q += n;
+		break;
+	case PFC_ARG_POINTER:
+		*q++ = TAG(PB_DEBUG_ANNOTATION__POINTER_VALUE, VARINT);
+		q = put_var(q, (uint64_t)(uintptr_t)a->v.p);
+		break;
+	default:
+		return NULL;
+	}
+	ann[1] = (uint8_t)(q - ann - 2);
+	return q;
+}
+
+/*
+ * The fast path of pfc_te_event(): any event without flows or dynamic
+ * names whose category, name, annotation names and track this sequence
+ * has interned or described before, with at most FAST_MAX_ARGS
+ * annotations (scalars, or strings of at most FAST_MAX_STR bytes) and a
+ * TrackEvent under 128 bytes. The layout is write_fast()'s with the track,
+ * the counter value and the annotations in the TrackEvent. False when @e
+ * does not fit: the general path then writes it (and interns or describes
+ * what is new), and nothing was written.
+ */
+static bool write_fast_args(struct sdk_writer *w, unsigned slot, const struct pfc_category *cat,
+			    const struct pfc_event *e, uint64_t now, uint32_t ver)
+{
+	uint32_t cat_iid, name_iid = 0, iid;
+	const struct sdk_interned *in;
+	uint64_t d;
+	uint8_t *p, *q, *te;
+	size_t i;
+
+	bool has_name = e->type != PFC_EVENT_SLICE_END && e->type != PFC_EVENT_COUNTER;
+
+	if (e->n_args > FAST_MAX_ARGS || (e->n_args && !e->args) || e->flow_id ||
+	    e->terminating_flow_id || (e->flags & PFC_EVENT_DYNAMIC_NAMES) ||
+	    !fast_ready(w, slot, cat, FAST_ARGS_ROOM, ver, &cat_iid) ||
+	    (e->track && w->tracks_seen[track_slot(e->track->uuid)] != e->track->uuid))
+		return false;
+	if (has_name) {
+		in = &w->names[name_slot(e->name)];
+		if (in->key != e->name)
+			return false;
+		name_iid = in->iid;
+	}
+	d = now - w->last_ts;
+	if ((cat_iid | name_iid) >= (1u << 14) || now < w->last_ts || d >= (1u << 21) ||
+	    now >= w->snapshot_due_ns)
+		return false;
+	p = w->cur;
+	te = p + SMB_PACKET_HEADER_SIZE;
+	te[0] = TAG(PB_TRACE_PACKET__TRACK_EVENT, LEN);
+	te[2] = TAG(PB_TRACK_EVENT__TYPE, VARINT);
+	te[3] = (uint8_t)e->type;
+	q = te + 4;
+	if (e->track) {
+		*q++ = TAG(PB_TRACK_EVENT__TRACK_UUID, VARINT);
+		q = put_var(q, e->track->uuid);
+	}
+	*q++ = TAG(PB_TRACK_EVENT__CATEGORY_IIDS, VARINT);
+	q = put_small(q, cat_iid);
+	if (has_name) {
+		*q++ = TAG(PB_TRACK_EVENT__NAME_IID, VARINT);
+		q = put_small(q, name_iid);
+	} else if (e->type == PFC_EVENT_COUNTER && (e->flags & PFC_EVENT_COUNTER_DOUBLE)) {
+		uint64_t bits;
+
+		memcpy(&bits, &e->value_double, sizeof(bits));
+		q = put_var(q, TAG(PB_TRACK_EVENT__DOUBLE_COUNTER_VALUE, FIXED64));
+		q = put_fixed64(q, bits);
+	} else if (e->type == PFC_EVENT_COUNTER) {
+		q = put_var(q, TAG(PB_TRACK_EVENT__COUNTER_VALUE, VARINT));
+		q = put_var(q, (uint64_t)e->value_int);
+	}
+	for (i = 0; i < e->n_args; i++) {
+		if (!e->args[i].name)
+			return false;
+		in = &w->arg_names[arg_slot(e->args[i].name)];
+		iid = in->iid;
+		if (in->key != e->args[i].name || iid >= (1u << 14) ||
+		    !(q = put_fast_arg(q, &e->args[i], iid)))
+			return false;
+	}
+	if (q - te - 2 >= 128)
+		return false;
+	te[1] = (uint8_t)(q - te - 2);
+	q[0] = TAG(PB_TRACE_PACKET__SEQUENCE_FLAGS, VARINT);
+	q[1] = k_seq_needs_state;
+	q[2] = TAG(PB_TRACE_PACKET__TIMESTAMP, VARINT);
+	q[3] = (uint8_t)(d | 0x80);
+	q[4] = (uint8_t)((d >> 7) | 0x80);
+	q[5] = (uint8_t)(d >> 14);
+	q += 6;
+	fragment_header(p, (size_t)(q - p) - SMB_PACKET_HEADER_SIZE);
 	w->cur = q;
 	w->n_packets++;
 	w->last_ts = now;
@@ -816,7 +978,8 @@ PFC_API void pfc_te_event(struct pfc_category *cat, const struct pfc_event *e)
 		unsigned slot = (unsigned)__builtin_ctz(mask);
 
 		mask &= mask - 1;
-		if (write_general(t, slot, cat, e, now, ver))
+		if (write_fast_args(t->w[slot], slot, cat, e, now, ver) ||
+		    write_general(t, slot, cat, e, now, ver))
 			count(&t->n_written);
 		else
 			count(&t->n_dropped);
