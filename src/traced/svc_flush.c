@@ -4,7 +4,8 @@
  * commit what it has (a Flush command naming its instances), and completes
  * when each acked with a CommitData carrying the request id, or when the
  * timeout fires. Used for periodic flushes, consumer Flush, the final
- * flush before a stop, and before cloning.
+ * flush before a stop, and before cloning. Also the periodic
+ * ClearIncrementalState, sent to the same producers the same way.
  */
 #include "traced/svc_int.h"
 
@@ -67,14 +68,13 @@ static void on_timeout(void *user)
 	complete(t->svc, f, false);
 }
 
-static int send_flush(struct svc *svc, struct svc_producer *p, const struct svc_session *s,
-		      uint64_t request_id, uint64_t flags)
+/* The ids of @p's instances in @s that are not stopped, into *@out_ids
+ * (malloc'd, the caller frees). Return: how many (> 0), -ENOENT, -ENOMEM. */
+static int live_instances(const struct svc_producer *p, const struct svc_session *s,
+			  uint64_t **out_ids)
 {
-	Perfetto__Protos__GetAsyncCommandResponse cmd;
-	Perfetto__Protos__GetAsyncCommandResponse__Flush fl;
 	uint64_t *ids;
 	size_t i, n = 0;
-	int rc;
 
 	ids = malloc(s->n_instances * sizeof(*ids) + 1);
 	if (!ids)
@@ -87,9 +87,24 @@ static int send_flush(struct svc *svc, struct svc_producer *p, const struct svc_
 		free(ids);
 		return -ENOENT;
 	}
+	*out_ids = ids;
+	return (int)n;
+}
+
+static int send_flush(struct svc *svc, struct svc_producer *p, const struct svc_session *s,
+		      uint64_t request_id, uint64_t flags)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd;
+	Perfetto__Protos__GetAsyncCommandResponse__Flush fl;
+	uint64_t *ids = NULL;
+	int n, rc;
+
+	n = live_instances(p, s, &ids);
+	if (n < 0)
+		return n;
 	perfetto__protos__get_async_command_response__init(&cmd);
 	perfetto__protos__get_async_command_response__flush__init(&fl);
-	fl.n_data_source_ids = n;
+	fl.n_data_source_ids = (size_t)n;
 	fl.data_source_ids = ids;
 	fl.has_request_id = 1;
 	fl.request_id = request_id;
@@ -100,6 +115,31 @@ static int send_flush(struct svc *svc, struct svc_producer *p, const struct svc_
 	rc = svc_send_async(svc, p, &cmd.base, -1);
 	free(ids);
 	return rc;
+}
+
+void svc_clear_incremental_state(struct svc *svc, const struct svc_session *s)
+{
+	Perfetto__Protos__GetAsyncCommandResponse cmd;
+	Perfetto__Protos__GetAsyncCommandResponse__ClearIncrementalState cl;
+	struct svc_producer *p;
+	uint64_t *ids = NULL;
+	int n;
+
+	for (p = svc->producers; p; p = p->next) {
+		n = live_instances(p, s, &ids);
+		if (n < 0)
+			continue;
+		perfetto__protos__get_async_command_response__init(&cmd);
+		perfetto__protos__get_async_command_response__clear_incremental_state__init(&cl);
+		cl.n_data_source_ids = (size_t)n;
+		cl.data_source_ids = ids;
+		cmd.cmd_case = PERFETTO__PROTOS__GET_ASYNC_COMMAND_RESPONSE__CMD_CLEAR_INCREMENTAL_STATE;
+		cmd.clear_incremental_state = &cl;
+		if (svc_send_async(svc, p, &cmd.base, -1) < 0)
+			LOG_D("ClearIncrementalState to producer %u not sent", p->id);
+		free(ids);
+		ids = NULL;
+	}
 }
 
 int svc_flush_start(struct svc *svc, struct svc_session *s, uint32_t timeout_ms, uint64_t flags,

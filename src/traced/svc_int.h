@@ -255,6 +255,7 @@ struct svc_session {
 	/* Timers (evloop watch ids; 0 = none). */
 	uint64_t duration_timer;
 	uint64_t flush_timer;
+	uint64_t clear_timer;        /* incremental_state_config.clear_period_ms */
 	uint64_t snapshot_timer;
 	uint64_t file_timer;
 	uint64_t trigger_timer;
@@ -406,6 +407,9 @@ void svc_session_on_triggers(struct svc *svc, struct svc_producer *p, char **nam
 int svc_flush_start(struct svc *svc, struct svc_session *s, uint32_t timeout_ms, uint64_t flags,
 		    void (*done)(struct svc *, uint64_t, bool, void *), void *user);
 void svc_flush_on_ack(struct svc *svc, uint32_t producer_id, uint64_t request_id);
+/* svc_clear_incremental_state() - ClearIncrementalState to every producer
+ * of @s, naming its live instances (incremental_state_config). */
+void svc_clear_incremental_state(struct svc *svc, const struct svc_session *s);
 void svc_flush_on_producer_gone(struct svc *svc, uint32_t producer_id);
 void svc_flush_on_session_gone(struct svc *svc, uint64_t session_id);
 int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host *host,

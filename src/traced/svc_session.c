@@ -39,6 +39,7 @@ static void cancel_all_timers(struct svc *svc, struct svc_session *s)
 {
 	cancel_timer(svc, &s->duration_timer);
 	cancel_timer(svc, &s->flush_timer);
+	cancel_timer(svc, &s->clear_timer);
 	cancel_timer(svc, &s->snapshot_timer);
 	cancel_timer(svc, &s->file_timer);
 	cancel_timer(svc, &s->trigger_timer);
@@ -194,6 +195,14 @@ static void on_flush_period(void *user)
 				FLUSH_REASON_PERIODIC | FLUSH_INITIATOR_TRACED, NULL, NULL);
 }
 
+static void on_clear_period(void *user)
+{
+	struct svc_session *s = timer_session(user);
+
+	if (s && s->state == SESSION_STARTED)
+		svc_clear_incremental_state(((struct svc_timer_ctx *)user)->svc, s);
+}
+
 static bool clock_snapshots_enabled(const struct svc_session *s)
 {
 	const Perfetto__Protos__TraceConfig__BuiltinDataSource *b = s->config->builtin_data_sources;
@@ -290,6 +299,13 @@ int svc_session_start(struct svc *svc, struct svc_session *s)
 	if (c->has_flush_period_ms && c->flush_period_ms)
 		s->flush_timer = add_timer(svc, s, c->flush_period_ms, c->flush_period_ms,
 					   on_flush_period);
+	/* Producers forget their interned data and descriptors now and then,
+	 * so a ring buffer that wrapped past them is readable again. */
+	if (c->incremental_state_config && c->incremental_state_config->has_clear_period_ms &&
+	    c->incremental_state_config->clear_period_ms)
+		s->clear_timer = add_timer(svc, s, c->incremental_state_config->clear_period_ms,
+					   c->incremental_state_config->clear_period_ms,
+					   on_clear_period);
 	if (c->builtin_data_sources && c->builtin_data_sources->has_snapshot_interval_ms &&
 	    c->builtin_data_sources->snapshot_interval_ms)
 		snap_ms = c->builtin_data_sources->snapshot_interval_ms;

@@ -278,4 +278,29 @@ t=sdk/drops_trace_not_more
 n=$(q "$SVC_TMP/drop.pftrace" "select count(*) * 2 - sum(dur < 0) from slice")
 if [ -n "$n" ] && [ "$n" -le "${w:-0}" ]; then pass $t; else fail $t "trace holds $n events, written $w"; fi
 
+# ------------------------ a ring buffer that wraps past the interned data ----
+# Without incremental_state_config every event after the wrap refers to
+# names that were overwritten: nothing is readable. With clear_period_ms
+# the service asks the SDK to start its state afresh every 50 ms, so the
+# newest part of the ring holds its own interned data.
+ring() {
+	svc_cfg "ring$1" "buffers { size_kb: 1024 fill_policy: RING_BUFFER }
+$TE_ALL
+$2"
+	svc_bg "ring$1" "$OUT/perfetto" --txt -c "$SVC_TMP/ring$1.pbtxt" -o "$SVC_TMP/ring$1.pftrace"
+	svc_bg "ring$1.app" "$APP" --threads 1 --depth 2 --run-ms 1500 --wait-enabled 10000
+	svc_wait "ring$1.app" 60
+	end_session "ring$1" || fail "sdk/ring$1_trace" "no trace"
+}
+ring 0 ""
+ring 1 "incremental_state_config { clear_period_ms: 50 }"
+t=sdk/ring_wrapped_unreadable_without_clearing
+n0=$(q "$SVC_TMP/ring0.pftrace" "select count(*) from slice")
+o0=$(q "$SVC_TMP/ring0.pftrace" "select value from stats where name = 'traced_buf_bytes_overwritten'")
+if [ "${o0:-0}" -gt 0 ] && [ "$n0" = 0 ]; then pass $t; else fail $t "overwritten ${o0:-?} bytes, $n0 slices readable"; fi
+t=sdk/ring_clear_period_keeps_it_readable
+n1=$(q "$SVC_TMP/ring1.pftrace" "select count(*) from slice where name = 's0'")
+o1=$(q "$SVC_TMP/ring1.pftrace" "select value from stats where name = 'traced_buf_bytes_overwritten'")
+if [ "${o1:-0}" -gt 0 ] && [ "${n1:-0}" -gt 1000 ]; then pass $t; else fail $t "overwritten ${o1:-?} bytes, $n1 s0 slices"; fi
+
 summary
