@@ -407,21 +407,10 @@ static uint8_t *put_interned(uint8_t *p, uint32_t field, uint32_t iid, const cha
 	return p;
 }
 
-/* @name_len: the name's length where it is written out (@dynamic);
- * @slen: a string value's. */
-static uint8_t *put_arg(uint8_t *p, const struct pfc_arg *a, uint32_t iid, bool dynamic,
-			size_t name_len, size_t slen)
+/* An annotation's value (its type's field); @slen: a string value's
+ * length. */
+static inline uint8_t *put_arg_value(uint8_t *p, const struct pfc_arg *a, size_t slen)
 {
-	struct nest n;
-
-	p = nest_begin(p, PB_TRACK_EVENT__DEBUG_ANNOTATIONS, 40 + name_len + slen, &n);
-	if (dynamic) {
-		p = put_bytes(p, TAG(PB_DEBUG_ANNOTATION__NAME, LEN), a->name ? a->name : "",
-			      name_len);
-	} else {
-		*p++ = TAG(PB_DEBUG_ANNOTATION__NAME_IID, VARINT);
-		p = put_var(p, iid);
-	}
 	switch (a->type) {
 	case PFC_ARG_INT:
 		*p++ = TAG(PB_DEBUG_ANNOTATION__INT_VALUE, VARINT);
@@ -452,6 +441,25 @@ static uint8_t *put_arg(uint8_t *p, const struct pfc_arg *a, uint32_t iid, bool 
 		p = put_var(p, (uint64_t)(uintptr_t)a->v.p);
 		break;
 	}
+	return p;
+}
+
+/* @name_len: the name's length where it is written out (@dynamic);
+ * @slen: a string value's. */
+static uint8_t *put_arg(uint8_t *p, const struct pfc_arg *a, uint32_t iid, bool dynamic,
+			size_t name_len, size_t slen)
+{
+	struct nest n;
+
+	p = nest_begin(p, PB_TRACK_EVENT__DEBUG_ANNOTATIONS, 40 + name_len + slen, &n);
+	if (dynamic) {
+		p = put_bytes(p, TAG(PB_DEBUG_ANNOTATION__NAME, LEN), a->name ? a->name : "",
+			      name_len);
+	} else {
+		*p++ = TAG(PB_DEBUG_ANNOTATION__NAME_IID, VARINT);
+		p = put_var(p, iid);
+	}
+	p = put_arg_value(p, a, slen);
 	nest_end(&n, p);
 	return p;
 }
@@ -726,45 +734,17 @@ static PFC_ALWAYS_INLINE bool write_fast(struct sdk_writer *w, unsigned slot,
 static inline uint8_t *put_fast_arg(uint8_t *q, const struct pfc_arg *a, uint32_t iid)
 {
 	uint8_t *ann = q;
-	uint64_t bits;
-	size_t n;
+	size_t n = 0;
 
 	q[0] = TAG(PB_TRACK_EVENT__DEBUG_ANNOTATIONS, LEN);
 	q[2] = TAG(PB_DEBUG_ANNOTATION__NAME_IID, VARINT);
 	q = put_small(q + 3, iid);
-	switch (a->type) {
-	case PFC_ARG_INT:
-		*q++ = TAG(PB_DEBUG_ANNOTATION__INT_VALUE, VARINT);
-		q = put_var(q, (uint64_t)a->v.i);
-		break;
-	case PFC_ARG_UINT:
-		*q++ = TAG(PB_DEBUG_ANNOTATION__UINT_VALUE, VARINT);
-		q = put_var(q, a->v.u);
-		break;
-	case PFC_ARG_DOUBLE:
-		memcpy(&bits, &a->v.d, sizeof(bits));
-		*q++ = TAG(PB_DEBUG_ANNOTATION__DOUBLE_VALUE, FIXED64);
-		q = put_fixed64(q, bits);
-		break;
-	case PFC_ARG_BOOL:
-		*q++ = TAG(PB_DEBUG_ANNOTATION__BOOL_VALUE, VARINT);
-		*q++ = a->v.b ? 1 : 0;
-		break;
-	case PFC_ARG_STRING:
-		if (!a->v.s || (n = strnlen(a->v.s, FAST_MAX_STR + 1)) > FAST_MAX_STR)
-			return NULL;
-		*q++ = TAG(PB_DEBUG_ANNOTATION__STRING_VALUE, LEN);
-		*q++ = (uint8_t)n;
-		memcpy(q, a->v.s, n);
-		q += n;
-		break;
-	case PFC_ARG_POINTER:
-		*q++ = TAG(PB_DEBUG_ANNOTATION__POINTER_VALUE, VARINT);
-		q = put_var(q, (uint64_t)(uintptr_t)a->v.p);
-		break;
-	default:
+	if (a->type < PFC_ARG_INT || a->type > PFC_ARG_POINTER)
 		return NULL;
-	}
+	if (a->type == PFC_ARG_STRING &&
+	    (!a->v.s || (n = strnlen(a->v.s, FAST_MAX_STR + 1)) > FAST_MAX_STR))
+		return NULL;
+	q = put_arg_value(q, a, n);
 	ann[1] = (uint8_t)(q - ann - 2);
 	return q;
 }
