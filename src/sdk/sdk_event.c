@@ -171,8 +171,14 @@ static int emit_snapshot(struct sdk_writer *w)
 	uint64_t a = sdk_clock_now(&ver), boot = sdk_clock_boottime(), b = sdk_clock_now(&ver);
 	uint64_t now = a + (b - a) / 2;
 
-	if (now < w->last_ts)
+	/* The map moved back since this sequence's last event (a refinement
+	 * re-anchored it): the sequence's clock must not go back, so the pair
+	 * is taken where it reaches last_ts, @boot moved by the same amount.
+	 * Only events in that gap then read later than they were. */
+	if (now < w->last_ts) {
+		boot += w->last_ts - now;
 		now = w->last_ts;
+	}
 	p = put_boot_ts(p, boot);
 	p = nest_begin(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, 64, &snap);
 	p = nest_begin(p, PB_CLOCK_SNAPSHOT__CLOCKS, 32, &c);
