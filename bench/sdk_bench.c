@@ -79,6 +79,7 @@ enum case_id {
 	C_RDTSC,
 	C_CLOCK,
 	C_COPY,
+	C_STREAM,
 	C_MARKER,
 	C_LTTNG,
 	C_LTTNG_OFF,
@@ -104,6 +105,7 @@ static struct case_result g_res[N_CASES] = {
 	[C_RDTSC] = {.label = "floor: rdtsc", .peer = N_CASES},
 	[C_CLOCK] = {.label = "floor: clock_gettime(BOOTTIME)", .peer = N_CASES},
 	[C_COPY] = {.label = "floor: 64 B copy", .peer = N_CASES},
+	[C_STREAM] = {.label = "floor: rdtsc + 24 B into 16 MiB", .peer = N_CASES},
 	[C_MARKER] = {.label = "trace_marker write (B|pid|name)", .peer = C_LTTNG},
 	[C_LTTNG] = {.label = "LTTng-UST tracepoint (string+int64)", .peer = C_LTTNG},
 	[C_LTTNG_OFF] = {.label = "LTTng-UST tracepoint, disabled", .peer = C_LTTNG_OFF},
@@ -357,6 +359,38 @@ static void loop_copy(unsigned idx, uint64_t n, void *user)
 	(void)user;
 	for (i = 0; i < n; i++)
 		BENCH_X8(off = copy64(ring, off));
+}
+
+/*
+ * What an event is without any SDK: a TSC reading and 24 bytes stored at
+ * the next place of a per-thread buffer as large as each thread's share of
+ * the SMB, so the stores stream through memory as the SDK's do. Its 1 and
+ * 2 thread figures say what the machine gives a second writer.
+ */
+#define STREAM_BYTES (16u << 20)
+static uint8_t *g_stream[BENCH_MAX_THREADS];
+
+static void loop_stream(unsigned idx, uint64_t n, void *user)
+{
+	uint8_t *buf = g_stream[idx];
+	uint64_t i, w[3] = {0, 0, 0};
+	size_t off = 0;
+
+	(void)user;
+	if (!buf) {
+		buf = g_stream[idx] = aligned_alloc(64, STREAM_BYTES);
+		if (!buf)
+			return;
+		memset(buf, 0, STREAM_BYTES);
+	}
+	for (i = 0; i < n; i++) {
+		BENCH_X8({
+			w[0] = bench_rdtsc();
+			memcpy(buf + off, w, sizeof(w));
+			__asm__ __volatile__("" : : "r"(buf) : "memory");
+			off = off + sizeof(w) < STREAM_BYTES - sizeof(w) ? off + sizeof(w) : 0;
+		});
+	}
 }
 
 /* ----------------------------------------------------------- trace_marker ---- */
@@ -1108,7 +1142,7 @@ static void floors_and_marker(struct bench_pool *pool)
 		enum case_id id;
 		bench_loop_cb fn;
 	} cases[] = {{C_RDTSC, loop_rdtsc}, {C_CLOCK, loop_clock}, {C_COPY, loop_copy},
-		     {C_MARKER, loop_marker}};
+		     {C_STREAM, loop_stream}, {C_MARKER, loop_marker}};
 	uint64_t n_iter = g_args.iters / 8;
 	const char *why = marker_open();
 	unsigned r, c, threads;

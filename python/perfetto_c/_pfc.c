@@ -28,6 +28,9 @@
 #define RENAME_CHECK_EVERY 256u
 /* Slice objects without annotations kept for reuse. */
 #define SLICE_FREE_MAX 64
+/* slice(name, cat) objects kept by (name, category) to hand out again
+ * (a power of two). */
+#define SLICE_CACHE_SLOTS 64u
 #define DEFAULT_CATEGORY "python"
 
 struct category_obj;
@@ -58,6 +61,7 @@ static struct {
 	PyObject *null_slice;
 	struct slice_obj *free_slices[SLICE_FREE_MAX];
 	int n_free_slices;
+	struct slice_obj *slice_cache[SLICE_CACHE_SLOTS]; /* owned references */
 } g = {.names_max = NAME_CACHE_DEFAULT_MAX};
 
 /* Per thread: the init_gen its name was sent for, and an event count. */
@@ -1111,10 +1115,24 @@ PyDoc_STRVAR(slice_fn_doc,
 	     "as str(value); at most 32). When the category is off (checked here) it\n"
 	     "returns a shared object that does nothing.");
 
+/*
+ * The cache slot of slice(name, cat) without keywords. A cached object is
+ * handed out again only while the cache holds its one reference: then no
+ * `with` (of any thread) has it open and nobody kept it, so its state can
+ * start over. A name's str is the same object at each call from one line
+ * of code, so the cache saves making and freeing an object per slice.
+ */
+static unsigned slice_cache_slot(const PyObject *name, const struct category_obj *cat)
+{
+	uintptr_t h = ((uintptr_t)name >> 4) ^ ((uintptr_t)cat >> 6);
+
+	return (unsigned)(h ^ (h >> 7)) & (SLICE_CACHE_SLOTS - 1);
+}
+
 static PyObject *py_slice(PyObject *m, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
 {
 	struct ev_call c;
-	struct slice_obj *s;
+	struct slice_obj *s, **cached;
 	struct track_obj *tr;
 	struct ann a;
 	uint64_t flow, term;
@@ -1129,6 +1147,18 @@ static PyObject *py_slice(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 		if (PFC_UNLIKELY_(!PyUnicode_Check(c.name)))
 			return bad_name(c.name);
 		return Py_NewRef(g.null_slice);
+	}
+	cached = c.n_kw == 0 ? &g.slice_cache[slice_cache_slot(c.name, c.cat)] : NULL;
+	if (cached && *cached && (*cached)->name == c.name && (*cached)->cat == c.cat &&
+	    Py_REFCNT(*cached) == 1) {
+		(*cached)->state = SLICE_IDLE;
+		return Py_NewRef(*cached);
+	}
+	cached = c.n_kw == 0 ? &g.slice_cache[slice_cache_slot(c.name, c.cat)] : NULL;
+	if (cached && *cached && (*cached)->name == c.name && (*cached)->cat == c.cat &&
+	    Py_REFCNT(*cached) == 1) {
+		(*cached)->state = SLICE_IDLE;
+		return Py_NewRef(*cached);
 	}
 	if (!(u = name_utf8(c.name, &dynamic)) || track_arg(c.track, false, &tr) < 0 ||
 	    flow_arg(c.flow, &flow) < 0 || flow_arg(c.term, &term) < 0)
@@ -1154,6 +1184,8 @@ static PyObject *py_slice(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 		s->ann[i] = a.name[i];
 		s->ann[a.n + i] = a.val[i];
 	}
+	if (cached && PyUnicode_CheckExact(c.name))
+		Py_XSETREF(*cached, (struct slice_obj *)Py_NewRef(s));
 	return (PyObject *)s;
 }
 

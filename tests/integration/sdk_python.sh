@@ -106,7 +106,7 @@ end_session kinds || fail sdk_python/kinds_trace "no trace"
 T=$SVC_TMP/kinds.pftrace
 expect sdk_python/kinds_no_drops "$(val kinds.app events_dropped)" 0
 expect sdk_python/kinds_per_thread "$(q "$T" "$PER_THREAD")" \
-	"MainThread:main:1 py-worker-0:Model.forward:5 py-worker-0:Model.helper:5 py-worker-0:after_raise:1 py-worker-0:custom_name:10 py-worker-0:decorated:10 py-worker-0:inner:100 py-worker-0:produce:10 py-worker-0:raises:10 py-worker-0:raises_inner:10 py-worker-0:step:100 py-worker-0:tick:100 py-worker-1:consume:10 renamed:rename_slice:310"
+	"MainThread:main:1 py-worker-0:Model.forward:5 py-worker-0:Model.helper:5 py-worker-0:after_raise:1 py-worker-0:custom_name:10 py-worker-0:decorated:10 py-worker-0:inner:100 py-worker-0:kept:3 py-worker-0:produce:10 py-worker-0:raises:10 py-worker-0:raises_inner:10 py-worker-0:recurse:50 py-worker-0:shared:50 py-worker-0:step:100 py-worker-0:tick:100 py-worker-1:consume:10 py-worker-1:shared:50 renamed:rename_slice:310"
 expect sdk_python/kinds_thread_renamed "$(q "$T" "select count(*) from thread where name = 'rename-me'")" 0
 expect sdk_python/kinds_one_process "$(q "$T" "select count(distinct t.upid) from slice s join thread_track tt on s.track_id = tt.id join thread t using(utid)")" 1
 expect sdk_python/kinds_args "$(q "$T" "select group_concat(key || '=' || value_type || ':' || display_value, ' ') from (select key, value_type, display_value from args where arg_set_id = (select arg_set_id from slice where name = 'step' order by ts limit 1) order by key)")" \
@@ -114,6 +114,11 @@ expect sdk_python/kinds_args "$(q "$T" "select group_concat(key || '=' || value_
 expect sdk_python/kinds_args_dict "$(q "$T" "select count(*) from slice s join args a using(arg_set_id) where s.name = 'tick' and a.key = 'debug.not an identifier'")" 100
 expect sdk_python/kinds_depths "$(q "$T" "select group_concat(name || ':' || depth || ':' || n, ' ') from (select name, depth, count(*) n from slice where name in ('step', 'inner', 'tick') group by 1, 2 order by 2)")" \
 	"step:0:100 inner:1:100 tick:2:100"
+# slice(name, cat) objects are handed out again only when no one holds
+# them: a recursion's slices on one line nest, a kept one nests in a new.
+expect sdk_python/kinds_same_line_nests "$(q "$T" "select group_concat(depth || ':' || n, ' ') from (select depth, count(*) n from slice where name = 'recurse' group by 1 order by 1)")" \
+	"0:10 1:10 2:10 3:10 4:10"
+expect sdk_python/kinds_kept_reentered "$(q "$T" "select group_concat(depth, ' ') from (select depth from slice where name = 'kept' order by ts)")" "0 0 1"
 expect sdk_python/kinds_instants "$(q "$T" "select count(*) from slice where name = 'tick' and dur = 0")" 100
 expect sdk_python/kinds_exception_ends "$(q "$T" "select count(*) from slice s join slice p on s.parent_id = p.id where s.name = 'raises_inner' and p.name = 'raises' and s.dur >= 0 and p.dur >= 0 and p.depth = 0")" 10
 expect sdk_python/kinds_after_exception "$(q "$T" "select depth || ':' || (parent_id is null) from slice where name = 'after_raise'")" "0:1"
@@ -126,7 +131,7 @@ expect sdk_python/kinds_counters "$(q "$T" "select group_concat(name || ':' || n
 expect sdk_python/kinds_async "$(q "$T" "select count(*) || ':' || min(s.dur > 0) from slice s join track t on s.track_id = t.id where t.name = 'py_async' and s.name = 'request'")" "5:1"
 expect sdk_python/kinds_named_track "$(q "$T" "select count(*) from slice s join track t on s.track_id = t.id where t.name = 'py_named' and s.name = 'on_named'")" 5
 expect sdk_python/kinds_category "$(q "$T" "select group_concat(category || ':' || n, ' ') from (select category, count(*) n from slice group by 1 order by 1)")" \
-	"py:682 python:10"
+	"py:835 python:10"
 
 # ---------------------------------------------------------- categories ----
 session filter 'data_sources { config { name: "track_event" track_event_config { enabled_categories: "train" enabled_categories: "dbg*" disabled_categories: "dbg_off" } } }'

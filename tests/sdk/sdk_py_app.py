@@ -65,7 +65,29 @@ class Model:
         return 7
 
 
+def recurse(n):
+    # One line's slice() at every depth: the cached object is open above.
+    with pfc.slice("recurse", CAT):
+        if n > 1:
+            recurse(n - 1)
+
+
+def shared_slices():
+    # Both workers, interleaved by sleep(0) while the slice is open.
+    for _ in range(50):
+        with pfc.slice("shared", CAT):
+            time.sleep(0)
+
+
 def worker0(handoff, flows, async_track, named_track, gauge):
+    for _ in range(10):
+        recurse(5)
+    with pfc.slice("kept", CAT) as kept:
+        pass
+    with pfc.slice("kept", CAT):
+        with kept:
+            pass
+    shared_slices()
     for i in range(100):
         with pfc.slice("step", CAT, i=i, f=i + 0.5, b=i % 2 == 0, s="v%d" % i, none=None,
                        big=2**64 - 1, huge=2**80, obj=[i]):
@@ -104,6 +126,7 @@ def worker0(handoff, flows, async_track, named_track, gauge):
 
 
 def worker1(handoff, async_track):
+    shared_slices()
     while True:
         item = handoff.get()
         if item is None:
