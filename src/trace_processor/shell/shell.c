@@ -28,6 +28,7 @@
 #include "base/compiler.h"
 #include "base/file.h"
 #include "base/version.h"
+#include "trace_processor/shell/shell_int.h"
 #include "trace_processor/storage/storage.h"
 #include "trace_processor/trace_processor.h"
 
@@ -262,51 +263,52 @@ static int step_all(sqlite3_stmt *stmt)
 
 /*
  * Perfetto's CSV: quoted column names; integers in decimal, reals with "%f",
- * strings in double quotes with nothing escaped, NULL as "[NULL]".
+ * strings in double quotes with nothing escaped, NULL as "[NULL]". The
+ * whole result goes into @out first, as Perfetto materializes it: a
+ * statement that fails on any row prints nothing of itself.
+ * Return: SQLITE_DONE, an SQLite error, or SQLITE_NOMEM.
  */
-static int print_csv(sqlite3_stmt *stmt)
+static int print_csv(sqlite3_stmt *stmt, struct buf *out)
 {
 	int n = sqlite3_column_count(stmt);
 	const char *name, *s;
-	int i, rc;
+	int i, rc, err = 0;
 
-	if (n == 0)
-		return step_all(stmt);
-	/* Like Perfetto, a statement failing on its first step prints nothing. */
 	rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return rc;
 	for (i = 0; i < n; i++) {
 		name = sqlite3_column_name(stmt, i);
-		printf("%s\"%s\"", i ? "," : "", name ? name : "");
+		err |= buf_appendf(out, "%s\"%s\"", i ? "," : "", name ? name : "");
 	}
-	putchar('\n');
-	for (; rc == SQLITE_ROW; rc = sqlite3_step(stmt)) {
+	err |= buf_append_byte(out, '\n');
+	for (; rc == SQLITE_ROW && err >= 0; rc = sqlite3_step(stmt)) {
 		for (i = 0; i < n; i++) {
 			if (i)
-				putchar(',');
+				err |= buf_append_byte(out, ',');
 			switch (sqlite3_column_type(stmt, i)) {
 			case SQLITE_INTEGER:
-				printf("%" PRId64, (int64_t)sqlite3_column_int64(stmt, i));
+				err |= buf_appendf(out, "%" PRId64,
+						   (int64_t)sqlite3_column_int64(stmt, i));
 				break;
 			case SQLITE_FLOAT:
-				printf("%f", sqlite3_column_double(stmt, i));
+				err |= buf_appendf(out, "%f", sqlite3_column_double(stmt, i));
 				break;
 			case SQLITE_TEXT:
 				s = (const char *)sqlite3_column_text(stmt, i);
-				printf("\"%s\"", s ? s : "");
+				err |= buf_appendf(out, "\"%s\"", s ? s : "");
 				break;
 			case SQLITE_BLOB:
-				fputs("\"<raw bytes>\"", stdout);
+				err |= buf_append_str(out, "\"<raw bytes>\"");
 				break;
 			default:
-				fputs("\"[NULL]\"", stdout);
+				err |= buf_append_str(out, "\"[NULL]\"");
 				break;
 			}
 		}
-		putchar('\n');
+		err |= buf_append_byte(out, '\n');
 	}
-	return rc;
+	return err < 0 ? SQLITE_NOMEM : rc;
 }
 
 /* A result set the CSV output shows (see run_sql()). */
@@ -487,37 +489,63 @@ out:
 enum out_mode { OUT_CSV, OUT_TABLE };
 
 /*
+ * Prints "Error: MESSAGE" and the statement like report_sql_error(), then,
+ * for a column the statement's tables lack, a "Hint: " line saying which
+ * table lacks it and what to join or type instead (hint.c).
+ */
+static void report_prepare_error(sqlite3 *db, const char *start, const char *end)
+{
+	struct buf hint = BUF_INIT;
+	const char *msg = sqlite3_errmsg(db);
+
+	report_sql_error(msg, start, end);
+	if (shell_column_hint(db, msg, start, (size_t)(end - start), &hint) > 0)
+		fprintf(stderr, "Hint: %s\n", buf_cstr(&hint));
+	buf_fini(&hint);
+}
+
+/*
  * Runs every statement of @sql in order. In CSV mode (-q/-Q) each result
- * set is printed, as Perfetto's shell does: statements without columns
- * (CREATE, INCLUDE...) and a lone "suppress_query_output" column print
- * nothing, an empty result still prints its header, and one blank line
- * separates consecutive result sets. The table mode (the REPL) prints the
- * last statement's result only.
+ * set is printed, as Perfetto's shell (v58) does: statements without
+ * columns (CREATE, INSERT, INCLUDE PERFETTO MODULE...) and a lone
+ * "suppress_query_output" column print nothing, an empty result still
+ * prints its header, and one blank line separates consecutive result sets.
+ * A result is printed only once all its rows are read: when a statement
+ * fails, the results before it are out, nothing of it (nor a separator),
+ * and the statements after it do not run. Text with no statement at all
+ * is an error. The table mode (the REPL) prints the last statement's
+ * result only.
  * Return: 0, or -EINVAL after printing the SQL error on stderr.
  */
 static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mode)
 {
 	const char *pos = skip_blank(sql), *tail;
+	struct buf csv = BUF_INIT;
 	sqlite3_stmt *stmt;
-	bool is_last, printed = false;
-	int rc;
+	bool is_last, printed = false, ran = false;
+	int rc, err = -EINVAL;
 
 	while (*pos) {
 		stmt = NULL;
 		tail = NULL;
 		if (tp_prepare(tp, pos, &stmt, &tail) != SQLITE_OK) {
-			report_sql_error(sqlite3_errmsg(db), pos, statement_end(pos));
-			return -EINVAL;
+			report_prepare_error(db, pos, statement_end(pos));
+			goto out;
 		}
 		if (!tail)
 			tail = pos + strlen(pos);
 		if (stmt) {
+			ran = true;
 			is_last = *skip_blank(tail) == '\0';
 			if (mode == OUT_CSV && has_output(stmt)) {
-				if (printed)
-					putchar('\n');
-				printed = true;
-				rc = print_csv(stmt);
+				buf_reset(&csv);
+				rc = print_csv(stmt, &csv);
+				if (rc == SQLITE_DONE) {
+					if (printed)
+						putchar('\n');
+					printed = true;
+					fwrite(csv.data, 1, csv.len, stdout);
+				}
 			} else if (mode == OUT_CSV || !is_last) {
 				rc = step_all(stmt);
 			} else {
@@ -528,13 +556,20 @@ static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mo
 								    : sqlite3_errmsg(db),
 						 pos, tail);
 				sqlite3_finalize(stmt);
-				return -EINVAL;
+				goto out;
 			}
 			sqlite3_finalize(stmt);
 		}
 		pos = skip_blank(tail);
 	}
-	return 0;
+	if (!ran && mode == OUT_CSV) {
+		fprintf(stderr, "Error: No valid SQL to run\n");
+		goto out;
+	}
+	err = 0;
+out:
+	buf_fini(&csv);
+	return err;
 }
 
 /* ----------------------------------------------------- tables and views ---- */
