@@ -4,7 +4,7 @@
 # (tests/data/tp/sched_basic.textproto, encoded with pfc_pbtxt):
 #   csv/*          Perfetto's CSV: quoted header, ints, "%f" reals, quoted
 #                  strings (inner quotes left alone), "[NULL]";
-#   last_stmt/*    only the last statement prints; earlier ones run;
+#   each_stmt/*    every result set prints, a blank line between them;
 #   flags/*        -Q, --query-string, --query, -q, ignored diff-test flags;
 #   errors/*       SQL error, missing trace, unknown flag, bad trace: exit 1,
 #                  message on stderr, nothing on stdout;
