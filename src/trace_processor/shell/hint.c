@@ -52,7 +52,8 @@ static const struct hint_key k_keys[] = {
 	{"upid", true, NULL, NULL, {"process", NULL}, {"thread", NULL}},
 	{"track_id", false, "counter", NULL,
 	 {"counter_track", "thread_counter_track", "process_counter_track", NULL}, {NULL}},
-	{"track_id", false, NULL, "counter", {"track", "thread_track", "process_track", NULL}, {NULL}},
+	{"track_id", false, NULL, "counter",
+	 {"track", "thread_track", "process_track", NULL}, {NULL}},
 };
 
 /* @k applies to table @from. */
@@ -232,10 +233,10 @@ static bool tok_is_punct(const struct tok *t, char ch)
 static bool is_clause_word(const struct tok *t)
 {
 	static const char *const k_words[] = {
-		"where",  "join",      "on",	"using",  "left",   "right",  "full",
-		"inner",  "outer",     "cross", "natural", "group", "order",  "limit",
-		"union",  "except",    "intersect", "having", "window", "set", "values",
-		"select", "returning", "default", "indexed", "not",    "as",	NULL,
+		"where", "join", "on", "using", "left", "right", "full", "inner", "outer",
+		"cross", "natural", "group", "order", "limit", "union", "except", "intersect",
+		"having", "window", "set", "values", "select", "returning", "default",
+		"indexed", "not", "as", NULL,
 	};
 
 	for (size_t i = 0; k_words[i]; i++)
@@ -511,7 +512,8 @@ static int hint_for_table(struct hint_ctx *c, const struct table_cols *t, const 
 		return -ENOMEM;
 	if (note && buf_appendf(out, " (%s)", note) < 0)
 		return -ENOMEM;
-	if (!note && is_table && buf_appendf(out, " (%s is a table: SELECT ... FROM %s)", col, col) < 0)
+	if (!note && is_table &&
+	    buf_appendf(out, " (%s is a table: SELECT ... FROM %s)", col, col) < 0)
 		return -ENOMEM;
 	return 1;
 }
