@@ -231,7 +231,7 @@ $(SDK_TEST_BINS): $(O)/sdk/%: tests/sdk/%.c include/perfetto-c/pfc.h $(SDK_SO)
 
 # --------------------------------------------------------------- Python ----
 # The perfetto_c package: python/perfetto_c/*.py plus the C extension _pfc
-# (python/perfetto_c/_pfc.c), built into $(O)/python/perfetto_c so that
+# (python/perfetto_c/_pfc.c, ctx_method.c), built into $(O)/python/perfetto_c so that
 # PYTHONPATH=$(O)/python finds it. The extension is built for $(PYTHON)
 # (Debian's python3 with python3-dev's headers) and links libperfetto-c.a:
 # the SDK is inside the module (its symbols stay local), so it needs no
@@ -244,18 +244,19 @@ PYTHON ?= /usr/bin/python3
 PYTHON_SITE ?=
 PY_PKG := $(O)/python/perfetto_c
 PY_SRC := $(wildcard python/perfetto_c/*.py)
+PY_CSRC := python/perfetto_c/_pfc.c python/perfetto_c/ctx_method.c
 PY_STAMP := $(PY_PKG)/.built
 PY_DEP := $(O)/obj/python/_pfc.d
 PY_CFLAGS := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing -fPIC -pthread \
 	-Iinclude $(filter -fsanitize% -fno-sanitize% -fno-omit-frame-pointer,$(CFLAGS_ALL))
 
-$(PY_STAMP): python/perfetto_c/_pfc.c $(PY_SRC) $(SDK_A) $(FLAGS_STAMP) | $(DEPS_STAMP)
+$(PY_STAMP): $(PY_CSRC) $(PY_SRC) $(SDK_A) $(FLAGS_STAMP) | $(DEPS_STAMP)
 	@mkdir -p $(PY_PKG) $(dir $(PY_DEP))
 	@echo "  CC+LD    $(PY_PKG)/_pfc"
 	$(Q)set -- $$($(PYTHON) -c 'import sysconfig as s; print(s.get_paths()["include"], s.get_config_var("EXT_SUFFIX"))') && \
 	rm -f $(PY_PKG)/_pfc.*.so && \
 	$(CC) $(PY_CFLAGS) -I"$$1" -MMD -MP -MF $(PY_DEP) -MT $@ -shared -o $(PY_PKG)/_pfc$$2 \
-		python/perfetto_c/_pfc.c $(SDK_A) $(LDFLAGS_ALL) -Wl,--exclude-libs,ALL $(SDK_LDLIBS)
+		$(PY_CSRC) $(SDK_A) $(LDFLAGS_ALL) -Wl,--exclude-libs,ALL $(SDK_LDLIBS)
 	$(Q)cp $(PY_SRC) $(PY_PKG)/
 	$(Q)echo '$(PYTHON)' > $(O)/python/interpreter
 	$(Q)touch $@

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "ctx_method.h"
 #include "perfetto-c/pfc.h"
 
 /* Annotations one event carries (the SDK's limit; more are left out). */
@@ -1189,12 +1190,13 @@ static PyObject *py_slice(PyObject *m, PyObject *const *args, Py_ssize_t nargs, 
 	return (PyObject *)s;
 }
 
-static PyObject *slice_enter(PyObject *self, PyObject *unused)
+static PyObject *slice_enter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
 	struct slice_obj *s = (struct slice_obj *)self;
 	Py_ssize_t n = Py_SIZE(s) / 2;
 
-	(void)unused;
+	(void)args;
+	(void)nargs;
 	if (PFC_UNLIKELY_(s->state != SLICE_IDLE)) {
 		PyErr_SetString(PyExc_RuntimeError, "perfetto_c: this slice is already open");
 		return NULL;
@@ -1229,13 +1231,6 @@ static PyObject *slice_repr(PyObject *self)
 	return PyUnicode_FromFormat("<perfetto_c.Slice %R in %R>", s->name, s->cat->name);
 }
 
-static PyMethodDef slice_methods[] = {
-	{"__enter__", slice_enter, METH_NOARGS, PyDoc_STR("Begins the slice.")},
-	{"__exit__", (PyCFunction)(void (*)(void))slice_exit, METH_FASTCALL,
-	 PyDoc_STR("Ends the slice (whatever the exception); returns False.")},
-	{NULL, NULL, 0, NULL},
-};
-
 static PyTypeObject slice_type = {
 	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfetto_c.Slice",
 	.tp_basicsize = sizeof(struct slice_obj),
@@ -1244,13 +1239,13 @@ static PyTypeObject slice_type = {
 	.tp_repr = slice_repr,
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = PyDoc_STR("An open or pending slice; made by perfetto_c.slice()."),
-	.tp_methods = slice_methods,
 };
 
 /* What slice() returns while its category is off: does nothing. */
-static PyObject *null_enter(PyObject *self, PyObject *unused)
+static PyObject *null_enter(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-	(void)unused;
+	(void)args;
+	(void)nargs;
 	return Py_NewRef(self);
 }
 
@@ -1262,19 +1257,11 @@ static PyObject *null_exit(PyObject *self, PyObject *const *args, Py_ssize_t nar
 	Py_RETURN_FALSE;
 }
 
-static PyMethodDef null_slice_methods[] = {
-	{"__enter__", null_enter, METH_NOARGS, PyDoc_STR("Does nothing.")},
-	{"__exit__", (PyCFunction)(void (*)(void))null_exit, METH_FASTCALL,
-	 PyDoc_STR("Does nothing; returns False.")},
-	{NULL, NULL, 0, NULL},
-};
-
 static PyTypeObject null_slice_type = {
 	PyVarObject_HEAD_INIT(NULL, 0).tp_name = "perfetto_c.NullSlice",
 	.tp_basicsize = sizeof(PyObject),
 	.tp_flags = Py_TPFLAGS_DEFAULT,
 	.tp_doc = PyDoc_STR("slice() of a category that is off: does nothing."),
-	.tp_methods = null_slice_methods,
 };
 
 /* ------------------------------------------------- traced functions ---- */
@@ -1665,6 +1652,12 @@ static int module_setup(PyObject *mod)
 	    add_type(mod, &track_type, "Track") < 0 || add_type(mod, &slice_type, "Slice") < 0 ||
 	    add_type(mod, &null_slice_type, "NullSlice") < 0 ||
 	    add_type(mod, &traced_type, "_traced") < 0)
+		return -1;
+	if (ctx_methods_ready() < 0 ||
+	    ctx_methods_add(&slice_type, slice_enter, slice_exit, "Begins the slice.",
+			    "Ends the slice (whatever the exception); returns False.") < 0 ||
+	    ctx_methods_add(&null_slice_type, null_enter, null_exit, "Does nothing.",
+			    "Does nothing; returns False.") < 0)
 		return -1;
 	if (!(g.categories = PyDict_New()) || !(g.names = PyDict_New()) ||
 	    !(g.counter_tracks = PyDict_New()))
