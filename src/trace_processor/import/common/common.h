@@ -562,8 +562,13 @@ void tp_sched_fini(struct tp_import *imp);
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
 		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
 		     int64_t next_prio);
+/*
+ * tp_sched_waking() - @pid woken at @ts on @cpu by @waker_utid (-1:
+ * unknown): a blocked thread becomes runnable, with the waker (and its
+ * running row) and @irq_context (TP_NULL_INT: unknown).
+ */
 void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t pid);
+		     int64_t pid, int64_t waker_utid, int64_t irq_context);
 void tp_sched_finish(struct tp_import *imp);
 /* The cpu table row of (@machine, @cpu), created on first use; -1 on OOM. */
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);

@@ -315,8 +315,22 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	tp_bounds_add(imp->db, ts);
 }
 
+/* The waker's row a new state points at: its last one, if it is running. */
+static void set_waker(struct tp_import *imp, int64_t row, int64_t waker_utid)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	const struct thread_state *w;
+
+	if (waker_utid < 0)
+		return;
+	tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, waker_utid);
+	w = waker_utid > 0 ? thread_of(imp->sched, waker_utid, false) : NULL;
+	if (w && w->open_row >= 0 && w->open_state == running_str(imp))
+		tp_set_int(t, TSTATE_WAKER_ID, (size_t)row, w->open_row);
+}
+
 void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t pid)
+		     int64_t pid, int64_t waker_utid, int64_t irq_context)
 {
 	struct tp_table *t = &imp->db->thread_state;
 	int64_t utid = tp_proc_get_thread(imp, machine, pid);
@@ -336,10 +350,10 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 			return;
 	}
 	row = open_state(imp, utid, ts, state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
-	if (row >= 0 && imp->sched->cpus[ucpu].running_utid >= 0)
-		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->sched->cpus[ucpu].running_utid);
-	if (row >= 0)
-		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
+	if (row >= 0) {
+		set_waker(imp, row, waker_utid);
+		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, irq_context);
+	}
 	tp_bounds_add(imp->db, ts);
 }
 
@@ -379,8 +393,7 @@ void tp_sched_new_task(struct tp_import *imp, int64_t ts, int64_t utid, int64_t 
 
 	if (row < 0)
 		return;
-	if (waker_utid >= 0)
-		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, waker_utid);
+	set_waker(imp, row, waker_utid);
 	tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
 	tp_bounds_add(imp->db, ts);
 }

@@ -310,8 +310,10 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_proc_update_thread_name(
 			imp, tp_proc_get_thread(imp, ev->machine, fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID)),
 			fstr(imp, &p, PB_SCHED_WAKING_FTRACE_EVENT__COMM), TP_NAME_FTRACE);
+		/* The waker is the event's task; its flags are not looked at (Perfetto's rule). */
 		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts,
-				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID));
+				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID),
+				tp_proc_get_thread(imp, ev->machine, pid), TP_NULL_INT);
 		break;
 	case PB_FTRACE_EVENT__CPU_FREQUENCY:
 		tp_counter_add(imp, ev->ts,
@@ -450,5 +452,7 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 	/* Unlike a full sched_waking, a compact one does not name the wakee (Perfetto's rule). */
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	(void)utid;
-	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
+	/* The waker is the CPU's running thread; hard or soft irq flags make irq_context 1. */
+	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid, tp_sched_running(imp, ucpu),
+			(w->common_flags & (0x08 | 0x10)) ? 1 : 0);
 }

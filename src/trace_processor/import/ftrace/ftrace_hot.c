@@ -189,7 +189,8 @@ void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
 		tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, ev->machine, hot->waking.pid),
 					   comm(imp, &hot->waking.comm, hot->waking.pid),
 					   TP_NAME_FTRACE);
-		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, hot->waking.pid);
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, hot->waking.pid,
+				tp_proc_get_thread(imp, ev->machine, h->pid), TP_NULL_INT);
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKEUP:
 		break;
