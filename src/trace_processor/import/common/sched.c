@@ -344,9 +344,11 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	if (th && th->open_row >= 0) {
 		uint32_t st = th->open_state;
 
-		/* Already runnable or running: a waking changes nothing. */
-		if (st == running_str(imp) || st == state_str(imp, 0) ||
-		    st == state_str(imp, 0x100))
+		/*
+		 * Already runnable or running: a waking changes nothing. R+
+		 * (preempted) counts as blocked, as in Perfetto.
+		 */
+		if (st == running_str(imp) || st == state_str(imp, 0))
 			return;
 	}
 	row = open_state(imp, utid, ts, state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
