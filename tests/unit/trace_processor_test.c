@@ -779,9 +779,10 @@ TEST(sql_views_and_functions)
 	ASSERT_EQ(sqlite3_column_count(st), 8);
 	ASSERT_STREQ(sqlite3_column_name(st, 7), "track_group_id");
 	sqlite3_finalize(st);
+	/* Perfetto's typed track views have no dimension_arg_set_id nor track_group_id. */
 	st = sq_prepare(conn, "SELECT * FROM cpu_counter_track");
-	ASSERT_EQ(sqlite3_column_count(st), 11);
-	ASSERT_STREQ(sqlite3_column_name(st, 10), "cpu");
+	ASSERT_EQ(sqlite3_column_count(st), 9);
+	ASSERT_STREQ(sqlite3_column_name(st, 8), "cpu");
 	sqlite3_finalize(st);
 
 	ASSERT_STREQ(sq_render(conn, "SELECT * FROM counters", g_sq_a),
@@ -2223,7 +2224,12 @@ TEST(im_compressed_packets)
 	tp_destroy(tp);
 }
 
-/* Threads and processes: newtask (thread vs process), rename, exit. */
+/*
+ * Threads and processes: newtask (thread vs process), rename, exit. As in
+ * Perfetto, a process tree entry makes its parent process with its main
+ * thread (pid 1 here), and sched_process_exit ends nothing (the task is a
+ * zombie until sched_process_free).
+ */
 TEST(im_process_tracking)
 {
 	struct im_trace t;
@@ -2275,8 +2281,8 @@ TEST(im_process_tracking)
 	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, t.name, t.start_ts, t.end_ts, p.pid, p.name, "
 				 "t.is_main_thread FROM thread t LEFT JOIN process p USING (upid) "
 				 "WHERE t.tid > 0 ORDER BY t.tid"),
-		     "100,-,-,-,100,server,1;101,io-worker,10,-,100,server,0;"
-		     "200,child,11,30,200,child,1;");
+		     "1,-,-,-,1,-,1;100,-,-,-,100,server,1;101,io-worker,10,-,100,server,0;"
+		     "200,child,11,-,200,child,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT pp.pid FROM process p JOIN process pp ON p.parent_upid = "
 				 "pp.upid WHERE p.pid = 200"),
 		     "100;");
@@ -2333,7 +2339,8 @@ TEST(im_process_reparent_and_reuse)
 				 "process pp ON p.parent_upid = pp.upid WHERE p.pid IN (200, 300) "
 				 "ORDER BY p.upid"),
 		     "200,child,-,100;300,orig,20,1;300,reused,-,2000;");
-	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;");
+	/* The reused pid's process gets a new main thread (Perfetto's GetOrCreateProcess). */
+	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;300,-;");
 	ASSERT_STREQ(im_rows(tp, "SELECT t.end_ts FROM ftrace_event e JOIN thread t USING (utid) "
 				 "WHERE e.name = 'sched_process_free'"),
 		     "20;");
@@ -2392,7 +2399,7 @@ TEST(im_machine_adopted_and_pending_threads)
 	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,7;");
 	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, p.pid, t.machine_id, t.is_main_thread FROM thread t "
 				 "LEFT JOIN process p USING (upid) WHERE t.tid > 0 ORDER BY t.tid"),
-		     "21,20,0,0;22,20,0,0;23,20,0,0;");
+		     "1,1,0,1;20,20,0,1;21,20,0,0;22,20,0,0;23,20,0,0;");
 	tp_destroy(tp);
 }
 
@@ -2800,7 +2807,8 @@ TEST(im_sched_cpu_util_cfs)
 	ASSERT_TRUE(tp != NULL);
 	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.type, t.cpu, c.ts, c.value, "
 				 "(SELECT int_value FROM args a WHERE a.arg_set_id = "
-				 "t.dimension_arg_set_id AND a.key = 'cpu') FROM counter c JOIN "
+				 "(SELECT dimension_arg_set_id FROM track WHERE id = t.id) "
+				 "AND a.key = 'cpu') FROM counter c JOIN "
 				 "cpu_counter_track t ON c.track_id = t.id ORDER BY c.id"),
 		     "Cpu 2 Util,cpu_utilization,2,100,43.0,2;"
 		     "Cpu 2 Cap,cpu_capacity,2,100,760.0,2;"
