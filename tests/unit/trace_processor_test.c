@@ -3392,3 +3392,140 @@ TEST(im_battery_stats_and_sysprops)
 		     "battery_stats.screen,battery_stats,2000,0.0,battery_stats.screen;");
 	tp_destroy(tp);
 }
+
+/* A ProcessTree.Process with every field the rules look at (@uid < 0: none). */
+static void im_tree_entry(struct pz_msg *pt, int64_t pid, int64_t ppid, const char *const *argv,
+			  int argc, int64_t uid, int is_kthread, bool cmdline_is_comm)
+{
+	struct pz_msg pr;
+	int i;
+
+	pz_begin_nested(pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, (uint64_t)pid);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, (uint64_t)ppid);
+	for (i = 0; i < argc; i++)
+		pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, argv[i]);
+	if (uid >= 0)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__UID, (uint64_t)uid);
+	if (is_kthread >= 0)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__IS_KTHREAD, (uint64_t)is_kthread);
+	if (cmdline_is_comm)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE_IS_COMM, 1);
+	pz_end(&pr);
+}
+
+/*
+ * Perfetto's process tree rules: an entry without a cmdline is skipped; a
+ * kworker child of kthreadd loses its "-<workqueue>" suffix in its name,
+ * its cmdline and (as a main thread) its thread's name; a lone cmdline is
+ * cut at its first space for the name; cmdline_is_comm names the thread
+ * (above any sched_switch comm); the uid gives android_appid and
+ * android_user_id; is_kthread is a process arg; the parent (pid 0 too)
+ * is made with its main thread, before the child.
+ */
+TEST(im_process_tree_rules)
+{
+	static const char *const kw[] = {"kworker/1:2-events"};
+	static const char *const sh[] = {"bash -c 'sleep 1'"};
+	static const char *const app[] = {"/bin/app", "--flag"};
+	static const char *const kthreadd[] = {"kthreadd"};
+	struct im_trace t;
+	struct pz_msg b, *p, pt, th;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 1, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	im_tree_entry(&pt, 2, 0, kthreadd, 1, 0, 1, true);
+	im_tree_entry(&pt, 50, 2, kw, 1, 0, 1, true);
+	im_tree_entry(&pt, 60, 1, sh, 1, 10123, 0, false);
+	im_tree_entry(&pt, 70, 60, app, 2, 1010123, -1, false);
+	im_tree_entry(&pt, 80, 1, NULL, 0, 0, -1, false);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &th);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TID, 50);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TGID, 50);
+	pz_append_string(&th, PB_PROCESS_TREE_THREAD__NAME, "kworker/1:2+wq");
+	pz_end(&th);
+	pz_end(&pt);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 10, "swapper/0", 0, 0, "kworker/1:2-ev", 50);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT upid, pid, name, cmdline, parent_upid, uid, android_appid, "
+				 "android_user_id FROM process ORDER BY upid"),
+		     "0,0,-,-,-,-,-,-;1,2,kthreadd,kthreadd,0,0,0,0;"
+		     "2,50,kworker/1:2,kworker/1:2,1,0,0,0;3,1,-,-,-,-,-,-;"
+		     "4,60,bash,bash -c 'sleep 1',3,10123,10123,0;"
+		     "5,70,/bin/app,/bin/app --flag,4,1010123,10123,10;");
+	ASSERT_STREQ(im_rows(tp, "SELECT utid, tid, name, upid, is_main_thread FROM thread "
+				 "ORDER BY utid"),
+		     "0,0,swapper,0,1;1,2,kthreadd,1,1;2,50,kworker/1:2,2,1;3,1,-,3,1;"
+		     "4,60,-,4,1;5,70,-,5,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, a.key, a.display_value FROM process p JOIN args a "
+				 "USING (arg_set_id) ORDER BY p.upid"),
+		     "2,is_kthread,true;50,is_kthread,true;60,is_kthread,false;");
+	tp_destroy(tp);
+}
+
+/*
+ * Perfetto's ftrace thread rules: the event's own task gets its thread
+ * first (the ftrace_event row), then a fork (task_newtask without
+ * CLONE_THREAD) starts a process named by the comm whose parent is the
+ * creator's process once that is known; the new task's first state is R
+ * woken by its creator; sched_waking names the wakee; task_rename of a
+ * main thread renames its process; sched_process_exit ends nothing;
+ * sched_process_free ends the thread and, for a main thread, its
+ * process, and a later event of that tid is a new thread.
+ */
+TEST(im_ftrace_thread_rules)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, pl, *p, pt, th;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	/* 90 (process unknown yet) forks 91. */
+	im_ft_begin(&b, &ev, &pl, 10, 90, PB_FTRACE_EVENT__TASK_NEWTASK);
+	pz_append_varint(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__PID, 91);
+	pz_append_string(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__COMM, "forked");
+	pz_append_varint(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS, 0x11);
+	im_ft_end(&ev, &pl);
+	im_waking(&b, 15, 90, 92);
+	im_ft_begin(&b, &ev, &pl, 20, 91, PB_FTRACE_EVENT__TASK_RENAME);
+	pz_append_varint(&pl, PB_TASK_RENAME_FTRACE_EVENT__PID, 91);
+	pz_append_string(&pl, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM, "renamed");
+	im_ft_end(&ev, &pl);
+	im_ft_begin(&b, &ev, &pl, 30, 91, PB_FTRACE_EVENT__SCHED_PROCESS_EXIT);
+	pz_append_varint(&pl, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID, 91);
+	im_ft_end(&ev, &pl);
+	im_ft_begin(&b, &ev, &pl, 40, 0, PB_FTRACE_EVENT__SCHED_PROCESS_FREE);
+	pz_append_varint(&pl, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 91);
+	im_ft_end(&ev, &pl);
+	im_waking(&b, 50, 90, 91);
+	im_end_bundle(&t, &b);
+	/* Later, a scan puts 90 in process 89: 91's parent becomes 89's process. */
+	p = im_packet(&t, 60, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &th);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TID, 90);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TGID, 89);
+	pz_end(&th);
+	pz_end(&pt);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT utid, tid, name, start_ts, end_ts, upid FROM thread "
+				 "ORDER BY utid"),
+		     "0,0,swapper,-,-,0;1,90,-,-,-,2;2,91,renamed,10,40,1;3,92,x,-,-,-;"
+		     "4,91,x,-,-,-;5,89,-,-,-,2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT upid, pid, name, start_ts, end_ts, parent_upid FROM process "
+				 "ORDER BY upid"),
+		     "0,0,-,-,-,-;1,91,renamed,10,40,2;2,89,-,-,-,-;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, utid, state, waker_utid, irq_context FROM thread_state "
+				 "WHERE utid = 2"),
+		     "10,2,R,1,0;");
+	tp_destroy(tp);
+}
