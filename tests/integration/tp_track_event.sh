@@ -60,8 +60,8 @@ expect slices/thread_track slices \
 	 JOIN process p USING (upid)" \
 	'"worker",41,"app",40'
 expect slices/track_dimensions slices \
-	"SELECT a.key, a.int_value FROM thread_track tt
-	 JOIN args a ON a.arg_set_id = tt.dimension_arg_set_id" \
+	"SELECT a.key, a.int_value FROM thread_track tt JOIN track t2 ON t2.id = tt.id
+	 JOIN args a ON a.arg_set_id = t2.dimension_arg_set_id" \
 	'"utid",2'
 expect slices/args_outer slices \
 	"SELECT key, value_type, display_value FROM slice JOIN args USING (arg_set_id)

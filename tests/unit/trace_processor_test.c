@@ -779,9 +779,10 @@ TEST(sql_views_and_functions)
 	ASSERT_EQ(sqlite3_column_count(st), 8);
 	ASSERT_STREQ(sqlite3_column_name(st, 7), "track_group_id");
 	sqlite3_finalize(st);
+	/* Perfetto's typed track views have no dimension_arg_set_id nor track_group_id. */
 	st = sq_prepare(conn, "SELECT * FROM cpu_counter_track");
-	ASSERT_EQ(sqlite3_column_count(st), 11);
-	ASSERT_STREQ(sqlite3_column_name(st, 10), "cpu");
+	ASSERT_EQ(sqlite3_column_count(st), 9);
+	ASSERT_STREQ(sqlite3_column_name(st, 8), "cpu");
 	sqlite3_finalize(st);
 
 	ASSERT_STREQ(sq_render(conn, "SELECT * FROM counters", g_sq_a),
@@ -2223,7 +2224,12 @@ TEST(im_compressed_packets)
 	tp_destroy(tp);
 }
 
-/* Threads and processes: newtask (thread vs process), rename, exit. */
+/*
+ * Threads and processes: newtask (thread vs process), rename, exit. As in
+ * Perfetto, a process tree entry makes its parent process with its main
+ * thread (pid 1 here), and sched_process_exit ends nothing (the task is a
+ * zombie until sched_process_free).
+ */
 TEST(im_process_tracking)
 {
 	struct im_trace t;
@@ -2275,8 +2281,8 @@ TEST(im_process_tracking)
 	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, t.name, t.start_ts, t.end_ts, p.pid, p.name, "
 				 "t.is_main_thread FROM thread t LEFT JOIN process p USING (upid) "
 				 "WHERE t.tid > 0 ORDER BY t.tid"),
-		     "100,-,-,-,100,server,1;101,io-worker,10,-,100,server,0;"
-		     "200,child,11,30,200,child,1;");
+		     "1,-,-,-,1,-,1;100,-,-,-,100,server,1;101,io-worker,10,-,100,server,0;"
+		     "200,child,11,-,200,child,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT pp.pid FROM process p JOIN process pp ON p.parent_upid = "
 				 "pp.upid WHERE p.pid = 200"),
 		     "100;");
@@ -2333,7 +2339,8 @@ TEST(im_process_reparent_and_reuse)
 				 "process pp ON p.parent_upid = pp.upid WHERE p.pid IN (200, 300) "
 				 "ORDER BY p.upid"),
 		     "200,child,-,100;300,orig,20,1;300,reused,-,2000;");
-	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;");
+	/* The reused pid's process gets a new main thread (Perfetto's GetOrCreateProcess). */
+	ASSERT_STREQ(im_rows(tp, "SELECT tid, end_ts FROM thread WHERE tid = 300"), "300,20;300,-;");
 	ASSERT_STREQ(im_rows(tp, "SELECT t.end_ts FROM ftrace_event e JOIN thread t USING (utid) "
 				 "WHERE e.name = 'sched_process_free'"),
 		     "20;");
@@ -2392,7 +2399,7 @@ TEST(im_machine_adopted_and_pending_threads)
 	ASSERT_STREQ(im_rows(tp, "SELECT id, raw_id FROM machine"), "0,7;");
 	ASSERT_STREQ(im_rows(tp, "SELECT t.tid, p.pid, t.machine_id, t.is_main_thread FROM thread t "
 				 "LEFT JOIN process p USING (upid) WHERE t.tid > 0 ORDER BY t.tid"),
-		     "21,20,0,0;22,20,0,0;23,20,0,0;");
+		     "1,1,0,1;20,20,0,1;21,20,0,0;22,20,0,0;23,20,0,0;");
 	tp_destroy(tp);
 }
 
@@ -2800,7 +2807,8 @@ TEST(im_sched_cpu_util_cfs)
 	ASSERT_TRUE(tp != NULL);
 	ASSERT_STREQ(im_rows(tp, "SELECT t.name, t.type, t.cpu, c.ts, c.value, "
 				 "(SELECT int_value FROM args a WHERE a.arg_set_id = "
-				 "t.dimension_arg_set_id AND a.key = 'cpu') FROM counter c JOIN "
+				 "(SELECT dimension_arg_set_id FROM track WHERE id = t.id) "
+				 "AND a.key = 'cpu') FROM counter c JOIN "
 				 "cpu_counter_track t ON c.track_id = t.id ORDER BY c.id"),
 		     "Cpu 2 Util,cpu_utilization,2,100,43.0,2;"
 		     "Cpu 2 Cap,cpu_capacity,2,100,760.0,2;"
@@ -3382,5 +3390,142 @@ TEST(im_battery_stats_and_sysprops)
 		     "battery_stats.screen,battery_stats,1000,1.0,battery_stats.screen;"
 		     "ScreenState,screen_state,1600,2.0,-;"
 		     "battery_stats.screen,battery_stats,2000,0.0,battery_stats.screen;");
+	tp_destroy(tp);
+}
+
+/* A ProcessTree.Process with every field the rules look at (@uid < 0: none). */
+static void im_tree_entry(struct pz_msg *pt, int64_t pid, int64_t ppid, const char *const *argv,
+			  int argc, int64_t uid, int is_kthread, bool cmdline_is_comm)
+{
+	struct pz_msg pr;
+	int i;
+
+	pz_begin_nested(pt, PB_PROCESS_TREE__PROCESSES, &pr);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PID, (uint64_t)pid);
+	pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__PPID, (uint64_t)ppid);
+	for (i = 0; i < argc; i++)
+		pz_append_string(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE, argv[i]);
+	if (uid >= 0)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__UID, (uint64_t)uid);
+	if (is_kthread >= 0)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__IS_KTHREAD, (uint64_t)is_kthread);
+	if (cmdline_is_comm)
+		pz_append_varint(&pr, PB_PROCESS_TREE_PROCESS__CMDLINE_IS_COMM, 1);
+	pz_end(&pr);
+}
+
+/*
+ * Perfetto's process tree rules: an entry without a cmdline is skipped; a
+ * kworker child of kthreadd loses its "-<workqueue>" suffix in its name,
+ * its cmdline and (as a main thread) its thread's name; a lone cmdline is
+ * cut at its first space for the name; cmdline_is_comm names the thread
+ * (above any sched_switch comm); the uid gives android_appid and
+ * android_user_id; is_kthread is a process arg; the parent (pid 0 too)
+ * is made with its main thread, before the child.
+ */
+TEST(im_process_tree_rules)
+{
+	static const char *const kw[] = {"kworker/1:2-events"};
+	static const char *const sh[] = {"bash -c 'sleep 1'"};
+	static const char *const app[] = {"/bin/app", "--flag"};
+	static const char *const kthreadd[] = {"kthreadd"};
+	struct im_trace t;
+	struct pz_msg b, *p, pt, th;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 1, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	im_tree_entry(&pt, 2, 0, kthreadd, 1, 0, 1, true);
+	im_tree_entry(&pt, 50, 2, kw, 1, 0, 1, true);
+	im_tree_entry(&pt, 60, 1, sh, 1, 10123, 0, false);
+	im_tree_entry(&pt, 70, 60, app, 2, 1010123, -1, false);
+	im_tree_entry(&pt, 80, 1, NULL, 0, 0, -1, false);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &th);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TID, 50);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TGID, 50);
+	pz_append_string(&th, PB_PROCESS_TREE_THREAD__NAME, "kworker/1:2+wq");
+	pz_end(&th);
+	pz_end(&pt);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 10, "swapper/0", 0, 0, "kworker/1:2-ev", 50);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT upid, pid, name, cmdline, parent_upid, uid, android_appid, "
+				 "android_user_id FROM process ORDER BY upid"),
+		     "0,0,-,-,-,-,-,-;1,2,kthreadd,kthreadd,0,0,0,0;"
+		     "2,50,kworker/1:2,kworker/1:2,1,0,0,0;3,1,-,-,-,-,-,-;"
+		     "4,60,bash,bash -c 'sleep 1',3,10123,10123,0;"
+		     "5,70,/bin/app,/bin/app --flag,4,1010123,10123,10;");
+	ASSERT_STREQ(im_rows(tp, "SELECT utid, tid, name, upid, is_main_thread FROM thread "
+				 "ORDER BY utid"),
+		     "0,0,swapper,0,1;1,2,kthreadd,1,1;2,50,kworker/1:2,2,1;3,1,-,3,1;"
+		     "4,60,-,4,1;5,70,-,5,1;");
+	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, a.key, a.display_value FROM process p JOIN args a "
+				 "USING (arg_set_id) ORDER BY p.upid"),
+		     "2,is_kthread,true;50,is_kthread,true;60,is_kthread,false;");
+	tp_destroy(tp);
+}
+
+/*
+ * Perfetto's ftrace thread rules: the event's own task gets its thread
+ * first (the ftrace_event row), then a fork (task_newtask without
+ * CLONE_THREAD) starts a process named by the comm whose parent is the
+ * creator's process once that is known; the new task's first state is R
+ * woken by its creator; sched_waking names the wakee; task_rename of a
+ * main thread renames its process; sched_process_exit ends nothing;
+ * sched_process_free ends the thread and, for a main thread, its
+ * process, and a later event of that tid is a new thread.
+ */
+TEST(im_ftrace_thread_rules)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, pl, *p, pt, th;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	/* 90 (process unknown yet) forks 91. */
+	im_ft_begin(&b, &ev, &pl, 10, 90, PB_FTRACE_EVENT__TASK_NEWTASK);
+	pz_append_varint(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__PID, 91);
+	pz_append_string(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__COMM, "forked");
+	pz_append_varint(&pl, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS, 0x11);
+	im_ft_end(&ev, &pl);
+	im_waking(&b, 15, 90, 92);
+	im_ft_begin(&b, &ev, &pl, 20, 91, PB_FTRACE_EVENT__TASK_RENAME);
+	pz_append_varint(&pl, PB_TASK_RENAME_FTRACE_EVENT__PID, 91);
+	pz_append_string(&pl, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM, "renamed");
+	im_ft_end(&ev, &pl);
+	im_ft_begin(&b, &ev, &pl, 30, 91, PB_FTRACE_EVENT__SCHED_PROCESS_EXIT);
+	pz_append_varint(&pl, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID, 91);
+	im_ft_end(&ev, &pl);
+	im_ft_begin(&b, &ev, &pl, 40, 0, PB_FTRACE_EVENT__SCHED_PROCESS_FREE);
+	pz_append_varint(&pl, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 91);
+	im_ft_end(&ev, &pl);
+	im_waking(&b, 50, 90, 91);
+	im_end_bundle(&t, &b);
+	/* Later, a scan puts 90 in process 89: 91's parent becomes 89's process. */
+	p = im_packet(&t, 60, 0);
+	pz_begin_nested(p, PB_TRACE_PACKET__PROCESS_TREE, &pt);
+	pz_begin_nested(&pt, PB_PROCESS_TREE__THREADS, &th);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TID, 90);
+	pz_append_varint(&th, PB_PROCESS_TREE_THREAD__TGID, 89);
+	pz_end(&th);
+	pz_end(&pt);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT utid, tid, name, start_ts, end_ts, upid FROM thread "
+				 "ORDER BY utid"),
+		     "0,0,swapper,-,-,0;1,90,-,-,-,2;2,91,renamed,10,40,1;3,92,x,-,-,-;"
+		     "4,91,x,-,-,-;5,89,-,-,-,2;");
+	ASSERT_STREQ(im_rows(tp, "SELECT upid, pid, name, start_ts, end_ts, parent_upid FROM process "
+				 "ORDER BY upid"),
+		     "0,0,-,-,-,-;1,91,renamed,10,40,2;2,89,-,-,-,-;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, utid, state, waker_utid, irq_context FROM thread_state "
+				 "WHERE utid = 2"),
+		     "10,2,R,1,0;");
 	tp_destroy(tp);
 }

@@ -24,6 +24,9 @@ struct sql_ctx {
 #define TRACK_COLS                                                                   \
 	"id, name, type, dimension_arg_set_id, parent_id, source_arg_set_id, machine_id, " \
 	"track_group_id"
+/* The typed track views (thread_track, process_counter_track, ...) leave out
+ * dimension_arg_set_id and track_group_id, as Perfetto's do. */
+#define TYPED_TRACK_COLS "id, name, type, parent_id, source_arg_set_id, machine_id"
 #define SCHED_SELECT                                                                 \
 	"SELECT id, ts, dur, cpu, utid, end_state, priority, ucpu, ts + dur AS ts_end " \
 	"FROM __intrinsic_sched"
@@ -36,19 +39,20 @@ static const char *const k_views[] = {
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event",
 	"CREATE VIEW cpu AS SELECT * FROM __intrinsic_cpu WHERE cpu IS NOT NULL",
 	"CREATE VIEW track AS SELECT " TRACK_COLS " FROM __intrinsic_track",
-	"CREATE VIEW thread_track AS SELECT " TRACK_COLS ", utid FROM __intrinsic_track "
+	"CREATE VIEW thread_track AS SELECT " TYPED_TRACK_COLS ", utid FROM __intrinsic_track "
 	"WHERE is_counter = 0 AND utid IS NOT NULL",
-	"CREATE VIEW process_track AS SELECT " TRACK_COLS ", upid FROM __intrinsic_track "
+	"CREATE VIEW process_track AS SELECT " TYPED_TRACK_COLS ", upid FROM __intrinsic_track "
 	"WHERE is_counter = 0 AND upid IS NOT NULL AND utid IS NULL",
-	"CREATE VIEW cpu_track AS SELECT " TRACK_COLS ", cpu FROM __intrinsic_track "
+	"CREATE VIEW cpu_track AS SELECT " TYPED_TRACK_COLS ", cpu FROM __intrinsic_track "
 	"WHERE is_counter = 0 AND cpu IS NOT NULL",
-	"CREATE VIEW counter_track AS SELECT " TRACK_COLS ", unit, description "
+	"CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
+	"source_arg_set_id, machine_id, unit, description "
 	"FROM __intrinsic_track WHERE is_counter = 1",
-	"CREATE VIEW cpu_counter_track AS SELECT " TRACK_COLS ", unit, description, cpu "
+	"CREATE VIEW cpu_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, cpu "
 	"FROM __intrinsic_track WHERE is_counter = 1 AND cpu IS NOT NULL",
-	"CREATE VIEW process_counter_track AS SELECT " TRACK_COLS ", unit, description, upid "
+	"CREATE VIEW process_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, upid "
 	"FROM __intrinsic_track WHERE is_counter = 1 AND upid IS NOT NULL AND utid IS NULL",
-	"CREATE VIEW thread_counter_track AS SELECT " TRACK_COLS ", unit, description, utid "
+	"CREATE VIEW thread_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, utid "
 	"FROM __intrinsic_track WHERE is_counter = 1 AND utid IS NOT NULL",
 	"CREATE VIEW counters AS SELECT c.*, t.name AS name, t.unit AS unit "
 	"FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id ORDER BY c.ts",

@@ -257,8 +257,8 @@ void tp_rows_release(const uint32_t *rows);
 	X(TSTATE, UCPU, "ucpu", TP_NARROW, 0)
 
 #define TP_THREAD_COLS(X)                                       \
-	X(THREAD, ID, "id", TP_ID, 0)                           \
 	X(THREAD, UTID, "utid", TP_ID, 0)                       \
+	X(THREAD, ID, "id", TP_ID, 0)                           \
 	X(THREAD, TID, "tid", TP_INT, 0)                        \
 	X(THREAD, NAME, "name", TP_STR, 0)                      \
 	X(THREAD, START_TS, "start_ts", TP_INT, 0)              \
@@ -270,8 +270,8 @@ void tp_rows_release(const uint32_t *rows);
 	X(THREAD, ARG_SET_ID, "arg_set_id", TP_INT, 0)
 
 #define TP_PROCESS_COLS(X)                                      \
-	X(PROCESS, ID, "id", TP_ID, 0)                          \
 	X(PROCESS, UPID, "upid", TP_ID, 0)                      \
+	X(PROCESS, ID, "id", TP_ID, 0)                          \
 	X(PROCESS, PID, "pid", TP_INT, 0)                       \
 	X(PROCESS, NAME, "name", TP_STR, 0)                     \
 	X(PROCESS, START_TS, "start_ts", TP_INT, 0)             \

@@ -434,6 +434,18 @@ void tp_slice_finish(struct tp_import *imp);
 /* ---------------------------------------------------------- processes ---- */
 
 /* process.c */
+
+/* Who named a thread or process; a name is replaced only by one ranked as high (Perfetto's). */
+enum tp_name_prio {
+	TP_NAME_OTHER = 0,
+	TP_NAME_FTRACE = 1,             /* sched_switch, sched_waking, task_* comms */
+	TP_NAME_PROCESS_TREE = 2,       /* /proc scans */
+	TP_NAME_TRACK_DESCRIPTOR_THREAD_TYPE = 3,
+	TP_NAME_TRACK_DESCRIPTOR = 4,
+	TP_NAME_SYSTEM = 4,             /* process names from the kernel or /proc */
+	TP_NAME_CONSTANT = 5,           /* "swapper" */
+};
+
 int tp_proc_init(struct tp_import *imp);
 /*
  * tp_proc_add_idle() - The idle process and thread (pid and tid 0,
@@ -478,28 +490,69 @@ static inline int64_t tp_proc_get_thread(struct tp_import *imp, uint32_t machine
 }
 /* The newest thread of @tid, or -1 if there is none (never creates one). */
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid);
+/* A new thread row for @tid (start @ts or TP_NULL_INT), the one @tid now means. */
+int64_t tp_proc_start_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 /* A thread for @tid starting at @ts: ends the previous one of that tid. */
 int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 /* The newest process of @pid, or -1 if there is none (never creates one). */
 int64_t tp_proc_find_process(struct tp_import *imp, uint32_t machine, int64_t pid);
+/* The process of @pid, created if none (without a main thread). */
 int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
+/*
+ * tp_proc_get_process_main() - The process of @pid; a new one gets its
+ * main thread (tid @pid: the live one if it is in no other process, else
+ * a new row), as Perfetto's GetOrCreateProcess.
+ */
+int64_t tp_proc_get_process_main(struct tp_import *imp, uint32_t machine, int64_t pid);
+/*
+ * tp_proc_update_thread() - Thread @tid of process @pid (Perfetto's
+ * UpdateThread): the process is made with its main thread if new; the
+ * live thread of @tid is taken if it is in that process or in none, else
+ * a new one is made; threads paired with it join the process too.
+ */
+int64_t tp_proc_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid);
+/*
+ * tp_proc_start_process() - A process @pid that starts at @ts (a fork):
+ * the old process of @pid and every thread of tid @pid are forgotten; a
+ * new main thread named @name (@prio) is made; the process is named @name.
+ */
+int64_t tp_proc_start_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid,
+			      uint32_t name, enum tp_name_prio prio);
+/* The parent of @upid is the process of thread @parent_utid, now or once it is known. */
+void tp_proc_set_parent_thread(struct tp_import *imp, int64_t upid, int64_t parent_utid);
+/* The parent of @upid is @parent_upid, unless it had another (counted). */
+void tp_proc_set_parent(struct tp_import *imp, int64_t upid, int64_t parent_upid);
 int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid);
 /* Links @utid to the process @pid (tgid). */
 void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t machine, int64_t pid);
+/* Names @utid @name (a string id; 0 does nothing) unless a higher-ranked source named it. */
+void tp_proc_update_thread_name(struct tp_import *imp, int64_t utid, uint32_t name,
+				enum tp_name_prio prio);
+/* tp_proc_update_thread_name() by a track descriptor. */
 void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name);
+void tp_proc_update_process_name(struct tp_import *imp, int64_t upid, uint32_t name,
+				 enum tp_name_prio prio);
+/* A thread renamed itself: its name, and its process's if it is the main thread. */
+void tp_proc_rename_thread(struct tp_import *imp, int64_t utid, uint32_t name,
+			   enum tp_name_prio prio);
 void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid);
 /*
  * tp_proc_associate() - Threads @utid_a and @utid_b share a process: one
  * that has it gives it to the other, else the pair waits until one gets
- * it, as Perfetto's AssociateThreads.
+ * it, as Perfetto's AssociateThreads (two different processes: counted
+ * in process_tracker_errors).
  */
 void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b);
 /*
- * tp_proc_free_thread() - sched_process_free of @tid: ends its thread and
- * forgets the tid; for a process's main thread, ends and forgets the
+ * tp_proc_free_thread() - sched_process_free of @tid: ends its live thread
+ * and stops tracking it; for a process's main thread, ends and forgets the
  * process, so a reused pid or tid gets new rows.
  */
 void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
+/* The is_kthread arg of process @upid (stored by tp_proc_finish()). */
+void tp_proc_set_kthread(struct tp_import *imp, int64_t upid, bool is_kthread);
+/* The end of the trace: the processes' args are stored, by upid. */
+void tp_proc_finish(struct tp_import *imp);
 
 /* -------------------------------------------------------------- sched ---- */
 
@@ -509,8 +562,13 @@ void tp_sched_fini(struct tp_import *imp);
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
 		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
 		     int64_t next_prio);
+/*
+ * tp_sched_waking() - @pid woken at @ts on @cpu by @waker_utid (-1:
+ * unknown): a blocked thread becomes runnable, with the waker (and its
+ * running row) and @irq_context (TP_NULL_INT: unknown).
+ */
 void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t pid);
+		     int64_t pid, int64_t waker_utid, int64_t irq_context);
 void tp_sched_finish(struct tp_import *imp);
 /* The cpu table row of (@machine, @cpu), created on first use; -1 on OOM. */
 int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu);
@@ -519,6 +577,12 @@ int64_t tp_sched_find_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu
 /* The thread running on @ucpu (a row tp_sched_ucpu() gave) as far as we know; -1: unknown. */
 int64_t tp_sched_running(struct tp_import *imp, int64_t ucpu);
 void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid);
+/*
+ * tp_sched_new_task() - A task @utid was created at @ts by @waker_utid:
+ * its first state is runnable, woken by its creator (Perfetto's
+ * PushNewTaskEvent).
+ */
+void tp_sched_new_task(struct tp_import *imp, int64_t ts, int64_t utid, int64_t waker_utid);
 /* The open thread_state row of @utid, or -1. */
 int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid);
 /* Changes the state of @utid's open thread_state row, if any. */

@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * process.c - threads and processes. A tid maps to its newest thread row
- * (utid) and a pid to its newest process row (upid), per machine; a thread
- * that starts again (fork, newtask, a reused tid) gets a new row. utid 0 is
- * the idle thread (tid 0, "swapper") of process upid 0 (pid 0).
+ * process.c - threads and processes, with the rules of Perfetto's
+ * ProcessTracker. A tid maps to its live thread row (utid) and a pid to
+ * its newest process row (upid), per machine. Each tid keeps the list of
+ * its threads not ended yet: a lookup with a pid takes the newest one that
+ * is alive (not ended, its process neither ended nor replaced by a newer
+ * process of that pid) and in that process or in none. A new process of a
+ * pid (fork) forgets every thread of that tid. utid 0 is the idle thread
+ * (tid 0, "swapper") of process upid 0 (pid 0). Names have priorities: a
+ * source overwrites a name only if it ranks at least as high as the one
+ * that set it (enum tp_name_prio).
  *
  * Threads known to share a process before the process is known (a
  * task_newtask with CLONE_THREAD from a thread whose process is not known
@@ -35,10 +41,33 @@ struct assoc {
 	size_t n, cap;
 };
 
+/* The threads of one tid (or of one process) still tracked, oldest first. */
+struct idvec {
+	int64_t *v;
+	uint32_t n, cap;
+};
+
+struct pair {
+	int64_t a, b;
+};
+
 struct tp_procs {
-	struct hmap tid_to_utid;      /* key(machine, tid) -> utid (newest) */
+	struct hmap tid_to_utid;      /* key(machine, tid) -> utid: the live thread */
 	struct hmap pid_to_upid;      /* key(machine, pid) -> upid (newest) */
+	struct hmap tid_lists;        /* key(machine, tid) -> index in lists */
+	struct idvec *lists;          /* threads of a tid not ended yet */
+	size_t n_lists, cap_lists;
+	struct idvec *proc_threads;   /* upid -> threads put in it */
+	size_t cap_proc_threads;
 	struct assoc assoc;           /* threads paired before their process is known */
+	struct pair *parents;         /* (parent utid, child upid) waiting on the parent's process */
+	size_t n_parents, cap_parents;
+	uint8_t *tname_prio;          /* utid -> priority of its name (enum tp_name_prio) */
+	size_t cap_tname_prio;
+	uint8_t *pname_prio;          /* upid -> priority of its name */
+	size_t cap_pname_prio;
+	int8_t *kthread;              /* upid -> is_kthread arg: -1 none, 0, 1 */
+	size_t cap_kthread;
 };
 
 /*
@@ -84,28 +113,111 @@ static bool tid_lookup(struct tp_import *imp, uint64_t k, int64_t *out_utid)
 	return true;
 }
 
-static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
+static void live_set(struct tp_import *imp, uint64_t k, int64_t utid)
+{
+	struct tp_tid_slot *s = tid_slot(imp, k);
+
+	if (hmap_put(&imp->procs->tid_to_utid, k, (uint64_t)utid) < 0) {
+		if (s->key == k)
+			s->utid_plus1 = 0;
+		return;
+	}
+	s->key = k;
+	s->utid_plus1 = utid + 1;
+}
+
+static void live_del(struct tp_import *imp, uint64_t k)
+{
+	struct tp_tid_slot *s = tid_slot(imp, k);
+
+	hmap_del(&imp->procs->tid_to_utid, k, NULL);
+	if (s->key == k)
+		s->utid_plus1 = 0;
+}
+
+static int idvec_push(struct idvec *v, int64_t id)
+{
+	size_t cap = v->cap;
+
+	if (tp_array_grow((void **)&v->v, &cap, v->n + 1, sizeof(*v->v), 4) < 0)
+		return -ENOMEM;
+	v->cap = (uint32_t)cap;
+	v->v[v->n++] = id;
+	return 0;
+}
+
+static void idvec_remove(struct idvec *v, int64_t id)
+{
+	uint32_t i, j = 0;
+
+	for (i = 0; i < v->n; i++)
+		if (v->v[i] != id)
+			v->v[j++] = v->v[i];
+	v->n = j;
+}
+
+/* The list of threads of key @k; NULL if none and !@create (or OOM). */
+static struct idvec *tid_list(struct tp_procs *p, uint64_t k, bool create)
+{
+	uint64_t v;
+
+	if (hmap_get(&p->tid_lists, k, &v))
+		return &p->lists[v];
+	if (!create)
+		return NULL;
+	if (tp_array_grow((void **)&p->lists, &p->cap_lists, p->n_lists + 1, sizeof(*p->lists),
+			  64) < 0)
+		return NULL;
+	if (hmap_put(&p->tid_lists, k, p->n_lists) < 0)
+		return NULL;
+	memset(&p->lists[p->n_lists], 0, sizeof(*p->lists));
+	return &p->lists[p->n_lists++];
+}
+
+static bool grow_prio(uint8_t **a, size_t *cap, int64_t id)
+{
+	size_t old = *cap;
+
+	if (id < 0)
+		return false;
+	if ((size_t)id < old)
+		return true;
+	if (tp_array_grow((void **)a, cap, (size_t)id + 1, 1, 256) < 0)
+		return false;
+	memset(*a + old, 0, *cap - old);
+	return true;
+}
+
+static int64_t thread_upid(struct tp_import *imp, int64_t utid)
+{
+	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+}
+
+static int64_t process_pid(struct tp_import *imp, int64_t upid)
+{
+	return tp_col_int(&imp->db->process, PROCESS_PID)[upid];
+}
+
+/* Perfetto's StartNewThread: a new row for @tid, the one its tid now means. */
+static int64_t add_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
 {
 	struct tp_table *t = &imp->db->thread;
 	int64_t row = tp_table_append(t);
-	uint64_t v;
+	struct idvec *l;
 
 	if (row < 0)
 		return -ENOMEM;
 	tp_set_int(t, THREAD_TID, (size_t)row, tid);
 	tp_set_int(t, THREAD_MACHINE_ID, (size_t)row, machine);
-	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, tid == 0);
-	if (hmap_put(&imp->procs->tid_to_utid, key(machine, tid), (uint64_t)row) >= 0) {
-		struct tp_tid_slot *s = tid_slot(imp, key(machine, tid));
-
-		s->key = key(machine, tid);
-		s->utid_plus1 = row + 1;
-	}
-	/* A tid equal to a known pid is that process's main thread. */
-	if (tid != 0 && hmap_get(&imp->procs->pid_to_upid, key(machine, tid), &v)) {
-		tp_set_int(t, THREAD_UPID, (size_t)row, (int64_t)v);
-		tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)row, 1);
-	}
+	tp_set_int(t, THREAD_IS_IDLE, (size_t)row, 0);
+	if (ts != TP_NULL_INT)
+		tp_set_int(t, THREAD_START_TS, (size_t)row, ts);
+	l = tid_list(imp->procs, key(machine, tid), true);
+	if (l)
+		idvec_push(l, row);
+	live_set(imp, key(machine, tid), row);
+	if (grow_prio(&imp->procs->tname_prio, &imp->procs->cap_tname_prio, row))
+		imp->procs->tname_prio[row] = TP_NAME_OTHER;
 	return row;
 }
 
@@ -120,6 +232,101 @@ static int64_t add_process(struct tp_import *imp, uint32_t machine, int64_t pid)
 	tp_set_int(p, PROCESS_MACHINE_ID, (size_t)row, machine);
 	hmap_put(&imp->procs->pid_to_upid, key(machine, pid), (uint64_t)row);
 	return row;
+}
+
+/*
+ * Perfetto's IsThreadAlive: not ended, and its process (if known) neither
+ * ended nor replaced by a newer process of the same pid.
+ */
+static bool thread_alive(struct tp_import *imp, int64_t utid)
+{
+	struct tp_table *t = &imp->db->thread, *p = &imp->db->process;
+	int64_t upid;
+	uint64_t v;
+
+	if (tp_col_int(t, THREAD_END_TS)[utid] != TP_NULL_INT)
+		return false;
+	upid = thread_upid(imp, utid);
+	if (upid == TP_NULL_INT)
+		return true;
+	if (tp_col_int(p, PROCESS_END_TS)[upid] != TP_NULL_INT)
+		return false;
+	if (!hmap_get(&imp->procs->pid_to_upid,
+		      key((uint32_t)tp_col_int(p, PROCESS_MACHINE_ID)[upid], process_pid(imp, upid)),
+		      &v))
+		return true;
+	return (int64_t)v == upid;
+}
+
+/* The live thread of a tid: its newest thread still alive. */
+static void refresh_live(struct tp_import *imp, uint64_t k)
+{
+	struct idvec *l = tid_list(imp->procs, k, false);
+	uint32_t i;
+
+	for (i = l ? l->n : 0; i-- > 0;) {
+		if (thread_alive(imp, l->v[i])) {
+			live_set(imp, k, l->v[i]);
+			return;
+		}
+	}
+	live_del(imp, k);
+}
+
+static void invalidate_process_threads(struct tp_import *imp, int64_t upid)
+{
+	struct tp_procs *p = imp->procs;
+	struct tp_table *t = &imp->db->thread;
+	struct idvec *v;
+	uint32_t i;
+
+	if ((size_t)upid >= p->cap_proc_threads)
+		return;
+	v = &p->proc_threads[upid];
+	for (i = 0; i < v->n; i++)
+		refresh_live(imp, key((uint32_t)tp_col_int(t, THREAD_MACHINE_ID)[v->v[i]],
+				      tp_col_int(t, THREAD_TID)[v->v[i]]));
+}
+
+/*
+ * Perfetto's GetThreadOrNull(tid, pid): the newest live thread of @tid
+ * whose process is unknown or has pid @pid; -1 if none.
+ */
+static int64_t thread_of_pid(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid)
+{
+	struct idvec *l = tid_list(imp->procs, key(machine, tid), false);
+	uint32_t i;
+
+	for (i = l ? l->n : 0; i-- > 0;) {
+		int64_t utid = l->v[i], upid;
+
+		if (!thread_alive(imp, utid))
+			continue;
+		upid = thread_upid(imp, utid);
+		if (upid == TP_NULL_INT || process_pid(imp, upid) == pid)
+			return utid;
+	}
+	return -1;
+}
+
+/* Puts @utid in @upid. */
+static void join_main(struct tp_import *imp, int64_t utid, int64_t upid, bool is_main)
+{
+	struct tp_procs *p = imp->procs;
+	struct tp_table *t = &imp->db->thread;
+
+	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
+	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid, is_main);
+	if ((size_t)upid >= p->cap_proc_threads) {
+		size_t old = p->cap_proc_threads;
+
+		if (tp_array_grow((void **)&p->proc_threads, &p->cap_proc_threads,
+				  (size_t)upid + 1, sizeof(*p->proc_threads), 64) < 0)
+			return;
+		memset(p->proc_threads + old, 0,
+		       (p->cap_proc_threads - old) * sizeof(*p->proc_threads));
+	}
+	idvec_push(&p->proc_threads[upid], utid);
 }
 
 /* ----------------------------------------------------- associations ---- */
@@ -140,31 +347,35 @@ static int add_entry(struct assoc *a, int64_t utid, int64_t other)
 	return 0;
 }
 
-static int64_t upid_of(struct tp_import *imp, int64_t utid)
+/* Processes waiting for @utid's process as their parent get it. */
+static void resolve_parents(struct tp_import *imp, int64_t utid, int64_t upid)
 {
-	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
+	struct tp_procs *p = imp->procs;
+	size_t i = 0;
+
+	while (i < p->n_parents) {
+		if (p->parents[i].a != utid) {
+			i++;
+			continue;
+		}
+		tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)p->parents[i].b, upid);
+		p->parents[i] = p->parents[--p->n_parents];
+	}
 }
 
-/* Puts @utid in @upid (main thread if its tid is the pid). */
-static void join(struct tp_import *imp, int64_t utid, int64_t upid)
-{
-	struct tp_table *t = &imp->db->thread;
-
-	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
-	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid,
-		   tp_col_int(t, THREAD_TID)[utid] ==
-			   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
-}
-
-/* @utid just got its process: spread it along the pairs waiting on it. */
-static void assoc_resolve(struct tp_import *imp, int64_t utid)
+/*
+ * Perfetto's ResolvePendingAssociations: @utid is now in @upid; so are
+ * the threads paired with it, and theirs, and the processes waiting on
+ * any of them as a parent thread get @upid as their parent.
+ */
+static void resolve(struct tp_import *imp, int64_t utid, int64_t upid, bool assoc_main)
 {
 	struct assoc *a = &imp->procs->assoc;
-	int64_t *stack = NULL, upid;
+	int64_t *stack = NULL;
 	size_t n = 0, cap = 0;
 	uint64_t head;
 
-	if (!hmap_len(&a->heads))
+	if (!hmap_len(&a->heads) && !imp->procs->n_parents)
 		return;
 	if (tp_array_grow((void **)&stack, &cap, 1, sizeof(*stack), 16) < 0)
 		return;
@@ -174,15 +385,18 @@ static void assoc_resolve(struct tp_import *imp, int64_t utid)
 		int64_t u = stack[--n];
 		uint32_t i;
 
+		if (imp->procs->n_parents)
+			resolve_parents(imp, u, upid);
 		if (hmap_del(&a->heads, (uint64_t)u, &head) < 0)
 			continue;
-		upid = upid_of(imp, u);
 		for (i = (uint32_t)head; i != NONE; i = a->ent[i].next) {
 			int64_t o = a->ent[i].other;
 
-			if (upid_of(imp, o) != TP_NULL_INT)
+			if (thread_upid(imp, o) != TP_NULL_INT)
 				continue;
-			join(imp, o, upid);
+			join_main(imp, o, upid,
+				  assoc_main && tp_col_int(&imp->db->thread, THREAD_TID)[o] ==
+							process_pid(imp, upid));
 			if (tp_array_grow((void **)&stack, &cap, n + 1, sizeof(*stack), 16) < 0)
 				break;
 			stack[n++] = o;
@@ -194,26 +408,117 @@ static void assoc_resolve(struct tp_import *imp, int64_t utid)
 void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b)
 {
 	struct assoc *a = &imp->procs->assoc;
+	struct tp_table *t = &imp->db->thread;
 	int64_t ua, ub;
 
-	if (utid_a <= 0 || utid_b <= 0 || utid_a == utid_b)
+	if (utid_a < 0 || utid_b < 0 || utid_a == utid_b)
 		return;
-	ua = upid_of(imp, utid_a);
-	ub = upid_of(imp, utid_b);
+	ua = thread_upid(imp, utid_a);
+	ub = thread_upid(imp, utid_b);
 	if (ua != TP_NULL_INT && ub == TP_NULL_INT) {
-		join(imp, utid_b, ua);
-		assoc_resolve(imp, utid_b);
+		join_main(imp, utid_b, ua, tp_col_int(t, THREAD_TID)[utid_b] == process_pid(imp, ua));
+		resolve(imp, utid_b, ua, true);
 		return;
 	}
 	if (ub != TP_NULL_INT && ua == TP_NULL_INT) {
-		join(imp, utid_a, ub);
-		assoc_resolve(imp, utid_a);
+		join_main(imp, utid_a, ub, tp_col_int(t, THREAD_TID)[utid_a] == process_pid(imp, ub));
+		resolve(imp, utid_a, ub, true);
+		return;
+	}
+	if (ua != TP_NULL_INT && ua != ub) {
+		tp_stat_add(imp, "process_tracker_errors", -1, 0, 1);
 		return;
 	}
 	if (ua != TP_NULL_INT)
 		return;
 	if (add_entry(a, utid_a, utid_b) < 0 || add_entry(a, utid_b, utid_a) < 0)
 		tp_stat_add(imp, "process_tracker_pending_associations_dropped", -1, 0, 1);
+}
+
+void tp_proc_set_parent_thread(struct tp_import *imp, int64_t upid, int64_t parent_utid)
+{
+	struct tp_procs *p = imp->procs;
+	int64_t pupid;
+
+	if (upid < 0 || parent_utid < 0)
+		return;
+	pupid = thread_upid(imp, parent_utid);
+	if (pupid != TP_NULL_INT) {
+		tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid, pupid);
+		return;
+	}
+	if (p->n_parents >= ASSOC_MAX_PAIRS ||
+	    tp_array_grow((void **)&p->parents, &p->cap_parents, p->n_parents + 1,
+			  sizeof(*p->parents), 16) < 0) {
+		tp_stat_add(imp, "process_tracker_pending_associations_dropped", -1, 0, 1);
+		return;
+	}
+	p->parents[p->n_parents].a = parent_utid;
+	p->parents[p->n_parents].b = upid;
+	p->n_parents++;
+}
+
+void tp_proc_set_parent(struct tp_import *imp, int64_t upid, int64_t parent_upid)
+{
+	struct tp_table *p = &imp->db->process;
+	int64_t old;
+
+	if (upid < 0 || parent_upid < 0)
+		return;
+	/* A changed parent is the process being reparented: the first says more. */
+	old = tp_col_int(p, PROCESS_PARENT_UPID)[upid];
+	if (old == TP_NULL_INT)
+		tp_set_int(p, PROCESS_PARENT_UPID, (size_t)upid, parent_upid);
+	else if (old != parent_upid)
+		tp_stat_add(imp, "process_tracker_parent_pid_changed", -1,
+			    (uint32_t)tp_col_int(p, PROCESS_MACHINE_ID)[upid], 1);
+}
+
+/* ------------------------------------------------------------- names ---- */
+
+void tp_proc_update_thread_name(struct tp_import *imp, int64_t utid, uint32_t name,
+				enum tp_name_prio prio)
+{
+	struct tp_procs *p = imp->procs;
+
+	if (utid < 0 || !name || !grow_prio(&p->tname_prio, &p->cap_tname_prio, utid))
+		return;
+	if (prio < p->tname_prio[utid])
+		return;
+	tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, name);
+	p->tname_prio[utid] = (uint8_t)prio;
+}
+
+void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name)
+{
+	tp_proc_update_thread_name(imp, utid, name, TP_NAME_TRACK_DESCRIPTOR);
+}
+
+void tp_proc_update_process_name(struct tp_import *imp, int64_t upid, uint32_t name,
+				 enum tp_name_prio prio)
+{
+	struct tp_procs *p = imp->procs;
+
+	if (upid < 0 || !name || !grow_prio(&p->pname_prio, &p->cap_pname_prio, upid))
+		return;
+	if (prio < p->pname_prio[upid])
+		return;
+	tp_set_str(&imp->db->process, PROCESS_NAME, (size_t)upid, name);
+	p->pname_prio[upid] = (uint8_t)prio;
+}
+
+void tp_proc_rename_thread(struct tp_import *imp, int64_t utid, uint32_t name,
+			   enum tp_name_prio prio)
+{
+	int64_t upid;
+
+	if (utid < 0)
+		return;
+	tp_proc_update_thread_name(imp, utid, name, prio);
+	upid = thread_upid(imp, utid);
+	if (upid != TP_NULL_INT &&
+	    process_pid(imp, upid) == tp_col_int(&imp->db->thread, THREAD_TID)[utid])
+		tp_proc_update_process_name(imp, upid, name, TP_NAME_SYSTEM);
 }
 
 /* ---------------------------------------------------------- lookups ---- */
@@ -223,12 +528,12 @@ int tp_proc_add_idle(struct tp_import *imp, uint32_t machine)
 	int64_t utid, upid;
 
 	upid = add_process(imp, machine, 0);
-	utid = add_thread(imp, machine, 0);
+	utid = add_thread(imp, machine, TP_NULL_INT, 0);
 	if (upid < 0 || utid < 0)
 		return -ENOMEM;
-	tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, tp_db_str(imp->db, "swapper"));
-	tp_set_int(&imp->db->thread, THREAD_UPID, (size_t)utid, upid);
-	tp_set_int(&imp->db->thread, THREAD_IS_MAIN_THREAD, (size_t)utid, 1);
+	tp_set_int(&imp->db->thread, THREAD_IS_IDLE, (size_t)utid, 1);
+	tp_proc_update_thread_name(imp, utid, tp_db_str(imp->db, "swapper"), TP_NAME_CONSTANT);
+	join_main(imp, utid, upid, true);
 	return 0;
 }
 
@@ -242,6 +547,7 @@ int tp_proc_init(struct tp_import *imp)
 		return -ENOMEM;
 	hmap_init(&imp->procs->tid_to_utid);
 	hmap_init(&imp->procs->pid_to_upid);
+	hmap_init(&imp->procs->tid_lists);
 	hmap_init(&imp->procs->assoc.heads);
 	m = tp_table_append(&imp->db->machine);
 	if (m < 0)
@@ -254,6 +560,7 @@ int tp_proc_init(struct tp_import *imp)
 void tp_proc_fini(struct tp_import *imp)
 {
 	struct tp_procs *p = imp->procs;
+	size_t i;
 
 	free(imp->tids);
 	imp->tids = NULL;
@@ -261,8 +568,19 @@ void tp_proc_fini(struct tp_import *imp)
 		return;
 	hmap_fini(&p->tid_to_utid);
 	hmap_fini(&p->pid_to_upid);
+	hmap_fini(&p->tid_lists);
 	hmap_fini(&p->assoc.heads);
+	for (i = 0; i < p->n_lists; i++)
+		free(p->lists[i].v);
+	free(p->lists);
+	for (i = 0; i < p->cap_proc_threads; i++)
+		free(p->proc_threads[i].v);
+	free(p->proc_threads);
 	free(p->assoc.ent);
+	free(p->parents);
+	free(p->tname_prio);
+	free(p->pname_prio);
+	free(p->kthread);
 	free(p);
 	imp->procs = NULL;
 }
@@ -273,7 +591,7 @@ int64_t tp_proc_get_thread_slow(struct tp_import *imp, uint32_t machine, int64_t
 
 	if (tid_lookup(imp, key(machine, tid), &utid))
 		return utid;
-	return add_thread(imp, machine, tid);
+	return add_thread(imp, machine, TP_NULL_INT, tid);
 }
 
 int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid)
@@ -285,20 +603,21 @@ int64_t tp_proc_find_thread(struct tp_import *imp, uint32_t machine, int64_t tid
 	return -1;
 }
 
+int64_t tp_proc_start_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
+{
+	return add_thread(imp, machine, ts, tid);
+}
+
 int64_t tp_proc_new_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
 {
-	uint64_t v;
-	int64_t row;
+	int64_t utid;
 
 	/* tid 0 is always the idle thread ("swapper/N" per CPU in the kernel). */
 	if (tid == 0)
 		return tp_proc_get_thread(imp, machine, 0);
-	if (hmap_get(&imp->procs->tid_to_utid, key(machine, tid), &v))
-		tp_proc_end_thread(imp, ts, (int64_t)v);
-	row = add_thread(imp, machine, tid);
-	if (row >= 0)
-		tp_set_int(&imp->db->thread, THREAD_START_TS, (size_t)row, ts);
-	return row;
+	if (tid_lookup(imp, key(machine, tid), &utid))
+		tp_proc_end_thread(imp, ts, utid);
+	return add_thread(imp, machine, ts, tid);
 }
 
 int64_t tp_proc_find_process(struct tp_import *imp, uint32_t machine, int64_t pid)
@@ -308,13 +627,91 @@ int64_t tp_proc_find_process(struct tp_import *imp, uint32_t machine, int64_t pi
 	return hmap_get(&imp->procs->pid_to_upid, key(machine, pid), &v) ? (int64_t)v : -1;
 }
 
-int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid)
+static int64_t get_process(struct tp_import *imp, uint32_t machine, int64_t pid, bool main);
+
+/*
+ * Perfetto's GetOrCreateThreadWithParent: the live thread of @tid in
+ * @upid (or in no process yet), else a new one; put in @upid if in none.
+ */
+static int64_t thread_in(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t upid,
+			 bool is_main, bool assoc_main)
+{
+	int64_t utid = thread_of_pid(imp, machine, tid, process_pid(imp, upid));
+
+	if (utid < 0)
+		utid = add_thread(imp, machine, TP_NULL_INT, tid);
+	if (utid < 0)
+		return utid;
+	if (thread_upid(imp, utid) == TP_NULL_INT)
+		join_main(imp, utid, upid, is_main);
+	resolve(imp, utid, thread_upid(imp, utid), assoc_main);
+	return utid;
+}
+
+int64_t tp_proc_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t pid)
+{
+	int64_t upid = get_process(imp, machine, pid, true);
+
+	if (upid < 0)
+		return upid;
+	return thread_in(imp, machine, tid, upid, tid == pid, true);
+}
+
+/* Perfetto's GetOrCreateProcess(WithoutMainThread). */
+static int64_t get_process(struct tp_import *imp, uint32_t machine, int64_t pid, bool main)
 {
 	uint64_t v;
+	int64_t upid;
 
 	if (hmap_get(&imp->procs->pid_to_upid, key(machine, pid), &v))
 		return (int64_t)v;
-	return add_process(imp, machine, pid);
+	upid = add_process(imp, machine, pid);
+	if (upid < 0)
+		return upid;
+	/* The main thread may have been seen already: it is looked up, not started. */
+	if (main)
+		tp_proc_update_thread(imp, machine, pid, pid);
+	return upid;
+}
+
+int64_t tp_proc_get_process(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	return get_process(imp, machine, pid, false);
+}
+
+int64_t tp_proc_get_process_main(struct tp_import *imp, uint32_t machine, int64_t pid)
+{
+	return get_process(imp, machine, pid, true);
+}
+
+int64_t tp_proc_start_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid,
+			      uint32_t name, enum tp_name_prio prio)
+{
+	struct tp_procs *p = imp->procs;
+	struct idvec *l;
+	int64_t recycled = -1, upid, utid;
+	uint64_t v;
+
+	/* A new process of a pid replaces the old one and all threads of that tid. */
+	if (hmap_get(&p->pid_to_upid, key(machine, pid), &v))
+		recycled = (int64_t)v;
+	hmap_del(&p->pid_to_upid, key(machine, pid), NULL);
+	l = tid_list(p, key(machine, pid), false);
+	if (l)
+		l->n = 0;
+	live_del(imp, key(machine, pid));
+	utid = add_thread(imp, machine, ts, pid);
+	if (utid >= 0)
+		tp_proc_update_thread_name(imp, utid, name, prio);
+	upid = get_process(imp, machine, pid, true);
+	if (upid < 0)
+		return upid;
+	if (ts != TP_NULL_INT)
+		tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, ts);
+	tp_proc_update_process_name(imp, upid, name, TP_NAME_SYSTEM);
+	if (recycled >= 0)
+		invalidate_process_threads(imp, recycled);
+	return upid;
 }
 
 int64_t tp_proc_new_process(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t pid)
@@ -341,16 +738,8 @@ void tp_proc_set_thread_process(struct tp_import *imp, int64_t utid, uint32_t ma
 
 	if (upid < 0 || utid < 0)
 		return;
-	tp_set_int(t, THREAD_UPID, (size_t)utid, upid);
-	tp_set_int(t, THREAD_IS_MAIN_THREAD, (size_t)utid,
-		   tp_col_int(t, THREAD_TID)[utid] == pid);
-	assoc_resolve(imp, utid);
-}
-
-void tp_proc_set_thread_name(struct tp_import *imp, int64_t utid, uint32_t name)
-{
-	if (utid >= 0 && name)
-		tp_set_str(&imp->db->thread, THREAD_NAME, (size_t)utid, name);
+	join_main(imp, utid, upid, tp_col_int(t, THREAD_TID)[utid] == pid);
+	resolve(imp, utid, upid, true);
 }
 
 void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
@@ -363,33 +752,71 @@ void tp_proc_end_thread(struct tp_import *imp, int64_t ts, int64_t utid)
 		tp_set_int(t, THREAD_END_TS, (size_t)utid, ts);
 }
 
+/*
+ * Perfetto's EndThread: the live thread of @tid ends and is no longer
+ * tracked; a main thread ends its process too (the kernel frees the group
+ * leader last).
+ */
 void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid)
 {
 	struct tp_table *t = &imp->db->thread, *p = &imp->db->process;
-	struct tp_tid_slot *s;
-	uint64_t v, pv;
-	int64_t upid = TP_NULL_INT;
+	uint64_t k = key(machine, tid);
+	struct idvec *l;
+	int64_t utid, upid;
 
-	if (tid == 0)
+	if (tid == 0 || !tid_lookup(imp, k, &utid))
 		return;
-	if (hmap_get(&imp->procs->tid_to_utid, key(machine, tid), &v)) {
-		tp_proc_end_thread(imp, ts, (int64_t)v);
-		upid = tp_col_int(t, THREAD_UPID)[v];
-		/* Later events with this tid are a new thread: the cache forgets it too. */
-		hmap_del(&imp->procs->tid_to_utid, key(machine, tid), NULL);
-		s = tid_slot(imp, key(machine, tid));
-		if (s->key == key(machine, tid))
-			s->utid_plus1 = 0;
-	}
-	/*
-	 * The main thread's free ends its process (the kernel frees the group
-	 * leader last); a process whose main thread we never saw ends too.
-	 */
-	if (!hmap_get(&imp->procs->pid_to_upid, key(machine, tid), &pv))
+	tp_set_int(t, THREAD_END_TS, (size_t)utid, ts);
+	l = tid_list(imp->procs, k, false);
+	if (l)
+		idvec_remove(l, utid);
+	refresh_live(imp, k);
+	upid = thread_upid(imp, utid);
+	if (upid == TP_NULL_INT || process_pid(imp, upid) != tid)
 		return;
-	if (upid != TP_NULL_INT && (uint64_t)upid != pv)
-		return;
-	if (tp_col_int(p, PROCESS_END_TS)[pv] == TP_NULL_INT)
-		tp_set_int(p, PROCESS_END_TS, (size_t)pv, ts);
+	tp_set_int(p, PROCESS_END_TS, (size_t)upid, ts);
 	hmap_del(&imp->procs->pid_to_upid, key(machine, tid), NULL);
+	invalidate_process_threads(imp, upid);
+}
+
+/* ------------------------------------------------------------- args ---- */
+
+void tp_proc_set_kthread(struct tp_import *imp, int64_t upid, bool is_kthread)
+{
+	struct tp_procs *p = imp->procs;
+	size_t old = p->cap_kthread;
+
+	if (upid < 0)
+		return;
+	if ((size_t)upid >= old) {
+		if (tp_array_grow((void **)&p->kthread, &p->cap_kthread, (size_t)upid + 1, 1, 256) < 0)
+			return;
+		memset(p->kthread + old, -1, p->cap_kthread - old);
+	}
+	p->kthread[upid] = is_kthread;
+}
+
+void tp_proc_finish(struct tp_import *imp)
+{
+	struct tp_procs *p = imp->procs;
+	struct tp_argset b = {0};
+	uint32_t k;
+	size_t i;
+
+	if (!p || !p->cap_kthread)
+		return;
+	k = tp_db_str(imp->db, "is_kthread");
+	/* Perfetto stores the args it gathered per process at the end, by upid. */
+	for (i = 0; i < p->cap_kthread && i < imp->db->process.n_rows; i++) {
+		int64_t set;
+
+		if (p->kthread[i] < 0)
+			continue;
+		b.n = 0;
+		tp_argset_bool(imp, &b, k, p->kthread[i] != 0);
+		set = tp_argset_commit(imp, &b);
+		if (set >= 0)
+			tp_set_int(&imp->db->process, PROCESS_ARG_SET_ID, i, set);
+	}
+	tp_argset_fini(&b);
 }

@@ -286,8 +286,7 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	next_utid = tp_proc_get_thread(imp, machine, next_pid);
 	if (prev_utid < 0 || next_utid < 0)
 		return;
-	if (next_pid != 0)
-		tp_proc_set_thread_name(imp, next_utid, next_comm);
+	(void)next_comm; /* the importer named the threads (tp_ftrace_name_switch()) */
 	end_state = state_str(imp, prev_state);
 	if (c->sched_row >= 0) {
 		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
@@ -316,8 +315,22 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	tp_bounds_add(imp->db, ts);
 }
 
+/* The waker's row a new state points at: its last one, if it is running. */
+static void set_waker(struct tp_import *imp, int64_t row, int64_t waker_utid)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	const struct thread_state *w;
+
+	if (waker_utid < 0)
+		return;
+	tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, waker_utid);
+	w = waker_utid > 0 ? thread_of(imp->sched, waker_utid, false) : NULL;
+	if (w && w->open_row >= 0 && w->open_state == running_str(imp))
+		tp_set_int(t, TSTATE_WAKER_ID, (size_t)row, w->open_row);
+}
+
 void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t pid)
+		     int64_t pid, int64_t waker_utid, int64_t irq_context)
 {
 	struct tp_table *t = &imp->db->thread_state;
 	int64_t utid = tp_proc_get_thread(imp, machine, pid);
@@ -331,16 +344,18 @@ void tp_sched_waking(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	if (th && th->open_row >= 0) {
 		uint32_t st = th->open_state;
 
-		/* Already runnable or running: a waking changes nothing. */
-		if (st == running_str(imp) || st == state_str(imp, 0) ||
-		    st == state_str(imp, 0x100))
+		/*
+		 * Already runnable or running: a waking changes nothing. R+
+		 * (preempted) counts as blocked, as in Perfetto.
+		 */
+		if (st == running_str(imp) || st == state_str(imp, 0))
 			return;
 	}
 	row = open_state(imp, utid, ts, state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
-	if (row >= 0 && imp->sched->cpus[ucpu].running_utid >= 0)
-		tp_set_int(t, TSTATE_WAKER_UTID, (size_t)row, imp->sched->cpus[ucpu].running_utid);
-	if (row >= 0)
-		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
+	if (row >= 0) {
+		set_waker(imp, row, waker_utid);
+		tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, irq_context);
+	}
 	tp_bounds_add(imp->db, ts);
 }
 
@@ -371,6 +386,18 @@ void tp_sched_set_open_state(struct tp_import *imp, int64_t utid, uint32_t state
 		return;
 	tp_set_str(&imp->db->thread_state, TSTATE_STATE, (size_t)th->open_row, state);
 	th->open_state = state;
+}
+
+void tp_sched_new_task(struct tp_import *imp, int64_t ts, int64_t utid, int64_t waker_utid)
+{
+	struct tp_table *t = &imp->db->thread_state;
+	int64_t row = open_state(imp, utid, ts, state_str(imp, 0), TP_NULL_INT, TP_NULL_INT);
+
+	if (row < 0)
+		return;
+	set_waker(imp, row, waker_utid);
+	tp_set_int(t, TSTATE_IRQ_CONTEXT, (size_t)row, 0);
+	tp_bounds_add(imp->db, ts);
 }
 
 void tp_sched_finish(struct tp_import *imp)

@@ -135,7 +135,7 @@ int64_t tp_track_thread(struct tp_import *imp, int64_t utid)
 		return (int64_t)v;
 	if (utid >= 0 && (size_t)utid < imp->db->thread.n_rows)
 		machine = (uint32_t)tp_col_int(&imp->db->thread, THREAD_MACHINE_ID)[utid];
-	row = new_track(imp, NULL, "thread", false, machine);
+	row = new_track(imp, NULL, "thread_execution", false, machine);
 	if (row < 0)
 		return row;
 	tp_set_int(&imp->db->track, TRACK_UTID, (size_t)row, utid);

@@ -222,7 +222,7 @@ static void async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, boo
 			int64_t tgid, uint32_t name, int64_t cookie)
 {
 	struct tp_atrace_async *a = state(imp);
-	int64_t upid = tp_proc_get_process(imp, machine, tgid), track, row;
+	int64_t upid = tp_proc_get_process_main(imp, machine, tgid), track, row;
 	struct aa_set *s;
 	struct aa_slot *sl;
 
@@ -274,7 +274,7 @@ static void async_track(struct tp_import *imp, uint32_t machine, int64_t ts, cha
 			int64_t cookie)
 {
 	struct tp_atrace_async *a = state(imp);
-	int64_t upid = tp_proc_get_process(imp, machine, tgid), track, row, utid;
+	int64_t upid = tp_proc_get_process_main(imp, machine, tgid), track, row, utid;
 	struct aa_set *s;
 	struct aa_slot *sl;
 
@@ -402,6 +402,14 @@ static bool atrace_async(struct tp_import *imp, const struct tp_event *ev, int64
 	return true;
 }
 
+/* The writer of a B or I line: in process @tgid if it says (not 0). */
+static int64_t atrace_thread(struct tp_import *imp, uint32_t machine, int64_t tid, int64_t tgid)
+{
+	if (tgid == 0)
+		return tp_proc_get_thread(imp, machine, tid);
+	return tp_proc_update_thread(imp, machine, tid, tgid);
+}
+
 /*
  * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
  * I|pid|name (instant), and the async forms above. Others are left to the
@@ -425,19 +433,20 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 	case 'B':
 		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid))
 			goto bad;
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		utid = atrace_thread(imp, ev->machine, tid, pid);
 		if (utid < 0)
 			return;
-		if (pid > 0 && imp->db->thread.n_rows > (size_t)utid &&
-		    tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
-			tp_proc_set_thread_process(imp, utid, ev->machine, pid);
 		if (p > end)
 			goto bad;
 		track = tp_track_thread(imp, utid);
 		slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
 		return;
 	case 'E':
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		/* E|pid: that thread of that process; a bare E: the thread if known. */
+		if (next_field(&p, end, &f, &n) && parse_i64(f, n, &pid) && pid != 0)
+			utid = tp_proc_update_thread(imp, ev->machine, tid, pid);
+		else
+			utid = tp_proc_find_thread(imp, ev->machine, tid);
 		if (utid < 0)
 			return;
 		slice_end(imp, ev->ts, tp_track_thread(imp, utid));
@@ -466,7 +475,7 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 			nlen = sizeof(tmp) - 1;
 		memcpy(tmp, name, nlen);
 		tmp[nlen] = '\0';
-		upid = tp_proc_get_process(imp, ev->machine, pid);
+		upid = tp_proc_get_process_main(imp, ev->machine, pid);
 		tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, tmp, upid), v);
 		return;
 	}
@@ -476,7 +485,7 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 
 		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
 			goto bad;
-		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		utid = atrace_thread(imp, ev->machine, tid, pid);
 		row = utid >= 0 ? tp_table_append(in) : -1;
 		if (row < 0)
 			return;

@@ -76,43 +76,54 @@ void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts)
 
 /* ------------------------------------------------------------- events ---- */
 
+/*
+ * A sched_switch's comms name its threads, the next one first, then the
+ * previous one (a comm changed while running wins): Perfetto's order,
+ * which is also the order new threads get their utids in.
+ */
+void tp_ftrace_name_switch(struct tp_import *imp, uint32_t machine, int64_t prev,
+			   uint32_t prev_comm, int64_t next, uint32_t next_comm)
+{
+	tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, machine, next), next_comm,
+				   TP_NAME_FTRACE);
+	tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, machine, prev), prev_comm,
+				   TP_NAME_FTRACE);
+}
+
+/*
+ * task_newtask: a fork starts a new process (its main thread named by the
+ * comm) whose parent is the creator's process, now or once that is known;
+ * a CLONE_THREAD clone starts a thread paired with its creator, so both
+ * end up in the same process. The new thread's first state is runnable,
+ * woken by its creator.
+ */
 static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64_t parent_tid,
 			 const struct payload *p)
 {
 	int64_t tid = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__PID);
 	int64_t flags = fint(p, PB_TASK_NEWTASK_FTRACE_EVENT__CLONE_FLAGS);
-	int64_t parent_utid = tp_proc_get_thread(imp, ev->machine, parent_tid);
-	int64_t utid = tp_proc_new_thread(imp, ev->machine, ev->ts, tid);
-	struct tp_table *th = &imp->db->thread;
+	uint32_t comm = fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM);
+	int64_t parent_utid, utid;
 
-	if (utid <= 0)
+	/* Boot-time tracing sees init create the idle tasks: not threads. */
+	if (tid == 0)
 		return;
-	tp_proc_set_thread_name(imp, utid, fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
-	if (flags & CLONE_THREAD) {
-		/* A thread of the creator's process. */
-		int64_t upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid] : TP_NULL_INT;
+	if (!(flags & CLONE_THREAD)) {
+		int64_t upid = tp_proc_start_process(imp, ev->machine, ev->ts, tid, comm,
+						     TP_NAME_FTRACE);
 
-		if (upid != TP_NULL_INT)
-			tp_proc_set_thread_process(imp, utid, ev->machine,
-						   tp_col_int(&imp->db->process, PROCESS_PID)[upid]);
-		else
-			tp_proc_associate(imp, parent_utid, utid);
-		return;
+		parent_utid = tp_proc_get_thread(imp, ev->machine, parent_tid);
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		if (upid >= 0)
+			tp_proc_set_parent_thread(imp, upid, parent_utid);
+	} else {
+		parent_utid = tp_proc_get_thread(imp, ev->machine, parent_tid);
+		utid = tp_proc_start_thread(imp, ev->machine, ev->ts, tid);
+		tp_proc_update_thread_name(imp, utid, comm, TP_NAME_FTRACE);
+		tp_proc_associate(imp, parent_utid, utid);
 	}
-	/* A new process whose parent is the creator's process. */
-	{
-		int64_t upid = tp_proc_new_process(imp, ev->machine, ev->ts, tid);
-		int64_t parent_upid = parent_utid >= 0 ? tp_col_int(th, THREAD_UPID)[parent_utid]
-						       : TP_NULL_INT;
-
-		if (upid < 0)
-			return;
-		tp_set_str(&imp->db->process, PROCESS_NAME, (size_t)upid,
-			   fstr(imp, p, PB_TASK_NEWTASK_FTRACE_EVENT__COMM));
-		tp_proc_set_thread_process(imp, utid, ev->machine, tid);
-		if (parent_upid != TP_NULL_INT)
-			tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid, parent_upid);
-	}
+	if (utid > 0)
+		tp_sched_new_task(imp, ev->ts, utid, parent_utid);
 }
 
 /* The process a thread belongs to; a thread without one stands for its pid. */
@@ -285,22 +296,24 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		int64_t prev = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID);
 		uint32_t prev_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM);
 
-		if (prev != 0 && prev_comm) {
-			int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
+		int64_t next = fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID);
+		uint32_t next_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM);
 
-			if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, pu))
-				tp_proc_set_thread_name(imp, pu, prev_comm);
-		}
+		tp_ftrace_name_switch(imp, ev->machine, prev, prev_comm, next, next_comm);
 		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
-				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE),
-				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID),
-				fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM),
+				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE), next, next_comm,
 				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
 		break;
 	}
 	case PB_FTRACE_EVENT__SCHED_WAKING:
+		/* The wakee is named by its comm. */
+		tp_proc_update_thread_name(
+			imp, tp_proc_get_thread(imp, ev->machine, fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID)),
+			fstr(imp, &p, PB_SCHED_WAKING_FTRACE_EVENT__COMM), TP_NAME_FTRACE);
+		/* The waker is the event's task; its flags are not looked at (Perfetto's rule). */
 		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts,
-				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID));
+				fint(&p, PB_SCHED_WAKING_FTRACE_EVENT__PID),
+				tp_proc_get_thread(imp, ev->machine, pid), TP_NULL_INT);
 		break;
 	case PB_FTRACE_EVENT__CPU_FREQUENCY:
 		tp_counter_add(imp, ev->ts,
@@ -325,13 +338,13 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__TASK_RENAME:
 		utid = tp_proc_get_thread(imp, ev->machine, fint(&p, PB_TASK_RENAME_FTRACE_EVENT__PID));
-		tp_proc_set_thread_name(imp, utid, fstr(imp, &p, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM));
+		tp_proc_rename_thread(imp, utid, fstr(imp, &p, PB_TASK_RENAME_FTRACE_EVENT__NEWCOMM),
+				      TP_NAME_FTRACE);
 		break;
-	case PB_FTRACE_EVENT__SCHED_PROCESS_EXIT:
-		utid = tp_proc_get_thread(imp, ev->machine,
-					  fint(&p, PB_SCHED_PROCESS_EXIT_FTRACE_EVENT__PID));
-		tp_proc_end_thread(imp, ev->ts, utid);
-		break;
+	/*
+	 * sched_process_exit ends nothing: an exited task lives on as a
+	 * zombie until sched_process_free, which ends it (as in Perfetto).
+	 */
 	case PB_FTRACE_EVENT__CPU_FREQUENCY_LIMITS: {
 		int64_t cpu = fint(&p, PB_CPU_FREQUENCY_LIMITS_FTRACE_EVENT__CPU_ID);
 		char name[64];
@@ -403,11 +416,13 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
 		if (next_utid < 0)
 			return;
-		if (s->next_pid != 0)
-			tp_proc_set_thread_name(imp, next_utid, s->next_comm);
+		tp_proc_update_thread_name(imp, next_utid, s->next_comm, TP_NAME_FTRACE);
 		tp_sched_set_running(imp, ucpu, next_utid);
 		return;
 	}
+	/* The next thread is named first; prev is the running one, named already. */
+	tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, ev->machine, s->next_pid),
+				   s->next_comm, TP_NAME_FTRACE);
 	prev = tp_col_int(&imp->db->thread, THREAD_TID)[running];
 	/* Perfetto's row for a switch has no common_flags: 0. */
 	if (!imp->no_ftrace_raw)
@@ -434,8 +449,10 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 	if (!imp->no_ftrace_raw)
 		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
 				     tp_sched_running(imp, ucpu), w->common_flags);
+	/* Unlike a full sched_waking, a compact one does not name the wakee (Perfetto's rule). */
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
-	if (utid > 0 && w->comm && !tp_get_str(&imp->db->thread, THREAD_NAME, utid))
-		tp_proc_set_thread_name(imp, utid, w->comm);
-	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid);
+	(void)utid;
+	/* The waker is the CPU's running thread; hard or soft irq flags make irq_context 1. */
+	tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, w->pid, tp_sched_running(imp, ucpu),
+			(w->common_flags & (0x08 | 0x10)) ? 1 : 0);
 }

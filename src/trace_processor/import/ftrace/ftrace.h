@@ -73,6 +73,7 @@ struct tp_ftrace_hot {
 		} sw;
 		struct {
 			int64_t pid;
+			struct tp_comm_ref comm;
 		} waking;
 		struct {
 			int64_t cpu_id, state;

@@ -86,6 +86,7 @@ void tp_ftrace_hot_decode(const struct tp_ftrace_header *h, struct tp_ftrace_hot
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKING:
 		out->waking.pid = fint(f, PB_SCHED_WAKING_FTRACE_EVENT__PID);
+		out->waking.comm = fbytes(f, PB_SCHED_WAKING_FTRACE_EVENT__COMM);
 		break;
 	case PB_FTRACE_EVENT__CPU_IDLE:
 		out->idle.cpu_id = fint(f, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID);
@@ -149,13 +150,8 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 	uint32_t prev_comm = comm(imp, &p->sw.prev_comm, prev);
 	uint32_t next_comm;
 
-	if (prev != 0 && prev_comm) {
-		int64_t pu = tp_proc_get_thread(imp, ev->machine, prev);
-
-		if (pu >= 0 && !tp_get_str(&imp->db->thread, THREAD_NAME, (size_t)pu))
-			tp_proc_set_thread_name(imp, pu, prev_comm);
-	}
 	next_comm = comm(imp, &p->sw.next_comm, p->sw.next_pid);
+	tp_ftrace_name_switch(imp, ev->machine, prev, prev_comm, p->sw.next_pid, next_comm);
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, p->sw.prev_state, p->sw.next_pid,
 			next_comm, p->sw.next_prio);
 }
@@ -189,7 +185,12 @@ void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
 		sched_switch(imp, ev, hot);
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKING:
-		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, hot->waking.pid);
+		/* The wakee is named by its comm. */
+		tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, ev->machine, hot->waking.pid),
+					   comm(imp, &hot->waking.comm, hot->waking.pid),
+					   TP_NAME_FTRACE);
+		tp_sched_waking(imp, ev->machine, ev->cpu, ev->ts, hot->waking.pid,
+				tp_proc_get_thread(imp, ev->machine, h->pid), TP_NULL_INT);
 		break;
 	case PB_FTRACE_EVENT__SCHED_WAKEUP:
 		break;

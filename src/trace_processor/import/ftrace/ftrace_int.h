@@ -93,6 +93,9 @@ void tp_ftrace_cpu_util_cfs(struct tp_import *imp, const struct tp_event *ev, co
 /* wakeup_source_activate/deactivate: "Wakelock(<name>)" slices (wakesource.c). */
 void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activate,
 		   const uint8_t *data, size_t len);
+/* A sched_switch's comms name its threads, next first (ftrace.c). */
+void tp_ftrace_name_switch(struct tp_import *imp, uint32_t machine, int64_t prev,
+			   uint32_t prev_comm, int64_t next, uint32_t next_comm);
 /* mdss tracing_mark_write and sde_tracing_mark_write as atrace lines (ftrace_mark.c). */
 void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool is_sde,
 		    const uint8_t *data, size_t len);

@@ -37,121 +37,184 @@ void tp_system_fini(struct tp_import *imp)
 
 /* ------------------------------------------------------------ process ---- */
 
-/* A process's main thread (tid == pid), if known and in no process yet, is its. */
-static void link_main_thread(struct tp_import *imp, uint32_t machine, int64_t pid)
+/*
+ * A kworker's name as /proc gives it ends with the workqueue it last ran
+ * ("kworker/45:2-mm_percpu_wq", "kworker/u8:1+events"): that changes all
+ * the time, so the name is cut there, as Perfetto does.
+ */
+static size_t kworker_len(const uint8_t *s, size_t len)
 {
-	int64_t utid = tp_proc_find_thread(imp, machine, pid);
+	size_t i;
 
-	if (utid >= 0 && tp_col_int(&imp->db->thread, THREAD_UPID)[utid] == TP_NULL_INT)
-		tp_proc_set_thread_process(imp, utid, machine, pid);
+	if (len < 8 || memcmp(s, "kworker/", 8) != 0)
+		return len;
+	for (i = 8; i < len; i++)
+		if (s[i] == '-' || s[i] == '+')
+			return i;
+	return len;
+}
+
+/*
+ * One ProcessTree.Process, with Perfetto's rules: a process without a
+ * cmdline field is skipped; it and its parent are made with their main
+ * threads; the name is argv[0] (cut at the first space if it is the only
+ * argument), the cmdline the arguments joined by spaces; a child of
+ * kthreadd (pid 2) that is a kworker is named and has as cmdline its
+ * name without the workqueue; cmdline_is_comm names the main thread too.
+ */
+static void tree_process(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			 size_t len, uint64_t *kthreads, size_t *n_kthreads)
+{
+	struct pz_reader pr;
+	struct pz_field pf;
+	int64_t pid = 0, ppid = 0, uid = TP_NULL_INT, start = TP_NULL_INT, upid, pupid;
+	int is_kthread = -1;
+	bool cmdline_is_comm = false, has_cmdline = false;
+	char cmdline[4096];
+	size_t clen = 0, n_args = 0, argv0_len = 0;
+	const uint8_t *argv0 = NULL;
+	uint32_t name, cmd;
+
+	pz_reader_init(&pr, data, len);
+	while (pz_reader_next(&pr, &pf) > 0) {
+		switch (pf.id) {
+		case PB_PROCESS_TREE_PROCESS__PID:
+			pid = (int32_t)pf.value;
+			break;
+		case PB_PROCESS_TREE_PROCESS__PPID:
+			ppid = (int32_t)pf.value;
+			break;
+		case PB_PROCESS_TREE_PROCESS__UID:
+			uid = (int32_t)pf.value;
+			break;
+		case PB_PROCESS_TREE_PROCESS__PROCESS_START_FROM_BOOT:
+			start = (int64_t)pf.value;
+			break;
+		case PB_PROCESS_TREE_PROCESS__IS_KTHREAD:
+			is_kthread = pf.value != 0;
+			break;
+		case PB_PROCESS_TREE_PROCESS__CMDLINE_IS_COMM:
+			cmdline_is_comm = pf.value != 0;
+			break;
+		case PB_PROCESS_TREE_PROCESS__CMDLINE:
+			if (pf.wire_type != PZ_WIRE_LEN)
+				break;
+			has_cmdline = true;
+			if (!n_args++) {
+				argv0 = pf.data;
+				argv0_len = pf.size;
+			}
+			if (clen + pf.size + 2 < sizeof(cmdline)) {
+				if (n_args > 1)
+					cmdline[clen++] = ' ';
+				memcpy(cmdline + clen, pf.data, pf.size);
+				clen += pf.size;
+			}
+			break;
+		default:
+			break;
+		}
+	}
+	if (pr.err != PZ_OK) {
+		tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (!has_cmdline)
+		return;
+	if (ppid == 2) {
+		size_t n = kworker_len(argv0, argv0_len);
+
+		if (*n_kthreads < 4096)
+			kthreads[(*n_kthreads)++] = (uint64_t)pid;
+		if (n != argv0_len) {
+			argv0_len = n;
+			memcpy(cmdline, argv0, n);
+			clen = n;
+			argv0 = (const uint8_t *)cmdline;
+		}
+	}
+	if (n_args == 1) {
+		const void *sp = memchr(argv0, ' ', argv0_len);
+
+		if (sp)
+			argv0_len = (size_t)((const uint8_t *)sp - argv0);
+	}
+	name = tp_str_intern(&imp->db->strings, (const char *)argv0, argv0_len);
+	cmd = tp_str_intern(&imp->db->strings, cmdline, clen);
+	pupid = tp_proc_get_process_main(imp, ev->machine, ppid);
+	upid = tp_proc_get_process_main(imp, ev->machine, pid);
+	if (upid < 0 || pupid < 0)
+		return;
+	tp_proc_set_parent(imp, upid, pupid);
+	tp_proc_update_process_name(imp, upid, name, TP_NAME_SYSTEM);
+	tp_set_str(&imp->db->process, PROCESS_CMDLINE, (size_t)upid, cmd);
+	if (cmdline_is_comm)
+		tp_proc_update_thread_name(imp, tp_proc_get_thread(imp, ev->machine, pid), cmd,
+					   TP_NAME_PROCESS_TREE);
+	if (uid != TP_NULL_INT) {
+		struct tp_table *p = &imp->db->process;
+
+		tp_set_int(p, PROCESS_UID, (size_t)upid, (uint32_t)uid);
+		tp_set_int(p, PROCESS_ANDROID_APPID, (size_t)upid, (uint32_t)uid % 100000);
+		tp_set_int(p, PROCESS_ANDROID_USER_ID, (size_t)upid, (uint32_t)uid / 100000);
+	}
+	/* Time since boot, i.e. BOOTTIME: the trace clock by default. */
+	if (start != TP_NULL_INT &&
+	    tp_get_int(&imp->db->process, PROCESS_START_TS, (size_t)upid) == TP_NULL_INT)
+		tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, start);
+	if (is_kthread >= 0)
+		tp_proc_set_kthread(imp, upid, is_kthread);
 }
 
 static void process_tree(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			 size_t len)
 {
+	uint64_t *kthreads = NULL;
+	size_t n_kthreads = 0, i;
 	struct pz_reader r;
 	struct pz_field f;
 
+	kthreads = malloc(4096 * sizeof(*kthreads));
+	if (!kthreads)
+		return;
+	/* The processes first, then the threads (a dump's threads may come first). */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_PROCESS_TREE__PROCESSES && f.wire_type == PZ_WIRE_LEN)
+			tree_process(imp, ev, f.data, f.size, kthreads, &n_kthreads);
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		if (f.wire_type != PZ_WIRE_LEN)
+		struct pz_field t[5];
+		int64_t utid, tid, tgid;
+		const uint8_t *name;
+		size_t name_len;
+
+		if (f.id != PB_PROCESS_TREE__THREADS || f.wire_type != PZ_WIRE_LEN)
 			continue;
-		if (f.id == PB_PROCESS_TREE__PROCESSES) {
-			struct pz_reader pr;
-			struct pz_field pf;
-			int64_t pid = -1, ppid = -1, uid = TP_NULL_INT, start = TP_NULL_INT, upid;
-			char cmdline[4096];
-			size_t clen = 0;
-			const uint8_t *argv0 = NULL;
-			uint32_t argv0_len = 0;
-
-			pz_reader_init(&pr, f.data, f.size);
-			while (pz_reader_next(&pr, &pf) > 0) {
-				if (pf.id == PB_PROCESS_TREE_PROCESS__PID)
-					pid = (int64_t)pf.value;
-				else if (pf.id == PB_PROCESS_TREE_PROCESS__PPID)
-					ppid = (int64_t)pf.value;
-				else if (pf.id == PB_PROCESS_TREE_PROCESS__UID)
-					uid = (int64_t)pf.value;
-				else if (pf.id == PB_PROCESS_TREE_PROCESS__PROCESS_START_FROM_BOOT)
-					start = (int64_t)pf.value;
-				else if (pf.id == PB_PROCESS_TREE_PROCESS__CMDLINE &&
-					 pf.wire_type == PZ_WIRE_LEN) {
-					if (!argv0) {
-						argv0 = pf.data;
-						argv0_len = pf.size;
-					}
-					if (clen + pf.size + 2 < sizeof(cmdline)) {
-						if (clen)
-							cmdline[clen++] = ' ';
-						memcpy(cmdline + clen, pf.data, pf.size);
-						clen += pf.size;
-					}
-				}
-			}
-			if (pid < 0 || pr.err != PZ_OK) {
-				tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
-				continue;
-			}
-			upid = tp_proc_get_process(imp, ev->machine, pid);
-			if (upid < 0)
-				continue;
-			if (argv0) {
-				struct tp_table *p = &imp->db->process;
-
-				tp_set_str(p, PROCESS_NAME, (size_t)upid,
-					   tp_str_intern(&imp->db->strings, (const char *)argv0,
-							 argv0_len));
-				tp_set_str(p, PROCESS_CMDLINE, (size_t)upid,
-					   tp_str_intern(&imp->db->strings, cmdline, clen));
-			}
-			if (ppid > 0) {
-				int64_t parent = tp_proc_get_process(imp, ev->machine, ppid), old;
-
-				/*
-				 * A changed parent is the process being reparented
-				 * (its parent died): the first parent says more.
-				 */
-				old = tp_col_int(&imp->db->process, PROCESS_PARENT_UPID)[upid];
-				if (parent >= 0 && old == TP_NULL_INT)
-					tp_set_int(&imp->db->process, PROCESS_PARENT_UPID, (size_t)upid,
-						   parent);
-				else if (parent >= 0 && old != parent)
-					tp_stat_add(imp, "process_tracker_parent_pid_changed", -1,
-						    ev->machine, 1);
-			}
-			if (uid != TP_NULL_INT)
-				tp_set_int(&imp->db->process, PROCESS_UID, (size_t)upid, uid);
-			link_main_thread(imp, ev->machine, pid);
-			/* Time since boot, i.e. BOOTTIME: the trace clock by default. */
-			if (start != TP_NULL_INT)
-				tp_set_int(&imp->db->process, PROCESS_START_TS, (size_t)upid, start);
-		} else if (f.id == PB_PROCESS_TREE__THREADS) {
-			struct pz_field t[5];
-			int64_t utid, tid;
-
-			if (pz_decode_table(f.data, f.size, t, 5) != PZ_OK ||
-			    !t[PB_PROCESS_TREE_THREAD__TID].id) {
-				tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
-				continue;
-			}
-			tid = (int64_t)t[PB_PROCESS_TREE_THREAD__TID].value;
-			utid = tp_proc_get_thread(imp, ev->machine, tid);
-			if (utid < 0)
-				continue;
-			if (t[PB_PROCESS_TREE_THREAD__TGID].id)
-				tp_proc_set_thread_process(imp, utid, ev->machine,
-							   (int64_t)t[PB_PROCESS_TREE_THREAD__TGID].value);
-			else if (tp_proc_find_process(imp, ev->machine, tid) >= 0)
-				link_main_thread(imp, ev->machine, tid);
-			if (t[PB_PROCESS_TREE_THREAD__NAME].id)
-				tp_proc_set_thread_name(
-					imp, utid,
-					tp_str_intern(&imp->db->strings,
-						      (const char *)t[PB_PROCESS_TREE_THREAD__NAME].data,
-						      t[PB_PROCESS_TREE_THREAD__NAME].size));
+		if (pz_decode_table(f.data, f.size, t, 5) != PZ_OK) {
+			tp_stat_add(imp, "process_tree_malformed", -1, ev->machine, 1);
+			continue;
 		}
+		tid = (int32_t)t[PB_PROCESS_TREE_THREAD__TID].value;
+		tgid = (int32_t)t[PB_PROCESS_TREE_THREAD__TGID].value;
+		tp_proc_update_thread(imp, ev->machine, tid, tgid);
+		if (!t[PB_PROCESS_TREE_THREAD__NAME].id)
+			continue;
+		name = t[PB_PROCESS_TREE_THREAD__NAME].data;
+		name_len = t[PB_PROCESS_TREE_THREAD__NAME].size;
+		if (tid == tgid) {
+			for (i = 0; i < n_kthreads; i++)
+				if (kthreads[i] == (uint64_t)tid)
+					break;
+			if (i < n_kthreads)
+				name_len = kworker_len(name, name_len);
+		}
+		utid = tp_proc_get_thread(imp, ev->machine, tid);
+		tp_proc_update_thread_name(
+			imp, utid, tp_str_intern(&imp->db->strings, (const char *)name, name_len),
+			TP_NAME_PROCESS_TREE);
 	}
+	free(kthreads);
 }
 
 /* process_stats: memory counters per process, in bytes (Perfetto's names). */
@@ -190,7 +253,8 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 			tp_stat_add(imp, "process_stats_malformed", -1, ev->machine, 1);
 			continue;
 		}
-		upid = tp_proc_get_process(imp, ev->machine, (int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
+		upid = tp_proc_get_process_main(imp, ev->machine,
+						(int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
 		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 			if (!p[k[i].id].id)
 				continue;
