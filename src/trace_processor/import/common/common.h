@@ -586,6 +586,9 @@ void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t 
 		 int64_t value);
 /* The stats row of a stat (created, at 0, on first use); -1 on OOM. */
 int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine);
+/* Whether the stat has a row (then its value in *out_value); makes none. */
+bool tp_stat_get(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t *out_value);
 /* tp_stat_add() for a row from tp_stat_row(). */
 void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value);
 void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v);

@@ -177,6 +177,17 @@ int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32
 	return stat_row(imp, name, idx, machine);
 }
 
+bool tp_stat_get(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t *out_value)
+{
+	uint64_t v;
+
+	if (!hmap_get(&imp->stats->rows, tp_hash_name(name, (uint64_t)idx, machine), &v))
+		return false;
+	*out_value = tp_col_int(&imp->db->stats, STATS_VALUE)[v];
+	return true;
+}
+
 void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value)
 {
 	if (row >= 0)
