@@ -519,6 +519,9 @@ int64_t tp_sched_find_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu
 /* The thread running on @ucpu (a row tp_sched_ucpu() gave) as far as we know; -1: unknown. */
 int64_t tp_sched_running(struct tp_import *imp, int64_t ucpu);
 void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid);
+/* The priority the CPU's last switch gave the thread it runs (0: none yet). */
+int64_t tp_sched_last_prio(struct tp_import *imp, int64_t ucpu);
+void tp_sched_set_last_prio(struct tp_import *imp, int64_t ucpu, int64_t prio);
 /* The open thread_state row of @utid, or -1. */
 int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid);
 /* Changes the state of @utid's open thread_state row, if any. */
