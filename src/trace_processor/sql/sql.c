@@ -69,7 +69,7 @@ static const char *const k_views[] = {
 	" WHEN value_type = 'pointer' THEN printf('0x%x', int_value)"
 	" WHEN value_type = 'real' THEN CAST(real_value AS TEXT)"
 	" ELSE NULL END AS display_value FROM __intrinsic_args",
-	"CREATE VIEW stats AS SELECT name, idx, severity, source, value, description, "
+	"CREATE VIEW stats AS SELECT id, name, key, idx, severity, source, value, description, "
 	"machine_id, trace_id FROM __intrinsic_stats",
 	"CREATE VIEW trace_bounds AS SELECT trace_start() AS start_ts, trace_end() AS end_ts",
 };

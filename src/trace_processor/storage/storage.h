@@ -385,8 +385,9 @@ void tp_rows_release(const uint32_t *rows);
 	X(ARGS, DISPLAY_VALUE, "display_value", TP_STR, 0)
 
 #define TP_STATS_COLS(X)                                        \
-	X(STATS, ID, "id", TP_ID, TP_HIDDEN)                    \
+	X(STATS, ID, "id", TP_ID, 0)                            \
 	X(STATS, NAME, "name", TP_STR, 0)                       \
+	X(STATS, KEY, "key", TP_INT, 0)                         \
 	X(STATS, IDX, "idx", TP_INT, 0)                         \
 	X(STATS, SEVERITY, "severity", TP_STR, 0)               \
 	X(STATS, SOURCE, "source", TP_STR, 0)                   \

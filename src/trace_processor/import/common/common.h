@@ -583,6 +583,9 @@ void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid);
  * PushNewTaskEvent).
  */
 void tp_sched_new_task(struct tp_import *imp, int64_t ts, int64_t utid, int64_t waker_utid);
+/* The priority the CPU's last switch gave the thread it runs (0: none yet). */
+int64_t tp_sched_last_prio(struct tp_import *imp, int64_t ucpu);
+void tp_sched_set_last_prio(struct tp_import *imp, int64_t ucpu, int64_t prio);
 /* The open thread_state row of @utid, or -1. */
 int64_t tp_sched_open_state(struct tp_import *imp, int64_t utid);
 /* Changes the state of @utid's open thread_state row, if any. */
@@ -650,6 +653,9 @@ void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t 
 		 int64_t value);
 /* The stats row of a stat (created, at 0, on first use); -1 on OOM. */
 int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine);
+/* Whether the stat has a row (then its value in *out_value); makes none. */
+bool tp_stat_get(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t *out_value);
 /* tp_stat_add() for a row from tp_stat_row(). */
 void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value);
 void tp_metadata_set_int(struct tp_import *imp, const char *name, uint32_t machine, int64_t v);

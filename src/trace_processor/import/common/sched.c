@@ -22,6 +22,8 @@
 struct cpu_state {
 	int64_t sched_row;            /* open sched slice or -1 */
 	int64_t running_utid;         /* -1: unknown */
+	int64_t last_pid;             /* next_pid of the last switch */
+	int64_t last_prio;            /* next_prio of the last switch */
 	int64_t last_ts;
 };
 
@@ -141,6 +143,8 @@ int64_t tp_sched_ucpu(struct tp_import *imp, uint32_t machine, uint32_t cpu)
 		for (i = s->n_cpus; i < n; i++) {
 			cs[i].sched_row = -1;
 			cs[i].running_utid = -1;
+			cs[i].last_pid = -1;
+			cs[i].last_prio = 0;
 			cs[i].last_ts = 0;
 		}
 		s->cpus = cs;
@@ -166,6 +170,16 @@ int64_t tp_sched_running(struct tp_import *imp, int64_t ucpu)
 void tp_sched_set_running(struct tp_import *imp, int64_t ucpu, int64_t utid)
 {
 	imp->sched->cpus[ucpu].running_utid = utid;
+}
+
+int64_t tp_sched_last_prio(struct tp_import *imp, int64_t ucpu)
+{
+	return imp->sched->cpus[ucpu].last_prio;
+}
+
+void tp_sched_set_last_prio(struct tp_import *imp, int64_t ucpu, int64_t prio)
+{
+	imp->sched->cpus[ucpu].last_prio = prio;
 }
 
 /* The letters of a prev_state, interned (see state_str()). */
@@ -289,11 +303,13 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	(void)next_comm; /* the importer named the threads (tp_ftrace_name_switch()) */
 	end_state = state_str(imp, prev_state);
 	if (c->sched_row >= 0) {
-		if (tp_get_int(s, SCHED_UTID, (size_t)c->sched_row) != prev_utid)
+		if (prev_pid != c->last_pid) {
 			mismatched_tids(imp, machine);
-		tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
-			   tp_ts_sub(ts, tp_get_int(s, SCHED_TS, c->sched_row)));
-		tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
+		} else {
+			tp_set_int(s, SCHED_DUR, (size_t)c->sched_row,
+				   tp_ts_sub(ts, tp_get_int(s, SCHED_TS, c->sched_row)));
+			tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
+		}
 	}
 	/* The previous thread leaves the CPU in its new state. */
 	if (prev_utid > 0)
@@ -309,6 +325,8 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 	tp_set_int(s, SCHED_UCPU, (size_t)row, ucpu);
 	c->sched_row = row;
 	c->running_utid = next_utid;
+	c->last_pid = next_pid;
+	c->last_prio = next_prio;
 	c->last_ts = ts;
 	if (next_utid > 0)
 		open_state(imp, next_utid, ts, running_str(imp), cpu, ucpu);

@@ -18,15 +18,23 @@
 struct tp_stats {
 	struct hmap rows;             /* hash(name, idx, machine) -> stats row */
 	struct hmap meta_rows;        /* (name id << 32 | machine) -> metadata row */
+	struct hmap keys;             /* hash(stat name) -> index in k_stats */
+	bool keys_ready;
 	uint64_t uuid_hash;           /* FNV-1a of the file's first bytes */
 	size_t uuid_hashed;           /* bytes in uuid_hash */
 	bool uuid_in_trace;           /* a TraceUuid packet or config named the trace */
 };
 
+static int zero_single_stats(struct tp_import *imp, bool global, uint32_t machine);
+
 int tp_stats_init(struct tp_import *imp)
 {
 	imp->stats = calloc(1, sizeof(*imp->stats));
-	return imp->stats ? 0 : -ENOMEM;
+	if (!imp->stats)
+		return -ENOMEM;
+	if (zero_single_stats(imp, true, TP_STAT_GLOBAL) < 0 || zero_single_stats(imp, false, 0) < 0)
+		return -ENOMEM;
+	return 0;
 }
 
 void tp_stats_fini(struct tp_import *imp)
@@ -35,109 +43,149 @@ void tp_stats_fini(struct tp_import *imp)
 		return;
 	hmap_fini(&imp->stats->rows);
 	hmap_fini(&imp->stats->meta_rows);
+	hmap_fini(&imp->stats->keys);
 	free(imp->stats);
 	imp->stats = NULL;
 }
 
 /* ---------------------------------------------------------------- stats ---- */
 
+enum stat_scope {
+	TP_STAT_SCOPE_GLOBAL,         /* the import's: machine_id, trace_id NULL */
+	TP_STAT_SCOPE_TRACE,          /* a trace's: machine_id NULL */
+	TP_STAT_SCOPE_MACHINE,        /* a machine's: trace_id NULL */
+	TP_STAT_SCOPE_MACHINE_TRACE,  /* a machine's in a trace */
+};
+
+/*
+ * Perfetto's stats, in its key order (a stat's key is its index): the
+ * table shows them with these names, severities, sources and descriptions.
+ */
+static const struct stat_info {
+	const char *name;
+	bool is_indexed;
+	const char *severity;
+	const char *source;
+	enum stat_scope scope;
+	const char *description;
+} k_stats[] = {
+#include "trace_processor/import/common/stats_catalog.h"
+};
+
+#define N_STATS (sizeof(k_stats) / sizeof(k_stats[0]))
+
+/* Stats of ours that Perfetto does not have: severity from the name, source "trace". */
 static const char *severity(const char *name)
 {
-	static const char *const loss[] = {
-		"ftrace_cpu_has_data_loss", "ftrace_cpu_overrun_end", "packet_loss",
-		"traced_buf_chunks_overwritten", "traced_buf_chunks_discarded",
-		"traced_buf_abi_violations", "traced_buf_trace_writer_packet_loss",
-		"ftrace_cpu_dropped_events_end", "proto_trace_truncated",
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(loss) / sizeof(loss[0]); i++)
-		if (!strcmp(name, loss[i]))
-			return "data_loss";
 	if (strstr(name, "malformed") || strstr(name, "invalid") || strstr(name, "error") ||
 	    strstr(name, "failure") || strstr(name, "out_of_memory"))
 		return "error";
 	return "info";
 }
 
-/*
- * Stats whose row says more than the defaults (severity from the name,
- * source "trace", no description): found by analysing the events rather
- * than reported by the trace, or described.
- */
-static const struct stat_info {
-	const char *name;
-	const char *severity;
-	const char *source;
-	const char *description;      /* NULL: none */
-} known_stats[] = {
-	{"generic_task_state_invalid_order", "error", "analysis",
-	 "Invalid order of generic task state events. Should never happen."},
-	{"task_state_invalid", "error", "analysis", NULL},
-	{"invalid_cpu_times", "error", "analysis", NULL},
-	{"entity_state_residency_invalid", "error", "analysis", NULL},
-	{"entity_state_residency_lookup_failed", "error", "analysis", NULL},
-	{"energy_descriptor_invalid", "error", "analysis", NULL},
-	{"energy_breakdown_missing_values", "error", "analysis", NULL},
-	{"energy_uid_breakdown_missing_values", "error", "analysis", NULL},
-	{"systrace_parse_failure", "error", "analysis", NULL},
-	{"process_tracker_parent_pid_changed", "info", "analysis",
-	 "A process was seen with a changed parent pid and was kept as the same process, "
-	 "reparented; its first parent is kept."},
-	{"generic_kernel_malformed", "error", "trace",
-	 "A generic kernel packet could not be decoded; it was skipped."},
-	{"generic_kernel_invalid_cpu", "error", "trace",
-	 "A generic kernel event named a CPU out of range; it was skipped."},
-	{"ftrace_abi_errors_skipped_zero_data_length", "info", "trace",
-	 "traced_probes skipped ftrace records with a zero data length (a known kernel quirk)."},
-	{"ftrace_abi_errors", "data_loss", "trace",
-	 "traced_probes met ftrace pages it could not decode; their events are missing."},
-};
+/* The catalog index of stat @name, or -1. */
+static int64_t stat_key(struct tp_import *imp, const char *name)
+{
+	uint64_t h = tp_hash_name(name, UINT64_MAX, UINT32_MAX - 1), v;
+	size_t i;
 
-static const struct stat_info *stat_info(const char *name)
+	if (!imp->stats->keys_ready) {
+		for (i = 0; i < N_STATS; i++)
+			hmap_put(&imp->stats->keys,
+				 tp_hash_name(k_stats[i].name, UINT64_MAX, UINT32_MAX - 1), i);
+		imp->stats->keys_ready = true;
+	}
+	if (hmap_get(&imp->stats->keys, h, &v) && !strcmp(k_stats[v].name, name))
+		return (int64_t)v;
+	for (i = 0; i < N_STATS; i++)
+		if (!strcmp(k_stats[i].name, name))
+			return (int64_t)i;
+	return -1;
+}
+
+/* A new row of stat @name (catalog index @key, -1 if not Perfetto's). */
+static int64_t new_row(struct tp_import *imp, const char *name, int64_t key, int64_t idx,
+		       uint32_t machine)
+{
+	struct tp_table *s = &imp->db->stats;
+	const struct stat_info *info = key >= 0 ? &k_stats[key] : NULL;
+	int64_t row = tp_table_append(s);
+
+	if (row < 0)
+		return row;
+	tp_set_str(s, STATS_NAME, (size_t)row, tp_db_str(imp->db, name));
+	if (key >= 0)
+		tp_set_int(s, STATS_KEY, (size_t)row, key);
+	if (idx >= 0)
+		tp_set_int(s, STATS_IDX, (size_t)row, idx);
+	tp_set_str(s, STATS_SEVERITY, (size_t)row,
+		   tp_db_str(imp->db, info ? info->severity : severity(name)));
+	tp_set_str(s, STATS_SOURCE, (size_t)row, tp_db_str(imp->db, info ? info->source : "trace"));
+	tp_set_str(s, STATS_DESCRIPTION, (size_t)row,
+		   tp_db_str(imp->db, info ? info->description : ""));
+	tp_set_int(s, STATS_VALUE, (size_t)row, 0);
+	if (machine != TP_STAT_GLOBAL) {
+		enum stat_scope scope = info ? info->scope : TP_STAT_SCOPE_MACHINE_TRACE;
+
+		if (scope != TP_STAT_SCOPE_TRACE)
+			tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
+		if (scope != TP_STAT_SCOPE_MACHINE)
+			tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
+	}
+	if (hmap_put(&imp->stats->rows, tp_hash_name(name, (uint64_t)idx, machine), (uint64_t)row) < 0)
+		return -ENOMEM;
+	return row;
+}
+
+/*
+ * As Perfetto does, every single stat has a row from the start, at 0: the
+ * global ones first, then those of machine 0 in trace 0, each in key
+ * order. Indexed stats get rows when first counted.
+ */
+static int zero_single_stats(struct tp_import *imp, bool global, uint32_t machine)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(known_stats) / sizeof(known_stats[0]); i++)
-		if (!strcmp(name, known_stats[i].name))
-			return &known_stats[i];
-	return NULL;
+	for (i = 0; i < N_STATS; i++) {
+		if (k_stats[i].is_indexed || (k_stats[i].scope == TP_STAT_SCOPE_GLOBAL) != global)
+			continue;
+		if (new_row(imp, k_stats[i].name, (int64_t)i, -1, machine) < 0)
+			return -ENOMEM;
+	}
+	return 0;
 }
 
 static int64_t stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine)
 {
-	const struct stat_info *info;
-	struct tp_table *s = &imp->db->stats;
-	uint64_t k = tp_hash_name(name, (uint64_t)idx, machine), v;
-	int64_t row;
+	uint64_t v;
+	int64_t key;
 
-	if (hmap_get(&imp->stats->rows, k, &v))
+	if (hmap_get(&imp->stats->rows, tp_hash_name(name, (uint64_t)idx, machine), &v))
 		return (int64_t)v;
-	row = tp_table_append(s);
-	if (row < 0)
-		return row;
-	tp_set_str(s, STATS_NAME, (size_t)row, tp_db_str(imp->db, name));
-	if (idx >= 0)
-		tp_set_int(s, STATS_IDX, (size_t)row, idx);
-	info = stat_info(name);
-	tp_set_str(s, STATS_SEVERITY, (size_t)row,
-		   tp_db_str(imp->db, info ? info->severity : severity(name)));
-	tp_set_str(s, STATS_SOURCE, (size_t)row,
-		   tp_db_str(imp->db, info ? info->source : "trace"));
-	if (info && info->description)
-		tp_set_str(s, STATS_DESCRIPTION, (size_t)row, tp_db_str(imp->db, info->description));
-	tp_set_int(s, STATS_VALUE, (size_t)row, 0);
-	if (machine != TP_STAT_GLOBAL) {
-		tp_set_int(s, STATS_MACHINE_ID, (size_t)row, machine);
-		tp_set_int(s, STATS_TRACE_ID, (size_t)row, 0);
+	key = stat_key(imp, name);
+	/* A global stat counted for a machine is still the global one. */
+	if (key >= 0 && k_stats[key].scope == TP_STAT_SCOPE_GLOBAL && machine != TP_STAT_GLOBAL) {
+		machine = TP_STAT_GLOBAL;
+		if (hmap_get(&imp->stats->rows, tp_hash_name(name, (uint64_t)idx, machine), &v))
+			return (int64_t)v;
 	}
-	hmap_put(&imp->stats->rows, k, (uint64_t)row);
-	return row;
+	return new_row(imp, name, key, idx, machine);
 }
 
 int64_t tp_stat_row(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine)
 {
 	return stat_row(imp, name, idx, machine);
+}
+
+bool tp_stat_get(struct tp_import *imp, const char *name, int64_t idx, uint32_t machine,
+		 int64_t *out_value)
+{
+	uint64_t v;
+
+	if (!hmap_get(&imp->stats->rows, tp_hash_name(name, (uint64_t)idx, machine), &v))
+		return false;
+	*out_value = tp_col_int(&imp->db->stats, STATS_VALUE)[v];
+	return true;
 }
 
 void tp_stat_add_row(struct tp_import *imp, int64_t row, int64_t value)

@@ -60,6 +60,7 @@ void tp_ftrace_fini(struct tp_import *imp)
 	tp_atrace_async_fini(imp);
 	hmap_fini(&ft->mm_to_upid);
 	hmap_fini(&ft->keys);
+	tp_argset_fini(&ft->raw_args);
 	hmap_fini(&ft->wakelocks);
 	hmap_fini(&ft->dma_buffers);
 	hmap_fini(&ft->dma_busy);
@@ -418,6 +419,7 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 			return;
 		tp_proc_update_thread_name(imp, next_utid, s->next_comm, TP_NAME_FTRACE);
 		tp_sched_set_running(imp, ucpu, next_utid);
+		tp_sched_set_last_prio(imp, ucpu, s->next_prio);
 		return;
 	}
 	/* The next thread is named first; prev is the running one, named already. */
@@ -425,9 +427,14 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 				   s->next_comm, TP_NAME_FTRACE);
 	prev = tp_col_int(&imp->db->thread, THREAD_TID)[running];
 	/* Perfetto's row for a switch has no common_flags: 0. */
-	if (!imp->no_ftrace_raw)
-		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_SWITCH, "sched_switch",
-				     running, 0);
+	if (!imp->no_ftrace_raw) {
+		int64_t row = tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_SWITCH,
+						   "sched_switch", running, 0);
+
+		tp_ftrace_raw_compact_switch(imp, row,
+					     tp_get_str(&imp->db->thread, THREAD_NAME, (size_t)running),
+					     prev, tp_sched_last_prio(imp, ucpu), s);
+	}
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
 			s->next_comm, s->next_prio);
 }
@@ -447,8 +454,11 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 		return;
 	}
 	if (!imp->no_ftrace_raw)
-		tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
-				     tp_sched_running(imp, ucpu), w->common_flags);
+		tp_ftrace_raw_compact_waking(
+			imp,
+			tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
+					     tp_sched_running(imp, ucpu), w->common_flags),
+			w);
 	/* Unlike a full sched_waking, a compact one does not name the wakee (Perfetto's rule). */
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	(void)utid;

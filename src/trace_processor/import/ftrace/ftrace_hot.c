@@ -159,27 +159,14 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
 			 const struct tp_ftrace_header *h, const struct tp_ftrace_hot *hot)
 {
-	const char *name;
-
-	switch (h->payload_id) {
-	case PB_FTRACE_EVENT__SCHED_SWITCH:
-		name = "sched_switch";
-		break;
-	case PB_FTRACE_EVENT__SCHED_WAKING:
-		name = "sched_waking";
-		break;
-	case PB_FTRACE_EVENT__SCHED_WAKEUP:
-		name = "sched_wakeup";
-		break;
-	default:
-		name = "cpu_idle";
-		break;
-	}
 	/* As in the generic parser, the row names the thread as it was before the event. */
-	if (!imp->no_ftrace_raw)
-		tp_ftrace_raw_append(imp, ev, h->payload_id, name,
-				     tp_proc_get_thread(imp, ev->machine, h->pid),
-				     h->common_flags);
+	if (!imp->no_ftrace_raw) {
+		struct pz_field payload = {.id = h->payload_id, .wire_type = PZ_WIRE_LEN,
+					   .data = h->payload, .size = h->payload_len};
+
+		tp_ftrace_raw_event(imp, ev, tp_ftrace_event_desc(h->payload_id), &payload,
+				    tp_proc_get_thread(imp, ev->machine, h->pid), h->common_flags);
+	}
 	switch (h->payload_id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH:
 		sched_switch(imp, ev, hot);

@@ -43,6 +43,7 @@ struct tp_ftrace {
 	int64_t idle_track_plus1[FT_IDLE_CACHE]; /* machine 0 "cpuidle" tracks */
 	/* ftrace_raw.c */
 	struct hmap keys;             /* (event id << 16 | field id) -> key string id */
+	struct tp_argset raw_args;    /* an event's args, reused from event to event */
 	uint32_t names[FT_NAME_CACHE];
 	/* atrace.c; NULL until the first async line */
 	struct tp_atrace_async *atrace_async;
@@ -75,6 +76,17 @@ int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, u
 void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags);
+
+/*
+ * The args of a compact sched_switch's row @row: its prev_* as the CPU's
+ * previous switch left them, then its own fields (Perfetto's order).
+ */
+void tp_ftrace_raw_compact_switch(struct tp_import *imp, int64_t row, uint32_t prev_comm,
+				  int64_t prev_pid, int64_t prev_prio,
+				  const struct tp_compact_switch *s);
+/* The args of a compact sched_waking's row @row: comm, pid, prio, target_cpu. */
+void tp_ftrace_raw_compact_waking(struct tp_import *imp, int64_t row,
+				  const struct tp_compact_waking *w);
 
 /* atrace.c */
 /*

@@ -50,18 +50,6 @@ static uint32_t key_id(struct tp_import *imp, const struct pb_ft_event *d,
 	return id;
 }
 
-/*
- * Events whose fields already fill sched, thread_state or counter keep an
- * ftrace_event row but no args: at millions per trace, their args would
- * cost several times the trace's own size in memory.
- */
-static bool args_elsewhere(uint32_t id)
-{
-	return id == PB_FTRACE_EVENT__SCHED_SWITCH || id == PB_FTRACE_EVENT__SCHED_WAKING ||
-	       id == PB_FTRACE_EVENT__SCHED_WAKEUP || id == PB_FTRACE_EVENT__SCHED_WAKEUP_NEW ||
-	       id == PB_FTRACE_EVENT__CPU_IDLE || id == PB_FTRACE_EVENT__CPU_FREQUENCY;
-}
-
 int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
 			     const char *name, int64_t utid, int64_t common_flags)
 {
@@ -87,8 +75,9 @@ int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, u
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu >= 0)
 		tp_set_int(t, FTRACE_UCPU, (size_t)row, ucpu);
-	if (common_flags != TP_NULL_INT)
-		tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row, common_flags);
+	/* As in Perfetto, an event without common_flags has 0. */
+	tp_set_int(t, FTRACE_COMMON_FLAGS, (size_t)row,
+		   common_flags != TP_NULL_INT ? common_flags : 0);
 	return row;
 }
 
@@ -96,21 +85,21 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags)
 {
-	struct tp_table *t = &imp->db->ftrace_event;
+	struct tp_argset *b = &imp->ftrace->raw_args;
 	struct pz_reader r;
 	struct pz_field f;
 	int64_t row, set;
 
 	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
 				   common_flags);
-	if (row < 0)
+	if (row < 0 || !d || !payload->size)
 		return;
-	if (!d || !payload->size || args_elsewhere(d->id))
-		return;
-	set = tp_args_new_set(imp);
+	/* The fields in payload order, stored as one set (an equal set is shared). */
+	b->n = 0;
 	pz_reader_init(&r, payload->data, payload->size);
 	while (pz_reader_next(&r, &f) > 0) {
 		const struct pb_ft_field *fd = field_desc(d, f.id);
+		struct tp_arg a = {0};
 
 		if (!fd)
 			continue;
@@ -118,29 +107,84 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_STRING:
 		case PB_FT_BYTES:
 			if (f.wire_type == PZ_WIRE_LEN)
-				tp_arg_str(imp, set, key_id(imp, d, fd), (const char *)f.data, f.size);
+				tp_argset_str(imp, b, key_id(imp, d, fd),
+					      tp_str_intern(&imp->db->strings, (const char *)f.data,
+							    f.size));
 			break;
 		case PB_FT_SINT:
-			tp_arg_int(imp, set, key_id(imp, d, fd), pz_field_sint64(&f));
+			tp_argset_int(imp, b, key_id(imp, d, fd), pz_field_sint64(&f));
 			break;
 		case PB_FT_FLOAT:
-			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_float(&f));
-			break;
 		case PB_FT_DOUBLE:
-			tp_arg_real(imp, set, key_id(imp, d, fd), pz_field_double(&f));
+			a.key = a.flat_key = key_id(imp, d, fd);
+			a.type = TP_ARG_REAL;
+			a.v.d = fd->kind == PB_FT_FLOAT ? pz_field_float(&f) : pz_field_double(&f);
+			tp_argset_add(imp, b, &a);
 			break;
 		case PB_FT_UINT:
 		case PB_FT_FIXED32:
 		case PB_FT_FIXED64:
 			if (f.wire_type != PZ_WIRE_LEN)
-				tp_arg_uint(imp, set, key_id(imp, d, fd), f.value);
+				tp_argset_uint(imp, b, key_id(imp, d, fd), f.value);
 			break;
 		default:
 			if (f.wire_type != PZ_WIRE_LEN)
-				tp_arg_int(imp, set, key_id(imp, d, fd), (int64_t)f.value);
+				tp_argset_int(imp, b, key_id(imp, d, fd), (int64_t)f.value);
 			break;
 		}
 	}
-	if (imp->db->args.n_rows > (size_t)set)
-		tp_set_int(t, FTRACE_ARG_SET_ID, (size_t)row, set);
+	set = tp_argset_commit(imp, b);
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
+}
+
+/* The interned name of field @field of event @event_id, as a key. */
+static uint32_t field_key(struct tp_import *imp, uint32_t event_id, uint32_t field)
+{
+	const struct pb_ft_event *d = tp_ftrace_event_desc(event_id);
+	const struct pb_ft_field *fd = field_desc(d, field);
+
+	return fd ? key_id(imp, d, fd) : 0;
+}
+
+void tp_ftrace_raw_compact_switch(struct tp_import *imp, int64_t row, uint32_t prev_comm,
+				  int64_t prev_pid, int64_t prev_prio,
+				  const struct tp_compact_switch *s)
+{
+	const uint32_t id = PB_FTRACE_EVENT__SCHED_SWITCH;
+	struct tp_argset *b = &imp->ftrace->raw_args;
+	int64_t set;
+
+	b->n = 0;
+	tp_argset_str(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM), prev_comm);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID), prev_pid);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PRIO), prev_prio);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE),
+		      s->prev_state);
+	tp_argset_str(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM),
+		      s->next_comm);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PID), s->next_pid);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO),
+		      s->next_prio);
+	set = tp_argset_commit(imp, b);
+	if (row >= 0 && set != TP_NULL_INT)
+		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
+}
+
+void tp_ftrace_raw_compact_waking(struct tp_import *imp, int64_t row,
+				  const struct tp_compact_waking *w)
+{
+	const uint32_t id = PB_FTRACE_EVENT__SCHED_WAKING;
+	struct tp_argset *b = &imp->ftrace->raw_args;
+	int64_t set;
+
+	b->n = 0;
+	tp_argset_str(imp, b, field_key(imp, id, PB_SCHED_WAKING_FTRACE_EVENT__COMM), w->comm);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_WAKING_FTRACE_EVENT__PID), w->pid);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_WAKING_FTRACE_EVENT__PRIO), w->prio);
+	tp_argset_int(imp, b, field_key(imp, id, PB_SCHED_WAKING_FTRACE_EVENT__TARGET_CPU),
+		      w->target_cpu);
+	set = tp_argset_commit(imp, b);
+	if (row >= 0 && set != TP_NULL_INT)
+		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
 }

@@ -486,9 +486,16 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 
 /* -------------------------------------------------------------- stats ---- */
 
+/* The per-sequence losses of a TraceStats, summed per buffer. */
+struct buf_loss {
+	int64_t buf;
+	int64_t packet_loss;
+};
+
 static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len)
 {
+	/* Every counter of a buffer, in the order Perfetto records them. */
 	static const struct {
 		uint32_t id;
 		const char *name;
@@ -497,13 +504,22 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		{PB_TRACE_STATS_BUFFER_STATS__BYTES_WRITTEN, "traced_buf_bytes_written"},
 		{PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN, "traced_buf_bytes_overwritten"},
 		{PB_TRACE_STATS_BUFFER_STATS__BYTES_READ, "traced_buf_bytes_read"},
+		{PB_TRACE_STATS_BUFFER_STATS__PADDING_BYTES_WRITTEN, "traced_buf_padding_bytes_written"},
+		{PB_TRACE_STATS_BUFFER_STATS__PADDING_BYTES_CLEARED, "traced_buf_padding_bytes_cleared"},
 		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_WRITTEN, "traced_buf_chunks_written"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_REWRITTEN, "traced_buf_chunks_rewritten"},
 		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_OVERWRITTEN, "traced_buf_chunks_overwritten"},
 		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_DISCARDED, "traced_buf_chunks_discarded"},
 		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_READ, "traced_buf_chunks_read"},
-		{PB_TRACE_STATS_BUFFER_STATS__ABI_VIOLATIONS, "traced_buf_abi_violations"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_RELOCATED, "traced_buf_chunks_relocated"},
+		{PB_TRACE_STATS_BUFFER_STATS__CHUNKS_COMMITTED_OUT_OF_ORDER,
+		 "traced_buf_chunks_committed_out_of_order"},
+		{PB_TRACE_STATS_BUFFER_STATS__WRITE_WRAP_COUNT, "traced_buf_write_wrap_count"},
 		{PB_TRACE_STATS_BUFFER_STATS__PATCHES_SUCCEEDED, "traced_buf_patches_succeeded"},
 		{PB_TRACE_STATS_BUFFER_STATS__PATCHES_FAILED, "traced_buf_patches_failed"},
+		{PB_TRACE_STATS_BUFFER_STATS__READAHEADS_SUCCEEDED, "traced_buf_readaheads_succeeded"},
+		{PB_TRACE_STATS_BUFFER_STATS__READAHEADS_FAILED, "traced_buf_readaheads_failed"},
+		{PB_TRACE_STATS_BUFFER_STATS__ABI_VIOLATIONS, "traced_buf_abi_violations"},
 		{PB_TRACE_STATS_BUFFER_STATS__TRACE_WRITER_PACKET_LOSS,
 		 "traced_buf_trace_writer_packet_loss"},
 	};
@@ -523,53 +539,139 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		{PB_TRACE_STATS__FLUSHES_SUCCEEDED, "traced_flushes_succeeded"},
 		{PB_TRACE_STATS__FLUSHES_FAILED, "traced_flushes_failed"},
 	};
+	/* The per-sequence losses, per buffer (Perfetto's order for one buffer). */
+	static const char *const loss_keys[] = {
+		"traced_buf_sequence_packet_loss",
+		"traced_buf_incremental_sequences_dropped",
+		"traced_buf_data_loss_read_gap",
+		"traced_buf_data_loss_chunk_corrupted",
+		"traced_buf_data_loss_orphan_continuation",
+		"traced_buf_data_loss_reassembly_gap",
+		"traced_buf_data_loss_reassembly_broken_chain",
+		"traced_buf_data_loss_overwrite",
+		"traced_buf_data_loss_writer_abort",
+		"traced_buf_data_loss_smb_full",
+	};
+	struct buf_loss loss[16];
+	size_t n_loss = 0, i, j;
+	struct pz_field top[16];
 	struct pz_reader r;
 	struct pz_field f;
 	int64_t buf = 0;
-	size_t i;
 
+	if (pz_decode_table(data, len, top, 16) != PZ_OK)
+		return;
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (top[keys[i].id].wire_type == PZ_WIRE_VARINT)
+			tp_stat_set(imp, keys[i].name, -1, ev->machine, (int64_t)top[keys[i].id].value);
+	if (top[PB_TRACE_STATS__FILTER_STATS].id &&
+	    top[PB_TRACE_STATS__FILTER_STATS].wire_type == PZ_WIRE_LEN) {
+		const struct pz_field *fs = &top[PB_TRACE_STATS__FILTER_STATS];
+		struct pz_field v[6];
+
+		if (pz_decode_table(fs->data, fs->size, v, 6) == PZ_OK) {
+			tp_stat_set(imp, "filter_errors", -1, ev->machine,
+				    (int64_t)v[PB_TRACE_STATS_FILTER_STATS__ERRORS].value);
+			tp_stat_set(imp, "filter_input_bytes", -1, ev->machine,
+				    (int64_t)v[PB_TRACE_STATS_FILTER_STATS__INPUT_BYTES].value);
+			tp_stat_set(imp, "filter_input_packets", -1, ev->machine,
+				    (int64_t)v[PB_TRACE_STATS_FILTER_STATS__INPUT_PACKETS].value);
+			tp_stat_set(imp, "filter_output_bytes", -1, ev->machine,
+				    (int64_t)v[PB_TRACE_STATS_FILTER_STATS__OUTPUT_BYTES].value);
+			tp_stat_set(imp, "filter_time_taken_ns", -1, ev->machine,
+				    (int64_t)v[PB_TRACE_STATS_FILTER_STATS__TIME_TAKEN_NS].value);
+		}
+		pz_reader_init(&r, fs->data, fs->size);
+		buf = 0;
+		while (pz_reader_next(&r, &f) > 0) {
+			if (f.id != PB_TRACE_STATS_FILTER_STATS__BYTES_DISCARDED_PER_BUFFER)
+				continue;
+			if (f.wire_type == PZ_WIRE_VARINT) {
+				tp_stat_set(imp, "traced_buf_bytes_filtered_out", buf++, ev->machine,
+					    (int64_t)f.value);
+			} else if (f.wire_type == PZ_WIRE_LEN) {
+				struct pz_packed it;
+				uint64_t x;
+
+				pz_packed_init(&it, &f);
+				while (pz_packed_next_varint(&it, &x) > 0)
+					tp_stat_set(imp, "traced_buf_bytes_filtered_out", buf++,
+						    ev->machine, (int64_t)x);
+			}
+		}
+	}
+	if (top[PB_TRACE_STATS__FINAL_FLUSH_OUTCOME].value ==
+	    PBE_TRACE_STATS_FINAL_FLUSH_OUTCOME__FINAL_FLUSH_SUCCEEDED)
+		tp_stat_add(imp, "traced_final_flush_succeeded", -1, ev->machine, 1);
+	else if (top[PB_TRACE_STATS__FINAL_FLUSH_OUTCOME].value ==
+		 PBE_TRACE_STATS_FINAL_FLUSH_OUTCOME__FINAL_FLUSH_FAILED)
+		tp_stat_add(imp, "traced_final_flush_failed", -1, ev->machine, 1);
+	buf = 0;
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		if (f.id == PB_TRACE_STATS__BUFFER_STATS && f.wire_type == PZ_WIRE_LEN) {
-			struct pz_field b[21];
+		struct pz_field b[21];
 
-			if (pz_decode_table(f.data, f.size, b, 21) == PZ_OK) {
-				for (i = 0; i < sizeof(buf_keys) / sizeof(buf_keys[0]); i++)
-					if (b[buf_keys[i].id].id)
-						tp_stat_set(imp, buf_keys[i].name, buf, ev->machine,
-							    (int64_t)b[buf_keys[i].id].value);
-				/* Written into a file, yet overwritten: the file lost data. */
-				if (imp->system->write_into_file &&
-				    b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value > 0)
-					tp_stat_set(imp, "long_trace_mode_bytes_overwritten", buf,
-						    ev->machine,
-						    (int64_t)b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN]
-							    .value);
-			}
-			buf++;
+		if (f.id != PB_TRACE_STATS__BUFFER_STATS || f.wire_type != PZ_WIRE_LEN)
 			continue;
-		}
-		if (f.id == PB_TRACE_STATS__WRITER_STATS && f.wire_type == PZ_WIRE_LEN) {
-			struct pz_field w[5];
-			uint64_t lost;
-
-			if (pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
-				continue;
-			if (tp_seq_lost(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value,
-					&lost))
-				tp_stat_add(imp, "traced_buf_sequence_packet_loss",
-					    (int64_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value,
-					    ev->machine, (int64_t)lost);
-			continue;
-		}
-		for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (f.id == keys[i].id && f.wire_type == PZ_WIRE_VARINT)
-				tp_stat_set(imp, keys[i].name, -1, ev->machine, (int64_t)f.value);
+		if (pz_decode_table(f.data, f.size, b, 21) != PZ_OK)
+			memset(b, 0, sizeof(b));
+		for (i = 0; i < sizeof(buf_keys) / sizeof(buf_keys[0]); i++)
+			tp_stat_set(imp, buf_keys[i].name, buf, ev->machine,
+				    (int64_t)b[buf_keys[i].id].value);
+		/* Written into a file, yet overwritten: the file lost data. */
+		if (imp->system->write_into_file &&
+		    b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value > 0)
+			tp_stat_set(imp, "long_trace_mode_bytes_overwritten", buf, ev->machine,
+				    (int64_t)b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value);
+		buf++;
 	}
+	/* Sequences this trace has, summed per buffer in the order buffers first appear. */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field w[5];
+		uint64_t lost;
+		int64_t b;
+
+		if (f.id != PB_TRACE_STATS__WRITER_STATS || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
+			continue;
+		if (!tp_seq_lost(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value, &lost))
+			continue;
+		b = (int64_t)(int32_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value;
+		for (j = 0; j < n_loss && loss[j].buf != b; j++)
+			;
+		if (j == n_loss) {
+			if (n_loss == sizeof(loss) / sizeof(loss[0]))
+				continue;
+			loss[n_loss].buf = b;
+			loss[n_loss++].packet_loss = 0;
+		}
+		loss[j].packet_loss += (int64_t)lost;
+	}
+	for (j = 0; j < n_loss; j++)
+		for (i = 0; i < sizeof(loss_keys) / sizeof(loss_keys[0]); i++)
+			tp_stat_set(imp, loss_keys[i], loss[j].buf, ev->machine,
+				    i == 0 ? loss[j].packet_loss : 0);
 }
 
-static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
-			 size_t len)
+/* An FtraceStats' ftrace_parse_errors: the zero-length ones are counted apart. */
+static void ftrace_parse_error(struct tp_import *imp, const struct tp_event *ev, uint64_t v)
+{
+	tp_stat_add(imp,
+		    v == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
+			    ? "ftrace_abi_errors_skipped_zero_data_length"
+			    : "ftrace_abi_errors",
+		    -1, ev->machine, 1);
+}
+
+/*
+ * One CPU's FtraceCpuStats, as Perfetto records them: every counter of
+ * the phase (absent ones 0) in this order, at the end also each one's
+ * change since the start (when the start was recorded), then
+ * oldest_event_ts (clamped to int64's maximum).
+ */
+static void ftrace_cpu_stats(struct tp_import *imp, const struct tp_event *ev,
+			     const struct pz_field *c, bool is_end)
 {
 	static const struct {
 		uint32_t id;
@@ -582,70 +684,110 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 		{PB_FTRACE_CPU_STATS__DROPPED_EVENTS, "ftrace_cpu_dropped_events"},
 		{PB_FTRACE_CPU_STATS__READ_EVENTS, "ftrace_cpu_read_events"},
 	};
-	struct pz_reader r;
-	struct pz_field f;
-	const char *suffix = NULL;
-	struct pz_field top[3];
+	const char *suffix = is_end ? "end" : "begin";
+	int64_t cpu = (int64_t)(int32_t)c[PB_FTRACE_CPU_STATS__CPU].value, begin;
+	char name[64];
+	double ns;
+	size_t i;
 
-	if (pz_decode_table(data, len, top, 3) != PZ_OK) {
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		snprintf(name, sizeof(name), "%s_%s", k[i].name, suffix);
+		tp_stat_set(imp, name, cpu, ev->machine, (int64_t)c[k[i].id].value);
+	}
+	ns = c[PB_FTRACE_CPU_STATS__NOW_TS].id ? pz_field_double(&c[PB_FTRACE_CPU_STATS__NOW_TS]) * 1e9
+					       : 0;
+	snprintf(name, sizeof(name), "ftrace_cpu_now_ts_%s", suffix);
+	tp_stat_set(imp, name, cpu, ev->machine, ns > -9.2e18 && ns < 9.2e18 ? (int64_t)ns : 0);
+	for (i = 0; is_end && i < sizeof(k) / sizeof(k[0]); i++) {
+		snprintf(name, sizeof(name), "%s_begin", k[i].name);
+		if (!tp_stat_get(imp, name, cpu, ev->machine, &begin))
+			continue;
+		snprintf(name, sizeof(name), "%s_delta", k[i].name);
+		tp_stat_set(imp, name, cpu, ev->machine, (int64_t)c[k[i].id].value - begin);
+	}
+	ns = c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS].id
+		     ? pz_field_double(&c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS]) * 1e9
+		     : 0;
+	snprintf(name, sizeof(name), "ftrace_cpu_oldest_event_ts_%s", suffix);
+	if (ns >= 9223372036854775807.0)
+		tp_stat_set(imp, name, cpu, ev->machine, INT64_MAX);
+	else if (ns > -9.2e18)
+		tp_stat_set(imp, name, cpu, ev->machine, (int64_t)ns);
+	else
+		tp_stat_set(imp, name, cpu, ev->machine, 0);
+}
+
+static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			 size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f, top[14];
+	bool is_end;
+
+	if (pz_decode_table(data, len, top, 14) != PZ_OK) {
 		tp_stat_add(imp, "ftrace_stats_malformed", -1, ev->machine, 1);
 		return;
 	}
-	if (top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__START_OF_TRACE)
-		suffix = "begin";
-	else if (top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__END_OF_TRACE)
-		suffix = "end";
+	if (top[PB_FTRACE_STATS__PHASE].value != PBE_FTRACE_STATS_PHASE__START_OF_TRACE &&
+	    top[PB_FTRACE_STATS__PHASE].value != PBE_FTRACE_STATS_PHASE__END_OF_TRACE)
+		return;
+	is_end = top[PB_FTRACE_STATS__PHASE].value == PBE_FTRACE_STATS_PHASE__END_OF_TRACE;
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field c[10];
+
+		if (f.id != PB_FTRACE_STATS__CPU_STATS || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
+			continue;
+		ftrace_cpu_stats(imp, ev, c, is_end);
+	}
+	{
+		struct pz_field kp[3] = {{0}};
+		const struct pz_field *k = &top[PB_FTRACE_STATS__KPROBE_STATS];
+		int64_t begin;
+
+		if (k->id && k->wire_type == PZ_WIRE_LEN &&
+		    pz_decode_table(k->data, k->size, kp, 3) != PZ_OK)
+			memset(kp, 0, sizeof(kp));
+		tp_stat_set(imp, is_end ? "ftrace_kprobe_hits_end" : "ftrace_kprobe_hits_begin", -1,
+			    ev->machine, (int64_t)kp[PB_FTRACE_KPROBE_STATS__HITS].value);
+		tp_stat_set(imp, is_end ? "ftrace_kprobe_misses_end" : "ftrace_kprobe_misses_begin",
+			    -1, ev->machine, (int64_t)kp[PB_FTRACE_KPROBE_STATS__MISSES].value);
+		/* Perfetto takes a begin of 0 for none. */
+		if (is_end && tp_stat_get(imp, "ftrace_kprobe_hits_begin", -1, ev->machine, &begin) &&
+		    begin)
+			tp_stat_set(imp, "ftrace_kprobe_hits_delta", -1, ev->machine,
+				    (int64_t)kp[PB_FTRACE_KPROBE_STATS__HITS].value - begin);
+		if (is_end &&
+		    tp_stat_get(imp, "ftrace_kprobe_misses_begin", -1, ev->machine, &begin) && begin)
+			tp_stat_set(imp, "ftrace_kprobe_misses_delta", -1, ev->machine,
+				    (int64_t)kp[PB_FTRACE_KPROBE_STATS__MISSES].value - begin);
+	}
+	/* Setup errors of the recorder: one each, counted at the start. */
+	pz_reader_init(&r, data, len);
+	while (!is_end && pz_reader_next(&r, &f) > 0) {
+		if (f.wire_type == PZ_WIRE_LEN &&
+		    (f.id == PB_FTRACE_STATS__FAILED_FTRACE_EVENTS ||
+		     f.id == PB_FTRACE_STATS__UNKNOWN_FTRACE_EVENTS ||
+		     ((f.id == PB_FTRACE_STATS__ATRACE_ERRORS ||
+		       f.id == PB_FTRACE_STATS__EXCLUSIVE_FEATURE_ERROR) &&
+		      f.size > 0)))
+			tp_stat_add(imp, "ftrace_setup_errors", -1, ev->machine, 1);
+	}
 	/* Page errors traced_probes met and skipped (FtraceParseStatus values). */
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
 		if (f.id != PB_FTRACE_STATS__FTRACE_PARSE_ERRORS)
 			continue;
 		if (f.wire_type == PZ_WIRE_VARINT) {
-			tp_stat_add(imp, f.value == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
-						 ? "ftrace_abi_errors_skipped_zero_data_length"
-						 : "ftrace_abi_errors",
-				    -1, ev->machine, 1);
+			ftrace_parse_error(imp, ev, f.value);
 		} else if (f.wire_type == PZ_WIRE_LEN) {
 			struct pz_packed it;
 			uint64_t v;
 
 			pz_packed_init(&it, &f);
 			while (pz_packed_next_varint(&it, &v) > 0)
-				tp_stat_add(imp, v == PBE_FTRACE_PARSE_STATUS__FTRACE_STATUS_ABI_ZERO_DATA_LENGTH
-							 ? "ftrace_abi_errors_skipped_zero_data_length"
-							 : "ftrace_abi_errors",
-					    -1, ev->machine, 1);
-		}
-	}
-	if (!suffix)
-		return;
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_field c[10];
-		int64_t cpu;
-		size_t i;
-
-		if (f.id != PB_FTRACE_STATS__CPU_STATS || f.wire_type != PZ_WIRE_LEN ||
-		    pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
-			continue;
-		cpu = (int64_t)c[PB_FTRACE_CPU_STATS__CPU].value;
-		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-			char name[64];
-
-			if (!c[k[i].id].id)
-				continue;
-			snprintf(name, sizeof(name), "%s_%s", k[i].name, suffix);
-			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)c[k[i].id].value);
-		}
-		if (c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS].id) {
-			double ns = pz_field_double(&c[PB_FTRACE_CPU_STATS__OLDEST_EVENT_TS]) * 1e9;
-			char name[64];
-
-			/* A double out of int64's range (or NaN) has no integer value. */
-			if (!(ns > -9.2e18 && ns < 9.2e18))
-				continue;
-			snprintf(name, sizeof(name), "ftrace_cpu_oldest_event_ts_%s", suffix);
-			tp_stat_set(imp, name, cpu, ev->machine, (int64_t)ns);
+				ftrace_parse_error(imp, ev, v);
 		}
 	}
 }
