@@ -81,6 +81,9 @@ static const struct stat_info {
 	{"energy_breakdown_missing_values", "error", "analysis", NULL},
 	{"energy_uid_breakdown_missing_values", "error", "analysis", NULL},
 	{"systrace_parse_failure", "error", "analysis", NULL},
+	{"truncated_sys_write_duration", "info", "analysis",
+	 "sys_write slices ended early, where their thread wrote an atrace line, so that the "
+	 "atrace slice nests; the ftrace_event rows keep the real exit."},
 	{"process_tracker_parent_pid_changed", "info", "analysis",
 	 "A process was seen with a changed parent pid and was kept as the same process, "
 	 "reparented; its first parent is kept."},
