@@ -12,7 +12,9 @@
 #   syscalls_unknown  an unknown machine: every syscall is sys_<n>;
 #   kernel_events     suspend_resume on "Suspend/Resume Latency" tracks (the
 #                     failed-suspend workaround, timekeeping_freeze(0)),
-#                     mark_victim as mem.oom_kill, kprobe slices and instants.
+#                     mark_victim as mem.oom_kill, kprobe slices and instants;
+#   irq               irq and softirq slices on "Irq/SoftIrq Cpu <n>" tracks
+#                     (cpu_track rows), ret and vec args.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -20,7 +22,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-for t in syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events; do
+for t in syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
 		fail "tp_kernel/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
 		summary
@@ -82,5 +84,16 @@ expect suspend/args kernel_events \
 	'"utid",0,"[NULL]","uint";"event_type","[NULL]","Main Kernel Suspend Event","string";"cpu",0,"[NULL]","uint";"device_name","[NULL]","[NULL]","string";"driver_name","[NULL]","[NULL]","string";"callback_phase","[NULL]","[NULL]","string"'
 expect oom_kprobe/slices kernel_events "$SLICES" \
 	'70000,0,"mem.oom_kill","[NULL]",0,300;71000,1200,"fuse_file_write_iter","[NULL]",0,42;71500,0,"do_sys_open","[NULL]",1,42'
+
+# ------------------------------------------------------------------ irq ----
+expect irq/slices irq \
+	"SELECT s.ts, s.dur, s.name, s.category, t.name, t.type FROM slice s
+	 JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'1000,1000,"IRQ (resource1)","irq","Irq Cpu 1","cpu_irq";1500,100,"IRQ (eth0)","irq","Irq Cpu 0","cpu_irq";2500,400,"NET_RX","irq","SoftIrq Cpu 1","cpu_softirq";3000,-1,"IRQ (resource1)","irq","Irq Cpu 0","cpu_irq"'
+expect irq/args irq \
+	"SELECT s.name, a.key, a.int_value, a.string_value FROM slice s JOIN args a USING (arg_set_id)
+	 ORDER BY s.ts" \
+	'"IRQ (resource1)","ret","[NULL]","handled";"IRQ (eth0)","ret","[NULL]","unhandled";"NET_RX","vec",3,"[NULL]"'
+expect irq/cpu_track irq "SELECT cpu FROM cpu_track ORDER BY cpu" '0;1;1'
 
 summary

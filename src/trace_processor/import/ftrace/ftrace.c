@@ -403,6 +403,12 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	case PB_FTRACE_EVENT__MARK_VICTIM:
 		tp_oom_mark_victim(imp, ev, payload.data, payload.size);
 		break;
+	case PB_FTRACE_EVENT__IRQ_HANDLER_ENTRY:
+	case PB_FTRACE_EVENT__IRQ_HANDLER_EXIT:
+	case PB_FTRACE_EVENT__SOFTIRQ_ENTRY:
+	case PB_FTRACE_EVENT__SOFTIRQ_EXIT:
+		tp_irq_event(imp, ev, payload.id, payload.data, payload.size);
+		break;
 	case PB_FTRACE_EVENT__KPROBE_EVENT:
 		tp_kprobe(imp, ev, pid, payload.data, payload.size);
 		break;

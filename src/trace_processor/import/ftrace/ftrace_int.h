@@ -10,6 +10,7 @@
  *   adreno.c      one kind of event each
  *   syscall.c     raw_syscalls sys_enter/sys_exit slices
  *   kernel.c      suspend_resume, oom mark_victim, kprobe slices
+ *   irq.c         irq and softirq slices on per-CPU tracks
  *
  * Each file keeps to its own part of struct tp_ftrace.
  */
@@ -135,6 +136,9 @@ void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const 
 /* kprobe_event of thread @tid: a slice begin, end or instant. */
 void tp_kprobe(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const uint8_t *data,
 	       size_t len);
+/* irq.c: irq_handler_entry/exit, softirq_entry/exit (@event_id) on @ev's CPU. */
+void tp_irq_event(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+		  const uint8_t *data, size_t len);
 /* Frees the kernel.c state (NULL-safe). */
 void tp_kernel_fini(struct tp_import *imp);
 
