@@ -65,6 +65,8 @@ void tp_ftrace_fini(struct tp_import *imp)
 	hmap_fini(&ft->dma_buffers);
 	hmap_fini(&ft->dma_busy);
 	hmap_fini(&ft->adreno);
+	hmap_fini(&ft->in_sys_write);
+	tp_kernel_fini(imp);
 	free(ft);
 	imp->ftrace = NULL;
 }
@@ -329,6 +331,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 			       (double)(uint32_t)fint(&p, PB_CPU_IDLE_FTRACE_EVENT__STATE));
 		break;
 	case PB_FTRACE_EVENT__PRINT:
+		tp_syscall_marker_write(imp, ev, pid);
 		if (p.f[PB_PRINT_FTRACE_EVENT__BUF].id)
 			tp_ftrace_atrace(imp, ev, pid,
 					 (const char *)p.f[PB_PRINT_FTRACE_EVENT__BUF].data,
@@ -388,6 +391,27 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	case PB_FTRACE_EVENT__SCHED_PROCESS_FREE:
 		tp_proc_free_thread(imp, ev->machine, ev->ts,
 				    fint(&p, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID));
+		break;
+	case PB_FTRACE_EVENT__SYS_ENTER:
+		tp_syscall_enter(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__SYS_EXIT:
+		tp_syscall_exit(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__SUSPEND_RESUME:
+		tp_suspend_resume(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__MARK_VICTIM:
+		tp_oom_mark_victim(imp, ev, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__IRQ_HANDLER_ENTRY:
+	case PB_FTRACE_EVENT__IRQ_HANDLER_EXIT:
+	case PB_FTRACE_EVENT__SOFTIRQ_ENTRY:
+	case PB_FTRACE_EVENT__SOFTIRQ_EXIT:
+		tp_irq_event(imp, ev, payload.id, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__KPROBE_EVENT:
+		tp_kprobe(imp, ev, pid, payload.data, payload.size);
 		break;
 	default:
 		break;

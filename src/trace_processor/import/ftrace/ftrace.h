@@ -86,6 +86,11 @@ int tp_ftrace_init(struct tp_import *imp);
 void tp_ftrace_fini(struct tp_import *imp);
 /* The service said tracing started at @ts (the first time counts): ftrace before it is dropped. */
 void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts);
+/*
+ * tp_ftrace_system_info() - A SystemInfo packet, seen in file order: its
+ * utsname.machine picks the syscall table (an unknown one changes nothing).
+ */
+void tp_ftrace_system_info(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Reads an FtraceEvent's timestamp, pid, common_flags and payload. */
 void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_header *h);
 /*

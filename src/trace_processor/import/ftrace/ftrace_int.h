@@ -8,6 +8,9 @@
  *   atrace.c      atrace lines (print, marks): slices, counters, async tracks
  *   ftrace_mark.c, cpu_util.c, wakesource.c, dma_heap.c,
  *   adreno.c      one kind of event each
+ *   syscall.c     raw_syscalls sys_enter/sys_exit slices
+ *   kernel.c      suspend_resume, oom mark_victim, kprobe slices
+ *   irq.c         irq and softirq slices on per-CPU tracks
  *
  * Each file keeps to its own part of struct tp_ftrace.
  */
@@ -21,6 +24,7 @@
 #define FT_COMM_CACHE 1024        /* tid -> the comm string it had last */
 #define FT_IDLE_CACHE 256         /* host CPU -> its "cpuidle" track */
 #define FT_NAME_CACHE 1024        /* ftrace event id -> its name's string id */
+#define SYSCALL_MAX 550           /* syscall numbers past this make no slice (Perfetto's limit) */
 
 /*
  * A cached comm. Every entry is checked against its key, or only ever
@@ -33,6 +37,7 @@ struct tp_comm_slot {
 };
 
 struct tp_atrace_async;
+struct tp_kernel;
 
 struct tp_ftrace {
 	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
@@ -54,6 +59,13 @@ struct tp_ftrace {
 	struct hmap dma_busy;         /* pool index -> 1 while a buffer uses it */
 	/* adreno.c */
 	struct hmap adreno;           /* hashed keys -> values */
+	/* syscall.c */
+	int sys_arch;                 /* 0: unknown; else its table's index + 1 */
+	uint32_t sys_names[SYSCALL_MAX]; /* syscall number -> slice name; 0: not interned yet */
+	uint32_t sys_write, sys_rt_sigreturn; /* their names' string ids, once interned */
+	struct hmap in_sys_write;     /* utid -> 1 while in a sys_write slice */
+	/* kernel.c; NULL until the first suspend_resume */
+	struct tp_kernel *kernel;
 };
 
 /* ftrace_hot.c: parses a decoded hot event. */
@@ -117,5 +129,29 @@ void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t 
 /* kgsl_adreno_cmdbatch_{queued,sync,retired} (@event_id): GPU slices (adreno.c). */
 void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
 			uint32_t event_id, const uint8_t *data, size_t len);
+
+/* syscall.c: sys_enter/sys_exit of thread @tid. */
+void tp_syscall_enter(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		      const uint8_t *data, size_t len);
+void tp_syscall_exit(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		     const uint8_t *data, size_t len);
+/* Thread @tid writes a trace_marker line: its open sys_write ends here. */
+void tp_syscall_marker_write(struct tp_import *imp, const struct tp_event *ev, int64_t tid);
+
+/* kernel.c */
+/* suspend_resume of thread @tid: "Suspend/Resume Latency" slices. */
+void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		       const uint8_t *data, size_t len);
+/* oom mark_victim: a "mem.oom_kill" instant on the victim's thread. */
+void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			size_t len);
+/* kprobe_event of thread @tid: a slice begin, end or instant. */
+void tp_kprobe(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const uint8_t *data,
+	       size_t len);
+/* irq.c: irq_handler_entry/exit, softirq_entry/exit (@event_id) on @ev's CPU. */
+void tp_irq_event(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
+		  const uint8_t *data, size_t len);
+/* Frees the kernel.c state (NULL-safe). */
+void tp_kernel_fini(struct tp_import *imp);
 
 #endif

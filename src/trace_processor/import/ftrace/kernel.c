@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * kernel.c - kernel events Perfetto turns into slices, as it does:
+ *
+ *   suspend_resume   "<action>(<val>)" slices on "Suspend/Resume Latency"
+ *                    tracks (type suspend_resume; a begin takes the first
+ *                    track whose slices have all ended, or a new one, and
+ *                    an action's end finds its begin's track by name), with
+ *                    args utid, event_type, cpu and null device_name,
+ *                    driver_name, callback_phase; timekeeping_freeze's val
+ *                    is always 0. A suspend_enter left open by a failed
+ *                    suspend (thaw_processes ending inside freeze_processes
+ *                    inside suspend_enter) is ended with the thaw.
+ *   mark_victim      (oom) a "mem.oom_kill" instant on the victim's thread
+ *                    track.
+ *   kprobe_event     a slice (BEGIN/END) or an instant (INSTANT) named
+ *                    after the probe on the thread's track.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pb_fields.h"
+#include "protozero/protozero.h"
+#include "trace_processor/import/ftrace/ftrace_int.h"
+
+/* One track of the suspend/resume set (Perfetto's track compressor). */
+struct sr_lane {
+	uint32_t cookie;              /* the slice name it last took */
+	uint32_t nest;                /* its open slices */
+};
+
+enum { SR_INITIAL, SR_ENTER, SR_FREEZE };
+
+struct tp_kernel {
+	struct sr_lane *lanes;
+	uint32_t n_lanes, cap_lanes;
+	int suspend_state;
+	uint32_t suspend_enter_cookie;
+};
+
+void tp_kernel_fini(struct tp_import *imp)
+{
+	struct tp_kernel *k = imp->ftrace->kernel;
+
+	if (!k)
+		return;
+	free(k->lanes);
+	free(k);
+	imp->ftrace->kernel = NULL;
+}
+
+static struct tp_kernel *kstate(struct tp_import *imp)
+{
+	if (!imp->ftrace->kernel)
+		imp->ftrace->kernel = calloc(1, sizeof(struct tp_kernel));
+	return imp->ftrace->kernel;
+}
+
+/* The lane of @cookie: its own, a free one it adopts, or a new one; -1 on OOM. */
+static int64_t sr_lane(struct tp_kernel *k, uint32_t cookie)
+{
+	uint32_t i;
+
+	for (i = 0; i < k->n_lanes; i++)
+		if (k->lanes[i].cookie == cookie)
+			return i;
+	for (i = 0; i < k->n_lanes; i++) {
+		if (!k->lanes[i].nest) {
+			k->lanes[i].cookie = cookie;
+			return i;
+		}
+	}
+	if (k->n_lanes == k->cap_lanes) {
+		uint32_t cap = k->cap_lanes ? k->cap_lanes * 2 : 4;
+		struct sr_lane *l = realloc(k->lanes, cap * sizeof(*l));
+
+		if (!l)
+			return -1;
+		k->lanes = l;
+		k->cap_lanes = cap;
+	}
+	k->lanes[k->n_lanes].cookie = cookie;
+	k->lanes[k->n_lanes].nest = 0;
+	return k->n_lanes++;
+}
+
+static int64_t sr_track(struct tp_import *imp, uint32_t machine, uint32_t lane)
+{
+	return tp_track_dims(imp, "suspend_resume",
+			     tp_str_intern_c(&imp->db->strings, "Suspend/Resume Latency"), false,
+			     machine, NULL, 0, lane);
+}
+
+static void sr_end(struct tp_import *imp, struct tp_kernel *k, int64_t ts, uint32_t machine,
+		   uint32_t cookie)
+{
+	int64_t lane = sr_lane(k, cookie), track;
+
+	if (lane < 0)
+		return;
+	if (k->lanes[lane].nest)
+		k->lanes[lane].nest--;
+	track = sr_track(imp, machine, (uint32_t)lane);
+	if (track >= 0)
+		tp_slice_end(imp, ts, track, 0, 0);
+}
+
+void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		       const uint8_t *data, size_t len)
+{
+	struct tp_kernel *k = kstate(imp);
+	struct pz_field f[PB_SUSPEND_RESUME_FTRACE_EVENT__START + 1];
+	const struct pz_field *act = &f[PB_SUSPEND_RESUME_FTRACE_EVENT__ACTION];
+	char name[64], action[64] = "";
+	int64_t lane, track, row;
+	uint32_t cookie;
+	int32_t val;
+	struct tp_argset *b;
+
+	if (!k || pz_decode_table(data, len, f, PB_SUSPEND_RESUME_FTRACE_EVENT__START + 1) != PZ_OK)
+		return;
+	if (act->id && act->wire_type == PZ_WIRE_LEN)
+		snprintf(action, sizeof(action), "%.*s", (int)act->size, (const char *)act->data);
+	/* timekeeping_freeze's val is the CPU it ran on, which varies: 0. */
+	val = strcmp(action, "timekeeping_freeze") == 0
+		      ? 0
+		      : (int32_t)f[PB_SUSPEND_RESUME_FTRACE_EVENT__VAL].value;
+	snprintf(name, sizeof(name), "%s(%d)", action, val);
+	cookie = tp_str_intern_c(&imp->db->strings, name);
+	if (!f[PB_SUSPEND_RESUME_FTRACE_EVENT__START].value) {
+		sr_end(imp, k, ev->ts, ev->machine, cookie);
+		if (!strcmp(action, "suspend_enter")) {
+			k->suspend_state = SR_INITIAL;
+		} else if (!strcmp(action, "thaw_processes") && k->suspend_state == SR_FREEZE) {
+			sr_end(imp, k, ev->ts, ev->machine, k->suspend_enter_cookie);
+			k->suspend_state = SR_INITIAL;
+		}
+		return;
+	}
+	if (!strcmp(action, "suspend_enter")) {
+		k->suspend_state = SR_ENTER;
+		k->suspend_enter_cookie = cookie;
+	} else if (!strcmp(action, "freeze_processes") && k->suspend_state == SR_ENTER) {
+		k->suspend_state = SR_FREEZE;
+	}
+	lane = sr_lane(k, cookie);
+	if (lane < 0)
+		return;
+	k->lanes[lane].nest++;
+	track = sr_track(imp, ev->machine, (uint32_t)lane);
+	if (track < 0)
+		return;
+	row = tp_slice_begin(imp, ev->ts, track, 0, cookie);
+	b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
+	if (!b)
+		return;
+	tp_argset_uint(imp, b, tp_str_intern_c(&imp->db->strings, "utid"),
+		       (uint64_t)tp_proc_get_thread(imp, ev->machine, tid));
+	tp_argset_str(imp, b, tp_str_intern_c(&imp->db->strings, "event_type"),
+		      tp_str_intern_c(&imp->db->strings, "Main Kernel Suspend Event"));
+	tp_argset_uint(imp, b, tp_str_intern_c(&imp->db->strings, "cpu"), ev->cpu);
+	tp_argset_str(imp, b, tp_str_intern_c(&imp->db->strings, "device_name"), 0);
+	tp_argset_str(imp, b, tp_str_intern_c(&imp->db->strings, "driver_name"), 0);
+	tp_argset_str(imp, b, tp_str_intern_c(&imp->db->strings, "callback_phase"), 0);
+}
+
+void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			size_t len)
+{
+	struct pz_field f[PB_MARK_VICTIM_FTRACE_EVENT__PID + 1];
+	int64_t utid, track;
+
+	if (pz_decode_table(data, len, f, PB_MARK_VICTIM_FTRACE_EVENT__PID + 1) != PZ_OK)
+		return;
+	utid = tp_proc_get_thread(imp, ev->machine,
+				  (int64_t)(uint32_t)f[PB_MARK_VICTIM_FTRACE_EVENT__PID].value);
+	track = utid >= 0 ? tp_track_thread(imp, utid) : -1;
+	if (track >= 0)
+		tp_slice_scoped(imp, ev->ts, 0, track, 0,
+				tp_str_intern_c(&imp->db->strings, "mem.oom_kill"));
+}
+
+void tp_kprobe(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const uint8_t *data,
+	       size_t len)
+{
+	struct pz_field f[PB_KPROBE_EVENT__TYPE + 1];
+	const struct pz_field *nf = &f[PB_KPROBE_EVENT__NAME];
+	int64_t utid, track;
+	uint32_t name;
+
+	if (pz_decode_table(data, len, f, PB_KPROBE_EVENT__TYPE + 1) != PZ_OK)
+		return;
+	name = nf->id && nf->wire_type == PZ_WIRE_LEN
+		       ? tp_str_intern(&imp->db->strings, (const char *)nf->data, nf->size)
+		       : tp_str_intern(&imp->db->strings, "", 0);
+	utid = tp_proc_get_thread(imp, ev->machine, tid);
+	track = utid >= 0 ? tp_track_thread(imp, utid) : -1;
+	if (track < 0)
+		return;
+	switch (f[PB_KPROBE_EVENT__TYPE].value) {
+	case PBE_KPROBE_EVENT_KPROBE_TYPE__KPROBE_TYPE_BEGIN:
+		tp_slice_begin(imp, ev->ts, track, 0, name);
+		break;
+	case PBE_KPROBE_EVENT_KPROBE_TYPE__KPROBE_TYPE_END:
+		tp_slice_end(imp, ev->ts, track, 0, name);
+		break;
+	case PBE_KPROBE_EVENT_KPROBE_TYPE__KPROBE_TYPE_INSTANT:
+		tp_slice_scoped(imp, ev->ts, 0, track, 0, name);
+		break;
+	default:
+		break;
+	}
+}

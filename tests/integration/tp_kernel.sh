@@ -1,0 +1,99 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tp_kernel.sh - kernel events that Perfetto's trace processor turns into
+# slices, checked on small traces (tests/data/tp/kernel/*.textproto,
+# encoded with pfc_pbtxt) against the rows Perfetto v58 gives:
+#   syscalls_arm64    sys_enter/sys_exit: slices named from the aarch64
+#                     table, args[i] and ret args; a sys_write cut where its
+#                     thread writes an atrace line (truncated_sys_write_duration);
+#   syscalls_x86_64   the x86_64 table (also from a SystemInfo after the
+#                     events), rt_sigreturn an instant, unnamed numbers
+#                     sys_<n>, numbers past 550 dropped, x32 numbers;
+#   syscalls_unknown  an unknown machine: every syscall is sys_<n>;
+#   kernel_events     suspend_resume on "Suspend/Resume Latency" tracks (the
+#                     failed-suspend workaround, timekeeping_freeze(0)),
+#                     mark_victim as mem.oom_kill, kprobe slices and instants;
+#   irq               irq and softirq slices on "Irq/SoftIrq Cpu <n>" tracks
+#                     (cpu_track rows), ret and vec args.
+# Usage: OUT=out sh tests/integration/tp_kernel.sh
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
+
+tp_setup tp_kernel
+DATA="$ROOT/tests/data/tp/kernel"
+
+for t in syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq; do
+	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
+		fail "tp_kernel/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
+		summary
+		exit 1
+	fi
+done
+
+# expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
+# lines joined by ';') must equal EXPECTED.
+expect() {
+	_n=$1
+	_trace=$2
+	_sql=$3
+	_want=$4
+	if ! timeout 60 "$TP" -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
+		fail "tp_kernel/$_n" "exit $?: $(head -n 1 "$tmp/err")"
+		return
+	fi
+	_got=$(sed 1d "$tmp/out" | tr '\n' ';' | sed 's/;$//')
+	if [ "$_got" = "$_want" ]; then
+		pass "tp_kernel/$_n"
+	else
+		fail "tp_kernel/$_n" "got '$_got', want '$_want'"
+	fi
+}
+
+SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
+	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
+ARGS="SELECT s.name, a.flat_key, a.key, a.int_value, a.value_type FROM slice s
+	JOIN args a USING (arg_set_id) ORDER BY s.ts, a.id"
+
+# ------------------------------------------------------------ syscalls ----
+expect arm64/slices syscalls_arm64 "$SLICES" \
+	'100,6,"sys_io_setup","[NULL]",0,1;105,5,"sys_io_destroy","[NULL]",0,2;1100,100,"sys_write","[NULL]",0,42;1300,50,"sys_write","[NULL]",0,42;1350,300,"test","[NULL]",0,42;1600,50,"sys_write","[NULL]",1,42'
+expect arm64/args syscalls_arm64 "$ARGS" \
+	'"sys_io_setup","args","args[0]",8,"uint";"sys_io_setup","args","args[1]",140737488355328,"uint";"sys_io_setup","ret","ret",0,"int";"sys_io_destroy","args","args[0]",42,"uint";"sys_io_destroy","ret","ret",-22,"int";"sys_write","args","args[0]",1,"uint";"sys_write","ret","ret",5,"int"'
+expect arm64/truncated syscalls_arm64 \
+	"SELECT name, value, severity, source FROM stats WHERE name = 'truncated_sys_write_duration'" \
+	'"truncated_sys_write_duration",2,"info","analysis"'
+expect arm64/raw_rows syscalls_arm64 \
+	"SELECT name, COUNT(*) FROM ftrace_event GROUP BY name ORDER BY name" \
+	'"print",2;"sys_enter",5;"sys_exit",5'
+expect x86_64/slices syscalls_x86_64 "$SLICES" \
+	'1000,500,"sys_read","[NULL]",0,7;2000,0,"sys_rt_sigreturn","[NULL]",0,7;2100,100,"sys_335","[NULL]",0,7;2300,100,"sys_548","[NULL]",0,7;2700,100,"sys_rt_sigaction","[NULL]",0,7'
+expect x86_64/args syscalls_x86_64 "$ARGS" \
+	'"sys_read","args","args[0]",3,"uint";"sys_read","args","args[1]",4096,"uint";"sys_read","args","args[2]",-1,"uint";"sys_read","ret","ret",17,"int";"sys_335","ret","ret",-38,"int";"sys_rt_sigaction","ret","ret",0,"int"'
+expect unknown/slices syscalls_unknown "$SLICES" '100,100,"sys_1","[NULL]",0,5'
+
+# ------------------------------------------------------ suspend, oom, kprobe ----
+expect suspend/slices kernel_events \
+	"SELECT s.ts, s.dur, s.name, t.type FROM slice s JOIN track t ON s.track_id = t.id
+	 WHERE t.name = 'Suspend/Resume Latency' ORDER BY s.ts" \
+	'10000,2900,"suspend_enter(3)","suspend_resume";12000,1000,"freeze_processes(0)","suspend_resume";12500,400,"thaw_processes(0)","suspend_resume";15000,5000,"suspend_enter(3)","suspend_resume";30000,10000,"CPU(0)","suspend_resume";50000,10000,"timekeeping_freeze(0)","suspend_resume"'
+expect suspend/tracks kernel_events \
+	"SELECT COUNT(*) FROM track WHERE name = 'Suspend/Resume Latency'" '3'
+expect suspend/args kernel_events \
+	"SELECT a.key, a.int_value, a.string_value, a.value_type FROM slice s JOIN args a USING (arg_set_id)
+	 WHERE s.ts = 10000 ORDER BY a.id" \
+	'"utid",0,"[NULL]","uint";"event_type","[NULL]","Main Kernel Suspend Event","string";"cpu",0,"[NULL]","uint";"device_name","[NULL]","[NULL]","string";"driver_name","[NULL]","[NULL]","string";"callback_phase","[NULL]","[NULL]","string"'
+expect oom_kprobe/slices kernel_events "$SLICES" \
+	'70000,0,"mem.oom_kill","[NULL]",0,300;71000,1200,"fuse_file_write_iter","[NULL]",0,42;71500,0,"do_sys_open","[NULL]",1,42'
+
+# ------------------------------------------------------------------ irq ----
+expect irq/slices irq \
+	"SELECT s.ts, s.dur, s.name, s.category, t.name, t.type FROM slice s
+	 JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'1000,1000,"IRQ (resource1)","irq","Irq Cpu 1","cpu_irq";1500,100,"IRQ (eth0)","irq","Irq Cpu 0","cpu_irq";2500,400,"NET_RX","irq","SoftIrq Cpu 1","cpu_softirq";3000,-1,"IRQ (resource1)","irq","Irq Cpu 0","cpu_irq"'
+expect irq/args irq \
+	"SELECT s.name, a.key, a.int_value, a.string_value FROM slice s JOIN args a USING (arg_set_id)
+	 ORDER BY s.ts" \
+	'"IRQ (resource1)","ret","[NULL]","handled";"IRQ (eth0)","ret","[NULL]","unhandled";"NET_RX","vec",3,"[NULL]"'
+expect irq/cpu_track irq "SELECT cpu FROM cpu_track ORDER BY cpu" '0;1;1'
+
+summary
