@@ -61,6 +61,7 @@ void tp_ftrace_fini(struct tp_import *imp)
 	hmap_fini(&ft->mm_to_upid);
 	hmap_fini(&ft->keys);
 	tp_argset_fini(&ft->raw_args);
+	free(ft->memo);
 	hmap_fini(&ft->wakelocks);
 	hmap_fini(&ft->dma_buffers);
 	hmap_fini(&ft->dma_busy);

@@ -37,6 +37,7 @@ struct tp_comm_slot {
 };
 
 struct tp_atrace_async;
+struct tp_payload_memo;
 struct tp_kernel;
 
 struct tp_ftrace {
@@ -49,6 +50,7 @@ struct tp_ftrace {
 	/* ftrace_raw.c */
 	struct hmap keys;             /* (event id << 16 | field id) -> key string id */
 	struct tp_argset raw_args;    /* an event's args, reused from event to event */
+	struct tp_payload_memo *memo; /* recent payloads -> their arg set; NULL until used */
 	uint32_t names[FT_NAME_CACHE];
 	/* atrace.c; NULL until the first async line */
 	struct tp_atrace_async *atrace_async;

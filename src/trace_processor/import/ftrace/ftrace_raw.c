@@ -5,6 +5,9 @@
  * pb_ftrace_table.h. Called by ftrace.c and ftrace_hot.c per event,
  * in time order; key and name strings are interned once.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "pb_fields.h"
 #include "pb_ftrace_table.h"
 #include "protozero/protozero.h"
@@ -81,19 +84,70 @@ int64_t tp_ftrace_raw_append(struct tp_import *imp, const struct tp_event *ev, u
 	return row;
 }
 
+/*
+ * An event's args follow from its type and payload bytes alone, and a
+ * busy trace repeats them (the same two threads switching, the same
+ * wakee): a payload equal to one recently stored reuses its arg set
+ * without decoding, interning or hashing the args again. The set is the
+ * one the full path would find, as equal sets are shared.
+ */
+#define MEMO_SLOTS 4096u
+#define MEMO_MAX_BYTES 88u
+
+struct tp_payload_memo {
+	uint64_t hash;
+	int64_t set;
+	uint32_t event_id;
+	uint32_t len;                 /* 0: empty slot */
+	uint8_t bytes[MEMO_MAX_BYTES];
+};
+
+static uint64_t payload_hash(uint32_t event_id, const uint8_t *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ ((uint64_t)event_id << 32) ^ n, w;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	w = 0;
+	memcpy(&w, p, n);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 32);
+}
+
+static struct tp_payload_memo *memo_slot(struct tp_import *imp, uint64_t h)
+{
+	if (!imp->ftrace->memo)
+		imp->ftrace->memo = calloc(MEMO_SLOTS, sizeof(*imp->ftrace->memo));
+	return imp->ftrace->memo ? &imp->ftrace->memo[h & (MEMO_SLOTS - 1)] : NULL;
+}
+
 void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags)
 {
 	struct tp_argset *b = &imp->ftrace->raw_args;
+	struct tp_payload_memo *m = NULL;
 	struct pz_reader r;
 	struct pz_field f;
 	int64_t row, set;
+	uint64_t h = 0;
 
 	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
 				   common_flags);
 	if (row < 0 || !d || !payload->size)
 		return;
+	if (payload->size <= MEMO_MAX_BYTES) {
+		h = payload_hash(d->id, payload->data, payload->size);
+		m = memo_slot(imp, h);
+		if (m && m->len == payload->size && m->hash == h && m->event_id == d->id &&
+		    !memcmp(m->bytes, payload->data, payload->size)) {
+			tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, m->set);
+			return;
+		}
+	}
 	/* The fields in payload order, stored as one set (an equal set is shared). */
 	b->n = 0;
 	pz_reader_init(&r, payload->data, payload->size);
@@ -134,8 +188,16 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		}
 	}
 	set = tp_argset_commit(imp, b);
-	if (set != TP_NULL_INT)
-		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
+	if (set == TP_NULL_INT)
+		return;
+	tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
+	if (m) {
+		m->hash = h;
+		m->set = set;
+		m->event_id = d->id;
+		m->len = (uint32_t)payload->size;
+		memcpy(m->bytes, payload->data, payload->size);
+	}
 }
 
 /* The interned name of field @field of event @event_id, as a key. */
