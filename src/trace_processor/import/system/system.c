@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
@@ -851,9 +852,9 @@ static void trace_attributes(struct tp_import *imp, const uint8_t *data, size_t 
 
 static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 {
+	struct buf text = BUF_INIT;
 	struct pz_reader r;
 	struct pz_field f;
-
 	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
 	bool into_file = false;
 
@@ -869,8 +870,16 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 			uuid_msb = f.value;
 		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_LSB && f.wire_type == PZ_WIRE_VARINT)
 			uuid_lsb = f.value;
+		else if (f.id == PB_TRACE_CONFIG__UNIQUE_SESSION_NAME && f.wire_type == PZ_WIRE_LEN)
+			tp_metadata_set_str(imp, "unique_session_name", 0, (const char *)f.data,
+					    f.size);
 	}
 	tp_trace_uuid_set(imp, uuid_msb, uuid_lsb, true);
+	/* Perfetto keeps the whole config as text. */
+	if (tp_trace_config_text(data, len, &text) == 0)
+		tp_metadata_set_str(imp, "trace_config_pbtxt", 0, (const char *)text.data,
+				    text.len);
+	buf_fini(&text);
 	/*
 	 * Long trace mode streams buffers into the file as it goes. A write
 	 * period of a day or more means the file is only written at the end:
