@@ -676,6 +676,13 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			 const char *s, size_t len);
 /* A row of a multi-valued key (one per call). */
 void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
+void tp_metadata_add_str(struct tp_import *imp, const char *name, const char *s, size_t len);
+/*
+ * tp_metadata_finish() - Once everything is set: number the rows in the
+ * order Perfetto sets its keys (its passes over the trace), not the order
+ * the import set them.
+ */
+void tp_metadata_finish(struct tp_import *imp);
 /*
  * tp_metadata_append() - A new "single" row @name of @machine on every call
  * (Perfetto's dynamic keys, e.g. Chrome's "cr-*"): the string @s of @len
