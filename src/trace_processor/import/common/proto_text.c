@@ -51,7 +51,7 @@ static void put(struct printer *p, const char *s, size_t len)
 		p->rc = buf_append(p->out, s, len);
 }
 
-static void puts_(struct printer *p, const char *s)
+static void put_str(struct printer *p, const char *s)
 {
 	put(p, s, strlen(s));
 }
@@ -81,22 +81,22 @@ static void put_quoted(struct printer *p, const uint8_t *s, size_t len)
 {
 	size_t i;
 
-	puts_(p, "\"");
+	put_str(p, "\"");
 	for (i = 0; i < len; i++) {
 		uint8_t c = s[i];
 		char esc[5];
 
 		switch (c) {
-		case '\a': puts_(p, "\\a"); break;
-		case '\b': puts_(p, "\\b"); break;
-		case '\f': puts_(p, "\\f"); break;
-		case '\n': puts_(p, "\\n"); break;
-		case '\r': puts_(p, "\\r"); break;
-		case '\t': puts_(p, "\\t"); break;
-		case '\v': puts_(p, "\\v"); break;
-		case '\\': puts_(p, "\\\\"); break;
-		case '\'': puts_(p, "\\'"); break;
-		case '"': puts_(p, "\\\""); break;
+		case '\a': put_str(p, "\\a"); break;
+		case '\b': put_str(p, "\\b"); break;
+		case '\f': put_str(p, "\\f"); break;
+		case '\n': put_str(p, "\\n"); break;
+		case '\r': put_str(p, "\\r"); break;
+		case '\t': put_str(p, "\\t"); break;
+		case '\v': put_str(p, "\\v"); break;
+		case '\\': put_str(p, "\\\\"); break;
+		case '\'': put_str(p, "\\'"); break;
+		case '"': put_str(p, "\\\""); break;
 		default:
 			if (c >= 0x20 && c <= 0x7e) {
 				put(p, (const char *)&c, 1);
@@ -109,7 +109,7 @@ static void put_quoted(struct printer *p, const uint8_t *s, size_t len)
 			}
 		}
 	}
-	puts_(p, "\"");
+	put_str(p, "\"");
 }
 
 static const struct pb_ct_field *find_field(const struct pb_ct_message *m, uint32_t id)
@@ -293,7 +293,7 @@ static void put_packed(struct printer *p, const struct pb_ct_field *fd, const st
 			break;
 		}
 		if (!first) {
-			puts_(p, "\n");
+			put_str(p, "\n");
 			put_indent(p);
 		}
 		put_packed_value(p, fd, f->id, v);
@@ -301,7 +301,7 @@ static void put_packed(struct printer *p, const struct pb_ct_field *fd, const st
 	}
 	if (err) {
 		if (!first) {
-			puts_(p, "\n");
+			put_str(p, "\n");
 			put_indent(p);
 		}
 		putf(p, "# Packed decoding failure for field %s\n", fd->name);
@@ -327,9 +327,9 @@ static void put_len(struct printer *p, const struct pb_ct_field *fd, const struc
 		put_message(p, &pb_ct_messages[fd->sub], f->data, f->size, depth + 1);
 		if (p->indent.len >= 2)
 			p->indent.len -= 2;
-		puts_(p, "\n");
+		put_str(p, "\n");
 		put_indent(p);
-		puts_(p, "}");
+		put_str(p, "}");
 		return;
 	case PB_CT_DOUBLE:
 	case PB_CT_FLOAT:
@@ -370,7 +370,7 @@ static void put_message(struct printer *p, const struct pb_ct_message *m, const 
 		const struct pb_ct_field *fd = find_field(m, f.id);
 
 		if (p->out->len)
-			puts_(p, "\n");
+			put_str(p, "\n");
 		put_indent(p);
 		switch (f.wire_type) {
 		case PZ_WIRE_VARINT:
@@ -391,11 +391,11 @@ static void put_message(struct printer *p, const struct pb_ct_message *m, const 
 	}
 	if (r.err != PZ_OK && r.p < r.end) {
 		if (p->out->len)
-			puts_(p, "\n");
+			put_str(p, "\n");
 		put_indent(p);
-		puts_(p, "# Extra bytes: ");
+		put_str(p, "# Extra bytes: ");
 		put_quoted(p, r.p, (size_t)(r.end - r.p));
-		puts_(p, "\n");
+		put_str(p, "\n");
 	}
 }
 
