@@ -111,7 +111,11 @@ $(O)/gen/pb_ftrace_table.h: $(O)/gen_field_ids
 	@echo "  GEN      $@"
 	$(Q)$(O)/gen_field_ids --ftrace > $@.tmp && mv $@.tmp $@
 
-GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h
+$(O)/gen/pb_config_table.h: $(O)/gen_field_ids
+	@echo "  GEN      $@"
+	$(Q)$(O)/gen_field_ids --config > $@.tmp && mv $@.tmp $@
+
+GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h $(O)/gen/pb_config_table.h
 
 # ------------------------------------------------------------- modules -----
 # Dependency order, highest first, so static link order is right.

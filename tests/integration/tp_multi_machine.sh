@@ -125,7 +125,7 @@ expect nosync/clock_snapshot nosync \
 expect nosync/metadata nosync \
 	"SELECT name, int_value, str_value, machine_id FROM metadata
 	 WHERE name IN ('ftrace_latest_data_start_ns', 'system_name') ORDER BY name, machine_id" \
-	'"ftrace_latest_data_start_ns",1000,"[NULL]",0;"ftrace_latest_data_start_ns",2000,"[NULL]",1;"system_name","[NULL]","Linux",0;"system_name","[NULL]","Darwin",1'
+	'"ftrace_latest_data_start_ns",900,"[NULL]",0;"ftrace_latest_data_start_ns",1900,"[NULL]",1;"system_name","[NULL]","Linux",0;"system_name","[NULL]","Darwin",1'
 expect nosync/no_clock_stats nosync "SELECT COUNT(*) FROM stats WHERE name GLOB '*clock*' AND value != 0" '0'
 
 expect nosync_mono/ftrace nosync_mono "SELECT ts, ucpu FROM ftrace_event" '900,0'

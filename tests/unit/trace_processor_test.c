@@ -3610,3 +3610,85 @@ TEST(im_ftrace_thread_rules)
 		     "10,2,R,1,0;");
 	tp_destroy(tp);
 }
+
+/*
+ * trace_config_pbtxt: the TraceConfig as Perfetto's protozero_to_text
+ * prints it: wire order, nested and empty messages, repeated strings,
+ * enums by name (an unknown value by field number), packed enums one line
+ * each, escapes (\' too, other bytes in octal), negative int64, and fields
+ * the config does not have by number (varint, quoted bytes, fixed32 hex).
+ */
+TEST(im_trace_config_pbtxt)
+{
+	static const char name[] = "a\"b\\c'd\n\x01\xff";
+	static const uint8_t quirks[] = {1, 2, 7};
+	struct im_trace t;
+	struct pz_msg *p, m, b, ds, dc, sub;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_boottime_snapshot(&t, 1000);
+	p = im_packet(&t, 1000, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_CONFIG, &m);
+	pz_begin_nested(&m, PB_TRACE_CONFIG__BUFFERS, &b);
+	pz_append_varint(&b, PB_TRACE_CONFIG_BUFFER_CONFIG__SIZE_KB, 1024);
+	pz_append_varint(&b, PB_TRACE_CONFIG_BUFFER_CONFIG__FILL_POLICY, 2);
+	pz_end(&b);
+	pz_begin_nested(&m, PB_TRACE_CONFIG__DATA_SOURCES, &ds);
+	pz_begin_nested(&ds, PB_TRACE_CONFIG_DATA_SOURCE__CONFIG, &dc);
+	pz_append_bytes(&dc, PB_DATA_SOURCE_CONFIG__NAME, name, sizeof(name) - 1);
+	pz_begin_nested(&dc, PB_DATA_SOURCE_CONFIG__FTRACE_CONFIG, &sub);
+	pz_append_string(&sub, PB_FTRACE_CONFIG__ATRACE_CATEGORIES, "gfx");
+	pz_append_string(&sub, PB_FTRACE_CONFIG__ATRACE_CATEGORIES, "view");
+	pz_end(&sub);
+	pz_begin_nested(&dc, PB_DATA_SOURCE_CONFIG__PROCESS_STATS_CONFIG, &sub);
+	pz_append_bytes(&sub, PB_PROCESS_STATS_CONFIG__QUIRKS, quirks, sizeof(quirks));
+	pz_end(&sub);
+	pz_end(&dc);
+	pz_end(&ds);
+	pz_append_varint(&m, PB_TRACE_CONFIG__LOCKDOWN_MODE, 77);
+	pz_begin_nested(&m, PB_TRACE_CONFIG__STATSD_METADATA, &sub);
+	pz_end(&sub);
+	pz_append_varint(&m, 999, 5);
+	pz_append_string(&m, 1000, "x\ty");
+	pz_append_fixed32(&m, 1001, 0xab);
+	pz_append_int(&m, PB_TRACE_CONFIG__TRACE_UUID_LSB, -2);
+	pz_append_varint(&m, PB_TRACE_CONFIG__DURATION_MS, 3000);
+	pz_end(&m);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT str_value FROM metadata WHERE name = "
+				 "'trace_config_pbtxt'"),
+		     "buffers {\n"
+		     "  size_kb: 1024\n"
+		     "  fill_policy: DISCARD\n"
+		     "}\n"
+		     "data_sources {\n"
+		     "  config {\n"
+		     "    name: \"a\\\"b\\\\c\\'d\\n\\001\\377\"\n"
+		     "    ftrace_config {\n"
+		     "      atrace_categories: \"gfx\"\n"
+		     "      atrace_categories: \"view\"\n"
+		     "    }\n"
+		     "    process_stats_config {\n"
+		     "      quirks: DISABLE_INITIAL_DUMP\n"
+		     "      quirks: DISABLE_ON_DEMAND\n"
+		     "      1: 7\n"
+		     "    }\n"
+		     "  }\n"
+		     "}\n"
+		     "5: 77\n"
+		     "statsd_metadata {\n"
+		     "}\n"
+		     "999: 5\n"
+		     "1000: \"x\\ty\"\n"
+		     "1001: 0x000000ab\n"
+		     "trace_uuid_lsb: -2\n"
+		     "duration_ms: 3000;");
+	/* Rows in Perfetto's order, with its scopes' machine_id and trace_id. */
+	ASSERT_STREQ(im_rows(tp, "SELECT name, machine_id, trace_id FROM metadata "
+				 "WHERE name != 'trace_config_pbtxt' ORDER BY id"),
+		     "trace_uuid,-,0;trace_type,-,0;trace_time_clock_id,-,-;trace_size_bytes,-,0;");
+	tp_destroy(tp);
+}

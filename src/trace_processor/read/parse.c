@@ -88,7 +88,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	}
 }
 
-/* Per machine, the time from which every CPU that has ftrace data has it. */
+/* Per machine, the latest of the CPUs' data starts (token.c). */
 static void ftrace_latest_data_start(struct tp_read *r)
 {
 	struct hmap latest = HMAP_INIT;
@@ -99,6 +99,8 @@ static void ftrace_latest_data_start(struct tp_read *r)
 	while (hmap_iter_next(&it, &k, &v)) {
 		uint64_t machine = k >> 32;
 
+		if (v == FTRACE_START_NONE)
+			continue;
 		if (!hmap_get(&latest, machine, &cur) || (int64_t)v > (int64_t)cur)
 			hmap_put(&latest, machine, v);
 	}
@@ -119,6 +121,7 @@ void tp_parse_finish(struct tp_read *r)
 				    tp_clock_claimed_trace_clock(tp_clock_graph(imp)));
 	tp_metadata_set_str(imp, "trace_type", 0, "proto", 5);
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)r->bytes_read);
+	tp_metadata_finish(imp);
 	tp_sched_finish(imp);
 	tp_slice_finish(imp);
 	tp_te_finish(imp);

@@ -152,6 +152,9 @@ void tp_pipe_abort(struct tp_pipe *p);
 /* --------------------------------------------------------------- read ---- */
 
 /* One trace's import: the importers' context and the reader's own state. */
+/* ftrace_cpu_start's value for a CPU whose first bundle gave no start. */
+#define FTRACE_START_NONE UINT64_MAX
+
 struct tp_read {
 	struct tp_import imp;
 	bool progress;                /* MB read and MB/s on stderr */
@@ -163,7 +166,7 @@ struct tp_read {
 	/* tokenizer (token.c) */
 	bool in_compressed;           /* tokenizing the packets of compressed_packets */
 	int64_t latest_ts;            /* newest timestamp tokenized */
-	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> earliest ftrace time */
+	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> data start (token.c) */
 	struct hmap machine_rows;     /* raw machine id -> machine row (host: none) */
 	bool host_has_packets;        /* a packet without machine_id was seen */
 	bool machine_adoption_done;   /* the first machine_id was resolved */

@@ -37,6 +37,45 @@ static void push(struct tp_read *r, const struct tp_event *ev)
  * CPU's events in order, so the parse stage merges bundles (bundle.c)
  * instead of the sorter sorting every event.
  */
+/*
+ * A CPU's first bundle says from when its data is whole: the end of the
+ * bundle read before it (previous_bundle_end_timestamp, or the older
+ * last_read_event_timestamp). The latest of these over the CPUs is
+ * ftrace_latest_data_start_ns (parse.c); a first bundle without either
+ * counts for nothing (FTRACE_START_NONE), as in Perfetto.
+ */
+static void first_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
+			 uint64_t cpu, uint64_t boot)
+{
+	uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu;
+	uint64_t prev_end = 0, last_read = 0;
+	bool has_prev_end = false, has_last_read = false;
+	struct pz_reader rd;
+	struct pz_field f;
+	int64_t ts;
+
+	if (hmap_get(&r->ftrace_cpu_start, k, NULL))
+		return;
+	pz_reader_init(&rd, data, len);
+	while (pz_reader_next(&rd, &f) > 0) {
+		if (f.wire_type != PZ_WIRE_VARINT)
+			continue;
+		if (f.id == PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP) {
+			prev_end = f.value;
+			has_prev_end = true;
+		} else if (f.id == PB_FTRACE_EVENT_BUNDLE__LAST_READ_EVENT_TIMESTAMP) {
+			last_read = f.value;
+			has_last_read = true;
+		}
+	}
+	if ((has_prev_end || has_last_read) &&
+	    tp_to_trace_time(&r->imp, boot, machine, (int64_t)(has_prev_end ? prev_end : last_read),
+			     false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE)
+		hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ts);
+	else
+		hmap_put(&r->ftrace_cpu_start, k, FTRACE_START_NONE);
+}
+
 static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
 			  uint32_t gen)
 {
@@ -55,20 +94,13 @@ static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, ui
 		tp_stat_add(imp, "ftrace_bundle_bad_cpu", -1, machine, 1);
 		return;
 	}
-	if (rc == 0)
-		return; /* no events */
 	/* ftrace of each machine is in that machine's boot clock. */
 	boot = tp_clock_qualify(TP_CLOCK_BOOTTIME, 0, machine);
+	first_bundle(r, data, len, machine, cpu, boot);
+	if (rc == 0)
+		return; /* no events */
 	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
 		return;
-	{
-		/* Each CPU's data starts at its earliest event (ftrace_latest_data_start_ns). */
-		uint64_t k = ((uint64_t)machine << 32) | (uint32_t)cpu;
-		uint64_t v;
-
-		if (!hmap_get(&r->ftrace_cpu_start, k, &v) || ev.ts < (int64_t)v)
-			hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ev.ts);
-	}
 	ev.kind = TP_EV_BUNDLE;
 	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 	ev.data = data;

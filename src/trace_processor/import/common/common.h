@@ -18,6 +18,7 @@
  *   slice.c       slice stacks (and the hooks an importer can register)
  *   args.c        the args table and deduplicated arg sets
  *   stats.c       stats and metadata rows, trace_uuid
+ *   proto_text.c  a TraceConfig as text (metadata.trace_config_pbtxt)
  *
  * Everything runs on the parsing thread but sequences and clocks, which
  * the tokenizer feeds in file order, and the clock graph, which the merge
@@ -641,6 +642,18 @@ void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double val
 
 /* -------------------------------------------------- stats, metadata ---- */
 
+/* proto_text.c */
+struct buf;
+/* Messages nested deeper than this print as raw bytes (no recursion). */
+#define TP_PROTO_TEXT_MAX_DEPTH 64
+/*
+ * tp_trace_config_text() - Append the TraceConfig @data (@len bytes) as the
+ * protobuf text Perfetto's trace processor makes of it (protozero_to_text
+ * with new lines: wire order, two-space indent, unknown fields by number).
+ * Return: 0, or -ENOMEM (@out then holds what was printed so far).
+ */
+int tp_trace_config_text(const uint8_t *data, size_t len, struct buf *out);
+
 /* stats.c */
 int tp_stats_init(struct tp_import *imp);
 void tp_stats_fini(struct tp_import *imp);
@@ -663,6 +676,13 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			 const char *s, size_t len);
 /* A row of a multi-valued key (one per call). */
 void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v);
+void tp_metadata_add_str(struct tp_import *imp, const char *name, const char *s, size_t len);
+/*
+ * tp_metadata_finish() - Once everything is set: number the rows in the
+ * order Perfetto sets its keys (its passes over the trace), not the order
+ * the import set them.
+ */
+void tp_metadata_finish(struct tp_import *imp);
 /*
  * tp_metadata_append() - A new "single" row @name of @machine on every call
  * (Perfetto's dynamic keys, e.g. Chrome's "cr-*"): the string @s of @len

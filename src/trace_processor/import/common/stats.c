@@ -212,11 +212,45 @@ void tp_stat_set(struct tp_import *imp, const char *name, int64_t idx, uint32_t 
 
 /* ------------------------------------------------------------- metadata ---- */
 
-/* Keys that describe a machine carry its id; the others belong to the trace. */
-static bool machine_key(const char *name)
+/*
+ * Perfetto's scope of a metadata key says which of machine_id and trace_id
+ * its rows carry: a global key neither, a machine's key the machine, a
+ * trace's key the trace (0), the machine's part of a trace both. Keys not
+ * listed (trace_uuid, trace_config_pbtxt, ...) are the trace's.
+ */
+enum meta_scope { SCOPE_GLOBAL, SCOPE_TRACE, SCOPE_MACHINE, SCOPE_MACHINE_TRACE };
+
+static enum meta_scope meta_scope(const char *name)
 {
-	return !strncmp(name, "system_", 7) || !strcmp(name, "timezone_off_mins") ||
-	       !strncmp(name, "android_", 8) || !strncmp(name, "ftrace_", 7);
+	static const char *const machine_trace[] = {
+		"all_data_source_flushed_ns", "all_data_source_started_ns",
+		"ftrace_latest_data_start_ns", "slow_start_data_source",
+		"tracing_disabled_ns", "tracing_started_ns",
+	};
+	size_t i;
+
+	if (!strcmp(name, "trace_time_clock_id"))
+		return SCOPE_GLOBAL;
+	for (i = 0; i < sizeof(machine_trace) / sizeof(machine_trace[0]); i++)
+		if (!strcmp(name, machine_trace[i]))
+			return SCOPE_MACHINE_TRACE;
+	if (!strncmp(name, "system_", 7) || !strncmp(name, "android_", 8) ||
+	    !strcmp(name, "timezone_off_mins") || !strcmp(name, "tracing_service_version"))
+		return SCOPE_MACHINE;
+	return SCOPE_TRACE;
+}
+
+static void set_scope_cols(struct tp_table *m, size_t row, enum meta_scope scope, uint32_t machine)
+{
+	if (scope == SCOPE_MACHINE || scope == SCOPE_MACHINE_TRACE)
+		tp_set_int(m, META_MACHINE_ID, row, machine);
+	if (scope == SCOPE_TRACE || scope == SCOPE_MACHINE_TRACE)
+		tp_set_int(m, META_TRACE_ID, row, 0);
+}
+
+static bool per_machine_scope(enum meta_scope scope)
+{
+	return scope == SCOPE_MACHINE || scope == SCOPE_MACHINE_TRACE;
 }
 
 /* The key of a metadata row in meta_rows (UINT32_MAX: the trace's). */
@@ -229,7 +263,8 @@ static int64_t meta_row(struct tp_import *imp, const char *name, uint32_t machin
 {
 	struct tp_table *m = &imp->db->metadata;
 	uint32_t id = tp_db_str(imp->db, name);
-	bool per_machine = machine_key(name);
+	enum meta_scope scope = meta_scope(name);
+	bool per_machine = per_machine_scope(scope);
 	uint64_t v;
 	int64_t row;
 
@@ -240,10 +275,7 @@ static int64_t meta_row(struct tp_import *imp, const char *name, uint32_t machin
 		return -ENOMEM;
 	tp_set_str(m, META_NAME, (size_t)row, id);
 	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "single"));
-	if (per_machine)
-		tp_set_int(m, META_MACHINE_ID, (size_t)row, machine);
-	if (!per_machine || !strncmp(name, "ftrace_", 7))
-		tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
+	set_scope_cols(m, (size_t)row, scope, machine);
 	return row;
 }
 
@@ -265,21 +297,38 @@ void tp_metadata_set_str(struct tp_import *imp, const char *name, uint32_t machi
 			   tp_str_intern(&imp->db->strings, s, len));
 }
 
-void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
+static void metadata_add(struct tp_import *imp, const char *name, int64_t v, const char *s,
+			 size_t len)
 {
 	struct tp_table *m = &imp->db->metadata;
 	int64_t row = tp_table_append(m);
 	uint32_t id = tp_db_str(imp->db, name);
+	enum meta_scope scope = meta_scope(name);
+	uint64_t key = meta_key(id, per_machine_scope(scope), 0);
 
 	if (row < 0)
 		return;
+
 	/* A single-valued lookup of this name finds its first row, as it did. */
-	if (!hmap_get(&imp->stats->meta_rows, meta_key(id, false, 0), NULL))
-		hmap_put(&imp->stats->meta_rows, meta_key(id, false, 0), (uint64_t)row);
+	if (!hmap_get(&imp->stats->meta_rows, key, NULL))
+		hmap_put(&imp->stats->meta_rows, key, (uint64_t)row);
 	tp_set_str(m, META_NAME, (size_t)row, id);
 	tp_set_str(m, META_KEY_TYPE, (size_t)row, tp_db_str(imp->db, "multi"));
-	tp_set_int(m, META_INT_VALUE, (size_t)row, v);
-	tp_set_int(m, META_TRACE_ID, (size_t)row, 0);
+	if (s)
+		tp_set_str(m, META_STR_VALUE, (size_t)row, tp_str_intern(&imp->db->strings, s, len));
+	else
+		tp_set_int(m, META_INT_VALUE, (size_t)row, v);
+	set_scope_cols(m, (size_t)row, scope, 0);
+}
+
+void tp_metadata_add_int(struct tp_import *imp, const char *name, int64_t v)
+{
+	metadata_add(imp, name, v, NULL, 0);
+}
+
+void tp_metadata_add_str(struct tp_import *imp, const char *name, const char *s, size_t len)
+{
+	metadata_add(imp, name, 0, s, len);
 }
 
 void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machine, int64_t v,
@@ -298,6 +347,90 @@ void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machin
 		tp_set_str(m, META_STR_VALUE, (size_t)row, tp_str_intern(&imp->db->strings, s, len));
 	else
 		tp_set_int(m, META_INT_VALUE, (size_t)row, v);
+}
+
+/*
+ * Perfetto numbers metadata rows as keys are first set, and sets them in
+ * three passes over the trace: the trace's name and type and the trace
+ * clock first; then, in file order as packets are tokenized, the config's
+ * attributes, SystemInfo's keys, the service's events and each CPU's first
+ * ftrace bundle (the recorders write them in that order); then, in
+ * timestamp order, what parsing sets (the config as text, triggers,
+ * Chrome's keys); the trace's size last. The import sets them in one pass
+ * after sorting, so this puts the rows in that order (stably).
+ */
+static int meta_stage(const char *name)
+{
+	enum meta_scope scope = meta_scope(name);
+
+	if (!strcmp(name, "trace_uuid"))
+		return 0;
+	if (!strcmp(name, "trace_type"))
+		return 1;
+	if (!strcmp(name, "trace_time_clock_id"))
+		return 2;
+	if (!strncmp(name, "trace_attribute.", 16))
+		return 3;
+	if (scope == SCOPE_MACHINE)
+		return 4;
+	if (!strcmp(name, "ftrace_latest_data_start_ns"))
+		return 6;
+	if (scope == SCOPE_MACHINE_TRACE)
+		return 5;
+	if (!strcmp(name, "trace_size_bytes"))
+		return 8;
+	return 7;
+}
+
+struct meta_cells {
+	int stage;
+	size_t row;
+	int64_t cell[META_N_COLS];
+};
+
+static int cmp_meta_cells(const void *a, const void *b)
+{
+	const struct meta_cells *x = a, *y = b;
+
+	if (x->stage != y->stage)
+		return x->stage < y->stage ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+void tp_metadata_finish(struct tp_import *imp)
+{
+	struct tp_table *m = &imp->db->metadata;
+	struct meta_cells *rows;
+	size_t n = m->n_rows, i;
+	uint32_t c;
+
+	if (n < 2)
+		return;
+	rows = calloc(n, sizeof(*rows));
+	if (!rows)
+		return; /* the rows keep the order they were set in */
+	for (i = 0; i < n; i++) {
+		rows[i].row = i;
+		for (c = META_ID + 1; c < META_N_COLS; c++)
+			rows[i].cell[c] = tp_get_int(m, c, i);
+		rows[i].stage = meta_stage(tp_str_get(&imp->db->strings,
+						      (uint32_t)rows[i].cell[META_NAME]));
+	}
+	qsort(rows, n, sizeof(*rows), cmp_meta_cells);
+	hmap_clear(&imp->stats->meta_rows);
+	for (i = 0; i < n; i++) {
+		const char *name = tp_str_get(&imp->db->strings, (uint32_t)rows[i].cell[META_NAME]);
+		int64_t machine = rows[i].cell[META_MACHINE_ID];
+		uint64_t key = meta_key((uint32_t)rows[i].cell[META_NAME],
+					per_machine_scope(meta_scope(name)),
+					machine == TP_NULL_INT ? 0 : (uint32_t)machine);
+
+		for (c = META_ID + 1; c < META_N_COLS; c++)
+			tp_set_int(m, c, i, rows[i].cell[c]);
+		if (!hmap_get(&imp->stats->meta_rows, key, NULL))
+			hmap_put(&imp->stats->meta_rows, key, i);
+	}
+	free(rows);
 }
 
 /* ---------------------------------------------------------- trace uuid ---- */

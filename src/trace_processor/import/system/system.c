@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/buf.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
@@ -313,6 +314,49 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 	if (s[PB_SYSTEM_INFO__NUM_CPUS].id)
 		tp_set_int(&imp->db->machine, MACHINE_NUM_CPUS, m,
 			   (int64_t)s[PB_SYSTEM_INFO__NUM_CPUS].value);
+	if (s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].id) {
+		set_machine_str(imp, m, MACHINE_ANDROID_BUILD_FINGERPRINT,
+				&s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT]);
+		tp_metadata_set_str(imp, "android_build_fingerprint", m,
+				    (const char *)s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].data,
+				    s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].size);
+	}
+	if (s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].id) {
+		set_machine_str(imp, m, MACHINE_ANDROID_DEVICE_MANUFACTURER,
+				&s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER]);
+		tp_metadata_set_str(imp, "android_device_manufacturer", m,
+				    (const char *)s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].data,
+				    s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].size);
+	}
+	if (s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id) {
+		tp_set_int(&imp->db->machine, MACHINE_ANDROID_SDK_VERSION, m,
+			   (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
+		tp_metadata_set_int(imp, "android_sdk_version", m,
+				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
+	}
+	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id)
+		tp_metadata_set_str(imp, "tracing_service_version", m,
+				    (const char *)s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].data,
+				    s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].size);
+	{
+		static const struct {
+			uint32_t id;
+			const char *key;
+		} a[] = {
+			{PB_SYSTEM_INFO__ANDROID_SOC_MODEL, "android_soc_model"},
+			{PB_SYSTEM_INFO__ANDROID_GUEST_SOC_MODEL, "android_guest_soc_model"},
+			{PB_SYSTEM_INFO__ANDROID_HARDWARE_REVISION, "android_hardware_revision"},
+			{PB_SYSTEM_INFO__ANDROID_STORAGE_MODEL, "android_storage_model"},
+			{PB_SYSTEM_INFO__ANDROID_RAM_MODEL, "android_ram_model"},
+			{PB_SYSTEM_INFO__ANDROID_SERIAL_CONSOLE, "android_serial_console"},
+		};
+		size_t i;
+
+		for (i = 0; i < sizeof(a) / sizeof(a[0]); i++)
+			if (s[a[i].id].id)
+				tp_metadata_set_str(imp, a[i].key, m, (const char *)s[a[i].id].data,
+						    s[a[i].id].size);
+	}
 	if (s[PB_SYSTEM_INFO__SYSTEM_RAM_BYTES].id) {
 		int64_t b = (int64_t)s[PB_SYSTEM_INFO__SYSTEM_RAM_BYTES].value;
 		int64_t gb = (int64_t)llround((double)b / 1e9);
@@ -321,22 +365,6 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_metadata_set_int(imp, "system_ram_gb", m, gb);
 		tp_set_int(&imp->db->machine, MACHINE_SYSTEM_RAM_BYTES, m, b);
 		tp_set_int(&imp->db->machine, MACHINE_SYSTEM_RAM_GB, m, gb);
-	}
-	if (s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].id) {
-		set_machine_str(imp, m, MACHINE_ANDROID_BUILD_FINGERPRINT,
-				&s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT]);
-		tp_metadata_set_str(imp, "android_build_fingerprint", m,
-				    (const char *)s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].data,
-				    s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].size);
-	}
-	if (s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].id)
-		set_machine_str(imp, m, MACHINE_ANDROID_DEVICE_MANUFACTURER,
-				&s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER]);
-	if (s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id) {
-		tp_set_int(&imp->db->machine, MACHINE_ANDROID_SDK_VERSION, m,
-			   (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
-		tp_metadata_set_int(imp, "android_sdk_version", m,
-				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
 	}
 	if (s[PB_SYSTEM_INFO__MACHINE_NAME].id)
 		set_machine_str(imp, m, MACHINE_NAME, &s[PB_SYSTEM_INFO__MACHINE_NAME]);
@@ -801,6 +829,31 @@ static void trace_uuid(struct tp_import *imp, const uint8_t *data, size_t len)
 				  false);
 }
 
+/* The data sources slow to start: "<producer> <data source>" rows. */
+static void slow_starting(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field d[3];
+		struct buf b = BUF_INIT;
+		const struct pz_field *producer, *name;
+
+		if (f.id != PB_TRACING_SERVICE_EVENT_DATA_SOURCES__DATA_SOURCE ||
+		    f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, d, 3) != PZ_OK)
+			continue;
+		producer = &d[PB_TRACING_SERVICE_EVENT_DATA_SOURCES_DATA_SOURCE__PRODUCER_NAME];
+		name = &d[PB_TRACING_SERVICE_EVENT_DATA_SOURCES_DATA_SOURCE__DATA_SOURCE_NAME];
+		if ((!producer->id || !buf_append(&b, producer->data, producer->size)) &&
+		    !buf_append(&b, " ", 1) &&
+		    (!name->id || !buf_append(&b, name->data, name->size)))
+			tp_metadata_add_str(imp, "slow_start_data_source", (const char *)b.data, b.len);
+		buf_fini(&b);
+	}
+}
+
 static void service_event(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			  size_t len)
 {
@@ -816,6 +869,9 @@ static void service_event(struct tp_import *imp, const struct tp_event *ev, cons
 		tp_metadata_set_int(imp, "tracing_disabled_ns", 0, ev->ts);
 	if (s[PB_TRACING_SERVICE_EVENT__ALL_DATA_SOURCES_FLUSHED].id)
 		tp_metadata_add_int(imp, "all_data_source_flushed_ns", ev->ts);
+	if (s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].id)
+		slow_starting(imp, s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].data,
+			      s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].size);
 }
 
 /* TraceAttributes: metadata "trace_attribute.<key>"; later values win. */
@@ -851,9 +907,9 @@ static void trace_attributes(struct tp_import *imp, const uint8_t *data, size_t 
 
 static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 {
+	struct buf text = BUF_INIT;
 	struct pz_reader r;
 	struct pz_field f;
-
 	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
 	bool into_file = false;
 
@@ -869,8 +925,16 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 			uuid_msb = f.value;
 		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_LSB && f.wire_type == PZ_WIRE_VARINT)
 			uuid_lsb = f.value;
+		else if (f.id == PB_TRACE_CONFIG__UNIQUE_SESSION_NAME && f.wire_type == PZ_WIRE_LEN)
+			tp_metadata_set_str(imp, "unique_session_name", 0, (const char *)f.data,
+					    f.size);
 	}
 	tp_trace_uuid_set(imp, uuid_msb, uuid_lsb, true);
+	/* Perfetto keeps the whole config as text. */
+	if (tp_trace_config_text(data, len, &text) == 0)
+		tp_metadata_set_str(imp, "trace_config_pbtxt", 0, (const char *)text.data,
+				    text.len);
+	buf_fini(&text);
 	/*
 	 * Long trace mode streams buffers into the file as it goes. A write
 	 * period of a day or more means the file is only written at the end:
