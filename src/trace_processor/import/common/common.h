@@ -635,7 +635,19 @@ int64_t tp_track_cpu_counter(struct tp_import *imp, const char *name, uint32_t m
 int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const char *type,
 				  uint32_t machine, int64_t cpu, const char *dim_key,
 				  const char *dim_val);
-int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid);
+/*
+ * tp_track_process_counter() - The counter track @name of process @upid,
+ * created with Perfetto's track @type and dimension args: upid, then
+ * @dim_key = @dim_val (a string) unless @dim_key is NULL.
+ */
+int64_t tp_track_process_counter(struct tp_import *imp, const char *name, const char *type,
+				 int64_t upid, const char *dim_key, const char *dim_val);
+/*
+ * tp_track_group_new() - A new track_group_id: one per set of tracks a
+ * track compressor spreads slices over, numbered across all importers in
+ * the order the sets are first seen (Perfetto's track_group_idx_state).
+ */
+uint32_t tp_track_group_new(struct tp_import *imp);
 int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
 int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
 void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);

@@ -18,6 +18,7 @@ struct tp_tracks {
 	struct hmap process_counters; /* hash(name, upid) -> track id */
 	struct hmap global_counters;  /* hash(name, machine) -> track id */
 	struct hmap dims;             /* identity(type, machine, dims, idx) -> track id */
+	uint32_t groups;              /* track groups handed out */
 };
 
 int tp_track_init(struct tp_import *imp)
@@ -45,39 +46,71 @@ static int64_t new_track(struct tp_import *imp, const char *name, const char *ty
 /* Perfetto's track type for the counters we know; "<name>" otherwise. */
 static const char *cpu_counter_type(const char *name)
 {
+	size_t n = strlen(name);
+
 	if (!strcmp(name, "cpufreq"))
 		return "cpu_frequency";
 	if (!strcmp(name, "cpuidle"))
 		return "cpu_idle";
+	if (n > 15 && !strcmp(name + n - 15, " Max Freq Limit"))
+		return "cpu_max_frequency_limit";
+	if (n > 15 && !strcmp(name + n - 15, " Min Freq Limit"))
+		return "cpu_min_frequency_limit";
 	return name;
+}
+
+/*
+ * The dimension arg set of a new track, as Perfetto's AddTrack stores it
+ * (before the track's row, with ids in creation order): every dimension in
+ * blueprint order, numbers as ints whatever their C type. Return: the set,
+ * or TP_NULL_INT when there are none (or on OOM).
+ */
+static int64_t dims_argset(struct tp_import *imp, const struct tp_dim *dims, size_t n)
+{
+	struct tp_argset args = {0};
+	int64_t set;
+	size_t i;
+
+	if (!n)
+		return TP_NULL_INT;
+	for (i = 0; i < n; i++) {
+		uint32_t key = tp_db_str(imp->db, dims[i].key);
+
+		if (dims[i].kind == TP_DIM_STR)
+			tp_argset_str(imp, &args, key, (uint32_t)dims[i].v);
+		else
+			tp_argset_int(imp, &args, key, dims[i].v);
+	}
+	set = tp_argset_commit(imp, &args);
+	tp_argset_fini(&args);
+	return set;
+}
+
+static void set_dims(struct tp_import *imp, int64_t row, const struct tp_dim *dims, size_t n)
+{
+	int64_t set = dims_argset(imp, dims, n);
+
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->track, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
 }
 
 static int64_t cpu_counter(struct tp_import *imp, const char *name, const char *type,
 			   uint32_t machine, int64_t cpu, const char *dim_key, const char *dim_val)
 {
 	uint64_t k = tp_hash_name(name, machine, (uint64_t)cpu), v;
+	struct tp_dim dims[2] = {{"cpu", TP_DIM_INT, cpu}, {dim_key, TP_DIM_STR, 0}};
 	int64_t row;
 
 	if (hmap_get(&imp->tracks->cpu_counters, k, &v))
 		return (int64_t)v;
+	/* Perfetto's dimensions: the CPU, then the key naming the counter. */
+	if (dim_key)
+		dims[1].v = tp_db_str(imp->db, dim_val);
 	row = new_track(imp, name, type, true, machine);
 	if (row < 0)
 		return row;
 	tp_set_int(&imp->db->track, TRACK_CPU, (size_t)row, cpu);
-	if (dim_key) {
-		struct tp_argset dims = {0};
-		int64_t set;
-
-		/* Perfetto's dimensions: the CPU, then the key naming the counter. */
-		tp_argset_uint(imp, &dims, tp_db_str(imp->db, "cpu"), (uint64_t)cpu);
-		if (*dim_key)
-			tp_argset_str(imp, &dims, tp_db_str(imp->db, dim_key),
-				      tp_db_str(imp->db, dim_val));
-		set = tp_argset_commit(imp, &dims);
-		tp_argset_fini(&dims);
-		if (set != TP_NULL_INT)
-			tp_set_int(&imp->db->track, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
-	}
+	set_dims(imp, row, dims, dim_key ? 2 : 1);
 	hmap_put(&imp->tracks->cpu_counters, k, (uint64_t)row);
 	return row;
 }
@@ -91,12 +124,14 @@ int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const
 				  uint32_t machine, int64_t cpu, const char *dim_key,
 				  const char *dim_val)
 {
-	return cpu_counter(imp, name, type, machine, cpu, dim_key ? dim_key : "", dim_val);
+	return cpu_counter(imp, name, type, machine, cpu, dim_key, dim_val);
 }
 
-int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_t upid)
+int64_t tp_track_process_counter(struct tp_import *imp, const char *name, const char *type,
+				 int64_t upid, const char *dim_key, const char *dim_val)
 {
 	uint64_t k = tp_hash_name(name, (uint64_t)upid, 0), v;
+	struct tp_dim dims[2] = {{"upid", TP_DIM_INT, upid}, {dim_key, TP_DIM_STR, 0}};
 	int64_t row;
 	uint32_t machine = 0;
 
@@ -104,10 +139,13 @@ int64_t tp_track_process_counter(struct tp_import *imp, const char *name, int64_
 		return (int64_t)v;
 	if (upid >= 0 && (size_t)upid < imp->db->process.n_rows)
 		machine = (uint32_t)tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[upid];
-	row = new_track(imp, name, name, true, machine);
+	if (dim_key)
+		dims[1].v = tp_db_str(imp->db, dim_val);
+	row = new_track(imp, name, type, true, machine);
 	if (row < 0)
 		return row;
 	tp_set_int(&imp->db->track, TRACK_UPID, (size_t)row, upid);
+	set_dims(imp, row, dims, dim_key ? 2 : 1);
 	hmap_put(&imp->tracks->process_counters, k, (uint64_t)row);
 	return row;
 }
@@ -139,6 +177,11 @@ int64_t tp_track_thread(struct tp_import *imp, int64_t utid)
 	if (row < 0)
 		return row;
 	tp_set_int(&imp->db->track, TRACK_UTID, (size_t)row, utid);
+	{
+		struct tp_dim dim = {"utid", TP_DIM_INT, utid};
+
+		set_dims(imp, row, &dim, 1);
+	}
 	hmap_put(&imp->tracks->threads, (uint64_t)utid, (uint64_t)row);
 	return row;
 }
@@ -186,9 +229,7 @@ int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bo
 {
 	struct tp_table *t = &imp->db->track;
 	uint64_t k = identity(type, machine, dims, n_dims, idx), v;
-	struct tp_argset args = {0};
-	int64_t row, set;
-	size_t i;
+	int64_t row;
 
 	if (hmap_get(&imp->tracks->dims, k, &v))
 		return (int64_t)v;
@@ -200,20 +241,7 @@ int64_t tp_track_dims(struct tp_import *imp, const char *type, uint32_t name, bo
 	tp_set_str(t, TRACK_TYPE, (size_t)row, tp_db_str(imp->db, type));
 	tp_set_int(t, TRACK_IS_COUNTER, (size_t)row, is_counter);
 	tp_set_int(t, TRACK_MACHINE_ID, (size_t)row, machine);
-	for (i = 0; i < n_dims; i++) {
-		uint32_t key = tp_db_str(imp->db, dims[i].key);
-
-		if (dims[i].kind == TP_DIM_STR)
-			tp_argset_str(imp, &args, key, (uint32_t)dims[i].v);
-		else if (dims[i].kind == TP_DIM_UINT)
-			tp_argset_uint(imp, &args, key, (uint64_t)dims[i].v);
-		else
-			tp_argset_int(imp, &args, key, dims[i].v);
-	}
-	set = tp_argset_commit(imp, &args);
-	tp_argset_fini(&args);
-	if (set != TP_NULL_INT)
-		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	set_dims(imp, row, dims, n_dims);
 	if (hmap_put(&imp->tracks->dims, k, (uint64_t)row) < 0)
 		return -1;
 	return row;
@@ -227,6 +255,11 @@ void tp_battery_stats_counter(struct tp_import *imp, uint32_t machine, int64_t t
 
 	tp_counter_add(imp, ts, tp_track_dims(imp, "battery_stats", key, true, machine, &dim, 1, 0),
 		       value);
+}
+
+uint32_t tp_track_group_new(struct tp_import *imp)
+{
+	return imp->tracks->groups++;
 }
 
 void tp_track_fini(struct tp_import *imp)

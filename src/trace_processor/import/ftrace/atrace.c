@@ -38,6 +38,7 @@ struct aa_set {
 	uint8_t kind;
 	int64_t upid;
 	uint32_t name; /* slice name (S/F) or track name (G/H/N) */
+	uint32_t group; /* track_group_id of its tracks */
 	struct aa_slot *slots;
 	uint32_t n, cap;
 };
@@ -76,8 +77,8 @@ static struct tp_atrace_async *state(struct tp_import *imp)
 	return a;
 }
 
-static struct aa_set *set_for(struct tp_atrace_async *a, enum aa_kind kind, int64_t upid,
-			      uint32_t name)
+static struct aa_set *set_for(struct tp_import *imp, struct tp_atrace_async *a,
+			      enum aa_kind kind, int64_t upid, uint32_t name)
 {
 	uint64_t h = hash_mix64(((uint64_t)kind << 32 | name) ^ hash_mix64((uint64_t)upid)), v;
 	struct aa_set *s;
@@ -104,6 +105,7 @@ static struct aa_set *set_for(struct tp_atrace_async *a, enum aa_kind kind, int6
 	s->kind = (uint8_t)kind;
 	s->upid = upid;
 	s->name = name;
+	s->group = tp_track_group_new(imp);
 	return s;
 }
 
@@ -187,13 +189,15 @@ static int64_t slot_track(struct tp_import *imp, struct tp_atrace_async *a, stru
 	if (s->upid >= 0 && (size_t)s->upid < imp->db->process.n_rows)
 		tp_set_int(t, TRACK_MACHINE_ID, (size_t)row,
 			   tp_col_int(&imp->db->process, PROCESS_MACHINE_ID)[s->upid]);
-	tp_argset_uint(imp, &dims, a->k_upid, (uint64_t)s->upid);
+	/* Perfetto's dimensions are ints, whatever their C type. */
+	tp_argset_int(imp, &dims, a->k_upid, s->upid);
 	tp_argset_str(imp, &dims, a->k_name, s->name);
-	tp_argset_uint(imp, &dims, a->k_idx, (uint64_t)(sl - s->slots));
+	tp_argset_int(imp, &dims, a->k_idx, (int64_t)(sl - s->slots));
 	set = tp_argset_commit(imp, &dims);
 	tp_argset_fini(&dims);
 	if (set != TP_NULL_INT)
 		tp_set_int(t, TRACK_DIMENSION_ARG_SET_ID, (size_t)row, set);
+	tp_set_int(t, TRACK_TRACK_GROUP_ID, (size_t)row, s->group);
 	sl->track = row;
 	return row;
 }
@@ -226,7 +230,7 @@ static void async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, boo
 	struct aa_set *s;
 	struct aa_slot *sl;
 
-	if (!a || upid < 0 || !(s = set_for(a, AA_SLICE, upid, name)))
+	if (!a || upid < 0 || !(s = set_for(imp, a, AA_SLICE, upid, name)))
 		return;
 	sl = slot_for_cookie(s, cookie);
 	if (!sl)
@@ -278,7 +282,7 @@ static void async_track(struct tp_import *imp, uint32_t machine, int64_t ts, cha
 	struct aa_set *s;
 	struct aa_slot *sl;
 
-	if (!a || upid < 0 || !(s = set_for(a, AA_FOR_TRACK, upid, track_name)))
+	if (!a || upid < 0 || !(s = set_for(imp, a, AA_FOR_TRACK, upid, track_name)))
 		return;
 	if (phase == 'N') {
 		sl = slot_for_instant(s, ts);
@@ -476,7 +480,8 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 		memcpy(tmp, name, nlen);
 		tmp[nlen] = '\0';
 		upid = tp_proc_get_process_main(imp, ev->machine, pid);
-		tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, tmp, upid), v);
+		tp_counter_add(imp, ev->ts,
+			       tp_track_process_counter(imp, tmp, "atrace_counter", upid, "name", tmp), v);
 		return;
 	}
 	case 'I': {

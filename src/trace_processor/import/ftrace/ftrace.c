@@ -178,7 +178,10 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 	}
 	if (upid < 0)
 		return;
-	tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, names[member], upid),
+	/* "mem.<key>": Perfetto's process_memory track of (upid, key). */
+	tp_counter_add(imp, ev->ts,
+		       tp_track_process_counter(imp, names[member], "process_memory", upid,
+						"process_memory_key", names[member] + 4),
 		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
 }
 

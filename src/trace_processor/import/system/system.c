@@ -218,7 +218,15 @@ static void process_tree(struct tp_import *imp, const struct tp_event *ev, const
 	free(kthreads);
 }
 
-/* process_stats: memory counters per process, in bytes (Perfetto's names). */
+#define PM "process_memory"
+#define PMK "process_memory_key"
+#define RT "proc_stat_runtime", "proc_stat_runtime_key"
+
+/*
+ * process_stats: memory counters per process, in bytes, and the others,
+ * each on a track with Perfetto's name, type and dimensions (upid, then
+ * the key naming the counter, if any).
+ */
 static void process_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			  size_t len)
 {
@@ -226,18 +234,19 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 		uint32_t id;
 		const char *name;
 		int64_t scale;
+		const char *type, *dim_key, *dim_val;
 	} k[] = {
-		{PB_PROCESS_STATS_PROCESS__VM_SIZE_KB, "mem.virt", 1024},
-		{PB_PROCESS_STATS_PROCESS__VM_RSS_KB, "mem.rss", 1024},
-		{PB_PROCESS_STATS_PROCESS__RSS_ANON_KB, "mem.rss.anon", 1024},
-		{PB_PROCESS_STATS_PROCESS__RSS_FILE_KB, "mem.rss.file", 1024},
-		{PB_PROCESS_STATS_PROCESS__RSS_SHMEM_KB, "mem.rss.shmem", 1024},
-		{PB_PROCESS_STATS_PROCESS__VM_SWAP_KB, "mem.swap", 1024},
-		{PB_PROCESS_STATS_PROCESS__VM_LOCKED_KB, "mem.locked", 1024},
-		{PB_PROCESS_STATS_PROCESS__VM_HWM_KB, "mem.rss.watermark", 1024},
-		{PB_PROCESS_STATS_PROCESS__OOM_SCORE_ADJ, "oom_score_adj", 1},
-		{PB_PROCESS_STATS_PROCESS__RUNTIME_USER_MODE, "runtime.user_ns", 1},
-		{PB_PROCESS_STATS_PROCESS__RUNTIME_KERNEL_MODE, "runtime.kernel_ns", 1},
+		{PB_PROCESS_STATS_PROCESS__VM_SIZE_KB, "mem.virt", 1024, PM, PMK, "virt"},
+		{PB_PROCESS_STATS_PROCESS__VM_RSS_KB, "mem.rss", 1024, PM, PMK, "rss"},
+		{PB_PROCESS_STATS_PROCESS__RSS_ANON_KB, "mem.rss.anon", 1024, PM, PMK, "rss.anon"},
+		{PB_PROCESS_STATS_PROCESS__RSS_FILE_KB, "mem.rss.file", 1024, PM, PMK, "rss.file"},
+		{PB_PROCESS_STATS_PROCESS__RSS_SHMEM_KB, "mem.rss.shmem", 1024, PM, PMK, "rss.shmem"},
+		{PB_PROCESS_STATS_PROCESS__VM_SWAP_KB, "mem.swap", 1024, PM, PMK, "swap"},
+		{PB_PROCESS_STATS_PROCESS__VM_LOCKED_KB, "mem.locked", 1024, PM, PMK, "locked"},
+		{PB_PROCESS_STATS_PROCESS__VM_HWM_KB, "mem.rss.watermark", 1024, PM, PMK, "rss.watermark"},
+		{PB_PROCESS_STATS_PROCESS__OOM_SCORE_ADJ, "oom_score_adj", 1, "oom_score_adj", NULL, NULL},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_USER_MODE, "runtime.user_ns", 1, RT, "user_ns"},
+		{PB_PROCESS_STATS_PROCESS__RUNTIME_KERNEL_MODE, "runtime.kernel_ns", 1, RT, "kernel_ns"},
 	};
 	struct pz_reader r;
 	struct pz_field f;
@@ -259,11 +268,17 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
 			if (!p[k[i].id].id)
 				continue;
-			tp_counter_add(imp, ev->ts, tp_track_process_counter(imp, k[i].name, upid),
+			tp_counter_add(imp, ev->ts,
+				       tp_track_process_counter(imp, k[i].name, k[i].type, upid,
+								k[i].dim_key, k[i].dim_val),
 				       (double)(int64_t)p[k[i].id].value * (double)k[i].scale);
 		}
 	}
 }
+
+#undef PM
+#undef PMK
+#undef RT
 
 /* --------------------------------------------------------- system info ---- */
 

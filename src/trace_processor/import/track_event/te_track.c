@@ -537,7 +537,7 @@ static int64_t cset_for(struct tp_import *imp, const struct te_track *t, enum te
 	c->is_root_in_scope = root_in_scope;
 	c->set_parent = set_parent;
 	c->parent_track = parent_track;
-	c->group = (uint32_t)te->n_csets;
+	c->group = tp_track_group_new(imp);
 	return (int64_t)te->n_csets++;
 }
 
