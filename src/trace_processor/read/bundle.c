@@ -189,7 +189,8 @@ static int64_t clock_offset(const struct pz_field *f)
 	return 0;
 }
 
-int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts)
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts,
+		       unsigned *out_queues)
 {
 	struct pz_field f[11], cs[13];
 	struct pz_reader r;
@@ -216,8 +217,11 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64
 		return -EBADMSG;
 	*out_cpu = f[PB_FTRACE_EVENT_BUNDLE__CPU].value;
 	offset = clock_offset(f);
-	if (have_ts)
+	*out_queues = 0;
+	if (have_ts) {
 		best = tp_ts_add(ts, offset);
+		*out_queues |= 1u << TP_Q_FTRACE;
+	}
 	/* compact_sched columns are deltas from 0: their first value is absolute. */
 	if (f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].id &&
 	    pz_decode_table(f[PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED].data,
@@ -231,7 +235,10 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64
 			if (!c->id || c->wire_type != PZ_WIRE_LEN)
 				continue;
 			pz_packed_init(&it, c);
-			if (pz_packed_next_varint(&it, &v) > 0 && tp_ts_add((int64_t)v, offset) < best)
+			if (pz_packed_next_varint(&it, &v) <= 0)
+				continue;
+			*out_queues |= 1u << (k ? TP_Q_WAKING : TP_Q_SWITCH);
+			if (tp_ts_add((int64_t)v, offset) < best)
 				best = tp_ts_add((int64_t)v, offset);
 		}
 	}
@@ -263,27 +270,66 @@ static int64_t to_trace(struct tp_clock_graph *clocks, struct tp_bundle_cursor *
 }
 
 /* Finds the cursor's next event: the earliest head of its three streams. */
+/* The time of @c's next event of @kind: false if it has none left. */
+static bool kind_ts(const struct tp_bundle_cursor *c, unsigned kind, int64_t *out_ts)
+{
+	switch (kind) {
+	case TP_Q_SWITCH:
+		if (c->i_sw >= c->n_sw)
+			return false;
+		*out_ts = c->sw[c->i_sw].ts;
+		return true;
+	case TP_Q_WAKING:
+		if (c->i_wk >= c->n_wk)
+			return false;
+		*out_ts = c->wk[c->i_wk].ts;
+		return true;
+	default:
+		if (c->i_ev >= c->n_ev)
+			return false;
+		*out_ts = c->ev[c->i_ev].h.ts;
+		return true;
+	}
+}
+
 static void set_head(struct tp_bundle_cursor *c)
 {
-	int64_t best = INT64_MAX;
+	int64_t best = INT64_MAX, ts;
 	bool any = false;
+	unsigned k;
 
-	if (c->i_ev < c->n_ev) {
-		best = c->ev[c->i_ev].h.ts;
-		any = true;
-	}
-	if (c->n_sw | c->n_wk) {
-		if (c->i_sw < c->n_sw && (!any || c->sw[c->i_sw].ts < best)) {
-			best = c->sw[c->i_sw].ts;
-			any = true;
-		}
-		if (c->i_wk < c->n_wk && (!any || c->wk[c->i_wk].ts < best)) {
-			best = c->wk[c->i_wk].ts;
+	for (k = 0; k < TP_Q_KINDS; k++) {
+		if (!kind_ts(c, k, &ts))
+			continue;
+		if (!any || ts < best || (ts == best && c->rank[k] < c->rank[c->head_kind])) {
+			best = ts;
+			c->head_kind = (uint8_t)k;
 			any = true;
 		}
 	}
 	c->head_ts = best;
 	c->has_head = any;
+}
+
+bool tp_bundle_stick(struct tp_bundle_cursor *c, unsigned kind, int64_t rival_ts)
+{
+	int64_t ts, other;
+	unsigned k;
+
+	if (!kind_ts(c, kind, &ts) || ts > rival_ts)
+		return false;
+	for (k = 0; k < TP_Q_KINDS; k++)
+		if (k != kind && kind_ts(c, k, &other) && other < ts)
+			return false;
+	c->head_kind = (uint8_t)kind;
+	c->head_ts = ts;
+	c->has_head = true;
+	return true;
+}
+
+void tp_bundle_unstick(struct tp_bundle_cursor *c)
+{
+	set_head(c);
 }
 
 /* What one pass over a bundle's bytes found besides its events. */
@@ -423,11 +469,11 @@ enum tp_bundle_item tp_bundle_next(struct tp_bundle_cursor *c, int64_t *parse_ts
 	if (!late)
 		*parse_ts = ts;
 	*out_ts = ts;
-	/* At equal times: full events, then switches, then wakings. */
-	if (c->i_ev < c->n_ev && c->ev[c->i_ev].h.ts == ts) {
+	/* The head's kind: set_head()'s pick, or tp_bundle_stick()'s. */
+	if (c->head_kind == TP_Q_FTRACE) {
 		*out_rec = &c->ev[c->i_ev++];
 		item = TP_BUNDLE_FTRACE;
-	} else if (c->i_sw < c->n_sw && c->sw[c->i_sw].ts == ts) {
+	} else if (c->head_kind == TP_Q_SWITCH) {
 		*out_rec = &c->sw[c->i_sw++];
 		item = TP_BUNDLE_SWITCH;
 	} else {

@@ -47,15 +47,17 @@ struct batch {
 };
 
 /*
- * Open cursors, a min-heap on (next event time, machine, CPU, entry index).
- * Ties go as in Perfetto's sorter, which merges one queue per CPU: a fresh
- * pick takes the lowest CPU, but the queue being drained keeps going while
- * its next event is no later than every other queue's first (sticky: the
- * root cursor is that queue, and wins ties even against packets).
+ * Open cursors, a min-heap on (next event time, its queue's number, entry
+ * index). Ties go as in Perfetto's sorter, which merges one queue per CPU
+ * and kind (ftrace events, compact switches, compact wakings), numbered as
+ * the tokenizer first pushed to them: a fresh pick takes the lowest
+ * number, but the queue being drained keeps going while its next event is
+ * no later than every other queue's first (sticky: the root cursor's kind
+ * is that queue, and wins ties even against packets, queue 0).
  */
 struct heap_ent {
 	int64_t ts;
-	uint32_t machine, cpu;
+	uint32_t rank;
 	size_t seq;
 	struct tp_bundle_cursor *c;
 };
@@ -340,10 +342,8 @@ static bool heap_less(const struct heap_ent *a, const struct heap_ent *b)
 {
 	if (a->ts != b->ts)
 		return a->ts < b->ts;
-	if (a->machine != b->machine)
-		return a->machine < b->machine;
-	if (a->cpu != b->cpu)
-		return a->cpu < b->cpu;
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
 	return a->seq < b->seq;
 }
 
@@ -372,6 +372,13 @@ static int heap_push(struct tp_pipe *p, const struct heap_ent *e)
 
 	if (tp_array_grow((void **)&p->heap, &p->cap_heap, p->n_heap + 1, sizeof(*p->heap), 16) < 0)
 		return -ENOMEM;
+	if (p->sticky && heap_less(e, &p->heap[0])) {
+		/* The drained queue's run ends: its cursor's next is picked afresh. */
+		p->sticky = false;
+		tp_bundle_unstick(p->heap[0].c);
+		p->heap[0].rank = p->heap[0].c->rank[p->heap[0].c->head_kind];
+		heap_sift_down(p, 0);
+	}
 	i = p->n_heap++;
 	p->heap[i] = *e;
 	while (i > 0) {
@@ -414,21 +421,27 @@ static void merge_until(struct tp_pipe *p, int64_t limit, bool drain)
 	       (drain || p->heap[0].ts < limit || (p->sticky && p->heap[0].ts == limit))) {
 		struct heap_ent *top = &p->heap[0];
 		int64_t rival_ts = INT64_MAX, ts;
-		bool more;
+		bool more, stick;
 
 		if (p->n_heap > 1)
 			rival_ts = p->heap[1].ts;
 		if (p->n_heap > 2 && p->heap[2].ts < rival_ts)
 			rival_ts = p->heap[2].ts;
 		do {
+			unsigned kind = top->c->head_kind;
+
 			push_next(p, top->c);
 			parsed_one(p);
 			more = tp_bundle_peek(top->c, &ts);
-			if (more)
-				top->ts = ts;
-		} while (more && ts <= rival_ts && (drain || ts <= limit));
+			/* The same queue goes on while no other one is earlier. */
+			stick = more && tp_bundle_stick(top->c, kind, rival_ts);
+			if (stick)
+				tp_bundle_peek(top->c, &ts);
+		} while (stick && (drain || ts <= limit));
 		if (more) {
-			p->sticky = ts <= rival_ts;
+			p->sticky = stick;
+			top->ts = ts;
+			top->rank = top->c->rank[top->c->head_kind];
 			if (p->sticky)
 				continue;
 		} else {
@@ -440,6 +453,19 @@ static void merge_until(struct tp_pipe *p, int64_t limit, bool drain)
 		if (p->n_heap)
 			heap_sift_down(p, 0);
 	}
+}
+
+/* The queue numbers of @c's kinds (token.c numbered them) and its first event. */
+static void set_ranks(struct tp_read *r, struct tp_bundle_cursor *c, const struct tp_event *ev)
+{
+	uint64_t v;
+	unsigned k;
+
+	for (k = 0; k < TP_Q_KINDS; k++)
+		c->rank[k] = hmap_get(&r->queue_rank, tp_queue_key(ev->machine, k, ev->cpu), &v)
+				     ? (uint32_t)v
+				     : UINT32_MAX;
+	tp_bundle_unstick(c);
 }
 
 /* The worker's body: every sorted entry, merged with the bundles' events. */
@@ -473,13 +499,13 @@ static void produce(void *user)
 			continue;
 		}
 		e.seq = i;
-		e.machine = ev->machine;
-		e.cpu = ev->cpu;
 		if (tp_bundle_open(tp_clock_graph(&r->imp), e.c, ev) < 0) {
 			tp_bundle_close(e.c);
 			push(p, OP_DONE, NULL, e.c, 0, 0, 0);
 			continue;
 		}
+		set_ranks(r, e.c, ev);
+		e.rank = e.c->rank[e.c->head_kind];
 		push_notes(p, e.c);
 		if (!tp_bundle_peek(e.c, &e.ts) || heap_push(p, &e) < 0) {
 			tp_bundle_close(e.c);

@@ -64,6 +64,14 @@ struct tp_comm_src {
  * the records the worker's ops point at, and fills comm_ids.
  */
 #define TP_BUNDLE_MAX_NOTES 8
+/*
+ * The queues of Perfetto's sorter a bundle's events go to: one per CPU and
+ * kind, created (numbered) as the tokenizer first pushes to them, in this
+ * order within a bundle. tp_bundle_first_ts() sets bit 1 << kind in
+ * *out_queues for each kind the bundle has.
+ */
+enum tp_queue_kind { TP_Q_SWITCH, TP_Q_WAKING, TP_Q_FTRACE, TP_Q_KINDS };
+
 struct tp_bundle_cursor {
 	uint32_t machine, cpu;
 	uint32_t gen;                 /* tp_event.aux of the bundle */
@@ -83,6 +91,8 @@ struct tp_bundle_cursor {
 	bool has_span;
 	int64_t head_ts;              /* time of the next event, if has_head */
 	bool has_head;
+	uint8_t head_kind;            /* enum tp_queue_kind of the next event */
+	uint32_t rank[TP_Q_KINDS];    /* each kind's queue number (set by the opener) */
 	/* What opening it found besides events, for the parser, in order. */
 	struct tp_bundle_note {
 		const char *stat;     /* a stat to add @value to; NULL: intern comm_src */
@@ -99,7 +109,9 @@ struct tp_clock_graph;
  * The CPU of a bundle and its earliest event time. Return: 1 and both; 0
  * and *@out_cpu if it has no events; -EBADMSG if it is malformed.
  */
-int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts);
+int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64_t *out_ts,
+		       unsigned *out_queues);
+
 /*
  * Decodes a bundle entry into @c (whose buffers are reused); what the
  * parser must hear before its events is in c->notes. Context: the merge
@@ -107,8 +119,21 @@ int tp_bundle_first_ts(const uint8_t *data, size_t len, uint64_t *out_cpu, int64
  */
 int tp_bundle_open(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
 		   const struct tp_event *ev);
-/* The time of the cursor's next event: false when it is done. */
+/*
+ * The time of the cursor's next event: false when it is done. Its next
+ * event is the earliest of its kinds' next ones, at equal times the one
+ * whose queue has the lowest number (as Perfetto's sorter picks a queue).
+ */
 bool tp_bundle_peek(const struct tp_bundle_cursor *c, int64_t *out_ts);
+/*
+ * tp_bundle_stick() - Perfetto's sorter drains the queue it picked while
+ * its next event is no later than every other queue's first: if the next
+ * event of @kind is no later than @rival_ts and than the cursor's other
+ * kinds' next ones, it becomes the next event (true).
+ */
+bool tp_bundle_stick(struct tp_bundle_cursor *c, unsigned kind, int64_t rival_ts);
+/* Re-picks the next event as tp_bundle_peek() says (after a stick). */
+void tp_bundle_unstick(struct tp_bundle_cursor *c);
 enum tp_bundle_item {
 	TP_BUNDLE_NONE,       /* the cursor is done */
 	TP_BUNDLE_LATE,       /* an event before the newest time handed on: dropped */
@@ -155,6 +180,12 @@ void tp_pipe_abort(struct tp_pipe *p);
 /* ftrace_cpu_start's value for a CPU whose first bundle gave no start. */
 #define FTRACE_START_NONE UINT64_MAX
 
+/* The key of a (machine, kind, cpu) queue in tp_read.queue_rank. */
+static inline uint64_t tp_queue_key(uint32_t machine, unsigned kind, uint32_t cpu)
+{
+	return (uint64_t)machine << 32 | (uint64_t)kind << 24 | cpu;
+}
+
 struct tp_read {
 	struct tp_import imp;
 	bool progress;                /* MB read and MB/s on stderr */
@@ -167,6 +198,9 @@ struct tp_read {
 	bool in_compressed;           /* tokenizing the packets of compressed_packets */
 	int64_t latest_ts;            /* newest timestamp tokenized */
 	struct hmap ftrace_cpu_start; /* (machine << 32 | cpu) -> data start (token.c) */
+
+	struct hmap queue_rank;       /* tp_queue_key() -> sorter queue number */
+	uint32_t n_queues;            /* queues numbered (0, 1: packets, track events) */
 	struct hmap machine_rows;     /* raw machine id -> machine row (host: none) */
 	bool host_has_packets;        /* a packet without machine_id was seen */
 	bool machine_adoption_done;   /* the first machine_id was resolved */

@@ -99,6 +99,7 @@ void tp_read_destroy(struct tp_read *r)
 	tp_clock_sync_fini(imp);
 	tp_proc_fini(imp);
 	hmap_fini(&r->ftrace_cpu_start);
+	hmap_fini(&r->queue_rank);
 	tp_track_fini(imp);
 	tp_stats_fini(imp);
 	hmap_fini(&r->machine_rows);

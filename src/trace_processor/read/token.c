@@ -33,6 +33,30 @@ static void push(struct tp_read *r, const struct tp_event *ev)
 /* ------------------------------------------------------------- ftrace ---- */
 
 /*
+ * Numbers the sorter queues a bundle of @cpu with the kinds @queues pushes
+ * to, as Perfetto creates them: on a kind's first push for a CPU, that
+ * kind's queues of every lower CPU it lacks too, in CPU order; within a
+ * bundle, compact switches, then compact wakings, then events.
+ */
+static void number_queues(struct tp_read *r, uint32_t machine, uint32_t cpu, unsigned queues)
+{
+	uint64_t v;
+	unsigned k;
+	uint32_t i;
+
+	if (!r->n_queues)
+		r->n_queues = 2; /* packets, track events */
+	for (k = 0; k < TP_Q_KINDS; k++) {
+		if (!(queues & (1u << k)) || hmap_get(&r->queue_rank, tp_queue_key(machine, k, cpu), &v))
+			continue;
+		for (i = 0; i <= cpu; i++)
+			if (!hmap_get(&r->queue_rank, tp_queue_key(machine, k, i), &v) &&
+			    hmap_put(&r->queue_rank, tp_queue_key(machine, k, i), r->n_queues++) < 0)
+				return;
+	}
+}
+
+/*
  * One sort entry per bundle, at its earliest event: the kernel wrote each
  * CPU's events in order, so the parse stage merges bundles (bundle.c)
  * instead of the sorter sorting every event.
@@ -82,10 +106,11 @@ static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, ui
 	struct tp_import *imp = &r->imp;
 	struct tp_event ev = {0};
 	uint64_t cpu, boot;
+	unsigned queues;
 	int64_t ts;
 	int rc;
 
-	rc = tp_bundle_first_ts(data, len, &cpu, &ts);
+	rc = tp_bundle_first_ts(data, len, &cpu, &ts, &queues);
 	if (rc < 0) {
 		tp_stat_add(imp, "ftrace_bundle_malformed", -1, machine, 1);
 		return;
@@ -101,6 +126,7 @@ static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, ui
 		return; /* no events */
 	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
 		return;
+	number_queues(r, machine, (uint32_t)cpu, queues);
 	ev.kind = TP_EV_BUNDLE;
 	ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 	ev.data = data;
