@@ -3692,3 +3692,111 @@ TEST(im_trace_config_pbtxt)
 		     "trace_uuid,-,0;trace_type,-,0;trace_time_clock_id,-,-;trace_size_bytes,-,0;");
 	tp_destroy(tp);
 }
+
+/*
+ * compact_sched switches, comm "cs": at @ts0 to @next_pid - 1 unless @ts0
+ * < 0 (where who ran is unknown, no ftrace_event row), at @ts to @next_pid.
+ */
+static void im_compact_switch(struct pz_msg *bundle, int64_t ts0, int64_t ts, int64_t next_pid)
+{
+	const int64_t zero[2] = {0, 0}, prio[2] = {120, 120};
+	int64_t pid[2] = {next_pid - 1, next_pid}, delta[2] = {ts0, ts - ts0};
+	size_t n = 2;
+	struct pz_msg cs;
+
+	if (ts0 < 0) {
+		n = 1;
+		pid[0] = next_pid;
+		delta[0] = ts;
+	}
+
+	pz_begin_nested(bundle, PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED, &cs);
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "cs");
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP, delta, n);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE, zero, n);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID, pid, n);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO, prio, n);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX, zero, n);
+	pz_end(&cs);
+}
+
+/*
+ * Events at one time go as Perfetto's sorter merges its queues, one per
+ * (CPU, kind), numbered as first pushed to (a kind's lower CPUs too): a
+ * fresh pick takes the lowest number, not the lowest CPU; a queue being
+ * drained goes on at a tie, but a CPU's other kind does not.
+ */
+TEST(im_sorter_queue_ties)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	/* Events of CPU 1 first: event queues of CPUs 0 and 1 (2, 3). */
+	im_bundle(&t, 1, &b);
+	im_waking(&b, 100, 10, 11);
+	im_end_bundle(&t, &b);
+	/*
+	 * CPU 0: its compact switches get queue 4, after CPU 1's events; a
+	 * full switch at 50 (queue 2) tells who runs.
+	 */
+	im_bundle(&t, 0, &b);
+	im_compact_switch(&b, -1, 100, 12);
+	im_switch(&b, 50, "a", 10, 1, "b", 11);
+	im_waking(&b, 100, 10, 13);
+	im_end_bundle(&t, &b);
+	/* CPU 1: a switch at 200 (queue 5), then its event at 300 ties CPU 0's. */
+	im_bundle(&t, 1, &b);
+	im_compact_switch(&b, 150, 200, 14);
+	im_waking(&b, 300, 10, 15);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 0, &b);
+	im_waking(&b, 300, 10, 16);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	/*
+	 * At 100: CPU 0's event (queue 2, drained on from 50), CPU 1's (3),
+	 * then CPU 0's compact switch (4). At 300: CPU 1's switch queue is
+	 * done, its event queue (3) waits for CPU 0's (2).
+	 */
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, name, cpu FROM ftrace_event ORDER BY id"),
+		     "50,sched_switch,0;100,sched_waking,0;100,sched_waking,1;100,sched_switch,0;"
+		     "200,sched_switch,1;300,sched_waking,0;300,sched_waking,1;");
+	tp_destroy(tp);
+}
+
+/*
+ * Tracks carry Perfetto's dimension arg sets, made when the track is,
+ * after the args of the event that made it: every number an int.
+ */
+TEST(im_track_dimension_args)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, pl;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 1, &b);
+	im_ft_begin(&b, &ev, &pl, 10, 0, PB_FTRACE_EVENT__CPU_IDLE);
+	pz_append_varint(&pl, PB_CPU_IDLE_FTRACE_EVENT__STATE, 1);
+	pz_append_varint(&pl, PB_CPU_IDLE_FTRACE_EVENT__CPU_ID, 1);
+	im_ft_end(&ev, &pl);
+	im_print(&b, 20, 50, "B|50|work\n");
+	im_print(&b, 30, 50, "C|50|depth|3\n");
+	im_print(&b, 40, 50, "E|50\n");
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT t.id, t.type, a.key, a.value_type, a.display_value "
+				 "FROM track t JOIN args a ON a.arg_set_id = t.dimension_arg_set_id "
+				 "ORDER BY t.id, a.id"),
+		     "0,cpu_idle,cpu,int,1;1,thread_execution,utid,int,1;"
+		     "2,atrace_counter,upid,int,1;2,atrace_counter,name,string,depth;");
+	/* The cpu_idle event's args come first: the track's set is the next. */
+	ASSERT_STREQ(im_rows(tp, "SELECT arg_set_id, key FROM args WHERE arg_set_id <= "
+				 "(SELECT dimension_arg_set_id FROM track WHERE id = 0) ORDER BY id"),
+		     "0,state;0,cpu_id;2,cpu;");
+	tp_destroy(tp);
+}
