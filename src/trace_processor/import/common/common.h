@@ -650,7 +650,15 @@ int64_t tp_track_process_counter(struct tp_import *imp, const char *name, const 
 uint32_t tp_track_group_new(struct tp_import *imp);
 int64_t tp_track_global_counter(struct tp_import *imp, const char *name, uint32_t machine);
 int64_t tp_track_thread(struct tp_import *imp, int64_t utid);
-void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);
+/* A counter value on @track (< 0: none); Return: its row, or -1. */
+int64_t tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value);
+/*
+ * tp_counter_set_utid() - The counter row @row gets the arg set {utid:
+ * @utid (uint)}, made now: the thread behind a process-scoped value (as
+ * Perfetto records it for atrace counters and process counters pushed by
+ * a thread). Nothing when @row or @utid is < 0.
+ */
+void tp_counter_set_utid(struct tp_import *imp, int64_t row, int64_t utid);
 
 /* -------------------------------------------------- stats, metadata ---- */
 

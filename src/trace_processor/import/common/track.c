@@ -186,20 +186,35 @@ int64_t tp_track_thread(struct tp_import *imp, int64_t utid)
 	return row;
 }
 
-void tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value)
+int64_t tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double value)
 {
 	struct tp_table *c = &imp->db->counter;
 	int64_t row;
 
 	if (track < 0)
-		return;
+		return -1;
 	row = tp_table_append(c);
 	if (row < 0)
-		return;
+		return -1;
 	tp_set_int(c, COUNTER_TS, (size_t)row, ts);
 	tp_set_int(c, COUNTER_TRACK_ID, (size_t)row, track);
 	tp_set_real(c, COUNTER_VALUE, (size_t)row, value);
 	tp_bounds_add(imp->db, ts);
+	return row;
+}
+
+void tp_counter_set_utid(struct tp_import *imp, int64_t row, int64_t utid)
+{
+	struct tp_argset args = {0};
+	int64_t set;
+
+	if (row < 0 || utid < 0)
+		return;
+	tp_argset_uint(imp, &args, tp_db_str(imp->db, "utid"), (uint64_t)utid);
+	set = tp_argset_commit(imp, &args);
+	tp_argset_fini(&args);
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->counter, COUNTER_ARG_SET_ID, (size_t)row, set);
 }
 
 /* ----------------------------------------------------- dimension tracks ---- */

@@ -480,8 +480,14 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 		memcpy(tmp, name, nlen);
 		tmp[nlen] = '\0';
 		upid = tp_proc_get_process_main(imp, ev->machine, pid);
-		tp_counter_add(imp, ev->ts,
-			       tp_track_process_counter(imp, tmp, "atrace_counter", upid, "name", tmp), v);
+		/* The writing thread, if known (never made): the counter's utid arg. */
+		utid = tp_proc_find_thread(imp, ev->machine, tid);
+		tp_counter_set_utid(imp,
+				    tp_counter_add(imp, ev->ts,
+						   tp_track_process_counter(imp, tmp, "atrace_counter",
+									    upid, "name", tmp),
+						   v),
+				    utid);
 		return;
 	}
 	case 'I': {
