@@ -281,11 +281,11 @@ TEST(sql_select_star_columns_and_types)
 	sqlite3_finalize(st);
 
 	/* Hidden columns stay out of SELECT * but can be named. */
-	st = sq_prepare(conn, "SELECT * FROM instant");
+	st = sq_prepare(conn, "SELECT * FROM __intrinsic_instant");
 	ASSERT_EQ(sqlite3_column_count(st), 4);
 	ASSERT_STREQ(sqlite3_column_name(st, 0), "ts");
 	sqlite3_finalize(st);
-	ASSERT_STREQ(sq_render(conn, "SELECT id, ts FROM instant WHERE id = 2", g_sq_a),
+	ASSERT_STREQ(sq_render(conn, "SELECT id, ts FROM __intrinsic_instant WHERE id = 2", g_sq_a),
 		     "2|52\n");
 
 	ASSERT_STREQ(sq_render(conn,
@@ -1915,7 +1915,7 @@ TEST(im_atrace_prints)
 	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, s.depth, s.parent_id IS NOT NULL, th.tid "
 				 "FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
 				 "JOIN thread th USING (utid) ORDER BY s.ts"),
-		     "100,40,outer,0,0,41;110,10,inner,1,1,41;");
+		     "100,40,outer,0,0,41;110,10,inner,1,1,41;150,0,tick,0,0,41;");
 	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, c.value, t.name, p.pid FROM counter c JOIN "
 				 "process_counter_track t ON c.track_id = t.id JOIN process p USING (upid)"),
 		     "130,7.0,queue_depth,40;");

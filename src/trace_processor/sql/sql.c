@@ -37,6 +37,8 @@ static const char *const k_views[] = {
 	"CREATE VIEW sched AS " SCHED_SELECT,
 	"CREATE VIEW sched_slice AS " SCHED_SELECT,
 	"CREATE VIEW raw AS SELECT * FROM ftrace_event",
+	/* Perfetto's instant: the slices of no duration. */
+	"CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0",
 	"CREATE VIEW cpu AS SELECT * FROM __intrinsic_cpu WHERE cpu IS NOT NULL",
 	"CREATE VIEW track AS SELECT " TRACK_COLS " FROM __intrinsic_track",
 	"CREATE VIEW thread_track AS SELECT " TYPED_TRACK_COLS ", utid FROM __intrinsic_track "

@@ -48,7 +48,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, track), "__intrinsic_track", track_specs, N(track_specs)},
 	{offsetof(struct tp_db, counter), "counter", counter_specs, N(counter_specs)},
 	{offsetof(struct tp_db, slice), "__intrinsic_slice", slice_specs, N(slice_specs)},
-	{offsetof(struct tp_db, instant), "instant", instant_specs, N(instant_specs)},
+	{offsetof(struct tp_db, instant), "__intrinsic_instant", instant_specs, N(instant_specs)},
 	{offsetof(struct tp_db, flow), "flow", flow_specs, N(flow_specs)},
 	{offsetof(struct tp_db, ftrace_event), "ftrace_event", ftrace_specs, N(ftrace_specs)},
 	{offsetof(struct tp_db, args), "__intrinsic_args", args_specs, N(args_specs)},

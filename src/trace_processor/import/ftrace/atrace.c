@@ -490,22 +490,16 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 				    utid);
 		return;
 	}
-	case 'I': {
-		struct tp_table *in = &imp->db->instant;
-		int64_t row;
-
+	case 'I':
+		/* A slice of no duration on the thread's track (Perfetto's instant view). */
 		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
 			goto bad;
 		utid = atrace_thread(imp, ev->machine, tid, pid);
-		row = utid >= 0 ? tp_table_append(in) : -1;
-		if (row < 0)
+		if (utid < 0)
 			return;
-		tp_set_int(in, INSTANT_TS, (size_t)row, ev->ts);
-		tp_set_int(in, INSTANT_TRACK_ID, (size_t)row, tp_track_thread(imp, utid));
-		tp_set_str(in, INSTANT_NAME, (size_t)row,
-			   tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
+		tp_slice_scoped(imp, ev->ts, 0, tp_track_thread(imp, utid), 0,
+				tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
 		return;
-	}
 	case 'S':
 	case 'F':
 	case 'G':
