@@ -3547,6 +3547,14 @@ TEST(im_process_tree_rules)
 	ASSERT_STREQ(im_rows(tp, "SELECT p.pid, a.key, a.display_value FROM process p JOIN args a "
 				 "USING (arg_set_id) ORDER BY p.upid"),
 		     "2,is_kthread,true;50,is_kthread,true;60,is_kthread,false;");
+	/*
+	 * The sets are made at the end in the slot order of Perfetto's hash map
+	 * of upids (upid 4 hashes to slot 117, 1 to 812, 2 to 999 of 1024),
+	 * not by upid: false (pid 60) gets the first set.
+	 */
+	ASSERT_STREQ(im_rows(tp, "SELECT pid FROM process WHERE arg_set_id IS NOT NULL "
+				 "ORDER BY arg_set_id, upid"),
+		     "60;2;50;");
 	tp_destroy(tp);
 }
 

@@ -68,6 +68,8 @@ struct tp_procs {
 	size_t cap_pname_prio;
 	int8_t *kthread;              /* upid -> is_kthread arg: -1 none, 0, 1 */
 	size_t cap_kthread;
+	uint32_t *arg_upids;          /* the upids with args, in the order they got them */
+	size_t n_arg_upids, cap_arg_upids;
 };
 
 /*
@@ -581,6 +583,7 @@ void tp_proc_fini(struct tp_import *imp)
 	free(p->tname_prio);
 	free(p->pname_prio);
 	free(p->kthread);
+	free(p->arg_upids);
 	free(p);
 	imp->procs = NULL;
 }
@@ -786,14 +789,96 @@ void tp_proc_set_kthread(struct tp_import *imp, int64_t upid, bool is_kthread)
 	struct tp_procs *p = imp->procs;
 	size_t old = p->cap_kthread;
 
-	if (upid < 0)
+	if (upid < 0 || upid > UINT32_MAX)
 		return;
 	if ((size_t)upid >= old) {
 		if (tp_array_grow((void **)&p->kthread, &p->cap_kthread, (size_t)upid + 1, 1, 256) < 0)
 			return;
 		memset(p->kthread + old, -1, p->cap_kthread - old);
 	}
+	if (p->kthread[upid] < 0) {
+		if (tp_array_grow((void **)&p->arg_upids, &p->cap_arg_upids, p->n_arg_upids + 1,
+				  sizeof(*p->arg_upids), 64) < 0)
+			return;
+		p->arg_upids[p->n_arg_upids++] = (uint32_t)upid;
+	}
 	p->kthread[upid] = is_kthread;
+}
+
+/* Perfetto's MurmurHash of an integer key. */
+static uint64_t murmur_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Puts @key in the first free slot of its quadratic probe sequence. */
+static void probe_insert(uint32_t *slots, uint8_t *used, size_t cap, uint32_t key)
+{
+	uint64_t h = murmur_mix(key), s;
+
+	for (s = 0; s < cap; s++) {
+		size_t i = (size_t)((h + 2 * s * s + s) & (cap - 1));
+
+		if (!used[i]) {
+			used[i] = 1;
+			slots[i] = key;
+			return;
+		}
+	}
+}
+
+/*
+ * The order Perfetto commits the processes' args in: it keeps one arg
+ * inserter per upid in a FlatHashMap (MurmurHash, quadratic probing, 75%
+ * load, capacity 1024 at the first insert and 8x, then 2x past 1 MB of
+ * 44-byte entries, rehashed in slot order) and commits them as it clears
+ * the map, slot by slot. @upids (in insertion order) are reordered so.
+ * Return: 0, or -ENOMEM (then @upids is unchanged).
+ */
+static int map_clear_order(uint32_t *upids, size_t n)
+{
+	uint32_t *slots = NULL, *tmp;
+	uint8_t *used = NULL, *tused;
+	size_t cap = 0, size = 0, i, j;
+
+	for (i = 0; i < n; i++) {
+		if (size >= cap * 75 / 100) {
+			size_t ncap = cap * 44 < (1u << 20) ? cap * 8 : cap * 2;
+
+			if (ncap < 1024)
+				ncap = 1024;
+			tmp = malloc(ncap * sizeof(*tmp));
+			tused = calloc(ncap, 1);
+			if (!tmp || !tused) {
+				free(tmp);
+				free(tused);
+				free(slots);
+				free(used);
+				return -ENOMEM;
+			}
+			for (j = 0; j < cap; j++)
+				if (used[j])
+					probe_insert(tmp, tused, ncap, slots[j]);
+			free(slots);
+			free(used);
+			slots = tmp;
+			used = tused;
+			cap = ncap;
+		}
+		probe_insert(slots, used, cap, upids[i]);
+		size++;
+	}
+	for (i = 0, j = 0; i < cap; i++)
+		if (used[i])
+			upids[j++] = slots[i];
+	free(slots);
+	free(used);
+	return 0;
 }
 
 void tp_proc_finish(struct tp_import *imp)
@@ -803,20 +888,23 @@ void tp_proc_finish(struct tp_import *imp)
 	uint32_t k;
 	size_t i;
 
-	if (!p || !p->cap_kthread)
+	if (!p || !p->n_arg_upids)
 		return;
 	k = tp_db_str(imp->db, "is_kthread");
-	/* Perfetto stores the args it gathered per process at the end, by upid. */
-	for (i = 0; i < p->cap_kthread && i < imp->db->process.n_rows; i++) {
+	/* Perfetto stores the args it gathered per process at the end. */
+	if (map_clear_order(p->arg_upids, p->n_arg_upids) < 0)
+		return;
+	for (i = 0; i < p->n_arg_upids; i++) {
+		uint32_t upid = p->arg_upids[i];
 		int64_t set;
 
-		if (p->kthread[i] < 0)
+		if (upid >= imp->db->process.n_rows || p->kthread[upid] < 0)
 			continue;
 		b.n = 0;
-		tp_argset_bool(imp, &b, k, p->kthread[i] != 0);
+		tp_argset_bool(imp, &b, k, p->kthread[upid] != 0);
 		set = tp_argset_commit(imp, &b);
 		if (set >= 0)
-			tp_set_int(&imp->db->process, PROCESS_ARG_SET_ID, i, set);
+			tp_set_int(&imp->db->process, PROCESS_ARG_SET_ID, upid, set);
 	}
 	tp_argset_fini(&b);
 }
