@@ -3808,3 +3808,38 @@ TEST(im_track_dimension_args)
 		     "0,state;0,cpu_id;2,cpu;");
 	tp_destroy(tp);
 }
+
+/*
+ * The recorder's setup errors at the start: logged once per sequence
+ * (another start on it adds nothing), each counted with its message as an
+ * arg set made then: failed events, then unknown ones (whatever the field
+ * order), then atrace errors.
+ */
+TEST(im_ftrace_setup_error_args)
+{
+	struct im_trace t;
+	struct pz_msg *p, fs;
+	struct tp *tp;
+	int i;
+
+	im_begin(&t);
+	for (i = 0; i < 2; i++) {
+		p = im_packet(&t, 100 + i, 7);
+		pz_begin_nested(p, PB_TRACE_PACKET__FTRACE_STATS, &fs);
+		pz_append_varint(&fs, PB_FTRACE_STATS__PHASE, PBE_FTRACE_STATS_PHASE__START_OF_TRACE);
+		pz_append_string(&fs, PB_FTRACE_STATS__UNKNOWN_FTRACE_EVENTS, "power/clock_enable");
+		pz_append_string(&fs, PB_FTRACE_STATS__FAILED_FTRACE_EVENTS, "ftrace/print");
+		pz_append_string(&fs, PB_FTRACE_STATS__ATRACE_ERRORS, "gfx");
+		pz_end(&fs);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT arg_set_id, key, display_value FROM args ORDER BY id"),
+		     "0,message,Ftrace event failed: ftrace/print;"
+		     "1,message,Ftrace event unknown: power/clock_enable;"
+		     "2,message,Atrace failures: gfx;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'ftrace_setup_errors'"),
+		     "3;");
+	tp_destroy(tp);
+}

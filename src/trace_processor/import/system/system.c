@@ -22,6 +22,7 @@
 
 struct tp_system {
 	bool write_into_file;         /* from the trace config: long trace mode */
+	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
 };
 
 int tp_system_init(struct tp_import *imp)
@@ -32,6 +33,8 @@ int tp_system_init(struct tp_import *imp)
 
 void tp_system_fini(struct tp_import *imp)
 {
+	if (imp->system)
+		hmap_fini(&imp->system->setup_error_seqs);
 	free(imp->system);
 	imp->system = NULL;
 }
@@ -760,6 +763,77 @@ static void ftrace_cpu_stats(struct tp_import *imp, const struct tp_event *ev,
 		tp_stat_set(imp, name, cpu, ev->machine, 0);
 }
 
+/* One setup error: counted, and its message "<prefix><field>" an arg set. */
+static void log_setup_error(struct tp_import *imp, const struct tp_event *ev, struct tp_argset *b,
+			    uint32_t key, const char *prefix, const struct pz_field *f)
+{
+	size_t n = strlen(prefix);
+	char *msg = malloc(n + f->size + 1);
+
+	tp_stat_add(imp, "ftrace_setup_errors", -1, ev->machine, 1);
+	if (!msg)
+		return;
+	memcpy(msg, prefix, n);
+	memcpy(msg + n, f->data, f->size);
+	b->n = 0;
+	tp_argset_str(imp, b, key, tp_str_intern(&imp->db->strings, msg, n + f->size));
+	tp_argset_commit(imp, b);
+	free(msg);
+}
+
+/*
+ * The recorder's setup errors, at the start, once per sequence (the first
+ * start with any): each is counted and logged, its message an arg set
+ * made now, as Perfetto's RecordCollectionLog does: failed events, then
+ * unknown events, then atrace errors, then an exclusive feature error.
+ */
+static void setup_errors(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			 size_t len)
+{
+	static const struct {
+		uint32_t id;
+		const char *prefix;
+		bool once; /* a string field: logged if not empty */
+	} kinds[] = {
+		{PB_FTRACE_STATS__FAILED_FTRACE_EVENTS, "Ftrace event failed: ", false},
+		{PB_FTRACE_STATS__UNKNOWN_FTRACE_EVENTS, "Ftrace event unknown: ", false},
+		{PB_FTRACE_STATS__ATRACE_ERRORS, "Atrace failures: ", true},
+		{PB_FTRACE_STATS__EXCLUSIVE_FEATURE_ERROR, "Ftrace exclusive feature error: ", true},
+	};
+	uint64_t seq = tp_seq_id(imp, ev->seq_idx), v;
+	uint32_t key = tp_db_str(imp->db, "message");
+	struct tp_argset b = {0};
+	bool any = false;
+	struct pz_reader r;
+	struct pz_field f;
+	size_t i;
+
+	if (hmap_get(&imp->system->setup_error_seqs, seq, &v))
+		return;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		struct pz_field last = {0};
+
+		pz_reader_init(&r, data, len);
+		while (pz_reader_next(&r, &f) > 0) {
+			if (f.id != kinds[i].id || f.wire_type != PZ_WIRE_LEN)
+				continue;
+			if (kinds[i].once) {
+				last = f; /* a singular field: its last value counts */
+				continue;
+			}
+			log_setup_error(imp, ev, &b, key, kinds[i].prefix, &f);
+			any = true;
+		}
+		if (kinds[i].once && last.id && last.size > 0) {
+			log_setup_error(imp, ev, &b, key, kinds[i].prefix, &last);
+			any = true;
+		}
+	}
+	tp_argset_fini(&b);
+	if (any)
+		hmap_put(&imp->system->setup_error_seqs, seq, 1);
+}
+
 static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			 size_t len)
 {
@@ -806,17 +880,8 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 			tp_stat_set(imp, "ftrace_kprobe_misses_delta", -1, ev->machine,
 				    (int64_t)kp[PB_FTRACE_KPROBE_STATS__MISSES].value - begin);
 	}
-	/* Setup errors of the recorder: one each, counted at the start. */
-	pz_reader_init(&r, data, len);
-	while (!is_end && pz_reader_next(&r, &f) > 0) {
-		if (f.wire_type == PZ_WIRE_LEN &&
-		    (f.id == PB_FTRACE_STATS__FAILED_FTRACE_EVENTS ||
-		     f.id == PB_FTRACE_STATS__UNKNOWN_FTRACE_EVENTS ||
-		     ((f.id == PB_FTRACE_STATS__ATRACE_ERRORS ||
-		       f.id == PB_FTRACE_STATS__EXCLUSIVE_FEATURE_ERROR) &&
-		      f.size > 0)))
-			tp_stat_add(imp, "ftrace_setup_errors", -1, ev->machine, 1);
-	}
+	if (!is_end)
+		setup_errors(imp, ev, data, len);
 	/* Page errors traced_probes met and skipped (FtraceParseStatus values). */
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
