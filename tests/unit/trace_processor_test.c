@@ -3843,3 +3843,30 @@ TEST(im_ftrace_setup_error_args)
 		     "3;");
 	tp_destroy(tp);
 }
+
+/*
+ * A switch away from a thread whose last state is not Running (its
+ * switch in was lost): that state keeps dur -1, as Perfetto closes it
+ * with data loss; a Running one gets its dur.
+ */
+TEST(im_switch_out_of_not_running_keeps_dur)
+{
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_switch(&b, 10, "idle", 0, 0, "w", 70);
+	im_switch(&b, 20, "w", 70, 1, "idle", 0);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 1, &b);
+	im_switch(&b, 50, "w", 70, 0, "idle", 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts.ts, ts.dur, ts.state FROM thread_state ts JOIN thread "
+				 "USING (utid) WHERE tid = 70 ORDER BY ts.ts"),
+		     "10,10,Running;20,-1,S;50,-1,R;");
+	tp_destroy(tp);
+}

@@ -311,9 +311,18 @@ void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int6
 			tp_set_str(s, SCHED_END_STATE, (size_t)c->sched_row, end_state);
 		}
 	}
-	/* The previous thread leaves the CPU in its new state. */
-	if (prev_utid > 0)
+	/*
+	 * The previous thread leaves the CPU in its new state. If its last
+	 * state was not Running, events were lost: that state keeps dur -1
+	 * (Perfetto's ClosePendingState with data loss).
+	 */
+	if (prev_utid > 0) {
+		struct thread_state *th = thread_of(imp->sched, prev_utid, false);
+
+		if (th && th->open_row >= 0 && th->open_state != running_str(imp))
+			th->open_row = -1;
 		open_state(imp, prev_utid, ts, end_state, TP_NULL_INT, TP_NULL_INT);
+	}
 	row = tp_table_append(s);
 	if (row < 0)
 		return;
