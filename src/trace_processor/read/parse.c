@@ -116,6 +116,7 @@ void tp_parse_finish(struct tp_read *r)
 	struct tp_import *imp = &r->imp;
 
 	ftrace_latest_data_start(r);
+	tp_clock_sync_finish(imp);
 	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
 				    tp_clock_claimed_trace_clock(tp_clock_graph(imp)));

@@ -94,7 +94,7 @@ static void first_bundle(struct tp_read *r, const uint8_t *data, size_t len, uin
 	}
 	if ((has_prev_end || has_last_read) &&
 	    tp_to_trace_time(&r->imp, boot, machine, (int64_t)(has_prev_end ? prev_end : last_read),
-			     false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE)
+			     false, false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE)
 		hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ts);
 	else
 		hmap_put(&r->ftrace_cpu_start, k, FTRACE_START_NONE);
@@ -124,7 +124,7 @@ static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, ui
 	first_bundle(r, data, len, machine, cpu, boot);
 	if (rc == 0)
 		return; /* no events */
-	if (tp_to_trace_time(imp, boot, machine, ts, true, &ev.ts) < 0)
+	if (tp_to_trace_time(imp, boot, machine, ts, true, false, &ev.ts) < 0)
 		return;
 	number_queues(r, machine, (uint32_t)cpu, queues);
 	ev.kind = TP_EV_BUNDLE;
@@ -339,7 +339,9 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	clock_id = tp_clock_qualify(clock_id, (uint32_t)seq_id, machine);
 	if (has_ts) {
 		ts = (uint64_t)tp_clock_to_ns(imp, clock_id, (int64_t)ts);
-		if (tp_to_trace_time(imp, clock_id, machine, (int64_t)ts, true, &trace_ts) < 0)
+		/* Perfetto converts no ClockSnapshot's own time. */
+		if (tp_to_trace_time(imp, clock_id, machine, (int64_t)ts, true,
+				     payload.id == PB_TRACE_PACKET__CLOCK_SNAPSHOT, &trace_ts) < 0)
 			return -ENOENT;
 	} else if (snapshot_ts >= 0) {
 		trace_ts = snapshot_ts; /* a snapshot is stamped by its own reading */

@@ -29,6 +29,16 @@
 #define MAX_CLOCKS 1024 /* machines times their clocks, and sequence clocks */
 #define MAX_HOPS 4 /* edges in a path */
 #define N_PATHS 4  /* paths remembered between snapshots */
+#define N_CACHED 8 /* conversions remembered, as Perfetto's ClockSynchronizer */
+
+/*
+ * A conversion remembered: @from's values in [lo, hi) go to @to shifted by
+ * @shift. from == to == 0: an empty slot (never looked up: from != to).
+ */
+struct cached_conv {
+	uint64_t from, to;
+	int64_t lo, hi, shift;
+};
 
 struct clock_value {
 	uint64_t id;
@@ -100,6 +110,14 @@ struct tp_clock_graph {
 	struct hmap pair_index;           /* hash of (from, to) -> pair */
 	struct clock_path paths[N_PATHS];
 	size_t next_path;
+	/*
+	 * Perfetto's conversion cache, whose misses it reports as
+	 * clock_sync_cache_miss: emptied by every snapshot, a new entry in
+	 * the slot a std::minstd_rand of the default seed (1) picks.
+	 */
+	struct cached_conv cache[N_CACHED];
+	uint32_t cache_rnd;
+	uint64_t cache_misses;
 };
 
 int tp_clock_create(struct tp_clock_graph **out)
@@ -110,6 +128,7 @@ int tp_clock_create(struct tp_clock_graph **out)
 		return -ENOMEM;
 	g->trace_clock = TP_CLOCK_BOOTTIME;
 	g->claimed_clock = -1;
+	g->cache_rnd = 1;
 	hmap_init(&g->shape_index);
 	hmap_init(&g->pair_index);
 	*out = g;
@@ -282,6 +301,8 @@ int tp_clock_add_snapshot(struct tp_clock_graph *g, const struct tp_clock_readin
 	size_t i, j;
 	int sh = -ENOENT, rc;
 
+	/* Perfetto empties its conversion cache first, whatever comes of the snapshot. */
+	memset(g->cache, 0, sizeof(g->cache));
 	/* A snapshot with BOOTTIME but no TRACE_FILE makes BOOTTIME the trace clock. */
 	for (i = 0; i < n; i++) {
 		boottime |= r[i].id == TP_CLOCK_BOOTTIME;
@@ -615,12 +636,63 @@ int tp_clock_convert(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64
 	return 0;
 }
 
-int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, int64_t *out)
+/*
+ * std::minstd_rand: x = x * 48271 mod (2^31 - 1), the new x returned.
+ * Fits in 64 bits: x < 2^31, 48271 < 2^16.
+ */
+static uint32_t minstd_next(uint32_t *x)
+{
+	*x = (uint32_t)((uint64_t)*x * 48271u % 2147483647u);
+	return *x;
+}
+
+int tp_clock_convert_cached(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64_t to,
+			    int64_t *out)
+{
+	struct tp_clock_span s;
+	struct cached_conv *c;
+	size_t i;
+	int rc;
+
+	if (from == to) {
+		*out = ts;
+		return 0;
+	}
+	for (i = 0; i < N_CACHED; i++) {
+		c = &g->cache[i];
+		if (c->from == from && c->to == to && ts >= c->lo && ts < c->hi) {
+			*out = tp_ts_add(ts, c->shift);
+			return 0;
+		}
+	}
+	g->cache_misses++;
+	rc = tp_clock_convert_span(g, from, ts, to, &s);
+	if (rc < 0)
+		return rc;
+	c = &g->cache[minstd_next(&g->cache_rnd) % N_CACHED];
+	c->from = from;
+	c->to = to;
+	c->lo = s.lo;
+	c->hi = s.hi;
+	c->shift = s.shift;
+	*out = tp_ts_add(ts, s.shift);
+	return 0;
+}
+
+uint64_t tp_clock_cache_misses(const struct tp_clock_graph *g)
+{
+	return g->cache_misses;
+}
+
+int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, bool cached,
+		      int64_t *out)
 {
 	g->n_conversions++;
 	if (clock_id == g->trace_clock) {
 		*out = ts;
 		return 0;
 	}
+	if (cached)
+		return tp_clock_convert_cached(g, clock_id, ts, g->trace_clock, out);
 	return tp_clock_convert(g, clock_id, ts, g->trace_clock, out);
 }

@@ -163,8 +163,9 @@ static void table_rows(struct tp_import *imp, const struct tp_clock_reading *r,
 		const char *name = clock_name((uint32_t)r[i].id);
 		int64_t ts, row;
 
-		if (tp_clock_convert(imp->clock_sync->graph, r[i].id, r[i].value, trace_clock,
-				     &ts) < 0) {
+		/* Perfetto's AddSnapshotToTable: each clock through its conversion cache. */
+		if (tp_clock_convert_cached(imp->clock_sync->graph, r[i].id, r[i].value,
+					    trace_clock, &ts) < 0) {
 			if (!has_fallback)
 				continue;
 			ts = fallback;
@@ -261,7 +262,7 @@ int64_t tp_clock_snapshot_packet(struct tp_import *imp, const uint8_t *data, siz
 	for (i = 0; i < n; i++) {
 		int64_t ts;
 
-		if (tp_clock_to_trace(imp->clock_sync->graph, r[i].id, r[i].value, &ts) == 0)
+		if (tp_clock_to_trace(imp->clock_sync->graph, r[i].id, r[i].value, false, &ts) == 0)
 			return ts;
 	}
 	return -1;
@@ -505,6 +506,14 @@ static void add_bridge(struct tp_import *imp, uint64_t a, uint32_t ma, uint64_t 
 	add_snapshot(imp, e, raw, machines, 2, true);
 }
 
+/* Whether 0 of @from converts to @to, as Perfetto's BridgeToTraceTime() asks. */
+static bool has_path(struct tp_clock_graph *g, uint64_t from, uint64_t to)
+{
+	int64_t ts;
+
+	return tp_clock_convert_cached(g, from, 0, to, &ts) == 0;
+}
+
 /*
  * Perfetto's rule for a machine's BOOTTIME that nothing relates to trace
  * time when the machine first converts a timestamp: align its REALTIME
@@ -525,11 +534,11 @@ static void bridge(struct tp_import *imp, uint32_t machine)
 		imp->clock_sync->host_bridged = true;
 	else if (hmap_put(&imp->clock_sync->bridged, machine, 1) < 0)
 		return;
-	if (boot == trace || tp_clock_has_path(g, boot, trace))
+	/* Perfetto asks by converting 0, through its conversion cache. */
+	if (boot == trace || has_path(g, boot, trace))
 		return;
-	if (rt != trace_rt && tp_clock_has_path(g, boot, rt) &&
-	    tp_clock_has_path(g, trace_rt, trace)) {
-		if (!tp_clock_has_path(g, rt, trace_rt))
+	if (rt != trace_rt && has_path(g, boot, rt) && has_path(g, trace_rt, trace)) {
+		if (!has_path(g, rt, trace_rt))
 			add_bridge(imp, rt, machine, trace_rt, trace_machine);
 		return;
 	}
@@ -541,13 +550,13 @@ static void bridge(struct tp_import *imp, uint32_t machine)
 }
 
 int tp_to_trace_time(struct tp_import *imp, uint64_t clock_id, uint32_t machine, int64_t ts,
-		     bool count_failure, int64_t *out)
+		     bool count_failure, bool uncached, int64_t *out)
 {
 	int rc;
 
 	if (!bridge_done(imp, machine))
 		bridge(imp, machine);
-	rc = tp_clock_to_trace(imp->clock_sync->graph, clock_id, ts, out);
+	rc = tp_clock_to_trace(imp->clock_sync->graph, clock_id, ts, !uncached, out);
 	if (rc == 0 || !count_failure)
 		return rc;
 	if (rc == -ENOENT)
@@ -557,4 +566,12 @@ int tp_to_trace_time(struct tp_import *imp, uint64_t clock_id, uint32_t machine,
 	else
 		tp_stat_add(imp, "clock_sync_failure_no_path", -1, machine, 1);
 	return rc;
+}
+
+void tp_clock_sync_finish(struct tp_import *imp)
+{
+	uint64_t n = tp_clock_cache_misses(imp->clock_sync->graph);
+
+	if (n)
+		tp_stat_add(imp, "clock_sync_cache_miss", -1, TP_STAT_GLOBAL, (int64_t)n);
 }

@@ -129,10 +129,24 @@ int tp_clock_convert_span(struct tp_clock_graph *g, uint64_t from, int64_t ts, u
 int tp_clock_convert(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64_t to,
 		     int64_t *out);
 /*
- * tp_clock_to_trace() - Convert @ts of clock @clock_id to trace time.
+ * tp_clock_convert_cached() - tp_clock_convert() as Perfetto's
+ * ClockSynchronizer::Convert does it: through its cache of the last 8
+ * conversions (each with the range of source values it holds for; emptied
+ * by every snapshot; a new one replaces the slot a std::minstd_rand picks),
+ * counting a miss (clock_sync_cache_miss) on every lookup that finds none,
+ * failed ones included. Only for the conversions Perfetto makes.
+ */
+int tp_clock_convert_cached(struct tp_clock_graph *g, uint64_t from, int64_t ts, uint64_t to,
+			    int64_t *out);
+/* Lookups tp_clock_convert_cached() found no cached conversion for. */
+uint64_t tp_clock_cache_misses(const struct tp_clock_graph *g);
+/*
+ * tp_clock_to_trace() - Convert @ts of clock @clock_id to trace time,
+ * through tp_clock_convert_cached() when @cached (Perfetto's ToTraceTime).
  * Return: 0 and *out; errors as tp_clock_convert_span().
  */
-int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, int64_t *out);
+int tp_clock_to_trace(struct tp_clock_graph *g, uint64_t clock_id, int64_t ts, bool cached,
+		      int64_t *out);
 
 /* ------------------------------------------------------------- events ---- */
 
@@ -238,11 +252,15 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
  * tp_to_trace_time() - @ts of the qualified clock @clock_id of @machine in
  * trace time. A machine's first call relates its BOOTTIME to trace time if
  * nothing does yet (Perfetto's rule: clock_sync.c). Failures are
- * counted in stats when @count_failure.
+ * counted in stats when @count_failure. Through Perfetto's conversion
+ * cache (tp_clock_convert_cached()) unless @uncached: for conversions
+ * Perfetto does not make.
  * Return: 0 and *out, or the error of tp_clock_to_trace().
  */
 int tp_to_trace_time(struct tp_import *imp, uint64_t clock_id, uint32_t machine, int64_t ts,
-		     bool count_failure, int64_t *out);
+		     bool count_failure, bool uncached, int64_t *out);
+/* Records the conversion cache's misses as clock_sync_cache_miss; once, at the end. */
+void tp_clock_sync_finish(struct tp_import *imp);
 
 /* ---------------------------------------------------------- sequences ---- */
 

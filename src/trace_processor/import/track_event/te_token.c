@@ -415,7 +415,7 @@ static bool track_event(struct tp_import *imp, struct tp_te *te, uint32_t idx,
 		int64_t out;
 
 		if (tp_to_trace_time(imp, tp_clock_qualify(TP_CLOCK_MONOTONIC, 0, h->machine),
-				     h->machine, ts, false, &out) == 0)
+				     h->machine, ts, false, false, &out) == 0)
 			ts = out;
 	}
 
