@@ -1796,6 +1796,56 @@ TEST(im_clock_conversion_two_clocks)
 	tp_destroy(tp);
 }
 
+/*
+ * clock_sync_cache_miss counts the lookups that miss Perfetto's 8-slot
+ * conversion cache: emptied by each snapshot, whose clock_snapshot rows
+ * convert each non-trace clock (3 misses each); a new entry goes to slot
+ * minstd_rand() % 8 (7, 2, 6, 5, 1, 3, 1, 1, ...); a failed conversion
+ * misses but caches nothing.
+ */
+TEST(im_clock_sync_cache_misses)
+{
+	static const uint64_t clk[4] = {6, 3, 1, 4};
+	static const uint64_t val[2][4] = {{5000, 4000, 1000000, 3000},
+					   {10000, 8000, 2000000, 7000}};
+	/* Packets: clock, time. */
+	static const uint64_t pk[5][2] = {{3, 4500}, {1, 2500000}, {3, 4600}, {3, 8500}, {200, 77}};
+	struct im_trace t;
+	struct pz_msg *p, cs, c;
+	struct tp *tp;
+	int k, i;
+
+	im_begin(&t);
+	for (k = 0; k < 2; k++) {
+		p = im_packet(&t, -1, 1);
+		pz_begin_nested(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, &cs);
+		for (i = 0; i < 4; i++) {
+			pz_begin_nested(&cs, PB_CLOCK_SNAPSHOT__CLOCKS, &c);
+			pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__CLOCK_ID, clk[i]);
+			pz_append_varint(&c, PB_CLOCK_SNAPSHOT_CLOCK__TIMESTAMP, val[k][i]);
+			pz_end(&c);
+		}
+		pz_end(&cs);
+		im_end_packet(&t);
+	}
+	/*
+	 * Snapshot 1 leaves MONOTONIC [8000, max) in slot 5, REALTIME
+	 * [2000000, max) in 1, MONOTONIC_RAW in 3. MONOTONIC 4500 misses and
+	 * takes slot 1; so REALTIME 2500000 misses and takes slot 1 back;
+	 * MONOTONIC 4600 misses again; 8500 hits slot 5; clock 200 misses.
+	 */
+	for (k = 0; k < 5; k++) {
+		p = im_packet(&t, (int64_t)pk[k][1], 2);
+		pz_append_varint(p, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, pk[k][0]);
+		im_end_packet(&t);
+	}
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'clock_sync_cache_miss'"),
+		     "10;");
+	tp_destroy(tp);
+}
+
 /* Clock ids 64..127 mean different clocks on different sequences. */
 TEST(im_sequence_scoped_clocks)
 {
