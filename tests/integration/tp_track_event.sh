@@ -15,6 +15,8 @@
 #               an incremental sequence clock in microseconds;
 #   mojo/*      chrome_mojo_event_info args; Mojo methods interned as native
 #               symbols are named by ModuleSymbols read after the events;
+#   legacy/*    legacy async ids: tracks per (scope, first name, id) with a
+#               compressor index, process-local ids, id_scope, 'S'/'T'/'F';
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -23,7 +25,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-for t in slices counters state flows mojo; do
+for t in slices counters state flows mojo legacy; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
 		fail "tp_track_event/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
 		summary
@@ -108,6 +110,23 @@ expect flows/links flows \
 expect flows/incremental_clock flows "SELECT ts, dur FROM slice WHERE name = 'send'" \
 	'1010000,5000'
 
+# ---------------------------------------------------------------- legacy ----
+expect legacy/slices legacy \
+	"SELECT ts, dur, depth, name, track_id, thread_ts FROM slice ORDER BY id" \
+	'100,30,0,"req",1,"[NULL]";110,30,0,"req2",2,"[NULL]";120,0,1,"step",1,"[NULL]";150,10,0,"local",3,"[NULL]";170,20,0,"old",4,"[NULL]";180,0,1,"old",4,"[NULL]"'
+expect legacy/tracks legacy \
+	"SELECT t.name, t.type, t.track_group_id,
+	   (SELECT group_concat(key || '=' || display_value) FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id),
+	   (SELECT group_concat(key || '=' || display_value) FROM args a WHERE a.arg_set_id = t.source_arg_set_id)
+	 FROM track t WHERE t.type GLOB 'legacy_async*' ORDER BY t.id" \
+	'"req","legacy_async_global_slice",0,"scope=net,name=req,track_compressor_idx=0","source=chrome,trace_id_is_process_scoped=false,upid=1,source_scope=net";"req2","legacy_async_global_slice",1,"scope=net,name=req2,track_compressor_idx=0","source=chrome,trace_id_is_process_scoped=false,upid=1,source_scope=net";"local","legacy_async_process_slice",2,"upid=1,scope=io,name=local,track_compressor_idx=0","source=chrome,trace_id_is_process_scoped=true,upid=1,source_scope=io";"old","legacy_async_global_slice",3,"scope=io:sc,name=old,track_compressor_idx=0","source=chrome,trace_id_is_process_scoped=false,upid=1,source_scope=io:sc"'
+expect legacy/phase_args legacy \
+	"SELECT s.ts, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id)
+	 WHERE s.name = 'old' ORDER BY s.ts, a.id" \
+	'170,"legacy_event.passthrough_utid","2";170,"legacy_event.phase","S";170,"legacy_event.passthrough_utid","2";180,"legacy_event.passthrough_utid","2";180,"legacy_event.phase","T"'
+expect legacy/no_id legacy \
+	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '1'
+
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
 mojo_args() {
@@ -128,7 +147,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo; do
+for t in slices counters state flows mojo legacy; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

@@ -141,6 +141,16 @@ struct te_cset {
 	uint32_t n, cap;
 };
 
+/* The tracks of legacy async events with one scope and first name. */
+struct te_async_set {
+	bool process_scoped;
+	int64_t upid;
+	uint32_t scope, root_name; /* string ids */
+	uint32_t group;
+	struct te_ctrack *tracks;
+	uint32_t n, cap;
+};
+
 /* ----------------------------------------------------------- the state ---- */
 
 struct tp_te {
@@ -160,6 +170,11 @@ struct tp_te {
 	struct hmap upid_uuid;           /* upid -> uuid */
 	struct hmap misc_tracks;         /* hash of (kind, owner) -> track id */
 	struct hmap named_by_descriptor; /* utid | 1 << 63 for upids -> 1 */
+	/* legacy async ids (te_track.c): id -> first name; sets of tracks */
+	struct hmap async_root_names; /* hash of (scoped, upid, id) -> name */
+	struct hmap async_sets;       /* hash of the set's dimensions -> index */
+	struct te_async_set *async;
+	size_t n_async, cap_async;
 
 	/* flows (te_flow.c) */
 	struct hmap flows;         /* flow id -> slice row */
@@ -205,7 +220,7 @@ struct tp_te {
 		uint32_t log_body, task_file, task_function, task_line;
 		uint32_t perf_site, perf_site_hash, perf_mark, perf_mark_hash;
 		uint32_t perf_context, perf_sequence, trigger_name, trigger_name_hash;
-		uint32_t triggers;
+		uint32_t triggers, scope, trace_id_is_process_scoped, source_scope;
 	} k;
 	void *parse_ctx; /* te_parse.c's per-event scratch, reused */
 };
@@ -247,6 +262,18 @@ int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_
 int64_t te_thread_track(struct tp_import *imp, int64_t utid);
 int64_t te_legacy_counter_track(struct tp_import *imp, int64_t utid, bool instructions);
 int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global);
+enum te_async_kind { TE_ASYNC_BEGIN, TE_ASYNC_END, TE_ASYNC_INSTANT };
+/*
+ * te_legacy_async_track() - The track of a legacy async event ('b', 'e',
+ * 'n', 'S', 'T', 'p', 'F') named @name with id @id, process-scoped (a
+ * local_id, of @upid) or not, in @scope (a string id), as Perfetto's
+ * TrackCompressor::InternLegacyAsyncTrack: the first name seen for an id
+ * names its set; a begin takes the id's track (or a free one) and nests,
+ * an end unnests. Return: the track id, or -1.
+ */
+int64_t te_legacy_async_track(struct tp_import *imp, uint32_t machine, uint32_t name,
+			      int64_t upid, int64_t id, bool process_scoped, uint32_t scope,
+			      enum te_async_kind kind);
 void te_track_fini(struct tp_te *te);
 
 /* te_flow.c */

@@ -686,6 +686,14 @@ static bool is_async_phase(int32_t p)
 	return p == 'b' || p == 'e' || p == 'n' || p == 'S' || p == 'T' || p == 'p' || p == 'F';
 }
 
+/* Thread timestamps go to slices on a thread, not to legacy async ones. */
+static bool on_thread(const struct ev_ctx *c)
+{
+	int32_t p;
+
+	return c->utid >= 0 && !(legacy_phase(c, &p) && is_async_phase(p));
+}
+
 /* Works out utid/upid from the uuid, or the sequence's thread. */
 static bool initial_association(struct ev_ctx *c)
 {
@@ -775,6 +783,59 @@ static bool initial_association(struct ev_ctx *c)
 	return true;
 }
 
+/*
+ * The track of a legacy async event, by its id: unscoped, global, or local
+ * to the process (Perfetto's ParseTrackAssociationInternal). Slices of
+ * nestable phases are told apart by category, of the older ones ('S', 'T',
+ * 'p', 'F') by name; an id_scope makes the scope "category:id_scope".
+ */
+static int64_t legacy_async_track(struct ev_ctx *c, int32_t phase)
+{
+	const struct pz_field *l = c->l;
+	struct tp_db *db = c->imp->db;
+	bool local = false, old_style = phase == 'S' || phase == 'T' || phase == 'p' ||
+					phase == 'F';
+	uint32_t scope = old_style ? c->name : c->cat;
+	enum te_async_kind kind;
+	int64_t id;
+
+	if (l[PB_TRACK_EVENT_LEGACY_EVENT__UNSCOPED_ID].id) {
+		id = (int64_t)l[PB_TRACK_EVENT_LEGACY_EVENT__UNSCOPED_ID].value;
+	} else if (l[PB_TRACK_EVENT_LEGACY_EVENT__GLOBAL_ID].id) {
+		id = (int64_t)l[PB_TRACK_EVENT_LEGACY_EVENT__GLOBAL_ID].value;
+	} else if (l[PB_TRACK_EVENT_LEGACY_EVENT__LOCAL_ID].id) {
+		if (c->upid < 0)
+			return -1; /* local_id without a process */
+		id = (int64_t)l[PB_TRACK_EVENT_LEGACY_EVENT__LOCAL_ID].value;
+		local = true;
+	} else {
+		return -1; /* async event without an id */
+	}
+	if (l[PB_TRACK_EVENT_LEGACY_EVENT__ID_SCOPE].id &&
+	    l[PB_TRACK_EVENT_LEGACY_EVENT__ID_SCOPE].wire_type == PZ_WIRE_LEN) {
+		const char *cat = c->cat ? tp_str_get(&db->strings, c->cat) : NULL;
+		size_t cl = cat ? strlen(cat) : 0, sl = l[PB_TRACK_EVENT_LEGACY_EVENT__ID_SCOPE].size;
+		char *buf = malloc(cl + sl + 2);
+
+		if (!buf)
+			return -1;
+		if (cl)
+			memcpy(buf, cat, cl);
+		buf[cl] = ':';
+		memcpy(buf + cl + 1, l[PB_TRACK_EVENT_LEGACY_EVENT__ID_SCOPE].data, sl);
+		scope = tp_str_intern(&db->strings, buf, cl + 1 + sl);
+		free(buf);
+	}
+	if (phase == 'b' || phase == 'S')
+		kind = TE_ASYNC_BEGIN;
+	else if (phase == 'e' || phase == 'T')
+		kind = TE_ASYNC_END;
+	else
+		kind = TE_ASYNC_INSTANT;
+	return te_legacy_async_track(c->imp, c->ev->machine, c->name, c->upid < 0 ? 0 : c->upid,
+				     id, local, scope, kind);
+}
+
 /* The track for this event; -1 if it has none. */
 static int64_t track_for(struct ev_ctx *c, enum te_use use)
 {
@@ -786,7 +847,7 @@ static int64_t track_for(struct ev_ctx *c, enum te_use use)
 		id = te_track_for_event(c->imp, c->uuid, c->name, use, c->ev->machine, c->seq_id);
 	if (legacy_phase(c, &phase)) {
 		if (is_async_phase(phase))
-			return -1; /* legacy async ids are not supported */
+			return legacy_async_track(c, phase);
 		if (phase == 'i' || phase == 'I') {
 			switch (c->l[PB_TRACK_EVENT_LEGACY_EVENT__INSTANT_EVENT_SCOPE].value) {
 			case PBE_TRACK_EVENT_LEGACY_EVENT_INSTANT_EVENT_SCOPE__SCOPE_GLOBAL:
@@ -862,7 +923,7 @@ static void begin_event(struct ev_ctx *c, char phase)
 		if (phase == 'S' && b)
 			add_phase_arg(c, b, phase);
 	}
-	if (c->utid >= 0)
+	if (on_thread(c))
 		slice_thread_fields(c, (uint32_t)row, false);
 	flows(c, (uint32_t)row);
 	return;
@@ -884,7 +945,7 @@ static void end_event(struct ev_ctx *c)
 		return;
 	event_args(c, tp_slice_args(c->imp, track, (uint32_t)row));
 	flows(c, (uint32_t)row);
-	if (c->utid >= 0) {
+	if (on_thread(c)) {
 		int64_t tts = tp_get_int(s, SLICE_THREAD_TS, row);
 		int64_t tic = tp_get_int(s, SLICE_THREAD_INSTRUCTION_COUNT, row);
 
@@ -915,7 +976,7 @@ static void scoped_event(struct ev_ctx *c, int64_t dur, enum te_use use, char ph
 		if (phase_arg && b)
 			add_phase_arg(c, b, phase_arg);
 	}
-	if (c->utid >= 0 && dur == 0)
+	if (on_thread(c) && dur == 0)
 		slice_thread_fields(c, (uint32_t)row, true);
 	if (phase_arg != 'T' && phase_arg != 'p')
 		flows(c, (uint32_t)row);

@@ -69,6 +69,9 @@ static void keys_init(struct tp_import *imp)
 	k->skipped_packet = s(imp, "skipped_packet");
 	k->invalid_incremental_state = s(imp, "invalid_incremental_state");
 	k->legacy_phase = s(imp, "legacy_event.phase");
+	k->scope = s(imp, "scope");
+	k->trace_id_is_process_scoped = s(imp, "trace_id_is_process_scoped");
+	k->source_scope = s(imp, "source_scope");
 	k->legacy_source_id = s(imp, "legacy_trace_source_id");
 	k->correlation_id = s(imp, "correlation_id");
 	k->log_body = s(imp, "track_event.log_message.message");

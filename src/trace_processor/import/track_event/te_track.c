@@ -309,6 +309,138 @@ int64_t te_legacy_instant_track(struct tp_import *imp, int64_t upid, bool global
 			  global ? 0 : upid, &n);
 }
 
+/* ------------------------------------------------------- legacy async ---- */
+
+/* The name the first event with this id had (Perfetto names the set by it). */
+static uint32_t async_root_name(struct tp_te *te, bool process_scoped, int64_t upid, int64_t id,
+				uint32_t name)
+{
+	uint64_t h = tp_hash_mix(tp_hash_mix(process_scoped, (uint64_t)upid), (uint64_t)id), v;
+
+	if (hmap_get(&te->async_root_names, h, &v))
+		return (uint32_t)v;
+	hmap_put(&te->async_root_names, h, name);
+	return name;
+}
+
+static struct te_async_set *async_set(struct tp_import *imp, bool process_scoped, int64_t upid,
+				      uint32_t scope, uint32_t root)
+{
+	struct tp_te *te = imp->te;
+	uint64_t h = tp_hash_mix(tp_hash_mix(tp_hash_mix(process_scoped, (uint64_t)upid), scope),
+				 root),
+		 v;
+	struct te_async_set *a;
+	size_t i;
+
+	for (i = 0; hmap_get(&te->async_sets, h + i, &v); i++) {
+		a = &te->async[v];
+		if (a->process_scoped == process_scoped && a->upid == upid && a->scope == scope &&
+		    a->root_name == root)
+			return a;
+	}
+	if (te->n_async == te->cap_async) {
+		size_t cap = te->cap_async ? 2 * te->cap_async : 8;
+		struct te_async_set *p = realloc(te->async, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		te->async = p;
+		te->cap_async = cap;
+	}
+	if (hmap_put(&te->async_sets, h + i, te->n_async) < 0)
+		return NULL;
+	a = &te->async[te->n_async++];
+	memset(a, 0, sizeof(*a));
+	a->process_scoped = process_scoped;
+	a->upid = upid;
+	a->scope = scope;
+	a->root_name = root;
+	a->group = tp_track_group_new(imp);
+	return a;
+}
+
+/* The slot of @cookie: its own, else one with nothing open, else a new one. */
+static int64_t async_slot(struct te_async_set *a, int64_t cookie)
+{
+	uint32_t i;
+
+	for (i = 0; i < a->n; i++)
+		if (a->tracks[i].cookie == cookie)
+			return i;
+	for (i = 0; i < a->n; i++) {
+		if (a->tracks[i].nest == 0) {
+			a->tracks[i].cookie = cookie;
+			return i;
+		}
+	}
+	if (a->n == a->cap) {
+		uint32_t cap = a->cap ? 2 * a->cap : 4;
+		struct te_ctrack *p;
+
+		if (cap > 65536)
+			return -1;
+		p = realloc(a->tracks, cap * sizeof(*p));
+		if (!p)
+			return -1;
+		a->tracks = p;
+		a->cap = cap;
+	}
+	a->tracks[a->n].cookie = cookie;
+	a->tracks[a->n].nest = 0;
+	a->tracks[a->n].track = -1;
+	return a->n++;
+}
+
+int64_t te_legacy_async_track(struct tp_import *imp, uint32_t machine, uint32_t name,
+			      int64_t upid, int64_t id, bool process_scoped, uint32_t scope,
+			      enum te_async_kind kind)
+{
+	struct tp_te *te = imp->te;
+	int64_t owner = process_scoped ? upid : -1, slot, track;
+	uint32_t shown = process_scoped ? te_translate(&te->tr_process_track, name) : name;
+	uint32_t root = async_root_name(te, process_scoped, owner, id, shown);
+	struct te_async_set *a = async_set(imp, process_scoped, owner, scope, root);
+	struct te_ctrack *t;
+
+	if (!a || (slot = async_slot(a, id)) < 0)
+		return -1;
+	t = &a->tracks[slot];
+	if (kind == TE_ASYNC_BEGIN)
+		t->nest++;
+	else if (kind == TE_ASYNC_END && t->nest > 0)
+		t->nest--;
+	if (t->track < 0) {
+		struct tp_argset dims = {0}, src = {0};
+		struct new_track n = {
+			.type = process_scoped ? "legacy_async_process_slice"
+					       : "legacy_async_global_slice",
+			.name = shown,
+			.utid = -1,
+			.upid = owner,
+			.machine = process_scoped ? machine_of_process(imp, upid) : machine,
+			.dims = &dims,
+			.src = &src,
+		};
+
+		if (process_scoped)
+			tp_argset_uint(imp, &dims, te->k.upid, (uint64_t)upid);
+		tp_argset_str(imp, &dims, te->k.scope, scope);
+		tp_argset_str(imp, &dims, te->k.name, root);
+		tp_argset_uint(imp, &dims, te->k.track_compressor_idx, (uint64_t)slot);
+		tp_argset_str(imp, &src, te->k.source, te->k.chrome);
+		tp_argset_bool(imp, &src, te->k.trace_id_is_process_scoped, process_scoped);
+		tp_argset_uint(imp, &src, te->k.upid, (uint64_t)(upid < 0 ? 0 : upid));
+		tp_argset_str(imp, &src, te->k.source_scope, scope);
+		track = add_track(imp, &n);
+		if (track < 0)
+			return -1;
+		tp_set_int(&imp->db->track, TRACK_TRACK_GROUP_ID, (size_t)track, a->group);
+		a->tracks[slot].track = track;
+	}
+	return a->tracks[slot].track;
+}
+
 /* ------------------------------------------------------------ resolution ---- */
 
 static bool hierarchy_ok(struct tp_import *imp, uint32_t machine, uint64_t uuid)
@@ -781,4 +913,9 @@ void te_track_fini(struct tp_te *te)
 	hmap_fini(&te->upid_uuid);
 	hmap_fini(&te->misc_tracks);
 	hmap_fini(&te->named_by_descriptor);
+	for (i = 0; i < te->n_async; i++)
+		free(te->async[i].tracks);
+	free(te->async);
+	hmap_fini(&te->async_sets);
+	hmap_fini(&te->async_root_names);
 }
