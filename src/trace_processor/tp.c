@@ -36,6 +36,7 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 		ro.progress = opt->progress;
 		ro.no_ftrace_raw = opt->no_ftrace_raw;
 		ro.analyze_proto_content = opt->analyze_proto_content;
+		ro.crop_track_events = opt->crop_track_events;
 	}
 	rc = tp_db_init(&tp->db);
 	if (rc < 0) {

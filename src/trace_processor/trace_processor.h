@@ -47,6 +47,7 @@ struct tp_options {
 	bool progress;           /* print MB read and MB/s to stderr while importing */
 	bool no_ftrace_raw;      /* no ftrace_event rows (Perfetto's --no-ftrace-raw) */
 	bool analyze_proto_content; /* arg sets of track event (category, name) pairs */
+	bool crop_track_events;  /* drop track events before the range of interest */
 };
 
 /* Return: 0 or -ENOMEM. */

@@ -17,6 +17,8 @@
 #               symbols are named by ModuleSymbols read after the events;
 #   legacy/*    legacy async ids: tracks per (scope, first name, id) with a
 #               compressor index, process-local ids, id_scope, 'S'/'T'/'F';
+#   roi/*       TrackEventRangeOfInterest: metadata, and with
+#               --crop-track-events earlier events dropped and counted;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,7 +27,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-for t in slices counters state flows mojo legacy; do
+for t in slices counters state flows mojo legacy roi; do
 	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
 		fail "tp_track_event/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
 		summary
@@ -34,13 +36,15 @@ for t in slices counters state flows mojo legacy; do
 done
 
 # expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
-# lines joined by ';') must equal EXPECTED.
+# lines joined by ';') must equal EXPECTED; the shell gets $FLAGS too.
+FLAGS=
 expect() {
 	_n=$1
 	_trace=$2
 	_sql=$3
 	_want=$4
-	if ! timeout 60 "$TP" -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
+	# shellcheck disable=SC2086 # FLAGS is a list of words
+	if ! timeout 60 "$TP" $FLAGS -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
 		fail "tp_track_event/$_n" "exit $?: $(head -n 1 "$tmp/err")"
 		return
 	fi
@@ -127,6 +131,17 @@ expect legacy/phase_args legacy \
 expect legacy/no_id legacy \
 	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '1'
 
+# ------------------------------------------------------------------- roi ----
+roi_sql="SELECT name, ts, dur FROM slice UNION ALL SELECT name, value, -1 FROM stats
+	 WHERE value > 0 AND name GLOB 'track_event*' UNION ALL
+	 SELECT name, int_value, -2 FROM metadata WHERE name = 'range_of_interest_start_us'"
+expect roi/kept roi "$roi_sql" \
+	'"before",1000,0;"edge",1999,1001;"at",2000,0;"track_event_range_of_interest_missing_start_us",1,-1;"range_of_interest_start_us",2,-2'
+FLAGS=--crop-track-events
+expect roi/cropped roi "$roi_sql" \
+	'"at",2000,0;"track_event_dropped_packets_outside_of_range_of_interest",2,-1;"track_event_range_of_interest_missing_start_us",1,-1;"range_of_interest_start_us",2,-2'
+FLAGS=
+
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
 mojo_args() {
@@ -147,7 +162,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy; do
+for t in slices counters state flows mojo legacy roi; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

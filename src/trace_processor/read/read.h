@@ -17,6 +17,7 @@ struct tp_read_options {
 	bool progress;              /* MB read and MB/s on stderr while importing */
 	bool no_ftrace_raw;         /* no ftrace_event rows */
 	bool analyze_proto_content; /* arg sets of track event (category, name) pairs */
+	bool crop_track_events;     /* drop track events before the range of interest */
 };
 
 /*

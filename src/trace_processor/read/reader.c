@@ -50,6 +50,7 @@ int tp_read_create(struct tp_db *db, const struct tp_read_options *opt, struct t
 	imp->db = db;
 	imp->no_ftrace_raw = opt->no_ftrace_raw;
 	imp->analyze_proto_content = opt->analyze_proto_content;
+	imp->crop_track_events = opt->crop_track_events;
 	r->progress = opt->progress;
 	tp_arena_init(&r->arena);
 	r->latest_ts = 0;

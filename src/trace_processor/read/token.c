@@ -367,6 +367,7 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
 	case PB_TRACE_PACKET__STREAMING_PROFILE_PACKET:
 	case PB_TRACE_PACKET__TRANSLATION_TABLE:
+	case PB_TRACE_PACKET__TRACK_EVENT_RANGE_OF_INTEREST:
 		/* Track events get their own time and sort entry: te_token.c. */
 		if (!tp_te_tokenize(imp, slot, &hdr, has_ts ? &trace_ts : NULL, payload.id,
 				    payload.data, payload.size, &ev))

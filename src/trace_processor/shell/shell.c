@@ -48,6 +48,7 @@ enum {
 	OPT_FULL_SORT = 256,
 	OPT_NO_FTRACE_RAW,
 	OPT_ANALYZE_CONTENT,
+	OPT_CROP_TRACK_EVENTS,
 	OPT_IGNORED,
 };
 
@@ -61,6 +62,7 @@ static struct {
 	bool full_sort;
 	bool no_ftrace_raw;
 	bool analyze_content;
+	bool crop_track_events;
 	bool wide;
 } g_args;
 
@@ -77,7 +79,7 @@ static const struct option k_options[] = {
 	{"help", no_argument, NULL, 'h'},
 	/* Perfetto's diff tests pass these; they change nothing here. */
 	{"analyze-trace-proto-content", no_argument, NULL, OPT_ANALYZE_CONTENT},
-	{"crop-track-events", no_argument, NULL, OPT_IGNORED},
+	{"crop-track-events", no_argument, NULL, OPT_CROP_TRACK_EVENTS},
 	{"extra-checks", no_argument, NULL, OPT_IGNORED},
 	{"no-ftrace-raw", no_argument, NULL, OPT_NO_FTRACE_RAW},
 	{"dev", no_argument, NULL, OPT_IGNORED},
@@ -108,11 +110,12 @@ static void usage(FILE *f)
 		"      --analyze-trace-proto-content\n"
 		"                            Add an arg set per (category, name) of the\n"
 		"                            track events (Perfetto's content analysis).\n"
+		"      --crop-track-events   Drop track events before the trace's\n"
+		"                            TrackEventRangeOfInterest start.\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
-		"Accepted for compatibility and ignored: --crop-track-events,\n"
-		"--extra-checks, --dev.\n");
+		"Accepted for compatibility and ignored: --extra-checks, --dev.\n");
 }
 
 enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };
@@ -149,6 +152,9 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case OPT_ANALYZE_CONTENT:
 			g_args.analyze_content = true;
+			break;
+		case OPT_CROP_TRACK_EVENTS:
+			g_args.crop_track_events = true;
 			break;
 		case OPT_FULL_SORT:
 			g_args.full_sort = true;
@@ -1047,6 +1053,7 @@ int tp_shell_main(int argc, char **argv)
 	opt.full_sort = g_args.full_sort;
 	opt.no_ftrace_raw = g_args.no_ftrace_raw;
 	opt.analyze_proto_content = g_args.analyze_content;
+	opt.crop_track_events = g_args.crop_track_events;
 	opt.progress = isatty(STDERR_FILENO);
 	rc = tp_create(&opt, &tp);
 	if (rc < 0) {

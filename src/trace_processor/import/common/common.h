@@ -201,6 +201,7 @@ struct tp_import {
 	/* options (struct tp_options) */
 	bool no_ftrace_raw;           /* no ftrace_event rows */
 	bool analyze_proto_content;   /* arg sets of track event (category, name) pairs */
+	bool crop_track_events;       /* drop track events before the range of interest */
 	/* import/common */
 	struct tp_stats *stats;       /* stats and metadata rows (stats.c) */
 	struct tp_clock_sync *clock_sync; /* the clock graph and more (clock_sync.c) */

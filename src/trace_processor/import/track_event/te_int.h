@@ -194,6 +194,8 @@ struct tp_te {
 	uint32_t *annot;
 	size_t n_annot, cap_annot;
 	bool skipped_invalid; /* a packet was dropped for invalid state */
+	bool has_roi;         /* a TrackEventRangeOfInterest was seen */
+	int64_t roi_start_us;
 
 	/* translation tables (raw string id -> translated string id) */
 	struct hmap tr_slice_name;

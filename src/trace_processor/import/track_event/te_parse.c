@@ -1151,6 +1151,13 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 
 	if (!te)
 		return;
+	if (imp->crop_track_events && te->has_roi &&
+	    (te->roi_start_us > INT64_MAX / 1000 ||
+	     (te->roi_start_us >= INT64_MIN / 1000 && ev->ts < te->roi_start_us * 1000))) {
+		tp_stat_add(imp, "track_event_dropped_packets_outside_of_range_of_interest", -1,
+			    ev->machine, 1);
+		return;
+	}
 	/* One context, reused: the parse loop allocates nothing per event. */
 	if (!te->parse_ctx && !(te->parse_ctx = malloc(sizeof(*c))))
 		return;

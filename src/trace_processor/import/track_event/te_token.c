@@ -564,6 +564,26 @@ invalid:
 	tp_stat_add(imp, "streaming_profile_invalid_timestamp", -1, h->machine, 1);
 }
 
+/*
+ * TrackEventRangeOfInterest: its start is kept (events before it are
+ * dropped when parsed, with --crop-track-events) and stored as metadata;
+ * without a start_us it is counted and ignored (Perfetto's tokenizer).
+ */
+static void range_of_interest(struct tp_import *imp, struct tp_te *te, uint32_t machine,
+			      const uint8_t *data, size_t len)
+{
+	struct pz_field f[2];
+
+	if (pz_decode_table(data, len, f, 2) != PZ_OK ||
+	    !f[PB_TRACK_EVENT_RANGE_OF_INTEREST__START_US].id) {
+		tp_stat_add(imp, "track_event_range_of_interest_missing_start_us", -1, machine, 1);
+		return;
+	}
+	te->roi_start_us = pz_field_int64(&f[PB_TRACK_EVENT_RANGE_OF_INTEREST__START_US]);
+	te->has_roi = true;
+	tp_metadata_set_int(imp, "range_of_interest_start_us", 0, te->roi_start_us);
+}
+
 bool tp_te_tokenize(struct tp_import *imp, int slot, const struct tp_packet_hdr *h,
 		    const int64_t *trace_ts, uint32_t field, const uint8_t *data, size_t len,
 		    struct tp_event *ev)
@@ -579,6 +599,10 @@ bool tp_te_tokenize(struct tp_import *imp, int slot, const struct tp_packet_hdr 
 	}
 	if (field == PB_TRACE_PACKET__TRANSLATION_TABLE) {
 		te_translation_table(imp, data, len);
+		return false;
+	}
+	if (field == PB_TRACE_PACKET__TRACK_EVENT_RANGE_OF_INTEREST) {
+		range_of_interest(imp, te, h->machine, data, len);
 		return false;
 	}
 	if (slot < 0)
