@@ -2646,6 +2646,67 @@ TEST(im_ftrace_before_tracing_started_dropped)
 	tp_destroy(tp);
 }
 
+/*
+ * Until every CPU's data is whole (the latest first-bundle
+ * previous_bundle_end_timestamp, here CPU 1's 1000), ftrace events only
+ * make ftrace_event rows, as Perfetto's soft drop: a full sched_switch
+ * makes nothing, a waking no state, a compact switch its row and who runs
+ * but no slice. Older than tracing_started (500) is dropped and counted.
+ */
+TEST(im_ftrace_soft_drop_until_all_cpus_valid)
+{
+	static const int64_t sw_ts[] = {800, 100, 150}, zero[] = {0, 0, 0},
+			     sw_pid[] = {10, 11, 12}, sw_prio[] = {120, 120, 120};
+	struct im_trace t;
+	struct pz_msg b, *p, se, cs;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 500, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__SERVICE_EVENT, &se);
+	pz_append_bool(&se, PB_TRACING_SERVICE_EVENT__TRACING_STARTED, true);
+	pz_end(&se);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	pz_append_varint(&b, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP, 450);
+	im_switch(&b, 400, "swapper", 0, 0, "old", 4);
+	im_switch(&b, 600, "old", 4, 1, "a", 5);
+	im_waking(&b, 700, 5, 6);
+	im_switch(&b, 1100, "a", 5, 1, "b", 6);
+	im_switch(&b, 1200, "b", 6, 0, "swapper", 0);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 1, &b);
+	pz_append_varint(&b, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP, 1000);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED, &cs);
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "cs");
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP, sw_ts, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE, zero, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID, sw_pid, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO, sw_prio, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX, zero, 3);
+	pz_end(&cs);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid FROM sched JOIN thread t USING (utid) "
+				 "ORDER BY ts"),
+		     "1050,-1,1,12;1100,100,0,6;1200,-1,0,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread USING (utid) "
+				 "WHERE tid = 6 ORDER BY ts"),
+		     "1100,Running;1200,R;");
+	ASSERT_STREQ(im_rows(tp, "SELECT e.ts, e.name, e.cpu FROM ftrace_event e ORDER BY e.ts"),
+		     "700,sched_waking,0;900,sched_switch,1;1050,sched_switch,1;"
+		     "1100,sched_switch,0;1200,sched_switch,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT int_value FROM metadata WHERE name = "
+				 "'ftrace_latest_data_start_ns'"),
+		     "1000;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
+				 "('ftrace_packet_before_tracing_start', 'compact_sched_switch_skipped') "
+				 "ORDER BY name"),
+		     "compact_sched_switch_skipped,1;ftrace_packet_before_tracing_start,1;");
+	tp_destroy(tp);
+}
+
 /* --no-ftrace-raw: no ftrace_event rows; sched and slices are still built. */
 TEST(im_no_ftrace_raw)
 {

@@ -68,14 +68,20 @@ void tp_ftrace_fini(struct tp_import *imp)
 	hmap_fini(&ft->adreno);
 	hmap_fini(&ft->in_sys_write);
 	tp_kernel_fini(imp);
+	hmap_fini(&ft->data_start);
 	free(ft);
 	imp->ftrace = NULL;
 }
 
+/* The last one counts: Perfetto overwrites its tracing_started_ns. */
 void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts)
 {
-	if (imp->ftrace->tracing_started_ts == TP_NULL_INT)
-		imp->ftrace->tracing_started_ts = ts;
+	imp->ftrace->tracing_started_ts = ts;
+}
+
+void tp_ftrace_data_start(struct tp_import *imp, uint32_t machine, int64_t ts)
+{
+	hmap_put(&imp->ftrace->data_start, machine, (uint64_t)ts);
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -252,15 +258,57 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 		h->payload_id = 0;
 }
 
-/* Ftrace before the service started tracing is dropped (counted). */
-static bool before_start(struct tp_import *imp, const struct tp_event *ev)
-{
-	int64_t start = imp->ftrace->tracing_started_ts;
+enum window { WIN_PARSE, WIN_RAW_ONLY, WIN_DROP };
 
-	if (start == TP_NULL_INT || ev->ts >= start)
-		return false;
-	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
-	return true;
+/*
+ * Where an ftrace event falls, as Perfetto's FtraceParser decides it at its
+ * first ftrace event: before the service started tracing (0 if it did not
+ * say, or if the ftrace buffer was preserved; so a negative time too) it is
+ * dropped and counted; before every CPU of its machine has whole data
+ * (the soft drop) it only makes its ftrace_event row.
+ */
+static enum window window(struct tp_import *imp, const struct tp_event *ev)
+{
+	struct tp_ftrace *ft = imp->ftrace;
+	uint64_t v;
+
+	if (!ft->window_set) {
+		ft->window_set = true;
+		ft->drop_before_ts = imp->ftrace_preserve_buffer ||
+						     ft->tracing_started_ts == TP_NULL_INT
+					     ? 0
+					     : ft->tracing_started_ts;
+	}
+	if (ev->ts < ft->drop_before_ts) {
+		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+		return WIN_DROP;
+	}
+	if (hmap_get(&ft->data_start, ev->machine, &v) && ev->ts < (int64_t)v)
+		return WIN_RAW_ONLY;
+	return WIN_PARSE;
+}
+
+/*
+ * An event of the soft-drop window: its ftrace_event row only; a full
+ * sched_switch, whose row its parser makes, makes none.
+ */
+static void raw_only(struct tp_import *imp, const struct tp_event *ev,
+		     const struct tp_ftrace_header *h)
+{
+	struct pz_field payload = {.id = h->payload_id, .wire_type = PZ_WIRE_LEN,
+				   .data = h->payload, .size = h->payload_len};
+	const struct pb_ft_event *d;
+
+	if (h->payload_id == PB_FTRACE_EVENT__SCHED_SWITCH)
+		return;
+	d = tp_ftrace_event_desc(h->payload_id);
+	if (!d)
+		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
+	if (imp->no_ftrace_raw)
+		return;
+	tp_ftrace_raw_event(imp, ev, d, &payload, tp_proc_get_thread(imp, ev->machine, h->pid),
+			    h->common_flags);
+	tp_bounds_add(imp->db, ev->ts);
 }
 
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
@@ -271,10 +319,16 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	const struct pb_ft_event *d;
 	struct payload p;
 
-	if (before_start(imp, ev))
+	enum window win = window(imp, ev);
+
+	if (win == WIN_DROP)
 		return;
 	if (!h->payload_id) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (win == WIN_RAW_ONLY) {
+		raw_only(imp, ev, h);
 		return;
 	}
 	if (hot->is_hot) {
@@ -433,8 +487,9 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 				    const struct tp_compact_switch *s)
 {
 	int64_t ucpu, prev, next_utid, running;
+	enum window win = window(imp, ev);
 
-	if (before_start(imp, ev))
+	if (win == WIN_DROP)
 		return;
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
@@ -463,6 +518,15 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 					     tp_get_str(&imp->db->thread, THREAD_NAME, (size_t)running),
 					     prev, tp_sched_last_prio(imp, ucpu), s);
 	}
+	if (win == WIN_RAW_ONLY) {
+		/* As a CPU's first switch: who runs now, but no slice or state. */
+		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
+		if (next_utid >= 0)
+			tp_sched_set_running(imp, ucpu, next_utid);
+		tp_sched_set_last_prio(imp, ucpu, s->next_prio);
+		tp_bounds_add(imp->db, ev->ts);
+		return;
+	}
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
 			s->next_comm, s->next_prio);
 }
@@ -471,8 +535,9 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 				    const struct tp_compact_waking *w)
 {
 	int64_t utid, ucpu;
+	enum window win = window(imp, ev);
 
-	if (before_start(imp, ev))
+	if (win == WIN_DROP)
 		return;
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
@@ -487,6 +552,10 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 			tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
 					     tp_sched_running(imp, ucpu), w->common_flags),
 			w);
+	if (win == WIN_RAW_ONLY) {
+		tp_bounds_add(imp->db, ev->ts);
+		return;
+	}
 	/* Unlike a full sched_waking, a compact one does not name the wakee (Perfetto's rule). */
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	(void)utid;

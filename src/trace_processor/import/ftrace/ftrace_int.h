@@ -41,7 +41,11 @@ struct tp_payload_memo;
 struct tp_kernel;
 
 struct tp_ftrace {
-	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
+	int64_t tracing_started_ts;   /* the last tracing_started; TP_NULL_INT */
+	/* fixed at the first ftrace event parsed (ftrace.c: window()) */
+	bool window_set;
+	int64_t drop_before_ts;       /* ftrace before this is dropped (counted) */
+	struct hmap data_start;       /* machine -> all its CPUs' data whole from */
 	/* ftrace.c */
 	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
 	/* ftrace_hot.c */
