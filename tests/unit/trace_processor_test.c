@@ -1971,8 +1971,8 @@ TEST(im_atrace_prints)
 		     "130,7.0,queue_depth,40;");
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, name FROM instant"), "150,tick;");
 	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
-				 "('atrace_tracing_mark_write_malformed', 'misplaced_end_event') ORDER BY name"),
-		     "atrace_tracing_mark_write_malformed,1;misplaced_end_event,1;");
+				 "('misplaced_end_event', 'systrace_parse_failure') ORDER BY name"),
+		     "misplaced_end_event,1;systrace_parse_failure,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT p.name, p.cmdline, t.name, t.is_main_thread FROM thread t "
 				 "JOIN process p USING (upid) WHERE t.tid = 41"),
 		     "/bin/app,/bin/app --fast,worker,0;");
@@ -1981,6 +1981,46 @@ TEST(im_atrace_prints)
 	ASSERT_STREQ(im_rows(tp, "SELECT a.display_value FROM ftrace_event e JOIN args a USING "
 				 "(arg_set_id) WHERE e.ts = 150 AND a.key = 'buf'"),
 		     "I|40|tick;");
+	tp_destroy(tp);
+}
+
+/*
+ * Atrace counters as Perfetto's systrace parser: integer values only (1.5
+ * and an empty name are parse failures), full names, ScreenState on the
+ * global screen_state track, kill_one_process also an LMK instant on the
+ * killed process (not for 0).
+ */
+TEST(im_atrace_counter_rules)
+{
+	static const char long_name[] = "a_counter_name_longer_than_sixty_four_bytes_"
+					"so_that_nothing_may_truncate_it_xxxxxxxxxx";
+	char line[256];
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_print(&b, 100, 10, "C|10|ScreenState|2\n");
+	im_print(&b, 200, 10, "C|10|kill_one_process|42");
+	im_print(&b, 300, 10, "C|10|kill_one_process|0");
+	im_print(&b, 400, 10, "C|10|frac|1.5");
+	im_print(&b, 500, 10, "C|10||3");
+	snprintf(line, sizeof(line), "C|10|%s|7", long_name);
+	im_print(&b, 600, 10, line);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, t.type, c.value FROM counter c "
+				 "JOIN track t ON c.track_id = t.id ORDER BY c.ts"),
+		     "100,ScreenState,screen_state,2.0;200,kill_one_process,atrace_counter,42.0;"
+		     "300,kill_one_process,atrace_counter,0.0;600,a_counter_name_longer_than_sixty_"
+		     "four_bytes_so_that_nothing_may_truncate_it_xxxxxxxxxx,atrace_counter,7.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, p.pid FROM slice s "
+				 "JOIN process_track t ON s.track_id = t.id JOIN process p USING (upid)"),
+		     "200,0,mem.lmk,LMK,android_lmk,42;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'systrace_parse_failure'"),
+		     "2;");
 	tp_destroy(tp);
 }
 
@@ -2030,7 +2070,7 @@ TEST(im_atrace_async)
 				 "(arg_set_id) WHERE s.ts = 100 ORDER BY a.key"),
 		     "cookie,7;legacy_unnestable_begin_count,2;legacy_unnestable_last_begin_ts,105;");
 	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
-				 "'atrace_tracing_mark_write_malformed'"),
+				 "'systrace_parse_failure'"),
 		     "2;");
 	tp_destroy(tp);
 }
