@@ -3322,6 +3322,60 @@ static void im_ft_end(struct pz_msg *ev, struct pz_msg *payload)
 	pz_end(ev);
 }
 
+static void im_rss(struct pz_msg *b, int64_t ts, int64_t pid, int64_t member, int64_t size,
+		   int64_t mm_id, int curr)
+{
+	struct pz_msg ev, r;
+
+	im_ft_begin(b, &ev, &r, ts, pid, PB_FTRACE_EVENT__RSS_STAT);
+	pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__MEMBER, (uint64_t)member);
+	pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__SIZE, (uint64_t)size);
+	if (mm_id)
+		pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__MM_ID, (uint64_t)mm_id);
+	if (curr >= 0)
+		pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__CURR, (uint64_t)curr);
+	im_ft_end(&ev, &r);
+}
+
+/*
+ * rss_stat as Perfetto's RssStatTracker: members 4 (unreclaimable) and
+ * past it ("unknown") have tracks, a negative size is counted and
+ * dropped, an mm_id without curr is the event's own thread's, and an mm
+ * whose thread was freed is unknown (counted).
+ */
+TEST(im_rss_stat_rules)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, fr;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_rss(&b, 100, 10, 1, 4096, 0xabc, 1);
+	im_rss(&b, 110, 20, 1, 8192, 0xabc, 0); /* 20 changes 10's mm */
+	im_rss(&b, 120, 10, 4, 1, 0, -1);
+	im_rss(&b, 130, 10, 9, 2, 0, -1);
+	im_rss(&b, 140, 10, 0, -5, 0, -1);
+	im_rss(&b, 150, 20, 2, 3, 0xdef, -1); /* no curr: 20's own */
+	im_ft_begin(&b, &ev, &fr, 200, 0, PB_FTRACE_EVENT__SCHED_PROCESS_FREE);
+	pz_append_varint(&fr, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 10);
+	im_ft_end(&ev, &fr);
+	im_rss(&b, 210, 20, 1, 0, 0xabc, 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, p.pid, c.value FROM counter c JOIN "
+				 "process_counter_track t ON c.track_id = t.id JOIN process p "
+				 "USING (upid) ORDER BY c.ts"),
+		     "100,mem.rss.anon,10,4096.0;110,mem.rss.anon,10,8192.0;"
+		     "120,mem.unreclaimable,10,1.0;130,mem.unknown,10,2.0;150,mem.swap,20,3.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB 'rss_stat*' "
+				 "ORDER BY name"),
+		     "rss_stat_negative_size,1;rss_stat_unknown_keys,0;"
+		     "rss_stat_unknown_thread_for_mm_id,1;");
+	tp_destroy(tp);
+}
+
 static void im_wakeup(struct pz_msg *b, int64_t ts, bool activate, const char *name)
 {
 	struct pz_msg ev, w;

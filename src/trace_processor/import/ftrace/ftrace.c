@@ -58,7 +58,7 @@ void tp_ftrace_fini(struct tp_import *imp)
 	if (!ft)
 		return;
 	tp_atrace_async_fini(imp);
-	hmap_fini(&ft->mm_to_upid);
+	hmap_fini(&ft->mm_to_utid);
 	hmap_fini(&ft->keys);
 	tp_argset_fini(&ft->raw_args);
 	free(ft->memo);
@@ -137,48 +137,81 @@ static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64
 }
 
 /* The process a thread belongs to; a thread without one stands for its pid. */
-static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+static int64_t process_of_utid(struct tp_import *imp, uint32_t machine, int64_t utid)
 {
-	int64_t utid = tp_proc_get_thread(imp, machine, tid), upid;
+	int64_t upid;
 
 	if (utid < 0)
 		return -1;
 	upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
 	if (upid != TP_NULL_INT)
 		return upid;
-	tp_proc_set_thread_process(imp, utid, machine, tid);
+	tp_proc_set_thread_process(imp, utid, machine, tp_col_int(&imp->db->thread, THREAD_TID)[utid]);
 	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
 }
 
+static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	return process_of_utid(imp, machine, tp_proc_get_thread(imp, machine, tid));
+}
+
 /*
- * rss_stat: a process's memory counter (member: file, anon, swap, shmem
- * pages; size in bytes). With mm_id, curr says whether the mm is the
- * current task's; other mms are found by the id seen with curr before.
+ * Perfetto's IsThreadAlive(), short of the pid reuse check: a thread that
+ * ended, or whose process ended, is dead.
+ */
+static bool thread_alive(struct tp_import *imp, int64_t utid)
+{
+	const struct tp_db *db = imp->db;
+	int64_t upid;
+
+	if (utid < 0 || (size_t)utid >= db->thread.n_rows)
+		return false;
+	if (tp_col_int(&db->thread, THREAD_END_TS)[utid] != TP_NULL_INT)
+		return false;
+	upid = tp_col_int(&db->thread, THREAD_UPID)[utid];
+	if (upid == TP_NULL_INT || upid < 0 || (size_t)upid >= db->process.n_rows)
+		return true;
+	return tp_col_int(&db->process, PROCESS_END_TS)[upid] == TP_NULL_INT;
+}
+
+/*
+ * rss_stat: a process's memory counter (member: file, anon, swap, shmem,
+ * unreclaimable pages, any other "unknown"; size in bytes, a negative one
+ * counted and dropped), as Perfetto's RssStatTracker. With mm_id and curr,
+ * curr says whether the mm is the current task's; other mms are the thread
+ * seen with curr before, while it lives.
  */
 static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t pid,
 		     const struct payload *p)
 {
 	static const char *const names[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
-					    "mem.rss.shmem"};
-	int64_t member = fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), upid;
+					    "mem.rss.shmem", "mem.unreclaimable", "mem.unknown"};
+	uint64_t member = (uint32_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), v;
+	int64_t upid, utid;
+	const char *name;
 
-	if (member < 0 || member >= 4) {
-		tp_stat_add(imp, "rss_stat_unknown_keys", -1, ev->machine, 1);
+	name = names[member < 5 ? member : 5];
+	if (fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE) < 0) {
+		tp_stat_add(imp, "rss_stat_negative_size", -1, ev->machine, 1);
 		return;
 	}
-	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id) {
-		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID), v;
+	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id && p->f[PB_RSS_STAT_FTRACE_EVENT__CURR].id) {
+		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID);
 
 		if (fint(p, PB_RSS_STAT_FTRACE_EVENT__CURR)) {
-			upid = process_of(imp, ev->machine, pid);
-			if (upid >= 0)
-				hmap_put(&imp->ftrace->mm_to_upid, mm, (uint64_t)upid);
-		} else if (hmap_get(&imp->ftrace->mm_to_upid, mm, &v)) {
-			upid = (int64_t)v;
+			utid = tp_proc_get_thread(imp, ev->machine, pid);
+			if (utid >= 0)
+				hmap_put(&imp->ftrace->mm_to_utid, mm, (uint64_t)utid);
+		} else if (hmap_get(&imp->ftrace->mm_to_utid, mm, &v) &&
+			   thread_alive(imp, (int64_t)v)) {
+			utid = (int64_t)v;
 		} else {
+			/* An mm whose owner was freed may be reused: forget it. */
+			hmap_del(&imp->ftrace->mm_to_utid, mm, NULL);
 			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
 			return;
 		}
+		upid = process_of_utid(imp, ev->machine, utid);
 	} else {
 		upid = process_of(imp, ev->machine, pid);
 	}
@@ -186,8 +219,8 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 		return;
 	/* "mem.<key>": Perfetto's process_memory track of (upid, key). */
 	tp_counter_add(imp, ev->ts,
-		       tp_track_process_counter(imp, names[member], "process_memory", upid,
-						"process_memory_key", names[member] + 4),
+		       tp_track_process_counter(imp, name, "process_memory", upid,
+						"process_memory_key", name + 4),
 		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
 }
 
