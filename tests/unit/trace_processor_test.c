@@ -1971,8 +1971,8 @@ TEST(im_atrace_prints)
 		     "130,7.0,queue_depth,40;");
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, name FROM instant"), "150,tick;");
 	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
-				 "('atrace_tracing_mark_write_malformed', 'misplaced_end_event') ORDER BY name"),
-		     "atrace_tracing_mark_write_malformed,1;misplaced_end_event,1;");
+				 "('misplaced_end_event', 'systrace_parse_failure') ORDER BY name"),
+		     "misplaced_end_event,1;systrace_parse_failure,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT p.name, p.cmdline, t.name, t.is_main_thread FROM thread t "
 				 "JOIN process p USING (upid) WHERE t.tid = 41"),
 		     "/bin/app,/bin/app --fast,worker,0;");
@@ -1981,6 +1981,46 @@ TEST(im_atrace_prints)
 	ASSERT_STREQ(im_rows(tp, "SELECT a.display_value FROM ftrace_event e JOIN args a USING "
 				 "(arg_set_id) WHERE e.ts = 150 AND a.key = 'buf'"),
 		     "I|40|tick;");
+	tp_destroy(tp);
+}
+
+/*
+ * Atrace counters as Perfetto's systrace parser: integer values only (1.5
+ * and an empty name are parse failures), full names, ScreenState on the
+ * global screen_state track, kill_one_process also an LMK instant on the
+ * killed process (not for 0).
+ */
+TEST(im_atrace_counter_rules)
+{
+	static const char long_name[] = "a_counter_name_longer_than_sixty_four_bytes_"
+					"so_that_nothing_may_truncate_it_xxxxxxxxxx";
+	char line[256];
+	struct im_trace t;
+	struct pz_msg b;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_print(&b, 100, 10, "C|10|ScreenState|2\n");
+	im_print(&b, 200, 10, "C|10|kill_one_process|42");
+	im_print(&b, 300, 10, "C|10|kill_one_process|0");
+	im_print(&b, 400, 10, "C|10|frac|1.5");
+	im_print(&b, 500, 10, "C|10||3");
+	snprintf(line, sizeof(line), "C|10|%s|7", long_name);
+	im_print(&b, 600, 10, line);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, t.type, c.value FROM counter c "
+				 "JOIN track t ON c.track_id = t.id ORDER BY c.ts"),
+		     "100,ScreenState,screen_state,2.0;200,kill_one_process,atrace_counter,42.0;"
+		     "300,kill_one_process,atrace_counter,0.0;600,a_counter_name_longer_than_sixty_"
+		     "four_bytes_so_that_nothing_may_truncate_it_xxxxxxxxxx,atrace_counter,7.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT s.ts, s.dur, s.name, t.name, t.type, p.pid FROM slice s "
+				 "JOIN process_track t ON s.track_id = t.id JOIN process p USING (upid)"),
+		     "200,0,mem.lmk,LMK,android_lmk,42;");
+	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = 'systrace_parse_failure'"),
+		     "2;");
 	tp_destroy(tp);
 }
 
@@ -2030,7 +2070,7 @@ TEST(im_atrace_async)
 				 "(arg_set_id) WHERE s.ts = 100 ORDER BY a.key"),
 		     "cookie,7;legacy_unnestable_begin_count,2;legacy_unnestable_last_begin_ts,105;");
 	ASSERT_STREQ(im_rows(tp, "SELECT value FROM stats WHERE name = "
-				 "'atrace_tracing_mark_write_malformed'"),
+				 "'systrace_parse_failure'"),
 		     "2;");
 	tp_destroy(tp);
 }
@@ -2646,6 +2686,67 @@ TEST(im_ftrace_before_tracing_started_dropped)
 	tp_destroy(tp);
 }
 
+/*
+ * Until every CPU's data is whole (the latest first-bundle
+ * previous_bundle_end_timestamp, here CPU 1's 1000), ftrace events only
+ * make ftrace_event rows, as Perfetto's soft drop: a full sched_switch
+ * makes nothing, a waking no state, a compact switch its row and who runs
+ * but no slice. Older than tracing_started (500) is dropped and counted.
+ */
+TEST(im_ftrace_soft_drop_until_all_cpus_valid)
+{
+	static const int64_t sw_ts[] = {800, 100, 150}, zero[] = {0, 0, 0},
+			     sw_pid[] = {10, 11, 12}, sw_prio[] = {120, 120, 120};
+	struct im_trace t;
+	struct pz_msg b, *p, se, cs;
+	struct tp *tp;
+
+	im_begin(&t);
+	p = im_packet(&t, 500, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__SERVICE_EVENT, &se);
+	pz_append_bool(&se, PB_TRACING_SERVICE_EVENT__TRACING_STARTED, true);
+	pz_end(&se);
+	im_end_packet(&t);
+	im_bundle(&t, 0, &b);
+	pz_append_varint(&b, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP, 450);
+	im_switch(&b, 400, "swapper", 0, 0, "old", 4);
+	im_switch(&b, 600, "old", 4, 1, "a", 5);
+	im_waking(&b, 700, 5, 6);
+	im_switch(&b, 1100, "a", 5, 1, "b", 6);
+	im_switch(&b, 1200, "b", 6, 0, "swapper", 0);
+	im_end_bundle(&t, &b);
+	im_bundle(&t, 1, &b);
+	pz_append_varint(&b, PB_FTRACE_EVENT_BUNDLE__PREVIOUS_BUNDLE_END_TIMESTAMP, 1000);
+	pz_begin_nested(&b, PB_FTRACE_EVENT_BUNDLE__COMPACT_SCHED, &cs);
+	pz_append_string(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__INTERN_TABLE, "cs");
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_TIMESTAMP, sw_ts, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_PREV_STATE, zero, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PID, sw_pid, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_PRIO, sw_prio, 3);
+	im_packed(&cs, PB_FTRACE_EVENT_BUNDLE_COMPACT_SCHED__SWITCH_NEXT_COMM_INDEX, zero, 3);
+	pz_end(&cs);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, dur, cpu, t.tid FROM sched JOIN thread t USING (utid) "
+				 "ORDER BY ts"),
+		     "1050,-1,1,12;1100,100,0,6;1200,-1,0,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT ts, state FROM thread_state JOIN thread USING (utid) "
+				 "WHERE tid = 6 ORDER BY ts"),
+		     "1100,Running;1200,R;");
+	ASSERT_STREQ(im_rows(tp, "SELECT e.ts, e.name, e.cpu FROM ftrace_event e ORDER BY e.ts"),
+		     "700,sched_waking,0;900,sched_switch,1;1050,sched_switch,1;"
+		     "1100,sched_switch,0;1200,sched_switch,0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT int_value FROM metadata WHERE name = "
+				 "'ftrace_latest_data_start_ns'"),
+		     "1000;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
+				 "('ftrace_packet_before_tracing_start', 'compact_sched_switch_skipped') "
+				 "ORDER BY name"),
+		     "compact_sched_switch_skipped,1;ftrace_packet_before_tracing_start,1;");
+	tp_destroy(tp);
+}
+
 /* --no-ftrace-raw: no ftrace_event rows; sched and slices are still built. */
 TEST(im_no_ftrace_raw)
 {
@@ -3219,6 +3320,60 @@ static void im_ft_end(struct pz_msg *ev, struct pz_msg *payload)
 {
 	pz_end(payload);
 	pz_end(ev);
+}
+
+static void im_rss(struct pz_msg *b, int64_t ts, int64_t pid, int64_t member, int64_t size,
+		   int64_t mm_id, int curr)
+{
+	struct pz_msg ev, r;
+
+	im_ft_begin(b, &ev, &r, ts, pid, PB_FTRACE_EVENT__RSS_STAT);
+	pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__MEMBER, (uint64_t)member);
+	pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__SIZE, (uint64_t)size);
+	if (mm_id)
+		pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__MM_ID, (uint64_t)mm_id);
+	if (curr >= 0)
+		pz_append_varint(&r, PB_RSS_STAT_FTRACE_EVENT__CURR, (uint64_t)curr);
+	im_ft_end(&ev, &r);
+}
+
+/*
+ * rss_stat as Perfetto's RssStatTracker: members 4 (unreclaimable) and
+ * past it ("unknown") have tracks, a negative size is counted and
+ * dropped, an mm_id without curr is the event's own thread's, and an mm
+ * whose thread was freed is unknown (counted).
+ */
+TEST(im_rss_stat_rules)
+{
+	struct im_trace t;
+	struct pz_msg b, ev, fr;
+	struct tp *tp;
+
+	im_begin(&t);
+	im_bundle(&t, 0, &b);
+	im_rss(&b, 100, 10, 1, 4096, 0xabc, 1);
+	im_rss(&b, 110, 20, 1, 8192, 0xabc, 0); /* 20 changes 10's mm */
+	im_rss(&b, 120, 10, 4, 1, 0, -1);
+	im_rss(&b, 130, 10, 9, 2, 0, -1);
+	im_rss(&b, 140, 10, 0, -5, 0, -1);
+	im_rss(&b, 150, 20, 2, 3, 0xdef, -1); /* no curr: 20's own */
+	im_ft_begin(&b, &ev, &fr, 200, 0, PB_FTRACE_EVENT__SCHED_PROCESS_FREE);
+	pz_append_varint(&fr, PB_SCHED_PROCESS_FREE_FTRACE_EVENT__PID, 10);
+	im_ft_end(&ev, &fr);
+	im_rss(&b, 210, 20, 1, 0, 0xabc, 0);
+	im_end_bundle(&t, &b);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, p.pid, c.value FROM counter c JOIN "
+				 "process_counter_track t ON c.track_id = t.id JOIN process p "
+				 "USING (upid) ORDER BY c.ts"),
+		     "100,mem.rss.anon,10,4096.0;110,mem.rss.anon,10,8192.0;"
+		     "120,mem.unreclaimable,10,1.0;130,mem.unknown,10,2.0;150,mem.swap,20,3.0;");
+	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB 'rss_stat*' "
+				 "ORDER BY name"),
+		     "rss_stat_negative_size,1;rss_stat_unknown_keys,0;"
+		     "rss_stat_unknown_thread_for_mm_id,1;");
+	tp_destroy(tp);
 }
 
 static void im_wakeup(struct pz_msg *b, int64_t ts, bool activate, const char *name)

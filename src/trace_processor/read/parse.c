@@ -88,8 +88,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	}
 }
 
-/* Per machine, the latest of the CPUs' data starts (token.c). */
-static void ftrace_latest_data_start(struct tp_read *r)
+/*
+ * Per machine, the latest of the CPUs' data starts (token.c): to the
+ * ftrace importer before the first event is parsed (@to_ftrace), or as
+ * metadata once all is parsed.
+ */
+static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
 {
 	struct hmap latest = HMAP_INIT;
 	struct hmap_iter it;
@@ -105,17 +109,26 @@ static void ftrace_latest_data_start(struct tp_read *r)
 			hmap_put(&latest, machine, v);
 	}
 	hmap_iter_init(&it, &latest);
-	while (hmap_iter_next(&it, &k, &v))
-		tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
-				    (int64_t)v);
+	while (hmap_iter_next(&it, &k, &v)) {
+		if (to_ftrace)
+			tp_ftrace_data_start(&r->imp, (uint32_t)k, (int64_t)v);
+		else
+			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
+					    (int64_t)v);
+	}
 	hmap_fini(&latest);
+}
+
+void tp_parse_begin(struct tp_read *r)
+{
+	ftrace_latest_data_start(r, true);
 }
 
 void tp_parse_finish(struct tp_read *r)
 {
 	struct tp_import *imp = &r->imp;
 
-	ftrace_latest_data_start(r);
+	ftrace_latest_data_start(r, false);
 	tp_clock_sync_finish(imp);
 	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,

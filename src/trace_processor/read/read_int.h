@@ -216,6 +216,8 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 
 /* parse.c */
 void tp_parse_event(struct tp_import *imp, const struct tp_event *ev);
+/* Before the first event is parsed: what the importers need from the whole tokenized trace. */
+void tp_parse_begin(struct tp_read *r);
 void tp_parse_finish(struct tp_read *r);
 
 #endif

@@ -265,6 +265,7 @@ static int parse_all(struct tp_read *r)
 	int rc;
 
 	tp_sorter_sort(&r->sorter);
+	tp_parse_begin(r);
 	rc = tp_pipe_run(r, r->map ? drop_all_pages : NULL, DROP_PAGES_EVERY_EVENTS,
 			 guard_mapped, r);
 	if (rc < 0)

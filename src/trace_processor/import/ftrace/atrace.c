@@ -414,6 +414,30 @@ static int64_t atrace_thread(struct tp_import *imp, uint32_t machine, int64_t ti
 	return tp_proc_update_thread(imp, machine, tid, tgid);
 }
 
+/* Counter names are kept up to this many bytes, with the NUL. */
+#define MARK_NAME_BYTES 1024
+
+/*
+ * Android's userspace LMK writes the killed pid as counter
+ * kill_one_process: an instant mem.lmk on that process's "LMK" track, as
+ * the kernel's own LMK events (Perfetto's android_lmk track).
+ */
+static void lmk_instant(struct tp_import *imp, const struct tp_event *ev, int64_t killed_pid)
+{
+	int64_t upid = tp_proc_get_process_main(imp, ev->machine, (int64_t)(uint32_t)killed_pid);
+	struct tp_dim dim = {"upid", TP_DIM_INT, upid};
+	int64_t track;
+
+	if (upid < 0)
+		return;
+	track = tp_track_dims(imp, "android_lmk", tp_db_str(imp->db, "LMK"), false, ev->machine,
+			      &dim, 1, 0);
+	if (track < 0)
+		return;
+	tp_set_int(&imp->db->track, TRACK_UPID, (size_t)track, upid);
+	tp_slice_scoped(imp, ev->ts, 0, track, 0, tp_db_str(imp->db, "mem.lmk"));
+}
+
 /*
  * trace_marker lines in atrace form: B|pid|name, E|pid, C|pid|name|value,
  * I|pid|name (instant), and the async forms above. Others are left to the
@@ -440,10 +464,12 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 		utid = atrace_thread(imp, ev->machine, tid, pid);
 		if (utid < 0)
 			return;
-		if (p > end)
-			goto bad;
 		track = tp_track_thread(imp, utid);
-		slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
+		/* "B|pid" and "B|pid|" name their slice as Perfetto does. */
+		if (p >= end)
+			slice_begin(imp, ev->ts, track, "[empty slice name]", 18);
+		else
+			slice_begin(imp, ev->ts, track, p, (size_t)(end - p));
 		return;
 	case 'E':
 		/* E|pid: that thread of that process; a bare E: the thread if known. */
@@ -456,50 +482,66 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 		slice_end(imp, ev->ts, tp_track_thread(imp, utid));
 		return;
 	case 'C': {
+		/*
+		 * C|tgid|name|value: an integer (a fraction or an empty name
+		 * is malformed, as in Perfetto), on the process's counter
+		 * track; some names are Android's own (below).
+		 */
 		const char *name, *val;
 		size_t nlen, vlen;
-		char tmp[64], *e;
-		double v;
-		int64_t upid;
+		char cname[MARK_NAME_BYTES];
+		int64_t upid, v;
 
 		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
 		    !next_field(&p, end, &name, &nlen) || !next_field(&p, end, &val, &vlen) ||
-		    vlen == 0 || vlen >= sizeof(tmp))
-			goto bad;
-		memcpy(tmp, val, vlen);
-		tmp[vlen] = '\0';
-		v = strtod(tmp, &e);
-		if (*e != '\0')
+		    nlen == 0 || !parse_i64(val, vlen, &v))
 			goto bad;
 		if (nlen > 14 && !memcmp(name, "battery_stats.", 14)) {
-			tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, v);
+			tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, (double)v);
 			return;
 		}
-		if (nlen >= sizeof(tmp))
-			nlen = sizeof(tmp) - 1;
-		memcpy(tmp, name, nlen);
-		tmp[nlen] = '\0';
+		if (nlen == 11 && !memcmp(name, "ScreenState", 11)) {
+			/* The global counter the screen_state property feeds too. */
+			tp_counter_add(imp, ev->ts,
+				       tp_track_dims(imp, "screen_state",
+						     tp_db_str(imp->db, "ScreenState"), true,
+						     ev->machine, NULL, 0, 0),
+				       (double)v);
+			return;
+		}
+		if (nlen == 16 && !memcmp(name, "kill_one_process", 16) && v != 0)
+			lmk_instant(imp, ev, v); /* and a counter value too */
+		if (nlen >= sizeof(cname))
+			nlen = sizeof(cname) - 1;
+		memcpy(cname, name, nlen);
+		cname[nlen] = '\0';
 		upid = tp_proc_get_process_main(imp, ev->machine, pid);
 		/* The writing thread, if known (never made): the counter's utid arg. */
 		utid = tp_proc_find_thread(imp, ev->machine, tid);
 		tp_counter_set_utid(imp,
 				    tp_counter_add(imp, ev->ts,
-						   tp_track_process_counter(imp, tmp, "atrace_counter",
-									    upid, "name", tmp),
-						   v),
+						   tp_track_process_counter(imp, cname, "atrace_counter",
+									    upid, "name", cname),
+						   (double)v),
 				    utid);
 		return;
 	}
-	case 'I':
+	case 'I': {
 		/* A slice of no duration on the thread's track (Perfetto's instant view). */
-		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) || p > end)
+		const char *name;
+		size_t nlen;
+
+		if (!next_field(&p, end, &f, &n) || !parse_i64(f, n, &pid) ||
+		    !next_field(&p, end, &name, &nlen) || nlen == 0)
 			goto bad;
 		utid = atrace_thread(imp, ev->machine, tid, pid);
 		if (utid < 0)
 			return;
+		/* The name is the field after the pid: "I|pid|name|..." drops the rest. */
 		tp_slice_scoped(imp, ev->ts, 0, tp_track_thread(imp, utid), 0,
-				tp_str_intern(&imp->db->strings, p, (size_t)(end - p)));
+				tp_str_intern(&imp->db->strings, name, nlen));
 		return;
+	}
 	case 'S':
 	case 'F':
 	case 'G':
@@ -513,7 +555,7 @@ void tp_ftrace_atrace(struct tp_import *imp, const struct tp_event *ev, int64_t 
 		return;
 	}
 bad:
-	tp_stat_add(imp, "atrace_tracing_mark_write_malformed", -1, ev->machine, 1);
+	tp_stat_add(imp, "systrace_parse_failure", -1, ev->machine, 1);
 }
 
 void tp_atrace_async_fini(struct tp_import *imp)

@@ -58,7 +58,7 @@ void tp_ftrace_fini(struct tp_import *imp)
 	if (!ft)
 		return;
 	tp_atrace_async_fini(imp);
-	hmap_fini(&ft->mm_to_upid);
+	hmap_fini(&ft->mm_to_utid);
 	hmap_fini(&ft->keys);
 	tp_argset_fini(&ft->raw_args);
 	free(ft->memo);
@@ -68,14 +68,20 @@ void tp_ftrace_fini(struct tp_import *imp)
 	hmap_fini(&ft->adreno);
 	hmap_fini(&ft->in_sys_write);
 	tp_kernel_fini(imp);
+	hmap_fini(&ft->data_start);
 	free(ft);
 	imp->ftrace = NULL;
 }
 
+/* The last one counts: Perfetto overwrites its tracing_started_ns. */
 void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts)
 {
-	if (imp->ftrace->tracing_started_ts == TP_NULL_INT)
-		imp->ftrace->tracing_started_ts = ts;
+	imp->ftrace->tracing_started_ts = ts;
+}
+
+void tp_ftrace_data_start(struct tp_import *imp, uint32_t machine, int64_t ts)
+{
+	hmap_put(&imp->ftrace->data_start, machine, (uint64_t)ts);
 }
 
 /* ------------------------------------------------------------- events ---- */
@@ -131,48 +137,81 @@ static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64
 }
 
 /* The process a thread belongs to; a thread without one stands for its pid. */
-static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+static int64_t process_of_utid(struct tp_import *imp, uint32_t machine, int64_t utid)
 {
-	int64_t utid = tp_proc_get_thread(imp, machine, tid), upid;
+	int64_t upid;
 
 	if (utid < 0)
 		return -1;
 	upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
 	if (upid != TP_NULL_INT)
 		return upid;
-	tp_proc_set_thread_process(imp, utid, machine, tid);
+	tp_proc_set_thread_process(imp, utid, machine, tp_col_int(&imp->db->thread, THREAD_TID)[utid]);
 	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
 }
 
+static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
+{
+	return process_of_utid(imp, machine, tp_proc_get_thread(imp, machine, tid));
+}
+
 /*
- * rss_stat: a process's memory counter (member: file, anon, swap, shmem
- * pages; size in bytes). With mm_id, curr says whether the mm is the
- * current task's; other mms are found by the id seen with curr before.
+ * Perfetto's IsThreadAlive(), short of the pid reuse check: a thread that
+ * ended, or whose process ended, is dead.
+ */
+static bool thread_alive(struct tp_import *imp, int64_t utid)
+{
+	const struct tp_db *db = imp->db;
+	int64_t upid;
+
+	if (utid < 0 || (size_t)utid >= db->thread.n_rows)
+		return false;
+	if (tp_col_int(&db->thread, THREAD_END_TS)[utid] != TP_NULL_INT)
+		return false;
+	upid = tp_col_int(&db->thread, THREAD_UPID)[utid];
+	if (upid == TP_NULL_INT || upid < 0 || (size_t)upid >= db->process.n_rows)
+		return true;
+	return tp_col_int(&db->process, PROCESS_END_TS)[upid] == TP_NULL_INT;
+}
+
+/*
+ * rss_stat: a process's memory counter (member: file, anon, swap, shmem,
+ * unreclaimable pages, any other "unknown"; size in bytes, a negative one
+ * counted and dropped), as Perfetto's RssStatTracker. With mm_id and curr,
+ * curr says whether the mm is the current task's; other mms are the thread
+ * seen with curr before, while it lives.
  */
 static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t pid,
 		     const struct payload *p)
 {
 	static const char *const names[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
-					    "mem.rss.shmem"};
-	int64_t member = fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), upid;
+					    "mem.rss.shmem", "mem.unreclaimable", "mem.unknown"};
+	uint64_t member = (uint32_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), v;
+	int64_t upid, utid;
+	const char *name;
 
-	if (member < 0 || member >= 4) {
-		tp_stat_add(imp, "rss_stat_unknown_keys", -1, ev->machine, 1);
+	name = names[member < 5 ? member : 5];
+	if (fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE) < 0) {
+		tp_stat_add(imp, "rss_stat_negative_size", -1, ev->machine, 1);
 		return;
 	}
-	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id) {
-		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID), v;
+	if (p->f[PB_RSS_STAT_FTRACE_EVENT__MM_ID].id && p->f[PB_RSS_STAT_FTRACE_EVENT__CURR].id) {
+		uint64_t mm = (uint64_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MM_ID);
 
 		if (fint(p, PB_RSS_STAT_FTRACE_EVENT__CURR)) {
-			upid = process_of(imp, ev->machine, pid);
-			if (upid >= 0)
-				hmap_put(&imp->ftrace->mm_to_upid, mm, (uint64_t)upid);
-		} else if (hmap_get(&imp->ftrace->mm_to_upid, mm, &v)) {
-			upid = (int64_t)v;
+			utid = tp_proc_get_thread(imp, ev->machine, pid);
+			if (utid >= 0)
+				hmap_put(&imp->ftrace->mm_to_utid, mm, (uint64_t)utid);
+		} else if (hmap_get(&imp->ftrace->mm_to_utid, mm, &v) &&
+			   thread_alive(imp, (int64_t)v)) {
+			utid = (int64_t)v;
 		} else {
+			/* An mm whose owner was freed may be reused: forget it. */
+			hmap_del(&imp->ftrace->mm_to_utid, mm, NULL);
 			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
 			return;
 		}
+		upid = process_of_utid(imp, ev->machine, utid);
 	} else {
 		upid = process_of(imp, ev->machine, pid);
 	}
@@ -180,8 +219,8 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 		return;
 	/* "mem.<key>": Perfetto's process_memory track of (upid, key). */
 	tp_counter_add(imp, ev->ts,
-		       tp_track_process_counter(imp, names[member], "process_memory", upid,
-						"process_memory_key", names[member] + 4),
+		       tp_track_process_counter(imp, name, "process_memory", upid,
+						"process_memory_key", name + 4),
 		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
 }
 
@@ -252,15 +291,57 @@ void tp_ftrace_header_read(const uint8_t *data, size_t len, struct tp_ftrace_hea
 		h->payload_id = 0;
 }
 
-/* Ftrace before the service started tracing is dropped (counted). */
-static bool before_start(struct tp_import *imp, const struct tp_event *ev)
-{
-	int64_t start = imp->ftrace->tracing_started_ts;
+enum window { WIN_PARSE, WIN_RAW_ONLY, WIN_DROP };
 
-	if (start == TP_NULL_INT || ev->ts >= start)
-		return false;
-	tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
-	return true;
+/*
+ * Where an ftrace event falls, as Perfetto's FtraceParser decides it at its
+ * first ftrace event: before the service started tracing (0 if it did not
+ * say, or if the ftrace buffer was preserved; so a negative time too) it is
+ * dropped and counted; before every CPU of its machine has whole data
+ * (the soft drop) it only makes its ftrace_event row.
+ */
+static enum window window(struct tp_import *imp, const struct tp_event *ev)
+{
+	struct tp_ftrace *ft = imp->ftrace;
+	uint64_t v;
+
+	if (!ft->window_set) {
+		ft->window_set = true;
+		ft->drop_before_ts = imp->ftrace_preserve_buffer ||
+						     ft->tracing_started_ts == TP_NULL_INT
+					     ? 0
+					     : ft->tracing_started_ts;
+	}
+	if (ev->ts < ft->drop_before_ts) {
+		tp_stat_add(imp, "ftrace_packet_before_tracing_start", -1, ev->machine, 1);
+		return WIN_DROP;
+	}
+	if (hmap_get(&ft->data_start, ev->machine, &v) && ev->ts < (int64_t)v)
+		return WIN_RAW_ONLY;
+	return WIN_PARSE;
+}
+
+/*
+ * An event of the soft-drop window: its ftrace_event row only; a full
+ * sched_switch, whose row its parser makes, makes none.
+ */
+static void raw_only(struct tp_import *imp, const struct tp_event *ev,
+		     const struct tp_ftrace_header *h)
+{
+	struct pz_field payload = {.id = h->payload_id, .wire_type = PZ_WIRE_LEN,
+				   .data = h->payload, .size = h->payload_len};
+	const struct pb_ft_event *d;
+
+	if (h->payload_id == PB_FTRACE_EVENT__SCHED_SWITCH)
+		return;
+	d = tp_ftrace_event_desc(h->payload_id);
+	if (!d)
+		tp_stat_add(imp, "ftrace_event_unknown", -1, ev->machine, 1);
+	if (imp->no_ftrace_raw)
+		return;
+	tp_ftrace_raw_event(imp, ev, d, &payload, tp_proc_get_thread(imp, ev->machine, h->pid),
+			    h->common_flags);
+	tp_bounds_add(imp->db, ev->ts);
 }
 
 void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
@@ -271,10 +352,16 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	const struct pb_ft_event *d;
 	struct payload p;
 
-	if (before_start(imp, ev))
+	enum window win = window(imp, ev);
+
+	if (win == WIN_DROP)
 		return;
 	if (!h->payload_id) {
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
+		return;
+	}
+	if (win == WIN_RAW_ONLY) {
+		raw_only(imp, ev, h);
 		return;
 	}
 	if (hot->is_hot) {
@@ -433,8 +520,9 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 				    const struct tp_compact_switch *s)
 {
 	int64_t ucpu, prev, next_utid, running;
+	enum window win = window(imp, ev);
 
-	if (before_start(imp, ev))
+	if (win == WIN_DROP)
 		return;
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
@@ -463,6 +551,15 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 					     tp_get_str(&imp->db->thread, THREAD_NAME, (size_t)running),
 					     prev, tp_sched_last_prio(imp, ucpu), s);
 	}
+	if (win == WIN_RAW_ONLY) {
+		/* As a CPU's first switch: who runs now, but no slice or state. */
+		next_utid = tp_proc_get_thread(imp, ev->machine, s->next_pid);
+		if (next_utid >= 0)
+			tp_sched_set_running(imp, ucpu, next_utid);
+		tp_sched_set_last_prio(imp, ucpu, s->next_prio);
+		tp_bounds_add(imp->db, ev->ts);
+		return;
+	}
 	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
 			s->next_comm, s->next_prio);
 }
@@ -471,8 +568,9 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 				    const struct tp_compact_waking *w)
 {
 	int64_t utid, ucpu;
+	enum window win = window(imp, ev);
 
-	if (before_start(imp, ev))
+	if (win == WIN_DROP)
 		return;
 	ucpu = tp_sched_ucpu(imp, ev->machine, ev->cpu);
 	if (ucpu < 0)
@@ -487,6 +585,10 @@ void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event
 			tp_ftrace_raw_append(imp, ev, PB_FTRACE_EVENT__SCHED_WAKING, "sched_waking",
 					     tp_sched_running(imp, ucpu), w->common_flags),
 			w);
+	if (win == WIN_RAW_ONLY) {
+		tp_bounds_add(imp->db, ev->ts);
+		return;
+	}
 	/* Unlike a full sched_waking, a compact one does not name the wakee (Perfetto's rule). */
 	utid = tp_proc_get_thread(imp, ev->machine, w->pid);
 	(void)utid;

@@ -87,6 +87,13 @@ void tp_ftrace_fini(struct tp_import *imp);
 /* The service said tracing started at @ts (the first time counts): ftrace before it is dropped. */
 void tp_ftrace_tracing_started(struct tp_import *imp, int64_t ts);
 /*
+ * tp_ftrace_data_start() - From @ts on, every CPU of @machine has whole
+ * ftrace data (the latest of its CPUs' first bundles' previous bundle end):
+ * before it, ftrace events only make ftrace_event rows. Called before the
+ * first event is parsed.
+ */
+void tp_ftrace_data_start(struct tp_import *imp, uint32_t machine, int64_t ts);
+/*
  * tp_ftrace_system_info() - A SystemInfo packet, seen in file order: its
  * utsname.machine picks the syscall table (an unknown one changes nothing).
  */

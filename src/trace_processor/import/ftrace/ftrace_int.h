@@ -41,9 +41,13 @@ struct tp_payload_memo;
 struct tp_kernel;
 
 struct tp_ftrace {
-	int64_t tracing_started_ts;   /* ftrace before this is dropped; TP_NULL_INT */
+	int64_t tracing_started_ts;   /* the last tracing_started; TP_NULL_INT */
+	/* fixed at the first ftrace event parsed (ftrace.c: window()) */
+	bool window_set;
+	int64_t drop_before_ts;       /* ftrace before this is dropped (counted) */
+	struct hmap data_start;       /* machine -> all its CPUs' data whole from */
 	/* ftrace.c */
-	struct hmap mm_to_upid;       /* rss_stat mm_id -> upid */
+	struct hmap mm_to_utid;       /* rss_stat mm_id -> utid of the thread seen with curr */
 	/* ftrace_hot.c */
 	struct tp_comm_slot comms[FT_COMM_CACHE];
 	int64_t idle_track_plus1[FT_IDLE_CACHE]; /* machine 0 "cpuidle" tracks */

@@ -880,8 +880,12 @@ static void ftrace_stats(struct tp_import *imp, const struct tp_event *ev, const
 			tp_stat_set(imp, "ftrace_kprobe_misses_delta", -1, ev->machine,
 				    (int64_t)kp[PB_FTRACE_KPROBE_STATS__MISSES].value - begin);
 	}
-	if (!is_end)
+	if (!is_end) {
 		setup_errors(imp, ev, data, len);
+		/* An uncleared buffer: no ftrace is dropped (if seen before the first event). */
+		if (top[PB_FTRACE_STATS__PRESERVE_FTRACE_BUFFER].value)
+			imp->ftrace_preserve_buffer = true;
+	}
 	/* Page errors traced_probes met and skipped (FtraceParseStatus values). */
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
