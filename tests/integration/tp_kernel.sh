@@ -22,32 +22,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-for t in syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq; do
-	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
-		fail "tp_kernel/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
-		summary
-		exit 1
-	fi
-done
-
-# expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
-# lines joined by ';') must equal EXPECTED.
-expect() {
-	_n=$1
-	_trace=$2
-	_sql=$3
-	_want=$4
-	if ! timeout 60 "$TP" -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
-		fail "tp_kernel/$_n" "exit $?: $(head -n 1 "$tmp/err")"
-		return
-	fi
-	_got=$(sed 1d "$tmp/out" | tr '\n' ';' | sed 's/;$//')
-	if [ "$_got" = "$_want" ]; then
-		pass "tp_kernel/$_n"
-	else
-		fail "tp_kernel/$_n" "got '$_got', want '$_want'"
-	fi
-}
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"

@@ -29,41 +29,7 @@
 tp_setup tp_multi_machine
 DATA="$ROOT/tests/data/tp/multi_machine"
 
-for t in sync drift nosync nosync_mono invalid_snapshots same_uuid; do
-	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
-		fail "tp_multi_machine/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
-		# ------------------------------------------------------------- same_uuid ----
-expect same_uuid/slices same_uuid \
-	"SELECT s.ts, s.dur, s.name, t.name, t.machine_id, m.raw_id FROM slice s
-	 JOIN track t ON s.track_id = t.id JOIN machine m ON m.id = t.machine_id ORDER BY s.ts" \
-	'2000,0,"on-host","host-track",0,0;3000,0,"on-guest7","guest7-track",1,7;4000,0,"on-guest9","guest9-track",2,9;5000,1000,"child-slice","guest9-child",2,9'
-expect same_uuid/tracks same_uuid \
-	"SELECT id, name, machine_id, type FROM track ORDER BY id" \
-	'0,"host-track",0,"global_merged_track_event";1,"guest7-track",1,"global_merged_track_event";2,"guest9-track",2,"global_merged_track_event";3,"guest9-child",2,"global_merged_track_event"'
-
-summary
-		exit 1
-	fi
-done
-
-# expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
-# lines joined by ';') must equal EXPECTED.
-expect() {
-	_n=$1
-	_trace=$2
-	_sql=$3
-	_want=$4
-	if ! timeout 60 "$TP" -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
-		fail "tp_multi_machine/$_n" "exit $?: $(head -n 1 "$tmp/err")"
-		return
-	fi
-	_got=$(sed 1d "$tmp/out" | tr '\n' ';' | sed 's/;$//')
-	if [ "$_got" = "$_want" ]; then
-		pass "tp_multi_machine/$_n"
-	else
-		fail "tp_multi_machine/$_n" "got '$_got', want '$_want'"
-	fi
-}
+tp_encode sync drift nosync nosync_mono invalid_snapshots same_uuid
 
 # ------------------------------------------------------------------ sync ----
 expect sync/machine sync \

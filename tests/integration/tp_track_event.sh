@@ -27,34 +27,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-for t in slices counters state flows mojo legacy roi; do
-	if ! "$PBTXT" --type Trace encode "$DATA/$t.textproto" >"$tmp/$t.pb" 2>"$tmp/$t.err"; then
-		fail "tp_track_event/encode_$t" "pfc_pbtxt cannot encode: $(head -n 1 "$tmp/$t.err")"
-		summary
-		exit 1
-	fi
-done
-
-# expect NAME TRACE SQL EXPECTED: the query's CSV output (header dropped,
-# lines joined by ';') must equal EXPECTED; the shell gets $FLAGS too.
-FLAGS=
-expect() {
-	_n=$1
-	_trace=$2
-	_sql=$3
-	_want=$4
-	# shellcheck disable=SC2086 # FLAGS is a list of words
-	if ! timeout 60 "$TP" $FLAGS -Q "$_sql" "$tmp/$_trace.pb" >"$tmp/out" 2>"$tmp/err"; then
-		fail "tp_track_event/$_n" "exit $?: $(head -n 1 "$tmp/err")"
-		return
-	fi
-	_got=$(sed 1d "$tmp/out" | tr '\n' ';' | sed 's/;$//')
-	if [ "$_got" = "$_want" ]; then
-		pass "tp_track_event/$_n"
-	else
-		fail "tp_track_event/$_n" "got '$_got', want '$_want'"
-	fi
-}
+tp_encode slices counters state flows mojo legacy roi
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
