@@ -155,4 +155,13 @@ else
 	fail tp_track_event/robust/truncated "crashed on:$crashed"
 fi
 
+# extract_arg(arg_set_id, key), as Perfetto's: a bool as int, a real, an
+# indexed array member, a nested string, a missing key and a NULL set.
+expect slices/extract_arg slices \
+	"SELECT extract_arg(arg_set_id, 'debug.ok'), extract_arg(arg_set_id, 'debug.ratio'),
+	 extract_arg(arg_set_id, 'debug.obj.list[1]'), extract_arg(arg_set_id, 'debug.obj.a'),
+	 extract_arg(arg_set_id, 'debug.nope'), extract_arg(NULL, 'debug.ok')
+	 FROM slice WHERE name = 'inner'" \
+	'1,0.250000,2,"x","[NULL]","[NULL]"'
+
 summary

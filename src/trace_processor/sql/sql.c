@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
@@ -120,6 +121,76 @@ static void fn_rows_scanned(sqlite3_context *ctx, int argc, sqlite3_value **argv
 	sqlite3_result_int64(ctx, (sqlite3_int64)s->rows_scanned);
 }
 
+/* The first row of arg set @set in the args table (sorted by arg_set_id). */
+static size_t args_lower_bound(const struct tp_table *t, int64_t set)
+{
+	size_t lo = 0, hi = t->n_rows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tp_get_int(t, ARGS_ARG_SET_ID, mid) < set)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * extract_arg(arg_set_id, key): the value of @key in the arg set, as
+ * Perfetto's function gives it: integers (int, uint, bool, pointer) as
+ * int_value, strings and JSON as string_value, reals as real_value; NULL
+ * when the set or the key is absent.
+ */
+static void fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+	const struct tp_table *t = &s->db->args;
+	const char *key;
+	uint32_t key_id, type_id;
+	int64_t set;
+	size_t row;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+		return;
+	set = sqlite3_value_int64(argv[0]);
+	key = (const char *)sqlite3_value_text(argv[1]);
+	if (!key)
+		return;
+	key_id = tp_str_find(&s->db->strings, key, (size_t)sqlite3_value_bytes(argv[1]));
+	if (key_id == TP_NULL_STR)
+		return;
+	for (row = args_lower_bound(t, set);
+	     row < t->n_rows && tp_get_int(t, ARGS_ARG_SET_ID, row) == set; row++) {
+		const char *type;
+
+		if (tp_get_str(t, ARGS_KEY, row) != key_id)
+			continue;
+		type_id = tp_get_str(t, ARGS_VALUE_TYPE, row);
+		type = type_id ? tp_str_get(&s->db->strings, type_id) : "";
+		if (!strcmp(type, "string") || !strcmp(type, "json")) {
+			uint32_t v = tp_get_str(t, ARGS_STRING_VALUE, row);
+
+			if (v)
+				sqlite3_result_text(ctx, tp_str_get(&s->db->strings, v), -1,
+						    SQLITE_TRANSIENT);
+		} else if (!strcmp(type, "real")) {
+			double d = tp_get_real(t, ARGS_REAL_VALUE, row);
+
+			if (!isnan(d))
+				sqlite3_result_double(ctx, d);
+		} else {
+			int64_t v = tp_get_int(t, ARGS_INT_VALUE, row);
+
+			if (v != TP_NULL_INT)
+				sqlite3_result_int64(ctx, v);
+		}
+		return;
+	}
+}
+
 static int add_function(sqlite3 *conn, const char *name,
 			void (*fn)(sqlite3_context *, int, sqlite3_value **), struct sql_ctx *s,
 			void (*destroy)(void *))
@@ -156,6 +227,10 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		rc = add_function(conn, "trace_dur", fn_trace_dur, s, NULL);
 	if (rc == SQLITE_OK)
 		rc = add_function(conn, "__tp_rows_scanned", fn_rows_scanned, s, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "extract_arg", 2,
+						SQLITE_UTF8 | SQLITE_INNOCUOUS, s, fn_extract_arg,
+						NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		goto fail;
 
