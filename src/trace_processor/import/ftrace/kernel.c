@@ -111,7 +111,7 @@ void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t
 	struct tp_kernel *k = kstate(imp);
 	struct pz_field f[PB_SUSPEND_RESUME_FTRACE_EVENT__START + 1];
 	const struct pz_field *act = &f[PB_SUSPEND_RESUME_FTRACE_EVENT__ACTION];
-	char name[64], action[64] = "";
+	char name[80], action[64] = "";
 	int64_t lane, track, row;
 	uint32_t cookie;
 	int32_t val;
