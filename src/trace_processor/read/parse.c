@@ -140,4 +140,5 @@ void tp_parse_finish(struct tp_read *r)
 	tp_slice_finish(imp);
 	tp_te_finish(imp);
 	tp_proc_finish(imp);
+	tp_counter_finish(imp);
 }
