@@ -50,6 +50,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_CONFIG:
 		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
+		case PB_TRACE_PACKET__TRIGGER:
 			tp_system_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
