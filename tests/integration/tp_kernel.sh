@@ -14,7 +14,13 @@
 #                     failed-suspend workaround, timekeeping_freeze(0)),
 #                     mark_victim as mem.oom_kill, kprobe slices and instants;
 #   irq               irq and softirq slices on "Irq/SoftIrq Cpu <n>" tracks
-#                     (cpu_track rows), ret and vec args.
+#                     (cpu_track rows), ret and vec args;
+#   wq_signal_oom     workqueue slices named by kernel symbol or hex address
+#                     (cpu arg), signal_generate/deliver instants (signal.sig),
+#                     oom_score_adj and rss_stat counters with a utid arg, on
+#                     the process's track or the *_thread_fallback one;
+#   triggers          trigger/clone_snapshot_trigger instants on "Trace
+#                     Triggers", trace_trigger metadata, clone trigger stat.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -22,7 +28,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -70,5 +76,33 @@ expect irq/args irq \
 	 ORDER BY s.ts" \
 	'"IRQ (resource1)","ret","[NULL]","handled";"IRQ (eth0)","ret","[NULL]","unhandled";"NET_RX","vec",3,"[NULL]"'
 expect irq/cpu_track irq "SELECT cpu FROM cpu_track ORDER BY cpu" '0;1;1'
+
+# --------------------------------------- workqueue, signals, oom_score_adj ----
+expect wq/slices wq_signal_oom "$SLICES" \
+	'1000,500,"vmstat_update","workqueue",0,50;2000,500,"0xdeadbeef","workqueue",0,50;3000,0,"signal_generate","[NULL]",0,70;3100,0,"signal_deliver","[NULL]",0,70'
+expect wq/args wq_signal_oom "$ARGS" \
+	'"vmstat_update","cpu","cpu",2,"int";"0xdeadbeef","cpu","cpu",2,"int";"signal_generate","signal.sig","signal.sig",9,"int";"signal_deliver","signal.sig","signal.sig",9,"int"'
+expect wq/unsymbolized wq_signal_oom \
+	"SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'" '1'
+expect oom/counters wq_signal_oom \
+	"SELECT c.ts, CAST(c.value AS INT), t.name, t.type,
+	 (SELECT th.tid FROM args a JOIN thread th ON th.utid = a.int_value
+	  WHERE a.arg_set_id = c.arg_set_id AND a.key = 'utid') AS tid,
+	 (SELECT group_concat(a.key || '=' || a.display_value) FROM args a
+	  WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims
+	 FROM counter c JOIN track t ON c.track_id = t.id ORDER BY c.ts" \
+	'4000,-900,"oom_score_adj","oom_score_adj",81,"upid=2";4050,100,"oom_score_adj","oom_score_adj_thread_fallback",82,"utid=6";4100,4096,"mem.rss.anon","process_memory_thread_fallback",90,"utid=7,process_memory_key=rss.anon"'
+
+# ------------------------------------------------------------- triggers ----
+expect trigger/slices triggers \
+	"SELECT s.ts, s.dur, s.name, t.name AS track, t.type,
+	 (SELECT group_concat(a.key || '=' || a.display_value) FROM args a
+	  WHERE a.arg_set_id = s.arg_set_id) AS args
+	 FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'100,0,"first","Trace Triggers","triggers","producer_name=perfetto_cmd,trusted_producer_uid=2000";200,0,"second","Trace Triggers","triggers","[NULL]";300,0,"clone","Trace Triggers","triggers","[NULL]"'
+expect trigger/metadata triggers \
+	"SELECT str_value FROM metadata WHERE name = 'trace_trigger'" '"clone"'
+expect trigger/clone_ts triggers \
+	"SELECT value FROM stats WHERE name = 'traced_clone_trigger_timestamp_ns'" '300'
 
 summary

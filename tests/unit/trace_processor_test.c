@@ -3341,7 +3341,8 @@ static void im_rss(struct pz_msg *b, int64_t ts, int64_t pid, int64_t member, in
  * rss_stat as Perfetto's RssStatTracker: members 4 (unreclaimable) and
  * past it ("unknown") have tracks, a negative size is counted and
  * dropped, an mm_id without curr is the event's own thread's, and an mm
- * whose thread was freed is unknown (counted).
+ * whose thread was freed is unknown (counted). Threads that never join a
+ * process keep their values on process_memory_thread_fallback tracks.
  */
 TEST(im_rss_stat_rules)
 {
@@ -3364,9 +3365,10 @@ TEST(im_rss_stat_rules)
 	im_end_bundle(&t, &b);
 	tp = im_import(&t);
 	ASSERT_TRUE(tp != NULL);
-	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, p.pid, c.value FROM counter c JOIN "
-				 "process_counter_track t ON c.track_id = t.id JOIN process p "
-				 "USING (upid) ORDER BY c.ts"),
+	ASSERT_STREQ(im_rows(tp, "SELECT c.ts, t.name, th.tid, c.value FROM counter c JOIN "
+				 "thread_counter_track t ON c.track_id = t.id JOIN thread th "
+				 "USING (utid) WHERE t.type = 'process_memory_thread_fallback' "
+				 "ORDER BY c.ts"),
 		     "100,mem.rss.anon,10,4096.0;110,mem.rss.anon,10,8192.0;"
 		     "120,mem.unreclaimable,10,1.0;130,mem.unknown,10,2.0;150,mem.swap,20,3.0;");
 	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name GLOB 'rss_stat*' "

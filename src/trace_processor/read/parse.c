@@ -50,6 +50,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_CONFIG:
 		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
+		case PB_TRACE_PACKET__TRIGGER:
 			tp_system_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
@@ -140,4 +141,5 @@ void tp_parse_finish(struct tp_read *r)
 	tp_slice_finish(imp);
 	tp_te_finish(imp);
 	tp_proc_finish(imp);
+	tp_counter_finish(imp);
 }

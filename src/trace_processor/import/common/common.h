@@ -680,6 +680,19 @@ int64_t tp_counter_add(struct tp_import *imp, int64_t ts, int64_t track, double 
  * a thread). Nothing when @row or @utid is < 0.
  */
 void tp_counter_set_utid(struct tp_import *imp, int64_t row, int64_t utid);
+/*
+ * tp_counter_for_thread() - A process counter value pushed by thread
+ * @utid (Perfetto's PushProcessCounterForThread): stored now with a utid
+ * arg; tp_counter_finish() puts it on the "mem.<@mem_key>" process_memory
+ * track (@mem_key NULL: "oom_score_adj") of the process the thread
+ * belongs to at the end of the trace, or on the thread's
+ * *_thread_fallback track. @mem_key is borrowed and must outlive the
+ * import (a literal). Return: the counter row, or -1.
+ */
+int64_t tp_counter_for_thread(struct tp_import *imp, int64_t ts, double value, int64_t utid,
+			      const char *mem_key);
+/* Gives the counters of tp_counter_for_thread() their tracks (once, at the end). */
+void tp_counter_finish(struct tp_import *imp);
 
 /* -------------------------------------------------- stats, metadata ---- */
 

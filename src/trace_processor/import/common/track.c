@@ -19,6 +19,14 @@ struct tp_tracks {
 	struct hmap global_counters;  /* hash(name, machine) -> track id */
 	struct hmap dims;             /* identity(type, machine, dims, idx) -> track id */
 	uint32_t groups;              /* track groups handed out */
+	/* process counters pushed by a thread, their track chosen at the end */
+	struct pending_counter *pending;
+	size_t n_pending, cap_pending;
+};
+
+struct pending_counter {
+	int64_t row, utid;
+	const char *mem_key;          /* process_memory key; NULL: oom_score_adj */
 };
 
 int tp_track_init(struct tp_import *imp)
@@ -217,6 +225,98 @@ void tp_counter_set_utid(struct tp_import *imp, int64_t row, int64_t utid)
 		tp_set_int(&imp->db->counter, COUNTER_ARG_SET_ID, (size_t)row, set);
 }
 
+/*
+ * Process counters a thread pushes (Perfetto's PushProcessCounterForThread):
+ * the value is stored now with a utid arg, its track is chosen once the
+ * whole trace is read, from the process the thread then belongs to, or
+ * the thread's own *_thread_fallback track if it never got one.
+ */
+int64_t tp_counter_for_thread(struct tp_import *imp, int64_t ts, double value, int64_t utid,
+			      const char *mem_key)
+{
+	struct tp_tracks *t = imp->tracks;
+	struct tp_table *c = &imp->db->counter;
+	int64_t row;
+
+	if (utid < 0)
+		return -1;
+	if (t->n_pending == t->cap_pending) {
+		size_t cap = t->cap_pending ? t->cap_pending * 2 : 64;
+		struct pending_counter *p = realloc(t->pending, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->pending = p;
+		t->cap_pending = cap;
+	}
+	row = tp_table_append(c);
+	if (row < 0)
+		return -1;
+	tp_set_int(c, COUNTER_TS, (size_t)row, ts);
+	tp_set_int(c, COUNTER_TRACK_ID, (size_t)row, 0);
+	tp_set_real(c, COUNTER_VALUE, (size_t)row, value);
+	tp_bounds_add(imp->db, ts);
+	tp_counter_set_utid(imp, row, utid);
+	t->pending[t->n_pending].row = row;
+	t->pending[t->n_pending].utid = utid;
+	t->pending[t->n_pending].mem_key = mem_key;
+	t->n_pending++;
+	return row;
+}
+
+/* The *_thread_fallback counter track @name of @utid (@mem_key: NULL for oom). */
+static int64_t thread_fallback_track(struct tp_import *imp, const char *name, int64_t utid,
+				     const char *mem_key)
+{
+	uint64_t k = tp_hash_name(name, (uint64_t)utid, 3), v;
+	struct tp_dim dims[2] = {{"utid", TP_DIM_INT, utid}, {"process_memory_key", TP_DIM_STR, 0}};
+	uint32_t machine = 0;
+	int64_t row;
+
+	if (hmap_get(&imp->tracks->process_counters, k, &v))
+		return (int64_t)v;
+	if ((size_t)utid < imp->db->thread.n_rows)
+		machine = (uint32_t)tp_col_int(&imp->db->thread, THREAD_MACHINE_ID)[utid];
+	row = new_track(imp, name,
+			mem_key ? "process_memory_thread_fallback" : "oom_score_adj_thread_fallback",
+			true, machine);
+	if (row < 0)
+		return row;
+	tp_set_int(&imp->db->track, TRACK_UTID, (size_t)row, utid);
+	if (mem_key)
+		dims[1].v = tp_db_str(imp->db, mem_key);
+	set_dims(imp, row, dims, mem_key ? 2 : 1);
+	hmap_put(&imp->tracks->process_counters, k, (uint64_t)row);
+	return row;
+}
+
+void tp_counter_finish(struct tp_import *imp)
+{
+	struct tp_tracks *t = imp->tracks;
+	char name[128];
+	size_t i;
+
+	for (i = 0; i < t->n_pending; i++) {
+		const struct pending_counter *p = &t->pending[i];
+		int64_t upid = tp_col_int(&imp->db->thread, THREAD_UPID)[p->utid], track;
+
+		if (p->mem_key)
+			snprintf(name, sizeof(name), "mem.%s", p->mem_key);
+		else
+			snprintf(name, sizeof(name), "oom_score_adj");
+		if (upid != TP_NULL_INT && upid >= 0)
+			track = tp_track_process_counter(imp, name,
+							 p->mem_key ? "process_memory" : "oom_score_adj",
+							 upid, p->mem_key ? "process_memory_key" : NULL,
+							 p->mem_key);
+		else
+			track = thread_fallback_track(imp, name, p->utid, p->mem_key);
+		if (track >= 0)
+			tp_set_int(&imp->db->counter, COUNTER_TRACK_ID, (size_t)p->row, track);
+	}
+	t->n_pending = 0;
+}
+
 /* ----------------------------------------------------- dimension tracks ---- */
 
 /*
@@ -288,6 +388,7 @@ void tp_track_fini(struct tp_import *imp)
 	hmap_fini(&t->process_counters);
 	hmap_fini(&t->global_counters);
 	hmap_fini(&t->dims);
+	free(t->pending);
 	free(t);
 	imp->tracks = NULL;
 }

@@ -136,25 +136,6 @@ static void task_newtask(struct tp_import *imp, const struct tp_event *ev, int64
 		tp_sched_new_task(imp, ev->ts, utid, parent_utid);
 }
 
-/* The process a thread belongs to; a thread without one stands for its pid. */
-static int64_t process_of_utid(struct tp_import *imp, uint32_t machine, int64_t utid)
-{
-	int64_t upid;
-
-	if (utid < 0)
-		return -1;
-	upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
-	if (upid != TP_NULL_INT)
-		return upid;
-	tp_proc_set_thread_process(imp, utid, machine, tp_col_int(&imp->db->thread, THREAD_TID)[utid]);
-	return tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
-}
-
-static int64_t process_of(struct tp_import *imp, uint32_t machine, int64_t tid)
-{
-	return process_of_utid(imp, machine, tp_proc_get_thread(imp, machine, tid));
-}
-
 /*
  * Perfetto's IsThreadAlive(), short of the pid reuse check: a thread that
  * ended, or whose process ended, is dead.
@@ -187,7 +168,7 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 	static const char *const names[] = {"mem.rss.file", "mem.rss.anon", "mem.swap",
 					    "mem.rss.shmem", "mem.unreclaimable", "mem.unknown"};
 	uint64_t member = (uint32_t)fint(p, PB_RSS_STAT_FTRACE_EVENT__MEMBER), v;
-	int64_t upid, utid;
+	int64_t utid;
 	const char *name;
 
 	name = names[member < 5 ? member : 5];
@@ -211,17 +192,12 @@ static void rss_stat(struct tp_import *imp, const struct tp_event *ev, int64_t p
 			tp_stat_add(imp, "rss_stat_unknown_thread_for_mm_id", -1, ev->machine, 1);
 			return;
 		}
-		upid = process_of_utid(imp, ev->machine, utid);
 	} else {
-		upid = process_of(imp, ev->machine, pid);
+		utid = tp_proc_get_thread(imp, ev->machine, pid);
 	}
-	if (upid < 0)
-		return;
-	/* "mem.<key>": Perfetto's process_memory track of (upid, key). */
-	tp_counter_add(imp, ev->ts,
-		       tp_track_process_counter(imp, name, "process_memory", upid,
-						"process_memory_key", name + 4),
-		       (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE));
+	/* "mem.<key>" of the thread's process, known by the end, or its own. */
+	tp_counter_for_thread(imp, ev->ts, (double)fint(p, PB_RSS_STAT_FTRACE_EVENT__SIZE), utid,
+			      name + 4);
 }
 
 /* sched_blocked_reason: why the thread @pid is in D (io_wait, caller). */
@@ -503,6 +479,29 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__KPROBE_EVENT:
 		tp_kprobe(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__WORKQUEUE_EXECUTE_START:
+		tp_workqueue_start(imp, ev, pid,
+				   (uint64_t)fint(&p, PB_WORKQUEUE_EXECUTE_START_FTRACE_EVENT__FUNCTION));
+		break;
+	case PB_FTRACE_EVENT__WORKQUEUE_EXECUTE_END:
+		tp_workqueue_end(imp, ev, pid);
+		break;
+	case PB_FTRACE_EVENT__SIGNAL_GENERATE:
+		tp_signal(imp, ev, fint(&p, PB_SIGNAL_GENERATE_FTRACE_EVENT__PID), true,
+			  fint(&p, PB_SIGNAL_GENERATE_FTRACE_EVENT__SIG));
+		break;
+	case PB_FTRACE_EVENT__SIGNAL_DELIVER:
+		tp_signal(imp, ev, pid, false, fint(&p, PB_SIGNAL_DELIVER_FTRACE_EVENT__SIG));
+		break;
+	case PB_FTRACE_EVENT__OOM_SCORE_ADJ_UPDATE:
+		/* int16: old tracers encoded negative values wrongly (Perfetto's cast). */
+		tp_counter_for_thread(
+			imp, ev->ts,
+			(double)(int16_t)fint(&p, PB_OOM_SCORE_ADJ_UPDATE_FTRACE_EVENT__OOM_SCORE_ADJ),
+			tp_proc_get_thread(imp, ev->machine,
+					   (uint32_t)fint(&p, PB_OOM_SCORE_ADJ_UPDATE_FTRACE_EVENT__PID)),
+			NULL);
 		break;
 	default:
 		break;

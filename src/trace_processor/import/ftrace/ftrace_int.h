@@ -9,7 +9,8 @@
  *   ftrace_mark.c, cpu_util.c, wakesource.c, dma_heap.c,
  *   adreno.c      one kind of event each
  *   syscall.c     raw_syscalls sys_enter/sys_exit slices
- *   kernel.c      suspend_resume, oom mark_victim, kprobe slices
+ *   kernel.c      suspend_resume, oom mark_victim, kprobe, workqueue slices,
+ *                 signal instants
  *   irq.c         irq and softirq slices on per-CPU tracks
  *
  * Each file keeps to its own part of struct tp_ftrace.
@@ -154,6 +155,13 @@ void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const 
 /* kprobe_event of thread @tid: a slice begin, end or instant. */
 void tp_kprobe(struct tp_import *imp, const struct tp_event *ev, int64_t tid, const uint8_t *data,
 	       size_t len);
+/* workqueue_execute_start/end of thread @tid: "workqueue" slices. */
+void tp_workqueue_start(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			uint64_t function);
+void tp_workqueue_end(struct tp_import *imp, const struct tp_event *ev, int64_t tid);
+/* signal_generate (@tid: the target) or signal_deliver (@tid: the event's). */
+void tp_signal(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool generate,
+	       int64_t sig);
 /* irq.c: irq_handler_entry/exit, softirq_entry/exit (@event_id) on @ev's CPU. */
 void tp_irq_event(struct tp_import *imp, const struct tp_event *ev, uint32_t event_id,
 		  const uint8_t *data, size_t len);

@@ -15,6 +15,13 @@
  *                    track.
  *   kprobe_event     a slice (BEGIN/END) or an instant (INSTANT) named
  *                    after the probe on the thread's track.
+ *   workqueue_execute_start/end
+ *                    "workqueue" slices on the thread's track, named by
+ *                    the work function's kernel symbol (interned on the
+ *                    bundle's sequence) or its address in hex; arg cpu.
+ *   signal_generate/deliver
+ *                    instants on the target's (generate) or the event's
+ *                    thread's track (deliver); arg signal.sig.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,4 +217,59 @@ void tp_kprobe(struct tp_import *imp, const struct tp_event *ev, int64_t tid, co
 	default:
 		break;
 	}
+}
+
+void tp_workqueue_start(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+			uint64_t function)
+{
+	const struct tp_interned *sym = NULL;
+	int64_t utid, track, row;
+	struct tp_argset *b;
+	uint32_t name;
+	char hex[32];
+
+	if (ev->aux)
+		sym = tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, function);
+	if (sym && sym->str) {
+		name = sym->str;
+	} else {
+		snprintf(hex, sizeof(hex), "%#llx", (unsigned long long)function);
+		name = tp_str_intern_c(&imp->db->strings, hex);
+	}
+	utid = tp_proc_get_thread(imp, ev->machine, tid);
+	track = utid >= 0 ? tp_track_thread(imp, utid) : -1;
+	if (track < 0)
+		return;
+	row = tp_slice_begin(imp, ev->ts, track, tp_str_intern_c(&imp->db->strings, "workqueue"),
+			     name);
+	b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
+	if (b)
+		tp_argset_int(imp, b, tp_str_intern_c(&imp->db->strings, "cpu"), ev->cpu);
+}
+
+void tp_workqueue_end(struct tp_import *imp, const struct tp_event *ev, int64_t tid)
+{
+	int64_t utid = tp_proc_get_thread(imp, ev->machine, tid);
+	int64_t track = utid >= 0 ? tp_track_thread(imp, utid) : -1;
+
+	if (track >= 0)
+		tp_slice_end(imp, ev->ts, track, tp_str_intern_c(&imp->db->strings, "workqueue"), 0);
+}
+
+void tp_signal(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool generate,
+	       int64_t sig)
+{
+	int64_t utid = tp_proc_get_thread(imp, ev->machine, (uint32_t)tid), track, row;
+	struct tp_argset *b;
+
+	track = utid >= 0 ? tp_track_thread(imp, utid) : -1;
+	if (track < 0)
+		return;
+	row = tp_slice_scoped(imp, ev->ts, 0, track, 0,
+			      tp_str_intern_c(&imp->db->strings,
+					      generate ? "signal_generate" : "signal_deliver"));
+	b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
+	if (b)
+		tp_argset_int(imp, b, tp_str_intern_c(&imp->db->strings, "signal.sig"),
+			      (int32_t)sig);
 }

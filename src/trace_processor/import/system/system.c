@@ -23,7 +23,10 @@
 struct tp_system {
 	bool write_into_file;         /* from the trace config: long trace mode */
 	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
+	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 };
+
+enum { TRIGGER_NONE, TRIGGER_TRACE, TRIGGER_CLONE };
 
 int tp_system_init(struct tp_import *imp)
 {
@@ -1027,15 +1030,51 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	imp->system->write_into_file = into_file && period_ms < 24ull * 3600 * 1000;
 }
 
-static void clone_trigger(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
-			  size_t len)
+/*
+ * trigger and clone_snapshot_trigger: an instant named after the trigger on
+ * the "Trace Triggers" track (args producer_name, trusted_producer_uid).
+ * The trace_trigger metadata is the first trace trigger's name, unless a
+ * clone snapshot trigger comes: then the first of those (and its time is
+ * the traced_clone_trigger_timestamp_ns stat), as in Perfetto.
+ */
+static void trigger(struct tp_import *imp, const struct tp_event *ev, int kind,
+		    const uint8_t *data, size_t len)
 {
-	struct pz_field t[5];
+	struct pz_field t[PB_TRIGGER__STOP_DELAY_MS + 1];
+	const struct pz_field *n = &t[PB_TRIGGER__TRIGGER_NAME];
+	const struct pz_field *prod = &t[PB_TRIGGER__PRODUCER_NAME];
+	struct tp_system *sys = imp->system;
+	int64_t track, row;
+	struct tp_argset *b;
+	uint32_t name;
 
-	if (pz_decode_table(data, len, t, 5) == PZ_OK && t[PB_TRIGGER__TRIGGER_NAME].id)
+	if (pz_decode_table(data, len, t, PB_TRIGGER__STOP_DELAY_MS + 1) != PZ_OK)
+		return;
+	name = n->id && n->wire_type == PZ_WIRE_LEN
+		       ? tp_str_intern(&imp->db->strings, (const char *)n->data, n->size)
+		       : tp_str_intern(&imp->db->strings, "", 0);
+	track = tp_track_dims(imp, "triggers", tp_db_str(imp->db, "Trace Triggers"), false,
+			      ev->machine, NULL, 0, 0);
+	row = track >= 0 ? tp_slice_scoped(imp, ev->ts, 0, track, 0, name) : -1;
+	b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
+	if (b) {
+		if (prod->id && prod->wire_type == PZ_WIRE_LEN && prod->size)
+			tp_argset_str(imp, b, tp_db_str(imp->db, "producer_name"),
+				      tp_str_intern(&imp->db->strings, (const char *)prod->data,
+						    prod->size));
+		if (t[PB_TRIGGER__TRUSTED_PRODUCER_UID].id)
+			tp_argset_int(imp, b, tp_db_str(imp->db, "trusted_producer_uid"),
+				      (int32_t)t[PB_TRIGGER__TRUSTED_PRODUCER_UID].value);
+	}
+	if ((kind == TRIGGER_CLONE && sys->trigger_kind != TRIGGER_CLONE) ||
+	    (kind == TRIGGER_TRACE && sys->trigger_kind == TRIGGER_NONE)) {
+		sys->trigger_kind = kind;
 		tp_metadata_set_str(imp, "trace_trigger", ev->machine,
-				    (const char *)t[PB_TRIGGER__TRIGGER_NAME].data,
-				    t[PB_TRIGGER__TRIGGER_NAME].size);
+				    n->id ? (const char *)n->data : "", n->id ? n->size : 0);
+		if (kind == TRIGGER_CLONE)
+			tp_stat_set(imp, "traced_clone_trigger_timestamp_ns", -1, ev->machine,
+				    ev->ts);
+	}
 }
 
 /* ------------------------------------------------------------ dispatch ---- */
@@ -1078,7 +1117,10 @@ void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t
 		trace_attributes(imp, data, len);
 		break;
 	case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
-		clone_trigger(imp, ev, data, len);
+		trigger(imp, ev, TRIGGER_CLONE, data, len);
+		break;
+	case PB_TRACE_PACKET__TRIGGER:
+		trigger(imp, ev, TRIGGER_TRACE, data, len);
 		break;
 	default:
 		break;
