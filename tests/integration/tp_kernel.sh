@@ -20,7 +20,9 @@
 #                     oom_score_adj and rss_stat counters with a utid arg, on
 #                     the process's track or the *_thread_fallback one;
 #   triggers          trigger/clone_snapshot_trigger instants on "Trace
-#                     Triggers", trace_trigger metadata, clone trigger stat.
+#                     Triggers", trace_trigger metadata, clone trigger stat;
+#   display           InitialDisplayState and atrace ScreenState on the one
+#                     global ScreenState counter.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -28,7 +30,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -104,5 +106,10 @@ expect trigger/metadata triggers \
 	"SELECT str_value FROM metadata WHERE name = 'trace_trigger'" '"clone"'
 expect trigger/clone_ts triggers \
 	"SELECT value FROM stats WHERE name = 'traced_clone_trigger_timestamp_ns'" '300'
+
+# ------------------------------------------------------------- display ----
+expect display/screen_state display \
+	"SELECT t.name, t.type, c.ts, c.value FROM counter_track t JOIN counter c ON t.id = c.track_id ORDER BY c.ts" \
+	'"ScreenState","screen_state",1,2.000000;"ScreenState","screen_state",1000,0.000000'
 
 summary

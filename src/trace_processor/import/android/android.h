@@ -21,6 +21,9 @@ void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *e
 				 const uint8_t *data, size_t len);
 void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
 				const uint8_t *data, size_t len);
+/* InitialDisplayState: the first value of the global ScreenState counter. */
+void tp_android_initial_display_state(struct tp_import *imp, const struct tp_event *ev,
+				      const uint8_t *data, size_t len);
 /* EntityStateResidency: per-state residency counters (entity_state.c). */
 void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 			       const uint8_t *data, size_t len);

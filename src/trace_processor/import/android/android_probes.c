@@ -17,6 +17,13 @@
 
 #define SYSPROP_PREFIX "debug.tracing."
 
+/* The global counter atrace's ScreenState and the screen_state property feed. */
+static int64_t screen_state_track(struct tp_import *imp, uint32_t machine)
+{
+	return tp_track_dims(imp, "screen_state", tp_db_str(imp->db, "ScreenState"), true, machine,
+			     NULL, 0, 0);
+}
+
 int tp_android_init(struct tp_import *imp)
 {
 	imp->android = calloc(1, sizeof(*imp->android));
@@ -157,14 +164,24 @@ static void property(struct tp_import *imp, const struct tp_event *ev, const str
 	name += plen;
 	nlen -= plen;
 	if (nlen == 12 && !memcmp(name, "screen_state", 12)) {
-		tp_counter_add(imp, ev->ts,
-			       tp_track_dims(imp, "screen_state", tp_db_str(imp->db, "ScreenState"),
-					     true, ev->machine, NULL, 0, 0),
-			       (double)v);
+		tp_counter_add(imp, ev->ts, screen_state_track(imp, ev->machine), (double)v);
 	} else if (nlen > 14 && !memcmp(name, "battery_stats.", 14)) {
 		/* The same track as atrace's battery_stats.* counters. */
 		tp_battery_stats_counter(imp, ev->machine, ev->ts, name, nlen, (double)v);
 	}
+}
+
+void tp_android_initial_display_state(struct tp_import *imp, const struct tp_event *ev,
+				      const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_INITIAL_DISPLAY_STATE__DISPLAY_STATE && f.wire_type == PZ_WIRE_VARINT)
+			tp_counter_add(imp, ev->ts, screen_state_track(imp, ev->machine),
+				       (double)(int32_t)f.value);
 }
 
 void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev,
