@@ -19,6 +19,10 @@
 #               compressor index, process-local ids, id_scope, 'S'/'T'/'F';
 #   roi/*       TrackEventRangeOfInterest: metadata, and with
 #               --crop-track-events earlier events dropped and counted;
+#   debug/*     debug annotations as Perfetto flattens them: legacy JSON
+#               values parsed into args, array indexes counted per key
+#               across an event, NestedValues, DebugAnnotation proto values,
+#               errors stopping one annotation; log_message args;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +31,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-tp_encode slices counters state flows mojo legacy roi
+tp_encode slices counters state flows mojo legacy roi debug
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
@@ -115,6 +119,25 @@ expect roi/cropped roi "$roi_sql" \
 	'"at",2000,0;"track_event_dropped_packets_outside_of_range_of_interest",2,-1;"track_event_range_of_interest_missing_start_us",1,-1;"range_of_interest_start_us",2,-2'
 FLAGS=
 
+# expect_args NAME SLICE EXPECTED: "flat_key,key,value_type,display_value"
+# of the args of slice SLICE in debug, in order.
+expect_args() {
+	expect "debug/$1" debug "SELECT flat_key, key, value_type, display_value FROM slice
+		JOIN args USING (arg_set_id) WHERE slice.name = '$2' ORDER BY args.id" "$3"
+}
+expect_args json json \
+	'"debug.j.a","debug.j.a","int","1";"debug.j.b","debug.j.b[0]","bool","true";"debug.j.b","debug.j.b[1]","string","sé";"debug.j.c.d","debug.j.c.d","real","150.0";"debug.j.f","debug.j.f[0][0]","int","1";"debug.s","debug.s","string","hi";"debug.m","debug.m","int","-7";"debug.bad.x","debug.bad.x","int","1"'
+expect_args arrays arrays \
+	'"debug.arr","debug.arr[0]","int","1";"debug.arr","debug.arr[2]","int","2";"debug.js","debug.js[0]","int","5";"debug.js","debug.js[1]","int","6"'
+expect_args nested nested \
+	'"debug.nv.x_y","debug.nv.x_y","int","3";"debug.nv.l","debug.nv.l[0]","string","p";"debug.nv.l","debug.nv.l[1]","bool","true"'
+expect_args proto proto \
+	'"debug.p.inner","debug.p.inner","int","5";"debug.pi.z","debug.pi.z","bool","true";"debug.stop.a","debug.stop.a","int","1";"debug.after","debug.after","int","9"'
+expect_args log log \
+	'"source.file_name","source.file_name","string","b.cc";"source.function_name","source.function_name","string","[NULL]";"source.line_number","source.line_number","uint","7";"track_event.log_message.message","track_event.log_message.message","string","hello";"track_event.log_message.file_name","track_event.log_message.file_name","string","src\a.cc";"track_event.log_message.function_name","track_event.log_message.function_name","string","Run";"track_event.log_message.line_number","track_event.log_message.line_number","int","12";"track_event.priority","track_event.priority","int","5"'
+expect debug/errors debug \
+	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '3'
+
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
 mojo_args() {
@@ -135,7 +158,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy roi; do
+for t in slices counters state flows mojo legacy roi debug; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

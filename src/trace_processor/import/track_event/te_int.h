@@ -222,6 +222,7 @@ struct tp_te {
 		uint32_t skipped_packet, invalid_incremental_state;
 		uint32_t legacy_phase, legacy_source_id, correlation_id;
 		uint32_t log_body, task_file, task_function, task_line;
+		uint32_t log_file, log_function, log_line, log_prio;
 		uint32_t perf_site, perf_site_hash, perf_mark, perf_mark_hash;
 		uint32_t perf_context, perf_sequence, trigger_name, trigger_name_hash;
 		uint32_t triggers, scope, trace_id_is_process_scoped, source_scope;

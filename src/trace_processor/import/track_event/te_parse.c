@@ -519,11 +519,61 @@ static void source_location(struct ev_ctx *c, struct tp_argset *b, uint64_t iid,
 		path[j] = ch == '\\' ? '/' : ch;
 	}
 	tp_argset_str(c->imp, b, kfile, intern(c->imp, path, n));
+	/* A missing function name is a NULL string, as Perfetto interns it. */
 	tp_argset_str(c->imp, b, kfunc,
 		      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
 			      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
-			      : tp_db_str(c->imp->db, ""));
+			      : 0);
 	tp_argset_uint(c->imp, b, kline, (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
+}
+
+/*
+ * A LogMessage: its interned body, its interned location (file, function,
+ * line as written, not normalized; a missing string is NULL) and, if set,
+ * its priority as Android's. (Perfetto also adds a row to android_logs,
+ * a table we do not have.)
+ */
+static void log_message(struct ev_ctx *c, struct tp_argset *b, const uint8_t *data, size_t len)
+{
+	struct te_keys *k = &c->te->k;
+	struct pz_field m[4], s[5];
+	const struct tp_interned *loc = NULL;
+	uint32_t body;
+
+	if (c->utid < 0 || pz_decode_table(data, len, m, 4) != PZ_OK) {
+		parse_error(c);
+		return;
+	}
+	body = interned_str(c, PB_INTERNED_DATA__LOG_MESSAGE_BODY, m[PB_LOG_MESSAGE__BODY_IID].value);
+	if (!body) {
+		parse_error(c);
+		return;
+	}
+	tp_argset_str(c->imp, b, k->log_body, body);
+	if (m[PB_LOG_MESSAGE__SOURCE_LOCATION_IID].id) {
+		loc = tp_seq_interned(c->imp, c->rec->gen, PB_INTERNED_DATA__SOURCE_LOCATIONS,
+				      m[PB_LOG_MESSAGE__SOURCE_LOCATION_IID].value);
+		if (!loc || pz_decode_table(loc->msg, loc->len, s, 5) != PZ_OK) {
+			parse_error(c);
+			return;
+		}
+		tp_argset_str(c->imp, b, k->log_file,
+			      s[PB_SOURCE_LOCATION__FILE_NAME].id
+				      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FILE_NAME])
+				      : 0);
+		tp_argset_str(c->imp, b, k->log_function,
+			      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
+				      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
+				      : 0);
+		tp_argset_int(c->imp, b, k->log_line,
+			      (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
+	}
+	if (m[PB_LOG_MESSAGE__PRIO].id) {
+		uint64_t p = m[PB_LOG_MESSAGE__PRIO].value;
+
+		/* LogMessage.Priority and AndroidLogPriority share their numbers. */
+		tp_argset_int(c->imp, b, k->log_prio, p <= 7 ? (int64_t)p : 0);
+	}
 }
 
 /* The fields of ChromeHistogramSample, as typed args. */
@@ -636,20 +686,9 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 			parse_error(c);
 	}
 	if (e[PB_TRACK_EVENT__LOG_MESSAGE].id &&
-	    e[PB_TRACK_EVENT__LOG_MESSAGE].wire_type == PZ_WIRE_LEN) {
-		struct pz_field m[4];
-		uint32_t body = 0;
-
-		if (c->utid >= 0 &&
-		    pz_decode_table(e[PB_TRACK_EVENT__LOG_MESSAGE].data,
-				    e[PB_TRACK_EVENT__LOG_MESSAGE].size, m, 4) == PZ_OK)
-			body = interned_str(c, PB_INTERNED_DATA__LOG_MESSAGE_BODY,
-					    m[PB_LOG_MESSAGE__BODY_IID].value);
-		if (body)
-			tp_argset_str(c->imp, b, k->log_body, body);
-		else
-			parse_error(c);
-	}
+	    e[PB_TRACK_EVENT__LOG_MESSAGE].wire_type == PZ_WIRE_LEN)
+		log_message(c, b, e[PB_TRACK_EVENT__LOG_MESSAGE].data,
+			    e[PB_TRACK_EVENT__LOG_MESSAGE].size);
 	if (e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].id &&
 	    e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].wire_type == PZ_WIRE_LEN)
 		histogram_args(c, b, e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].data,
