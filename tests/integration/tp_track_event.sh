@@ -23,6 +23,8 @@
 #               values parsed into args, array indexes counted per key
 #               across an event, NestedValues, DebugAnnotation proto values,
 #               errors stopping one annotation; log_message args;
+#   misuse/*    a slice on a counter track, a counter on a slice track or
+#               without a value, as Perfetto takes them;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -31,7 +33,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-tp_encode slices counters state flows mojo legacy roi debug
+tp_encode slices counters state flows mojo legacy roi debug misuse
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
@@ -138,6 +140,15 @@ expect_args log log \
 expect debug/errors debug \
 	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '3'
 
+# ---------------------------------------------------------------- misuse ----
+expect misuse/slice_on_counter misuse \
+	"SELECT s.ts, s.dur, s.name, t.name, t.type FROM slice s JOIN track t ON s.track_id = t.id" \
+	'20,10,"on_counter","c","global_counter_track_event"'
+expect misuse/counters misuse "SELECT ts, value FROM counter" '60,4.000000'
+expect misuse/stats misuse \
+	"SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'track_event*' ORDER BY name" \
+	'"track_event_counter_invalid_track_uuid",1;"track_event_counter_missing_value",1'
+
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
 mojo_args() {
@@ -158,7 +169,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy roi debug; do
+for t in slices counters state flows mojo legacy roi debug misuse; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1
