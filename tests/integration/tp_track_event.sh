@@ -106,7 +106,7 @@ expect legacy/tracks legacy \
 expect legacy/phase_args legacy \
 	"SELECT s.ts, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id)
 	 WHERE s.name = 'old' ORDER BY s.ts, a.id" \
-	'170,"legacy_event.passthrough_utid","2";170,"legacy_event.phase","S";170,"legacy_event.passthrough_utid","2";180,"legacy_event.passthrough_utid","2";180,"legacy_event.phase","T"'
+	'170,"legacy_trace_source_id","9";170,"legacy_event.passthrough_utid","2";170,"legacy_event.phase","S";180,"legacy_trace_source_id","9";180,"legacy_event.passthrough_utid","2";180,"legacy_event.phase","T"'
 expect legacy/no_id legacy \
 	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '1'
 

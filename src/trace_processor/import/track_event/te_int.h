@@ -33,7 +33,6 @@ struct pz_field;
 #define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
 #define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
 #define TE_KEY_MAX 512       /* bytes of an arg key built from annotations */
-#define TE_ARR_KEYS 64       /* distinct array keys of one event's args */
 
 /* ------------------------------------------------------------ sequences ---- */
 
@@ -311,23 +310,8 @@ void te_symbols_fini(struct tp_te *te);
 
 /* ------------------------------------------------ debug annotation args ---- */
 
-/*
- * The next index of each array key among one event's args: Perfetto counts
- * per key and arg set, so two annotations with the same array key number
- * their elements on. te_arr_inc() returns the new next index.
- */
-struct te_arr_idx {
-	uint32_t n;
-	uint32_t key[TE_ARR_KEYS]; /* string ids */
-	uint32_t next[TE_ARR_KEYS];
-};
-
-uint32_t te_arr_next(struct tp_import *imp, struct te_arr_idx *x, const char *key, size_t n);
-uint32_t te_arr_inc(struct tp_import *imp, struct te_arr_idx *x, const char *key, size_t n);
-
 /* te_json.c: @json (a legacy_json_value) as args under @flat / @key. */
-void te_json_args(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx *idx,
-		  const char *flat, size_t n_flat, const char *key, size_t n_key,
+void te_json_args(struct tp_import *imp, struct tp_argset *b, const char *flat, size_t n_flat, const char *key, size_t n_key,
 		  const uint8_t *json, size_t len);
 
 #endif

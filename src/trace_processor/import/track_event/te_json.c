@@ -5,8 +5,8 @@
  * ("a.b" flat keys, "a.b[0]" keys), nulls are skipped, integers that fit
  * int64 are ints and other numbers reals; a top-level scalar is one arg
  * at the annotation's own key. Malformed input keeps the args found before
- * the fault. Array indexes come from te_arr_next(), shared with the other
- * debug annotations of the event. Called by te_parse.c.
+ * the fault. Array indexes are the arg set's (tp_argset_array_next()), as
+ * the other debug annotations'. Called by te_parse.c.
  */
 #include <math.h>
 #include <stdio.h>
@@ -364,8 +364,7 @@ static bool append(char *buf, size_t *n, const char *s, size_t len)
 	return true;
 }
 
-static void walk(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx *idx,
-		 struct jp *p, char *flat, size_t n_flat, char *key, size_t n_key)
+static void walk(struct tp_import *imp, struct tp_argset *b, struct jp *p, char *flat, size_t n_flat, char *key, size_t n_key)
 {
 	struct frame st[JSON_MAX_DEPTH];
 	int top = 0;
@@ -423,10 +422,10 @@ static void walk(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx *
 				return;
 		} else {
 			char num[32];
-			uint32_t i = te_arr_next(imp, idx, key, n_key);
-			int len = snprintf(num, sizeof(num), "[%u]", i);
+			uint32_t id = tp_str_intern(&imp->db->strings, key, n_key);
+			int len = snprintf(num, sizeof(num), "[%u]", tp_argset_array_next(b, id));
 
-			te_arr_inc(imp, idx, key, n_key);
+			tp_argset_array_inc(b, id);
 			if (!append(key, &n_key, num, (size_t)len))
 				return;
 		}
@@ -440,8 +439,7 @@ static void walk(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx *
 	}
 }
 
-void te_json_args(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx *idx,
-		  const char *flat, size_t n_flat, const char *key, size_t n_key,
+void te_json_args(struct tp_import *imp, struct tp_argset *b, const char *flat, size_t n_flat, const char *key, size_t n_key,
 		  const uint8_t *json, size_t len)
 {
 	char fbuf[TE_KEY_MAX], kbuf[TE_KEY_MAX];
@@ -453,7 +451,7 @@ void te_json_args(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx 
 	memcpy(fbuf, flat, n_flat);
 	memcpy(kbuf, key, n_key);
 	if (skip_ws(&p) && (*p.cur == '{' || *p.cur == '[')) {
-		walk(imp, b, idx, &p, fbuf, n_flat, kbuf, n_key);
+		walk(imp, b, &p, fbuf, n_flat, kbuf, n_key);
 	} else {
 		/* Not a container: one scalar, read from the very first byte. */
 		p.cur = (const char *)json;
@@ -462,36 +460,4 @@ void te_json_args(struct tp_import *imp, struct tp_argset *b, struct te_arr_idx 
 	}
 	free(p.buf);
 	free(p.kbuf);
-}
-
-/* ------------------------------------------------------- array indexes ---- */
-
-static int arr_find(struct tp_import *imp, struct te_arr_idx *x, const char *key, size_t n,
-		    bool add)
-{
-	uint32_t id = tp_str_intern(&imp->db->strings, key, n);
-	uint32_t i;
-
-	for (i = 0; i < x->n; i++)
-		if (x->key[i] == id)
-			return (int)i;
-	if (!add || x->n == TE_ARR_KEYS)
-		return -1;
-	x->key[x->n] = id;
-	x->next[x->n] = 0;
-	return (int)x->n++;
-}
-
-uint32_t te_arr_next(struct tp_import *imp, struct te_arr_idx *x, const char *key, size_t n)
-{
-	int i = arr_find(imp, x, key, n, false);
-
-	return i < 0 ? 0 : x->next[i];
-}
-
-uint32_t te_arr_inc(struct tp_import *imp, struct te_arr_idx *x, const char *key, size_t n)
-{
-	int i = arr_find(imp, x, key, n, true);
-
-	return i < 0 ? 0 : ++x->next[i];
 }

@@ -37,6 +37,8 @@ struct ev_ctx {
 	uint32_t seq_id;
 	int64_t utid, upid;       /* -1: none */
 	int64_t passthrough_utid; /* -1: none */
+	int64_t source_id;        /* a legacy async event's id */
+	bool has_source_id;
 	bool fallback;            /* legacy pid/tid thread track */
 	int64_t thread_ts, thread_instr;
 	bool has_thread_ts, has_thread_instr;
@@ -212,7 +214,6 @@ static bool key_push(struct key_buf *k, const char *part, size_t len, bool array
 struct da_ctx {
 	struct ev_ctx *c;
 	struct tp_argset *b;
-	struct te_arr_idx idx;
 };
 
 static void add_arg(struct da_ctx *x, const struct key_buf *k, uint8_t type, int64_t i, double d,
@@ -314,7 +315,7 @@ static int annotation(struct da_ctx *x, struct key_buf *k, const uint8_t *data, 
 				rc = annotation(x, k, f.data, f.size, depth + 1, true);
 		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__ARRAY_VALUES].id) {
-		uint32_t index = te_arr_next(c->imp, &x->idx, k->key, k->n_key);
+		uint32_t index = tp_argset_array_next(x->b, intern(c->imp, k->key, k->n_key));
 
 		pz_reader_init(&r, data, len);
 		while (rc >= 0 && pz_reader_next(&r, &f) > 0) {
@@ -328,7 +329,7 @@ static int annotation(struct da_ctx *x, struct key_buf *k, const uint8_t *data, 
 			}
 			rc = annotation(x, &sub, f.data, f.size, depth + 1, false);
 			if (rc > 0) {
-				index = te_arr_inc(c->imp, &x->idx, k->key, k->n_key);
+				index = tp_argset_array_inc(x->b, intern(c->imp, k->key, k->n_key));
 				added = 1;
 			}
 		}
@@ -366,7 +367,7 @@ static int annotation(struct da_ctx *x, struct key_buf *k, const uint8_t *data, 
 		const struct pz_field *j = &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE];
 
 		if (j->wire_type == PZ_WIRE_LEN)
-			te_json_args(c->imp, x->b, &x->idx, k->flat, k->n_flat, k->key, k->n_key,
+			te_json_args(c->imp, x->b, k->flat, k->n_flat, k->key, k->n_key,
 				     j->data, j->size);
 		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__PROTO_VALUE].id) {
@@ -471,7 +472,7 @@ static int nested_value(struct da_ctx *x, struct key_buf *k, const uint8_t *data
 		return rc < 0 ? -1 : 1;
 	}
 	case 2: {
-		uint32_t index = te_arr_next(c->imp, &x->idx, k->key, k->n_key);
+		uint32_t index = tp_argset_array_next(x->b, intern(c->imp, k->key, k->n_key));
 
 		pz_reader_init(&r, data, len);
 		while (rc >= 0 && pz_reader_next(&r, &f) > 0) {
@@ -484,7 +485,7 @@ static int nested_value(struct da_ctx *x, struct key_buf *k, const uint8_t *data
 				return -1;
 			rc = nested_value(x, &sub, f.data, f.size, depth + 1);
 			if (rc > 0) {
-				index = te_arr_inc(c->imp, &x->idx, k->key, k->n_key);
+				index = tp_argset_array_inc(x->b, intern(c->imp, k->key, k->n_key));
 				added = 1;
 			}
 		}
@@ -720,11 +721,12 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 		if (id)
 			tp_argset_str(c->imp, b, k->correlation_id, id);
 	}
+	if (c->has_source_id)
+		tp_argset_int(c->imp, b, k->legacy_source_id, c->source_id);
 	pz_reader_init(&r, c->ev->data, e[PB_TRACK_EVENT__DEBUG_ANNOTATIONS].id ? c->ev->len : 0);
 	/* Debug annotations come after the typed args, as in Perfetto. */
 	da.c = c;
 	da.b = b;
-	da.idx.n = 0;
 	while (pz_reader_next(&r, &f) > 0) {
 		if (f.id != PB_TRACK_EVENT__DEBUG_ANNOTATIONS || f.wire_type != PZ_WIRE_LEN)
 			continue;
@@ -911,6 +913,8 @@ static int64_t legacy_async_track(struct ev_ctx *c, int32_t phase)
 		scope = tp_str_intern(&db->strings, buf, cl + 1 + sl);
 		free(buf);
 	}
+	c->source_id = id;
+	c->has_source_id = true;
 	if (phase == 'b' || phase == 'S')
 		kind = TE_ASYNC_BEGIN;
 	else if (phase == 'e' || phase == 'T')
@@ -1259,6 +1263,7 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	c->gen = tp_seq_gen(imp, c->rec->gen);
 	c->seq_id = tp_seq_id(imp, ev->seq_idx);
 	c->utid = c->upid = c->passthrough_utid = -1;
+	c->has_source_id = false;
 	c->thread_ts = c->rec->thread_ts;
 	c->has_thread_ts = c->rec->flags & TE_REC_THREAD_TS;
 	c->thread_instr = c->rec->thread_instr;
