@@ -24,7 +24,8 @@
 #               across an event, NestedValues, DebugAnnotation proto values,
 #               errors stopping one annotation; log_message args;
 #   misuse/*    a slice on a counter track, a counter on a slice track or
-#               without a value, as Perfetto takes them;
+#               without a value, a state event off a state track, as
+#               Perfetto takes them;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -147,7 +148,7 @@ expect misuse/slice_on_counter misuse \
 expect misuse/counters misuse "SELECT ts, value FROM counter" '60,4.000000'
 expect misuse/stats misuse \
 	"SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'track_event*' ORDER BY name" \
-	'"track_event_counter_invalid_track_uuid",1;"track_event_counter_missing_value",1'
+	'"track_event_counter_invalid_track_uuid",1;"track_event_counter_missing_value",1;"track_event_parser_errors",1'
 
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----

@@ -97,6 +97,7 @@ struct te_track {
 	uint32_t merge_key;
 	uint8_t merge; /* enum te_merge */
 	bool is_counter;
+	bool is_state; /* has a StateDescriptor: for TYPE_STATE events */
 	bool separate; /* disallow_merging_with_system_tracks */
 	bool has_counter_details;
 	/* counter details */

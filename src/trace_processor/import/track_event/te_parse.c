@@ -1291,8 +1291,14 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		counter_event(c);
 		return;
 	}
-	if (type == PBE_TRACK_EVENT_TYPE__TYPE_STATE)
-		return; /* state tracks are not modelled */
+	if (type == PBE_TRACK_EVENT_TYPE__TYPE_STATE) {
+		/* Only a state track takes them (state tracks are not modelled). */
+		const struct te_track *t = te_track_find(imp, ev->machine, c->uuid);
+
+		if (!t || !t->is_state)
+			parse_error(c);
+		return;
+	}
 	if (!legacy_phase(c, &phase)) {
 		switch (type) {
 		case PBE_TRACK_EVENT_TYPE__TYPE_SLICE_BEGIN:
