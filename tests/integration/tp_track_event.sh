@@ -19,6 +19,13 @@
 #               compressor index, process-local ids, id_scope, 'S'/'T'/'F';
 #   roi/*       TrackEventRangeOfInterest: metadata, and with
 #               --crop-track-events earlier events dropped and counted;
+#   debug/*     debug annotations as Perfetto flattens them: legacy JSON
+#               values parsed into args, array indexes counted per key
+#               across an event, NestedValues, DebugAnnotation proto values,
+#               errors stopping one annotation; log_message args;
+#   misuse/*    a slice on a counter track, a counter on a slice track or
+#               without a value, a state event off a state track, as
+#               Perfetto takes them;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +34,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-tp_encode slices counters state flows mojo legacy roi
+tp_encode slices counters state flows mojo legacy roi debug misuse
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
@@ -100,7 +107,7 @@ expect legacy/tracks legacy \
 expect legacy/phase_args legacy \
 	"SELECT s.ts, a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id)
 	 WHERE s.name = 'old' ORDER BY s.ts, a.id" \
-	'170,"legacy_event.passthrough_utid","2";170,"legacy_event.phase","S";170,"legacy_event.passthrough_utid","2";180,"legacy_event.passthrough_utid","2";180,"legacy_event.phase","T"'
+	'170,"legacy_trace_source_id","9";170,"legacy_event.passthrough_utid","2";170,"legacy_event.phase","S";180,"legacy_trace_source_id","9";180,"legacy_event.passthrough_utid","2";180,"legacy_event.phase","T"'
 expect legacy/no_id legacy \
 	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '1'
 
@@ -114,6 +121,34 @@ FLAGS=--crop-track-events
 expect roi/cropped roi "$roi_sql" \
 	'"at",2000,0;"track_event_dropped_packets_outside_of_range_of_interest",2,-1;"track_event_range_of_interest_missing_start_us",1,-1;"range_of_interest_start_us",2,-2'
 FLAGS=
+
+# expect_args NAME SLICE EXPECTED: "flat_key,key,value_type,display_value"
+# of the args of slice SLICE in debug, in order.
+expect_args() {
+	expect "debug/$1" debug "SELECT flat_key, key, value_type, display_value FROM slice
+		JOIN args USING (arg_set_id) WHERE slice.name = '$2' ORDER BY args.id" "$3"
+}
+expect_args json json \
+	'"debug.j.a","debug.j.a","int","1";"debug.j.b","debug.j.b[0]","bool","true";"debug.j.b","debug.j.b[1]","string","sé";"debug.j.c.d","debug.j.c.d","real","150.0";"debug.j.f","debug.j.f[0][0]","int","1";"debug.s","debug.s","string","hi";"debug.m","debug.m","int","-7";"debug.bad.x","debug.bad.x","int","1"'
+expect_args arrays arrays \
+	'"debug.arr","debug.arr[0]","int","1";"debug.arr","debug.arr[2]","int","2";"debug.js","debug.js[0]","int","5";"debug.js","debug.js[1]","int","6"'
+expect_args nested nested \
+	'"debug.nv.x_y","debug.nv.x_y","int","3";"debug.nv.l","debug.nv.l[0]","string","p";"debug.nv.l","debug.nv.l[1]","bool","true"'
+expect_args proto proto \
+	'"debug.p.inner","debug.p.inner","int","5";"debug.pi.z","debug.pi.z","bool","true";"debug.stop.a","debug.stop.a","int","1";"debug.after","debug.after","int","9"'
+expect_args log log \
+	'"source.file_name","source.file_name","string","b.cc";"source.function_name","source.function_name","string","[NULL]";"source.line_number","source.line_number","uint","7";"track_event.log_message.message","track_event.log_message.message","string","hello";"track_event.log_message.file_name","track_event.log_message.file_name","string","src\a.cc";"track_event.log_message.function_name","track_event.log_message.function_name","string","Run";"track_event.log_message.line_number","track_event.log_message.line_number","int","12";"track_event.priority","track_event.priority","int","5"'
+expect debug/errors debug \
+	"SELECT value FROM stats WHERE name = 'track_event_parser_errors'" '3'
+
+# ---------------------------------------------------------------- misuse ----
+expect misuse/slice_on_counter misuse \
+	"SELECT s.ts, s.dur, s.name, t.name, t.type FROM slice s JOIN track t ON s.track_id = t.id" \
+	'20,10,"on_counter","c","global_counter_track_event"'
+expect misuse/counters misuse "SELECT ts, value FROM counter" '60,4.000000'
+expect misuse/stats misuse \
+	"SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'track_event*' ORDER BY name" \
+	'"track_event_counter_invalid_track_uuid",1;"track_event_counter_missing_value",1;"track_event_parser_errors",1'
 
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
@@ -135,7 +170,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy roi; do
+for t in slices counters state flows mojo legacy roi debug misuse; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

@@ -155,8 +155,46 @@ void tp_argset_fini(struct tp_argset *b)
 	if (!b)
 		return;
 	free(b->a);
+	free(b->arr);
 	b->a = NULL;
+	b->arr = NULL;
 	b->n = b->cap = 0;
+	b->n_arr = b->cap_arr = 0;
+}
+
+uint32_t tp_argset_array_next(const struct tp_argset *b, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n_arr; i++)
+		if (b->arr[2 * i] == key)
+			return b->arr[2 * i + 1];
+	return 0;
+}
+
+uint32_t tp_argset_array_inc(struct tp_argset *b, uint32_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->n_arr; i++)
+		if (b->arr[2 * i] == key)
+			return ++b->arr[2 * i + 1];
+	if (b->n_arr == b->cap_arr) {
+		uint32_t cap = b->cap_arr ? 2 * b->cap_arr : 4;
+		uint32_t *p;
+
+		if (cap > TP_ARGSET_MAX)
+			return 0;
+		p = realloc(b->arr, 2 * (size_t)cap * sizeof(*p));
+		if (!p)
+			return 0;
+		b->arr = p;
+		b->cap_arr = cap;
+	}
+	b->arr[2 * b->n_arr] = key;
+	b->arr[2 * b->n_arr + 1] = 1;
+	b->n_arr++;
+	return 1;
 }
 
 static const char *const k_value_types[] = {
@@ -235,6 +273,56 @@ static bool rows_equal(struct tp_import *imp, size_t row, const struct tp_arg *a
 	return true;
 }
 
+/*
+ * A repeated key replaces the earlier value in its place (flat key and
+ * value), unless it only fills a gap (skip_if_exists), as Perfetto's args
+ * inserter does. Return: the args left at the front of @a.
+ */
+static uint32_t collapse(struct tp_arg *a, uint32_t n_in)
+{
+	uint32_t *slot = NULL, mask = 0, i, j, n = 0;
+
+	if (n_in > 32) {
+		for (mask = 64; mask < 2 * n_in; mask *= 2)
+			;
+		slot = malloc(mask * sizeof(*slot));
+		if (slot)
+			memset(slot, 0xff, mask * sizeof(*slot));
+		mask--;
+	}
+	for (i = 0; i < n_in; i++) {
+		uint32_t found = UINT32_MAX, h = 0;
+
+		if (slot) {
+			for (h = (a[i].key * 2654435761u) & mask; slot[h] != UINT32_MAX;
+			     h = (h + 1) & mask)
+				if (a[slot[h]].key == a[i].key) {
+					found = slot[h];
+					break;
+				}
+		} else {
+			for (j = 0; j < n; j++)
+				if (a[j].key == a[i].key) {
+					found = j;
+					break;
+				}
+		}
+		if (found != UINT32_MAX) {
+			if (!a[i].skip_if_exists) {
+				a[found].flat_key = a[i].flat_key;
+				a[found].type = a[i].type;
+				a[found].v = a[i].v;
+			}
+			continue;
+		}
+		if (slot)
+			slot[h] = n;
+		a[n++] = a[i];
+	}
+	free(slot);
+	return n;
+}
+
 int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b)
 {
 	struct tp_table *t = &imp->db->args;
@@ -244,17 +332,12 @@ int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b)
 	size_t first;
 	int probe;
 
-	if (!b || !b->n)
+	if (!b)
 		return TP_NULL_INT;
-	/* A repeated key replaces the previous value unless it only fills a gap. */
-	for (i = 0; i < b->n; i++) {
-		if (n && b->a[n - 1].key == b->a[i].key) {
-			if (!b->a[i].skip_if_exists)
-				b->a[n - 1] = b->a[i];
-			continue;
-		}
-		b->a[n++] = b->a[i];
-	}
+	b->n_arr = 0;
+	if (!b->n)
+		return TP_NULL_INT;
+	n = collapse(b->a, b->n);
 	b->n = 0;
 	h = arg_hash(b->a, n);
 	for (probe = 0; probe < SET_PROBES; probe++, h++) {

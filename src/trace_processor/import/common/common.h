@@ -392,6 +392,8 @@ struct tp_arg {
 struct tp_argset {
 	struct tp_arg *a;
 	uint32_t n, cap;
+	uint32_t *arr; /* (key, next index) pairs of the set's arrays */
+	uint32_t n_arr, cap_arr;
 };
 
 int tp_args_init(struct tp_import *imp);
@@ -407,6 +409,13 @@ void tp_argset_add(struct tp_import *imp, struct tp_argset *b, const struct tp_a
  * and empty @b. Return: the arg_set_id, or TP_NULL_INT when @b is empty.
  */
 int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b);
+/*
+ * The next index of array @key (a string id) in @b, and its increment
+ * (returning the new next index): as Perfetto's, counted per set, so args
+ * added later (an end event's) continue an array. Reset by a commit.
+ */
+uint32_t tp_argset_array_next(const struct tp_argset *b, uint32_t key);
+uint32_t tp_argset_array_inc(struct tp_argset *b, uint32_t key);
 void tp_argset_fini(struct tp_argset *b);
 
 /* ------------------------------------------------------------- slices ---- */

@@ -32,6 +32,7 @@ struct pz_field;
 #define TE_MAX_TRACKS (1u << 22) /* distinct track uuids */
 #define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
 #define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
+#define TE_KEY_MAX 512       /* bytes of an arg key built from annotations */
 
 /* ------------------------------------------------------------ sequences ---- */
 
@@ -96,6 +97,7 @@ struct te_track {
 	uint32_t merge_key;
 	uint8_t merge; /* enum te_merge */
 	bool is_counter;
+	bool is_state; /* has a StateDescriptor: for TYPE_STATE events */
 	bool separate; /* disallow_merging_with_system_tracks */
 	bool has_counter_details;
 	/* counter details */
@@ -220,6 +222,7 @@ struct tp_te {
 		uint32_t skipped_packet, invalid_incremental_state;
 		uint32_t legacy_phase, legacy_source_id, correlation_id;
 		uint32_t log_body, task_file, task_function, task_line;
+		uint32_t log_file, log_function, log_line, log_prio;
 		uint32_t perf_site, perf_site_hash, perf_mark, perf_mark_hash;
 		uint32_t perf_context, perf_sequence, trigger_name, trigger_name_hash;
 		uint32_t triggers, scope, trace_id_is_process_scoped, source_scope;
@@ -305,5 +308,11 @@ bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b);
 /* Replaces the native symbol in @b by the Mojo method and interface it names. */
 void te_symbols_translate(struct tp_import *imp, struct tp_argset *b);
 void te_symbols_fini(struct tp_te *te);
+
+/* ------------------------------------------------ debug annotation args ---- */
+
+/* te_json.c: @json (a legacy_json_value) as args under @flat / @key. */
+void te_json_args(struct tp_import *imp, struct tp_argset *b, const char *flat, size_t n_flat, const char *key, size_t n_key,
+		  const uint8_t *json, size_t len);
 
 #endif

@@ -20,7 +20,6 @@
 #include "protozero/protozero.h"
 #include "trace_processor/import/track_event/te_int.h"
 
-#define KEY_MAX 512
 
 /* Everything the importer works out about one event. */
 struct ev_ctx {
@@ -38,6 +37,8 @@ struct ev_ctx {
 	uint32_t seq_id;
 	int64_t utid, upid;       /* -1: none */
 	int64_t passthrough_utid; /* -1: none */
+	int64_t source_id;        /* a legacy async event's id */
+	bool has_source_id;
 	bool fallback;            /* legacy pid/tid thread track */
 	int64_t thread_ts, thread_instr;
 	bool has_thread_ts, has_thread_instr;
@@ -178,8 +179,8 @@ static void annotate(struct ev_ctx *c)
 /* ------------------------------------------------------------------ args ---- */
 
 struct key_buf {
-	char key[KEY_MAX];
-	char flat[KEY_MAX];
+	char key[TE_KEY_MAX];
+	char flat[TE_KEY_MAX];
 	size_t n_key, n_flat;
 };
 
@@ -190,13 +191,13 @@ static bool key_push(struct key_buf *k, const char *part, size_t len, bool array
 	if (array) {
 		int n = snprintf(tmp, sizeof(tmp), "[%zu]", index);
 
-		if (n < 0 || k->n_key + (size_t)n >= KEY_MAX)
+		if (n < 0 || k->n_key + (size_t)n >= TE_KEY_MAX)
 			return false;
 		memcpy(k->key + k->n_key, tmp, (size_t)n);
 		k->n_key += (size_t)n;
 		return true;
 	}
-	if (k->n_key + len + 2 >= KEY_MAX || k->n_flat + len + 2 >= KEY_MAX)
+	if (k->n_key + len + 2 >= TE_KEY_MAX || k->n_flat + len + 2 >= TE_KEY_MAX)
 		return false;
 	if (k->n_key)
 		k->key[k->n_key++] = '.';
@@ -209,21 +210,27 @@ static bool key_push(struct key_buf *k, const char *part, size_t len, bool array
 	return true;
 }
 
-static void add_arg(struct ev_ctx *c, struct tp_argset *b, const struct key_buf *k, uint8_t type,
-		    int64_t i, double d, uint32_t str)
+/* One event's debug annotations being flattened into @b. */
+struct da_ctx {
+	struct ev_ctx *c;
+	struct tp_argset *b;
+};
+
+static void add_arg(struct da_ctx *x, const struct key_buf *k, uint8_t type, int64_t i, double d,
+		    uint32_t str)
 {
 	struct tp_arg a = {0};
 
-	a.flat_key = intern(c->imp, k->flat, k->n_flat);
-	a.key = intern(c->imp, k->key, k->n_key);
+	a.flat_key = intern(x->c->imp, k->flat, k->n_flat);
+	a.key = intern(x->c->imp, k->key, k->n_key);
 	a.type = type;
 	if (type == TP_ARG_REAL)
 		a.v.d = d;
-	else if (type == TP_ARG_STR || type == TP_ARG_JSON)
+	else if (type == TP_ARG_STR)
 		a.v.s = str;
 	else
 		a.v.i = i;
-	tp_argset_add(c->imp, b, &a);
+	tp_argset_add(x->c->imp, x->b, &a);
 }
 
 /* Debug annotation names cannot contain the key syntax. */
@@ -241,216 +248,251 @@ static size_t sanitize(const uint8_t *in, size_t len, char *out, size_t cap)
 	return len;
 }
 
-static bool nested_value(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
-			 const uint8_t *data, size_t len, int depth);
+/*
+ * The annotations below return -1 on an error, which stops the whole
+ * annotation (the args already added stay, as in Perfetto), else 1 if an
+ * arg was added under them (only then does an enclosing array's index
+ * advance) and 0 if not.
+ */
+static int nested_value(struct da_ctx *x, struct key_buf *k, const uint8_t *data, size_t len,
+			int depth);
 
-/* Return: whether an arg was added (array indexes advance only then). */
-static bool annotation(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
-		       const uint8_t *data, size_t len, int depth, bool named)
+/* Pushes the annotation's name (interned or inline) onto @k. */
+static int annotation_name(struct da_ctx *x, const struct pz_field *d, struct key_buf *k)
 {
+	char name[256];
+	size_t n;
+
+	if (d[PB_DEBUG_ANNOTATION__NAME_IID].value) {
+		uint32_t id = interned_str(x->c, PB_INTERNED_DATA__DEBUG_ANNOTATION_NAMES,
+					   d[PB_DEBUG_ANNOTATION__NAME_IID].value);
+		const char *sv = id ? tp_str_get(&x->c->imp->db->strings, id) : NULL;
+
+		if (!sv)
+			return -1;
+		n = sanitize((const uint8_t *)sv, strlen(sv), name, sizeof(name));
+	} else if (d[PB_DEBUG_ANNOTATION__NAME].id &&
+		   d[PB_DEBUG_ANNOTATION__NAME].wire_type == PZ_WIRE_LEN) {
+		n = sanitize(d[PB_DEBUG_ANNOTATION__NAME].data, d[PB_DEBUG_ANNOTATION__NAME].size,
+			     name, sizeof(name));
+	} else {
+		return -1;
+	}
+	return key_push(k, name, n, false, 0) ? 0 : -1;
+}
+
+/* The type name of a proto_value, inline or interned; 0 if none. */
+static uint32_t proto_type_name(struct da_ctx *x, const struct pz_field *d)
+{
+	if (d[PB_DEBUG_ANNOTATION__PROTO_TYPE_NAME].id)
+		return te_str(x->c->imp, &d[PB_DEBUG_ANNOTATION__PROTO_TYPE_NAME]);
+	if (d[PB_DEBUG_ANNOTATION__PROTO_TYPE_NAME_IID].id)
+		return interned_str(x->c, PB_INTERNED_DATA__DEBUG_ANNOTATION_VALUE_TYPE_NAMES,
+				    d[PB_DEBUG_ANNOTATION__PROTO_TYPE_NAME_IID].value);
+	return 0;
+}
+
+static int annotation(struct da_ctx *x, struct key_buf *k, const uint8_t *data, size_t len,
+		      int depth, bool named)
+{
+	struct ev_ctx *c = x->c;
 	struct pz_field d[18];
 	struct key_buf saved = *k;
-	bool added = false;
+	struct pz_reader r;
+	struct pz_field f;
+	int added = 0, rc = 0;
 
-	if (depth > TE_MAX_ARG_DEPTH || pz_decode_table(data, len, d, 18) != PZ_OK) {
-		parse_error(c);
-		return false;
-	}
-	if (named) {
-		char name[256];
-		size_t n;
-		const char *sv = NULL;
-
-		if (d[PB_DEBUG_ANNOTATION__NAME_IID].value) {
-			uint32_t id = interned_str(c, PB_INTERNED_DATA__DEBUG_ANNOTATION_NAMES,
-						   d[PB_DEBUG_ANNOTATION__NAME_IID].value);
-
-			sv = id ? tp_str_get(&c->imp->db->strings, id) : NULL;
-			if (!sv) {
-				parse_error(c);
-				return false;
-			}
-			n = sanitize((const uint8_t *)sv, strlen(sv), name, sizeof(name));
-		} else if (d[PB_DEBUG_ANNOTATION__NAME].id &&
-			   d[PB_DEBUG_ANNOTATION__NAME].wire_type == PZ_WIRE_LEN) {
-			n = sanitize(d[PB_DEBUG_ANNOTATION__NAME].data,
-				     d[PB_DEBUG_ANNOTATION__NAME].size, name, sizeof(name));
-		} else {
-			parse_error(c);
-			return false;
-		}
-		if (!key_push(k, name, n, false, 0)) {
-			parse_error(c);
-			*k = saved;
-			return false;
-		}
+	if (depth > TE_MAX_ARG_DEPTH || pz_decode_table(data, len, d, 18) != PZ_OK)
+		return -1;
+	if (named && annotation_name(x, d, k) < 0) {
+		*k = saved;
+		return -1;
 	}
 	if (d[PB_DEBUG_ANNOTATION__DICT_ENTRIES].id) {
-		struct pz_reader r;
-		struct pz_field f;
-
 		pz_reader_init(&r, data, len);
-		while (pz_reader_next(&r, &f) > 0)
+		while (rc >= 0 && pz_reader_next(&r, &f) > 0)
 			if (f.id == PB_DEBUG_ANNOTATION__DICT_ENTRIES && f.wire_type == PZ_WIRE_LEN)
-				annotation(c, b, k, f.data, f.size, depth + 1, true);
-		added = true;
+				rc = annotation(x, k, f.data, f.size, depth + 1, true);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__ARRAY_VALUES].id) {
-		struct pz_reader r;
-		struct pz_field f;
-		size_t index = 0;
+		uint32_t index = tp_argset_array_next(x->b, intern(c->imp, k->key, k->n_key));
 
 		pz_reader_init(&r, data, len);
-		while (pz_reader_next(&r, &f) > 0) {
+		while (rc >= 0 && pz_reader_next(&r, &f) > 0) {
 			struct key_buf sub = *k;
 
 			if (f.id != PB_DEBUG_ANNOTATION__ARRAY_VALUES || f.wire_type != PZ_WIRE_LEN)
 				continue;
-			if (!key_push(&sub, NULL, 0, true, index))
+			if (!key_push(&sub, NULL, 0, true, index)) {
+				rc = -1;
 				break;
-			if (annotation(c, b, &sub, f.data, f.size, depth + 1, false)) {
-				index++;
-				added = true;
+			}
+			rc = annotation(x, &sub, f.data, f.size, depth + 1, false);
+			if (rc > 0) {
+				index = tp_argset_array_inc(x->b, intern(c->imp, k->key, k->n_key));
+				added = 1;
 			}
 		}
 	} else if (d[PB_DEBUG_ANNOTATION__BOOL_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_BOOL, d[PB_DEBUG_ANNOTATION__BOOL_VALUE].value != 0, 0, 0);
-		added = true;
+		add_arg(x, k, TP_ARG_BOOL, d[PB_DEBUG_ANNOTATION__BOOL_VALUE].value != 0, 0, 0);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__UINT_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_UINT, (int64_t)d[PB_DEBUG_ANNOTATION__UINT_VALUE].value, 0,
-			0);
-		added = true;
+		add_arg(x, k, TP_ARG_UINT, (int64_t)d[PB_DEBUG_ANNOTATION__UINT_VALUE].value, 0, 0);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__INT_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_INT, (int64_t)d[PB_DEBUG_ANNOTATION__INT_VALUE].value, 0,
-			0);
-		added = true;
+		add_arg(x, k, TP_ARG_INT, (int64_t)d[PB_DEBUG_ANNOTATION__INT_VALUE].value, 0, 0);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__DOUBLE_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_REAL, 0,
-			pz_field_double(&d[PB_DEBUG_ANNOTATION__DOUBLE_VALUE]), 0);
-		added = true;
+		add_arg(x, k, TP_ARG_REAL, 0, pz_field_double(&d[PB_DEBUG_ANNOTATION__DOUBLE_VALUE]),
+			0);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_STR, 0, 0,
-			te_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
-		added = true;
+		add_arg(x, k, TP_ARG_STR, 0, 0, te_str(c->imp, &d[PB_DEBUG_ANNOTATION__STRING_VALUE]));
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].id) {
 		const struct tp_interned *i = tp_seq_interned(
 			c->imp, c->rec->gen, PB_INTERNED_DATA__DEBUG_ANNOTATION_STRING_VALUES,
 			d[PB_DEBUG_ANNOTATION__STRING_VALUE_IID].value);
 
 		if (!i) {
-			parse_error(c);
+			rc = -1;
 		} else {
-			add_arg(c, b, k, TP_ARG_STR, 0, 0,
-				i->str ? i->str : tp_db_str(c->imp->db, ""));
-			added = true;
+			add_arg(x, k, TP_ARG_STR, 0, 0, i->str ? i->str : tp_db_str(c->imp->db, ""));
+			added = 1;
 		}
 	} else if (d[PB_DEBUG_ANNOTATION__POINTER_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_PTR, (int64_t)d[PB_DEBUG_ANNOTATION__POINTER_VALUE].value,
-			0, 0);
-		added = true;
+		add_arg(x, k, TP_ARG_PTR, (int64_t)d[PB_DEBUG_ANNOTATION__POINTER_VALUE].value, 0, 0);
+		added = 1;
 	} else if (d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE].id) {
-		add_arg(c, b, k, TP_ARG_JSON, 0, 0,
-			te_str(c->imp, &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE]));
-		added = true;
+		const struct pz_field *j = &d[PB_DEBUG_ANNOTATION__LEGACY_JSON_VALUE];
+
+		if (j->wire_type == PZ_WIRE_LEN)
+			te_json_args(c->imp, x->b, k->flat, k->n_flat, k->key, k->n_key,
+				     j->data, j->size);
+		added = 1;
+	} else if (d[PB_DEBUG_ANNOTATION__PROTO_VALUE].id) {
+		/*
+		 * A nested DebugAnnotation is read as one (under its own name);
+		 * other types need Perfetto's descriptor pool, which we do not
+		 * carry: an error, as Perfetto's for a type it does not know.
+		 */
+		const char *tn = NULL;
+		uint32_t id = proto_type_name(x, d);
+		const struct pz_field *v = &d[PB_DEBUG_ANNOTATION__PROTO_VALUE];
+
+		if (id)
+			tn = tp_str_get(&c->imp->db->strings, id);
+		if (tn && !strcmp(tn, ".perfetto.protos.DebugAnnotation") &&
+		    v->wire_type == PZ_WIRE_LEN) {
+			added = 1;
+			rc = annotation(x, k, v->data, v->size, depth + 1, true);
+		} else {
+			rc = -1;
+		}
 	} else if (d[PB_DEBUG_ANNOTATION__NESTED_VALUE].id &&
 		   d[PB_DEBUG_ANNOTATION__NESTED_VALUE].wire_type == PZ_WIRE_LEN) {
-		added = nested_value(c, b, k, d[PB_DEBUG_ANNOTATION__NESTED_VALUE].data,
-				     d[PB_DEBUG_ANNOTATION__NESTED_VALUE].size, depth + 1);
-	} else if (d[PB_DEBUG_ANNOTATION__PROTO_VALUE].id) {
-		/* Typed proto values need descriptors we do not carry. */
-		parse_error(c);
+		rc = nested_value(x, k, d[PB_DEBUG_ANNOTATION__NESTED_VALUE].data,
+				  d[PB_DEBUG_ANNOTATION__NESTED_VALUE].size, depth + 1);
+		added = rc > 0;
 	}
 	*k = saved;
-	return added;
+	return rc < 0 ? -1 : added;
 }
 
-static bool nested_value(struct ev_ctx *c, struct tp_argset *b, struct key_buf *k,
-			 const uint8_t *data, size_t len, int depth)
+/* Counts the occurrences of field @id in @data. */
+static size_t count_field(const uint8_t *data, size_t len, uint32_t id)
 {
+	struct pz_reader r;
+	struct pz_field f;
+	size_t n = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		n += f.id == id && f.wire_type == PZ_WIRE_LEN;
+	return n;
+}
+
+static int nested_value(struct da_ctx *x, struct key_buf *k, const uint8_t *data, size_t len,
+			int depth)
+{
+	struct ev_ctx *c = x->c;
 	struct pz_field d[9];
 	struct pz_reader r;
 	struct pz_field f;
+	int rc = 0, added = 0;
 
-	if (depth > TE_MAX_ARG_DEPTH || pz_decode_table(data, len, d, 9) != PZ_OK) {
-		parse_error(c);
-		return false;
-	}
+	if (depth > TE_MAX_ARG_DEPTH || pz_decode_table(data, len, d, 9) != PZ_OK)
+		return -1;
 	switch (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__NESTED_TYPE].value) {
 	case 0:
 		if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__BOOL_VALUE].id)
-			add_arg(c, b, k, TP_ARG_BOOL,
+			add_arg(x, k, TP_ARG_BOOL,
 				d[PB_DEBUG_ANNOTATION_NESTED_VALUE__BOOL_VALUE].value != 0, 0, 0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__INT_VALUE].id)
-			add_arg(c, b, k, TP_ARG_INT,
-				(int64_t)d[PB_DEBUG_ANNOTATION_NESTED_VALUE__INT_VALUE].value, 0,
-				0);
+			add_arg(x, k, TP_ARG_INT,
+				(int64_t)d[PB_DEBUG_ANNOTATION_NESTED_VALUE__INT_VALUE].value, 0, 0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__DOUBLE_VALUE].id)
-			add_arg(c, b, k, TP_ARG_REAL, 0,
-				pz_field_double(&d[PB_DEBUG_ANNOTATION_NESTED_VALUE__DOUBLE_VALUE]),
-				0);
+			add_arg(x, k, TP_ARG_REAL, 0,
+				pz_field_double(&d[PB_DEBUG_ANNOTATION_NESTED_VALUE__DOUBLE_VALUE]), 0);
 		else if (d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE].id)
-			add_arg(c, b, k, TP_ARG_STR, 0, 0,
-				te_str(c->imp,
-					  &d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE]));
+			add_arg(x, k, TP_ARG_STR, 0, 0,
+				te_str(c->imp, &d[PB_DEBUG_ANNOTATION_NESTED_VALUE__STRING_VALUE]));
 		else
-			return false;
-		return true;
+			return 0;
+		return 1;
 	case 1: {
-		/* Keys and values are two parallel repeated fields. */
+		/* Keys and values are two parallel repeated fields, equally long. */
 		struct pz_reader kr;
 		struct pz_field kf;
 
+		if (count_field(data, len, PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_KEYS) !=
+		    count_field(data, len, PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_VALUES))
+			return -1;
 		pz_reader_init(&kr, data, len);
 		pz_reader_init(&r, data, len);
-		for (;;) {
+		while (rc >= 0) {
 			struct key_buf sub = *k;
 			char name[256];
 			size_t n;
 			bool got_k = false, got_v = false;
 
-			while (pz_reader_next(&kr, &kf) > 0)
-				if (kf.id == PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_KEYS &&
-				    kf.wire_type == PZ_WIRE_LEN) {
-					got_k = true;
-					break;
-				}
-			while (pz_reader_next(&r, &f) > 0)
-				if (f.id == PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_VALUES &&
-				    f.wire_type == PZ_WIRE_LEN) {
-					got_v = true;
-					break;
-				}
-			if (got_k != got_v)
-				parse_error(c);
+			while (!got_k && pz_reader_next(&kr, &kf) > 0)
+				got_k = kf.id == PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_KEYS &&
+					kf.wire_type == PZ_WIRE_LEN;
+			while (!got_v && pz_reader_next(&r, &f) > 0)
+				got_v = f.id == PB_DEBUG_ANNOTATION_NESTED_VALUE__DICT_VALUES &&
+					f.wire_type == PZ_WIRE_LEN;
 			if (!got_k || !got_v)
 				break;
 			n = sanitize(kf.data, kf.size, name, sizeof(name));
-			if (key_push(&sub, name, n, false, 0))
-				nested_value(c, b, &sub, f.data, f.size, depth + 1);
+			if (!key_push(&sub, name, n, false, 0))
+				return -1;
+			rc = nested_value(x, &sub, f.data, f.size, depth + 1);
 		}
-		return true;
+		return rc < 0 ? -1 : 1;
 	}
 	case 2: {
-		size_t index = 0;
-		bool added = false;
+		uint32_t index = tp_argset_array_next(x->b, intern(c->imp, k->key, k->n_key));
 
 		pz_reader_init(&r, data, len);
-		while (pz_reader_next(&r, &f) > 0) {
+		while (rc >= 0 && pz_reader_next(&r, &f) > 0) {
 			struct key_buf sub = *k;
 
 			if (f.id != PB_DEBUG_ANNOTATION_NESTED_VALUE__ARRAY_VALUES ||
 			    f.wire_type != PZ_WIRE_LEN)
 				continue;
 			if (!key_push(&sub, NULL, 0, true, index))
-				break;
-			if (nested_value(c, b, &sub, f.data, f.size, depth + 1)) {
-				index++;
-				added = true;
+				return -1;
+			rc = nested_value(x, &sub, f.data, f.size, depth + 1);
+			if (rc > 0) {
+				index = tp_argset_array_inc(x->b, intern(c->imp, k->key, k->n_key));
+				added = 1;
 			}
 		}
-		return added;
+		return rc < 0 ? -1 : added;
 	}
 	default:
-		return false;
+		return 0;
 	}
 }
 
@@ -478,11 +520,61 @@ static void source_location(struct ev_ctx *c, struct tp_argset *b, uint64_t iid,
 		path[j] = ch == '\\' ? '/' : ch;
 	}
 	tp_argset_str(c->imp, b, kfile, intern(c->imp, path, n));
+	/* A missing function name is a NULL string, as Perfetto interns it. */
 	tp_argset_str(c->imp, b, kfunc,
 		      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
 			      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
-			      : tp_db_str(c->imp->db, ""));
+			      : 0);
 	tp_argset_uint(c->imp, b, kline, (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
+}
+
+/*
+ * A LogMessage: its interned body, its interned location (file, function,
+ * line as written, not normalized; a missing string is NULL) and, if set,
+ * its priority as Android's. (Perfetto also adds a row to android_logs,
+ * a table we do not have.)
+ */
+static void log_message(struct ev_ctx *c, struct tp_argset *b, const uint8_t *data, size_t len)
+{
+	struct te_keys *k = &c->te->k;
+	struct pz_field m[4], s[5];
+	const struct tp_interned *loc = NULL;
+	uint32_t body;
+
+	if (c->utid < 0 || pz_decode_table(data, len, m, 4) != PZ_OK) {
+		parse_error(c);
+		return;
+	}
+	body = interned_str(c, PB_INTERNED_DATA__LOG_MESSAGE_BODY, m[PB_LOG_MESSAGE__BODY_IID].value);
+	if (!body) {
+		parse_error(c);
+		return;
+	}
+	tp_argset_str(c->imp, b, k->log_body, body);
+	if (m[PB_LOG_MESSAGE__SOURCE_LOCATION_IID].id) {
+		loc = tp_seq_interned(c->imp, c->rec->gen, PB_INTERNED_DATA__SOURCE_LOCATIONS,
+				      m[PB_LOG_MESSAGE__SOURCE_LOCATION_IID].value);
+		if (!loc || pz_decode_table(loc->msg, loc->len, s, 5) != PZ_OK) {
+			parse_error(c);
+			return;
+		}
+		tp_argset_str(c->imp, b, k->log_file,
+			      s[PB_SOURCE_LOCATION__FILE_NAME].id
+				      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FILE_NAME])
+				      : 0);
+		tp_argset_str(c->imp, b, k->log_function,
+			      s[PB_SOURCE_LOCATION__FUNCTION_NAME].id
+				      ? te_str(c->imp, &s[PB_SOURCE_LOCATION__FUNCTION_NAME])
+				      : 0);
+		tp_argset_int(c->imp, b, k->log_line,
+			      (uint32_t)s[PB_SOURCE_LOCATION__LINE_NUMBER].value);
+	}
+	if (m[PB_LOG_MESSAGE__PRIO].id) {
+		uint64_t p = m[PB_LOG_MESSAGE__PRIO].value;
+
+		/* LogMessage.Priority and AndroidLogPriority share their numbers. */
+		tp_argset_int(c->imp, b, k->log_prio, p <= 7 ? (int64_t)p : 0);
+	}
 }
 
 /* The fields of ChromeHistogramSample, as typed args. */
@@ -576,6 +668,7 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 	struct pz_reader r;
 	struct pz_field f;
 	struct key_buf key;
+	struct da_ctx da;
 
 	if (!b)
 		return;
@@ -594,20 +687,9 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 			parse_error(c);
 	}
 	if (e[PB_TRACK_EVENT__LOG_MESSAGE].id &&
-	    e[PB_TRACK_EVENT__LOG_MESSAGE].wire_type == PZ_WIRE_LEN) {
-		struct pz_field m[4];
-		uint32_t body = 0;
-
-		if (c->utid >= 0 &&
-		    pz_decode_table(e[PB_TRACK_EVENT__LOG_MESSAGE].data,
-				    e[PB_TRACK_EVENT__LOG_MESSAGE].size, m, 4) == PZ_OK)
-			body = interned_str(c, PB_INTERNED_DATA__LOG_MESSAGE_BODY,
-					    m[PB_LOG_MESSAGE__BODY_IID].value);
-		if (body)
-			tp_argset_str(c->imp, b, k->log_body, body);
-		else
-			parse_error(c);
-	}
+	    e[PB_TRACK_EVENT__LOG_MESSAGE].wire_type == PZ_WIRE_LEN)
+		log_message(c, b, e[PB_TRACK_EVENT__LOG_MESSAGE].data,
+			    e[PB_TRACK_EVENT__LOG_MESSAGE].size);
 	if (e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].id &&
 	    e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].wire_type == PZ_WIRE_LEN)
 		histogram_args(c, b, e[PB_TRACK_EVENT__CHROME_HISTOGRAM_SAMPLE].data,
@@ -639,14 +721,19 @@ static void event_args(struct ev_ctx *c, struct tp_argset *b)
 		if (id)
 			tp_argset_str(c->imp, b, k->correlation_id, id);
 	}
+	if (c->has_source_id)
+		tp_argset_int(c->imp, b, k->legacy_source_id, c->source_id);
 	pz_reader_init(&r, c->ev->data, e[PB_TRACK_EVENT__DEBUG_ANNOTATIONS].id ? c->ev->len : 0);
 	/* Debug annotations come after the typed args, as in Perfetto. */
+	da.c = c;
+	da.b = b;
 	while (pz_reader_next(&r, &f) > 0) {
 		if (f.id != PB_TRACK_EVENT__DEBUG_ANNOTATIONS || f.wire_type != PZ_WIRE_LEN)
 			continue;
 		memset(&key, 0, sizeof(key));
 		key_push(&key, "debug", 5, false, 0);
-		annotation(c, b, &key, f.data, f.size, 0, true);
+		if (annotation(&da, &key, f.data, f.size, 0, true) < 0)
+			parse_error(c);
 	}
 	if (c->passthrough_utid >= 0) {
 		struct tp_arg a = {
@@ -826,6 +913,8 @@ static int64_t legacy_async_track(struct ev_ctx *c, int32_t phase)
 		scope = tp_str_intern(&db->strings, buf, cl + 1 + sl);
 		free(buf);
 	}
+	c->source_id = id;
+	c->has_source_id = true;
 	if (phase == 'b' || phase == 'S')
 		kind = TE_ASYNC_BEGIN;
 	else if (phase == 'e' || phase == 'T')
@@ -1174,6 +1263,7 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	c->gen = tp_seq_gen(imp, c->rec->gen);
 	c->seq_id = tp_seq_id(imp, ev->seq_idx);
 	c->utid = c->upid = c->passthrough_utid = -1;
+	c->has_source_id = false;
 	c->thread_ts = c->rec->thread_ts;
 	c->has_thread_ts = c->rec->flags & TE_REC_THREAD_TS;
 	c->thread_instr = c->rec->thread_instr;
@@ -1201,8 +1291,14 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		counter_event(c);
 		return;
 	}
-	if (type == PBE_TRACK_EVENT_TYPE__TYPE_STATE)
-		return; /* state tracks are not modelled */
+	if (type == PBE_TRACK_EVENT_TYPE__TYPE_STATE) {
+		/* Only a state track takes them (state tracks are not modelled). */
+		const struct te_track *t = te_track_find(imp, ev->machine, c->uuid);
+
+		if (!t || !t->is_state)
+			parse_error(c);
+		return;
+	}
 	if (!legacy_phase(c, &phase)) {
 		switch (type) {
 		case PBE_TRACK_EVENT_TYPE__TYPE_SLICE_BEGIN:

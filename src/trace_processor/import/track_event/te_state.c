@@ -75,6 +75,10 @@ static void keys_init(struct tp_import *imp)
 	k->legacy_source_id = s(imp, "legacy_trace_source_id");
 	k->correlation_id = s(imp, "correlation_id");
 	k->log_body = s(imp, "track_event.log_message.message");
+	k->log_file = s(imp, "track_event.log_message.file_name");
+	k->log_function = s(imp, "track_event.log_message.function_name");
+	k->log_line = s(imp, "track_event.log_message.line_number");
+	k->log_prio = s(imp, "track_event.priority");
 	k->task_file = s(imp, "task.posted_from.file_name");
 	k->task_function = s(imp, "task.posted_from.function_name");
 	k->task_line = s(imp, "task.posted_from.line_number");

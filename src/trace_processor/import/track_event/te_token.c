@@ -236,6 +236,7 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 	    d[PB_TRACK_DESCRIPTOR__COUNTER].wire_type == PZ_WIRE_LEN)
 		counter_descriptor(imp, &r, d[PB_TRACK_DESCRIPTOR__COUNTER].data,
 				   d[PB_TRACK_DESCRIPTOR__COUNTER].size);
+	r.is_state = d[PB_TRACK_DESCRIPTOR__STATE].id != 0;
 	te_track_reserve(imp, &r);
 	return true;
 }
