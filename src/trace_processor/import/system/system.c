@@ -24,6 +24,14 @@ struct tp_system {
 	bool write_into_file;         /* from the trace config: long trace mode */
 	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
+	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
+	size_t n_disks;
+};
+
+/* The last values (fields 2..9 of DiskStat) a device reported. */
+struct disk_prev {
+	uint32_t device; /* string id of its name */
+	int64_t v[8];
 };
 
 enum { TRIGGER_NONE, TRIGGER_TRACE, TRIGGER_CLONE };
@@ -36,8 +44,10 @@ int tp_system_init(struct tp_import *imp)
 
 void tp_system_fini(struct tp_import *imp)
 {
-	if (imp->system)
+	if (imp->system) {
 		hmap_fini(&imp->system->setup_error_seqs);
+		free(imp->system->disks);
+	}
 	free(imp->system);
 	imp->system = NULL;
 }
@@ -456,7 +466,127 @@ static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uin
 	}
 }
 
-/* sys_stats: thermal zones, GPU frequency, forks, per-CPU times. */
+/* The counter track @name of Perfetto's @type with @dims, in @unit (NULL: none). */
+static int64_t unit_counter(struct tp_import *imp, const char *type, const char *name,
+			    uint32_t machine, const struct tp_dim *dims, size_t n_dims,
+			    const char *unit)
+{
+	int64_t track = tp_track_dims(imp, type, tp_db_str(imp->db, name), true, machine, dims,
+				      n_dims, 0);
+
+	if (track >= 0 && unit)
+		tp_set_str(&imp->db->track, TRACK_UNIT, (size_t)track, tp_db_str(imp->db, unit));
+	return track;
+}
+
+/* A string field as a NUL-terminated copy in @buf (cut to fit). */
+static const char *field_str(const struct pz_field *f, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	if (f->wire_type == PZ_WIRE_LEN)
+		n = f->size < size - 1 ? f->size : size - 1;
+	if (n)
+		memcpy(buf, f->data, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* cpuidle_state: "cpuidle<cpu>.<state>" counters of the time spent in each state, in us. */
+static void cpuidle_state(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			  size_t len)
+{
+	struct pz_field c[3], e[3];
+	struct pz_reader r;
+	struct pz_field f;
+	struct tp_dim dims[2];
+	char state[256], name[300];
+	uint32_t cpu;
+
+	if (pz_decode_table(data, len, c, 3) != PZ_OK)
+		return;
+	cpu = (uint32_t)c[PB_SYS_STATS_CPU_IDLE_STATE__CPU_ID].value;
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_SYS_STATS_CPU_IDLE_STATE__CPUIDLE_STATE_ENTRY ||
+		    f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, e, 3) != PZ_OK)
+			continue;
+		field_str(&e[PB_SYS_STATS_CPU_IDLE_STATE_ENTRY__STATE], state, sizeof(state));
+		snprintf(name, sizeof(name), "cpuidle%u.%s", cpu, state);
+		dims[0] = (struct tp_dim){"cpu", TP_DIM_UINT, cpu};
+		dims[1] = (struct tp_dim){"state", TP_DIM_STR, tp_db_str(imp->db, state)};
+		tp_counter_add(imp, ev->ts,
+			       unit_counter(imp, "cpu_idle_state", name, ev->machine, dims, 2, "us"),
+			       (double)e[PB_SYS_STATS_CPU_IDLE_STATE_ENTRY__DURATION_US].value);
+	}
+}
+
+/*
+ * disk_stat: from a device's second report on, what it read, wrote,
+ * discarded and flushed since the last one ("diskstat.[<dev>].<what>", in
+ * MB of 512-byte sectors) and at what rate, as Perfetto's ParseDiskStats.
+ */
+static void disk_stat(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		      size_t len)
+{
+	static const struct {
+		const char *name, *unit;
+	} out[] = {
+		{"read_amount", "MB"},	   {"read_throughput", "MB/s"},
+		{"write_amount", "MB"},	   {"write_throughput", "MB/s"},
+		{"discard_amount", "MB"},  {"discard_throughput", "MB/s"},
+		{"flush_amount", "count"}, {"flush_time", "ms"},
+	};
+	struct tp_system *sys = imp->system;
+	struct pz_field d[10];
+	struct disk_prev *p = NULL;
+	struct tp_dim dims[2];
+	char dev[256], name[400];
+	double v[8], sectors_mb = 2048.0;
+	int64_t cur[8], dt;
+	uint32_t dev_id;
+	size_t i;
+
+	if (pz_decode_table(data, len, d, 10) != PZ_OK)
+		return;
+	field_str(&d[PB_SYS_STATS_DISK_STAT__DEVICE_NAME], dev, sizeof(dev));
+	dev_id = tp_db_str(imp->db, dev);
+	for (i = 0; i < 8; i++)
+		cur[i] = (int64_t)d[2 + i].value;
+	for (i = 0; i < sys->n_disks; i++)
+		if (sys->disks[i].device == dev_id)
+			p = &sys->disks[i];
+	if (!p) {
+		struct disk_prev *n = realloc(sys->disks, (sys->n_disks + 1) * sizeof(*n));
+
+		if (!n)
+			return;
+		sys->disks = n;
+		p = &sys->disks[sys->n_disks++];
+		p->device = dev_id;
+		memcpy(p->v, cur, sizeof(cur));
+		return;
+	}
+	/* cur: read sectors, read ms, write sectors, write ms, discard sectors, discard ms, flushes, flush ms */
+	for (i = 0; i < 3; i++) {
+		v[2 * i] = (double)(cur[2 * i] - p->v[2 * i]) / sectors_mb;
+		dt = cur[2 * i + 1] - p->v[2 * i + 1];
+		v[2 * i + 1] = dt == 0 ? 0.0 : v[2 * i] * 1000.0 / (double)dt;
+	}
+	v[6] = (double)(cur[6] - p->v[6]);
+	v[7] = (double)(cur[7] - p->v[7]);
+	memcpy(p->v, cur, sizeof(cur));
+	dims[0] = (struct tp_dim){"device_name", TP_DIM_STR, dev_id};
+	for (i = 0; i < 8; i++) {
+		dims[1] = (struct tp_dim){"counter_name", TP_DIM_STR, tp_db_str(imp->db, out[i].name)};
+		snprintf(name, sizeof(name), "diskstat.[%s].%s", dev, out[i].name);
+		tp_counter_add(imp, ev->ts,
+			       unit_counter(imp, "diskstat", name, ev->machine, dims, 2, out[i].unit),
+			       v[i]);
+	}
+}
+
+/* sys_stats: thermal zones, GPU frequency, forks, per-CPU times, cpuidle, disks. */
 static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		      size_t len)
 {
@@ -507,6 +637,14 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 			if (f.wire_type == PZ_WIRE_VARINT)
 				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
 					       (double)f.value);
+			break;
+		case PB_SYS_STATS__CPUIDLE_STATE:
+			if (f.wire_type == PZ_WIRE_LEN)
+				cpuidle_state(imp, ev, f.data, f.size);
+			break;
+		case PB_SYS_STATS__DISK_STAT:
+			if (f.wire_type == PZ_WIRE_LEN)
+				disk_stat(imp, ev, f.data, f.size);
 			break;
 		case PB_SYS_STATS__CPU_STAT: {
 			struct pz_field c[10];
