@@ -22,7 +22,9 @@
 #   triggers          trigger/clone_snapshot_trigger instants on "Trace
 #                     Triggers", trace_trigger metadata, clone trigger stat;
 #   display           InitialDisplayState and atrace ScreenState on the one
-#                     global ScreenState counter.
+#                     global ScreenState counter;
+#   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
+#                     units, MB and MB/s from sector and ms deltas).
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -30,7 +32,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -111,5 +113,13 @@ expect trigger/clone_ts triggers \
 expect display/screen_state display \
 	"SELECT t.name, t.type, c.ts, c.value FROM counter_track t JOIN counter c ON t.id = c.track_id ORDER BY c.ts" \
 	'"ScreenState","screen_state",1,2.000000;"ScreenState","screen_state",1000,0.000000'
+
+# ------------------------------------------------------------ sys_stats ----
+expect sys_stats/counters sys_stats \
+	"SELECT c.ts, t.name, t.type, t.unit, c.value,
+	 (SELECT group_concat(a.key || '=' || a.display_value) FROM args a
+	  WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims
+	 FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts, t.name" \
+	'500,"cpuidle3.C2","cpu_idle_state","us",77.000000,"cpu=3,state=C2";500,"cpuidle3.WFI","cpu_idle_state","us",1200.000000,"cpu=3,state=WFI";900,"diskstat.[nvme0n1].discard_amount","diskstat","MB",1.000000,"device_name=nvme0n1,counter_name=discard_amount";900,"diskstat.[nvme0n1].discard_throughput","diskstat","MB/s",2.000000,"device_name=nvme0n1,counter_name=discard_throughput";900,"diskstat.[nvme0n1].flush_amount","diskstat","count",3.000000,"device_name=nvme0n1,counter_name=flush_amount";900,"diskstat.[nvme0n1].flush_time","diskstat","ms",6.000000,"device_name=nvme0n1,counter_name=flush_time";900,"diskstat.[nvme0n1].read_amount","diskstat","MB",2.000000,"device_name=nvme0n1,counter_name=read_amount";900,"diskstat.[nvme0n1].read_throughput","diskstat","MB/s",1000.000000,"device_name=nvme0n1,counter_name=read_throughput";900,"diskstat.[nvme0n1].write_amount","diskstat","MB",1.000000,"device_name=nvme0n1,counter_name=write_amount";900,"diskstat.[nvme0n1].write_throughput","diskstat","MB/s",0.000000,"device_name=nvme0n1,counter_name=write_throughput"'
 
 summary
