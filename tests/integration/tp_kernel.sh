@@ -24,7 +24,9 @@
 #   display           InitialDisplayState and atrace ScreenState on the one
 #                     global ScreenState counter;
 #   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
-#                     units, MB and MB/s from sector and ms deltas).
+#                     units, MB and MB/s from sector and ms deltas);
+#   battery           linux.sysfs_power battery counters (batt.*, charge from
+#                     energy and voltage, power from current and voltage).
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -32,7 +34,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -121,5 +123,12 @@ expect sys_stats/counters sys_stats \
 	  WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims
 	 FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts, t.name" \
 	'500,"cpuidle3.C2","cpu_idle_state","us",77.000000,"cpu=3,state=C2";500,"cpuidle3.WFI","cpu_idle_state","us",1200.000000,"cpu=3,state=WFI";900,"diskstat.[nvme0n1].discard_amount","diskstat","MB",1.000000,"device_name=nvme0n1,counter_name=discard_amount";900,"diskstat.[nvme0n1].discard_throughput","diskstat","MB/s",2.000000,"device_name=nvme0n1,counter_name=discard_throughput";900,"diskstat.[nvme0n1].flush_amount","diskstat","count",3.000000,"device_name=nvme0n1,counter_name=flush_amount";900,"diskstat.[nvme0n1].flush_time","diskstat","ms",6.000000,"device_name=nvme0n1,counter_name=flush_time";900,"diskstat.[nvme0n1].read_amount","diskstat","MB",2.000000,"device_name=nvme0n1,counter_name=read_amount";900,"diskstat.[nvme0n1].read_throughput","diskstat","MB/s",1000.000000,"device_name=nvme0n1,counter_name=read_throughput";900,"diskstat.[nvme0n1].write_amount","diskstat","MB",1.000000,"device_name=nvme0n1,counter_name=write_amount";900,"diskstat.[nvme0n1].write_throughput","diskstat","MB/s",0.000000,"device_name=nvme0n1,counter_name=write_throughput"'
+
+expect battery/counters battery \
+	"SELECT c.ts, t.name, t.type, c.value,
+	 (SELECT group_concat(a.key || '=' || a.display_value) FROM args a
+	  WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims
+	 FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts, t.name" \
+	'1000,"batt.capacity_pct","battery_counter",55.500000,"battery_name=,counter_name=capacity_pct";1000,"batt.charge_uah","battery_counter",4000000.000000,"battery_name=,counter_name=charge_uah";1000,"batt.current.avg_ua","battery_counter",-200000.000000,"battery_name=,counter_name=current.avg_ua";1000,"batt.current_ua","battery_counter",-250000.000000,"battery_name=,counter_name=current_ua";1000,"batt.power_mw","battery_counter",1000.000000,"battery_name=,counter_name=power_mw";1000,"batt.voltage_uv","battery_counter",4000000.000000,"battery_name=,counter_name=voltage_uv";2000,"batt.BAT1.charge_uah","battery_counter",2500000.000000,"battery_name=BAT1,counter_name=charge_uah";2000,"batt.BAT1.voltage_uv","battery_counter",12000000.000000,"battery_name=BAT1,counter_name=voltage_uv"'
 
 summary

@@ -671,6 +671,71 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 	}
 }
 
+/* ------------------------------------------------------------ battery ---- */
+
+/* The battery counter "batt[.<battery>].<what>" of Perfetto's battery_counter type. */
+static void battery_counter(struct tp_import *imp, const struct tp_event *ev, const char *battery,
+			    const char *what, double value)
+{
+	struct tp_dim dims[2];
+	char name[300];
+
+	if (battery[0])
+		snprintf(name, sizeof(name), "batt.%s.%s", battery, what);
+	else
+		snprintf(name, sizeof(name), "batt.%s", what);
+	dims[0] = (struct tp_dim){"battery_name", TP_DIM_STR, tp_db_str(imp->db, battery)};
+	dims[1] = (struct tp_dim){"counter_name", TP_DIM_STR, tp_db_str(imp->db, what)};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "battery_counter", name, ev->machine, dims, 2, NULL),
+		       value);
+}
+
+/*
+ * BatteryCounters (linux.sysfs_power, Android's battery): charge (or
+ * charge from energy and voltage), capacity, current, average current,
+ * voltage, and power from current and voltage, as Perfetto computes them.
+ */
+static void battery(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		    size_t len)
+{
+	struct pz_field b[8];
+	char name[256];
+	int64_t cur, volt;
+
+	if (pz_decode_table(data, len, b, 8) != PZ_OK)
+		return;
+	field_str(&b[PB_BATTERY_COUNTERS__NAME], name, sizeof(name));
+	volt = (int64_t)b[PB_BATTERY_COUNTERS__VOLTAGE_UV].value;
+	if (b[PB_BATTERY_COUNTERS__CHARGE_COUNTER_UAH].id) {
+		battery_counter(imp, ev, name, "charge_uah",
+				(double)(int64_t)b[PB_BATTERY_COUNTERS__CHARGE_COUNTER_UAH].value);
+	} else if (b[PB_BATTERY_COUNTERS__ENERGY_COUNTER_UWH].id &&
+		   b[PB_BATTERY_COUNTERS__VOLTAGE_UV].id) {
+		/* charge = energy / voltage, in integers as Perfetto does. */
+		if (volt > 0)
+			battery_counter(
+				imp, ev, name, "charge_uah",
+				(double)((int64_t)(b[PB_BATTERY_COUNTERS__ENERGY_COUNTER_UWH].value *
+						   1000000u) /
+					 volt));
+	}
+	if (b[PB_BATTERY_COUNTERS__CAPACITY_PERCENT].id)
+		battery_counter(imp, ev, name, "capacity_pct",
+				(double)pz_field_float(&b[PB_BATTERY_COUNTERS__CAPACITY_PERCENT]));
+	cur = (int64_t)b[PB_BATTERY_COUNTERS__CURRENT_UA].value;
+	if (b[PB_BATTERY_COUNTERS__CURRENT_UA].id)
+		battery_counter(imp, ev, name, "current_ua", (double)cur);
+	if (b[PB_BATTERY_COUNTERS__CURRENT_AVG_UA].id)
+		battery_counter(imp, ev, name, "current.avg_ua",
+				(double)(int64_t)b[PB_BATTERY_COUNTERS__CURRENT_AVG_UA].value);
+	if (b[PB_BATTERY_COUNTERS__VOLTAGE_UV].id)
+		battery_counter(imp, ev, name, "voltage_uv", (double)volt);
+	/* Power in mW, positive while discharging too (integer division first). */
+	if (b[PB_BATTERY_COUNTERS__CURRENT_UA].id && b[PB_BATTERY_COUNTERS__VOLTAGE_UV].id)
+		battery_counter(imp, ev, name, "power_mw",
+				fabs((double)((int64_t)((uint64_t)cur * (uint64_t)volt) / 1000000000)));
+}
+
 /* -------------------------------------------------------------- stats ---- */
 
 /* The per-sequence losses of a TraceStats, summed per buffer. */
@@ -1229,6 +1294,9 @@ void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t
 		break;
 	case PB_TRACE_PACKET__SYS_STATS:
 		sys_stats(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__BATTERY:
+		battery(imp, ev, data, len);
 		break;
 	case PB_TRACE_PACKET__SYSTEM_INFO:
 		system_info(imp, ev, data, len);
