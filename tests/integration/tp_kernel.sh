@@ -26,7 +26,8 @@
 #   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
 #                     units, MB and MB/s from sector and ms deltas);
 #   battery           linux.sysfs_power battery counters (batt.*, charge from
-#                     energy and voltage, power from current and voltage).
+#                     energy and voltage, power from current and voltage);
+#   block_io          block_io_start/done slices on per-device block_io tracks.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -34,7 +35,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -130,5 +131,10 @@ expect battery/counters battery \
 	  WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims
 	 FROM counter c JOIN counter_track t ON c.track_id = t.id ORDER BY c.ts, t.name" \
 	'1000,"batt.capacity_pct","battery_counter",55.500000,"battery_name=,counter_name=capacity_pct";1000,"batt.charge_uah","battery_counter",4000000.000000,"battery_name=,counter_name=charge_uah";1000,"batt.current.avg_ua","battery_counter",-200000.000000,"battery_name=,counter_name=current.avg_ua";1000,"batt.current_ua","battery_counter",-250000.000000,"battery_name=,counter_name=current_ua";1000,"batt.power_mw","battery_counter",1000.000000,"battery_name=,counter_name=power_mw";1000,"batt.voltage_uv","battery_counter",4000000.000000,"battery_name=,counter_name=voltage_uv";2000,"batt.BAT1.charge_uah","battery_counter",2500000.000000,"battery_name=BAT1,counter_name=charge_uah";2000,"batt.BAT1.voltage_uv","battery_counter",12000000.000000,"battery_name=BAT1,counter_name=voltage_uv"'
+
+expect block_io/slices block_io \
+	"SELECT s.ts, s.dur, s.name, t.type, extract_arg(t.dimension_arg_set_id, 'block_device'),
+	 extract_arg(s.arg_set_id, 'sector') FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'100,300,"block_io","block_io",8388609,2048;150,-1,"block_io","block_io",271581184,77'
 
 summary

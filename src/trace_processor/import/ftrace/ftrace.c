@@ -468,6 +468,11 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	case PB_FTRACE_EVENT__SUSPEND_RESUME:
 		tp_suspend_resume(imp, ev, pid, payload.data, payload.size);
 		break;
+	case PB_FTRACE_EVENT__BLOCK_IO_START:
+	case PB_FTRACE_EVENT__BLOCK_IO_DONE:
+		tp_block_io(imp, ev, payload.id == PB_FTRACE_EVENT__BLOCK_IO_START, payload.data,
+			    payload.size);
+		break;
 	case PB_FTRACE_EVENT__MARK_VICTIM:
 		tp_oom_mark_victim(imp, ev, payload.data, payload.size);
 		break;

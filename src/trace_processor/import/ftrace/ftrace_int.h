@@ -150,6 +150,12 @@ void tp_syscall_marker_write(struct tp_import *imp, const struct tp_event *ev, i
 void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
 		       const uint8_t *data, size_t len);
 /* oom mark_victim: a "mem.oom_kill" instant on the victim's thread. */
+/*
+ * tp_block_io() - block_io_start (@start) or block_io_done: a "block_io"
+ * slice on the device's block_io track, with its sector (kernel.c).
+ */
+void tp_block_io(struct tp_import *imp, const struct tp_event *ev, bool start,
+		 const uint8_t *data, size_t len);
 void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len);
 /* kprobe_event of thread @tid: a slice begin, end or instant. */

@@ -171,6 +171,42 @@ void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t
 	tp_argset_str(imp, b, tp_str_intern_c(&imp->db->strings, "callback_phase"), 0);
 }
 
+void tp_block_io(struct tp_import *imp, const struct tp_event *ev, bool start,
+		 const uint8_t *data, size_t len)
+{
+	uint32_t name = tp_str_intern_c(&imp->db->strings, "block_io");
+	uint32_t sector_key = tp_str_intern_c(&imp->db->strings, "sector");
+	struct pz_field f[9];
+	struct tp_argset *b;
+	struct tp_dim dim;
+	int64_t track, row;
+
+	/* The fields of block_io_start and block_io_done have the same numbers. */
+	if (pz_decode_table(data, len, f, 9) != PZ_OK)
+		return;
+	dim = (struct tp_dim){"block_device", TP_DIM_UINT,
+			      (int64_t)f[PB_BLOCK_IO_START_FTRACE_EVENT__DEV].value};
+	/* Perfetto's blueprint for these tracks is a counter one, and unnamed. */
+	track = tp_track_dims(imp, "block_io", 0, true, ev->machine, &dim, 1, 0);
+	if (track < 0)
+		return;
+	if (start) {
+		row = tp_slice_begin(imp, ev->ts, track, 0, name);
+		b = row >= 0 ? tp_slice_args(imp, track, (uint32_t)row) : NULL;
+		if (b)
+			tp_argset_uint(imp, b, sector_key,
+				       f[PB_BLOCK_IO_START_FTRACE_EVENT__SECTOR].value);
+		return;
+	}
+	row = tp_slice_end_start(imp, ev->ts, track, 0, name);
+	if (row < 0)
+		return;
+	b = tp_slice_args(imp, track, (uint32_t)row);
+	if (b)
+		tp_argset_uint(imp, b, sector_key, f[PB_BLOCK_IO_DONE_FTRACE_EVENT__SECTOR].value);
+	tp_slice_end_done(imp, track, (uint32_t)row);
+}
+
 void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len)
 {
