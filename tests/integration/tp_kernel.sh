@@ -27,7 +27,9 @@
 #                     units, MB and MB/s from sector and ms deltas);
 #   battery           linux.sysfs_power battery counters (batt.*, charge from
 #                     energy and voltage, power from current and voltage);
-#   block_io          block_io_start/done slices on per-device block_io tracks.
+#   block_io          block_io_start/done slices on per-device block_io tracks;
+#   cpu_info          cpu_available_frequencies, ARM identifier and feature
+#                     args of the cpu table, the unknown-feature stat.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -35,7 +37,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -136,5 +138,14 @@ expect block_io/slices block_io \
 	"SELECT s.ts, s.dur, s.name, t.type, extract_arg(t.dimension_arg_set_id, 'block_device'),
 	 extract_arg(s.arg_set_id, 'sector') FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
 	'100,300,"block_io","block_io",8388609,2048;150,-1,"block_io","block_io",271581184,77'
+
+expect cpu_info/freqs cpu_info \
+	"SELECT cpu, freq FROM cpu_available_frequencies ORDER BY id" \
+	'0,500000;0,900000;1,700000;1,1800000'
+expect cpu_info/args cpu_info \
+	"SELECT c.cpu, a.key, a.display_value FROM cpu c JOIN args a USING (arg_set_id) ORDER BY c.cpu, a.id" \
+	'0,"cpu_features.mte3","true";0,"cpu_features.raw_bitmap","2";1,"arm_cpu_implementer","65";1,"arm_cpu_architecture","8";1,"arm_cpu_variant","1";1,"arm_cpu_part","3393";1,"arm_cpu_revision","2";1,"cpu_features.mte","true";1,"cpu_features.raw_bitmap","33"'
+expect cpu_info/unknown_stat cpu_info \
+	"SELECT value FROM stats WHERE name = 'cpu_info_unknown_cpu_features'" '1'
 
 summary

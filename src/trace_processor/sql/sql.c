@@ -41,6 +41,8 @@ static const char *const k_views[] = {
 	/* Perfetto's instant: the slices of no duration. */
 	"CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0",
 	"CREATE VIEW cpu AS SELECT * FROM __intrinsic_cpu WHERE cpu IS NOT NULL",
+	"CREATE VIEW cpu_available_frequencies AS SELECT id, ucpu AS cpu, freq, ucpu "
+	"FROM __intrinsic_cpu_freq",
 	"CREATE VIEW track AS SELECT " TRACK_COLS " FROM __intrinsic_track",
 	"CREATE VIEW thread_track AS SELECT " TYPED_TRACK_COLS ", utid FROM __intrinsic_track "
 	"WHERE is_counter = 0 AND utid IS NOT NULL",

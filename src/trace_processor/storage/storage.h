@@ -414,6 +414,12 @@ void tp_rows_release(const uint32_t *rows);
 	X(CLOCKS, SNAPSHOT_ID, "snapshot_id", TP_INT, 0)        \
 	X(CLOCKS, MACHINE_ID, "machine_id", TP_INT, 0)
 
+/* The frequencies each CPU can run at (cpu_available_frequencies). */
+#define TP_CPU_FREQ_COLS(X)                                     \
+	X(CPU_FREQ, ID, "id", TP_ID, 0)                         \
+	X(CPU_FREQ, UCPU, "ucpu", TP_INT, 0)                    \
+	X(CPU_FREQ, FREQ, "freq", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -431,6 +437,7 @@ enum { TP_ARGS_COLS(TP_COL_ENUM) ARGS_N_COLS };
 enum { TP_STATS_COLS(TP_COL_ENUM) STATS_N_COLS };
 enum { TP_METADATA_COLS(TP_COL_ENUM) META_N_COLS };
 enum { TP_CLOCK_SNAPSHOT_COLS(TP_COL_ENUM) CLOCKS_N_COLS };
+enum { TP_CPU_FREQ_COLS(TP_COL_ENUM) CPU_FREQ_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -452,11 +459,12 @@ struct tp_db {
 	struct tp_table stats;
 	struct tp_table metadata;
 	struct tp_table clock_snapshot;
+	struct tp_table cpu_freq;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 16
+#define TP_DB_N_TABLES 17
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -26,6 +26,7 @@ static const struct tp_col_spec args_specs[] = {TP_ARGS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec stats_specs[] = {TP_STATS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec metadata_specs[] = {TP_METADATA_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec clocks_specs[] = {TP_CLOCK_SNAPSHOT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec cpu_freq_specs[] = {TP_CPU_FREQ_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -55,6 +56,8 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, stats), "__intrinsic_stats", stats_specs, N(stats_specs)},
 	{offsetof(struct tp_db, metadata), "metadata", metadata_specs, N(metadata_specs)},
 	{offsetof(struct tp_db, clock_snapshot), "clock_snapshot", clocks_specs, N(clocks_specs)},
+	{offsetof(struct tp_db, cpu_freq), "__intrinsic_cpu_freq", cpu_freq_specs,
+	 N(cpu_freq_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

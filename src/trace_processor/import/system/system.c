@@ -426,6 +426,79 @@ static uint64_t freq_set_hash(const uint8_t *data, size_t len)
 	return h;
 }
 
+/* The frequencies of a CpuInfo.Cpu as cpu_available_frequencies rows of @ucpu. */
+static void cpu_freqs(struct tp_import *imp, int64_t ucpu, const uint8_t *data, size_t len)
+{
+	struct tp_table *t = &imp->db->cpu_freq;
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t row;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_packed it;
+		uint64_t v;
+
+		if (f.id != PB_CPU_INFO_CPU__FREQUENCIES)
+			continue;
+		if (f.wire_type != PZ_WIRE_LEN) {
+			if ((row = tp_table_append(t)) >= 0) {
+				tp_set_int(t, CPU_FREQ_UCPU, (size_t)row, ucpu);
+				tp_set_int(t, CPU_FREQ_FREQ, (size_t)row, (int64_t)(uint32_t)f.value);
+			}
+			continue;
+		}
+		pz_packed_init(&it, &f);
+		while (pz_packed_next_varint(&it, &v) > 0 && (row = tp_table_append(t)) >= 0) {
+			tp_set_int(t, CPU_FREQ_UCPU, (size_t)row, ucpu);
+			tp_set_int(t, CPU_FREQ_FREQ, (size_t)row, (int64_t)(uint32_t)v);
+		}
+	}
+}
+
+/*
+ * The args of a CPU, as Perfetto's: its ARM identifier, then each known
+ * feature bit (mte, mte3) as a bool and the whole bitmap; bits past the
+ * known ones are counted in cpu_info_unknown_cpu_features.
+ */
+static void cpu_args(struct tp_import *imp, const struct tp_event *ev, int64_t ucpu,
+		     const struct pz_field *c)
+{
+	static const char *const arm_keys[] = {NULL,
+					       "arm_cpu_implementer",
+					       "arm_cpu_architecture",
+					       "arm_cpu_variant",
+					       "arm_cpu_part",
+					       "arm_cpu_revision"};
+	static const char *const features[] = {"cpu_features.mte", "cpu_features.mte3"};
+	const size_t n_features = sizeof(features) / sizeof(features[0]);
+	uint64_t bits = c[PB_CPU_INFO_CPU__FEATURES].value;
+	struct tp_argset b = {0};
+	struct pz_field a[6];
+	int64_t set;
+	size_t i;
+
+	if (c[PB_CPU_INFO_CPU__ARM_IDENTIFIER].wire_type == PZ_WIRE_LEN &&
+	    pz_decode_table(c[PB_CPU_INFO_CPU__ARM_IDENTIFIER].data,
+			    c[PB_CPU_INFO_CPU__ARM_IDENTIFIER].size, a, 6) == PZ_OK)
+		for (i = 1; i < 6; i++)
+			tp_argset_uint(imp, &b, tp_db_str(imp->db, arm_keys[i]),
+				       (uint32_t)a[i].value);
+	for (i = 0; i < n_features; i++)
+		if (bits & (1ull << i))
+			tp_argset_bool(imp, &b, tp_db_str(imp->db, features[i]), true);
+	if (bits)
+		tp_argset_uint(imp, &b, tp_db_str(imp->db, "cpu_features.raw_bitmap"), bits);
+	if (bits >> n_features)
+		tp_stat_add(imp, "cpu_info_unknown_cpu_features", -1, ev->machine, 1);
+	if (b.n) {
+		set = tp_argset_commit(imp, &b);
+		if (set >= 0)
+			tp_set_int(&imp->db->cpu, CPU_ARG_SET_ID, (size_t)ucpu, set);
+	}
+	tp_argset_fini(&b);
+}
+
 static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		     size_t len)
 {
@@ -450,6 +523,8 @@ static void cpu_info(struct tp_import *imp, const struct tp_event *ev, const uin
 				   tp_str_intern(&imp->db->strings,
 						 (const char *)c[PB_CPU_INFO_CPU__PROCESSOR].data,
 						 c[PB_CPU_INFO_CPU__PROCESSOR].size));
+		cpu_freqs(imp, ucpu, f.data, f.size);
+		cpu_args(imp, ev, ucpu, c);
 		if (c[PB_CPU_INFO_CPU__CAPACITY].id)
 			tp_set_int(&imp->db->cpu, CPU_CAPACITY, (size_t)ucpu,
 				   (int64_t)c[PB_CPU_INFO_CPU__CAPACITY].value);
