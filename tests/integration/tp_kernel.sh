@@ -29,7 +29,9 @@
 #                     energy and voltage, power from current and voltage);
 #   block_io          block_io_start/done slices on per-device block_io tracks;
 #   cpu_info          cpu_available_frequencies, ARM identifier and feature
-#                     args of the cpu table, the unknown-feature stat.
+#                     args of the cpu table, the unknown-feature stat;
+#   cma_61, cma_510   mm_cma_alloc slices as each kernel version ends them;
+#   f2fs              f2fs_iostat(_latency) counters per device and key.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -37,7 +39,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -147,5 +149,21 @@ expect cpu_info/args cpu_info \
 	'0,"cpu_features.mte3","true";0,"cpu_features.raw_bitmap","2";1,"arm_cpu_implementer","65";1,"arm_cpu_architecture","8";1,"arm_cpu_variant","1";1,"arm_cpu_part","3393";1,"arm_cpu_revision","2";1,"cpu_features.mte","true";1,"cpu_features.raw_bitmap","33"'
 expect cpu_info/unknown_stat cpu_info \
 	"SELECT value FROM stats WHERE name = 'cpu_info_unknown_cpu_features'" '1'
+
+# ------------------------------------------------------------ cma, f2fs ----
+CMA="SELECT s.ts, s.dur, s.name, th.tid, (SELECT group_concat(a.key || '=' || a.display_value)
+	 FROM args a WHERE a.arg_set_id = s.arg_set_id) AS args FROM slice s
+	 JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
+expect cma/6.1 cma_61 "$CMA" \
+	'1000,300,"mm_cma_alloc",40,"cma_name=camera,cma_pfn=4096,cma_req_pages=16,cma_nr_migrated=5,cma_nr_reclaimed=3,cma_nr_mapped=7";1200,200,"mm_cma_alloc",41,"cma_name=video,cma_pfn=8192,cma_req_pages=4,cma_nr_migrated=0,cma_nr_reclaimed=0,cma_nr_mapped=0"'
+expect cma/5.10 cma_510 "$CMA" \
+	'500,400,"mm_cma_alloc",9,"cma_name=gpu,cma_pfn=77,cma_req_pages=8,cma_nr_migrated=2,cma_nr_reclaimed=1,cma_nr_mapped=4,cma_nr_isolate_fail=1,cma_nr_migrate_fail=0,cma_nr_test_fail=3"'
+expect f2fs/counters f2fs \
+	"SELECT c.ts, t.name, t.type, CAST(c.value AS INT) FROM counter c JOIN counter_track t ON c.track_id = t.id
+	 WHERE c.value != 0 ORDER BY c.ts, t.name" \
+	'100,"f2fs_iostat.[253:5].other_fs_discard","f2fs_iostat",33;100,"f2fs_iostat.[253:5].read_app_total","f2fs_iostat",22;100,"f2fs_iostat.[253:5].read_fs_node","f2fs_iostat",44;100,"f2fs_iostat.[253:5].write_app_total","f2fs_iostat",11;200,"f2fs_iostat_latency.[253:5].read_data_avg","f2fs_iostat_latency",4;200,"f2fs_iostat_latency.[253:5].read_data_cnt","f2fs_iostat_latency",2;200,"f2fs_iostat_latency.[253:5].read_data_peak","f2fs_iostat_latency",9;200,"f2fs_iostat_latency.[253:5].write_async_meta_cnt","f2fs_iostat_latency",6'
+expect f2fs/tracks f2fs \
+	"SELECT type, COUNT(*) FROM counter_track GROUP BY type ORDER BY type" \
+	'"f2fs_iostat",22;"f2fs_iostat_latency",27'
 
 summary

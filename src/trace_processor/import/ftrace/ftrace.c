@@ -473,6 +473,17 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_block_io(imp, ev, payload.id == PB_FTRACE_EVENT__BLOCK_IO_START, payload.data,
 			    payload.size);
 		break;
+	case PB_FTRACE_EVENT__CMA_ALLOC_START:
+	case PB_FTRACE_EVENT__CMA_ALLOC_INFO:
+	case PB_FTRACE_EVENT__CMA_ALLOC_FINISH:
+	case PB_FTRACE_EVENT__MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO:
+		tp_cma_event(imp, ev, pid, payload.id, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__F2FS_IOSTAT:
+	case PB_FTRACE_EVENT__F2FS_IOSTAT_LATENCY:
+		tp_f2fs_iostat(imp, ev, payload.id == PB_FTRACE_EVENT__F2FS_IOSTAT_LATENCY,
+			       payload.data, payload.size);
+		break;
 	case PB_FTRACE_EVENT__MARK_VICTIM:
 		tp_oom_mark_victim(imp, ev, payload.data, payload.size);
 		break;

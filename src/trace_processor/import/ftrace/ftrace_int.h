@@ -156,6 +156,12 @@ void tp_suspend_resume(struct tp_import *imp, const struct tp_event *ev, int64_t
  */
 void tp_block_io(struct tp_import *imp, const struct tp_event *ev, bool start,
 		 const uint8_t *data, size_t len);
+/* CMA allocation events as mm_cma_alloc slices (kernel.c). */
+void tp_cma_event(struct tp_import *imp, const struct tp_event *ev, int64_t tid, uint32_t event_id,
+		  const uint8_t *data, size_t len);
+/* f2fs_iostat (@latency false) and f2fs_iostat_latency counters (kernel.c). */
+void tp_f2fs_iostat(struct tp_import *imp, const struct tp_event *ev, bool latency,
+		    const uint8_t *data, size_t len);
 void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len);
 /* kprobe_event of thread @tid: a slice begin, end or instant. */

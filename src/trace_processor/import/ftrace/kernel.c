@@ -25,6 +25,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
@@ -43,6 +44,14 @@ struct tp_kernel {
 	uint32_t n_lanes, cap_lanes;
 	int suspend_state;
 	uint32_t suspend_enter_cookie;
+	struct cma_info *cma; /* per thread, what migrating its CMA allocation did */
+	uint32_t n_cma, cap_cma;
+};
+
+/* mm_alloc_contig_migrate_range_info of a thread's open CMA allocation. */
+struct cma_info {
+	int64_t utid;
+	uint64_t nr_migrated, nr_reclaimed, nr_mapped;
 };
 
 void tp_kernel_fini(struct tp_import *imp)
@@ -52,6 +61,7 @@ void tp_kernel_fini(struct tp_import *imp)
 	if (!k)
 		return;
 	free(k->lanes);
+	free(k->cma);
 	free(k);
 	imp->ftrace->kernel = NULL;
 }
@@ -205,6 +215,220 @@ void tp_block_io(struct tp_import *imp, const struct tp_event *ev, bool start,
 	if (b)
 		tp_argset_uint(imp, b, sector_key, f[PB_BLOCK_IO_DONE_FTRACE_EVENT__SECTOR].value);
 	tp_slice_end_done(imp, track, (uint32_t)row);
+}
+
+/* -------------------------------------------------------------- cma ---- */
+
+/*
+ * The kernel version of @machine's SystemInfo (major * 1000 + minor), or
+ * -1 when it is not Linux or has no usable release, as Perfetto's
+ * SystemInfoTracker reads it.
+ */
+static int64_t kernel_version(struct tp_import *imp, uint32_t machine)
+{
+	const struct tp_table *m = &imp->db->machine;
+	const char *sys, *rel;
+	char *end;
+	unsigned long major, minor;
+
+	if (machine >= m->n_rows)
+		return -1;
+	sys = tp_str_get(&imp->db->strings, tp_get_str(m, MACHINE_SYSNAME, machine));
+	rel = tp_str_get(&imp->db->strings, tp_get_str(m, MACHINE_RELEASE, machine));
+	if (!sys || !rel || strcmp(sys, "Linux") != 0 || !rel[0])
+		return -1;
+	if (rel[0] < '0' || rel[0] > '9')
+		return -1;
+	major = strtoul(rel, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9')
+		return -1;
+	minor = strtoul(end + 1, &end, 10);
+	if (*end != '.' && *end != '\0')
+		return -1;
+	return (int64_t)major * 1000 + (int64_t)minor;
+}
+
+static struct cma_info *cma_find(struct tp_kernel *k, int64_t utid, bool create)
+{
+	struct cma_info *n;
+	uint32_t i;
+
+	for (i = 0; i < k->n_cma; i++)
+		if (k->cma[i].utid == utid)
+			return &k->cma[i];
+	if (!create)
+		return NULL;
+	if (k->n_cma == k->cap_cma) {
+		uint32_t cap = k->cap_cma ? k->cap_cma * 2 : 8;
+
+		n = realloc(k->cma, cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		k->cma = n;
+		k->cap_cma = cap;
+	}
+	n = &k->cma[k->n_cma++];
+	memset(n, 0, sizeof(*n));
+	n->utid = utid;
+	return n;
+}
+
+/*
+ * A CMA allocation as an "mm_cma_alloc" slice of its thread: from
+ * cma_alloc_start to cma_alloc_info on kernels 5.10 to 6.0, to
+ * cma_alloc_finish (with what mm_alloc_contig_migrate_range_info said)
+ * from 6.1 on.
+ */
+void tp_cma_event(struct tp_import *imp, const struct tp_event *ev, int64_t tid, uint32_t event_id,
+		  const uint8_t *data, size_t len)
+{
+	int64_t ver = kernel_version(imp, ev->machine);
+	struct tp_kernel *k;
+	struct cma_info *info, none = {0};
+	struct pz_field f[11];
+	struct tp_argset *b;
+	int64_t utid, track, row;
+	bool finish = event_id == PB_FTRACE_EVENT__CMA_ALLOC_FINISH;
+
+	if (ver < 5010)
+		return;
+	if ((event_id == PB_FTRACE_EVENT__MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO || finish) &&
+	    ver < 6001)
+		return;
+	if (event_id == PB_FTRACE_EVENT__CMA_ALLOC_INFO && ver >= 6001)
+		return;
+	if (pz_decode_table(data, len, f, 11) != PZ_OK || !(k = kstate(imp)))
+		return;
+	utid = tp_proc_get_thread(imp, ev->machine, tid);
+	if (utid < 0)
+		return;
+	if (event_id == PB_FTRACE_EVENT__MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO) {
+		if ((info = cma_find(k, utid, true))) {
+			info->nr_migrated =
+				f[PB_MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO_FTRACE_EVENT__NR_MIGRATED].value;
+			info->nr_reclaimed =
+				f[PB_MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO_FTRACE_EVENT__NR_RECLAIMED].value;
+			info->nr_mapped =
+				f[PB_MM_ALLOC_CONTIG_MIGRATE_RANGE_INFO_FTRACE_EVENT__NR_MAPPED].value;
+		}
+		return;
+	}
+	track = tp_track_thread(imp, utid);
+	if (track < 0)
+		return;
+	if (event_id == PB_FTRACE_EVENT__CMA_ALLOC_START) {
+		/* A fresh record: a skipped migrate_range_info leaves zeros. */
+		if (ver >= 6001 && (info = cma_find(k, utid, true))) {
+			memset(info, 0, sizeof(*info));
+			info->utid = utid;
+		}
+		tp_slice_begin(imp, ev->ts, track, 0, tp_db_str(imp->db, "mm_cma_alloc"));
+		return;
+	}
+	row = tp_slice_end_start(imp, ev->ts, track, 0, 0);
+	if (row < 0)
+		return;
+	b = tp_slice_args(imp, track, (uint32_t)row);
+	if (b && finish) {
+		const struct pz_field *n = &f[PB_CMA_ALLOC_FINISH_FTRACE_EVENT__NAME];
+
+		info = cma_find(k, utid, false);
+		if (!info)
+			info = &none;
+		tp_argset_str(imp, b, tp_db_str(imp->db, "cma_name"),
+			      tp_str_intern(&imp->db->strings,
+					    n->wire_type == PZ_WIRE_LEN ? (const char *)n->data : "",
+					    n->wire_type == PZ_WIRE_LEN ? n->size : 0));
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_pfn"),
+			       f[PB_CMA_ALLOC_FINISH_FTRACE_EVENT__PFN].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_req_pages"),
+			       f[PB_CMA_ALLOC_FINISH_FTRACE_EVENT__COUNT].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_migrated"), info->nr_migrated);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_reclaimed"), info->nr_reclaimed);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_mapped"), info->nr_mapped);
+	} else if (b) {
+		const struct pz_field *n = &f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__NAME];
+
+		tp_argset_str(imp, b, tp_db_str(imp->db, "cma_name"),
+			      tp_str_intern(&imp->db->strings,
+					    n->wire_type == PZ_WIRE_LEN ? (const char *)n->data : "",
+					    n->wire_type == PZ_WIRE_LEN ? n->size : 0));
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_pfn"),
+			       f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__PFN].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_req_pages"),
+			       (uint32_t)f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__COUNT].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_migrated"),
+			       f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__NR_MIGRATED].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_reclaimed"),
+			       f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__NR_RECLAIMED].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_mapped"),
+			       f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__NR_MAPPED].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_isolate_fail"),
+			       (uint32_t)f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__ERR_ISO].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_migrate_fail"),
+			       (uint32_t)f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__ERR_MIG].value);
+		tp_argset_uint(imp, b, tp_db_str(imp->db, "cma_nr_test_fail"),
+			       (uint32_t)f[PB_CMA_ALLOC_INFO_FTRACE_EVENT__ERR_TEST].value);
+	}
+	tp_slice_end_done(imp, track, (uint32_t)row);
+}
+
+/* ------------------------------------------------------------- f2fs ---- */
+
+/* f2fs_iostat and f2fs_iostat_latency: one counter per field, per device. */
+void tp_f2fs_iostat(struct tp_import *imp, const struct tp_event *ev, bool latency,
+		    const uint8_t *data, size_t len)
+{
+	static const struct {
+		uint8_t id;
+		const char *key;
+	} io[] = {
+		{8, "write_app_total"},	  {3, "write_app_direct"}, {1, "write_app_buffered"},
+		{5, "write_app_mapped"},  {14, "write_fs_data"},   {22, "write_fs_node"},
+		{20, "write_fs_meta"},	  {17, "write_gc_data"},   {18, "write_gc_node"},
+		{11, "write_cp_data"},	  {13, "write_cp_node"},   {12, "write_cp_meta"},
+		{7, "read_app_total"},	  {4, "read_app_direct"},  {2, "read_app_buffered"},
+		{6, "read_app_mapped"},	  {16, "read_fs_data"},	   {19, "read_fs_gdata"},
+		{10, "read_fs_cdata"},	  {23, "read_fs_node"},	   {21, "read_fs_meta"},
+		{15, "other_fs_discard"},
+	},
+	  lat[] = {
+		  {3, "read_data_peak"},	 {1, "read_data_avg"},		{2, "read_data_cnt"},
+		  {22, "read_node_peak"},	 {20, "read_node_avg"},		{21, "read_node_cnt"},
+		  {13, "read_meta_peak"},	 {11, "read_meta_avg"},		{12, "read_meta_cnt"},
+		  {9, "write_sync_data_peak"},	 {7, "write_sync_data_avg"},	{8, "write_sync_data_cnt"},
+		  {28, "write_sync_node_peak"},	 {26, "write_sync_node_avg"},	{27, "write_sync_node_cnt"},
+		  {19, "write_sync_meta_peak"},	 {17, "write_sync_meta_avg"},	{18, "write_sync_meta_cnt"},
+		  {6, "write_async_data_peak"},	 {4, "write_async_data_avg"},	{5, "write_async_data_cnt"},
+		  {25, "write_async_node_peak"}, {23, "write_async_node_avg"}, {24, "write_async_node_cnt"},
+		  {16, "write_async_meta_peak"}, {14, "write_async_meta_avg"}, {15, "write_async_meta_cnt"},
+	  };
+	const char *type = latency ? "f2fs_iostat_latency" : "f2fs_iostat";
+	uint32_t dev_field = latency ? PB_F2FS_IOSTAT_LATENCY_FTRACE_EVENT__DEV
+				     : PB_F2FS_IOSTAT_FTRACE_EVENT__DEV;
+	size_t n = latency ? sizeof(lat) / sizeof(lat[0]) : sizeof(io) / sizeof(io[0]);
+	struct pz_field f[29];
+	struct tp_dim dims[2];
+	char dev[48], name[160];
+	uint64_t d;
+	size_t i;
+
+	if (pz_decode_table(data, len, f, 29) != PZ_OK)
+		return;
+	d = f[dev_field].value;
+	snprintf(dev, sizeof(dev), "%u:%u", (unsigned)((d & 0xff00) >> 8), (unsigned)(d & 0xff));
+	dims[0] = (struct tp_dim){"linux_device", TP_DIM_STR, tp_db_str(imp->db, dev)};
+	for (i = 0; i < n; i++) {
+		const char *key = latency ? lat[i].key : io[i].key;
+		uint8_t id = latency ? lat[i].id : io[i].id;
+
+		snprintf(name, sizeof(name), "%s.[%s].%s", type, dev, key);
+		dims[1] = (struct tp_dim){"counter_key", TP_DIM_STR, tp_db_str(imp->db, key)};
+		tp_counter_add(imp, ev->ts,
+			       tp_track_dims(imp, type, tp_db_str(imp->db, name), true, ev->machine,
+					     dims, 2, 0),
+			       (double)f[id].value);
+	}
 }
 
 void tp_oom_mark_victim(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
