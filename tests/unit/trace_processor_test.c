@@ -1927,6 +1927,56 @@ TEST(im_dropped_packets_counted)
 	tp_destroy(tp);
 }
 
+/*
+ * The DATA_LOSS_* bits of previous_packet_dropped, per cause and buffer,
+ * and sequences whose every packet needing incremental state was skipped.
+ */
+TEST(im_data_loss_causes)
+{
+	/* seq 7: the first packet's bits do not count; then overwrite, read gap + SMB full, both. */
+	static const uint32_t drops[] = {0x3, 0x41, 0, 0x103, 0x43};
+	struct im_trace t;
+	struct pz_msg *p, ts, w;
+	struct tp *tp;
+	unsigned i;
+
+	im_begin(&t);
+	for (i = 0; i < sizeof(drops) / sizeof(drops[0]); i++) {
+		p = im_packet(&t, 10 + i, 7);
+		if (drops[i])
+			pz_append_varint(p, PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED, drops[i]);
+		im_end_packet(&t);
+	}
+	/* seq 8 never gets incremental state: both its packets are skipped. */
+	for (i = 0; i < 2; i++) {
+		p = im_packet(&t, 30 + i, 8);
+		pz_append_varint(p, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+				 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
+		im_end_packet(&t);
+	}
+	p = im_packet(&t, 40, 1);
+	pz_begin_nested(p, PB_TRACE_PACKET__TRACE_STATS, &ts);
+	pz_begin_nested(&ts, PB_TRACE_STATS__WRITER_STATS, &w);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID, 7);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__BUFFER, 0);
+	pz_end(&w);
+	pz_begin_nested(&ts, PB_TRACE_STATS__WRITER_STATS, &w);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID, 8);
+	pz_append_varint(&w, PB_TRACE_STATS_WRITER_STATS__BUFFER, 2);
+	pz_end(&w);
+	pz_end(&ts);
+	im_end_packet(&t);
+	tp = im_import(&t);
+	ASSERT_TRUE(tp != NULL);
+	ASSERT_STREQ(im_rows(tp, "SELECT name, idx, value FROM stats WHERE name GLOB "
+				 "'traced_buf_*' AND value > 0 ORDER BY name, idx"),
+		     "traced_buf_data_loss_overwrite,0,2;traced_buf_data_loss_read_gap,0,2;"
+		     "traced_buf_data_loss_smb_full,0,1;"
+		     "traced_buf_incremental_sequences_dropped,2,1;"
+		     "traced_buf_sequence_packet_loss,0,3;");
+	tp_destroy(tp);
+}
+
 /* trace_marker lines in atrace form: nested slices, counters, instants. */
 TEST(im_atrace_prints)
 {

@@ -218,6 +218,7 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	struct pz_field f, payload = {0};
 	uint64_t ts = 0, clock_id = 0, seq_id = 0, seq_flags = 0;
 	bool has_ts = false, has_clock = false, cleared = false, dropped = false;
+	uint32_t dropped_causes = 0;
 	bool has_machine = false, has_sync = false;
 	const uint8_t *defaults = NULL;
 	uint32_t defaults_len = 0;
@@ -250,6 +251,7 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 			break;
 		case PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED:
 			dropped = f.value != 0;
+			dropped_causes = (uint32_t)f.value;
 			break;
 		case PB_TRACE_PACKET__TRACE_PACKET_DEFAULTS:
 			defaults = f.data;
@@ -292,6 +294,7 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	hdr.cleared = cleared ||
 		      (seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
 	hdr.dropped = dropped;
+	hdr.dropped_causes = dropped_causes;
 	hdr.machine = machine;
 	hdr.defaults = defaults;
 	hdr.defaults_len = defaults_len;

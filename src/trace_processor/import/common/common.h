@@ -274,6 +274,7 @@ struct tp_packet_hdr {
 	bool has_seq_id;
 	bool cleared;                 /* incremental_state_cleared or the flag */
 	bool dropped;                 /* previous_packet_dropped */
+	uint32_t dropped_causes;      /* its bits (DATA_LOSS_*; bit 0: any loss) */
 	bool first_on_seq;
 	uint32_t seq_id;
 	uint32_t seq_flags;
@@ -318,8 +319,14 @@ int tp_seq_slot(struct tp_import *imp, uint32_t seq_id);
 uint32_t tp_seq_id(const struct tp_import *imp, uint32_t slot);
 /* The sequence's TracePacketDefaults.timestamp_clock_id; 0: none. */
 uint64_t tp_seq_default_clock(const struct tp_import *imp, uint32_t slot);
-/* Packets lost on sequence @seq_id (false if it was never seen). */
-bool tp_seq_lost(const struct tp_import *imp, uint64_t seq_id, uint64_t *out_lost);
+/* The data losses of a sequence, as TraceStats sums them per buffer. */
+struct tp_seq_loss {
+	uint64_t lost;                /* packets after the first saying previous_packet_dropped */
+	uint64_t causes[8];           /* of those, how many had DATA_LOSS_* bit i + 1 */
+	bool incremental_dropped;     /* every packet needing incremental state was skipped */
+};
+/* The losses of sequence @seq_id (false if it was never seen). */
+bool tp_seq_loss(const struct tp_import *imp, uint64_t seq_id, struct tp_seq_loss *out);
 /* Whether a packet of sequence @seq_id said first_packet_on_sequence. */
 bool tp_seq_had_first_packet(const struct tp_import *imp, uint32_t seq_id);
 

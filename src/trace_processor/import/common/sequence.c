@@ -31,6 +31,8 @@ struct slot {
 	uint64_t default_clock_id;    /* TracePacketDefaults.timestamp_clock_id; 0: none */
 	uint64_t n_packets;
 	uint64_t n_lost;              /* previous_packet_dropped after the first packet */
+	uint64_t n_causes[8];         /* of those, with DATA_LOSS_* bit i + 1 set */
+	uint64_t n_needs, n_needs_skipped; /* packets needing incremental state; skipped */
 	bool has_first_packet;        /* a packet said first_packet_on_sequence */
 };
 
@@ -103,13 +105,17 @@ uint64_t tp_seq_default_clock(const struct tp_import *imp, uint32_t slot)
 	return imp->seqs->slots[slot].default_clock_id;
 }
 
-bool tp_seq_lost(const struct tp_import *imp, uint64_t seq_id, uint64_t *out_lost)
+bool tp_seq_loss(const struct tp_import *imp, uint64_t seq_id, struct tp_seq_loss *out)
 {
+	const struct slot *sl;
 	uint64_t v;
 
 	if (seq_id > UINT32_MAX || !hmap_get(&imp->seqs->index, seq_id, &v))
 		return false;
-	*out_lost = imp->seqs->slots[v].n_lost;
+	sl = &imp->seqs->slots[v];
+	out->lost = sl->n_lost;
+	memcpy(out->causes, sl->n_causes, sizeof(out->causes));
+	out->incremental_dropped = sl->n_needs_skipped > 0 && sl->n_needs_skipped == sl->n_needs;
 	return true;
 }
 
@@ -305,8 +311,14 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 			sl->default_clock_id = c->value;
 	}
 	/* The first packet of a sequence always says "dropped before". */
-	if (h->dropped && sl->n_packets > 0)
+	if (h->dropped && sl->n_packets > 0) {
+		unsigned i;
+
 		sl->n_lost++;
+		for (i = 0; i < 8; i++)
+			if (h->dropped_causes & (2u << i))
+				sl->n_causes[i]++;
+	}
 	sl->n_packets++;
 	if (h->first_on_seq)
 		sl->has_first_packet = true;
@@ -354,8 +366,11 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 		else
 			interned_data(imp, s, gen, h->interned, h->interned_len);
 	}
+	if (needs)
+		sl->n_needs++;
 	if (!needs || (sl->gen != NO_GEN && s->gens[sl->gen].valid))
 		return out;
+	sl->n_needs_skipped++;
 	tp_stat_add(imp, "packet_skipped_seq_needs_incremental_state_invalid", -1, h->machine, 1);
 	return out | TP_SEQ_DROP;
 }

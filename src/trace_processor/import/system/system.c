@@ -816,7 +816,7 @@ static void battery(struct tp_import *imp, const struct tp_event *ev, const uint
 /* The per-sequence losses of a TraceStats, summed per buffer. */
 struct buf_loss {
 	int64_t buf;
-	int64_t packet_loss;
+	int64_t v[10]; /* in the order of loss_keys */
 };
 
 static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -956,13 +956,13 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
 		struct pz_field w[5];
-		uint64_t lost;
+		struct tp_seq_loss sl;
 		int64_t b;
 
 		if (f.id != PB_TRACE_STATS__WRITER_STATS || f.wire_type != PZ_WIRE_LEN ||
 		    pz_decode_table(f.data, f.size, w, 5) != PZ_OK)
 			continue;
-		if (!tp_seq_lost(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value, &lost))
+		if (!tp_seq_loss(imp, w[PB_TRACE_STATS_WRITER_STATS__SEQUENCE_ID].value, &sl))
 			continue;
 		b = (int64_t)(int32_t)w[PB_TRACE_STATS_WRITER_STATS__BUFFER].value;
 		for (j = 0; j < n_loss && loss[j].buf != b; j++)
@@ -970,15 +970,20 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		if (j == n_loss) {
 			if (n_loss == sizeof(loss) / sizeof(loss[0]))
 				continue;
-			loss[n_loss].buf = b;
-			loss[n_loss++].packet_loss = 0;
+			memset(&loss[n_loss], 0, sizeof(loss[n_loss]));
+			loss[n_loss++].buf = b;
 		}
-		loss[j].packet_loss += (int64_t)lost;
+		loss[j].v[0] += (int64_t)sl.lost;
+		loss[j].v[1] += sl.incremental_dropped;
+		/* DATA_LOSS_* bits 1..8: read gap, chunk corrupted, orphan
+		 * continuation, reassembly gap, broken chain, overwrite, writer
+		 * abort, SMB full (loss_keys 2..9). */
+		for (i = 0; i < 8; i++)
+			loss[j].v[2 + i] += (int64_t)sl.causes[i];
 	}
 	for (j = 0; j < n_loss; j++)
 		for (i = 0; i < sizeof(loss_keys) / sizeof(loss_keys[0]); i++)
-			tp_stat_set(imp, loss_keys[i], loss[j].buf, ev->machine,
-				    i == 0 ? loss[j].packet_loss : 0);
+			tp_stat_set(imp, loss_keys[i], loss[j].buf, ev->machine, loss[j].v[i]);
 }
 
 /* An FtraceStats' ftrace_parse_errors: the zero-length ones are counted apart. */
