@@ -143,6 +143,7 @@ void tp_parse_finish(struct tp_read *r)
 	tp_sched_finish(imp);
 	tp_slice_finish(imp);
 	tp_te_finish(imp);
+	tp_state_finish(imp);
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
 }
