@@ -51,6 +51,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
 		case PB_TRACE_PACKET__TRIGGER:
+		case PB_TRACE_PACKET__CONCURRENT_SESSION_EVENT:
 			tp_system_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
