@@ -26,6 +26,11 @@
 #   misuse/*    a slice on a counter track, a counter on a slice track or
 #               without a value, a state event off a state track, as
 #               Perfetto takes them;
+#   states/*    state tracks: TYPE_STATE values (same value continues a row
+#               and merges its args, no name ends it, dur -1 at the end),
+#               global, process and thread state tracks from descriptors
+#               seen after their children, misuse counted; concurrent
+#               tracing sessions as state tracks;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +39,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-tp_encode slices counters state flows mojo legacy roi debug misuse
+tp_encode slices counters state flows mojo legacy roi debug misuse states
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
@@ -150,6 +155,33 @@ expect misuse/stats misuse \
 	"SELECT name, value FROM stats WHERE value > 0 AND name GLOB 'track_event*' ORDER BY name" \
 	'"track_event_counter_invalid_track_uuid",1;"track_event_counter_missing_value",1;"track_event_parser_errors",1'
 
+# ---------------------------------------------------------------- states ----
+expect states/columns states "SELECT * FROM state WHERE id < 5" \
+	'0,100,100,0,"cat","A",25;1,110,-1,2,"[NULL]","Foreground","[NULL]";2,120,-1,4,"[NULL]","Running","[NULL]";3,200,100,0,"[NULL]","B","[NULL]";4,400,-1,0,"[NULL]","C","[NULL]"'
+expect states/merged_args states \
+	"SELECT key, display_value FROM state JOIN args USING (arg_set_id) WHERE value = 'A' ORDER BY args.id" \
+	'"debug.x","1";"debug.y","again"'
+expect states/tracks states \
+	"SELECT s.value, st.name, st.type, p.name, th.name FROM state s
+	 JOIN state_track st ON s.track_id = st.id
+	 LEFT JOIN process_state_track pst ON pst.id = s.track_id LEFT JOIN process p USING (upid)
+	 LEFT JOIN thread_state_track tst ON tst.id = s.track_id LEFT JOIN thread th USING (utid)
+	 WHERE s.ts BETWEEN 100 AND 199 ORDER BY s.ts" \
+	'"A","Mode","global_state_track_event","[NULL]","[NULL]";"Foreground","ProcState","process_state_track_event","Browser","[NULL]";"Running","ThreadState","thread_state_track_event","[NULL]","t1"'
+expect states/not_slice_tracks states \
+	"SELECT (SELECT count(*) FROM thread_track WHERE name IS NOT NULL),
+	        (SELECT count(*) FROM process_track WHERE name IS NOT NULL),
+	        (SELECT count(*) FROM counter_track WHERE name = 'Mode')" '0,0,0'
+expect states/sessions states \
+	"SELECT t.name, s.ts, s.dur, s.value, extract_arg(s.arg_set_id, 'consumer_uid')
+	 FROM state s JOIN track t ON s.track_id = t.id
+	 WHERE t.type = 'concurrent_tracing_sessions' ORDER BY t.name, s.ts" \
+	'"Session 5 (clone)",700,-1,"CLONED_READ_ONLY",0;"other",500,100,"CONFIGURED",1000;"other",600,200,"STARTED",0;"other",800,0,"DISABLED",0'
+expect states/stats states \
+	"SELECT name, value FROM stats WHERE value > 0 AND
+	 (name GLOB 'track_event*' OR name GLOB 'concurrent*') ORDER BY name" \
+	'"concurrent_session_event_unknown_state",1;"track_event_parser_errors",2;"track_event_state_missing_track_uuid",1'
+
 # ---------------------------------------------------------------- robust ----
 # ------------------------------------------------------------------ mojo ----
 mojo_args() {
@@ -170,7 +202,7 @@ expect mojo/no_location mojo "$(mojo_args no_iid)" \
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy roi debug misuse; do
+for t in slices counters state flows mojo legacy roi debug misuse states; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

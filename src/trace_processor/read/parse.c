@@ -52,6 +52,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__TRACE_ATTRIBUTES:
 		case PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER:
 		case PB_TRACE_PACKET__TRIGGER:
+		case PB_TRACE_PACKET__CONCURRENT_SESSION_EVENT:
 			tp_system_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
@@ -144,6 +145,7 @@ void tp_parse_finish(struct tp_read *r)
 	tp_sched_finish(imp);
 	tp_slice_finish(imp);
 	tp_te_finish(imp);
+	tp_state_finish(imp);
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
 }

@@ -65,6 +65,8 @@ int tp_read_create(struct tp_db *db, const struct tp_read_options *opt, struct t
 	if (rc == 0)
 		rc = tp_slice_init(imp);
 	if (rc == 0)
+		rc = tp_state_init(imp);
+	if (rc == 0)
 		rc = tp_track_init(imp);
 	if (rc == 0)
 		rc = tp_ftrace_init(imp);
@@ -110,6 +112,7 @@ void tp_read_destroy(struct tp_read *r)
 	tp_system_fini(imp);
 	tp_te_fini(imp);
 	tp_slice_fini(imp);
+	tp_state_fini(imp);
 	tp_args_fini(imp);
 	tp_gk_fini(imp);
 	tp_ftrace_fini(imp);

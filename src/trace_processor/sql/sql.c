@@ -59,6 +59,15 @@ static const char *const k_views[] = {
 	"FROM __intrinsic_track WHERE is_counter = 1 AND upid IS NOT NULL AND utid IS NULL",
 	"CREATE VIEW thread_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, utid "
 	"FROM __intrinsic_track WHERE is_counter = 1 AND utid IS NOT NULL",
+	/* State tracks (is_counter = 2) and their values, as Perfetto's. */
+	"CREATE VIEW state AS SELECT id, ts, dur, track_id, category, value, arg_set_id "
+	"FROM __intrinsic_state",
+	"CREATE VIEW state_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
+	"source_arg_set_id, machine_id FROM __intrinsic_track WHERE is_counter = 2",
+	"CREATE VIEW process_state_track AS SELECT " TYPED_TRACK_COLS ", upid "
+	"FROM __intrinsic_track WHERE is_counter = 2 AND upid IS NOT NULL AND utid IS NULL",
+	"CREATE VIEW thread_state_track AS SELECT " TYPED_TRACK_COLS ", utid "
+	"FROM __intrinsic_track WHERE is_counter = 2 AND utid IS NOT NULL",
 	"CREATE VIEW counters AS SELECT c.*, t.name AS name, t.unit AS unit "
 	"FROM counter c JOIN __intrinsic_track t ON c.track_id = t.id ORDER BY c.ts",
 	/* Perfetto's slice view adds two aliases (track events join on slice_id). */

@@ -310,7 +310,8 @@ void tp_rows_release(const uint32_t *rows);
 	X(MACHINE, SYSTEM_RAM_GB, "system_ram_gb", TP_INT, 0)   \
 	X(MACHINE, LABEL_INDEX, "label_index", TP_INT, 0)
 
-/* Every track; the *_track views pick by the hidden classification columns. */
+/* Every track; the *_track views pick by the hidden classification columns
+ * (is_counter: 0 a slice track, 1 a counter track, 2 a state track). */
 #define TP_TRACK_COLS(X)                                        \
 	X(TRACK, ID, "id", TP_ID, 0)                            \
 	X(TRACK, NAME, "name", TP_STR, 0)                       \
@@ -355,6 +356,17 @@ void tp_rows_release(const uint32_t *rows);
 	X(INSTANT, TRACK_ID, "track_id", TP_NARROW, 0)          \
 	X(INSTANT, NAME, "name", TP_STR, 0)                     \
 	X(INSTANT, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
+
+/* Perfetto's __intrinsic_state: one row per value of a state track; dur -1
+ * while the value still holds at the end of the trace. */
+#define TP_STATE_COLS(X)                                        \
+	X(STATE, ID, "id", TP_ID, 0)                            \
+	X(STATE, TS, "ts", TP_INT, TP_SORTED)                   \
+	X(STATE, DUR, "dur", TP_INT, 0)                         \
+	X(STATE, TRACK_ID, "track_id", TP_NARROW, 0)            \
+	X(STATE, CATEGORY, "category", TP_STR, 0)               \
+	X(STATE, VALUE, "value", TP_STR, 0)                     \
+	X(STATE, ARG_SET_ID, "arg_set_id", TP_NARROW, 0)
 
 #define TP_FLOW_COLS(X)                                         \
 	X(FLOW, ID, "id", TP_ID, 0)                             \
@@ -431,6 +443,7 @@ enum { TP_TRACK_COLS(TP_COL_ENUM) TRACK_N_COLS };
 enum { TP_COUNTER_COLS(TP_COL_ENUM) COUNTER_N_COLS };
 enum { TP_SLICE_COLS(TP_COL_ENUM) SLICE_N_COLS };
 enum { TP_INSTANT_COLS(TP_COL_ENUM) INSTANT_N_COLS };
+enum { TP_STATE_COLS(TP_COL_ENUM) STATE_N_COLS };
 enum { TP_FLOW_COLS(TP_COL_ENUM) FLOW_N_COLS };
 enum { TP_FTRACE_EVENT_COLS(TP_COL_ENUM) FTRACE_N_COLS };
 enum { TP_ARGS_COLS(TP_COL_ENUM) ARGS_N_COLS };
@@ -453,6 +466,7 @@ struct tp_db {
 	struct tp_table counter;
 	struct tp_table slice;
 	struct tp_table instant;
+	struct tp_table state;
 	struct tp_table flow;
 	struct tp_table ftrace_event;
 	struct tp_table args;

@@ -20,6 +20,7 @@ static const struct tp_col_spec track_specs[] = {TP_TRACK_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec counter_specs[] = {TP_COUNTER_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec slice_specs[] = {TP_SLICE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec instant_specs[] = {TP_INSTANT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec state_specs[] = {TP_STATE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec flow_specs[] = {TP_FLOW_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ftrace_specs[] = {TP_FTRACE_EVENT_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec args_specs[] = {TP_ARGS_COLS(TP_COL_SPEC)};
@@ -50,6 +51,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, counter), "counter", counter_specs, N(counter_specs)},
 	{offsetof(struct tp_db, slice), "__intrinsic_slice", slice_specs, N(slice_specs)},
 	{offsetof(struct tp_db, instant), "__intrinsic_instant", instant_specs, N(instant_specs)},
+	{offsetof(struct tp_db, state), "__intrinsic_state", state_specs, N(state_specs)},
 	{offsetof(struct tp_db, flow), "flow", flow_specs, N(flow_specs)},
 	{offsetof(struct tp_db, ftrace_event), "ftrace_event", ftrace_specs, N(ftrace_specs)},
 	{offsetof(struct tp_db, args), "__intrinsic_args", args_specs, N(args_specs)},

@@ -208,6 +208,7 @@ struct tp_import {
 	struct tp_sequences *seqs;    /* packet sequences (sequence.c) */
 	struct tp_args_state *args;   /* arg sets (args.c) */
 	struct tp_slices *slices;     /* open slices (slice.c) */
+	struct tp_states *states;     /* values held by state tracks (state.c) */
 	struct tp_tracks *tracks;     /* tracks (track.c) */
 	struct tp_procs *procs;       /* processes and threads (process.c) */
 	struct tp_tid_slot *tids;     /* its tid cache, read by tp_proc_get_thread() */
@@ -424,6 +425,24 @@ int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b);
 uint32_t tp_argset_array_next(const struct tp_argset *b, uint32_t key);
 uint32_t tp_argset_array_inc(struct tp_argset *b, uint32_t key);
 void tp_argset_fini(struct tp_argset *b);
+
+/* ------------------------------------------------------------- states ---- */
+
+/* state.c: the state table (Perfetto's StateTracker). */
+int tp_state_init(struct tp_import *imp);
+void tp_state_fini(struct tp_import *imp);
+/*
+ * tp_state_update() - At @ts state track @track takes @value (a string id;
+ * 0: none). A different value, or none, ends the value held (its dur is
+ * the gap); @value starts a row of @category (0: NULL) and dur -1; the
+ * same value again continues the row held. Return: the pending args of
+ * the row now held (add to them; stored when it ends), or NULL when none
+ * is held (or on OOM).
+ */
+struct tp_argset *tp_state_update(struct tp_import *imp, int64_t ts, int64_t track,
+				  uint32_t value, uint32_t category);
+/* At the end of the trace: the args of the values still held are stored. */
+void tp_state_finish(struct tp_import *imp);
 
 /* ------------------------------------------------------------- slices ---- */
 

@@ -1360,6 +1360,77 @@ static void trigger(struct tp_import *imp, const struct tp_event *ev, int kind,
 	}
 }
 
+/* -------------------------------------------------- concurrent sessions ---- */
+
+/*
+ * Another tracing session's state change: one state track per session id
+ * (named on its first event: the session's name, or "Session <id>", with
+ * " (clone)" for a clone), whose value is the state; DISABLED ends there.
+ */
+static void concurrent_session(struct tp_import *imp, const struct tp_event *ev,
+			       const uint8_t *data, size_t len)
+{
+	static const char *const k_states[] = {
+		[PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_DISABLED] = "DISABLED",
+		[PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_CONFIGURED] = "CONFIGURED",
+		[PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_STARTED] = "STARTED",
+		[PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_DISABLING_WAITING_STOP_ACKS] =
+			"DISABLING_WAITING_STOP_ACKS",
+		[PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_CLONED_READ_ONLY] = "CLONED_READ_ONLY",
+	};
+	struct pz_field e[PB_CONCURRENT_SESSION_EVENT__NUM_DATA_SOURCES + 1];
+	const struct pz_field *n = &e[PB_CONCURRENT_SESSION_EVENT__SESSION_NAME];
+	uint64_t state, id;
+	struct tp_argset *b;
+	struct tp_dim dim;
+	char name[64];
+	uint32_t name_id;
+	int64_t track;
+	bool clone;
+
+	if (pz_decode_table(data, len, e, PB_CONCURRENT_SESSION_EVENT__NUM_DATA_SOURCES + 1) !=
+	    PZ_OK)
+		return;
+	state = e[PB_CONCURRENT_SESSION_EVENT__STATE].value;
+	if (state >= sizeof(k_states) / sizeof(k_states[0]) || !k_states[state]) {
+		tp_stat_add(imp, "concurrent_session_event_unknown_state", -1, ev->machine, 1);
+		return;
+	}
+	id = e[PB_CONCURRENT_SESSION_EVENT__SESSION_ID].value;
+	clone = state == PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_CLONED_READ_ONLY;
+	if (n->id && n->wire_type == PZ_WIRE_LEN && n->size) {
+		struct buf nb = BUF_INIT;
+
+		if (buf_append(&nb, n->data, n->size) < 0 ||
+		    (clone && buf_append(&nb, " (clone)", 8) < 0)) {
+			buf_fini(&nb);
+			return;
+		}
+		name_id = tp_str_intern(&imp->db->strings, (const char *)nb.data, nb.len);
+		buf_fini(&nb);
+	} else {
+		snprintf(name, sizeof(name), "Session %" PRIu64 "%s", id, clone ? " (clone)" : "");
+		name_id = tp_db_str(imp->db, name);
+	}
+	dim.key = "session_id";
+	dim.kind = TP_DIM_INT;
+	dim.v = (int64_t)id;
+	track = tp_track_dims(imp, "concurrent_tracing_sessions", name_id, false,
+			      ev->machine, &dim, 1, 0);
+	if (track < 0)
+		return;
+	tp_set_int(&imp->db->track, TRACK_IS_COUNTER, (size_t)track, 2); /* a state track */
+	b = tp_state_update(imp, ev->ts, track, tp_db_str(imp->db, k_states[state]), 0);
+	if (b) {
+		tp_argset_int(imp, b, tp_db_str(imp->db, "consumer_uid"),
+			      (int32_t)e[PB_CONCURRENT_SESSION_EVENT__CONSUMER_UID].value);
+		tp_argset_int(imp, b, tp_db_str(imp->db, "num_data_sources"),
+			      (uint32_t)e[PB_CONCURRENT_SESSION_EVENT__NUM_DATA_SOURCES].value);
+	}
+	if (state == PBE_CONCURRENT_SESSION_EVENT_STATE__STATE_DISABLED)
+		tp_state_update(imp, ev->ts, track, 0, 0);
+}
+
 /* ------------------------------------------------------------ dispatch ---- */
 
 void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
@@ -1407,6 +1478,9 @@ void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t
 		break;
 	case PB_TRACE_PACKET__TRIGGER:
 		trigger(imp, ev, TRIGGER_TRACE, data, len);
+		break;
+	case PB_TRACE_PACKET__CONCURRENT_SESSION_EVENT:
+		concurrent_session(imp, ev, data, len);
 		break;
 	default:
 		break;

@@ -1229,6 +1229,38 @@ static void counter_event(struct ev_ctx *c)
 	tp_argset_fini(&b);
 }
 
+/*
+ * A TYPE_STATE event: its name (or interned name) is the value its state
+ * track takes; no name (or an unknown iid) ends the value held. Only a
+ * descriptor track with a StateDescriptor takes them.
+ */
+static void state_event(struct ev_ctx *c)
+{
+	const struct te_track *t;
+	struct tp_argset *b;
+	uint32_t value = 0;
+	int64_t track;
+
+	if (!c->uuid && c->fallback)
+		goto fail;
+	track = te_track_for_event(c->imp, c->uuid, c->name, TE_USE_OTHER, c->ev->machine,
+				   c->seq_id);
+	t = te_track_find(c->imp, c->ev->machine, c->uuid);
+	if (track < 0 || !t || !t->is_state)
+		goto fail;
+	if (c->e[PB_TRACK_EVENT__NAME_IID].id)
+		value = interned_str(c, PB_INTERNED_DATA__EVENT_NAMES,
+				     c->e[PB_TRACK_EVENT__NAME_IID].value);
+	else if (c->e[PB_TRACK_EVENT__NAME].id)
+		value = te_str(c->imp, &c->e[PB_TRACK_EVENT__NAME]);
+	b = tp_state_update(c->imp, c->ev->ts, track, value, value ? c->cat : 0);
+	if (b)
+		event_args(c, b);
+	return;
+fail:
+	parse_error(c);
+}
+
 /* ---------------------------------------------------------------- events ---- */
 
 void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
@@ -1292,11 +1324,7 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		return;
 	}
 	if (type == PBE_TRACK_EVENT_TYPE__TYPE_STATE) {
-		/* Only a state track takes them (state tracks are not modelled). */
-		const struct te_track *t = te_track_find(imp, ev->machine, c->uuid);
-
-		if (!t || !t->is_state)
-			parse_error(c);
+		state_event(c);
 		return;
 	}
 	if (!legacy_phase(c, &phase)) {

@@ -236,7 +236,9 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 	    d[PB_TRACK_DESCRIPTOR__COUNTER].wire_type == PZ_WIRE_LEN)
 		counter_descriptor(imp, &r, d[PB_TRACK_DESCRIPTOR__COUNTER].data,
 				   d[PB_TRACK_DESCRIPTOR__COUNTER].size);
-	r.is_state = d[PB_TRACK_DESCRIPTOR__STATE].id != 0;
+	/* A counter descriptor wins over a state one; a thread or process
+	 * descriptor (above) takes no state events either. */
+	r.is_state = !r.is_counter && d[PB_TRACK_DESCRIPTOR__STATE].id != 0;
 	te_track_reserve(imp, &r);
 	return true;
 }

@@ -71,7 +71,8 @@ static bool same_track(const struct te_track *a, const struct te_track *b)
 	     a->y_axis_share_key != b->y_axis_share_key))
 		return false;
 	return a->parent_uuid == b->parent_uuid && a->pid == b->pid && a->tid == b->tid &&
-	       a->is_counter == b->is_counter && a->merge == b->merge &&
+	       a->is_counter == b->is_counter && a->is_state == b->is_state &&
+	       a->merge == b->merge &&
 	       a->merge_key == b->merge_key;
 }
 
@@ -167,7 +168,7 @@ int64_t te_update_thread(struct tp_import *imp, uint32_t machine, int64_t tid, i
 struct new_track {
 	const char *type;
 	uint32_t name;
-	bool counter;
+	uint8_t counter; /* is_counter: 0 slice, 1 counter, 2 state track */
 	int64_t utid, upid; /* -1: none */
 	uint32_t unit;
 	uint32_t description;
@@ -592,7 +593,7 @@ static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum t
 	struct tp_argset dims = {0}, src = {0};
 	struct new_track n = {
 		.name = name,
-		.counter = t->is_counter,
+		.counter = t->is_counter ? 1 : t->is_state ? 2 : 0,
 		.utid = -1,
 		.upid = -1,
 		.unit = t->is_counter ? t->unit : 0,
@@ -603,19 +604,25 @@ static int64_t own_track(struct tp_import *imp, const struct te_track *t, enum t
 
 	switch (scope) {
 	case TE_SCOPE_THREAD:
-		n.type = t->is_counter ? "thread_counter_track_event" : "thread_track_event";
+		n.type = t->is_counter ? "thread_counter_track_event"
+			 : t->is_state ? "thread_state_track_event"
+					: "thread_track_event";
 		n.utid = owner;
 		n.machine = machine_of_thread(imp, owner);
 		tp_argset_uint(imp, &dims, te->k.utid, (uint64_t)owner);
 		break;
 	case TE_SCOPE_PROCESS:
-		n.type = t->is_counter ? "process_counter_track_event" : "process_track_event";
+		n.type = t->is_counter ? "process_counter_track_event"
+			 : t->is_state ? "process_state_track_event"
+					: "process_track_event";
 		n.upid = owner;
 		n.machine = machine_of_process(imp, owner);
 		tp_argset_uint(imp, &dims, te->k.upid, (uint64_t)owner);
 		break;
 	default:
-		n.type = t->is_counter ? "global_counter_track_event" : "global_track_event";
+		n.type = t->is_counter ? "global_counter_track_event"
+			 : t->is_state ? "global_state_track_event"
+					: "global_track_event";
 		n.machine = t->machine;
 		break;
 	}
@@ -837,7 +844,7 @@ static int64_t intern_track(struct tp_import *imp, uint64_t uuid, uint32_t event
 						 : t->name;
 
 			track = own_track(imp, t, sc, owner, cname, seq_id, false);
-		} else if (t->merge == TE_MERGE_NONE) {
+		} else if (t->merge == TE_MERGE_NONE || t->is_state) {
 			track = own_track(imp, t, sc, owner, name, seq_id, false);
 		} else {
 			cs = cset_for(imp, t, sc, owner, name, !p_root, ptrack, false);
@@ -852,7 +859,7 @@ static int64_t intern_track(struct tp_import *imp, uint64_t uuid, uint32_t event
 	} else {
 		bool root_in_scope = uuid == 0;
 
-		if (t->is_counter || t->merge == TE_MERGE_NONE) {
+		if (t->is_counter || t->merge == TE_MERGE_NONE || t->is_state) {
 			track = own_track(imp, t, TE_SCOPE_GLOBAL, 0,
 					  t->is_counter ? t->name : name, seq_id, root_in_scope);
 		} else {
