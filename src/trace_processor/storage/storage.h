@@ -478,7 +478,7 @@ struct tp_db {
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 17
+#define TP_DB_N_TABLES 18
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);
