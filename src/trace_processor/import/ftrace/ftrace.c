@@ -223,6 +223,60 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 		tp_set_str(&imp->db->thread_state, TSTATE_BLOCKED_FUNCTION, (size_t)row, sym->str);
 }
 
+/*
+ * funcgraph_entry/exit (the function_graph tracer): a slice per call on
+ * the thread's "Funcgraph" track, or for the idle task (pid 0, one per
+ * CPU) on the CPU's "swapper<cpu> -funcgraph" track; named by the kernel
+ * symbol interned on the bundle's sequence, else by the address in hex.
+ */
+static void funcgraph(struct tp_import *imp, const struct tp_event *ev, int64_t pid,
+		      const struct payload *p, bool is_entry)
+{
+	uint64_t func = (uint64_t)fint(p, is_entry ? PB_FUNCGRAPH_ENTRY_FTRACE_EVENT__FUNC
+						   : PB_FUNCGRAPH_EXIT_FTRACE_EVENT__FUNC);
+	const struct tp_interned *sym =
+		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func)
+			: NULL;
+	uint32_t name;
+	int64_t track;
+	char buf[32];
+
+	if (sym && sym->str) {
+		name = sym->str;
+	} else {
+		if (func)
+			snprintf(buf, sizeof(buf), "%#llx", (unsigned long long)func);
+		else
+			snprintf(buf, sizeof(buf), "0");
+		name = tp_str_intern_c(&imp->db->strings, buf);
+	}
+	if (pid != 0) {
+		int64_t utid = tp_proc_get_thread(imp, ev->machine, pid);
+		struct tp_dim dim = {"utid", TP_DIM_UINT, utid};
+
+		if (utid < 0)
+			return;
+		track = tp_track_dims(imp, "thread_funcgraph", tp_db_str(imp->db, "Funcgraph"),
+				      false, ev->machine, &dim, 1, 0);
+		if (track >= 0)
+			tp_set_int(&imp->db->track, TRACK_UTID, (size_t)track, utid);
+	} else {
+		struct tp_dim dim = {"cpu", TP_DIM_UINT, ev->cpu};
+
+		snprintf(buf, sizeof(buf), "swapper%u -funcgraph", (unsigned)ev->cpu);
+		track = tp_track_dims(imp, "cpu_funcgraph", tp_str_intern_c(&imp->db->strings, buf),
+				      false, ev->machine, &dim, 1, 0);
+		if (track >= 0)
+			tp_set_int(&imp->db->track, TRACK_CPU, (size_t)track, ev->cpu);
+	}
+	if (track < 0)
+		return;
+	if (is_entry)
+		tp_slice_begin(imp, ev->ts, track, 0, name);
+	else
+		tp_slice_end(imp, ev->ts, track, 0, name);
+}
+
 /* Slots needed to decode an event's fields by number (all for unknown ones). */
 static uint32_t n_slots(const struct pb_ft_event *d)
 {
@@ -433,6 +487,10 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__SCHED_BLOCKED_REASON:
 		blocked_reason(imp, ev, &p);
+		break;
+	case PB_FTRACE_EVENT__FUNCGRAPH_ENTRY:
+	case PB_FTRACE_EVENT__FUNCGRAPH_EXIT:
+		funcgraph(imp, ev, pid, &p, payload.id == PB_FTRACE_EVENT__FUNCGRAPH_ENTRY);
 		break;
 	case PB_FTRACE_EVENT__SCHED_CPU_UTIL_CFS:
 		tp_ftrace_cpu_util_cfs(imp, ev, payload.data, payload.size);
