@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_processor/sql/to_ftrace.h"
 #include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
 
@@ -242,6 +243,8 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		rc = sqlite3_create_function_v2(conn, "extract_arg", 2,
 						SQLITE_UTF8 | SQLITE_INNOCUOUS, s, fn_extract_arg,
 						NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_to_ftrace(conn, db);
 	if (rc != SQLITE_OK)
 		goto fail;
 
