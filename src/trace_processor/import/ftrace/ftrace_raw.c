@@ -124,6 +124,35 @@ static struct tp_payload_memo *memo_slot(struct tp_import *imp, uint64_t h)
 	return imp->ftrace->memo ? &imp->ftrace->memo[h & (MEMO_SLOTS - 1)] : NULL;
 }
 
+/*
+ * The uint64 fields Perfetto stores as the kernel symbol interned on the
+ * bundle's sequence when there is one (activate_work and execute_end use
+ * execute_start's field number, as Perfetto does). Return: the field, or 0.
+ */
+static uint32_t kernel_fn_field(uint32_t event_id)
+{
+	switch (event_id) {
+	case PB_FTRACE_EVENT__SCHED_BLOCKED_REASON:
+		return PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER;
+	case PB_FTRACE_EVENT__WORKQUEUE_QUEUE_WORK:
+		return PB_WORKQUEUE_QUEUE_WORK_FTRACE_EVENT__FUNCTION;
+	case PB_FTRACE_EVENT__WORKQUEUE_ACTIVATE_WORK:
+	case PB_FTRACE_EVENT__WORKQUEUE_EXECUTE_START:
+	case PB_FTRACE_EVENT__WORKQUEUE_EXECUTE_END:
+		return PB_WORKQUEUE_EXECUTE_START_FTRACE_EVENT__FUNCTION;
+	case PB_FTRACE_EVENT__FUNCGRAPH_ENTRY:
+		return PB_FUNCGRAPH_ENTRY_FTRACE_EVENT__FUNC;
+	case PB_FTRACE_EVENT__FUNCGRAPH_EXIT:
+		return PB_FUNCGRAPH_EXIT_FTRACE_EVENT__FUNC;
+	case PB_FTRACE_EVENT__MM_SHRINK_SLAB_START:
+		return PB_MM_SHRINK_SLAB_START_FTRACE_EVENT__SHRINK;
+	case PB_FTRACE_EVENT__HRTIMER_EXPIRE_ENTRY:
+		return PB_HRTIMER_EXPIRE_ENTRY_FTRACE_EVENT__FUNCTION;
+	default:
+		return 0;
+	}
+}
+
 void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags)
@@ -134,12 +163,15 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 	struct pz_field f;
 	int64_t row, set;
 	uint64_t h = 0;
+	uint32_t fn_field;
 
 	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
 				   common_flags);
 	if (row < 0 || !d || !payload->size)
 		return;
-	if (payload->size <= MEMO_MAX_BYTES) {
+	/* A symbolized field depends on the sequence, not only the bytes. */
+	fn_field = ev->aux ? kernel_fn_field(d->id) : 0;
+	if (payload->size <= MEMO_MAX_BYTES && !fn_field) {
 		h = payload_hash(d->id, payload->data, payload->size);
 		m = memo_slot(imp, h);
 		if (m && m->len == payload->size && m->hash == h && m->event_id == d->id &&
@@ -178,6 +210,15 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_UINT:
 		case PB_FT_FIXED32:
 		case PB_FT_FIXED64:
+			if (fn_field && f.id == fn_field && f.wire_type == PZ_WIRE_VARINT) {
+				const struct tp_interned *sym = tp_seq_interned(
+					imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, f.value);
+
+				if (sym && sym->str) {
+					tp_argset_str(imp, b, key_id(imp, d, fd), sym->str);
+					break;
+				}
+			}
 			if (f.wire_type != PZ_WIRE_LEN)
 				tp_argset_uint(imp, b, key_id(imp, d, fd), f.value);
 			break;
