@@ -31,7 +31,10 @@
 #   cpu_info          cpu_available_frequencies, ARM identifier and feature
 #                     args of the cpu table, the unknown-feature stat;
 #   cma_61, cma_510   mm_cma_alloc slices as each kernel version ends them;
-#   f2fs              f2fs_iostat(_latency) counters per device and key.
+#   f2fs              f2fs_iostat(_latency) counters per device and key;
+#   funcgraph         funcgraph_entry/exit slices (symbol or hex address,
+#                     thread "Funcgraph" and idle "swapper<cpu> -funcgraph"
+#                     tracks) and to_ftrace(id) lines.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -39,7 +42,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -165,5 +168,14 @@ expect f2fs/counters f2fs \
 expect f2fs/tracks f2fs \
 	"SELECT type, COUNT(*) FROM counter_track GROUP BY type ORDER BY type" \
 	'"f2fs_iostat",22;"f2fs_iostat_latency",27'
+
+# ----------------------------------------------------------- funcgraph ----
+expect funcgraph/slices funcgraph \
+	"SELECT s.ts, s.dur, s.name, s.depth, t.name, t.type FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'1000,500,"do_page_fault",0,"Funcgraph","thread_funcgraph";1100,100,"0x1000",1,"Funcgraph","thread_funcgraph";3000,500,"do_page_fault",0,"swapper1 -funcgraph","cpu_funcgraph"'
+expect funcgraph/to_ftrace funcgraph "SELECT to_ftrace(id) FROM ftrace_event ORDER BY ts LIMIT 3" \
+	'"            t_42-42    (-----) [000] .... 0.000000: tracing_mark_write: hello";"            t_42-42    (-----) [000] .... 0.000001: funcgraph_entry: depth=0 func=do_page_fault";"            t_42-42    (-----) [000] .... 0.000001: funcgraph_entry: depth=1 func=4096"'
+expect funcgraph/to_ftrace_switch funcgraph "SELECT to_ftrace(id) FROM ftrace_event WHERE name = 'sched_switch'" \
+	'"            t_42-42    (-----) [000] .... 0.002000: sched_switch: prev_comm=t-42 prev_pid=42 prev_prio=120 prev_state=R+ ==> next_comm=swapper/0 next_pid=0 next_prio=120"'
 
 summary

@@ -354,6 +354,9 @@ struct tp_seq_gen *tp_seq_gen(const struct tp_import *imp, uint32_t gen);
 /* Interned entry @iid of InternedData field @field in generation @gen, or NULL (counted). */
 const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, uint32_t field,
 					  uint64_t iid);
+/* The same, not counted: Perfetto's InternedStringId (a fallback follows). */
+const struct tp_interned *tp_seq_interned_quiet(struct tp_import *imp, uint32_t gen,
+						uint32_t field, uint64_t iid);
 /* A number that stays @e's (an entry of tp_seq_interned()) for the whole import. */
 uint64_t tp_seq_interned_index(const struct tp_import *imp, const struct tp_interned *e);
 

@@ -253,6 +253,16 @@ static void intern_one(struct tp_import *imp, struct tp_sequences *s, uint32_t i
 const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, uint32_t field,
 					  uint64_t iid)
 {
+	const struct tp_interned *e = tp_seq_interned_quiet(imp, gen, field, iid);
+
+	if (!e)
+		tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
+	return e;
+}
+
+const struct tp_interned *tp_seq_interned_quiet(struct tp_import *imp, uint32_t gen,
+						uint32_t field, uint64_t iid)
+{
 	struct tp_sequences *s = imp->seqs;
 	uint32_t intern_gen;
 	uint64_t k, v;
@@ -268,7 +278,6 @@ const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, u
 		if (intern_match(&s->intern[v], intern_gen, field, iid))
 			return &s->intern[v];
 	}
-	tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
 	return NULL;
 }
 

@@ -235,7 +235,7 @@ static void funcgraph(struct tp_import *imp, const struct tp_event *ev, int64_t 
 	uint64_t func = (uint64_t)fint(p, is_entry ? PB_FUNCGRAPH_ENTRY_FTRACE_EVENT__FUNC
 						   : PB_FUNCGRAPH_EXIT_FTRACE_EVENT__FUNC);
 	const struct tp_interned *sym =
-		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func)
+		ev->aux ? tp_seq_interned_quiet(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func)
 			: NULL;
 	uint32_t name;
 	int64_t track;

@@ -211,7 +211,7 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_FIXED32:
 		case PB_FT_FIXED64:
 			if (fn_field && f.id == fn_field && f.wire_type == PZ_WIRE_VARINT) {
-				const struct tp_interned *sym = tp_seq_interned(
+				const struct tp_interned *sym = tp_seq_interned_quiet(
 					imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, f.value);
 
 				if (sym && sym->str) {
