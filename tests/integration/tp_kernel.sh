@@ -35,6 +35,8 @@
 #   funcgraph         funcgraph_entry/exit slices (symbol or hex address,
 #                     thread "Funcgraph" and idle "swapper<cpu> -funcgraph"
 #                     tracks) and to_ftrace(id) lines.
+#   cgroup            cgroup_attach_task (both kernel layouts) as to_ftrace()
+#                     prints it.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -42,7 +44,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -177,5 +179,9 @@ expect funcgraph/to_ftrace funcgraph "SELECT to_ftrace(id) FROM ftrace_event ORD
 	'"            t_42-42    (-----) [000] .... 0.000000: tracing_mark_write: hello";"            t_42-42    (-----) [000] .... 0.000001: funcgraph_entry: depth=0 func=do_page_fault";"            t_42-42    (-----) [000] .... 0.000001: funcgraph_entry: depth=1 func=4096"'
 expect funcgraph/to_ftrace_switch funcgraph "SELECT to_ftrace(id) FROM ftrace_event WHERE name = 'sched_switch'" \
 	'"            t_42-42    (-----) [000] .... 0.002000: sched_switch: prev_comm=t-42 prev_pid=42 prev_prio=120 prev_state=R+ ==> next_comm=swapper/0 next_pid=0 next_prio=120"'
+
+# -------------------------------------------------------------- cgroup ----
+expect cgroup/to_ftrace cgroup "SELECT to_ftrace(id) FROM ftrace_event ORDER BY ts" \
+	'"       <unknown>-42    (-----) [001] .... 5.000123: cgroup_attach_task: dst_root=2 dst_id=5 cgroup=top-app pid=7 comm=worker";"       <unknown>-42    (-----) [001] .... 5.000223: cgroup_attach_task: dst_root=2 dst_id=6 dst_level=1 dst_path=/background pid=8 comm=loader"'
 
 summary
