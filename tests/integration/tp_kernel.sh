@@ -34,7 +34,15 @@
 #   f2fs              f2fs_iostat(_latency) counters per device and key;
 #   funcgraph         funcgraph_entry/exit slices (symbol or hex address,
 #                     thread "Funcgraph" and idle "swapper<cpu> -funcgraph"
-#                     tracks) and to_ftrace(id) lines.
+#                     tracks) and to_ftrace(id) lines;
+#   ion               ion_heap_grow/shrink: mem.ion.<heap> totals after the
+#                     change and per-thread signed mem.ion_change.<heap>
+#                     counters ("unknown" heap), heap_name/utid dimensions;
+#                     ion_stat: the unnamed mem.ion/mem.ion_change counters
+#                     (heap_name NULL) and "<n> kB" mem.ion_buffer slices
+#                     spread over tracks the way Perfetto's compressor does
+#                     (an unseen end adopts a free track, a buffer id finds
+#                     its own track again);
 #   cgroup            cgroup_attach_task (both kernel layouts) as to_ftrace()
 #                     prints it.
 # Usage: OUT=out sh tests/integration/tp_kernel.sh
@@ -44,7 +52,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup ion
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -180,6 +188,20 @@ expect funcgraph/to_ftrace funcgraph "SELECT to_ftrace(id) FROM ftrace_event ORD
 expect funcgraph/to_ftrace_switch funcgraph "SELECT to_ftrace(id) FROM ftrace_event WHERE name = 'sched_switch'" \
 	'"            t_42-42    (-----) [000] .... 0.002000: sched_switch: prev_comm=t-42 prev_pid=42 prev_prio=120 prev_state=R+ ==> next_comm=swapper/0 next_pid=0 next_prio=120"'
 
+# ------------------------------------------------------------------ ion ----
+expect ion/counters ion \
+	"SELECT c.ts, t.name, t.type, CAST(c.value AS INT) FROM counter c JOIN counter_track t ON c.track_id = t.id
+	 ORDER BY c.ts, t.name" \
+	'100,"mem.ion.system","ion",12288;100,"mem.ion_change.system","ion_change",4096;150,"mem.ion.system","ion",11264;150,"mem.ion_change.system","ion_change",-1024;200,"mem.ion.unknown","ion",2048;200,"mem.ion_change.unknown","ion_change",2048;300,"mem.ion","ion",10240;300,"mem.ion_change","ion_change",10240;350,"mem.ion","ion",13240;350,"mem.ion_change","ion_change",3000;400,"mem.ion","ion",3000;400,"mem.ion_change","ion_change",-10240;450,"mem.ion","ion",0;450,"mem.ion_change","ion_change",-3000;500,"mem.ion","ion",0;500,"mem.ion_change","ion_change",-4096;600,"mem.ion","ion",2048;600,"mem.ion_change","ion_change",2048'
+expect ion/dimensions ion \
+	"SELECT t.name, (SELECT group_concat(a.key || '=' || IFNULL(a.display_value, 'NULL'))
+	 FROM args a WHERE a.arg_set_id = t.dimension_arg_set_id) AS dims FROM track t WHERE t.type GLOB 'ion*' ORDER BY t.id" \
+	'"mem.ion.system","heap_name=system";"mem.ion_change.system","heap_name=system,utid=1";"mem.ion_change.system","heap_name=system,utid=2";"mem.ion.unknown","heap_name=unknown";"mem.ion_change.unknown","heap_name=unknown,utid=1";"mem.ion","heap_name=NULL";"mem.ion_change","heap_name=NULL,utid=1";"mem.ion_change","heap_name=NULL,utid=2"'
+expect ion/buffers ion \
+	"SELECT s.ts, s.dur, s.name, s.track_id, t.name, t.type FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'300,100,"10 kB",7,"mem.ion_buffer","android_ion_allocations";350,100,"2 kB",9,"mem.ion_buffer","android_ion_allocations";600,-1,"2 kB",9,"mem.ion_buffer","android_ion_allocations"'
+expect ion/misplaced_end ion \
+	"SELECT value FROM stats WHERE name = 'misplaced_end_event'" '1'
 # -------------------------------------------------------------- cgroup ----
 expect cgroup/to_ftrace cgroup "SELECT to_ftrace(id) FROM ftrace_event ORDER BY ts" \
 	'"       <unknown>-42    (-----) [001] .... 5.000123: cgroup_attach_task: dst_root=2 dst_id=5 cgroup=top-app pid=7 comm=worker";"       <unknown>-42    (-----) [001] .... 5.000223: cgroup_attach_task: dst_root=2 dst_id=6 dst_level=1 dst_path=/background pid=8 comm=loader"'

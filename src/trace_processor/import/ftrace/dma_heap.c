@@ -4,67 +4,74 @@
  * frees): the heap total as counter "mem.dma_heap", each change as the
  * allocating thread's "mem.dma_heap_change" counter, and each live buffer
  * (by inode) as an "<n> kB" slice on a "mem.dma_buffer" track, spread over
- * as many tracks as buffers overlap. Called by ftrace.c in time order.
+ * as many tracks as buffers overlap (tp_buffer_slice(), which ion.c's
+ * ion_stat shares). Called by ftrace.c in time order.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/ftrace/ftrace_int.h"
 
-/* Buffers alive at once beyond this share the last track. */
-#define DMA_MAX_TRACKS 4096
-
-static int64_t buffer_track(struct tp_import *imp, uint32_t machine, uint32_t idx)
+static int64_t buffer_track(struct tp_import *imp, const char *type, const char *name,
+			    uint32_t machine, uint32_t idx)
 {
-	return tp_track_dims(imp, "android_dma_allocations", tp_db_str(imp->db, "mem.dma_buffer"),
-			     false, machine, NULL, 0, idx);
+	return tp_track_dims(imp, type, tp_db_str(imp->db, name), false, machine, NULL, 0, idx);
 }
 
-/* The pool index a new buffer @inode takes: its own if still open, else the first free one. */
-static uint32_t take_slot(struct tp_import *imp, uint64_t inode)
+/*
+ * The pool index of buffer @key (Perfetto's track compressor): the slot it
+ * had, else the first slot with nothing open (adopted for @key), else a new
+ * one. An end with an unknown @key takes a slot too. Return: -1 on OOM.
+ */
+static int64_t slot_for(struct tp_buffer_pool *pool, uint64_t key)
 {
-	uint64_t v = 0, open;
-	uint32_t i;
+	struct tp_buffer_slot *s;
+	size_t i;
 
-	if (hmap_get(&imp->ftrace->dma_buffers, inode, &v) && v > 0) {
-		i = (uint32_t)(v - 1);
-	} else {
-		for (i = 0; i < DMA_MAX_TRACKS - 1; i++)
-			if (!hmap_get(&imp->ftrace->dma_busy, i, &open) || open == 0)
-				break;
-		hmap_put(&imp->ftrace->dma_buffers, inode, (uint64_t)i + 1);
+	for (i = 0; i < pool->n; i++)
+		if (pool->slots[i].key == key)
+			return (int64_t)i;
+	for (i = 0; i < pool->n; i++)
+		if (pool->slots[i].open == 0) {
+			pool->slots[i].key = key;
+			return (int64_t)i;
+		}
+	if (pool->n == pool->cap) {
+		size_t cap = pool->cap ? pool->cap * 2 : 8;
+
+		s = realloc(pool->slots, cap * sizeof(*s));
+		if (!s)
+			return -1;
+		pool->slots = s;
+		pool->cap = cap;
 	}
-	open = 0;
-	hmap_get(&imp->ftrace->dma_busy, i, &open);
-	hmap_put(&imp->ftrace->dma_busy, i, open + 1);
-	return i;
+	pool->slots[pool->n] = (struct tp_buffer_slot){key, 0};
+	return (int64_t)pool->n++;
 }
 
-static void buffers(struct tp_import *imp, const struct tp_event *ev, uint64_t inode, int64_t len)
+void tp_buffer_slice(struct tp_import *imp, const struct tp_event *ev,
+		     struct tp_buffer_pool *pool, const char *type, const char *name,
+		     uint64_t key, int64_t len)
 {
-	uint64_t v, open = 0;
-	uint32_t i;
-	char name[32];
+	int64_t i = slot_for(pool, key);
+	char label[32];
 
+	if (i < 0)
+		return;
 	if (len > 0) {
-		i = take_slot(imp, inode);
-		snprintf(name, sizeof(name), "%lld kB", (long long)(len / 1024));
-		tp_slice_begin(imp, ev->ts, buffer_track(imp, ev->machine, i), 0,
-			       tp_db_str(imp->db, name));
+		pool->slots[i].open++;
+		snprintf(label, sizeof(label), "%lld kB", (long long)(len / 1024));
+		tp_slice_begin(imp, ev->ts, buffer_track(imp, type, name, ev->machine, (uint32_t)i),
+			       0, tp_db_str(imp->db, label));
 		return;
 	}
-	if (!hmap_get(&imp->ftrace->dma_buffers, inode, &v) || v == 0) {
+	if (pool->slots[i].open > 0)
+		pool->slots[i].open--;
+	if (tp_slice_end(imp, ev->ts, buffer_track(imp, type, name, ev->machine, (uint32_t)i), 0,
+			 0) < 0)
 		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
-		return;
-	}
-	i = (uint32_t)(v - 1);
-	if (tp_slice_end(imp, ev->ts, buffer_track(imp, ev->machine, i), 0, 0) < 0)
-		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
-	hmap_get(&imp->ftrace->dma_busy, i, &open);
-	hmap_put(&imp->ftrace->dma_busy, i, open > 0 ? open - 1 : 0);
-	if (open <= 1)
-		hmap_del(&imp->ftrace->dma_buffers, inode, NULL);
 }
 
 void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
@@ -93,5 +100,6 @@ void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t 
 			tp_set_int(&imp->db->track, TRACK_UTID, (size_t)track, utid);
 		tp_counter_add(imp, ev->ts, track, (double)change);
 	}
-	buffers(imp, ev, inode, change);
+	tp_buffer_slice(imp, ev, &imp->ftrace->dma_pool, "android_dma_allocations", "mem.dma_buffer",
+			inode, change);
 }

@@ -63,8 +63,8 @@ void tp_ftrace_fini(struct tp_import *imp)
 	tp_argset_fini(&ft->raw_args);
 	free(ft->memo);
 	hmap_fini(&ft->wakelocks);
-	hmap_fini(&ft->dma_buffers);
-	hmap_fini(&ft->dma_busy);
+	free(ft->dma_pool.slots);
+	free(ft->ion_pool.slots);
 	hmap_fini(&ft->adreno);
 	hmap_fini(&ft->in_sys_write);
 	tp_kernel_fini(imp);
@@ -507,6 +507,14 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		break;
 	case PB_FTRACE_EVENT__DMA_HEAP_STAT:
 		tp_dma_heap_stat(imp, ev, pid, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__ION_HEAP_GROW:
+	case PB_FTRACE_EVENT__ION_HEAP_SHRINK:
+		tp_ion_heap_change(imp, ev, pid, payload.id == PB_FTRACE_EVENT__ION_HEAP_GROW,
+				   payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__ION_STAT:
+		tp_ion_stat(imp, ev, pid, payload.data, payload.size);
 		break;
 	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_QUEUED:
 	case PB_FTRACE_EVENT__KGSL_ADRENO_CMDBATCH_SYNC:

@@ -6,7 +6,7 @@
  *   ftrace_hot.c  the hot events (sched_switch, sched_waking, cpu_idle)
  *   ftrace_raw.c  ftrace_event rows and their args
  *   atrace.c      atrace lines (print, marks): slices, counters, async tracks
- *   ftrace_mark.c, cpu_util.c, wakesource.c, dma_heap.c,
+ *   ftrace_mark.c, cpu_util.c, wakesource.c, dma_heap.c, ion.c,
  *   adreno.c      one kind of event each
  *   syscall.c     raw_syscalls sys_enter/sys_exit slices
  *   kernel.c      suspend_resume, oom mark_victim, kprobe, workqueue slices,
@@ -26,6 +26,16 @@
 #define FT_IDLE_CACHE 256         /* host CPU -> its "cpuidle" track */
 #define FT_NAME_CACHE 1024        /* ftrace event id -> its name's string id */
 #define SYSCALL_MAX 550           /* syscall numbers past this make no slice (Perfetto's limit) */
+
+/* Live buffers spread over as few tracks as overlap (dma_heap.c). */
+struct tp_buffer_slot {
+	uint64_t key;                 /* the buffer the slot had last */
+	uint32_t open;                /* slices open on it */
+};
+struct tp_buffer_pool {
+	struct tp_buffer_slot *slots; /* by pool index: the track's idx */
+	size_t n, cap;
+};
 
 /*
  * A cached comm. Every entry is checked against its key, or only ever
@@ -61,9 +71,9 @@ struct tp_ftrace {
 	struct tp_atrace_async *atrace_async;
 	/* wakesource.c */
 	struct hmap wakelocks;        /* name string id -> active count */
-	/* dma_heap.c */
-	struct hmap dma_buffers;      /* inode -> pool index + 1 */
-	struct hmap dma_busy;         /* pool index -> 1 while a buffer uses it */
+	/* dma_heap.c, ion.c: live buffers spread over tracks */
+	struct tp_buffer_pool dma_pool; /* dma_heap_stat, by inode */
+	struct tp_buffer_pool ion_pool; /* ion_stat, by buffer_id */
 	/* adreno.c */
 	struct hmap adreno;           /* hashed keys -> values */
 	/* syscall.c */
@@ -133,6 +143,19 @@ void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t ti
 /* dma_heap_stat: heap counters and per-buffer slices (dma_heap.c). */
 void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
 		      const uint8_t *data, size_t len);
+/*
+ * tp_buffer_slice() - Buffer @key of @pool allocated (@len > 0: an
+ * "<len/1024> kB" slice begins) or freed (the slice ends) on a track of
+ * Perfetto's @type named @name, as many tracks as buffers overlap (dma_heap.c).
+ */
+void tp_buffer_slice(struct tp_import *imp, const struct tp_event *ev,
+		     struct tp_buffer_pool *pool, const char *type, const char *name,
+		     uint64_t key, int64_t len);
+/* ion_heap_grow/ion_heap_shrink (@grow) and ion_stat: ion counters and slices (ion.c). */
+void tp_ion_heap_change(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool grow,
+			const uint8_t *data, size_t len);
+void tp_ion_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		 const uint8_t *data, size_t len);
 /* kgsl_adreno_cmdbatch_{queued,sync,retired} (@event_id): GPU slices (adreno.c). */
 void tp_adreno_cmdbatch(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
 			uint32_t event_id, const uint8_t *data, size_t len);
