@@ -31,6 +31,10 @@
 #               global, process and thread state tracks from descriptors
 #               seen after their children, misuse counted; concurrent
 #               tracing sessions as state tracks;
+#   tracks/*    descriptor tracks: has_first_packet_on_sequence on tracks
+#               of a sequence's events (not on the default track), sort
+#               index hints from sibling_order_rank under explicit process
+#               and thread ordering, ChromeProcessDescriptor process args;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -39,7 +43,7 @@
 tp_setup tp_track_event
 DATA="$ROOT/tests/data/tp/track_event"
 
-tp_encode slices counters state flows mojo legacy roi debug misuse states
+tp_encode slices counters state flows mojo legacy roi debug misuse states tracks
 
 # ---------------------------------------------------------------- slices ----
 expect slices/nesting slices \
@@ -199,10 +203,26 @@ expect mojo/no_symbol mojo "$(mojo_args unknown)" \
 expect mojo/no_location mojo "$(mojo_args no_iid)" \
 	'"no_iid","chrome_mojo_event_info.mojo_interface_method_iid","99";"no_iid","chrome_mojo_event_info.is_reply","true"'
 
+# ---------------------------------------------------------------- tracks ----
+expect tracks/first_packet tracks \
+	"SELECT s.name, extract_arg(t.source_arg_set_id, 'has_first_packet_on_sequence')
+	 FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.ts" \
+	'"on_async",1;"on_default","[NULL]"'
+expect tracks/sort_index tracks \
+	"SELECT pid, name, extract_arg(arg_set_id, 'process_sort_index_hint') FROM process
+	 WHERE pid IN (10, 30)
+	 UNION ALL SELECT tid, name, extract_arg(arg_set_id, 'thread_sort_index_hint')
+	 FROM thread WHERE tid = 11" \
+	'10,"app",7;30,"other","[NULL]";11,"main",0'
+expect tracks/chrome_process tracks \
+	"SELECT key, value_type, display_value FROM process JOIN args USING (arg_set_id)
+	 WHERE pid = 10 ORDER BY key" \
+	'"chrome.crash_trace_id","uint","99";"chrome.host_app_package_name","string","com.host";"chrome.process_type","string","[NULL]";"process_sort_index_hint","int","7"'
+
 # About 40 prefixes of each trace, cut anywhere: the shell exits 0 or 1,
 # never on a signal.
 crashed=
-for t in slices counters state flows mojo legacy roi debug misuse states; do
+for t in slices counters state flows mojo legacy roi debug misuse states tracks; do
 	size=$(wc -c <"$tmp/$t.pb")
 	step=$((size / 40 + 1))
 	n=1

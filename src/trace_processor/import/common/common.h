@@ -611,6 +611,14 @@ void tp_proc_associate(struct tp_import *imp, int64_t utid_a, int64_t utid_b);
 void tp_proc_free_thread(struct tp_import *imp, uint32_t machine, int64_t ts, int64_t tid);
 /* The is_kthread arg of process @upid (stored by tp_proc_finish()). */
 void tp_proc_set_kthread(struct tp_import *imp, int64_t upid, bool is_kthread);
+/*
+ * tp_proc_add_arg() - @arg for process @id (or thread @id if @thread),
+ * stored with the others at the end of the trace, as Perfetto's
+ * AddArgsToProcess/AddArgsToThread.
+ */
+void tp_proc_add_arg(struct tp_import *imp, bool thread, int64_t id, const struct tp_arg *arg);
+/* The {process,thread}_sort_index_hint arg of @id (the last one set). */
+void tp_proc_set_sort_index(struct tp_import *imp, bool thread, int64_t id, int32_t sort_index);
 /* The end of the trace: the processes' args are stored, by upid. */
 void tp_proc_finish(struct tp_import *imp);
 

@@ -51,6 +51,27 @@ struct pair {
 	int64_t a, b;
 };
 
+/* Args given to processes or threads, stored at the end of the trace. */
+struct pending_arg {
+	uint32_t id; /* upid or utid */
+	uint32_t seq;
+	struct tp_arg arg;
+};
+
+struct proc_args {
+	struct pending_arg *a;
+	size_t n, cap;
+	uint32_t *ids; /* the ids with args, in the order they got them (threads only) */
+	size_t n_ids, cap_ids;
+	struct hmap id_set;
+	struct hmap sort_index; /* id -> sort index hint (int32) */
+	uint32_t *sort_ids;     /* its keys in insertion order */
+	size_t n_sort_ids, cap_sort_ids;
+};
+
+static void proc_args_fini(struct proc_args *pa);
+static int note_id(uint32_t **ids, size_t *n, size_t *cap, struct hmap *set, uint32_t id);
+
 struct tp_procs {
 	struct hmap tid_to_utid;      /* key(machine, tid) -> utid: the live thread */
 	struct hmap pid_to_upid;      /* key(machine, pid) -> upid (newest) */
@@ -70,6 +91,9 @@ struct tp_procs {
 	size_t cap_kthread;
 	uint32_t *arg_upids;          /* the upids with args, in the order they got them */
 	size_t n_arg_upids, cap_arg_upids;
+	struct hmap arg_upid_set;     /* upid -> 1: in arg_upids */
+	struct proc_args threads;     /* thread args, by utid */
+	struct proc_args procs;       /* process args other than is_kthread, by upid */
 };
 
 /*
@@ -551,6 +575,11 @@ int tp_proc_init(struct tp_import *imp)
 	hmap_init(&imp->procs->pid_to_upid);
 	hmap_init(&imp->procs->tid_lists);
 	hmap_init(&imp->procs->assoc.heads);
+	hmap_init(&imp->procs->arg_upid_set);
+	hmap_init(&imp->procs->threads.id_set);
+	hmap_init(&imp->procs->threads.sort_index);
+	hmap_init(&imp->procs->procs.id_set);
+	hmap_init(&imp->procs->procs.sort_index);
 	m = tp_table_append(&imp->db->machine);
 	if (m < 0)
 		return -ENOMEM;
@@ -584,6 +613,9 @@ void tp_proc_fini(struct tp_import *imp)
 	free(p->pname_prio);
 	free(p->kthread);
 	free(p->arg_upids);
+	hmap_fini(&p->arg_upid_set);
+	proc_args_fini(&p->threads);
+	proc_args_fini(&p->procs);
 	free(p);
 	imp->procs = NULL;
 }
@@ -796,13 +828,76 @@ void tp_proc_set_kthread(struct tp_import *imp, int64_t upid, bool is_kthread)
 			return;
 		memset(p->kthread + old, -1, p->cap_kthread - old);
 	}
-	if (p->kthread[upid] < 0) {
-		if (tp_array_grow((void **)&p->arg_upids, &p->cap_arg_upids, p->n_arg_upids + 1,
-				  sizeof(*p->arg_upids), 64) < 0)
-			return;
-		p->arg_upids[p->n_arg_upids++] = (uint32_t)upid;
-	}
+	if (note_id(&p->arg_upids, &p->n_arg_upids, &p->cap_arg_upids, &p->arg_upid_set,
+		    (uint32_t)upid) < 0)
+		return;
 	p->kthread[upid] = is_kthread;
+}
+
+static void proc_args_fini(struct proc_args *pa)
+{
+	free(pa->a);
+	free(pa->ids);
+	hmap_fini(&pa->id_set);
+	hmap_fini(&pa->sort_index);
+	free(pa->sort_ids);
+}
+
+/* Adds @id to the list @ids (insertion order) unless @set has it. */
+static int note_id(uint32_t **ids, size_t *n, size_t *cap, struct hmap *set, uint32_t id)
+{
+	uint64_t v;
+
+	if (hmap_get(set, id, &v))
+		return 0;
+	if (tp_array_grow((void **)ids, cap, *n + 1, sizeof(**ids), 64) < 0)
+		return -ENOMEM;
+	if (hmap_put(set, id, 1) < 0)
+		return -ENOMEM;
+	(*ids)[(*n)++] = id;
+	return 0;
+}
+
+static void add_pending(struct tp_procs *p, bool thread, uint32_t id, const struct tp_arg *arg)
+{
+	struct proc_args *pa = thread ? &p->threads : &p->procs;
+	int rc;
+
+	if (thread)
+		rc = note_id(&pa->ids, &pa->n_ids, &pa->cap_ids, &pa->id_set, id);
+	else
+		rc = note_id(&p->arg_upids, &p->n_arg_upids, &p->cap_arg_upids, &p->arg_upid_set,
+			     id);
+	if (rc < 0 || tp_array_grow((void **)&pa->a, &pa->cap, pa->n + 1, sizeof(*pa->a), 16) < 0)
+		return;
+	pa->a[pa->n].id = id;
+	pa->a[pa->n].seq = (uint32_t)pa->n;
+	pa->a[pa->n].arg = *arg;
+	pa->n++;
+}
+
+void tp_proc_add_arg(struct tp_import *imp, bool thread, int64_t id, const struct tp_arg *arg)
+{
+	if (!imp->procs || id < 0 || id > UINT32_MAX)
+		return;
+	add_pending(imp->procs, thread, (uint32_t)id, arg);
+}
+
+void tp_proc_set_sort_index(struct tp_import *imp, bool thread, int64_t id, int32_t sort_index)
+{
+	struct proc_args *pa;
+	uint64_t v;
+
+	if (!imp->procs || id < 0 || id > UINT32_MAX)
+		return;
+	pa = thread ? &imp->procs->threads : &imp->procs->procs;
+	if (!hmap_get(&pa->sort_index, (uint64_t)id, &v)) {
+		if (tp_array_grow((void **)&pa->sort_ids, &pa->cap_sort_ids, pa->n_sort_ids + 1,
+				  sizeof(*pa->sort_ids), 16) < 0)
+			return;
+		pa->sort_ids[pa->n_sort_ids++] = (uint32_t)id;
+	}
+	hmap_put(&pa->sort_index, (uint64_t)id, (uint64_t)(uint32_t)sort_index);
 }
 
 /* Perfetto's MurmurHash of an integer key. */
@@ -881,6 +976,77 @@ static int map_clear_order(uint32_t *upids, size_t n)
 	return 0;
 }
 
+static int cmp_pending(const void *a, const void *b)
+{
+	const struct pending_arg *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The sort index hints of @pa become args, as Perfetto adds them last. */
+static void add_sort_hints(struct tp_import *imp, bool thread, struct proc_args *pa)
+{
+	struct tp_arg arg = {0};
+	size_t i;
+
+	arg.key = arg.flat_key =
+		tp_db_str(imp->db, thread ? "thread_sort_index_hint" : "process_sort_index_hint");
+	arg.type = TP_ARG_INT;
+	if (map_clear_order(pa->sort_ids, pa->n_sort_ids) < 0)
+		return;
+	for (i = 0; i < pa->n_sort_ids; i++) {
+		uint64_t v = 0;
+
+		hmap_get(&pa->sort_index, pa->sort_ids[i], &v);
+		arg.v.i = (int32_t)(uint32_t)v;
+		add_pending(imp->procs, thread, pa->sort_ids[i], &arg);
+	}
+}
+
+/* The pending args of @id in @pa (sorted by id), into @b. */
+static void take_pending(struct tp_import *imp, const struct proc_args *pa, uint32_t id,
+			 struct tp_argset *b)
+{
+	size_t lo = 0, hi = pa->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pa->a[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < pa->n && pa->a[lo].id == id; lo++)
+		tp_argset_add(imp, b, &pa->a[lo].arg);
+}
+
+/* Stores the args of the threads, in the order Perfetto commits them. */
+static void thread_args_finish(struct tp_import *imp)
+{
+	struct proc_args *pa = &imp->procs->threads;
+	struct tp_argset b = {0};
+	size_t i;
+
+	if (!pa->n_ids || map_clear_order(pa->ids, pa->n_ids) < 0)
+		return;
+	qsort(pa->a, pa->n, sizeof(*pa->a), cmp_pending);
+	for (i = 0; i < pa->n_ids; i++) {
+		uint32_t utid = pa->ids[i];
+		int64_t set;
+
+		if (utid >= imp->db->thread.n_rows)
+			continue;
+		take_pending(imp, pa, utid, &b);
+		set = tp_argset_commit(imp, &b);
+		if (set >= 0)
+			tp_set_int(&imp->db->thread, THREAD_ARG_SET_ID, utid, set);
+	}
+	tp_argset_fini(&b);
+}
+
 void tp_proc_finish(struct tp_import *imp)
 {
 	struct tp_procs *p = imp->procs;
@@ -888,23 +1054,30 @@ void tp_proc_finish(struct tp_import *imp)
 	uint32_t k;
 	size_t i;
 
-	if (!p || !p->n_arg_upids)
+	if (!p)
 		return;
+	add_sort_hints(imp, false, &p->procs);
+	add_sort_hints(imp, true, &p->threads);
 	k = tp_db_str(imp->db, "is_kthread");
-	/* Perfetto stores the args it gathered per process at the end. */
-	if (map_clear_order(p->arg_upids, p->n_arg_upids) < 0)
-		return;
-	for (i = 0; i < p->n_arg_upids; i++) {
-		uint32_t upid = p->arg_upids[i];
-		int64_t set;
+	/* Perfetto stores the args it gathered per process at the end, then
+	 * those per thread. */
+	if (p->n_arg_upids && map_clear_order(p->arg_upids, p->n_arg_upids) == 0) {
+		qsort(p->procs.a, p->procs.n, sizeof(*p->procs.a), cmp_pending);
+		for (i = 0; i < p->n_arg_upids; i++) {
+			uint32_t upid = p->arg_upids[i];
+			int64_t set;
 
-		if (upid >= imp->db->process.n_rows || p->kthread[upid] < 0)
-			continue;
-		b.n = 0;
-		tp_argset_bool(imp, &b, k, p->kthread[upid] != 0);
-		set = tp_argset_commit(imp, &b);
-		if (set >= 0)
-			tp_set_int(&imp->db->process, PROCESS_ARG_SET_ID, upid, set);
+			if (upid >= imp->db->process.n_rows)
+				continue;
+			b.n = 0;
+			if (upid < p->cap_kthread && p->kthread[upid] >= 0)
+				tp_argset_bool(imp, &b, k, p->kthread[upid] != 0);
+			take_pending(imp, &p->procs, upid, &b);
+			set = tp_argset_commit(imp, &b);
+			if (set >= 0)
+				tp_set_int(&imp->db->process, PROCESS_ARG_SET_ID, upid, set);
+		}
 	}
 	tp_argset_fini(&b);
+	thread_args_finish(imp);
 }

@@ -33,6 +33,7 @@ struct pz_field;
 #define TE_MAX_ARG_DEPTH 32  /* nesting of debug annotations */
 #define TE_MAX_HIERARCHY 100 /* ancestors of a descriptor track */
 #define TE_KEY_MAX 512       /* bytes of an arg key built from annotations */
+#define TE_NO_SEQ UINT32_MAX /* seq_id of an event naming no sequence */
 
 /* ------------------------------------------------------------ sequences ---- */
 
@@ -107,6 +108,8 @@ struct te_track {
 	uint32_t seq_id;            /* sequence of the first reservation */
 	int32_t sibling_order_rank; /* INT32_MIN: none */
 	uint8_t child_ordering;
+	bool explicit_process_order; /* process_ordering EXPLICIT (on the default track) */
+	bool explicit_thread_order;  /* thread_ordering EXPLICIT (on the default track) */
 	/* resolution (parse time) */
 	uint8_t resolved; /* enum te_resolve */
 	uint8_t scope;    /* enum te_scope */
@@ -261,7 +264,9 @@ int64_t te_get_process(struct tp_import *imp, uint32_t machine, int64_t pid);
 /* Resolves @uuid (and its parents). Return: the track or NULL (broken). */
 struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t machine);
 enum te_use { TE_USE_BEGIN, TE_USE_END, TE_USE_INSTANT, TE_USE_OTHER };
-/* The track id for an event of kind @use on @uuid; -1 if broken. */
+/* The track id for an event of kind @use on @uuid; -1 if broken. An event
+ * on the default track (@uuid 0) names no sequence: its track's args never
+ * say has_first_packet_on_sequence, as in Perfetto. */
 int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_name,
 			   enum te_use use, uint32_t machine, uint32_t seq_id);
 int64_t te_thread_track(struct tp_import *imp, int64_t utid);

@@ -1445,12 +1445,42 @@ static int64_t process_from_descriptor(struct tp_import *imp, int64_t ts, uint32
 	return upid;
 }
 
+/* ChromeProcessDescriptor: process args, as Perfetto's. */
+static void chrome_process(struct tp_import *imp, int64_t upid, const uint8_t *data, size_t len)
+{
+	struct pz_field d[6];
+	struct tp_arg a = {0};
+
+	if (upid < 0 || pz_decode_table(data, len, d, 6) != PZ_OK)
+		return;
+	/* TODO: the names of the other process types (and the process name
+	 * they give); an unspecified type has none. */
+	if (!d[PB_CHROME_PROCESS_DESCRIPTOR__PROCESS_TYPE].value) {
+		a.key = a.flat_key = tp_db_str(imp->db, "chrome.process_type");
+		a.type = TP_ARG_STR;
+		a.v.s = 0;
+		tp_proc_add_arg(imp, false, upid, &a);
+	}
+	if (d[PB_CHROME_PROCESS_DESCRIPTOR__HOST_APP_PACKAGE_NAME].id) {
+		a.key = a.flat_key = tp_db_str(imp->db, "chrome.host_app_package_name");
+		a.type = TP_ARG_STR;
+		a.v.s = te_str(imp, &d[PB_CHROME_PROCESS_DESCRIPTOR__HOST_APP_PACKAGE_NAME]);
+		tp_proc_add_arg(imp, false, upid, &a);
+	}
+	if (d[PB_CHROME_PROCESS_DESCRIPTOR__CRASH_TRACE_ID].id) {
+		a.key = a.flat_key = tp_db_str(imp->db, "chrome.crash_trace_id");
+		a.type = TP_ARG_UINT;
+		a.v.i = (int64_t)d[PB_CHROME_PROCESS_DESCRIPTOR__CRASH_TRACE_ID].value;
+		tp_proc_add_arg(imp, false, upid, &a);
+	}
+}
+
 static void track_descriptor(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			     size_t len)
 {
-	struct pz_field d[6];
+	struct pz_field d[7];
 
-	if (pz_decode_table(data, len, d, 6) != PZ_OK ||
+	if (pz_decode_table(data, len, d, 7) != PZ_OK ||
 	    !te_track_resolve(imp, d[PB_TRACK_DESCRIPTOR__UUID].value, ev->machine)) {
 		tp_stat_add(imp, "track_event_parser_errors", -1, ev->machine, 1);
 		return;
@@ -1461,9 +1491,16 @@ static void track_descriptor(struct tp_import *imp, const struct tp_event *ev, c
 				       d[PB_TRACK_DESCRIPTOR__THREAD].size);
 	else if (d[PB_TRACK_DESCRIPTOR__PROCESS].id &&
 		 d[PB_TRACK_DESCRIPTOR__PROCESS].wire_type == PZ_WIRE_LEN)
-		process_from_descriptor(imp, ev->ts, ev->machine,
-					d[PB_TRACK_DESCRIPTOR__PROCESS].data,
-					d[PB_TRACK_DESCRIPTOR__PROCESS].size);
+	{
+		int64_t upid = process_from_descriptor(imp, ev->ts, ev->machine,
+						       d[PB_TRACK_DESCRIPTOR__PROCESS].data,
+						       d[PB_TRACK_DESCRIPTOR__PROCESS].size);
+
+		if (d[PB_TRACK_DESCRIPTOR__CHROME_PROCESS].id &&
+		    d[PB_TRACK_DESCRIPTOR__CHROME_PROCESS].wire_type == PZ_WIRE_LEN)
+			chrome_process(imp, upid, d[PB_TRACK_DESCRIPTOR__CHROME_PROCESS].data,
+				       d[PB_TRACK_DESCRIPTOR__CHROME_PROCESS].size);
+	}
 }
 
 static void chrome_trigger(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,

@@ -170,6 +170,10 @@ static bool track_descriptor(struct tp_import *imp, struct tp_te *te, uint32_t i
 		}
 		r.child_ordering = (uint8_t)v;
 	}
+	r.explicit_process_order = d[PB_TRACK_DESCRIPTOR__PROCESS_ORDERING].value ==
+				   PBE_TRACK_DESCRIPTOR_PROCESS_ORDERING__PROCESS_ORDERING_EXPLICIT;
+	r.explicit_thread_order = d[PB_TRACK_DESCRIPTOR__THREAD_ORDERING].value ==
+				  PBE_TRACK_DESCRIPTOR_THREAD_ORDERING__THREAD_ORDERING_EXPLICIT;
 	if (d[PB_TRACK_DESCRIPTOR__SIBLING_ORDER_RANK].id)
 		r.sibling_order_rank = pz_field_int32(&d[PB_TRACK_DESCRIPTOR__SIBLING_ORDER_RANK]);
 	switch (d[PB_TRACK_DESCRIPTOR__SIBLING_MERGE_BEHAVIOR].value) {

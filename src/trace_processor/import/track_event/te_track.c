@@ -475,7 +475,8 @@ static bool hierarchy_ok(struct tp_import *imp, uint32_t machine, uint64_t uuid)
 struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t machine)
 {
 	struct tp_te *te = imp->te;
-	struct te_track *t = te_track_find(imp, machine, uuid), *parent = NULL;
+	struct te_track *t = te_track_find(imp, machine, uuid), *parent = NULL, *root;
+	bool explicit_process = false, explicit_thread = false;
 	uint64_t v;
 	size_t idx;
 
@@ -500,6 +501,11 @@ struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t
 	}
 	/* Parents resolve first; the table may move, so keep an index. */
 	idx = (size_t)(t - te->tracks);
+	root = te_track_find(imp, machine, 0);
+	if (root) {
+		explicit_process = root->explicit_process_order;
+		explicit_thread = root->explicit_thread_order;
+	}
 	if (t->parent_uuid) {
 		parent = te_track_resolve(imp, t->parent_uuid, machine);
 		t = &te->tracks[idx];
@@ -518,6 +524,9 @@ struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t
 			tp_proc_set_thread_process(imp, utid, machine, t->pid);
 		}
 		hmap_put(&te->utid_uuid, (uint64_t)utid, t->uuid);
+		/* A rank given under explicit ordering is the thread's sort hint. */
+		if (explicit_thread && t->sibling_order_rank != INT32_MIN)
+			tp_proc_set_sort_index(imp, true, utid, t->sibling_order_rank);
 		t->scope = TE_SCOPE_THREAD;
 		t->utid = utid;
 		t->upid = tp_col_int(&imp->db->thread, THREAD_UPID)[utid];
@@ -534,6 +543,8 @@ struct te_track *te_track_resolve(struct tp_import *imp, uint64_t uuid, uint32_t
 				goto broken;
 		}
 		hmap_put(&te->upid_uuid, (uint64_t)upid, t->uuid);
+		if (explicit_process && t->sibling_order_rank != INT32_MIN)
+			tp_proc_set_sort_index(imp, false, upid, t->sibling_order_rank);
 		t->scope = TE_SCOPE_PROCESS;
 		t->upid = upid;
 		t->is_root = true;
@@ -574,7 +585,7 @@ static void source_args(struct tp_import *imp, const struct te_track *t, uint32_
 		if (t->y_axis_share_key)
 			tp_argset_str(imp, a, te->k.y_axis_share_key, t->y_axis_share_key);
 	}
-	if (tp_seq_had_first_packet(imp, seq_id))
+	if (seq_id != TE_NO_SEQ && tp_seq_had_first_packet(imp, seq_id))
 		tp_argset_bool(imp, a, te->k.has_first_packet, true);
 	if (t->child_ordering && t->child_ordering < 4)
 		tp_argset_str(imp, a, te->k.child_ordering,
@@ -886,6 +897,8 @@ int64_t te_track_for_event(struct tp_import *imp, uint64_t uuid, uint32_t event_
 	struct te_cset *c;
 	int64_t slot;
 
+	if (uuid == 0)
+		seq_id = TE_NO_SEQ;
 	if (intern_track(imp, uuid, event_name, machine, seq_id) < 0)
 		return -1;
 	t = te_track_find(imp, machine, uuid);
