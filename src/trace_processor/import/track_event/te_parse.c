@@ -1453,8 +1453,9 @@ static void chrome_process(struct tp_import *imp, int64_t upid, const uint8_t *d
 
 	if (upid < 0 || pz_decode_table(data, len, d, 6) != PZ_OK)
 		return;
-	/* TODO: the names of the other process types (and the process name
-	 * they give); an unspecified type has none. */
+	/* Only an unspecified type is recorded (as NULL): Perfetto also names
+	 * the other types and renames the process by Chrome's priorities,
+	 * which our process names do not model (docs/trace-processor.md). */
 	if (!d[PB_CHROME_PROCESS_DESCRIPTOR__PROCESS_TYPE].value) {
 		a.key = a.flat_key = tp_db_str(imp->db, "chrome.process_type");
 		a.type = TP_ARG_STR;
