@@ -1032,7 +1032,8 @@ static void thread_args_finish(struct tp_import *imp)
 
 	if (!pa->n_ids || map_clear_order(pa->ids, pa->n_ids) < 0)
 		return;
-	qsort(pa->a, pa->n, sizeof(*pa->a), cmp_pending);
+	if (pa->n)
+		qsort(pa->a, pa->n, sizeof(*pa->a), cmp_pending);
 	for (i = 0; i < pa->n_ids; i++) {
 		uint32_t utid = pa->ids[i];
 		int64_t set;
@@ -1062,7 +1063,8 @@ void tp_proc_finish(struct tp_import *imp)
 	/* Perfetto stores the args it gathered per process at the end, then
 	 * those per thread. */
 	if (p->n_arg_upids && map_clear_order(p->arg_upids, p->n_arg_upids) == 0) {
-		qsort(p->procs.a, p->procs.n, sizeof(*p->procs.a), cmp_pending);
+		if (p->procs.n)
+			qsort(p->procs.a, p->procs.n, sizeof(*p->procs.a), cmp_pending);
 		for (i = 0; i < p->n_arg_upids; i++) {
 			uint32_t upid = p->arg_upids[i];
 			int64_t set;
