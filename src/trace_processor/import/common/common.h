@@ -220,6 +220,7 @@ struct tp_import {
 	struct tp_chrome *chrome;     /* chrome/ */
 	struct tp_system *system;     /* system/ */
 	struct tp_gk *gk;             /* generic_kernel/; NULL until the first packet */
+	struct tp_profiling *profiling; /* profiling/; NULL until the first sample */
 	/* set by system/ (a start-of-trace FtraceStats), read by ftrace/ */
 	bool ftrace_preserve_buffer;  /* the ftrace buffer was not cleared: drop nothing */
 };
