@@ -297,6 +297,8 @@ struct tp_seq_gen {
 	uint32_t intern_gen;     /* interned data generation (new on every clear) */
 	const uint8_t *defaults; /* TrackEventDefaults bytes, or NULL */
 	uint32_t defaults_len;
+	const uint8_t *perf_defaults; /* PerfSampleDefaults bytes, or NULL */
+	uint32_t perf_defaults_len;
 	bool valid;              /* incremental state valid */
 	bool has_thread;         /* TrackEvent thread descriptor seen */
 	int32_t pid;

@@ -8,6 +8,8 @@
  * interned entry, frames per mapping, callsites per parent and frame);
  * records of lost data or of the producer become stats.
  */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,11 +22,12 @@
 #define MAX_KEYS (1u << 24) /* rows the importer remembers (mappings, frames, ...) */
 #define MAX_PATH_PARTS 64
 #define MAX_NAME_BYTES 4096
+#define MAX_FOLLOWERS 64 /* counters read at each sample */
 
 /* What a remembered key names. */
 enum key_kind {
 	KEY_SESSION = 1, /* a = sequence id */
-	KEY_CPU_TRACK,   /* a = session, b = cpu */
+	KEY_CPU_TRACK,   /* a = session, b = cpu, c = machine; row: a stream */
 	KEY_MAPPING_IID, /* a = upid + 1, b = interned entry index */
 	KEY_MAPPING,     /* a = hash of the fields, b = name, c = build id */
 	KEY_FRAME,       /* a = mapping, b = rel_pc, c = name */
@@ -36,7 +39,16 @@ struct key {
 	int64_t row;
 };
 
+/* The counter tracks of one (session, cpu). */
+struct stream {
+	int64_t timebase;
+	int64_t *followers;
+	uint32_t n_followers;
+};
+
 struct tp_profiling {
+	struct stream *streams;
+	size_t n_streams, cap_streams;
 	struct hmap index; /* hash of a key -> its index in keys (probing on collision) */
 	struct key *keys;
 	size_t n, cap;
@@ -69,6 +81,9 @@ void tp_profiling_fini(struct tp_import *imp)
 		return;
 	hmap_fini(&p->index);
 	free(p->keys);
+	for (size_t i = 0; i < p->n_streams; i++)
+		free(p->streams[i].followers);
+	free(p->streams);
 	free(p);
 	imp->profiling = NULL;
 }
@@ -137,27 +152,212 @@ static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	return row;
 }
 
-/*
- * The timebase counter track of (@session, @cpu). Without
- * TracePacketDefaults the producer is taken to sample on the cpu clock,
- * as Perfetto assumes of the first traced_perf releases.
- */
-static int64_t timebase_track(struct tp_import *imp, struct tp_profiling *p, int64_t session,
-			      uint32_t cpu, uint32_t machine)
+/* Where the event fields of a PerfEvents.Timebase or a FollowerEvent are. */
+struct event_fields {
+	uint32_t counter, tracepoint, raw, name, modifiers;
+};
+
+static const struct event_fields k_timebase = {
+	PB_PERF_EVENTS_TIMEBASE__COUNTER, PB_PERF_EVENTS_TIMEBASE__TRACEPOINT,
+	PB_PERF_EVENTS_TIMEBASE__RAW_EVENT, PB_PERF_EVENTS_TIMEBASE__NAME,
+	PB_PERF_EVENTS_TIMEBASE__MODIFIERS};
+static const struct event_fields k_follower = {
+	PB_FOLLOWER_EVENT__COUNTER, PB_FOLLOWER_EVENT__TRACEPOINT, PB_FOLLOWER_EVENT__RAW_EVENT,
+	PB_FOLLOWER_EVENT__NAME, PB_FOLLOWER_EVENT__MODIFIERS};
+
+/* perf's name of a generic counter (PerfEvents.Counter). */
+static const char *counter_name(uint64_t c)
 {
-	struct key k = {KEY_CPU_TRACK, (uint64_t)session, cpu, machine, 0};
-	uint64_t h;
-	int64_t row = key_find(p, &k, &h);
+	static const char *const names[] = {
+		[1] = "cpu-clock", [2] = "page-faults", [3] = "task-clock",
+		[4] = "context-switches", [5] = "cpu-migrations", [6] = "minor-faults",
+		[7] = "major-faults", [8] = "alignment-faults", [9] = "emulation-faults",
+		[10] = "cpu-cycles", [11] = "instructions", [12] = "cache-references",
+		[13] = "cache-misses", [14] = "branch-instructions", [15] = "branch-misses",
+		[16] = "bus-cycles", [17] = "stalled-cycles-frontend",
+		[18] = "stalled-cycles-backend", [19] = "ref-cycles", [20] = "dummy"};
+
+	return c < sizeof(names) / sizeof(names[0]) && names[c] ? names[c] : "unknown";
+}
+
+/*
+ * The counter name of an event (@data, @len; fields @ef): its own name,
+ * else the counter's, the tracepoint's or a raw event's type and configs,
+ * with perf's modifier suffix (":u", ":k", ":h" in the order given).
+ */
+static uint32_t event_name(struct tp_import *imp, const uint8_t *data, uint32_t len,
+			   const struct event_fields *ef)
+{
+	char buf[512];
+	size_t n = 0;
+	struct pz_reader r;
+	struct pz_field f;
+	const uint8_t *name = NULL, *tp = NULL, *raw = NULL;
+	uint32_t name_len = 0, tp_len = 0, raw_len = 0;
+	uint64_t counter = 0;
+	bool has_counter = false;
+	char mods[64];
+	size_t n_mods = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == ef->name && f.wire_type == PZ_WIRE_LEN) {
+			name = f.data;
+			name_len = f.size;
+		} else if (f.id == ef->counter && f.wire_type != PZ_WIRE_LEN) {
+			counter = f.value;
+			has_counter = true;
+		} else if (f.id == ef->tracepoint && f.wire_type == PZ_WIRE_LEN) {
+			tp = f.data;
+			tp_len = f.size;
+		} else if (f.id == ef->raw && f.wire_type == PZ_WIRE_LEN) {
+			raw = f.data;
+			raw_len = f.size;
+		} else if (f.id == ef->modifiers) {
+			struct pz_packed it;
+			uint64_t m;
+			bool packed = f.wire_type == PZ_WIRE_LEN;
+
+			if (packed)
+				pz_packed_init(&it, &f);
+			while (packed ? pz_packed_next_varint(&it, &m) > 0 : (m = f.value, true)) {
+				if (n_mods < sizeof(mods) && m >= 1 && m <= 3)
+					mods[n_mods++] = "ukh"[m - 1];
+				if (!packed)
+					break;
+			}
+		}
+	}
+	if (name_len > 0) {
+		n = name_len < sizeof(buf) - 80 ? name_len : sizeof(buf) - 80;
+		memcpy(buf, name, n);
+	} else if (has_counter) {
+		n = (size_t)snprintf(buf, sizeof(buf), "%s", counter_name(counter));
+	} else if (tp) {
+		struct pz_field t[2];
+
+		if (pz_decode_table(tp, tp_len, t, 2) == PZ_OK && t[1].wire_type == PZ_WIRE_LEN) {
+			n = t[1].size < sizeof(buf) - 80 ? t[1].size : sizeof(buf) - 80;
+			memcpy(buf, t[1].data, n);
+		}
+	} else if (raw) {
+		struct pz_field t[5];
+
+		if (pz_decode_table(raw, raw_len, t, 5) == PZ_OK)
+			n = (size_t)snprintf(buf, sizeof(buf),
+					     "raw.0x%" PRIx32 ".0x%" PRIx64 ".0x%" PRIx64
+					     ".0x%" PRIx64,
+					     (uint32_t)t[PB_PERF_EVENTS_RAW_EVENT__TYPE].value,
+					     t[PB_PERF_EVENTS_RAW_EVENT__CONFIG].value,
+					     t[PB_PERF_EVENTS_RAW_EVENT__CONFIG1].value,
+					     t[PB_PERF_EVENTS_RAW_EVENT__CONFIG2].value);
+	} else {
+		n = (size_t)snprintf(buf, sizeof(buf), "unknown");
+	}
+	if (n_mods && n + 1 + n_mods < sizeof(buf)) {
+		buf[n++] = ':';
+		memcpy(buf + n, mods, n_mods);
+		n += n_mods;
+	}
+	return tp_str_intern(&imp->db->strings, buf, n);
+}
+
+/* The perf_cpu_counter track of event @name on (@session, @cpu). */
+static int64_t counter_track(struct tp_import *imp, int64_t session, uint32_t cpu,
+			     uint32_t machine, uint32_t name, bool is_timebase)
+{
 	struct tp_dim dims[3] = {{"cpu", TP_DIM_UINT, cpu},
 				 {"perf_session_id", TP_DIM_UINT, session},
-				 {"name", TP_DIM_STR, p->s_cpu_clock}};
+				 {"name", TP_DIM_STR, name}};
+	struct tp_argset src = {0};
+	int64_t row, set;
 
-	if (row >= 0)
+	row = tp_track_dims(imp, "perf_cpu_counter", name, true, machine, dims, 3, 0);
+	if (row < 0)
 		return row;
-	row = tp_track_dims(imp, "perf_cpu_counter", p->s_cpu_clock, true, machine, dims, 3, 0);
-	if (row >= 0)
-		key_put(p, h, &k, row);
+	tp_argset_bool(imp, &src, tp_db_str(imp->db, "is_timebase"), is_timebase);
+	set = tp_argset_commit(imp, &src);
+	tp_argset_fini(&src);
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->track, TRACK_SOURCE_ARG_SET_ID, (size_t)row, set);
 	return row;
+}
+
+/*
+ * The counter tracks of (@session, @cpu), made on its first sample from
+ * the sequence's PerfSampleDefaults (@defaults, may be NULL): the
+ * timebase's, then one per follower. Without defaults the producer is
+ * taken to sample on the cpu clock, as Perfetto assumes of the first
+ * traced_perf releases. Return: the stream, or NULL.
+ */
+static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, int64_t session,
+				uint32_t cpu, uint32_t machine, const struct tp_seq_gen *g)
+{
+	struct key k = {KEY_CPU_TRACK, (uint64_t)session, cpu, machine, 0};
+	struct stream *st;
+	struct pz_reader r;
+	struct pz_field f;
+	uint64_t h;
+	int64_t idx = key_find(p, &k, &h);
+	uint32_t name = p->s_cpu_clock;
+	const uint8_t *defaults = g ? g->perf_defaults : NULL;
+	uint32_t defaults_len = g ? g->perf_defaults_len : 0;
+
+	if (idx >= 0)
+		return &p->streams[idx];
+	if (p->n_streams == p->cap_streams) {
+		size_t cap = p->cap_streams ? p->cap_streams * 2 : 16;
+		struct stream *s;
+
+		if (cap > MAX_KEYS)
+			return NULL;
+		s = realloc(p->streams, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		p->streams = s;
+		p->cap_streams = cap;
+	}
+	st = &p->streams[p->n_streams];
+	memset(st, 0, sizeof(*st));
+	if (defaults) {
+		struct pz_field d[5];
+
+		if (pz_decode_table(defaults, defaults_len, d, 5) == PZ_OK) {
+			const struct pz_field *tb = &d[PB_PERF_SAMPLE_DEFAULTS__TIMEBASE];
+
+			name = event_name(imp, tb->id ? tb->data : NULL, tb->id ? tb->size : 0,
+					  &k_timebase);
+			if (d[PB_PERF_SAMPLE_DEFAULTS__PROCESS_SHARD_COUNT].value > 0) {
+				tp_stat_set(imp, "perf_process_shard_count", session, machine,
+					    (int64_t)d[PB_PERF_SAMPLE_DEFAULTS__PROCESS_SHARD_COUNT]
+						    .value);
+				tp_stat_set(imp, "perf_chosen_process_shard", session, machine,
+					    (int64_t)d[PB_PERF_SAMPLE_DEFAULTS__CHOSEN_PROCESS_SHARD]
+						    .value);
+			}
+		}
+	}
+	st->timebase = counter_track(imp, session, cpu, machine, name, true);
+	if (defaults) {
+		pz_reader_init(&r, defaults, defaults_len);
+		while (pz_reader_next(&r, &f) > 0) {
+			int64_t *fl;
+
+			if (f.id != PB_PERF_SAMPLE_DEFAULTS__FOLLOWERS || f.wire_type != PZ_WIRE_LEN ||
+			    st->n_followers >= MAX_FOLLOWERS)
+				continue;
+			fl = realloc(st->followers, (st->n_followers + 1) * sizeof(*fl));
+			if (!fl)
+				break;
+			st->followers = fl;
+			fl[st->n_followers++] =
+				counter_track(imp, session, cpu, machine,
+					      event_name(imp, f.data, f.size, &k_follower), false);
+		}
+	}
+	key_put(p, h, &k, (int64_t)p->n_streams);
+	p->n_streams++;
+	return st;
 }
 
 /* ------------------------------------------------------- interned data ---- */
@@ -504,6 +704,35 @@ static const char *unwind_error_name(uint64_t err)
 	return err < sizeof(names) / sizeof(names[0]) ? names[err] : "unknown";
 }
 
+/* The follower counts of a sample, each on its follower's track. */
+static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t len,
+			    const struct stream *st, int64_t ts)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	uint32_t i = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0 && i < st->n_followers) {
+		struct pz_packed it;
+		uint64_t v;
+		bool packed = f.wire_type == PZ_WIRE_LEN;
+
+		if (f.id != PB_PERF_SAMPLE__FOLLOWER_COUNTS)
+			continue;
+		if (packed)
+			pz_packed_init(&it, &f);
+		while (i < st->n_followers &&
+		       (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
+			if (st->followers[i] >= 0)
+				tp_counter_add(imp, ts, st->followers[i], (double)v);
+			i++;
+			if (!packed)
+				break;
+		}
+	}
+}
+
 void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		    size_t len)
 {
@@ -511,7 +740,8 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 	struct pz_field f[20];
 	struct tp_table *t;
 	uint32_t seq_id, cpu, gen;
-	int64_t session, track, utid, upid, cs = -1, row;
+	int64_t session, utid, upid, cs = -1, row;
+	struct stream *st;
 
 	if (!p)
 		return;
@@ -522,7 +752,9 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 	session = session_of(imp, p, seq_id);
 	if (session < 0)
 		return;
-	track = timebase_track(imp, p, session, cpu, ev->machine);
+	gen = ev->aux ? ev->aux - 1 : UINT32_MAX;
+	st = stream_of(imp, p, session, cpu, ev->machine,
+		       gen != UINT32_MAX ? tp_seq_gen(imp, gen) : NULL);
 
 	/* Not a sample: the kernel dropped records of this CPU's buffer. */
 	if (f[PB_PERF_SAMPLE__KERNEL_RECORDS_LOST].value > 0) {
@@ -554,14 +786,15 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 			break;
 		}
 	}
-	if (f[PB_PERF_SAMPLE__TIMEBASE_COUNT].id && track >= 0)
-		tp_counter_add(imp, ev->ts, track,
+	if (f[PB_PERF_SAMPLE__TIMEBASE_COUNT].id && st && st->timebase >= 0)
+		tp_counter_add(imp, ev->ts, st->timebase,
 			       (double)f[PB_PERF_SAMPLE__TIMEBASE_COUNT].value);
+	if (st)
+		follower_counts(imp, data, len, st, ev->ts);
 
 	utid = tp_proc_update_thread(imp, ev->machine, (uint32_t)f[PB_PERF_SAMPLE__TID].value,
 				     (uint32_t)f[PB_PERF_SAMPLE__PID].value);
 	upid = tp_proc_get_process_main(imp, ev->machine, (uint32_t)f[PB_PERF_SAMPLE__PID].value);
-	gen = ev->aux ? ev->aux - 1 : UINT32_MAX;
 	if (f[PB_PERF_SAMPLE__CALLSTACK_IID].id) {
 		if (gen == UINT32_MAX)
 			tp_stat_add(imp, "stackprofile_invalid_callstack_id", -1, ev->machine, 1);
