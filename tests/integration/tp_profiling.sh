@@ -15,7 +15,12 @@
 #   counters                timebase counts on the (session, cpu)
 #                           perf_cpu_counter tracks named cpu-clock;
 #   stats                   kernel_records_lost per cpu, skipped samples;
-#   join                    which functions each thread ran.
+#   join                    which functions each thread ran;
+#   defaults                (perf_defaults.textproto) counter names from
+#                           PerfSampleDefaults (counter + modifier, follower
+#                           name, raw event), follower counts, is_timebase,
+#                           one session per sequence, shard and guardrail
+#                           stats.
 # Usage: OUT=out sh tests/integration/tp_profiling.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -23,7 +28,7 @@
 tp_setup tp_profiling
 DATA="$ROOT/tests/data/tp/profiling"
 
-tp_encode perf_samples
+tp_encode perf_samples perf_defaults
 
 expect perf_sample perf_samples "SELECT * FROM perf_sample ORDER BY id" \
 	'0,1000,2,0,"user",2,"[NULL]",0;1,2000,3,1,"user",3,"[NULL]",0;2,3000,3,1,"kernel",2,"invalid_map",0;3,4000,2,0,"unknown","[NULL]","[NULL]",0;4,6000,2,0,"unknown","[NULL]","[NULL]",0'
@@ -57,5 +62,16 @@ expect thread_functions perf_samples \
 	 SELECT DISTINCT f.name FROM up JOIN stack_profile_callsite c ON c.id = up.cs
 	 JOIN stack_profile_frame f ON c.frame_id = f.id ORDER BY f.name" \
 	'"main";"read";"run";"write"'
+
+expect defaults/counters perf_defaults \
+	"SELECT c.ts, c.value, t.name, t.cpu, t.perf_session_id, t.is_timebase FROM counter c
+	 JOIN perf_counter_track t ON c.track_id = t.id ORDER BY c.id" \
+	'1000,10.000000,"cpu-cycles:u",2,0,1;1000,20.000000,"insns",2,0,0;1000,30.000000,"raw.0x8.0x11.0x0.0x0",2,0,0;1500,40.000000,"cpu-clock",2,1,1'
+expect defaults/samples perf_defaults "SELECT * FROM perf_sample ORDER BY id" \
+	'0,1000,2,2,"user","[NULL]","[NULL]",0;1,1500,2,2,"unknown","[NULL]","[NULL]",1'
+expect defaults/sessions perf_defaults "SELECT * FROM perf_session" '0,0,"[NULL]";1,1,"[NULL]"'
+expect defaults/stats perf_defaults \
+	"SELECT name, idx, value FROM stats WHERE value > 0 AND name GLOB 'perf*' ORDER BY name" \
+	'"perf_chosen_process_shard",0,2;"perf_guardrail_stop_ts",0,2000;"perf_process_shard_count",0,4'
 
 summary
