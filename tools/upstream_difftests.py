@@ -44,6 +44,7 @@ DIFF_DIR = 'test/trace_processor/diff_tests'
 DEFAULT_AREAS = [
     'parser/atrace', 'parser/fs', 'parser/ftrace', 'parser/generic_kernel',
     'parser/linux', 'parser/memory', 'parser/parsing', 'parser/power',
+    'parser/profiling',
     'parser/process_tracking', 'parser/sched', 'parser/track_event',
     'parser/translated_args', 'parser/ufs'
 ]

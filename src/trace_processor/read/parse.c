@@ -12,6 +12,7 @@
 #include "trace_processor/import/android/android.h"
 #include "trace_processor/import/chrome/chrome.h"
 #include "trace_processor/import/generic_kernel/generic_kernel.h"
+#include "trace_processor/import/profiling/profiling.h"
 #include "trace_processor/import/system/system.h"
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
@@ -87,6 +88,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__GENERIC_KERNEL_PROCESS_TREE:
 		case PB_TRACE_PACKET__GENERIC_KERNEL_CPU_FREQ_EVENT:
 			tp_gk_parse_packet(imp, ev, f.id, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__PERF_SAMPLE:
+			tp_perf_sample(imp, ev, f.data, f.size);
 			break;
 		default:
 			break;

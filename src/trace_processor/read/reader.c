@@ -28,6 +28,7 @@
 #include "trace_processor/import/chrome/chrome.h"
 #include "trace_processor/import/ftrace/ftrace.h"
 #include "trace_processor/import/generic_kernel/generic_kernel.h"
+#include "trace_processor/import/profiling/profiling.h"
 #include "trace_processor/import/system/system.h"
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
@@ -115,6 +116,7 @@ void tp_read_destroy(struct tp_read *r)
 	tp_state_fini(imp);
 	tp_args_fini(imp);
 	tp_gk_fini(imp);
+	tp_profiling_fini(imp);
 	tp_ftrace_fini(imp);
 	tp_sched_fini(imp);
 	free(r);

@@ -54,6 +54,13 @@ static const char *const k_views[] = {
 	"CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
 	"source_arg_set_id, machine_id, unit, description "
 	"FROM __intrinsic_track WHERE is_counter = 1",
+	/* The counters of linux.perf sessions (import/profiling). */
+	"CREATE VIEW perf_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, "
+	"extract_arg(dimension_arg_set_id, 'perf_session_id') AS perf_session_id, "
+	"extract_arg(dimension_arg_set_id, 'cpu') AS cpu, "
+	"extract_arg(source_arg_set_id, 'is_timebase') AS is_timebase "
+	"FROM __intrinsic_track WHERE is_counter = 1 AND type IN ('perf_cpu_counter', "
+	"'perf_global_counter')",
 	"CREATE VIEW cpu_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, cpu "
 	"FROM __intrinsic_track WHERE is_counter = 1 AND cpu IS NOT NULL",
 	"CREATE VIEW process_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, upid "

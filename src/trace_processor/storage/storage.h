@@ -432,6 +432,48 @@ void tp_rows_release(const uint32_t *rows);
 	X(CPU_FREQ, UCPU, "ucpu", TP_INT, 0)                    \
 	X(CPU_FREQ, FREQ, "freq", TP_INT, 0)
 
+/* Profilers' interned mappings, frames and callsites (stack_profile_*). */
+#define TP_SP_MAPPING_COLS(X)                                   \
+	X(SP_MAP, ID, "id", TP_ID, 0)                           \
+	X(SP_MAP, BUILD_ID, "build_id", TP_STR, 0)              \
+	X(SP_MAP, EXACT_OFFSET, "exact_offset", TP_INT, 0)      \
+	X(SP_MAP, START_OFFSET, "start_offset", TP_INT, 0)      \
+	X(SP_MAP, START, "start", TP_INT, 0)                    \
+	X(SP_MAP, END, "end", TP_INT, 0)                        \
+	X(SP_MAP, LOAD_BIAS, "load_bias", TP_INT, 0)            \
+	X(SP_MAP, NAME, "name", TP_STR, 0)
+
+#define TP_SP_FRAME_COLS(X)                                     \
+	X(SP_FRAME, ID, "id", TP_ID, 0)                         \
+	X(SP_FRAME, NAME, "name", TP_STR, 0)                    \
+	X(SP_FRAME, MAPPING, "mapping", TP_INT, 0)              \
+	X(SP_FRAME, REL_PC, "rel_pc", TP_INT, 0)                \
+	X(SP_FRAME, SYMBOL_SET_ID, "symbol_set_id", TP_INT, 0)  \
+	X(SP_FRAME, DEOBFUSCATED_NAME, "deobfuscated_name", TP_STR, 0) \
+	X(SP_FRAME, TYPE, "type", TP_STR, 0)
+
+#define TP_SP_CALLSITE_COLS(X)                                  \
+	X(SP_CS, ID, "id", TP_ID, 0)                            \
+	X(SP_CS, DEPTH, "depth", TP_INT, 0)                     \
+	X(SP_CS, PARENT_ID, "parent_id", TP_INT, 0)             \
+	X(SP_CS, FRAME_ID, "frame_id", TP_INT, 0)
+
+/* linux.perf samples (traced_perf) and their sessions. */
+#define TP_PERF_SAMPLE_COLS(X)                                  \
+	X(PERF, ID, "id", TP_ID, 0)                             \
+	X(PERF, TS, "ts", TP_INT, 0)                            \
+	X(PERF, UTID, "utid", TP_INT, 0)                        \
+	X(PERF, CPU, "cpu", TP_INT, 0)                          \
+	X(PERF, CPU_MODE, "cpu_mode", TP_STR, 0)                \
+	X(PERF, CALLSITE_ID, "callsite_id", TP_INT, 0)          \
+	X(PERF, UNWIND_ERROR, "unwind_error", TP_STR, 0)        \
+	X(PERF, PERF_SESSION_ID, "perf_session_id", TP_INT, 0)
+
+#define TP_PERF_SESSION_COLS(X)                                 \
+	X(PERF_SESS, ID, "id", TP_ID, 0)                        \
+	X(PERF_SESS, PERF_SESSION_ID, "perf_session_id", TP_INT, 0) \
+	X(PERF_SESS, CMDLINE, "cmdline", TP_STR, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -451,6 +493,11 @@ enum { TP_STATS_COLS(TP_COL_ENUM) STATS_N_COLS };
 enum { TP_METADATA_COLS(TP_COL_ENUM) META_N_COLS };
 enum { TP_CLOCK_SNAPSHOT_COLS(TP_COL_ENUM) CLOCKS_N_COLS };
 enum { TP_CPU_FREQ_COLS(TP_COL_ENUM) CPU_FREQ_N_COLS };
+enum { TP_SP_MAPPING_COLS(TP_COL_ENUM) SP_MAP_N_COLS };
+enum { TP_SP_FRAME_COLS(TP_COL_ENUM) SP_FRAME_N_COLS };
+enum { TP_SP_CALLSITE_COLS(TP_COL_ENUM) SP_CS_N_COLS };
+enum { TP_PERF_SAMPLE_COLS(TP_COL_ENUM) PERF_N_COLS };
+enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -474,11 +521,16 @@ struct tp_db {
 	struct tp_table metadata;
 	struct tp_table clock_snapshot;
 	struct tp_table cpu_freq;
+	struct tp_table sp_mapping;
+	struct tp_table sp_frame;
+	struct tp_table sp_callsite;
+	struct tp_table perf_sample;
+	struct tp_table perf_session;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 18
+#define TP_DB_N_TABLES 23
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -28,6 +28,11 @@ static const struct tp_col_spec stats_specs[] = {TP_STATS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec metadata_specs[] = {TP_METADATA_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec clocks_specs[] = {TP_CLOCK_SNAPSHOT_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec cpu_freq_specs[] = {TP_CPU_FREQ_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sp_mapping_specs[] = {TP_SP_MAPPING_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sp_frame_specs[] = {TP_SP_FRAME_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sp_callsite_specs[] = {TP_SP_CALLSITE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec perf_sample_specs[] = {TP_PERF_SAMPLE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec perf_session_specs[] = {TP_PERF_SESSION_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -60,6 +65,16 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, clock_snapshot), "clock_snapshot", clocks_specs, N(clocks_specs)},
 	{offsetof(struct tp_db, cpu_freq), "__intrinsic_cpu_freq", cpu_freq_specs,
 	 N(cpu_freq_specs)},
+	{offsetof(struct tp_db, sp_mapping), "stack_profile_mapping", sp_mapping_specs,
+	 N(sp_mapping_specs)},
+	{offsetof(struct tp_db, sp_frame), "stack_profile_frame", sp_frame_specs,
+	 N(sp_frame_specs)},
+	{offsetof(struct tp_db, sp_callsite), "stack_profile_callsite", sp_callsite_specs,
+	 N(sp_callsite_specs)},
+	{offsetof(struct tp_db, perf_sample), "perf_sample", perf_sample_specs,
+	 N(perf_sample_specs)},
+	{offsetof(struct tp_db, perf_session), "perf_session", perf_session_specs,
+	 N(perf_session_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

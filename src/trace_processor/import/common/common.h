@@ -220,6 +220,7 @@ struct tp_import {
 	struct tp_chrome *chrome;     /* chrome/ */
 	struct tp_system *system;     /* system/ */
 	struct tp_gk *gk;             /* generic_kernel/; NULL until the first packet */
+	struct tp_profiling *profiling; /* profiling/; NULL until the first sample */
 	/* set by system/ (a start-of-trace FtraceStats), read by ftrace/ */
 	bool ftrace_preserve_buffer;  /* the ftrace buffer was not cleared: drop nothing */
 };
@@ -296,6 +297,8 @@ struct tp_seq_gen {
 	uint32_t intern_gen;     /* interned data generation (new on every clear) */
 	const uint8_t *defaults; /* TrackEventDefaults bytes, or NULL */
 	uint32_t defaults_len;
+	const uint8_t *perf_defaults; /* PerfSampleDefaults bytes, or NULL */
+	uint32_t perf_defaults_len;
 	bool valid;              /* incremental state valid */
 	bool has_thread;         /* TrackEvent thread descriptor seen */
 	int32_t pid;

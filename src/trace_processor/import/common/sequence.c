@@ -339,6 +339,8 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 			g->intern_gen = ++s->next_intern_gen;
 			g->defaults = NULL;
 			g->defaults_len = 0;
+			g->perf_defaults = NULL;
+			g->perf_defaults_len = 0;
 			g->valid = true;
 			out |= TP_SEQ_RESET;
 		}
@@ -350,18 +352,23 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 		}
 	}
 	if (h->defaults) {
-		struct pz_field d[12];
+		struct pz_field d[13];
 
 		if (!h->has_seq_id) {
 			tp_stat_add(imp, "trace_packet_defaults_missing_sequence_id", -1,
 				    h->machine, 1);
-		} else if (pz_decode_table(h->defaults, h->defaults_len, d, 12) == PZ_OK &&
+		} else if (pz_decode_table(h->defaults, h->defaults_len, d, 13) == PZ_OK &&
 			   (g = tp_seq_new_gen(imp, slot))) {
 			const struct pz_field *t =
 				&d[PB_TRACE_PACKET_DEFAULTS__TRACK_EVENT_DEFAULTS];
+			const struct pz_field *perf =
+				&d[PB_TRACE_PACKET_DEFAULTS__PERF_SAMPLE_DEFAULTS];
 
 			g->defaults = t->id && t->wire_type == PZ_WIRE_LEN ? t->data : NULL;
 			g->defaults_len = t->id ? t->size : 0;
+			g->perf_defaults = perf->id && perf->wire_type == PZ_WIRE_LEN ? perf->data
+										     : NULL;
+			g->perf_defaults_len = g->perf_defaults ? perf->size : 0;
 		}
 	}
 	if (h->interned) {
