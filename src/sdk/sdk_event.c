@@ -179,6 +179,13 @@ static int emit_snapshot(struct sdk_writer *w)
 		boot += w->last_ts - now;
 		now = w->last_ts;
 	}
+	/* Nor may the trace's time go back: the sequence's last event, mapped
+	 * by the previous pair, must not come after the events that follow
+	 * this one (the two pairs' reading errors could put it there, and an
+	 * end would then sort after the next begin). */
+	if (w->snap_boot && w->last_ts >= w->snap_sdk &&
+	    boot < w->snap_boot + (w->last_ts - w->snap_sdk))
+		boot = w->snap_boot + (w->last_ts - w->snap_sdk);
 	p = put_boot_ts(p, boot);
 	p = nest_begin(p, PB_TRACE_PACKET__CLOCK_SNAPSHOT, 64, &snap);
 	p = nest_begin(p, PB_CLOCK_SNAPSHOT__CLOCKS, 32, &c);
@@ -198,6 +205,8 @@ static int emit_snapshot(struct sdk_writer *w)
 	nest_end(&snap, p);
 	if (emit(w, buf, p) < 0)
 		return -1;
+	w->snap_sdk = now;
+	w->snap_boot = boot;
 	w->last_ts = now;
 	w->clock_version = ver;
 	w->snapshot_due_ns = now + SDK_SNAPSHOT_PERIOD_NS;

@@ -183,6 +183,7 @@ struct sdk_writer {
 	uint32_t desc_version;       /* the thread's, at the last descriptor */
 	uint32_t next_iid;
 	uint64_t last_ts;            /* the sequence clock's last value */
+	uint64_t snap_sdk, snap_boot; /* the last snapshot's pair; 0: none yet */
 	uint64_t snapshot_due_ns;    /* a clock snapshot is due at this time */
 	struct smb_chunk chunk;
 	/* Interned event names, by address (direct-mapped). */
