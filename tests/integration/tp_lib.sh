@@ -64,3 +64,12 @@ expect() {
 		fail "$TP_SUITE/$_n" "got '$_got', want '$_want'"
 	fi
 }
+
+# run NAME ARGS...: runs trace_processor_shell with ARGS and stdin from
+# /dev/null; leaves $tmp/NAME.out, $tmp/NAME.err and the exit status in $rc.
+run() {
+	_n=$1
+	shift
+	timeout 60 "$TP" "$@" </dev/null >"$tmp/$_n.out" 2>"$tmp/$_n.err"
+	rc=$?
+}

@@ -17,20 +17,8 @@
 tp_setup tp_shell_output
 DATA="$ROOT/tests/data/tp"
 
+tp_encode sched_basic
 TRACE="$tmp/sched_basic.pb"
-if ! "$PBTXT" --type Trace encode "$DATA/sched_basic.textproto" >"$TRACE" 2>"$tmp/encode.err"; then
-	fail tp_shell_output/encode "pfc_pbtxt cannot encode the trace: $(head -n 1 "$tmp/encode.err")"
-	summary
-	exit 1
-fi
-
-# run NAME ARGS...: $tmp/NAME.out, $tmp/NAME.err, exit status in $rc.
-run() {
-	_n=$1
-	shift
-	timeout 60 "$TP" "$@" </dev/null >"$tmp/$_n.out" 2>"$tmp/$_n.err"
-	rc=$?
-}
 
 oneline() {
 	tr '\n' '|' <"$1" | head -c 400
