@@ -365,7 +365,29 @@ demo: all
 bench: all
 	$(Q)for b in $(BENCH_BINS); do $$b || exit 1; done
 
-install: all
+# Man pages of the installed programs, from their --help (tools/gen_man.sh).
+.PHONY: man
+man: $(BINS)
+	$(Q)sh tools/gen_man.sh $(O)
+
+# systemd units (init/systemd) get the install's paths; the files of
+# init/etc go to $(SYSCONFDIR)/perfetto-c unless already there (an
+# admin's edits stay).
+SYSCONFDIR ?= /etc
+SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
+MANDIR ?= $(PREFIX)/share/man
+
+install: all man
+	$(Q)install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSCONFDIR)/perfetto-c \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
+	$(Q)for u in init/systemd/*.service; do \
+		sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$u \
+			> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$(basename $$u) || exit 1; \
+	done
+	$(Q)for f in init/etc/*; do t=$(DESTDIR)$(SYSCONFDIR)/perfetto-c/$$(basename $$f); \
+		[ -e $$t ] || install -m 0644 $$f $$t || exit 1; done
+	$(Q)install -m 0644 $(O)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	$(Q)install -m 0644 $(O)/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
 	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	$(Q)install -d $(DESTDIR)$(PREFIX)/share/perfetto-c/configs
@@ -384,7 +406,8 @@ install: all
 	install -m 0644 $(PY_PKG)/*.py "$(DESTDIR)$$site/perfetto_c/" && \
 	install -m 0755 $(PY_PKG)/_pfc.*.so "$(DESTDIR)$$site/perfetto_c/" && \
 	echo "  INSTALL  $(DESTDIR)$$site/perfetto_c"
-	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; fi
+	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; \
+		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; fi
 
 # The layering of src/ (tools/layers.rules): no include across a forbidden
 # boundary, no include cycle. Needs no build.

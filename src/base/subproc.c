@@ -9,6 +9,7 @@
 #include "base/clock.h"
 #include "base/compiler.h"
 #include "base/file.h"
+#include "base/systemd_notify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -423,6 +424,8 @@ int notify_ready_from_env(const char *env_name)
 	int64_t fd;
 	int err;
 
+	/* Under systemd (Type=notify) the same moment is READY=1. */
+	systemd_notify_ready();
 	if (!v)
 		return -ENOENT;
 	if (sv_parse_i64(sv_from_cstr(v), 0, INT_MAX, &fd))

@@ -87,7 +87,8 @@ int subproc_wait(struct subproc *p, int timeout_ms, bool kill_on_timeout, int *o
 void subproc_destroy(struct subproc *p);
 
 /**
- * notify_ready_from_env() - Child side: write "1" to the fd named by
+ * notify_ready_from_env() - Child side: tell systemd READY=1 when
+ * $NOTIFY_SOCKET is set (systemd_notify.h), and write "1" to the fd named by
  * @env_name, close it and unset the variable (so our children do not see it).
  *
  * Return: 0, -ENOENT if the variable is not set, -EINVAL if it is not an fd
