@@ -1,0 +1,201 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# perf_bench.sh - CPU profiling side by side with `perf record`.
+#
+# The workload (out/bench/perf_workload: one busy thread per CPU, no frame
+# pointers) runs S seconds (default 10) four times: alone, under `perf
+# record -a -F F --call-graph dwarf` (Debian's linux-perf), under our
+# traced + traced_perf recording linux.perf at F Hz on every CPU with
+# kernel frames and DWARF-unwound user frames, and alone again. Printed for
+# both profilers: CPU seconds of the profiler per thousand samples (perf
+# record's own process; for us traced_perf + traced + the perfetto CLI),
+# the workload's rate as a share of its untraced rate (mean of the two
+# untraced runs), bytes of output per sample, samples kept and lost. Then
+# our trace_processor_shell imports a large sample set (our trace repeated
+# until it holds >= 200,000 samples) and the flame graph of every sample is
+# folded: samples per second of import, and the fold's time.
+#
+# Targets (issue 14): cost per sample <= perf record --call-graph dwarf's;
+# workload >= 95% of its untraced rate at 1 kHz on all CPUs; no sample lost
+# at 1 kHz.
+#
+#   bench/perf_bench.sh [--seconds S] [--freq F] [--keep] [--smoke]
+#     --smoke    3 s runs, small import set; < 40 s
+#   O=out/asan bench/perf_bench.sh   use another build directory
+#
+# Needs root (perf_event_open on every CPU); skipped with a reason
+# otherwise, or without perf.
+
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+O=${O:-$ROOT/out}
+case $O in /*) ;; *) O=$ROOT/$O ;; esac
+TP=$O/trace_processor_shell
+WORKLOAD=$O/bench/perf_workload
+
+seconds=10
+freq=1000
+keep=0
+smoke=0
+import_samples=200000
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--seconds) seconds=$2; shift 2 ;;
+	--freq) freq=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	--smoke) smoke=1; seconds=3; import_samples=20000; shift ;;
+	*) echo "usage: $0 [--seconds S] [--freq F] [--keep] [--smoke]" >&2; exit 2 ;;
+	esac
+done
+
+skip() {
+	echo "perf_bench: skipped: $*"
+	echo "0 passed, 0 failed, 1 skipped"
+	exit 0
+}
+[ "$(id -u)" = 0 ] || skip "needs root (perf_event_open on every CPU)"
+for b in traced traced_perf perfetto trace_processor_shell pfc_flamegraph bench/perf_workload; do
+	[ -x "$O/$b" ] || { echo "perf_bench: build first (make): no $O/$b" >&2; exit 1; }
+done
+PERF=$(command -v perf) || skip "no perf (Debian package linux-perf)"
+"$PERF" version >/dev/null 2>&1 || skip "perf does not run for this kernel: $("$PERF" version 2>&1 | head -n 1)"
+
+dir=$(mktemp -d /tmp/perf_bench.XXXXXX)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ "$keep" = 1 ]; then echo "perf_bench: kept $dir"; else rm -rf "$dir"; fi
+}
+trap cleanup EXIT
+
+ncpu=$(nproc)
+# workload: prints its iterations per second.
+workload() {
+	"$WORKLOAD" --seconds "$seconds" | sed -E 's/.* ([0-9]+) iterations\/s.*/\1/'
+}
+# cpu_of PID: utime + stime of a live process, in seconds.
+cpu_of() {
+	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
+}
+
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)"
+rate0=$(workload)
+
+# -- perf record ------------------------------------------------------------
+/usr/bin/time -f "%U %S" -o "$dir/perf.time" "$PERF" record -q -a -F "$freq" --call-graph dwarf \
+	-o "$dir/perf.data" -- sleep $((seconds + 1)) >"$dir/perf.log" 2>&1 &
+perf_pid=$!
+pids="$perf_pid"
+sleep 0.5
+rate_perf=$(workload)
+wait "$perf_pid"
+pids=""
+perf_cpu=$(awk '{ print $1 + $2 }' "$dir/perf.time")
+"$PERF" report -i "$dir/perf.data" --stats >"$dir/perf.stats" 2>/dev/null
+perf_samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' "$dir/perf.stats")
+# Samples the kernel dropped (PERF_RECORD_LOST counts), as perf report sums them.
+perf_lost=$("$PERF" report -i "$dir/perf.data" -g none --sort pid --stdio 2>/dev/null |
+	sed -n 's/^# Total Lost Samples: //p' | head -n 1)
+perf_lost=${perf_lost:-0}
+perf_bytes=$(stat -c %s "$dir/perf.data")
+
+# -- traced + traced_perf ---------------------------------------------------
+export PERFETTO_PRODUCER_SOCK_NAME=$dir/producer.sock
+export PERFETTO_CONSUMER_SOCK_NAME=$dir/consumer.sock
+"$O/traced" >"$dir/traced.log" 2>&1 &
+traced_pid=$!
+pids="$traced_pid"
+for _ in $(seq 100); do [ -S "$PERFETTO_CONSUMER_SOCK_NAME" ] && break; sleep 0.05; done
+"$O/traced_perf" >"$dir/traced_perf.log" 2>&1 &
+tperf_pid=$!
+pids="$pids $tperf_pid"
+sleep 0.3
+cat >"$dir/cfg.pbtxt" <<EOF
+buffers { size_kb: 262144 fill_policy: DISCARD }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }
+  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 256
+} } }
+duration_ms: $(((seconds + 1) * 1000))
+EOF
+cpu_before=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" 'BEGIN { print a + b }')
+/usr/bin/time -f "%U %S" -o "$dir/cmd.time" "$O/perfetto" --txt -c "$dir/cfg.pbtxt" \
+	-o "$dir/ours.pftrace" >"$dir/cmd.log" 2>&1 &
+cmd_pid=$!
+sleep 0.5
+rate_ours=$(workload)
+if ! wait "$cmd_pid"; then
+	echo "perf_bench: recording failed:" >&2
+	tail -n 5 "$dir/cmd.log" "$dir/traced_perf.log" >&2
+	exit 1
+fi
+ours_cpu=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" -v c="$cpu_before" \
+	-v d="$(awk '{ print $1 + $2 }' "$dir/cmd.time")" 'BEGIN { print a + b - c + d }')
+kill "$tperf_pid" "$traced_pid" 2>/dev/null
+wait 2>/dev/null
+pids=""
+ours_bytes=$(stat -c %s "$dir/ours.pftrace")
+"$TP" -Q "SELECT COUNT(*), SUM(callsite_id IS NOT NULL) FROM perf_sample" "$dir/ours.pftrace" \
+	>"$dir/ours.count" 2>"$dir/tp.err" || { echo "perf_bench: import failed: $(head -n 3 "$dir/tp.err")" >&2; exit 1; }
+ours_samples=$(tail -n 1 "$dir/ours.count" | cut -d, -f1)
+ours_stacks=$(tail -n 1 "$dir/ours.count" | cut -d, -f2)
+ours_lost=$("$TP" -Q "SELECT COALESCE(SUM(value), 0) FROM stats WHERE name IN
+	('perf_samples_skipped', 'perf_samples_skipped_dataloss', 'perf_record_skipped')
+	OR name LIKE '%records_lost%'" "$dir/ours.pftrace" 2>/dev/null | tail -n 1)
+
+rate1=$(workload)
+base=$(awk -v a="$rate0" -v b="$rate1" 'BEGIN { print (a + b) / 2 }')
+
+per1k() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? c / n * 1000 : 0) }'; }
+share() { awk -v r="$1" -v b="$base" 'BEGIN { printf "%.1f", r / b * 100 }'; }
+per_sample() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? b / n : 0) }'; }
+
+perf_k=$(per1k "$perf_cpu" "$perf_samples")
+ours_k=$(per1k "$ours_cpu" "$ours_samples")
+echo
+printf "%-24s | %16s | %16s\n" "" "perfetto-c" "perf record"
+printf -- "-------------------------+------------------+-----------------\n"
+printf "%-24s | %16s | %16s\n" "samples" "$ours_samples" "$perf_samples"
+printf "%-24s | %16s | %16s\n" "  with a callstack" "$ours_stacks" "-"
+printf "%-24s | %16s | %16s\n" "lost" "$ours_lost" "$perf_lost"
+printf "%-24s | %14s s | %14s s\n" "profiler CPU" "$ours_cpu" "$perf_cpu"
+printf "%-24s | %14s s | %14s s\n" "  per 1000 samples" "$ours_k" "$perf_k"
+printf "%-24s | %14s %% | %14s %%\n" "workload rate kept" "$(share "$rate_ours")" "$(share "$rate_perf")"
+printf "%-24s | %14s B | %14s B\n" "bytes per sample" "$(per_sample "$ours_bytes" "$ours_samples")" \
+	"$(per_sample "$perf_bytes" "$perf_samples")"
+echo "(untraced: $rate0 and $rate1 iterations/s; perf record's samples need 'perf report' to unwind later;"
+echo " ours are unwound and named in the trace)"
+
+# -- import and flame graph of a large sample set ---------------------------
+big=$dir/big.pftrace
+: >"$big"
+n=0
+while [ "$n" -lt "$import_samples" ] && [ "$ours_samples" -gt 0 ]; do
+	cat "$dir/ours.pftrace" >>"$big"
+	n=$((n + ours_samples))
+done
+"$TP" -p "$dir/tp.perf" -Q "SELECT COUNT(*) FROM perf_sample" "$big" >"$dir/big.count" 2>"$dir/tp.err" ||
+	{ echo "perf_bench: import of the large set failed: $(head -n 3 "$dir/tp.err")" >&2; exit 1; }
+big_samples=$(tail -n 1 "$dir/big.count")
+load_ns=$(cut -d, -f1 "$dir/tp.perf")
+t0=$(date +%s%N)
+"$O/pfc_flamegraph" "$big" >"$dir/big.folded" 2>"$dir/fg.err" ||
+	{ echo "perf_bench: pfc_flamegraph failed: $(head -n 3 "$dir/fg.err")" >&2; exit 1; }
+t1=$(date +%s%N)
+"$O/pfc_flamegraph" --svg "$dir/big.svg" "$big" >/dev/null 2>>"$dir/fg.err"
+t2=$(date +%s%N)
+echo
+echo "import: $big_samples samples ($(stat -c %s "$big") bytes) in $(awk -v n="$load_ns" 'BEGIN { printf "%.3f", n / 1e9 }') s:" \
+	"$(awk -v s="$big_samples" -v n="$load_ns" 'BEGIN { printf "%.0f", s / (n / 1e9) }') samples/s"
+echo "flame graph of every sample (import included): folded $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s," \
+	"svg $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }') s, $(wc -l <"$dir/big.folded") stacks"
+
+echo
+verdict() { if awk "BEGIN { exit !($1) }"; then echo "met   ($2)"; else echo "MISSED ($2)"; fi; }
+echo "target cost per sample <= perf record --call-graph dwarf: $(verdict "$ours_k <= $perf_k" "$ours_k vs $perf_k CPU-ms per sample")"
+echo "target workload >= 95% of untraced:                     $(verdict "$(share "$rate_ours") >= 95" "$(share "$rate_ours")%")"
+echo "target nothing lost at $freq Hz:                          $(verdict "$ours_lost == 0" "$ours_lost lost")"
+if [ "$ours_samples" -gt 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
