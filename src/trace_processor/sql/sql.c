@@ -266,6 +266,9 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		if (rc != SQLITE_OK)
 			goto fail;
 	}
+	err = tp_sql_include_init(conn);
+	if (err < 0)
+		goto fail;
 	*out = conn;
 	return 0;
 fail:
