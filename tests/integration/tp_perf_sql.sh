@@ -49,6 +49,10 @@ expect include/wildcard perf_sql \
 	"include perfetto module linux.perf.*;
 	 SELECT count(*) FROM linux_perf_sample_with_counters;
 	 SELECT count(*) FROM linux_perf_samples_summary_tree" '12;;"count(*)";6'
+expect include/spelling perf_sql \
+	"/* c */ include  Perfetto
+	 module linux.perf.samples -- to the end of the line
+	 ; select count(*) from linux_perf_samples_summary_tree" '6'
 expect include/no_output perf_sql "$M stacks.cpu_profiling; SELECT 1 AS x" '1'
 expect_error include/unknown_package "$M foo.bar; SELECT 1" "INCLUDE: Package 'foo.bar' not found"
 expect_error include/unknown_module "$M linux.perf.nope; SELECT 1" \
