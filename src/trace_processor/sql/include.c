@@ -94,12 +94,6 @@ static const char *parse_include(const char *sql, char name[INCLUDE_MAX_NAME])
 	return *p ? NULL : p;
 }
 
-/* Error text in a buffer the caller frees; NULL when out of memory. */
-static char *errf(const char *fmt, const char *a, const char *b)
-{
-	return sqlite3_mprintf(fmt, a, b);
-}
-
 static int is_included(sqlite3 *conn, const char *name)
 {
 	sqlite3_stmt *st = NULL;
@@ -132,6 +126,7 @@ static int mark(sqlite3 *conn, const char *name, bool on)
 	return rc == SQLITE_DONE ? 0 : -EIO;
 }
 
+/* *err, on failure: the message, freed with sqlite3_free() (NULL if out of memory). */
 static int include_name(sqlite3 *conn, const char *name, int depth, char **err);
 
 /* Runs every statement of @sql; an INCLUDE among them recurses. */
@@ -161,8 +156,8 @@ static int run_text(sqlite3 *conn, const char *module, const char *sql, int dept
 				rc = SQLITE_OK;
 		}
 		if (rc != SQLITE_OK) {
-			*err = errf("INCLUDE: error in module '%s': %s", module,
-				    sqlite3_errmsg(conn));
+			*err = sqlite3_mprintf("INCLUDE: error in module '%s': %s", module,
+					      sqlite3_errmsg(conn));
 			sqlite3_finalize(st);
 			return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
 		}
@@ -181,7 +176,7 @@ static int include_one(sqlite3 *conn, const struct tp_sql_module *m, int depth, 
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	if (depth > INCLUDE_MAX_DEPTH) {
-		*err = errf("INCLUDE: modules nested too deep at '%s'%s", m->name, "");
+		*err = sqlite3_mprintf("INCLUDE: modules nested too deep at '%s'", m->name);
 		return -EINVAL;
 	}
 	/* Marked first, so a module that includes itself back stops here. */
@@ -231,9 +226,9 @@ static int include_name(sqlite3 *conn, const char *name, int depth, char **err)
 			has_pkg = true;
 	}
 	if (!has_pkg)
-		*err = errf("INCLUDE: Package '%s' not found%s", name, "");
+		*err = sqlite3_mprintf("INCLUDE: Package '%s' not found", name);
 	else
-		*err = errf("INCLUDE: unknown module '%s'%s", name, "");
+		*err = sqlite3_mprintf("INCLUDE: unknown module '%s'", name);
 	return -EINVAL;
 }
 
