@@ -16,7 +16,12 @@
 #   counters       linux.perf.counters and linux_perf_counter_for_sample();
 #   running        which functions thread 101 ran while it was Running
 #                  (a sample at 3200, while it slept, is left out);
-#   symbolization  stacks.symbolization_candidates.
+#   symbolization  stacks.symbolization_candidates;
+#   upstream       upstream's own diff tests of linux.perf data (through
+#                  tools/upstream_difftests.py, encoded with protoc): each
+#                  case named below must pass. Skipped when there is no
+#                  Perfetto checkout ($PERFETTO_CHECKOUT, else
+#                  ../.mirror/google+perfetto/repo), protoc or python3.
 # Expected rows follow Perfetto's module definitions worked by hand on the
 # trace (see its header for the samples and callsites).
 # Usage: OUT=out sh tests/integration/tp_perf_sql.sh
@@ -124,5 +129,35 @@ expect symbolization/candidates perf_sql \
 	 SELECT p.pid, module, build_id, rel_pc, breakpad_module_id
 	 FROM _stacks_symbolization_candidates JOIN process p USING (upid) ORDER BY rel_pc" \
 	'100,"/bin/app","abcd",16,"[NULL]";100,"/bin/app","abcd",32,"[NULL]";100,"/bin/app","abcd",48,"[NULL]";100,"/bin/app","abcd",64,"[NULL]";100,"/bin/app","abcd",153,"[NULL]"'
+
+# ------------------------------------------------------------ upstream ----
+checkout=${PERFETTO_CHECKOUT:-$ROOT/../.mirror/google+perfetto/repo}
+upstream_cases="Profiling:perf_sample_timebase_count Profiling:perf_sample_followers
+Profiling:perf_sample_counter_only Profiling:perf_sample_counter_set
+Profiling:cpu_profiling_samples_timebase_filter
+Profiling:cpu_profiling_samples_counter_only_excluded
+LinuxTests:perf_sample_with_counters_view Stacks:symbolization_candidates_perf_profile
+Stacks:stack_profile_unknown_frame_name"
+if [ ! -e "$checkout" ]; then
+	skip "$TP_SUITE/upstream/all" "no Perfetto checkout at $checkout (set PERFETTO_CHECKOUT)"
+elif ! command -v protoc >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+	skip "$TP_SUITE/upstream/all" "protoc or python3 is not installed"
+else
+	python3 "$ROOT/tools/upstream_difftests.py" --perfetto "$checkout" --tp "$TP" \
+		--encoder protoc --area parser/profiling --area stdlib/linux --area stdlib/stacks \
+		--json "$tmp/upstream.json" >"$tmp/upstream.txt" 2>&1
+	for c in $upstream_cases; do
+		r=$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(next((("pass" if x["ok"] else "fail: " + x.get("first", "")[:150])
+            for x in d["results"] if x["name"] == sys.argv[2]), "not run"))' \
+			"$tmp/upstream.json" "$c" 2>&1)
+		if [ "$r" = pass ]; then
+			pass "$TP_SUITE/upstream/$c"
+		else
+			fail "$TP_SUITE/upstream/$c" "$r"
+		fi
+	done
+fi
 
 summary
