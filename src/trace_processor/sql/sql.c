@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_processor/sql/callstacks.h"
 #include "trace_processor/sql/to_ftrace.h"
 #include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
@@ -323,6 +324,8 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 						fn_perf_counter_for_sample, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = tp_sql_add_to_ftrace(conn, db);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_callstacks(conn, db);
 	if (rc != SQLITE_OK)
 		goto fail;
 

@@ -4,14 +4,15 @@
 -- stack_profile_callsite (we import no symbol tables, so a frame is never
 -- split into inlined functions), numbered as Perfetto numbers its nodes:
 -- by callsite, so a node's id and parent_id are its callsite's.
--- A frame's name is its deobfuscated name, else its own, else 'unknown';
--- C++ names are not demangled (Perfetto's demangle() is not provided).
+-- A frame's name is its deobfuscated name, else its own, demangled if it
+-- is a mangled C++ name; 'unknown' if it has neither.
 
 CREATE TABLE _callstack_spc_forest AS
 SELECT
   c.id AS id,
   c.parent_id AS parent_id,
-  coalesce(f.deobfuscated_name, f.name, 'unknown') AS name,
+  coalesce(demangle(coalesce(f.deobfuscated_name, f.name)), f.deobfuscated_name, f.name,
+           'unknown') AS name,
   f.mapping AS mapping_id,
   NULL AS source_file,
   NULL AS line_number,
