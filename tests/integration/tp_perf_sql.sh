@@ -6,7 +6,8 @@
 # with follower "insns", and page-faults; sched_switch on cpu 0):
 #   include        INCLUDE PERFETTO MODULE: twice is a no-op, "pkg.*",
 #                  Perfetto's errors for an unknown package or module, and
-#                  no module table before its INCLUDE;
+#                  no module table before its INCLUDE (the shell's hint
+#                  names the module);
 #   prelude        the stack_sample views and the intrinsic profiler
 #                  tables (contexts, counter sets named by their first row,
 #                  timebase units) with no INCLUDE;
@@ -66,6 +67,8 @@ expect_error include/unknown_module "$M linux.perf.nope; SELECT 1" \
 	"INCLUDE: unknown module 'linux.perf.nope'"
 expect_error include/not_yet "SELECT * FROM linux_perf_samples_summary_tree" \
 	"no such table: linux_perf_samples_summary_tree"
+expect_error include/hint "SELECT * FROM cpu_profiling_summary_tree" \
+	"Hint: cpu_profiling_summary_tree comes from a module: run INCLUDE PERFETTO MODULE stacks.cpu_profiling; first"
 
 # ------------------------------------------------------------- prelude ----
 expect prelude/profiler_sample perf_sql "SELECT * FROM __intrinsic_profiler_sample ORDER BY id" \

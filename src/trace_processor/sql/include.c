@@ -241,6 +241,46 @@ static void fn_error(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_error(ctx, msg ? msg : "INCLUDE failed", -1);
 }
 
+/* True if @sql creates a table or view named exactly @name. */
+static bool creates(const char *sql, const char *name)
+{
+	static const char *const k_kinds[] = {"CREATE TABLE ", "CREATE VIEW "};
+	size_t n = strlen(name), i;
+
+	for (i = 0; i < 2; i++) {
+		const char *p = sql;
+		size_t k = strlen(k_kinds[i]);
+
+		while ((p = strstr(p, k_kinds[i])) != NULL) {
+			p += k;
+			if (strncasecmp(p, name, n) == 0 && !is_name_char(p[n]) && p[n] != '.')
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * __tp_module_for(name): the module that makes table or view @name, for
+ * the shell's hint after "no such table"; NULL if none does (the prelude
+ * is always in, so it is not named).
+ */
+static void fn_module_for(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *name = (const char *)sqlite3_value_text(argv[0]);
+	const struct tp_sql_module *m;
+
+	(void)argc;
+	if (!name || !*name)
+		return;
+	for (m = tp_sql_modules; m->name; m++) {
+		if (strncmp(m->name, "prelude.", 8) != 0 && creates(m->sql, name)) {
+			sqlite3_result_text(ctx, m->name, -1, SQLITE_STATIC);
+			return;
+		}
+	}
+}
+
 int tp_sql_include_init(struct sqlite3 *conn)
 {
 	char *err = NULL;
@@ -248,6 +288,10 @@ int tp_sql_include_init(struct sqlite3 *conn)
 
 	rc = sqlite3_create_function_v2(conn, "__tp_error", 1, SQLITE_UTF8, NULL, fn_error, NULL,
 					NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "__tp_module_for", 1,
+						SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+						fn_module_for, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_exec(conn, "CREATE TEMP TABLE __tp_included(name TEXT PRIMARY KEY)", NULL,
 				  NULL, NULL);
