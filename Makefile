@@ -137,6 +137,15 @@ $(O)/lib/lib$(1).a: $$($(1)_OBJ)
 endef
 $(foreach m,$(MODULES),$(eval $(call module_rules,$(m))))
 
+# The trace processor's PerfettoSQL modules (INCLUDE PERFETTO MODULE), one
+# C table generated from src/trace_processor/sql/modules/**/*.sql.
+TP_SQL_MODULES := $(shell find src/trace_processor/sql/modules -name '*.sql' 2>/dev/null | LC_ALL=C sort)
+$(O)/gen/tp_sql_modules.c: $(TP_SQL_MODULES) tools/gen_sql_modules.sh
+	@mkdir -p $(@D)
+	@echo "  GEN      $@"
+	$(Q)sh tools/gen_sql_modules.sh src/trace_processor/sql/modules $(TP_SQL_MODULES) > $@.tmp && mv $@.tmp $@
+$(O)/lib/libtrace_processor.a: $(O)/obj/gen/tp_sql_modules.o
+
 ALL_LIBS := $(MODULE_LIBS) $(O)/lib/libprotos.a
 
 # Objects of our own code: they may include generated headers.

@@ -4,7 +4,8 @@
 Reads the diff tests of a Perfetto checkout (a git dir such as a bare
 mirror, or a work tree), keeps the cases our tools can run -- the trace is
 an inline TextProto or a .textproto file in the checkout, the query is SQL
-that uses no stdlib module, the expected output is CSV (or an expected
+that includes no stdlib module but ours (src/trace_processor/sql/modules),
+the expected output is CSV (or an expected
 error) -- encodes each trace with pfc_pbtxt, runs
 
   <tp> --analyze-trace-proto-content --crop-track-events --extra-checks \
@@ -41,6 +42,24 @@ import tempfile
 import types
 
 DIFF_DIR = 'test/trace_processor/diff_tests'
+# The PerfettoSQL modules our trace processor provides: a query that
+# includes only these is in scope.
+OUR_MODULES_DIR = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), '..', 'src', 'trace_processor',
+    'sql', 'modules')
+
+
+def our_modules():
+  names = set()
+  for dp, _, fn in os.walk(OUR_MODULES_DIR):
+    for f in fn:
+      if f.endswith('.sql'):
+        rel = os.path.relpath(os.path.join(dp, f[:-4]), OUR_MODULES_DIR)
+        names.add(rel.replace(os.sep, '.'))
+  return names
+
+
+OUR_MODULES = our_modules()
 DEFAULT_AREAS = [
     'parser/atrace', 'parser/fs', 'parser/ftrace', 'parser/generic_kernel',
     'parser/linux', 'parser/memory', 'parser/parsing', 'parser/power',
@@ -350,7 +369,9 @@ def classify(checkout, area, rel_dir, bp, testing):
     sql = data.decode('utf-8')
   else:
     return None, f'query: {type(q).__name__} (metric)'
-  if re.search(r'\bINCLUDE\s+PERFETTO\s+MODULE\b', sql, re.I):
+  included = re.findall(r'\bINCLUDE\s+PERFETTO\s+MODULE\s+([\w.*]+)', sql,
+                        re.I)
+  if any(m not in OUR_MODULES for m in included):
     return None, 'query: stdlib module'
   if re.search(r'\bRUN_METRIC\b|\btrace_metrics?\b|\btrace_summary\b', sql,
                re.I):

@@ -97,6 +97,14 @@ int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const 
 
 	if (!conn)
 		return SQLITE_NOMEM;
+	rc = tp_sql_prepare_include(conn, sql, &stmt, &tail);
+	if (rc < 0)
+		return rc == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
+	if (rc == 1) {
+		*out = stmt;
+		*out_tail = tail;
+		return SQLITE_OK;
+	}
 	rc = sqlite3_prepare_v2(conn, sql, -1, &stmt, &tail);
 	if (rc != SQLITE_OK)
 		return rc;

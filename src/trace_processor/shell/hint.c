@@ -579,3 +579,26 @@ out:
 	cache_fini(&c);
 	return rc;
 }
+
+int shell_table_hint(sqlite3 *db, const char *errmsg, struct buf *out)
+{
+	static const char k_prefix[] = "no such table: ";
+	sqlite3_stmt *st = NULL;
+	const char *name, *module;
+	int rc = 0;
+
+	if (!errmsg || strncmp(errmsg, k_prefix, sizeof(k_prefix) - 1) != 0)
+		return 0;
+	name = errmsg + sizeof(k_prefix) - 1;
+	if (sqlite3_prepare_v2(db, "SELECT __tp_module_for(?1)", -1, &st, NULL) != SQLITE_OK)
+		return 0;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    (module = (const char *)sqlite3_column_text(st, 0)) != NULL)
+		rc = buf_appendf(out, "%s comes from a module: run INCLUDE PERFETTO MODULE %s; first",
+				 name, module) < 0
+			     ? -ENOMEM
+			     : 1;
+	sqlite3_finalize(st);
+	return rc;
+}

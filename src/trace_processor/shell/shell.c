@@ -505,7 +505,8 @@ static void report_prepare_error(sqlite3 *db, const char *start, const char *end
 	const char *msg = sqlite3_errmsg(db);
 
 	report_sql_error(msg, start, end);
-	if (shell_column_hint(db, msg, start, (size_t)(end - start), &hint) > 0)
+	if (shell_column_hint(db, msg, start, (size_t)(end - start), &hint) > 0 ||
+	    shell_table_hint(db, msg, &hint) > 0)
 		fprintf(stderr, "Hint: %s\n", buf_cstr(&hint));
 	buf_fini(&hint);
 }

@@ -24,4 +24,14 @@ struct sqlite3;
 int shell_column_hint(struct sqlite3 *db, const char *errmsg, const char *sql, size_t sql_len,
 		      struct buf *out);
 
+/*
+ * shell_table_hint() - Explain a "no such table: X" error when one of our
+ * PerfettoSQL modules makes X: the INCLUDE to run first.
+ * @db:     the connection the statement failed on (borrowed).
+ * @errmsg: SQLite's message for the failure.
+ * @out:    receives one line of text, without "Hint: " or a newline.
+ * Return: 1 if a hint was appended to @out, 0 if none, -ENOMEM.
+ */
+int shell_table_hint(struct sqlite3 *db, const char *errmsg, struct buf *out);
+
 #endif

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_processor/sql/callstacks.h"
 #include "trace_processor/sql/to_ftrace.h"
 #include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
@@ -210,6 +211,69 @@ static void fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 }
 
+/*
+ * __intrinsic_perf_counter_for_sample(sample_id, counter_name), also named
+ * linux_perf_counter_for_sample as module linux.perf.counters names it:
+ * the value of the counter track @counter_name recorded with perf sample
+ * @sample_id, or NULL. A counter set's rows are consecutive from the row
+ * that names it (import/profiling).
+ */
+static void fn_perf_counter_for_sample(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct sql_ctx *s = sqlite3_user_data(ctx);
+	const struct tp_db *db = s->db;
+	const struct tp_table *pcs = &db->profiler_counter_set;
+	int64_t sample, set;
+	uint32_t name;
+	size_t row;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
+		sqlite3_result_error(ctx,
+				     "__intrinsic_perf_counter_for_sample: 1st argument should be "
+				     "sample id",
+				     -1);
+		return;
+	}
+	if (sqlite3_value_type(argv[1]) != SQLITE_TEXT) {
+		sqlite3_result_error(ctx,
+				     "__intrinsic_perf_counter_for_sample: 2nd argument should be "
+				     "counter name",
+				     -1);
+		return;
+	}
+	sample = sqlite3_value_int64(argv[0]);
+	if (sample < 0 || (uint64_t)sample >= db->perf_sample.n_rows) {
+		sqlite3_result_error(ctx, "__intrinsic_perf_counter_for_sample: invalid sample id",
+				     -1);
+		return;
+	}
+	set = tp_get_int(&db->perf_sample, PERF_COUNTER_SET_ID, (size_t)sample);
+	if (set == TP_NULL_INT || set < 0)
+		return;
+	name = tp_str_find(&db->strings, (const char *)sqlite3_value_text(argv[1]),
+			   (size_t)sqlite3_value_bytes(argv[1]));
+	if (name == TP_NULL_STR)
+		return;
+	for (row = (size_t)set; row < pcs->n_rows && tp_get_int(pcs, PCS_COUNTER_SET_ID, row) == set;
+	     row++) {
+		int64_t counter = tp_get_int(pcs, PCS_COUNTER_ID, row), track;
+
+		if (counter < 0 || (uint64_t)counter >= db->counter.n_rows)
+			continue;
+		track = tp_get_int(&db->counter, COUNTER_TRACK_ID, (size_t)counter);
+		if (track < 0 || (uint64_t)track >= db->track.n_rows)
+			continue;
+		if (tp_get_str(&db->track, TRACK_NAME, (size_t)track) == name) {
+			sqlite3_result_double(ctx,
+					      tp_get_real(&db->counter, COUNTER_VALUE, (size_t)counter));
+			return;
+		}
+	}
+}
+
 static int add_function(sqlite3 *conn, const char *name,
 			void (*fn)(sqlite3_context *, int, sqlite3_value **), struct sql_ctx *s,
 			void (*destroy)(void *))
@@ -251,7 +315,17 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 						SQLITE_UTF8 | SQLITE_INNOCUOUS, s, fn_extract_arg,
 						NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "__intrinsic_perf_counter_for_sample", 2,
+						SQLITE_UTF8 | SQLITE_INNOCUOUS, s,
+						fn_perf_counter_for_sample, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "linux_perf_counter_for_sample", 2,
+						SQLITE_UTF8 | SQLITE_INNOCUOUS, s,
+						fn_perf_counter_for_sample, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
 		rc = tp_sql_add_to_ftrace(conn, db);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_callstacks(conn, db);
 	if (rc != SQLITE_OK)
 		goto fail;
 
@@ -266,6 +340,9 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		if (rc != SQLITE_OK)
 			goto fail;
 	}
+	err = tp_sql_include_init(conn);
+	if (err < 0)
+		goto fail;
 	*out = conn;
 	return 0;
 fail:

@@ -33,6 +33,35 @@ struct tp_db;
  */
 int tp_sql_open(struct tp_db *db, struct sqlite3 **out);
 
+/**
+ * tp_sql_prepare_include() - Handle PerfettoSQL's INCLUDE PERFETTO MODULE.
+ * @conn: a connection from tp_sql_open().
+ * @sql: text whose first statement is to run.
+ * @out: set, when the statement is an INCLUDE, to a statement to step
+ *       (finalize it): it has no result columns if the module (and what it
+ *       includes) is now in, or fails with Perfetto's message ("INCLUDE:
+ *       Package 'x' not found", "INCLUDE: unknown module 'x.y'", or the
+ *       error of a module's statement) when stepped.
+ * @out_tail: set with @out: the text after the statement.
+ *
+ * The modules are ours (sql/modules/: linux.perf.samples, ...); each runs
+ * once per connection, so including one twice does nothing. "pkg.*"
+ * includes every module under pkg.
+ *
+ * Return: 1 if the statement was an INCLUDE (@out set), 0 if not (prepare
+ * it with SQLite), -ENOMEM or -EIO.
+ * Context: runs SQL on @conn; the caller's thread.
+ */
+int tp_sql_prepare_include(struct sqlite3 *conn, const char *sql, struct sqlite3_stmt **out,
+			   const char **out_tail);
+
+/*
+ * tp_sql_include_init() - Set @conn up for INCLUDE and run the prelude
+ * modules (the stack_sample views, ...). tp_sql_open() calls it.
+ * Return: 0, -ENOMEM, -EIO, or -EINVAL if a prelude statement failed.
+ */
+int tp_sql_include_init(struct sqlite3 *conn);
+
 /*
  * The native GROUP BY path (agg.h): SQLite reads a virtual table one row
  * and one cell at a time, which bounds "SUM(dur) FROM sched GROUP BY utid"

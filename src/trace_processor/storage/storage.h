@@ -467,12 +467,24 @@ void tp_rows_release(const uint32_t *rows);
 	X(PERF, CPU_MODE, "cpu_mode", TP_STR, 0)                \
 	X(PERF, CALLSITE_ID, "callsite_id", TP_INT, 0)          \
 	X(PERF, UNWIND_ERROR, "unwind_error", TP_STR, 0)        \
-	X(PERF, PERF_SESSION_ID, "perf_session_id", TP_INT, 0)
+	X(PERF, PERF_SESSION_ID, "perf_session_id", TP_INT, 0)  \
+	X(PERF, COUNTER_SET_ID, "counter_set_id", TP_INT, TP_HIDDEN) \
+	X(PERF, UCPU, "ucpu", TP_INT, TP_HIDDEN)
 
+/* timebase_unit: what the session's timebase counts ("ns", "cycles",
+ * "instructions", "count"), read by the stack_sample views of sql/. */
 #define TP_PERF_SESSION_COLS(X)                                 \
 	X(PERF_SESS, ID, "id", TP_ID, 0)                        \
 	X(PERF_SESS, PERF_SESSION_ID, "perf_session_id", TP_INT, 0) \
-	X(PERF_SESS, CMDLINE, "cmdline", TP_STR, 0)
+	X(PERF_SESS, CMDLINE, "cmdline", TP_STR, 0)             \
+	X(PERF_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, TP_HIDDEN)
+
+/* The counter values recorded with one sample: a set is named by the row
+ * of its first member, as Perfetto's __intrinsic_profiler_counter_set. */
+#define TP_PROFILER_COUNTER_SET_COLS(X)                         \
+	X(PCS, ID, "id", TP_ID, 0)                              \
+	X(PCS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)     \
+	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
 
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
@@ -498,6 +510,7 @@ enum { TP_SP_FRAME_COLS(TP_COL_ENUM) SP_FRAME_N_COLS };
 enum { TP_SP_CALLSITE_COLS(TP_COL_ENUM) SP_CS_N_COLS };
 enum { TP_PERF_SAMPLE_COLS(TP_COL_ENUM) PERF_N_COLS };
 enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
+enum { TP_PROFILER_COUNTER_SET_COLS(TP_COL_ENUM) PCS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -526,11 +539,12 @@ struct tp_db {
 	struct tp_table sp_callsite;
 	struct tp_table perf_sample;
 	struct tp_table perf_session;
+	struct tp_table profiler_counter_set;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 23
+#define TP_DB_N_TABLES 24
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

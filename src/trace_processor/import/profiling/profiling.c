@@ -181,6 +181,45 @@ static const char *counter_name(uint64_t c)
 }
 
 /*
+ * What a session's timebase counts, as Perfetto names it: time for the
+ * clocks, "cycles" and "instructions" for those hardware counters, "count"
+ * for any other counter or a tracepoint; NULL for a raw event or none.
+ */
+static const char *timebase_unit(const uint8_t *data, uint32_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	bool has_counter = false, has_tracepoint = false;
+	uint64_t counter = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_PERF_EVENTS_TIMEBASE__COUNTER && f.wire_type != PZ_WIRE_LEN) {
+			counter = f.value;
+			has_counter = true;
+		} else if (f.id == PB_PERF_EVENTS_TIMEBASE__TRACEPOINT) {
+			has_tracepoint = true;
+		}
+	}
+	if (has_counter) {
+		switch (counter) {
+		case PBE_PERF_EVENTS_COUNTER__SW_CPU_CLOCK:
+		case PBE_PERF_EVENTS_COUNTER__SW_TASK_CLOCK:
+			return "ns";
+		case PBE_PERF_EVENTS_COUNTER__HW_CPU_CYCLES:
+		case PBE_PERF_EVENTS_COUNTER__HW_BUS_CYCLES:
+		case PBE_PERF_EVENTS_COUNTER__HW_REF_CPU_CYCLES:
+			return "cycles";
+		case PBE_PERF_EVENTS_COUNTER__HW_INSTRUCTIONS:
+			return "instructions";
+		default:
+			return "count";
+		}
+	}
+	return has_tracepoint ? "count" : NULL;
+}
+
+/*
  * The counter name of an event (@data, @len; fields @ef): its own name,
  * else the counter's, the tracepoint's or a raw event's type and configs,
  * with perf's modifier suffix (":u", ":k", ":h" in the order given).
@@ -300,6 +339,7 @@ static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, i
 	uint64_t h;
 	int64_t idx = key_find(p, &k, &h);
 	uint32_t name = p->s_cpu_clock;
+	const char *unit = "ns";
 	const uint8_t *defaults = g ? g->perf_defaults : NULL;
 	uint32_t defaults_len = g ? g->perf_defaults_len : 0;
 
@@ -327,6 +367,7 @@ static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, i
 
 			name = event_name(imp, tb->id ? tb->data : NULL, tb->id ? tb->size : 0,
 					  &k_timebase);
+			unit = timebase_unit(tb->id ? tb->data : NULL, tb->id ? tb->size : 0);
 			if (d[PB_PERF_SAMPLE_DEFAULTS__PROCESS_SHARD_COUNT].value > 0) {
 				tp_stat_set(imp, "perf_process_shard_count", session, machine,
 					    (int64_t)d[PB_PERF_SAMPLE_DEFAULTS__PROCESS_SHARD_COUNT]
@@ -337,6 +378,11 @@ static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, i
 			}
 		}
 	}
+	/* The session's first stream names its unit, as in Perfetto. */
+	if (unit && tp_get_str(&imp->db->perf_session, PERF_SESS_TIMEBASE_UNIT, (size_t)session) ==
+			    TP_NULL_STR)
+		tp_set_str(&imp->db->perf_session, PERF_SESS_TIMEBASE_UNIT, (size_t)session,
+			   tp_db_str(imp->db, unit));
 	st->timebase = counter_track(imp, session, cpu, machine, name, true);
 	if (defaults) {
 		pz_reader_init(&r, defaults, defaults_len);
@@ -704,9 +750,30 @@ static const char *unwind_error_name(uint64_t err)
 	return err < sizeof(names) / sizeof(names[0]) ? names[err] : "unknown";
 }
 
-/* The follower counts of a sample, each on its follower's track. */
+/*
+ * Adds counter row @counter to the counter set that starts at *@set (a new
+ * set, named by its first row, when *@set < 0).
+ */
+static void counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter)
+{
+	struct tp_table *t = &imp->db->profiler_counter_set;
+	int64_t row;
+
+	if (counter < 0)
+		return;
+	row = tp_table_append(t);
+	if (row < 0)
+		return;
+	if (*set < 0)
+		*set = row;
+	tp_set_int(t, PCS_COUNTER_SET_ID, (size_t)row, *set);
+	tp_set_int(t, PCS_COUNTER_ID, (size_t)row, counter);
+}
+
+/* The follower counts of a sample, each on its follower's track, added to
+ * the sample's counter set *@set. */
 static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t len,
-			    const struct stream *st, int64_t ts)
+			    const struct stream *st, int64_t ts, int64_t *set)
 {
 	struct pz_reader r;
 	struct pz_field f;
@@ -725,7 +792,8 @@ static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t l
 		while (i < st->n_followers &&
 		       (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
 			if (st->followers[i] >= 0)
-				tp_counter_add(imp, ts, st->followers[i], (double)v);
+				counter_set_add(imp, set,
+						tp_counter_add(imp, ts, st->followers[i], (double)v));
 			i++;
 			if (!packed)
 				break;
@@ -740,7 +808,7 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 	struct pz_field f[20];
 	struct tp_table *t;
 	uint32_t seq_id, cpu, gen;
-	int64_t session, utid, upid, cs = -1, row;
+	int64_t session, utid, upid, cs = -1, row, set = -1;
 	struct stream *st;
 
 	if (!p)
@@ -787,10 +855,11 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 		}
 	}
 	if (f[PB_PERF_SAMPLE__TIMEBASE_COUNT].id && st && st->timebase >= 0)
-		tp_counter_add(imp, ev->ts, st->timebase,
-			       (double)f[PB_PERF_SAMPLE__TIMEBASE_COUNT].value);
+		counter_set_add(imp, &set,
+				tp_counter_add(imp, ev->ts, st->timebase,
+					       (double)f[PB_PERF_SAMPLE__TIMEBASE_COUNT].value));
 	if (st)
-		follower_counts(imp, data, len, st, ev->ts);
+		follower_counts(imp, data, len, st, ev->ts, &set);
 
 	utid = tp_proc_update_thread(imp, ev->machine, (uint32_t)f[PB_PERF_SAMPLE__TID].value,
 				     (uint32_t)f[PB_PERF_SAMPLE__PID].value);
@@ -810,8 +879,14 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 	tp_set_int(t, PERF_TS, (size_t)row, ev->ts);
 	if (utid >= 0)
 		tp_set_int(t, PERF_UTID, (size_t)row, utid);
-	if (f[PB_PERF_SAMPLE__CPU].id)
+	if (f[PB_PERF_SAMPLE__CPU].id) {
+		/* The core gets its cpu table row, as in Perfetto. */
+		int64_t ucpu = tp_sched_ucpu(imp, ev->machine, cpu);
+
 		tp_set_int(t, PERF_CPU, (size_t)row, cpu);
+		if (ucpu >= 0)
+			tp_set_int(t, PERF_UCPU, (size_t)row, ucpu);
+	}
 	tp_set_str(t, PERF_CPU_MODE, (size_t)row,
 		   tp_db_str(imp->db, cpu_mode_name(f[PB_PERF_SAMPLE__CPU_MODE].value)));
 	if (cs >= 0)
@@ -820,4 +895,6 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 		tp_set_str(t, PERF_UNWIND_ERROR, (size_t)row,
 			   tp_db_str(imp->db, unwind_error_name(f[PB_PERF_SAMPLE__UNWIND_ERROR].value)));
 	tp_set_int(t, PERF_PERF_SESSION_ID, (size_t)row, session);
+	if (set >= 0)
+		tp_set_int(t, PERF_COUNTER_SET_ID, (size_t)row, set);
 }
