@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/file.h"
 #include "base/version.h"
 #include "trace_processor/flamegraph/flamegraph_int.h"
@@ -46,6 +47,7 @@ enum {
 	OPT_WIDTH,
 	OPT_MIN_WIDTH,
 	OPT_FROM_FOLDED,
+	OPT_STATS,
 };
 
 static struct {
@@ -56,6 +58,7 @@ static struct {
 	const char *title;
 	unsigned width_px;
 	double min_width_px;
+	bool stats;
 	struct fg_selection sel;
 	struct fg_fold_opts fold;
 	struct buf desc; /* the selection options as given, for messages */
@@ -106,6 +109,8 @@ static void usage(FILE *out)
 	      "  --min-width PX        leave out frames narrower than PX (default 0.1)\n"
 	      "  --from-folded FILE    draw folded stacks read from FILE ('-': stdin)\n"
 	      "                        instead of a trace's samples\n"
+	      "  --stats               print the samples, stacks and time of each step on\n"
+	      "                        stderr\n"
 	      "  -h, --help            this text;  -v, --version  the version\n"
 	      "\n"
 	      "Frames are named by their function (deobfuscated if known); an unnamed frame\n"
@@ -201,6 +206,7 @@ static int parse_opt(int c)
 		return 0;
 	}
 	case OPT_FROM_FOLDED: g_args.from_folded = optarg; return 0;
+	case OPT_STATS: g_args.stats = true; return 0;
 	default: return -1;
 	}
 }
@@ -226,6 +232,7 @@ static enum parse_result parse_args(int argc, char **argv)
 		{"width", required_argument, NULL, OPT_WIDTH},
 		{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
 		{"from-folded", required_argument, NULL, OPT_FROM_FOLDED},
+		{"stats", no_argument, NULL, OPT_STATS},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
@@ -306,7 +313,7 @@ static void count_name(struct tp *tp, char *out, size_t size)
 }
 
 /* The trace's samples: imports it, selects and checks there is something to show. */
-static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts)
+static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64_t *out_import_ns)
 {
 	struct tp_options opt = {0};
 	const char *path = g_args.trace_path;
@@ -319,9 +326,11 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts)
 		fprintf(stderr, FG_PROG ": cannot open trace file '%s': %s\n", path, strerror(errno));
 		return -1;
 	}
+	*out_import_ns = clock_monotonic_ns();
 	rc = tp_create(&opt, out_tp);
 	if (rc == 0)
 		rc = tp_import_fd(*out_tp, fd, fd == STDIN_FILENO ? "stdin" : path);
+	*out_import_ns = clock_monotonic_ns() - *out_import_ns;
 	if (fd != STDIN_FILENO)
 		fd_close(fd);
 	if (rc < 0) {
@@ -368,6 +377,7 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts)
 	return 0;
 }
 
+/* Return: the frames drawn, or -1. */
 static int write_svg(const struct fg_folded *f, const char *unit, const char *subtitle)
 {
 	struct fg_svg_opts so = {g_args.title, subtitle, g_args.width_px, g_args.min_width_px,
@@ -383,7 +393,7 @@ static int write_svg(const struct fg_folded *f, const char *unit, const char *su
 	rc = fg_svg_write(f, &so, out);
 	if (rc < 0)
 		fprintf(stderr, FG_PROG ": cannot draw '%s': %s\n", g_args.svg_path, strerror(-rc));
-	return close_out(out, g_args.svg_path) < 0 || rc < 0 ? -1 : 0;
+	return close_out(out, g_args.svg_path) < 0 || rc < 0 ? -1 : rc;
 }
 
 static int write_folded(const struct fg_folded *f)
@@ -441,16 +451,22 @@ static int run_trace(void)
 	struct fg_fold_opts svg_fold = g_args.fold;
 	const char *base = strrchr(g_args.trace_path, '/');
 	char unit[128], subtitle[1024];
-	int rc = -1;
+	uint64_t import_ns = 0, t0 = 0, select_ns = 0, fold_ns = 0, svg_ns = 0;
+	int rc = -1, n_frames = 0;
 
 	hmap_init(&counts.by_key);
-	if (samples_of_trace(&tp, &counts) < 0)
+	t0 = clock_monotonic_ns();
+	if (samples_of_trace(&tp, &counts, &import_ns) < 0)
 		goto out;
+	select_ns = clock_monotonic_ns() - t0 - import_ns;
 	count_name(tp, unit, sizeof(unit));
+	t0 = clock_monotonic_ns();
 	if ((g_args.folded_path || !g_args.svg_path) &&
 	    (rc = fg_fold(tp, &counts, &g_args.fold, &folded)) < 0)
 		goto fold_failed;
+	fold_ns = clock_monotonic_ns() - t0;
 	if (g_args.svg_path) {
+		t0 = clock_monotonic_ns();
 		/* The SVG colours kernel frames by their "_[k]". */
 		svg_fold.annotate_kernel = true;
 		rc = fg_fold(tp, &counts, &svg_fold, &drawn);
@@ -459,13 +475,23 @@ static int run_trace(void)
 		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " %s%s%s",
 			 base ? base + 1 : g_args.trace_path, drawn.total, unit,
 			 g_args.desc.len ? ", " : "", g_args.desc.len ? buf_cstr(&g_args.desc) : "");
+		n_frames = write_svg(&drawn, unit, subtitle);
 		rc = -1;
-		if (write_svg(&drawn, unit, subtitle) < 0)
+		if (n_frames < 0)
 			goto out;
+		svg_ns = clock_monotonic_ns() - t0;
 	}
 	rc = -1;
 	if ((g_args.folded_path || !g_args.svg_path) && write_folded(&folded) < 0)
 		goto out;
+	if (g_args.stats)
+		fprintf(stderr,
+			FG_PROG ": stats: import %.3f s; select %.3f s (%" PRIu64
+				" samples, %" PRIu64 " without a callstack, %zu distinct leaves); "
+				"fold %.3f s (%zu stacks); svg %.3f s (%d frames, incl. its fold)\n",
+			(double)import_ns / 1e9, (double)select_ns / 1e9, counts.n_samples,
+			counts.n_no_stack, hmap_len(&counts.by_key), (double)fold_ns / 1e9,
+			folded.n ? folded.n : drawn.n, (double)svg_ns / 1e9, n_frames);
 	rc = 0;
 	goto out;
 fold_failed:

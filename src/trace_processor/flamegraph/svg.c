@@ -31,8 +31,9 @@ struct node {
 	const char *name; /* into a folded stack (borrowed) */
 	uint32_t len;
 	uint32_t depth;   /* 0: the root "all" */
-	uint64_t start;   /* weight of everything left of it */
+	uint64_t start;   /* weight left of it: its caller's start and earlier callees */
 	uint64_t count;
+	uint64_t kids;    /* the part of count in its callees so far */
 };
 
 struct nodes {
@@ -51,60 +52,66 @@ static int node_add(struct nodes *ns, const char *name, size_t len, uint32_t dep
 		ns->v = v;
 		ns->cap = cap;
 	}
-	ns->v[ns->n] = (struct node){name, (uint32_t)len, depth, start, 0};
-	return (int)(ns->n++ & 0x7fffffff);
+	ns->v[ns->n++] = (struct node){name, (uint32_t)len, depth, start, 0, 0};
+	return 0;
 }
 
 /*
  * The tree of @f in preorder. Stacks sorted frame by frame keep every
  * subtree in consecutive lines, so a line shares with the previous one
- * the frames of the path it continues and opens new nodes after them.
+ * the frames of the path it continues and opens new nodes after them. A
+ * callee starts where its caller's earlier callees end: callees sit at
+ * the left of their caller, its own samples at the right.
  */
 static int build(const struct fg_folded *f, struct nodes *ns)
 {
-	size_t *open = NULL, n_open = 0, cap_open = 0, i; /* node of each depth on the path */
-	uint64_t pos = 0;
+	size_t *open = NULL, n_open = 0, cap_open = 1, i, d; /* open[d]: node at depth d */
 	int rc = -ENOMEM;
 
-	if (node_add(ns, "all", 3, 0, 0) < 0)
-		return -ENOMEM;
-	ns->v[0].count = f->total;
+	open = malloc(cap_open * sizeof(*open));
+	if (!open || node_add(ns, "all", 3, 0, 0) < 0)
+		goto out;
+	open[0] = 0;
+	n_open = 1;
 	for (i = 0; i < f->n; i++) {
 		const char *p = f->v[i].text, *end = p + f->v[i].len;
-		size_t depth = 0;
 		bool same = true;
 
-		while (p < end) {
+		for (d = 1; p < end; d++) {
 			const char *semi = memchr(p, ';', (size_t)(end - p));
 			size_t len = semi ? (size_t)(semi - p) : (size_t)(end - p);
-			struct node *nd;
 
-			if (same && depth < n_open) {
-				nd = &ns->v[open[depth]];
+			if (same && d < n_open) {
+				const struct node *nd = &ns->v[open[d]];
+
 				same = nd->len == len && memcmp(nd->name, p, len) == 0;
 			} else {
 				same = false;
 			}
 			if (!same) {
-				if (depth >= cap_open) {
-					size_t cap = cap_open ? 2 * cap_open : 64;
-					size_t *o = realloc(open, cap * sizeof(*o));
+				const struct node *up = &ns->v[open[d - 1]];
+				uint64_t start = up->start + up->kids;
+
+				if (d >= cap_open) {
+					size_t *o = realloc(open, 2 * cap_open * sizeof(*o));
 
 					if (!o)
 						goto out;
 					open = o;
-					cap_open = cap;
+					cap_open *= 2;
 				}
-				if (node_add(ns, p, len, (uint32_t)depth + 1, pos) < 0)
+				if (node_add(ns, p, len, (uint32_t)d, start) < 0)
 					goto out;
-				open[depth] = ns->n - 1;
+				open[d] = ns->n - 1;
 			}
-			ns->v[open[depth]].count += f->v[i].count;
-			depth++;
 			p += len + 1;
 		}
-		n_open = depth;
-		pos += f->v[i].count;
+		n_open = d;
+		for (d = 0; d < n_open; d++) {
+			ns->v[open[d]].count += f->v[i].count;
+			if (d + 1 < n_open)
+				ns->v[open[d]].kids += f->v[i].count;
+		}
 	}
 	rc = 0;
 out:
@@ -206,7 +213,8 @@ static void put_fill(FILE *out, const struct node *nd, size_t len, bool kernel, 
 /**
  * fg_svg_write() - The flame graph of @f (sorted by fg_folded_sort_merge())
  * as an SVG document on @out.
- * Return: 0, -EINVAL if @f is empty, -ENOMEM, -EIO on a write error.
+ * Return: the frames drawn, -EINVAL if @f is empty, -ENOMEM, -EIO on a
+ * write error.
  * Context: allocates one node per frame of the tree.
  */
 int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE *out)
@@ -216,7 +224,7 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 	uint32_t max_depth = 0;
 	unsigned height, y0;
 	size_t i;
-	int rc;
+	int rc, n_drawn = 0;
 
 	if (!f->n || !f->total || opt->width_px <= 2 * PAD_PX)
 		return -EINVAL;
@@ -268,12 +276,17 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 			kernel = true;
 			len -= KERNEL_SUFFIX_LEN;
 		}
+		n_drawn++;
 		fputs("<g class=\"f\"><title>", out);
 		put_text(out, nd->name, len);
 		fputs(" (", out);
 		put_count(out, nd->count);
-		fprintf(out, " %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%d\" fill=\"",
-			opt->count_name, 100.0 * (double)nd->count / (double)f->total, x, y, w,
+		fprintf(out,
+			" %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" "
+			"height=\"%d\" fill=\"",
+			nd->count == 1 && strcmp(opt->count_name, "samples") == 0 ? "sample"
+										   : opt->count_name,
+			100.0 * (double)nd->count / (double)f->total, x, y, w,
 			FRAME_PX - 1);
 		put_fill(out, nd, len, kernel, nd->depth >= 1 && nd->depth <= opt->group_levels);
 		fprintf(out, "\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4.5);
@@ -282,7 +295,7 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 	}
 	fprintf(out, "</g>\n<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
 		fg_svg_script);
-	rc = ferror(out) ? -EIO : 0;
+	rc = ferror(out) ? -EIO : n_drawn;
 out:
 	free(ns.v);
 	return rc;
