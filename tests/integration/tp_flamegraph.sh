@@ -7,7 +7,8 @@
 #               by frame; unnamed frames as MODULE+0xREL_PC or [unknown],
 #               ';' in a name as ':'; kernel frames _[k] on request;
 #               --per-process / --per-thread root frames; timebase weights;
-#               the note about samples without a callstack;
+#               the note about samples without a callstack; the example
+#               in docs/flamegraph.md;
 #   select/*    --pid, --tid, --utid, --process-name, --thread-name,
 #               --start/--end (ns, units, +/- relative), --sql (perf_sample
 #               ids narrowed by other options, or callsite_id rows with a
@@ -122,6 +123,15 @@ expect_folded folded/unnamed_frames 'main;[unknown] 1|main;libz.so+0x1a2b 2' \
 	--sql "SELECT s.callsite_id FROM perf_sample s JOIN stack_profile_callsite c ON c.id = s.callsite_id
 	       JOIN stack_profile_frame f ON f.id = c.frame_id WHERE f.name IS NULL"
 
+# The example of docs/flamegraph.md is this output.
+sed -n '/^\$ pfc_flamegraph flame_samples.pb$/,/^```$/p' "$ROOT/docs/flamegraph.md" |
+	sed '1d;$d' >"$tmp/doc.want"
+if [ -s "$tmp/doc.want" ] && cmp -s "$tmp/doc.want" "$tmp/folded/all.out"; then
+	pass tp_flamegraph/folded/doc_example
+else
+	fail tp_flamegraph/folded/doc_example "docs/flamegraph.md shows '$(oneline "$tmp/doc.want")'"
+fi
+
 # ------------------------------------------------------------- select ----
 expect_folded select/tid "$IO" --tid 201
 expect_folded select/pid "$CLIENT" --pid 300
@@ -196,6 +206,13 @@ if [ $rc -eq 0 ] && python3 -c 'import sys, xml.etree.ElementTree as ET; ET.pars
 	pass tp_flamegraph/svg/stdout
 else
 	fail tp_flamegraph/svg/stdout "exit $rc: $(oneline "$tmp/svg/stdout.err")"
+fi
+# Timebase weights: of 187 counts in all, hash has 59.
+fg svg/timebase --weight timebase --svg - "$TRACE"
+if [ $rc -eq 0 ] && grep -q '<title>hash (59 cpu-clock counts, 31.55%)' "$tmp/svg/timebase.out"; then
+	pass tp_flamegraph/svg/timebase_tooltip
+else
+	fail tp_flamegraph/svg/timebase_tooltip "exit $rc: $(grep -o '<title>hash[^<]*' "$tmp/svg/timebase.out")"
 fi
 
 # ------------------------------------------------------------ browser ----

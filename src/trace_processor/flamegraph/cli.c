@@ -293,7 +293,7 @@ static int close_out(FILE *f, const char *path)
 	return bad ? -1 : 0;
 }
 
-/* What the weights count: "samples", or the timebase counter's name. */
+/* What the weights count: "samples", or "<the timebase counter's name> counts". */
 static void count_name(struct tp *tp, char *out, size_t size)
 {
 	sqlite3_stmt *st = NULL;
@@ -308,7 +308,7 @@ static void count_name(struct tp *tp, char *out, size_t size)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		name = (const char *)sqlite3_column_text(st, 0);
 	if (name && sqlite3_step(st) == SQLITE_DONE)
-		snprintf(out, size, "%s", name);
+		snprintf(out, size, "%.100s counts", name);
 	sqlite3_finalize(st);
 }
 
@@ -484,14 +484,20 @@ static int run_trace(void)
 	rc = -1;
 	if ((g_args.folded_path || !g_args.svg_path) && write_folded(&folded) < 0)
 		goto out;
-	if (g_args.stats)
+	if (g_args.stats) {
 		fprintf(stderr,
 			FG_PROG ": stats: import %.3f s; select %.3f s (%" PRIu64
-				" samples, %" PRIu64 " without a callstack, %zu distinct leaves); "
-				"fold %.3f s (%zu stacks); svg %.3f s (%d frames, incl. its fold)\n",
+				" samples, %" PRIu64 " without a callstack, %zu distinct leaves)",
 			(double)import_ns / 1e9, (double)select_ns / 1e9, counts.n_samples,
-			counts.n_no_stack, hmap_len(&counts.by_key), (double)fold_ns / 1e9,
-			folded.n ? folded.n : drawn.n, (double)svg_ns / 1e9, n_frames);
+			counts.n_no_stack, hmap_len(&counts.by_key));
+		if (g_args.folded_path || !g_args.svg_path)
+			fprintf(stderr, "; fold %.3f s (%zu stacks)", (double)fold_ns / 1e9,
+				folded.n);
+		if (g_args.svg_path)
+			fprintf(stderr, "; svg %.3f s (%zu stacks, %d frames)", (double)svg_ns / 1e9,
+				drawn.n, n_frames);
+		fputc('\n', stderr);
+	}
 	rc = 0;
 	goto out;
 fold_failed:

@@ -253,7 +253,7 @@ static int count_add(struct fg_counts *c, int64_t callsite, int64_t group, uint6
 	uint64_t key, old = 0;
 
 	c->n_samples++;
-	if (callsite < 0) {
+	if (callsite < 0 || callsite >= UINT32_MAX) {
 		c->n_no_stack++;
 		return 0;
 	}
