@@ -27,7 +27,7 @@
 
 /* Largest --from-folded file read into memory. */
 #define FG_MAX_FOLDED_BYTES (1ull << 30)
-#define FG_MAX_WIDTH_PX 100000
+#define FG_MAX_WIDTH_PX     100000
 
 enum {
 	OPT_PID = 256,
@@ -171,9 +171,18 @@ static int parse_opt(int c)
 		return add_str(s->process_names, &s->n_process_names, "process-name", optarg);
 	case OPT_THREAD_NAME:
 		return add_str(s->thread_names, &s->n_thread_names, "thread-name", optarg);
-	case OPT_START: s->start = optarg; describe("start", optarg); return 0;
-	case OPT_END: s->end = optarg; describe("end", optarg); return 0;
-	case OPT_SQL: s->sql = optarg; describe("sql", "QUERY"); return 0;
+	case OPT_START:
+		s->start = optarg;
+		describe("start", optarg);
+		return 0;
+	case OPT_END:
+		s->end = optarg;
+		describe("end", optarg);
+		return 0;
+	case OPT_SQL:
+		s->sql = optarg;
+		describe("sql", "QUERY");
+		return 0;
 	case 'o': g_args.folded_path = optarg; return 0;
 	case OPT_SVG: g_args.svg_path = optarg; return 0;
 	case OPT_PER_PROCESS: g_args.fold.group = FG_GROUP_PROCESS; return 0;
@@ -253,7 +262,8 @@ static enum parse_result parse_args(int argc, char **argv)
 	}
 	if (g_args.from_folded) {
 		if (optind != argc || g_args.desc.len || g_args.sel.weight_timebase) {
-			fprintf(stderr, FG_PROG ": --from-folded takes no trace and no selection\n");
+			fprintf(stderr,
+				FG_PROG ": --from-folded takes no trace and no selection\n");
 			return PARSE_ERROR;
 		}
 		return PARSE_RUN;
@@ -303,7 +313,8 @@ static void count_name(struct tp *tp, char *out, size_t size)
 	if (!g_args.sel.weight_timebase)
 		return;
 	snprintf(out, size, "timebase counts");
-	if (fg_prepare(tp, "SELECT DISTINCT name FROM perf_counter_track WHERE is_timebase", &st) != SQLITE_OK || !st)
+	if (fg_prepare(tp, "SELECT DISTINCT name FROM perf_counter_track WHERE is_timebase", &st) <
+	    0)
 		return;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		name = (const char *)sqlite3_column_text(st, 0);
@@ -323,7 +334,8 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64
 
 	fd = strcmp(path, "-") == 0 ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, FG_PROG ": cannot open trace file '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, FG_PROG ": cannot open trace file '%s': %s\n", path,
+			strerror(errno));
 		return -1;
 	}
 	*out_import_ns = clock_monotonic_ns();
@@ -361,7 +373,8 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64
 		return -1;
 	}
 	if (counts->n_no_stack == counts->n_samples) {
-		fprintf(stderr, FG_PROG ": none of the %" PRIu64 " selected samples has a callstack\n",
+		fprintf(stderr,
+			FG_PROG ": none of the %" PRIu64 " selected samples has a callstack\n",
 			counts->n_samples);
 		return -1;
 	}
@@ -380,8 +393,11 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64
 /* Return: the frames drawn, or -1. */
 static int write_svg(const struct fg_folded *f, const char *unit, const char *subtitle)
 {
-	struct fg_svg_opts so = {g_args.title, subtitle, g_args.width_px, g_args.min_width_px,
-				 0, unit};
+	struct fg_svg_opts so = {.title = g_args.title,
+				 .subtitle = subtitle,
+				 .width_px = g_args.width_px,
+				 .min_width_px = g_args.min_width_px,
+				 .count_name = unit};
 	FILE *out = open_out(g_args.svg_path);
 	int rc;
 
@@ -418,12 +434,14 @@ static int run_folded_file(void)
 		    ? file_read_all("/dev/stdin", &in, FG_MAX_FOLDED_BYTES)
 		    : file_read_all(g_args.from_folded, &in, FG_MAX_FOLDED_BYTES);
 	if (n < 0) {
-		fprintf(stderr, FG_PROG ": cannot read '%s': %s\n", g_args.from_folded, strerror(-n));
+		fprintf(stderr, FG_PROG ": cannot read '%s': %s\n", g_args.from_folded,
+			strerror(-n));
 		goto out;
 	}
 	n = fg_folded_parse((const char *)in.data, in.len, &f, &bad);
 	if (n == -EINVAL) {
-		fprintf(stderr, FG_PROG ": %s:%zu: not a folded stack (\"frame;frame;... COUNT\")\n",
+		fprintf(stderr,
+			FG_PROG ": %s:%zu: not a folded stack (\"frame;frame;... COUNT\")\n",
 			g_args.from_folded, bad);
 		goto out;
 	}
@@ -474,7 +492,8 @@ static int run_trace(void)
 			goto fold_failed;
 		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " %s%s%s",
 			 base ? base + 1 : g_args.trace_path, drawn.total, unit,
-			 g_args.desc.len ? ", " : "", g_args.desc.len ? buf_cstr(&g_args.desc) : "");
+			 g_args.desc.len ? ", " : "",
+			 g_args.desc.len ? buf_cstr(&g_args.desc) : "");
 		n_frames = write_svg(&drawn, unit, subtitle);
 		rc = -1;
 		if (n_frames < 0)
@@ -494,8 +513,8 @@ static int run_trace(void)
 			fprintf(stderr, "; fold %.3f s (%zu stacks)", (double)fold_ns / 1e9,
 				folded.n);
 		if (g_args.svg_path)
-			fprintf(stderr, "; svg %.3f s (%zu stacks, %d frames)", (double)svg_ns / 1e9,
-				drawn.n, n_frames);
+			fprintf(stderr, "; svg %.3f s (%zu stacks, %d frames)",
+				(double)svg_ns / 1e9, drawn.n, n_frames);
 		fputc('\n', stderr);
 	}
 	rc = 0;
@@ -529,9 +548,7 @@ int tp_flamegraph_main(int argc, char **argv)
 		fprintf(stderr, "Try '" FG_PROG " --help'.\n");
 		rc = 1;
 		break;
-	default:
-		rc = (g_args.from_folded ? run_folded_file() : run_trace()) < 0 ? 1 : 0;
-		break;
+	default: rc = (g_args.from_folded ? run_folded_file() : run_trace()) < 0 ? 1 : 0; break;
 	}
 	buf_fini(&g_args.desc);
 	return rc;

@@ -45,9 +45,9 @@ struct fg_selection {
  */
 struct fg_counts {
 	struct hmap by_key;
-	uint64_t n_samples;    /* rows selected, with or without a callstack */
-	uint64_t n_no_stack;   /* of which had no callstack (left out) */
-	uint64_t weight_total; /* the weight of the samples with a callstack */
+	uint64_t n_samples;       /* rows selected, with or without a callstack */
+	uint64_t n_no_stack;      /* of which had no callstack (left out) */
+	uint64_t weight_total;    /* the weight of the samples with a callstack */
 	int64_t start_ts, end_ts; /* the window actually applied, for the note */
 	bool has_window;
 };
@@ -74,10 +74,10 @@ struct fg_fold_opts {
 /* How the SVG looks (svg.c). */
 struct fg_svg_opts {
 	const char *title;
-	const char *subtitle;  /* may be NULL */
+	const char *subtitle; /* may be NULL */
 	unsigned width_px;
-	double min_width_px;   /* narrower frames are left out */
-	unsigned group_levels; /* root frames that name processes/threads */
+	double min_width_px;    /* narrower frames are left out */
+	unsigned group_levels;  /* root frames that name processes/threads */
 	const char *count_name; /* "samples", or the weight's unit */
 };
 
@@ -97,8 +97,7 @@ void fg_folded_sort_merge(struct fg_folded *f);
 int fg_folded_write(const struct fg_folded *f, FILE *out);
 int fg_folded_parse(const char *data, size_t len, struct fg_folded *out, size_t *out_bad_line);
 void fg_folded_fini(struct fg_folded *f);
-size_t fg_name_sanitize(const char *in, size_t len, char *out, size_t out_size,
-			bool is_frame);
+size_t fg_name_sanitize(const char *in, size_t len, char *out, size_t out_size, bool is_frame);
 
 /* svg.c */
 int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE *out);

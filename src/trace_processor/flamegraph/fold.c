@@ -19,18 +19,18 @@
 #include "trace_processor/trace_processor.h"
 
 /* Deepest stack walked; a longer parent chain is a broken trace. */
-#define FG_MAX_DEPTH 4096
+#define FG_MAX_DEPTH     4096
 #define FG_KERNEL_SUFFIX "_[k]"
 
 /* The callsite tree and the frames' names, indexed by id. */
 struct tree {
-	int64_t *parent;    /* per callsite; -1 for a root */
-	int64_t *frame;     /* per callsite; -1 if unknown */
+	int64_t *parent; /* per callsite; -1 for a root */
+	int64_t *frame;  /* per callsite; -1 if unknown */
 	size_t n_callsites;
 	uint32_t *name_off; /* per frame: offset of its name in names */
 	bool *is_kernel;    /* per frame */
 	size_t n_frames;
-	struct buf names;   /* NUL-separated frame names */
+	struct buf names;    /* NUL-separated frame names */
 	uint32_t *label_off; /* per utid: "PROC-PID\0THREAD-TID\0" in labels */
 	size_t n_labels;
 	struct buf labels;
@@ -142,7 +142,7 @@ static int load_callsites(struct tp *tp, struct tree *t)
 	size_t cap_p = 0, cap_f = 0;
 	int rc;
 
-	if (fg_prepare(tp, "SELECT id, parent_id, frame_id FROM stack_profile_callsite", &st) != SQLITE_OK || !st)
+	if (fg_prepare(tp, "SELECT id, parent_id, frame_id FROM stack_profile_callsite", &st) < 0)
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -177,8 +177,7 @@ static int load_frames(struct tp *tp, struct tree *t)
 	size_t n_maps = 0, cap_o = 0, cap_k = 0, i;
 	int rc = -EIO;
 
-	if (fg_prepare(tp, "SELECT id, name FROM stack_profile_mapping", &st) != SQLITE_OK ||
-	    !st)
+	if (fg_prepare(tp, "SELECT id, name FROM stack_profile_mapping", &st) < 0)
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -198,7 +197,8 @@ static int load_frames(struct tp *tp, struct tree *t)
 		goto out;
 	if (fg_prepare(tp,
 		       "SELECT id, COALESCE(deobfuscated_name, name), mapping, rel_pc, type "
-		       "FROM stack_profile_frame", &st) != SQLITE_OK || !st) {
+		       "FROM stack_profile_frame",
+		       &st) < 0) {
 		rc = -EIO;
 		goto out;
 	}
@@ -257,7 +257,8 @@ static int load_labels(struct tp *tp, struct tree *t)
 
 	if (fg_prepare(tp,
 		       "SELECT t.utid, t.tid, t.name, p.pid, p.name FROM thread t "
-		       "LEFT JOIN process p USING (upid)", &st) != SQLITE_OK || !st)
+		       "LEFT JOIN process p USING (upid)",
+		       &st) < 0)
 		return -EIO;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t utid = sqlite3_column_int64(st, 0);
@@ -443,7 +444,8 @@ int fg_fold(struct tp *tp, const struct fg_counts *counts, const struct fg_fold_
 		rc = append_stack(&t, (int64_t)(key & UINT32_MAX), opt->annotate_kernel, &line);
 		if (rc < 0)
 			goto out;
-		if (line.len && (rc = fg_folded_add(out, (const char *)line.data, line.len - 1, w)) < 0)
+		if (line.len &&
+		    (rc = fg_folded_add(out, (const char *)line.data, line.len - 1, w)) < 0)
 			goto out;
 	}
 	fg_folded_sort_merge(out);
@@ -491,7 +493,8 @@ int fg_folded_parse(const char *data, size_t len, struct fg_folded *out, size_t 
 			continue;
 		sp = memrchr(l, ' ', n);
 		if (!sp || sp == l ||
-		    sv_parse_u64(sv_make(sp + 1, n - (size_t)(sp + 1 - l)), UINT64_MAX, &count) < 0) {
+		    sv_parse_u64(sv_make(sp + 1, n - (size_t)(sp + 1 - l)), UINT64_MAX, &count) <
+			    0) {
 			*out_bad_line = line_no;
 			return -EINVAL;
 		}

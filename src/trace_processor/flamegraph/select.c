@@ -48,27 +48,27 @@ static int PFC_PRINTF(3, 4) why_f(char *why, size_t size, const char *fmt, ...)
 }
 
 /**
- * fg_prepare() - tp_prepare() of the first statement of @sql into *@out
- * (NULL if @sql has none).
- * Return: SQLITE_OK or SQLite's error code.
+ * fg_prepare() - tp_prepare() of the first statement of @sql into *@out.
+ * Return: 0; -EIO if SQLite refused it (sqlite3_errmsg() says why), or
+ * -ENODATA if @sql holds no statement (*@out is NULL then).
  */
 int fg_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out)
 {
 	const char *tail = NULL;
 
-	return tp_prepare(tp, sql, out, &tail);
+	if (tp_prepare(tp, sql, out, &tail) != SQLITE_OK)
+		return -EIO;
+	return *out ? 0 : -ENODATA;
 }
 
 /* Runs @sql, which must return one row of integers, into @out (n values). */
 static int query_ints(struct tp *tp, const char *sql, int64_t *out, int n)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = fg_prepare(tp, sql, &st), i;
+	int rc, i;
 
-	if (rc != SQLITE_OK || !st) {
-		sqlite3_finalize(st);
+	if (fg_prepare(tp, sql, &st) < 0)
 		return -EIO;
-	}
 	rc = sqlite3_step(st);
 	for (i = 0; i < n; i++)
 		out[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, i) : 0;
@@ -195,7 +195,9 @@ static int timebase_load(struct tp *tp, struct timebase *tb)
 	int rc;
 
 	hmap_init(&tb->tracks);
-	if (fg_prepare(tp, "SELECT id, perf_session_id, cpu FROM perf_counter_track WHERE is_timebase", &st) != SQLITE_OK || !st)
+	if (fg_prepare(tp,
+		       "SELECT id, perf_session_id, cpu FROM perf_counter_track WHERE is_timebase",
+		       &st) < 0)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (hmap_put(&tb->tracks,
@@ -207,7 +209,8 @@ static int timebase_load(struct tp *tp, struct timebase *tb)
 	st = NULL;
 	if (fg_prepare(tp,
 		       "SELECT c.track_id, c.ts, c.value FROM counter c WHERE c.track_id IN "
-		       "(SELECT id FROM perf_counter_track WHERE is_timebase)", &st) != SQLITE_OK || !st)
+		       "(SELECT id FROM perf_counter_track WHERE is_timebase)",
+		       &st) < 0)
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (tb->n == cap) {
@@ -387,9 +390,9 @@ int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group
 	why[0] = '\0';
 	if (sel->sql) {
 		rc = fg_prepare(tp, sel->sql, &st);
-		if (rc != SQLITE_OK || !st) {
+		if (rc < 0) {
 			rc = why_f(why, why_size, "--sql: %s",
-				   rc != SQLITE_OK ? sqlite3_errmsg(tp_sqlite(tp)) : "no statement");
+				   rc == -EIO ? sqlite3_errmsg(tp_sqlite(tp)) : "no statement");
 			goto out;
 		}
 		if (column_of(st, "callsite_id") >= 0) {
@@ -413,20 +416,21 @@ int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group
 		goto out;
 	if (sel->weight_timebase && (rc = timebase_load(tp, &tb)) < 0)
 		goto out;
-	if (fg_prepare(tp, (const char *)q.data, &st) != SQLITE_OK || !st) {
+	if (fg_prepare(tp, (const char *)q.data, &st) < 0) {
 		rc = why_f(why, why_size, "%s%s", sel->sql ? "--sql: " : "",
 			   sqlite3_errmsg(tp_sqlite(tp)));
 		goto out;
 	}
 	bind_selection(st, sel, out);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t cs = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1
-									: sqlite3_column_int64(st, 0);
+		int64_t cs = sqlite3_column_type(st, 0) == SQLITE_NULL
+				     ? -1
+				     : sqlite3_column_int64(st, 0);
 		uint64_t w = 1;
 
 		if (sel->weight_timebase)
-			w = timebase_of(&tb, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3),
-					sqlite3_column_int64(st, 4));
+			w = timebase_of(&tb, sqlite3_column_int64(st, 2),
+					sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
 		if (count_add(out, cs, group ? sqlite3_column_int64(st, 1) : 0, w) < 0) {
 			rc = -ENOMEM;
 			goto out;

@@ -17,23 +17,23 @@
 
 #include "trace_processor/flamegraph/flamegraph_int.h"
 
-#define FONT_PX 12
-#define CHAR_PX 7.4 /* advance of one monospace character at FONT_PX, rounded up */
-#define FRAME_PX 16
-#define PAD_PX 10
-#define TOP_PX 60    /* title, subtitle, search */
-#define BOTTOM_PX 30 /* the details line */
-#define KERNEL_SUFFIX "_[k]"
+#define FONT_PX           12
+#define CHAR_PX           7.4 /* advance of one monospace character at FONT_PX, rounded up */
+#define FRAME_PX          16
+#define PAD_PX            10
+#define TOP_PX            60 /* title, subtitle, search */
+#define BOTTOM_PX         30 /* the details line */
+#define KERNEL_SUFFIX     "_[k]"
 #define KERNEL_SUFFIX_LEN 4
 
 /* One frame of the graph: a node of the tree of stacks. */
 struct node {
 	const char *name; /* into a folded stack (borrowed) */
 	uint32_t len;
-	uint32_t depth;   /* 0: the root "all" */
-	uint64_t start;   /* weight left of it: its caller's start and earlier callees */
+	uint32_t depth; /* 0: the root "all" */
+	uint64_t start; /* weight left of it: its caller's start and earlier callees */
 	uint64_t count;
-	uint64_t kids;    /* the part of count in its callees so far */
+	uint64_t kids; /* the part of count in its callees so far */
 };
 
 struct nodes {
@@ -195,7 +195,8 @@ static uint32_t name_hash(const char *s, size_t len)
 static void put_fill(FILE *out, const struct node *nd, size_t len, bool kernel, bool group)
 {
 	uint32_t h = name_hash(nd->name, len);
-	double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0, c = ((h >> 16) & 0xff) / 255.0;
+	double a = (h & 0xff) / 255.0, b = ((h >> 8) & 0xff) / 255.0,
+	       c = ((h >> 16) & 0xff) / 255.0;
 	int r, g, bl;
 
 	if (nd->depth == 0) {
@@ -254,8 +255,10 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 	if (opt->subtitle)
 		put_text(out, opt->subtitle, strlen(opt->subtitle));
 	fprintf(out,
-		"</text>\n<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"24\">Reset Zoom</text>\n"
-		"<text id=\"search\" class=\"button\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+		"</text>\n<text id=\"unzoom\" class=\"button hide\" x=\"%d\" y=\"24\">"
+		"Reset Zoom</text>\n"
+		"<text id=\"search\" class=\"button\" x=\"%u\" y=\"24\" text-anchor=\"end\">"
+		"Search</text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%u\"> </text>\n"
 		"<text id=\"matched\" x=\"%u\" y=\"%u\" text-anchor=\"end\"> </text>\n"
 		"<g id=\"frames\">\n",
@@ -271,8 +274,8 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 
 		if (w < opt->min_width_px)
 			continue;
-		if (len > KERNEL_SUFFIX_LEN &&
-		    memcmp(nd->name + len - KERNEL_SUFFIX_LEN, KERNEL_SUFFIX, KERNEL_SUFFIX_LEN) == 0) {
+		if (len > KERNEL_SUFFIX_LEN && memcmp(nd->name + len - KERNEL_SUFFIX_LEN,
+						      KERNEL_SUFFIX, KERNEL_SUFFIX_LEN) == 0) {
 			kernel = true;
 			len -= KERNEL_SUFFIX_LEN;
 		}
@@ -285,11 +288,11 @@ int fg_svg_write(const struct fg_folded *f, const struct fg_svg_opts *opt, FILE 
 			" %s, %.2f%%)</title><rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" "
 			"height=\"%d\" fill=\"",
 			nd->count == 1 && strcmp(opt->count_name, "samples") == 0 ? "sample"
-										   : opt->count_name,
-			100.0 * (double)nd->count / (double)f->total, x, y, w,
-			FRAME_PX - 1);
+										  : opt->count_name,
+			100.0 * (double)nd->count / (double)f->total, x, y, w, FRAME_PX - 1);
 		put_fill(out, nd, len, kernel, nd->depth >= 1 && nd->depth <= opt->group_levels);
-		fprintf(out, "\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3, y + FRAME_PX - 4.5);
+		fprintf(out, "\" rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">", x + 3,
+			y + FRAME_PX - 4.5);
 		put_label(out, nd->name, len, w);
 		fputs("</text></g>\n", out);
 	}
