@@ -430,7 +430,8 @@ int fg_fold(struct tp *tp, const struct fg_counts *counts, const struct fg_fold_
 
 		buf_reset(&line);
 		if (opt->group != FG_GROUP_NONE) {
-			const char *l = "[unknown]";
+			/* Both labels, as the labels buffer holds them. */
+			const char *l = "[unknown]\0[unknown]";
 
 			if (utid < t.n_labels && t.label_off[utid] != UINT32_MAX)
 				l = (const char *)t.labels.data + t.label_off[utid];

@@ -130,6 +130,9 @@ static int parse_time(const char *s, const int64_t bounds[2], int64_t *out)
 	if (whole > (INT64_MAX - frac) / scale)
 		return -EINVAL;
 	v = whole * scale + frac;
+	if ((sign > 0 && bounds[0] > 0 && v > INT64_MAX - bounds[0]) ||
+	    (sign < 0 && bounds[1] < 0 && v > bounds[1] - INT64_MIN))
+		return -EINVAL;
 	if (sign > 0)
 		v = bounds[0] + v;
 	else if (sign < 0)
