@@ -20,7 +20,8 @@
 #               draws folded text;
 #   browser/*   in headless Chromium, after the scripts ran: the hot frames
 #               and their labels are drawn with a width and fit their
-#               rects, a click zooms; a screenshot shows every wide frame
+#               rects, a click zooms, Reset Zoom undoes it, a search
+#               highlights and counts; a screenshot shows every wide frame
 #               in its fill (skipped, saying so, without /usr/bin/chromium:
 #               tools/deps.sh installs it);
 #   errors/*    no samples in the trace, a missing file, not a trace, a

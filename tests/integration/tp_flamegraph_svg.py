@@ -14,11 +14,14 @@ tests/integration/tp_flamegraph.sh (which sources no Python itself):
   inject SVG OUT            OUT: SVG plus a probe script that records, for
                             each frame, its rendered rect width, label and
                             label width, before and after a click on
-                            "compute", into <desc id="probe">
+                            "compute" and after Reset Zoom, and the result
+                            of a search, into <desc id="probe">
   dom DUMP                  the probe of a browser's DOM dump (after its
                             scripts ran): the hot frames are drawn, their
                             labels visible and inside their rects; the
-                            click zoomed "compute" to the full width
+                            click zoomed "compute" to the full width,
+                            Reset Zoom undid it, a search highlighted the
+                            matching frames and counted their share once
   png PNG SVG               a browser's screenshot of SVG is not blank:
                             the middle of each wide frame has its fill
 
@@ -155,6 +158,13 @@ PROBE = """
     if (gs[i].querySelector('title').textContent.indexOf('compute (') === 0)
       gs[i].querySelector('rect').dispatchEvent(new MouseEvent('click', {bubbles: true}));
   measure('zoomed');
+  document.getElementById('unzoom').dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  measure('reset');
+  window.prompt = function () { return '^(read|vfs_read|hash)$'; };
+  document.getElementById('search').dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  out.push('search|' + document.getElementById('matched').textContent + '|' +
+    [].map.call(document.querySelectorAll('#frames rect'), function (r) {
+      return r.getAttribute('fill') === 'rgb(230,0,230)' ? 1 : 0; }).join(','));
   var d = document.createElementNS('http://www.w3.org/2000/svg', 'desc');
   d.setAttribute('id', 'probe');
   d.textContent = '\\n' + out.join('\\n') + '\\n';
@@ -179,7 +189,11 @@ def dom(dump_path):
     if not m:
         fail("the dump has no probe output: the scripts did not run")
     rows = {}
+    search = None
     for line in m.group(1).strip().splitlines():
+        if line.startswith("search|"):
+            search = line.split("|")[1:]
+            continue
         tag, name, label, w, tw, opacity = line.split("|")
         rows[(tag, name)] = (label, float(w), float(tw), float(opacity))
     for name in ("hash", "compute", "main", "vfs_read", "do_syscall_64"):
@@ -200,6 +214,14 @@ def dom(dump_path):
         fail("after the click, main (a caller) is not a full, faded bar: %r" % (z[("zoomed", "main")],))
     if z[("zoomed", "start_thread")][1] != 0:
         fail("after the click, start_thread (not under compute) is still drawn")
+    for (tag, name), row in rows.items():
+        if tag == "reset" and row != rows[("initial", name)]:
+            fail("after Reset Zoom, %s is %r, was %r" % (name, row, rows[("initial", name)]))
+    # ^(read|vfs_read|hash)$: hash (4) and read (2; vfs_read under it is not counted again).
+    names = [name for (tag, name) in rows if tag == "initial"]
+    want = ",".join("1" if n in ("read", "vfs_read", "hash") else "0" for n in names)
+    if search != ["Matched: 50.0%", want]:
+        fail("search: %r, want %r" % (search, ["Matched: 50.0%", want]))
     return 0
 
 
