@@ -391,6 +391,22 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64
 }
 
 /* Return: the frames drawn, or -1. */
+/* @v with thousands separators ("1,000,000") into @out. */
+static const char *with_commas(uint64_t v, char *out, size_t size)
+{
+	char digits[32];
+	int n = snprintf(digits, sizeof(digits), "%" PRIu64, v), i;
+	size_t o = 0;
+
+	for (i = 0; i < n && o + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = digits[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static int write_svg(const struct fg_folded *f, const char *unit, const char *subtitle)
 {
 	struct fg_svg_opts so = {.title = g_args.title,
@@ -468,7 +484,7 @@ static int run_trace(void)
 	struct fg_folded folded = {0}, drawn = {0};
 	struct fg_fold_opts svg_fold = g_args.fold;
 	const char *base = strrchr(g_args.trace_path, '/');
-	char unit[128], subtitle[1024];
+	char unit[128], subtitle[1024], total[32];
 	uint64_t import_ns = 0, t0 = 0, select_ns = 0, fold_ns = 0, svg_ns = 0;
 	int rc = -1, n_frames = 0;
 
@@ -490,10 +506,10 @@ static int run_trace(void)
 		rc = fg_fold(tp, &counts, &svg_fold, &drawn);
 		if (rc < 0)
 			goto fold_failed;
-		snprintf(subtitle, sizeof(subtitle), "%s: %" PRIu64 " %s%s%s",
-			 base ? base + 1 : g_args.trace_path, drawn.total, unit,
-			 g_args.desc.len ? ", " : "",
-			 g_args.desc.len ? buf_cstr(&g_args.desc) : "");
+		snprintf(subtitle, sizeof(subtitle), "%s: %s %s%s%s",
+			 base ? base + 1 : g_args.trace_path,
+			 with_commas(drawn.total, total, sizeof(total)), unit,
+			 g_args.desc.len ? ", " : "", g_args.desc.len ? buf_cstr(&g_args.desc) : "");
 		n_frames = write_svg(&drawn, unit, subtitle);
 		rc = -1;
 		if (n_frames < 0)
