@@ -155,7 +155,7 @@ expect_folded select/window_relative \
 expect_folded select/window_and_thread 'start_thread;io_loop;read;do_syscall_64;vfs_read 2' \
 	--start 1000 --end 1500 --tid 201
 expect_folded select/sql_ids_narrowed "$IO" \
-	--sql "SELECT id FROM perf_sample WHERE cpu = 1;" --thread-name io
+	--sql "SELECT id FROM perf_sample WHERE cpu = 1; -- cpu 1" --thread-name io
 expect_folded select/sql_callsites_weight 'main;compute;hash 5|main;weird:name 5' \
 	--sql "SELECT callsite_id, 5 AS weight FROM perf_sample WHERE ts >= 2000"
 
@@ -267,6 +267,7 @@ expect_error errors/only_stackless 'none of the 1 selected samples has a callsta
 expect_error errors/bad_time "--start '1.5 s' is not a time" --start '1.5 s' "$TRACE"
 expect_error errors/bad_pid "--pid 'x1' is not a number" --pid x1 "$TRACE"
 expect_error errors/bad_sql '--sql: no such table: nope' --sql 'SELECT id FROM nope' "$TRACE"
+expect_error errors/sql_empty '--sql: no statement' --sql ' -- nothing' "$TRACE"
 expect_error errors/sql_columns 'neither a callsite_id column nor an id column' \
 	--sql 'SELECT 1 AS x' "$TRACE"
 expect_error errors/sql_callsites_narrowed 'cannot be narrowed further' \

@@ -170,10 +170,9 @@ static int column_of(sqlite3_stmt *st, const char *name)
 	return -1;
 }
 
-/* The user's statement without the blanks and ';' after it (owned). */
-static char *trim_sql(const char *sql)
+/* The user's first statement (@n bytes) without the blanks and ';' after it (owned). */
+static char *trim_sql(const char *sql, size_t n)
 {
-	size_t n = strlen(sql);
 
 	while (n && (sql[n - 1] == ';' || sql[n - 1] == ' ' || sql[n - 1] == '\n' ||
 		     sql[n - 1] == '\t' || sql[n - 1] == '\r'))
@@ -270,8 +269,8 @@ static int count_add(struct fg_counts *c, int64_t callsite, int64_t group, uint6
 }
 
 /* Builds the statement of a selection of perf_sample rows. */
-static int build_query(struct tp *tp, const struct fg_selection *sel, struct fg_counts *c,
-		       struct buf *q, char *why, size_t why_size)
+static int build_query(struct tp *tp, const struct fg_selection *sel, size_t sql_len,
+		       struct fg_counts *c, struct buf *q, char *why, size_t why_size)
 {
 	int64_t bounds[2] = {0, 0};
 	char *user = NULL;
@@ -307,10 +306,11 @@ static int build_query(struct tp *tp, const struct fg_selection *sel, struct fg_
 		buf_append_str(q, ")");
 	}
 	if (sel->sql) {
-		user = trim_sql(sel->sql);
+		user = trim_sql(sel->sql, sql_len);
 		if (!user)
 			return -ENOMEM;
-		buf_appendf(q, " AND s.id IN (SELECT id FROM (%s))", user);
+		/* A newline: the query may end in a -- comment. */
+		buf_appendf(q, " AND s.id IN (SELECT id FROM (%s\n))", user);
 		free(user);
 	}
 	return buf_cstr(q) ? 0 : -ENOMEM;
@@ -386,18 +386,22 @@ int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group
 	struct buf q = BUF_INIT;
 	struct timebase tb = {0};
 	sqlite3_stmt *st = NULL;
+	const char *tail = NULL;
+	size_t sql_len = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
 	hmap_init(&out->by_key);
 	why[0] = '\0';
 	if (sel->sql) {
-		rc = fg_prepare(tp, sel->sql, &st);
-		if (rc < 0) {
+		/* Only the first statement counts: a ';' and a comment may follow. */
+		rc = tp_prepare(tp, sel->sql, &st, &tail);
+		if (rc != SQLITE_OK || !st) {
 			rc = why_f(why, why_size, "--sql: %s",
-				   rc == -EIO ? sqlite3_errmsg(tp_sqlite(tp)) : "no statement");
+				   rc != SQLITE_OK ? sqlite3_errmsg(tp_sqlite(tp)) : "no statement");
 			goto out;
 		}
+		sql_len = (size_t)(tail - sel->sql);
 		if (column_of(st, "callsite_id") >= 0) {
 			rc = select_callsites(st, sel, group, out, why, why_size);
 			if (rc == -EIO)
@@ -414,7 +418,7 @@ int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group
 		sqlite3_finalize(st);
 		st = NULL;
 	}
-	rc = build_query(tp, sel, out, &q, why, why_size);
+	rc = build_query(tp, sel, sql_len, out, &q, why, why_size);
 	if (rc < 0)
 		goto out;
 	if (sel->weight_timebase && (rc = timebase_load(tp, &tb)) < 0)
