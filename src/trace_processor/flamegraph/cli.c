@@ -509,7 +509,8 @@ static int run_trace(void)
 		snprintf(subtitle, sizeof(subtitle), "%s: %s %s%s%s",
 			 base ? base + 1 : g_args.trace_path,
 			 with_commas(drawn.total, total, sizeof(total)), unit,
-			 g_args.desc.len ? ", " : "", g_args.desc.len ? buf_cstr(&g_args.desc) : "");
+			 g_args.desc.len ? ", " : "",
+			 g_args.desc.len ? buf_cstr(&g_args.desc) : "");
 		n_frames = write_svg(&drawn, unit, subtitle);
 		rc = -1;
 		if (n_frames < 0)

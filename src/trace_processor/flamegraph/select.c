@@ -398,7 +398,8 @@ int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group
 		rc = tp_prepare(tp, sel->sql, &st, &tail);
 		if (rc != SQLITE_OK || !st) {
 			rc = why_f(why, why_size, "--sql: %s",
-				   rc != SQLITE_OK ? sqlite3_errmsg(tp_sqlite(tp)) : "no statement");
+				   rc != SQLITE_OK ? sqlite3_errmsg(tp_sqlite(tp))
+						   : "no statement");
 			goto out;
 		}
 		sql_len = (size_t)(tail - sel->sql);
