@@ -6,7 +6,8 @@
 #   folded/*    the folded stacks, exactly: frames root first, sorted frame
 #               by frame; unnamed frames as MODULE+0xREL_PC or [unknown],
 #               ';' in a name as ':'; kernel frames _[k] on request;
-#               --per-process / --per-thread root frames; timebase weights;
+#               --per-process / --per-thread root frames; --reverse (leaf
+#               first); timebase weights;
 #               the note about samples without a callstack; the example
 #               in docs/flamegraph.md;
 #   select/*    --pid, --tid, --utid, --process-name, --thread-name,
@@ -115,6 +116,9 @@ expect_folded folded/per_process \
 expect_folded folded/per_thread \
 	'client-300;client-300;main;[unknown] 1|client-300;client-300;main;compute;hash 1|client-300;client-300;main;weird:name 1|server-200;io-201;start_thread;io_loop 1|server-200;io-201;start_thread;io_loop;read;do_syscall_64;vfs_read 2|server-200;server-200;main;compute 1|server-200;server-200;main;compute;hash 3|server-200;server-200;main;libz.so+0x1a2b 2' \
 	--per-thread
+expect_folded folded/reverse \
+	'client-300;[unknown];main 1|client-300;hash;compute;main 1|client-300;weird:name;main 1|server-200;compute;main 1|server-200;hash;compute;main 3|server-200;io_loop;start_thread 1|server-200;libz.so+0x1a2b;main 2|server-200;vfs_read_[k];do_syscall_64_[k];read;io_loop;start_thread 2' \
+	--reverse --per-process --annotate-kernel
 # Timebase counts are ts / 100: hash 10+11+18+20, libz 15+19, vfs_read 12+14.
 expect_folded folded/weight_timebase \
 	'main;[unknown] 16|main;compute 13|main;compute;hash 59|main;libz.so+0x1a2b 34|main;weird:name 22|start_thread;io_loop 17|start_thread;io_loop;read;do_syscall_64;vfs_read 26' \
@@ -272,6 +276,8 @@ expect_error errors/sql_columns 'neither a callsite_id column nor an id column' 
 	--sql 'SELECT 1 AS x' "$TRACE"
 expect_error errors/sql_callsites_narrowed 'cannot be narrowed further' \
 	--sql 'SELECT callsite_id FROM perf_sample' --tid 201 "$TRACE"
+expect_error errors/sql_callsites_no_utid 'need a utid column' \
+	--sql 'SELECT callsite_id FROM perf_sample' --per-thread "$TRACE"
 expect_error errors/no_trace 'no trace file given'
 expect_error errors/bad_weight 'weight is samples or timebase' --weight cycles "$TRACE"
 printf 'a;b 3\nnot folded\n' >"$tmp/bad.folded"

@@ -48,6 +48,7 @@ enum {
 	OPT_MIN_WIDTH,
 	OPT_FROM_FOLDED,
 	OPT_STATS,
+	OPT_REVERSE,
 };
 
 static struct {
@@ -101,6 +102,8 @@ static void usage(FILE *out)
 	      "  --per-thread          stacks start with PROCESS-PID;THREAD-TID\n"
 	      "  --annotate-kernel     kernel frames end in _[k] in the folded text (the SVG\n"
 	      "                        always draws them in blue)\n"
+	      "  --reverse             stacks from the leaf to the root (after the\n"
+	      "                        process/thread frames): who calls the hot functions\n"
 	      "  --weight WHAT         samples (default: each sample counts 1) or timebase\n"
 	      "                        (each sample weighs its timebase count: ns of\n"
 	      "                        cpu-clock, cycles, ...)\n"
@@ -188,6 +191,7 @@ static int parse_opt(int c)
 	case OPT_PER_PROCESS: g_args.fold.group = FG_GROUP_PROCESS; return 0;
 	case OPT_PER_THREAD: g_args.fold.group = FG_GROUP_THREAD; return 0;
 	case OPT_ANNOTATE_KERNEL: g_args.fold.annotate_kernel = true; return 0;
+	case OPT_REVERSE: g_args.fold.reverse = true; return 0;
 	case OPT_WEIGHT:
 		if (strcmp(optarg, "samples") == 0 || strcmp(optarg, "timebase") == 0) {
 			s->weight_timebase = optarg[0] == 't';
@@ -242,6 +246,7 @@ static enum parse_result parse_args(int argc, char **argv)
 		{"min-width", required_argument, NULL, OPT_MIN_WIDTH},
 		{"from-folded", required_argument, NULL, OPT_FROM_FOLDED},
 		{"stats", no_argument, NULL, OPT_STATS},
+		{"reverse", no_argument, NULL, OPT_REVERSE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},

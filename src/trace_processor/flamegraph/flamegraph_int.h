@@ -69,6 +69,7 @@ struct fg_folded {
 struct fg_fold_opts {
 	enum fg_group group;
 	bool annotate_kernel; /* "_[k]" after kernel frames in the folded text */
+	bool reverse;         /* leaf first: who calls the hot functions */
 };
 
 /* How the SVG looks (svg.c). */

@@ -371,18 +371,19 @@ void fg_folded_sort_merge(struct fg_folded *f)
 	f->n = o + 1;
 }
 
-/* Appends the frames of @cs, root first, each followed by ';'. */
-static int append_stack(const struct tree *t, int64_t cs, bool annotate, struct buf *b)
+/* Appends the frames of @cs, root first (leaf first if @opt->reverse), each followed by ';'. */
+static int append_stack(const struct tree *t, int64_t cs, const struct fg_fold_opts *opt,
+			struct buf *b)
 {
 	int64_t path[FG_MAX_DEPTH];
-	int n = 0;
+	int n = 0, i;
 
 	while (cs >= 0 && (size_t)cs < t->n_callsites && n < FG_MAX_DEPTH) {
 		path[n++] = cs;
 		cs = t->parent[cs];
 	}
-	while (n-- > 0) {
-		int64_t fr = t->frame[path[n]];
+	for (i = 0; i < n; i++) {
+		int64_t fr = t->frame[path[opt->reverse ? i : n - 1 - i]];
 		const char *name = "[unknown]";
 		bool kernel = false;
 
@@ -391,7 +392,7 @@ static int append_stack(const struct tree *t, int64_t cs, bool annotate, struct 
 			kernel = t->is_kernel[fr];
 		}
 		if (buf_append_str(b, name) < 0 ||
-		    (kernel && annotate && buf_append_str(b, FG_KERNEL_SUFFIX) < 0) ||
+		    (kernel && opt->annotate_kernel && buf_append_str(b, FG_KERNEL_SUFFIX) < 0) ||
 		    buf_append_byte(b, ';') < 0)
 			return -ENOMEM;
 	}
@@ -442,7 +443,7 @@ int fg_fold(struct tp *tp, const struct fg_counts *counts, const struct fg_fold_
 				buf_append_byte(&line, ';');
 			}
 		}
-		rc = append_stack(&t, (int64_t)(key & UINT32_MAX), opt->annotate_kernel, &line);
+		rc = append_stack(&t, (int64_t)(key & UINT32_MAX), opt, &line);
 		if (rc < 0)
 			goto out;
 		if (line.len &&
