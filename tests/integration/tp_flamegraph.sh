@@ -212,6 +212,13 @@ if [ $rc -eq 0 ] && python3 -c 'import sys, xml.etree.ElementTree as ET; ET.pars
 else
 	fail tp_flamegraph/svg/stdout "exit $rc: $(oneline "$tmp/svg/stdout.err")"
 fi
+# The trace read from stdin ('-').
+if timeout 60 "$FG" --svg - - <"$TRACE" >"$tmp/stdin.svg" 2>"$tmp/stdin.err" &&
+	grep -q '>stdin: 12 samples</text>' "$tmp/stdin.svg"; then
+	pass tp_flamegraph/svg/stdin_trace
+else
+	fail tp_flamegraph/svg/stdin_trace "$(oneline "$tmp/stdin.err")"
+fi
 # Timebase weights: of 187 counts in all, hash has 59.
 fg svg/timebase --weight timebase --svg - "$TRACE"
 if [ $rc -eq 0 ] && grep -q '<title>hash (59 cpu-clock counts, 31.55%)' "$tmp/svg/timebase.out"; then
@@ -278,6 +285,12 @@ expect_error errors/sql_callsites_narrowed 'cannot be narrowed further' \
 	--sql 'SELECT callsite_id FROM perf_sample' --tid 201 "$TRACE"
 expect_error errors/sql_callsites_no_utid 'need a utid column' \
 	--sql 'SELECT callsite_id FROM perf_sample' --per-thread "$TRACE"
+# FG_MAX_FILTERS: 64 values of one option (63 + 1), not 65.
+pids=$(seq 1 63 | sed 's/^/--pid /' | tr '\n' ' ')
+# shellcheck disable=SC2086 # a list of options
+expect_folded select/pid_64_values "$CLIENT" $pids --pid 300
+# shellcheck disable=SC2086
+expect_error errors/pid_65_values 'at most 64 --pid options' $pids --pid 300 --pid 301 "$TRACE"
 expect_error errors/no_trace 'no trace file given'
 expect_error errors/bad_weight 'weight is samples or timebase' --weight cycles "$TRACE"
 printf 'a;b 3\nnot folded\n' >"$tmp/bad.folded"

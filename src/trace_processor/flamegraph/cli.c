@@ -488,7 +488,8 @@ static int run_trace(void)
 	struct fg_counts counts = {0};
 	struct fg_folded folded = {0}, drawn = {0};
 	struct fg_fold_opts svg_fold = g_args.fold;
-	const char *base = strrchr(g_args.trace_path, '/');
+	const char *base = strcmp(g_args.trace_path, "-") == 0 ? "/stdin"
+							     : strrchr(g_args.trace_path, '/');
 	char unit[128], subtitle[1024], total[32];
 	uint64_t import_ns = 0, t0 = 0, select_ns = 0, fold_ns = 0, svg_ns = 0;
 	int rc = -1, n_frames = 0;
