@@ -8,7 +8,8 @@
 #               ';' in a name as ':'; kernel frames _[k] on request;
 #               --per-process / --per-thread root frames; --reverse (leaf
 #               first); timebase weights;
-#               the note about samples without a callstack; the example
+#               the note about samples without a callstack; a stack over
+#               the 4,096-frame limit keeps its innermost frames; the example
 #               in docs/flamegraph.md;
 #   select/*    --pid, --tid, --utid, --process-name, --thread-name,
 #               --start/--end (ns, units, +/- relative), --sql (perf_sample
@@ -164,6 +165,24 @@ expect_folded select/sql_callsites_weight 'main;compute;hash 5|main;weird:name 5
 	--sql "SELECT callsite_id, 5 AS weight FROM perf_sample WHERE ts >= 2000"
 
 # ---------------------------------------------------------------- svg ----
+# FG_MAX_DEPTH: a stack of 4,101 frames keeps its 4,096 innermost ones.
+{
+	printf 'packet { trusted_packet_sequence_id: 1 sequence_flags: 1 timestamp: 10\n'
+	printf '  interned_data { function_names { iid: 1 str: "root" } function_names { iid: 2 str: "f" }\n'
+	printf '    frames { iid: 1 function_name_id: 1 } frames { iid: 2 function_name_id: 2 }\n'
+	printf '    callstacks { iid: 1 frame_ids: 1'
+	seq 1 4100 | sed 's/.*/ frame_ids: 2/' | tr -d '\n'
+	printf ' } }\n  perf_sample { pid: 5 tid: 5 callstack_iid: 1 } }\n'
+} >"$tmp/deep.textproto"
+"$PBTXT" --type Trace encode "$tmp/deep.textproto" >"$tmp/deep.pb"
+fg folded/depth_limit "$tmp/deep.pb"
+if [ $rc -eq 0 ] && [ "$(tr ';' '\n' <"$tmp/folded/depth_limit.out" | grep -c '^f')" = 4096 ] &&
+	! grep -q root "$tmp/folded/depth_limit.out"; then
+	pass tp_flamegraph/folded/depth_limit
+else
+	fail tp_flamegraph/folded/depth_limit "exit $rc: $(head -c 100 "$tmp/folded/depth_limit.out")"
+fi
+
 fg svg/write --annotate-kernel -o "$tmp/all.folded" --svg "$tmp/all.svg" "$TRACE"
 if [ $rc -ne 0 ]; then
 	fail tp_flamegraph/svg/write "exit $rc: $(oneline "$tmp/svg/write.err")"
