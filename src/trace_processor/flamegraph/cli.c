@@ -13,6 +13,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -492,6 +493,7 @@ static int run_trace(void)
 							     : strrchr(g_args.trace_path, '/');
 	char unit[128], subtitle[1024], total[32];
 	uint64_t import_ns = 0, t0 = 0, select_ns = 0, fold_ns = 0, svg_ns = 0;
+	bool want_folded = g_args.folded_path || !g_args.svg_path;
 	int rc = -1, n_frames = 0;
 
 	hmap_init(&counts.by_key);
@@ -501,8 +503,7 @@ static int run_trace(void)
 	select_ns = clock_monotonic_ns() - t0 - import_ns;
 	count_name(tp, unit, sizeof(unit));
 	t0 = clock_monotonic_ns();
-	if ((g_args.folded_path || !g_args.svg_path) &&
-	    (rc = fg_fold(tp, &counts, &g_args.fold, &folded)) < 0)
+	if (want_folded && (rc = fg_fold(tp, &counts, &g_args.fold, &folded)) < 0)
 		goto fold_failed;
 	fold_ns = clock_monotonic_ns() - t0;
 	if (g_args.svg_path) {
@@ -524,7 +525,7 @@ static int run_trace(void)
 		svg_ns = clock_monotonic_ns() - t0;
 	}
 	rc = -1;
-	if ((g_args.folded_path || !g_args.svg_path) && write_folded(&folded) < 0)
+	if (want_folded && write_folded(&folded) < 0)
 		goto out;
 	if (g_args.stats) {
 		fprintf(stderr,
@@ -532,7 +533,7 @@ static int run_trace(void)
 				" samples, %" PRIu64 " without a callstack, %zu distinct leaves)",
 			(double)import_ns / 1e9, (double)select_ns / 1e9, counts.n_samples,
 			counts.n_no_stack, hmap_len(&counts.by_key));
-		if (g_args.folded_path || !g_args.svg_path)
+		if (want_folded)
 			fprintf(stderr, "; fold %.3f s (%zu stacks)", (double)fold_ns / 1e9,
 				folded.n);
 		if (g_args.svg_path)
