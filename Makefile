@@ -175,7 +175,8 @@ PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
 	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
 	relay/main.c:traced_relay tracebox/main.c:tracebox \
 	trace_processor/shell/main.c:trace_processor_shell \
-	trace_processor/batch/main.c:pfc_batch_query
+	trace_processor/batch/main.c:pfc_batch_query \
+	trace_processor/flamegraph/main.c:pfc_flamegraph
 PROGRAM_BINS :=
 define program_rules
 PROGRAM_BINS += $(O)/$(2)

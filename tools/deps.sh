@@ -19,9 +19,13 @@
 # python3, iproute2: integration tests (free ports, network namespaces).
 # python3-dev: the Python module (python/perfetto_c, its C extension).
 # help2man: the man pages `make install` writes from each program's --help.
+# chromium, fonts-dejavu-core: tests only: tests/integration/tp_flamegraph.sh
+# renders pfc_flamegraph's SVG in headless Chromium (its scripts run, its
+# labels have a width in a known monospace font); without them that part
+# of the test is skipped and says why.
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd lttng-tools
-liblttng-ust-dev python3 python3-dev iproute2 help2man"
+liblttng-ust-dev python3 python3-dev iproute2 help2man chromium fonts-dejavu-core"
 APT_FLAGS=""
 # e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
 # the guest boots from its own initramfs, Debian's is not needed.

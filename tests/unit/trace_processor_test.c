@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace_processor/flamegraph/flamegraph_int.h"
 #include "trace_processor/sql/sql.h"
 #include "trace_processor/storage/storage.h"
 
@@ -4126,4 +4127,97 @@ TEST(im_switch_out_of_not_running_keeps_dur)
 				 "USING (utid) WHERE tid = 70 ORDER BY ts.ts"),
 		     "10,10,Running;20,-1,S;50,-1,R;");
 	tp_destroy(tp);
+}
+
+/* ------------------------------------------------ flamegraph (pfc_flamegraph) ---- */
+
+/* Names as the folded format and XML carry them. */
+TEST(flamegraph_name_sanitize)
+{
+	char out[64];
+
+	ASSERT_EQ(fg_name_sanitize("a;b\x01" "c", 5, out, sizeof(out), true), 5);
+	ASSERT_STREQ(out, "a:b?c");
+	fg_name_sanitize("a;b", 3, out, sizeof(out), false);
+	ASSERT_STREQ(out, "a;b");
+	/* UTF-8 stays; a stray byte, an overlong form and a surrogate do not. */
+	fg_name_sanitize("caf\xc3\xa9", 5, out, sizeof(out), true);
+	ASSERT_STREQ(out, "caf\xc3\xa9");
+	fg_name_sanitize("\xff" "x\xc0\xaf" "y\xed\xa0\x80", 8, out, sizeof(out), true);
+	ASSERT_STREQ(out, "?x??y???");
+	/* Cut to fit, never inside a character. */
+	ASSERT_EQ(fg_name_sanitize("ab\xc3\xa9", 4, out, 4, true), 2);
+	ASSERT_STREQ(out, "ab");
+}
+
+/*
+ * Folded text sorts frame by frame (';' first), so a stack's callees
+ * follow it and "a b" (another frame) comes after every stack under "a";
+ * equal stacks add up; a line without a count is refused with its number.
+ */
+TEST(flamegraph_folded_parse_sorts_frame_by_frame)
+{
+	static const char in[] = "a b;c 1\na;b 2\n# comment\n\na 3\r\na;b 4\n";
+	struct fg_folded f;
+	size_t bad = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	ASSERT_EQ(fg_folded_parse(in, sizeof(in) - 1, &f, &bad), 0);
+	ASSERT_EQ(f.n, 3);
+	ASSERT_EQ(f.total, 10);
+	m = open_memstream(&text, &len);
+	ASSERT_TRUE(m != NULL);
+	ASSERT_EQ(fg_folded_write(&f, m), 0);
+	fclose(m);
+	ASSERT_STREQ(text, "a 3\na;b 6\na b;c 1\n");
+	free(text);
+	fg_folded_fini(&f);
+	ASSERT_EQ(fg_folded_parse("a;b 1\nno count here\n", 20, &f, &bad), -EINVAL);
+	ASSERT_EQ(bad, 2);
+	fg_folded_fini(&f);
+}
+
+/*
+ * The SVG tree: callees at the left of their caller, the caller's own
+ * samples at its right, frames in preorder, widths from the counts
+ * (1180 px for 4 samples: 295 px each).
+ */
+TEST(flamegraph_svg_layout)
+{
+	static const char in[] = "a;b 2\na 1\nc_[k] 1\n";
+	struct fg_svg_opts opt = {.title = "T & <t>", .width_px = 1200, .min_width_px = 0.1,
+				  .count_name = "samples"};
+	struct fg_folded f;
+	size_t bad = 0, len = 0;
+	char *svg = NULL;
+	const char *a, *b, *c;
+	FILE *m;
+
+	ASSERT_EQ(fg_folded_parse(in, sizeof(in) - 1, &f, &bad), 0);
+	m = open_memstream(&svg, &len);
+	ASSERT_TRUE(m != NULL);
+	ASSERT_EQ(fg_svg_write(&f, &opt, m), 4);
+	fclose(m);
+	ASSERT_TRUE(strstr(svg, ">T &amp; &lt;t&gt;</text>") != NULL);
+	a = strstr(svg, "<title>a (3 samples, 75.00%)</title><rect x=\"10.00\" y=\"76\" "
+			"width=\"885.00\"");
+	b = strstr(svg, "<title>b (2 samples, 50.00%)</title><rect x=\"10.00\" y=\"60\" "
+			"width=\"590.00\"");
+	c = strstr(svg, "<title>c (1 sample, 25.00%)</title><rect x=\"895.00\" y=\"76\" "
+			"width=\"295.00\"");
+	ASSERT_TRUE(a != NULL && b != NULL && c != NULL);
+	ASSERT_TRUE(strstr(svg, "<title>all (4 samples, 100.00%)") < a);
+	ASSERT_TRUE(a < b && b < c);
+	/* Kernel frames ("_[k]", shown without it) are blue. */
+	ASSERT_TRUE(strstr(c, "fill=\"rgb(") != NULL);
+	{
+		int r = 0, g = 0, bl = 0;
+
+		ASSERT_EQ(sscanf(strstr(c, "fill=\"rgb("), "fill=\"rgb(%d,%d,%d)", &r, &g, &bl), 3);
+		ASSERT_TRUE(bl > r);
+	}
+	free(svg);
+	fg_folded_fini(&f);
 }
