@@ -36,4 +36,5 @@ trace_processor_shell:1:imports a trace into tables and queries it with SQL
 pfc_pbtxt:1:converts trace configs and messages between text format and binary
 pfc_trace_summary:1:a quick look at a trace file without the trace processor
 pfc_batch_query:1:runs a folder of SQL queries over many traces into one CSV or SQLite file
+pfc_flamegraph:1:folds CPU samples of a trace into flame graph stacks and a self-contained SVG
 LIST
