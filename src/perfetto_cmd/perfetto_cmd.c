@@ -29,6 +29,7 @@
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
 #include "perfetto_cmd/cmd_query.h"
+#include "perfetto_cmd/cmd_snapshot.h"
 #include "protozero/protozero.h"
 #include "tracing/consumer.h"
 
@@ -57,12 +58,27 @@ struct run {
 	bool progress_shown;
 	int bg_ready_fd;          /* --background-wait: tell the parent */
 	int exit_code;
+	bool clone_snapshot;      /* trigger_mode CLONE_SNAPSHOT: write OUT.<n> per trigger */
+	struct cmd_snapshots *snaps;
+	bool quit_when_idle;      /* finished, but snapshots are still being written */
 };
 
 static void finish(struct run *r, int code)
 {
 	r->exit_code = code;
+	if (!cmd_snapshots_idle(r->snaps)) {
+		r->quit_when_idle = true;
+		return;
+	}
 	evloop_quit(r->loop);
+}
+
+static void on_snapshots_idle(void *user)
+{
+	struct run *r = user;
+
+	if (r->quit_when_idle)
+		evloop_quit(r->loop);
 }
 
 static void clear_progress(struct run *r)
@@ -255,10 +271,11 @@ static void on_observed(int err, const uint8_t *events, size_t len, bool is_last
 {
 	struct run *r = user;
 
-	(void)events;
-	(void)len;
 	(void)is_last;
-	if (!err)
+	if (err)
+		return;
+	/* A clone trigger is the only other event we ask for. */
+	if (!r->snaps || cmd_snapshots_on_event(r->snaps, events, len) == 0)
 		notify_started(r);
 }
 
@@ -276,7 +293,19 @@ static void start_tracing(struct run *r)
 		consumer_detach(r->c, g_args.detach_key, on_detached, r);
 		return;
 	}
-	if (g_args.background_wait) {
+	if (r->clone_snapshot) {
+		/* TYPE_CLONE_TRIGGER_HIT, and TYPE_ALL_DATA_SOURCES_STARTED for -D. */
+		static const int types[] = {4, 2};
+
+		if (consumer_observe_events(r->c, types, g_args.background_wait ? 2 : 1, on_observed,
+					    r) < 0) {
+			fprintf(stderr, "perfetto: cannot observe clone triggers\n");
+			finish(r, 1);
+			return;
+		}
+		if (!g_args.background_wait)
+			notify_started(r);
+	} else if (g_args.background_wait) {
 		static const int types[] = {2 /* TYPE_ALL_DATA_SOURCES_STARTED */};
 
 		if (consumer_observe_events(r->c, types, 1, on_observed, r) < 0)
@@ -296,7 +325,8 @@ static void on_signal(int signo, void *user)
 	(void)signo;
 	if (r->stopping) {
 		fprintf(stderr, "\nperfetto: second signal, exiting without writing the trace\n");
-		finish(r, 1);
+		r->exit_code = 1;
+		evloop_quit(r->loop);
 		return;
 	}
 	r->stopping = true;
@@ -521,7 +551,16 @@ static int build_config(struct run *r)
 	/* With output_path the service creates the file; otherwise we pass ours. */
 	r->write_into_file = cfg->has_write_into_file && cfg->write_into_file &&
 			     !(cfg->output_path && *cfg->output_path);
+	r->clone_snapshot =
+		cfg->trigger_config && cfg->trigger_config->has_trigger_mode &&
+		cfg->trigger_config->trigger_mode ==
+			PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__CLONE_SNAPSHOT;
 	perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+	if (r->clone_snapshot && (!g_args.out_path || strcmp(g_args.out_path, "-") == 0)) {
+		fprintf(stderr, "perfetto: CLONE_SNAPSHOT triggers need -o FILE (snapshots go to "
+				"FILE.0, FILE.1, ...)\n");
+		return -1;
+	}
 	if (r->write_into_file && r->out_is_stdout) {
 		fprintf(stderr, "perfetto: a write_into_file config cannot write to stdout\n");
 		return -1;
@@ -628,6 +667,9 @@ int perfetto_cmd_main(int argc, char **argv)
 	rc = evloop_create(&r.loop);
 	if (rc < 0)
 		return 1;
+	if (r.clone_snapshot &&
+	    cmd_snapshots_create(r.loop, g_args.out_path, on_snapshots_idle, &r, &r.snaps) < 0)
+		return 1;
 	evloop_add_signal(r.loop, SIGINT, on_signal, &r, NULL);
 	evloop_add_signal(r.loop, SIGTERM, on_signal, &r, NULL);
 	rc = consumer_connect(r.loop, sock_default_consumer(), &cbs, &r, &r.c);
@@ -640,6 +682,7 @@ int perfetto_cmd_main(int argc, char **argv)
 	}
 	evloop_run(r.loop);
 	clear_progress(&r);
+	cmd_snapshots_destroy(r.snaps);
 	consumer_destroy(r.c);
 	if (r.writer_open)
 		trace_file_writer_fini(&r.writer);
