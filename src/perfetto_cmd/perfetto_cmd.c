@@ -29,6 +29,7 @@
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
 #include "perfetto_cmd/cmd_query.h"
+#include "perfetto_cmd/cmd_rotate.h"
 #include "perfetto_cmd/cmd_snapshot.h"
 #include "protozero/protozero.h"
 #include "tracing/consumer.h"
@@ -61,6 +62,12 @@ struct run {
 	bool clone_snapshot;      /* trigger_mode CLONE_SNAPSHOT: write OUT.<n> per trigger */
 	struct cmd_snapshots *snaps;
 	bool quit_when_idle;      /* finished, but snapshots are still being written */
+	/* --rotate-*: periodic reads into OUT.<n>. */
+	struct cmd_rotate_opts rot_opts;
+	struct cmd_rotate *rot;
+	uint64_t drain_timer;
+	bool rot_reading;         /* a periodic read is in flight */
+	bool rot_final_pending;   /* the session ended during that read */
 };
 
 static void finish(struct run *r, int code)
@@ -154,9 +161,84 @@ static void on_read_done(int err, void *user)
 		finish(r, r->exit_code);
 }
 
+static void on_rot_packet(const uint8_t *packet, size_t len, void *user)
+{
+	struct run *r = user;
+
+	cmd_rotate_packet(r->rot, packet, len);
+}
+
+/* The last read of a rotating session: close the files, free the session. */
+static void on_rot_final_done(int err, void *user)
+{
+	struct run *r = user;
+
+	clear_progress(r);
+	if (err < 0)
+		fprintf(stderr, "perfetto: reading the trace failed: %s\n", strerror(-err));
+	cmd_rotate_destroy(r->rot);
+	r->rot = NULL;
+	if (err < 0)
+		r->exit_code = 1;
+	if (consumer_free_buffers(r->c, on_freed, r) < 0)
+		finish(r, r->exit_code);
+}
+
+static void rot_final_read(struct run *r)
+{
+	if (consumer_read_buffers(r->c, on_rot_packet, on_rot_final_done, r) < 0) {
+		fprintf(stderr, "perfetto: cannot read the buffers\n");
+		cmd_rotate_destroy(r->rot);
+		r->rot = NULL;
+		finish(r, 1);
+	}
+}
+
+static void on_rot_read_done(int err, void *user)
+{
+	struct run *r = user;
+
+	r->rot_reading = false;
+	if (err < 0 && err != -ECONNRESET)
+		fprintf(stderr, "perfetto: reading the buffers failed: %s\n", strerror(-err));
+	if (r->rot_final_pending) {
+		r->rot_final_pending = false;
+		rot_final_read(r);
+	}
+}
+
+static void on_drain(void *user)
+{
+	struct run *r = user;
+
+	if (!r->rot || r->rot_reading || r->tracing_ended || r->stopping)
+		return;
+	if (cmd_rotate_before_read(r->rot) < 0) {
+		/* The disk is full (logged): end the session, keep what is written. */
+		r->stopping = true;
+		r->exit_code = 2;
+		if (consumer_disable_tracing(r->c) < 0)
+			finish(r, 1);
+		return;
+	}
+	if (consumer_read_buffers(r->c, on_rot_packet, on_rot_read_done, r) == 0)
+		r->rot_reading = true;
+}
+
 /* Reads the buffers (unless the service already wrote the file). */
 static void collect_trace(struct run *r)
 {
+	if (r->rot) {
+		if (r->drain_timer) {
+			evloop_del(r->loop, r->drain_timer);
+			r->drain_timer = 0;
+		}
+		if (r->rot_reading)
+			r->rot_final_pending = true;
+		else
+			rot_final_read(r);
+		return;
+	}
 	if (r->write_into_file) {
 		struct stat st;
 
@@ -292,6 +374,16 @@ static void start_tracing(struct run *r)
 	if (g_args.detach_key) {
 		consumer_detach(r->c, g_args.detach_key, on_detached, r);
 		return;
+	}
+	if (r->rot_opts.out_path) {
+		uint32_t ms = cmd_rotate_drain_period_ms(&r->rot_opts);
+
+		if (cmd_rotate_create(&r->rot_opts, &r->rot) < 0 ||
+		    evloop_add_timer(r->loop, ms, ms, on_drain, r, &r->drain_timer) < 0) {
+			consumer_disable_tracing(r->c);
+			finish(r, 1);
+			return;
+		}
 	}
 	if (r->clone_snapshot) {
 		/* TYPE_CLONE_TRIGGER_HIT, and TYPE_ALL_DATA_SOURCES_STARTED for -D. */
@@ -542,6 +634,16 @@ static int build_config(struct run *r)
 	}
 	if (add_attributes(&r->config) < 0)
 		return -1;
+	if (g_args.rotate_seconds || g_args.rotate_mb) {
+		r->rot_opts.out_path = g_args.out_path;
+		r->rot_opts.rotate_ms = g_args.rotate_seconds * 1000;
+		r->rot_opts.rotate_bytes = g_args.rotate_mb << 20;
+		r->rot_opts.keep = g_args.keep;
+		if (cmd_rotate_prepare_config(&r->rot_opts, &r->config, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perfetto: %s\n", err);
+			return -1;
+		}
+	}
 	cfg = perfetto__protos__trace_config__unpack(NULL, r->config.len, r->config.data);
 	if (!cfg) {
 		fprintf(stderr, "perfetto: the config does not decode as a TraceConfig\n");
@@ -651,8 +753,9 @@ int perfetto_cmd_main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Rotation writes OUT.<n>, never OUT itself. */
 	if ((g_args.mode == CMD_MODE_TRACE || g_args.mode == CMD_MODE_ATTACH ||
-	     g_args.mode == CMD_MODE_CLONE) && open_output(&r) < 0)
+	     g_args.mode == CMD_MODE_CLONE) && !r.rot_opts.out_path && open_output(&r) < 0)
 		return 1;
 	if (r.write_into_file && r.out_fd < 0 && g_args.mode == CMD_MODE_TRACE) {
 		fprintf(stderr, "perfetto: write_into_file needs --out\n");
@@ -683,6 +786,7 @@ int perfetto_cmd_main(int argc, char **argv)
 	evloop_run(r.loop);
 	clear_progress(&r);
 	cmd_snapshots_destroy(r.snaps);
+	cmd_rotate_destroy(r.rot);
 	consumer_destroy(r.c);
 	if (r.writer_open)
 		trace_file_writer_fini(&r.writer);
