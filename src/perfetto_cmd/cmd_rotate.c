@@ -23,16 +23,17 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/file.h"
 #include "base/hmap.h"
 #include "config/trace_config.pb-c.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
-#include "tracing/consumer.h"
 
 /* Header packets kept for the next file: one system_info per machine. */
 #define ROT_MAX_SYSINFOS 16
 /* Bytes the file system must keep free, at least (see disk_guard()). */
 #define ROT_MIN_FREE_BYTES (256u * 1024)
+#define ROT_FLUSH_BYTES (256u * 1024)
 #define ROT_FLAGS_INCREMENTAL                                           \
 	(PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED | \
 	 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE)
@@ -40,11 +41,16 @@
  * keeps incremental state. */
 #define SEQ_INCREMENTAL (1ull << 32)
 
+/* Packets are framed into @pending and written at each read's end (or
+ * every ROT_FLUSH_BYTES), so the disk check sees them, and a failed write
+ * is cut back to the last whole packet. */
 struct rot_file {
 	bool open;
 	unsigned idx;
 	int fd;
-	struct trace_file_writer w;
+	struct buf pending;
+	uint64_t bytes; /* written and pending */
+	int err;        /* the first write error; later packets are dropped */
 };
 
 struct cmd_rotate {
@@ -145,18 +151,69 @@ static void file_path(const struct cmd_rotate *r, unsigned idx, char *out, size_
 	snprintf(out, n, "%s.%u", r->o.out_path, idx);
 }
 
+static bool is_open_idx(const struct cmd_rotate *r, unsigned idx);
+static bool delete_oldest(struct cmd_rotate *r, const char *why);
+
+/*
+ * Writes what is pending. On a full file system the oldest closed files go
+ * first; if none is left the file is cut back to its last whole packet and
+ * keeps the error. Return: 0 or the file's error.
+ */
+static int rot_flush(struct cmd_rotate *r, struct rot_file *f)
+{
+	off_t off;
+	int rc;
+
+	if (f->err || !f->pending.len)
+		goto out;
+	off = lseek(f->fd, 0, SEEK_CUR);
+	for (;;) {
+		rc = file_write_all(f->fd, f->pending.data, f->pending.len);
+		if (rc == 0)
+			break;
+		if (off >= 0 && (ftruncate(f->fd, off) < 0 || lseek(f->fd, off, SEEK_SET) < 0))
+			off = -1;
+		if (rc != -ENOSPC || off < 0 ||
+		    !delete_oldest(r, "no space left on the device")) {
+			f->err = rc;
+			break;
+		}
+	}
+out:
+	buf_reset(&f->pending);
+	return f->err;
+}
+
+static void rot_write(struct cmd_rotate *r, struct rot_file *f, const uint8_t *p, size_t n)
+{
+	uint8_t hdr[1 + PZ_MAX_VARINT_BYTES];
+	size_t n_hdr;
+
+	if (f->err)
+		return;
+	hdr[0] = (uint8_t)pz_make_tag(PB_TRACE__PACKET, PZ_WIRE_LEN);
+	n_hdr = 1 + pz_varint_encode(n, hdr + 1);
+	if (buf_append(&f->pending, hdr, n_hdr) < 0 || buf_append(&f->pending, p, n) < 0) {
+		f->err = -ENOMEM;
+		return;
+	}
+	f->bytes += n_hdr + n;
+	if (f->pending.len >= ROT_FLUSH_BYTES)
+		rot_flush(r, f);
+}
+
 static void write_header(struct cmd_rotate *r, struct rot_file *f)
 {
 	size_t i;
 
 	if (r->clock.len)
-		trace_file_write_packet(&f->w, r->clock.data, r->clock.len);
+		rot_write(r, f, r->clock.data, r->clock.len);
 	if (r->config.len)
-		trace_file_write_packet(&f->w, r->config.data, r->config.len);
+		rot_write(r, f, r->config.data, r->config.len);
 	if (r->uuid.len)
-		trace_file_write_packet(&f->w, r->uuid.data, r->uuid.len);
+		rot_write(r, f, r->uuid.data, r->uuid.len);
 	for (i = 0; i < r->n_sysinfo; i++)
-		trace_file_write_packet(&f->w, r->sysinfo[i].data, r->sysinfo[i].len);
+		rot_write(r, f, r->sysinfo[i].data, r->sysinfo[i].len);
 }
 
 static int open_file(struct cmd_rotate *r, struct rot_file *f)
@@ -171,11 +228,9 @@ static int open_file(struct cmd_rotate *r, struct rot_file *f)
 		fprintf(stderr, "perfetto: cannot create %s: %s\n", path, strerror(errno));
 		return rc;
 	}
-	rc = trace_file_writer_init(&f->w, f->fd, 0);
-	if (rc < 0) {
-		close(f->fd);
-		return rc;
-	}
+	buf_init(&f->pending);
+	f->bytes = 0;
+	f->err = 0;
 	f->idx = r->next_idx++;
 	f->open = true;
 	r->cur_open_ms = clock_monotonic_ns() / 1000000;
@@ -190,7 +245,8 @@ static void close_file(struct cmd_rotate *r, struct rot_file *f)
 
 	if (!f->open)
 		return;
-	err = trace_file_writer_fini(&f->w);
+	err = rot_flush(r, f);
+	buf_fini(&f->pending);
 	close(f->fd);
 	f->open = false;
 	file_path(r, f->idx, path, sizeof(path));
@@ -314,7 +370,10 @@ int cmd_rotate_before_read(struct cmd_rotate *r)
 		if (rc < 0)
 			return rc;
 	}
-	if ((r->cur.open && r->cur.w.err == -ENOSPC) || (r->prev.open && r->prev.w.err == -ENOSPC)) {
+	if (r->prev.open)
+		rot_flush(r, &r->prev);
+	rot_flush(r, &r->cur);
+	if ((r->cur.open && r->cur.err == -ENOSPC) || (r->prev.open && r->prev.err == -ENOSPC)) {
 		fprintf(stderr, "perfetto: %s: no space left on the device: stopping the recording\n",
 			r->o.out_path);
 		r->stopped_full = true;
@@ -392,9 +451,9 @@ void cmd_rotate_packet(struct cmd_rotate *r, const uint8_t *packet, size_t len)
 		v = (v & SEQ_INCREMENTAL) | r->cur.idx;
 	hmap_put(&r->seqs, seq_id, v);
 	dst = (uint32_t)v == r->cur.idx ? &r->cur : &r->prev;
-	trace_file_write_packet(&dst->w, packet, len);
+	rot_write(r, dst, packet, len);
 	r->read_bytes += len;
-	if (r->o.rotate_bytes && r->cur.w.bytes_written >= r->o.rotate_bytes)
+	if (r->o.rotate_bytes && r->cur.bytes >= r->o.rotate_bytes)
 		r->want_cut = true;
 }
 
