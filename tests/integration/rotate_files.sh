@@ -247,4 +247,9 @@ duration_ms: 30000'
 fi
 
 svc_kill app
+if svc_stop_traced traced; then
+	pass rotate/traced_exit
+else
+	fail rotate/traced_exit "traced exited $(svc_rc traced): $(svc_errtail traced 5)"
+fi
 summary

@@ -197,4 +197,9 @@ else
 fi
 svc_kill big INT
 svc_kill app
+if svc_stop_traced traced; then
+	pass snapshot/traced_exit
+else
+	fail snapshot/traced_exit "traced exited $(svc_rc traced): $(svc_errtail traced 5)"
+fi
 summary
