@@ -207,9 +207,26 @@ static void on_rot_read_done(int err, void *user)
 	}
 }
 
+/* After the drain's flush (done or timed out): read what the producers committed. */
+static void on_drain_flushed(int err, void *user)
+{
+	struct run *r = user;
+
+	(void)err;
+	if (!r->rot || consumer_read_buffers(r->c, on_rot_packet, on_rot_read_done, r) < 0)
+		on_rot_read_done(0, r);
+}
+
+/*
+ * Every drain period: maybe cut, then flush (so each producer's current
+ * chunk, e.g. ftrace data of the last moments, lands in the file of its
+ * time rather than a later one), then read.
+ */
 static void on_drain(void *user)
 {
 	struct run *r = user;
+	/* FlushFlags: reason periodic, initiator perfetto_cmd. */
+	const uint64_t flags = 1u | (2u << 4);
 
 	if (!r->rot || r->rot_reading || r->tracing_ended || r->stopping)
 		return;
@@ -221,8 +238,10 @@ static void on_drain(void *user)
 			finish(r, 1);
 		return;
 	}
-	if (consumer_read_buffers(r->c, on_rot_packet, on_rot_read_done, r) == 0)
-		r->rot_reading = true;
+	r->rot_reading = true;
+	if (consumer_flush(r->c, cmd_rotate_drain_period_ms(&r->rot_opts), flags, on_drain_flushed,
+			   r) < 0)
+		on_drain_flushed(0, r);
 }
 
 /* Reads the buffers (unless the service already wrote the file). */
