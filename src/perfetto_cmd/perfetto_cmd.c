@@ -62,6 +62,7 @@ struct run {
 	bool clone_snapshot;      /* trigger_mode CLONE_SNAPSHOT: write OUT.<n> per trigger */
 	struct cmd_snapshots *snaps;
 	bool quit_when_idle;      /* finished, but snapshots are still being written */
+	bool free_when_idle;      /* the session ended: free it once they are written */
 	/* --rotate-*: periodic reads into OUT.<n>. */
 	struct cmd_rotate_opts rot_opts;
 	struct cmd_rotate *rot;
@@ -80,10 +81,19 @@ static void finish(struct run *r, int code)
 	evloop_quit(r->loop);
 }
 
+static void on_freed(int err, void *user);
+
 static void on_snapshots_idle(void *user)
 {
 	struct run *r = user;
 
+	if (r->free_when_idle) {
+		/* The session outlived its snapshots; now it can go. */
+		r->free_when_idle = false;
+		if (consumer_free_buffers(r->c, on_freed, r) < 0)
+			finish(r, r->exit_code);
+		return;
+	}
 	if (r->quit_when_idle)
 		evloop_quit(r->loop);
 }
@@ -157,6 +167,11 @@ static void on_read_done(int err, void *user)
 			(unsigned long long)r->writer.packets,
 			r->out_is_stdout ? "stdout" : g_args.out_path);
 	r->exit_code = err || werr ? 1 : 0;
+	/* Snapshots still queued clone the stopped session: keep it until then. */
+	if (!cmd_snapshots_idle(r->snaps)) {
+		r->free_when_idle = true;
+		return;
+	}
 	if (consumer_free_buffers(r->c, on_freed, r) < 0)
 		finish(r, r->exit_code);
 }
