@@ -69,6 +69,7 @@ struct cmd_rotate {
 	size_t n_sysinfo;
 	uint64_t read_bytes, max_read_bytes; /* per drain */
 	bool stopped_full;
+	unsigned deleted_for_space, reported_for_space;
 };
 
 uint32_t cmd_rotate_clear_period_ms(const struct cmd_rotate_opts *o)
@@ -178,6 +179,7 @@ static int rot_flush(struct cmd_rotate *r, struct rot_file *f)
 			f->err = rc;
 			break;
 		}
+		r->deleted_for_space++;
 	}
 out:
 	buf_reset(&f->pending);
@@ -214,6 +216,33 @@ static void write_header(struct cmd_rotate *r, struct rot_file *f)
 		rot_write(r, f, r->uuid.data, r->uuid.len);
 	for (i = 0; i < r->n_sysinfo; i++)
 		rot_write(r, f, r->sysinfo[i].data, r->sysinfo[i].len);
+}
+
+/*
+ * A TracePacket.trace_attributes with one attribute (trace processors show
+ * it in the metadata table as trace_attribute.<key>; later values win).
+ */
+static void write_attribute(struct cmd_rotate *r, struct rot_file *f, const char *key,
+			    const char *str, uint64_t num)
+{
+	uint8_t tmp[512];
+	struct pz_stream s;
+	struct pz_msg m, attrs, a;
+
+	pz_stream_init_flat(&s, tmp, sizeof(tmp));
+	pz_msg_begin(&m, &s, NULL);
+	pz_begin_nested(&m, PB_TRACE_PACKET__TRACE_ATTRIBUTES, &attrs);
+	pz_begin_nested(&attrs, PB_TRACE_ATTRIBUTES__ATTRIBUTE, &a);
+	pz_append_string(&a, PB_TRACE_ATTRIBUTES_ATTRIBUTE__KEY, key);
+	if (str)
+		pz_append_string(&a, PB_TRACE_ATTRIBUTES_ATTRIBUTE__STRING_VALUE, str);
+	else
+		pz_append_varint(&a, PB_TRACE_ATTRIBUTES_ATTRIBUTE__LONG_VALUE, num);
+	pz_end(&a);
+	pz_end(&attrs);
+	pz_end(&m);
+	if (pz_stream_ok(&s))
+		rot_write(r, f, tmp, (size_t)(s.cur - tmp));
 }
 
 static int open_file(struct cmd_rotate *r, struct rot_file *f)
@@ -348,12 +377,28 @@ static int disk_guard(struct cmd_rotate *r)
 			 (unsigned long long)avail);
 		if (!delete_oldest(r, why))
 			break;
+		r->deleted_for_space++;
 	}
 	fprintf(stderr, "perfetto: the file system holding %s is full (%llu bytes free) and no "
 			"older file is left to delete: stopping the recording\n",
 		r->o.out_path, (unsigned long long)avail);
 	r->stopped_full = true;
 	return -ENOSPC;
+}
+
+/* What the disk guard did, into the current file (see docs/always-on.md). */
+static void report_space(struct cmd_rotate *r)
+{
+	if (r->deleted_for_space != r->reported_for_space) {
+		r->reported_for_space = r->deleted_for_space;
+		write_attribute(r, &r->cur, "perfetto_cmd.rotate_files_deleted_for_space", NULL,
+				r->deleted_for_space);
+	}
+	if (r->stopped_full) {
+		write_attribute(r, &r->cur, "perfetto_cmd.rotate_stopped",
+				"the file system is full and no older file is left to delete", 0);
+		rot_flush(r, &r->cur);
+	}
 }
 
 int cmd_rotate_before_read(struct cmd_rotate *r)
@@ -377,9 +422,12 @@ int cmd_rotate_before_read(struct cmd_rotate *r)
 		fprintf(stderr, "perfetto: %s: no space left on the device: stopping the recording\n",
 			r->o.out_path);
 		r->stopped_full = true;
+		report_space(r);
 		return -ENOSPC;
 	}
-	return disk_guard(r);
+	rc = disk_guard(r);
+	report_space(r);
+	return rc;
 }
 
 static void keep_copy(struct buf *b, const uint8_t *p, size_t n)

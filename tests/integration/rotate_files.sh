@@ -18,7 +18,9 @@
 #   full/*     (root: a 3 MiB tmpfs) a 1 MB/s recording keeps going while
 #              the oldest files are deleted, and the newest data stays;
 #              with one file bigger than the file system, recording stops
-#              cleanly, says so, and the file written imports.
+#              cleanly, says so, and the file written imports. Both are
+#              reported in the trace: trace_attributes packets, metadata
+#              trace_attribute.perfetto_cmd.rotate_*.
 # Usage: OUT=out sh tests/integration/rotate_files.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -223,6 +225,17 @@ duration_ms: 8000'
 		fail rotate/full/keeps_newest "rc=$rc files=$# $(grep -c deleted "$SVC_TMP/full.err") deletions; $(svc_errtail full)"
 	fi
 	[ $# -ge 2 ] && chain rotate/full/abut "$@"
+	# The deletions are in the trace too (metadata), in some kept file.
+	found=""
+	for f in "$@"; do
+		v=$(tpq "$f" "select int_value from metadata where name = 'trace_attribute.perfetto_cmd.rotate_files_deleted_for_space'")
+		[ -n "$v" ] && [ "$v" -gt 0 ] && found=$v
+	done
+	if [ -n "$found" ]; then
+		pass rotate/full/reported_in_trace
+	else
+		fail rotate/full/reported_in_trace "no file has trace_attribute.perfetto_cmd.rotate_files_deleted_for_space"
+	fi
 	rm -f "$SVC_TMP"/small/t.pf.*
 	# One file bigger than the file system: stop, say so, keep it readable.
 	svc_kill big2
@@ -237,7 +250,8 @@ duration_ms: 30000'
 	if [ $rc = 2 ] && grep -q 'no older file is left to delete: stopping' "$SVC_TMP/full2.err" &&
 		[ $ms -lt 25000 ] && [ -f "$SVC_TMP/small/u.pf.0" ] &&
 		svc_check_trace full2 "$SVC_TMP/small/u.pf.0" --allow-loss &&
-		[ "$(svc_tc full2 test_packets)" -gt 500 ]; then
+		[ "$(svc_tc full2 test_packets)" -gt 500 ] &&
+		[ -n "$(tpq "$SVC_TMP/small/u.pf.0" "select str_value from metadata where name = 'trace_attribute.perfetto_cmd.rotate_stopped'")" ]; then
 		pass rotate/full/stops_cleanly
 	else
 		fail rotate/full/stops_cleanly "rc=$rc after $ms ms, $(svc_tc full2 test_packets) packets, $(svc_why full2) $(svc_errtail full2)"
