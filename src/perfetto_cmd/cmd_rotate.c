@@ -248,10 +248,12 @@ static void write_attribute(struct cmd_rotate *r, struct rot_file *f, const char
 static int open_file(struct cmd_rotate *r, struct rot_file *f)
 {
 	char path[4200];
-	int rc;
+	int rc, flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC;
 
 	file_path(r, r->next_idx, path, sizeof(path));
-	f->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (r->o.no_clobber)
+		flags |= O_EXCL;
+	f->fd = open(path, flags, 0600);
 	if (f->fd < 0) {
 		rc = -errno;
 		fprintf(stderr, "perfetto: cannot create %s: %s\n", path, strerror(errno));
@@ -419,8 +421,8 @@ int cmd_rotate_before_read(struct cmd_rotate *r)
 		rot_flush(r, &r->prev);
 	rot_flush(r, &r->cur);
 	if ((r->cur.open && r->cur.err == -ENOSPC) || (r->prev.open && r->prev.err == -ENOSPC)) {
-		fprintf(stderr, "perfetto: %s: no space left on the device: stopping the recording\n",
-			r->o.out_path);
+		fprintf(stderr, "perfetto: %s: no space left on the device: stopping the "
+				"recording\n", r->o.out_path);
 		r->stopped_full = true;
 		report_space(r);
 		return -ENOSPC;
@@ -434,6 +436,13 @@ static void keep_copy(struct buf *b, const uint8_t *p, size_t n)
 {
 	buf_reset(b);
 	buf_append(b, p, n);
+}
+
+/* The service packets a new file repeats (see write_header()). */
+static bool is_header_field(uint32_t id)
+{
+	return id == PB_TRACE_PACKET__CLOCK_SNAPSHOT || id == PB_TRACE_PACKET__TRACE_CONFIG ||
+	       id == PB_TRACE_PACKET__TRACE_UUID || id == PB_TRACE_PACKET__SYSTEM_INFO;
 }
 
 static void note_header(struct cmd_rotate *r, uint32_t field, const uint8_t *p, size_t n)
@@ -475,14 +484,14 @@ void cmd_rotate_packet(struct cmd_rotate *r, const uint8_t *packet, size_t len)
 
 	pz_reader_init(&rd, packet, len);
 	while (pz_reader_next(&rd, &f) > 0) {
-		if (f.id == PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID && f.wire_type == PZ_WIRE_VARINT)
-			seq_id = f.value;
-		else if (f.id == PB_TRACE_PACKET__SEQUENCE_FLAGS && f.wire_type == PZ_WIRE_VARINT)
-			flags = f.value;
-		else if (f.wire_type == PZ_WIRE_LEN &&
-			 (f.id == PB_TRACE_PACKET__CLOCK_SNAPSHOT || f.id == PB_TRACE_PACKET__TRACE_CONFIG ||
-			  f.id == PB_TRACE_PACKET__TRACE_UUID || f.id == PB_TRACE_PACKET__SYSTEM_INFO))
+		if (f.wire_type == PZ_WIRE_VARINT) {
+			if (f.id == PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID)
+				seq_id = f.value;
+			else if (f.id == PB_TRACE_PACKET__SEQUENCE_FLAGS)
+				flags = f.value;
+		} else if (f.wire_type == PZ_WIRE_LEN && is_header_field(f.id)) {
 			header = f.id;
+		}
 	}
 	if (header)
 		note_header(r, header, packet, len);

@@ -26,6 +26,7 @@ struct cmd_rotate_opts {
 	uint64_t rotate_ms;     /* 0: no time limit */
 	uint64_t rotate_bytes;  /* 0: no size limit */
 	unsigned keep;          /* 0: keep every file */
+	bool no_clobber;        /* --no-clobber: never overwrite an OUT.<n> */
 };
 
 /* Incremental-state clears and reads: how often, for these options. */

@@ -673,6 +673,7 @@ static int build_config(struct run *r)
 		r->rot_opts.rotate_ms = g_args.rotate_seconds * 1000;
 		r->rot_opts.rotate_bytes = g_args.rotate_mb << 20;
 		r->rot_opts.keep = g_args.keep;
+		r->rot_opts.no_clobber = g_args.no_clobber;
 		if (cmd_rotate_prepare_config(&r->rot_opts, &r->config, err, sizeof(err)) < 0) {
 			fprintf(stderr, "perfetto: %s\n", err);
 			return -1;

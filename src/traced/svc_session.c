@@ -81,6 +81,12 @@ uint64_t svc_session_add_timer(struct svc *svc, struct svc_session *s, uint64_t 
 	return id;
 }
 
+static uint64_t add_timer(struct svc *svc, struct svc_session *s, uint64_t first_ms,
+			  uint64_t period_ms, evloop_task_cb cb)
+{
+	return svc_session_add_timer(svc, s, first_ms, period_ms, cb);
+}
+
 /* ------------------------------------------------------------ stopping ---- */
 
 static void finalize(struct svc *svc, struct svc_session *s)
@@ -137,7 +143,7 @@ static void stop_instances(struct svc *svc, struct svc_session *s)
 				     s->config->data_source_stop_timeout_ms
 			     ? s->config->data_source_stop_timeout_ms
 			     : SVC_DEFAULT_STOP_TIMEOUT_MS;
-	s->stop_timer = svc_session_add_timer(svc, s, timeout_ms, 0, on_stop_timeout);
+	s->stop_timer = add_timer(svc, s, timeout_ms, 0, on_stop_timeout);
 }
 
 static void on_final_flush(struct svc *svc, uint64_t session_id, bool ok, void *user)
@@ -301,21 +307,21 @@ int svc_session_start(struct svc *svc, struct svc_session *s)
 	for (i = 0; i < s->n_instances; i++)
 		svc_instance_start(svc, s, &s->instances[i]);
 	if (c->has_duration_ms && c->duration_ms)
-		s->duration_timer = svc_session_add_timer(svc, s, c->duration_ms, 0, on_duration);
+		s->duration_timer = add_timer(svc, s, c->duration_ms, 0, on_duration);
 	if (c->has_flush_period_ms && c->flush_period_ms)
-		s->flush_timer = svc_session_add_timer(svc, s, c->flush_period_ms, c->flush_period_ms,
+		s->flush_timer = add_timer(svc, s, c->flush_period_ms, c->flush_period_ms,
 					   on_flush_period);
 	/* Producers forget their interned data and descriptors now and then,
 	 * so a ring buffer that wrapped past them is readable again. */
 	if (c->incremental_state_config && c->incremental_state_config->has_clear_period_ms &&
 	    c->incremental_state_config->clear_period_ms)
-		s->clear_timer = svc_session_add_timer(svc, s, c->incremental_state_config->clear_period_ms,
+		s->clear_timer = add_timer(svc, s, c->incremental_state_config->clear_period_ms,
 					   c->incremental_state_config->clear_period_ms,
 					   on_clear_period);
 	if (c->builtin_data_sources && c->builtin_data_sources->has_snapshot_interval_ms &&
 	    c->builtin_data_sources->snapshot_interval_ms)
 		snap_ms = c->builtin_data_sources->snapshot_interval_ms;
-	s->snapshot_timer = svc_session_add_timer(svc, s, snap_ms, snap_ms, on_snapshot);
+	s->snapshot_timer = add_timer(svc, s, snap_ms, snap_ms, on_snapshot);
 	if (s->file_fd >= 0) {
 		uint32_t period = c->has_file_write_period_ms && c->file_write_period_ms
 					  ? c->file_write_period_ms
@@ -323,7 +329,7 @@ int svc_session_start(struct svc *svc, struct svc_session *s)
 
 		if (period < SVC_MIN_FILE_WRITE_PERIOD_MS)
 			period = SVC_MIN_FILE_WRITE_PERIOD_MS;
-		s->file_timer = svc_session_add_timer(svc, s, period, period, on_file_write);
+		s->file_timer = add_timer(svc, s, period, period, on_file_write);
 	}
 	LOG_I("session %llu started: %zu buffers, %zu data source instances",
 	      (unsigned long long)s->id, s->n_buffers, s->n_instances);
@@ -546,7 +552,7 @@ int svc_session_enable(struct svc *svc, struct ipc_host *host, uint64_t client_i
 
 	tc = cfg->trigger_config;
 	if (tc && tc->has_trigger_mode && tc->trigger_mode)
-		s->trigger_timer = svc_session_add_timer(svc, s, tc->trigger_timeout_ms, 0, on_trigger_timeout);
+		s->trigger_timer = add_timer(svc, s, tc->trigger_timeout_ms, 0, on_trigger_timeout);
 	if (tc && tc->has_trigger_mode &&
 	    tc->trigger_mode == PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__START_TRACING)
 		return 0;
