@@ -56,6 +56,7 @@ static struct {
 	bool exit_after_stop;
 	bool track_events;
 	bool reconnect;
+	bool flush_while_emitting;
 } g_args = {.threads = 1, .packets = 10, .packet_size = 64};
 
 struct worker {
@@ -63,6 +64,7 @@ struct worker {
 	pthread_t thread;
 	unsigned index;
 	int err;
+	atomic_uint_fast64_t flushed_gen; /* the last flush generation it honoured */
 };
 
 struct app {
@@ -78,6 +80,8 @@ struct app {
 	struct worker workers[MAX_THREADS];
 	atomic_uint n_done;
 	uint64_t *pending_flushes;
+	uint64_t *pending_gens;       /* --flush-while-emitting: flush_gen of each */
+	atomic_uint_fast64_t flush_gen;
 	size_t n_pending_flushes;
 	size_t cap_pending_flushes;
 	uint64_t reconnect_timer;
@@ -93,9 +97,12 @@ static void usage(void)
 		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
 		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB] [--own-smb]\n"
 		"  [--packet-interval-us US] [--track-events] [--reconnect]\n"
+		"  [--flush-while-emitting]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
 		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
-		"each thread (a sleep after every packet).\n");
+		"each thread (a sleep after every packet). --flush-while-emitting makes\n"
+		"each thread commit its chunk when a flush comes (checked after every\n"
+		"packet) and acks the flush then, instead of when all are written.\n");
 	exit(2);
 }
 
@@ -157,6 +164,8 @@ static void parse_args(int argc, char **argv)
 			g_args.track_events = true;
 		else if (!strcmp(a, "--reconnect"))
 			g_args.reconnect = true;
+		else if (!strcmp(a, "--flush-while-emitting"))
+			g_args.flush_while_emitting = true;
 		else
 			usage();
 	}
@@ -252,6 +261,33 @@ static void write_track_event(struct trace_writer *tw, unsigned t, uint64_t seq)
 
 static void worker_done_task(void *user);
 
+/* --flush-while-emitting: acks the flushes every thread has honoured. */
+static void flushed_task(void *user)
+{
+	struct app *app = user;
+	uint64_t min = UINT64_MAX;
+	size_t k, kept = 0;
+	unsigned i;
+
+	if (!app->is_emitting)
+		return;
+	for (i = 0; i < g_args.threads; i++) {
+		uint64_t g = atomic_load(&app->workers[i].flushed_gen);
+
+		if (g < min)
+			min = g;
+	}
+	for (k = 0; k < app->n_pending_flushes; k++) {
+		if (app->pending_gens[k] <= min) {
+			producer_flush_ack(app->p, app->pending_flushes[k]);
+		} else {
+			app->pending_flushes[kept] = app->pending_flushes[k];
+			app->pending_gens[kept++] = app->pending_gens[k];
+		}
+	}
+	app->n_pending_flushes = kept;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
@@ -284,6 +320,15 @@ static void *worker_main(void *arg)
 					      (long)(g_args.packet_interval_us % 1000000) * 1000};
 
 			nanosleep(&ts, NULL);
+		}
+		if (g_args.flush_while_emitting) {
+			uint64_t gen = atomic_load(&app->flush_gen);
+
+			if (gen != atomic_load(&w->flushed_gen)) {
+				tw_flush(tw);
+				atomic_store(&w->flushed_gen, gen);
+				evloop_post(app->loop, flushed_task, app);
+			}
 		}
 	}
 	/* Flushes, then unregisters the writer. */
@@ -488,14 +533,18 @@ static void on_flush(struct producer *p, const uint64_t *ids, size_t n, uint64_t
 	if (app->n_pending_flushes == app->cap_pending_flushes) {
 		size_t cap = app->cap_pending_flushes ? 2 * app->cap_pending_flushes : 8;
 		uint64_t *grown = realloc(app->pending_flushes, cap * sizeof(*grown));
+		uint64_t *gens = grown ? realloc(app->pending_gens, cap * sizeof(*gens)) : NULL;
 
-		if (!grown) {
+		if (grown)
+			app->pending_flushes = grown;
+		if (!gens) {
 			producer_flush_ack(p, request_id);
 			return;
 		}
-		app->pending_flushes = grown;
+		app->pending_gens = gens;
 		app->cap_pending_flushes = cap;
 	}
+	app->pending_gens[app->n_pending_flushes] = atomic_fetch_add(&app->flush_gen, 1) + 1;
 	app->pending_flushes[app->n_pending_flushes++] = request_id;
 }
 
@@ -572,5 +621,6 @@ int main(int argc, char **argv)
 	producer_destroy(app.p);
 	evloop_destroy(app.loop);
 	free(app.pending_flushes);
+	free(app.pending_gens);
 	return app.exit_code;
 }

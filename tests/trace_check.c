@@ -31,6 +31,9 @@
  * (remote_sync_round_max_ns), and
  * clock_snapshots_backwards (snapshots whose BOOTTIME is older than the one
  * before them in file order).
+ * --print-seqs adds one line per test sequence: "seq id=N first=F last=L
+ * packets=P inner_gaps=G dups=D" (seq_value range), for tests that split
+ * one stream over several files.
  * --print-sync-rounds adds one line per clock-sync round: "sync_round
  * machine=M t1c=.. t1h=.. t2c=.. t2h=.." (BOOTTIME of the PING's client and
  * host readings, then the UPDATE's), for the clock-sync benchmark.
@@ -584,6 +587,7 @@ int main(int argc, char **argv)
 	uint64_t gaps = 0, inner_gaps = 0, dups = 0, counts[MAX_SEQS];
 	size_t k, n_test_seqs = 0, n_with_last = 0, n_after_last = 0;
 	int i, rc, ok = 1;
+	bool print_seqs = false;
 
 	if (argc < 2) {
 		fprintf(stderr, "usage: trace_check TRACE [--expect-seqs N] [--expect-per-seq N] "
@@ -608,6 +612,8 @@ int main(int argc, char **argv)
 			g_verify_payload = true;
 		else if (strcmp(argv[i], "--print-sync-rounds") == 0)
 			g_print_rounds = true;
+		else if (strcmp(argv[i], "--print-seqs") == 0)
+			print_seqs = true;
 		else if (strcmp(argv[i], "--check-stats") == 0)
 			check_stats = true;
 		else {
@@ -639,6 +645,10 @@ int main(int argc, char **argv)
 		if (!s->packets)
 			continue;
 		counts[n_test_seqs++] = s->packets;
+		if (print_seqs)
+			printf("seq id=%u first=%llu last=%llu packets=%llu inner_gaps=%llu dups=%llu\n",
+			       g.seq_ids[k], U(s->first), U(s->last), U(s->packets), U(s->inner_gaps),
+			       U(s->dups));
 		gaps += s->gaps;
 		inner_gaps += s->inner_gaps;
 		dups += s->dups;

@@ -31,6 +31,9 @@ enum {
 	OPT_CLONE,
 	OPT_CLONE_BY_NAME,
 	OPT_CLONE_FOR_BUGREPORT,
+	OPT_ROTATE_SECONDS,
+	OPT_ROTATE_MB,
+	OPT_KEEP,
 	OPT_ANDROID_ONLY,
 };
 
@@ -57,6 +60,9 @@ static const struct option k_options[] = {
 	{"clone", required_argument, NULL, OPT_CLONE},
 	{"clone-by-name", required_argument, NULL, OPT_CLONE_BY_NAME},
 	{"clone-for-bugreport", no_argument, NULL, OPT_CLONE_FOR_BUGREPORT},
+	{"rotate-seconds", required_argument, NULL, OPT_ROTATE_SECONDS},
+	{"rotate-mb", required_argument, NULL, OPT_ROTATE_MB},
+	{"keep", required_argument, NULL, OPT_KEEP},
 	{"version", no_argument, NULL, OPT_VERSION},
 	{"help", no_argument, NULL, 'h'},
 	/* Android-only: accepted by name so the error says why. */
@@ -111,6 +117,17 @@ void cmd_args_usage(FILE *f)
 		"Snapshots:\n"
 		"  --clone TSID            : Write a snapshot of the running session TSID to --out.\n"
 		"  --clone-by-name NAME    : Same, by the session's unique_session_name.\n"
+		"  With CLONE_SNAPSHOT triggers in the config, each trigger writes a snapshot\n"
+		"  to a new file with a counter suffix: OUT.0, OUT.1, ...\n"
+		"\n"
+		"Rotating files (perfetto-c extension; always-on recording):\n"
+		"  --rotate-seconds N      : Start a new file every N seconds: OUT.0, OUT.1, ...\n"
+		"  --rotate-mb N           : Start a new file when the current one reaches N MiB.\n"
+		"  --keep K                : Keep only the newest K files (default: all).\n"
+		"                            Each file is a trace of its own. Before the file\n"
+		"                            system fills up the oldest files are deleted; if\n"
+		"                            none is left the recording stops. Not with\n"
+		"                            write_into_file, compression or CLONE_SNAPSHOT.\n"
 		"\n"
 		"Socket: $PERFETTO_CONSUMER_SOCK_NAME (default /run/perfetto/traced-consumer.sock\n"
 		"or /tmp/perfetto-consumer).\n");
@@ -135,6 +152,8 @@ static int check_combination(struct cmd_args *a, bool light, char *err, size_t n
 		return 0;
 	if (a->mode == CMD_MODE_QUERY || a->mode == CMD_MODE_IS_DETACHED)
 		return 0;
+	if (a->mode != CMD_MODE_TRACE && (a->rotate_seconds || a->rotate_mb || a->has_keep))
+		return fail(err, n, "--rotate-seconds/--rotate-mb/--keep only go with recording");
 	if (a->mode == CMD_MODE_ATTACH || a->mode == CMD_MODE_CLONE) {
 		if (a->config_path || light)
 			return fail(err, n, "--attach/--clone take no config");
@@ -155,6 +174,15 @@ static int check_combination(struct cmd_args *a, bool light, char *err, size_t n
 		return fail(err, n, "--out is required (use '-o -' for stdout)");
 	if (a->background && a->out_path && strcmp(a->out_path, "-") == 0)
 		return fail(err, n, "--background cannot write the trace to stdout");
+	if (a->rotate_seconds || a->rotate_mb) {
+		if (!a->out_path || strcmp(a->out_path, "-") == 0)
+			return fail(err, n, "--rotate-seconds/--rotate-mb need -o FILE (files FILE.0, "
+					    "FILE.1, ...)");
+		if (a->detach_key)
+			return fail(err, n, "--rotate-* cannot be used with --detach");
+	} else if (a->has_keep) {
+		return fail(err, n, "--keep needs --rotate-seconds or --rotate-mb");
+	}
 	return 0;
 }
 
@@ -250,6 +278,23 @@ int cmd_args_parse(int argc, char **argv, struct cmd_args *a, char *err, size_t 
 			break;
 		case OPT_CLONE_FOR_BUGREPORT:
 			a->clone_for_bugreport = true;
+			break;
+		case OPT_ROTATE_SECONDS:
+			if (sv_parse_u64(sv_from_cstr(optarg), 7ull * 24 * 3600, &u) || u == 0)
+				return fail(err, n, "--rotate-seconds needs a number of seconds, got '%s'",
+					    optarg);
+			a->rotate_seconds = u;
+			break;
+		case OPT_ROTATE_MB:
+			if (sv_parse_u64(sv_from_cstr(optarg), 1024ull * 1024, &u) || u == 0)
+				return fail(err, n, "--rotate-mb needs a number of MiB, got '%s'", optarg);
+			a->rotate_mb = u;
+			break;
+		case OPT_KEEP:
+			if (sv_parse_u64(sv_from_cstr(optarg), 1000000, &u) || u == 0)
+				return fail(err, n, "--keep needs a number of files >= 1, got '%s'", optarg);
+			a->keep = (unsigned)u;
+			a->has_keep = true;
 			break;
 		case OPT_VERSION:
 			a->mode = CMD_MODE_VERSION;

@@ -47,6 +47,11 @@ struct cmd_args {
 	unsigned long long clone_id;
 	const char *clone_name;
 	bool clone_for_bugreport;
+	/* Rotating output (our extension): OUT.0, OUT.1, ... */
+	unsigned long long rotate_seconds; /* --rotate-seconds */
+	unsigned long long rotate_mb;      /* --rotate-mb */
+	unsigned keep;                     /* --keep, 0 = all */
+	bool has_keep;
 };
 
 /*

@@ -29,6 +29,8 @@
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
 #include "perfetto_cmd/cmd_query.h"
+#include "perfetto_cmd/cmd_rotate.h"
+#include "perfetto_cmd/cmd_snapshot.h"
 #include "protozero/protozero.h"
 #include "tracing/consumer.h"
 
@@ -57,12 +59,43 @@ struct run {
 	bool progress_shown;
 	int bg_ready_fd;          /* --background-wait: tell the parent */
 	int exit_code;
+	bool clone_snapshot;      /* trigger_mode CLONE_SNAPSHOT: write OUT.<n> per trigger */
+	struct cmd_snapshots *snaps;
+	bool quit_when_idle;      /* finished, but snapshots are still being written */
+	bool free_when_idle;      /* the session ended: free it once they are written */
+	/* --rotate-*: periodic reads into OUT.<n>. */
+	struct cmd_rotate_opts rot_opts;
+	struct cmd_rotate *rot;
+	uint64_t drain_timer;
+	bool rot_reading;         /* a periodic read is in flight */
+	bool rot_final_pending;   /* the session ended during that read */
 };
 
 static void finish(struct run *r, int code)
 {
 	r->exit_code = code;
+	if (!cmd_snapshots_idle(r->snaps)) {
+		r->quit_when_idle = true;
+		return;
+	}
 	evloop_quit(r->loop);
+}
+
+static void on_freed(int err, void *user);
+
+static void on_snapshots_idle(void *user)
+{
+	struct run *r = user;
+
+	if (r->free_when_idle) {
+		/* The session outlived its snapshots; now it can go. */
+		r->free_when_idle = false;
+		if (consumer_free_buffers(r->c, on_freed, r) < 0)
+			finish(r, r->exit_code);
+		return;
+	}
+	if (r->quit_when_idle)
+		evloop_quit(r->loop);
 }
 
 static void clear_progress(struct run *r)
@@ -134,13 +167,112 @@ static void on_read_done(int err, void *user)
 			(unsigned long long)r->writer.packets,
 			r->out_is_stdout ? "stdout" : g_args.out_path);
 	r->exit_code = err || werr ? 1 : 0;
+	/* Snapshots still queued clone the stopped session: keep it until then. */
+	if (!cmd_snapshots_idle(r->snaps)) {
+		r->free_when_idle = true;
+		return;
+	}
 	if (consumer_free_buffers(r->c, on_freed, r) < 0)
 		finish(r, r->exit_code);
+}
+
+static void on_rot_packet(const uint8_t *packet, size_t len, void *user)
+{
+	struct run *r = user;
+
+	cmd_rotate_packet(r->rot, packet, len);
+}
+
+/* The last read of a rotating session: close the files, free the session. */
+static void on_rot_final_done(int err, void *user)
+{
+	struct run *r = user;
+
+	clear_progress(r);
+	if (err < 0)
+		fprintf(stderr, "perfetto: reading the trace failed: %s\n", strerror(-err));
+	cmd_rotate_destroy(r->rot);
+	r->rot = NULL;
+	if (err < 0)
+		r->exit_code = 1;
+	if (consumer_free_buffers(r->c, on_freed, r) < 0)
+		finish(r, r->exit_code);
+}
+
+static void rot_final_read(struct run *r)
+{
+	if (consumer_read_buffers(r->c, on_rot_packet, on_rot_final_done, r) < 0) {
+		fprintf(stderr, "perfetto: cannot read the buffers\n");
+		cmd_rotate_destroy(r->rot);
+		r->rot = NULL;
+		finish(r, 1);
+	}
+}
+
+static void on_rot_read_done(int err, void *user)
+{
+	struct run *r = user;
+
+	r->rot_reading = false;
+	if (err < 0 && err != -ECONNRESET)
+		fprintf(stderr, "perfetto: reading the buffers failed: %s\n", strerror(-err));
+	if (r->rot_final_pending) {
+		r->rot_final_pending = false;
+		rot_final_read(r);
+	}
+}
+
+/* After the drain's flush (done or timed out): read what the producers committed. */
+static void on_drain_flushed(int err, void *user)
+{
+	struct run *r = user;
+
+	(void)err;
+	if (!r->rot || consumer_read_buffers(r->c, on_rot_packet, on_rot_read_done, r) < 0)
+		on_rot_read_done(0, r);
+}
+
+/*
+ * Every drain period: maybe cut, then flush (so each producer's current
+ * chunk, e.g. ftrace data of the last moments, lands in the file of its
+ * time rather than a later one), then read.
+ */
+static void on_drain(void *user)
+{
+	struct run *r = user;
+	/* FlushFlags: reason periodic, initiator perfetto_cmd. */
+	const uint64_t flags = 1u | (2u << 4);
+
+	if (!r->rot || r->rot_reading || r->tracing_ended || r->stopping)
+		return;
+	if (cmd_rotate_before_read(r->rot) < 0) {
+		/* The disk is full (logged): end the session, keep what is written. */
+		r->stopping = true;
+		r->exit_code = 2;
+		if (consumer_disable_tracing(r->c) < 0)
+			finish(r, 1);
+		return;
+	}
+	r->rot_reading = true;
+	if (consumer_flush(r->c, cmd_rotate_drain_period_ms(&r->rot_opts), flags, on_drain_flushed,
+			   r) < 0)
+		on_drain_flushed(0, r);
 }
 
 /* Reads the buffers (unless the service already wrote the file). */
 static void collect_trace(struct run *r)
 {
+	if (r->rot) {
+		if (r->drain_timer) {
+			evloop_del(r->loop, r->drain_timer);
+			r->drain_timer = 0;
+		}
+		if (r->rot_reading)
+			r->rot_final_pending = true;
+		else
+			rot_final_read(r);
+		return;
+	}
 	if (r->write_into_file) {
 		struct stat st;
 
@@ -255,10 +387,11 @@ static void on_observed(int err, const uint8_t *events, size_t len, bool is_last
 {
 	struct run *r = user;
 
-	(void)events;
-	(void)len;
 	(void)is_last;
-	if (!err)
+	if (err)
+		return;
+	/* A clone trigger is the only other event we ask for. */
+	if (!r->snaps || cmd_snapshots_on_event(r->snaps, events, len) == 0)
 		notify_started(r);
 }
 
@@ -276,7 +409,29 @@ static void start_tracing(struct run *r)
 		consumer_detach(r->c, g_args.detach_key, on_detached, r);
 		return;
 	}
-	if (g_args.background_wait) {
+	if (r->rot_opts.out_path) {
+		uint32_t ms = cmd_rotate_drain_period_ms(&r->rot_opts);
+
+		if (cmd_rotate_create(&r->rot_opts, &r->rot) < 0 ||
+		    evloop_add_timer(r->loop, ms, ms, on_drain, r, &r->drain_timer) < 0) {
+			consumer_disable_tracing(r->c);
+			finish(r, 1);
+			return;
+		}
+	}
+	if (r->clone_snapshot) {
+		/* TYPE_CLONE_TRIGGER_HIT, and TYPE_ALL_DATA_SOURCES_STARTED for -D. */
+		static const int types[] = {4, 2};
+
+		if (consumer_observe_events(r->c, types, g_args.background_wait ? 2 : 1, on_observed,
+					    r) < 0) {
+			fprintf(stderr, "perfetto: cannot observe clone triggers\n");
+			finish(r, 1);
+			return;
+		}
+		if (!g_args.background_wait)
+			notify_started(r);
+	} else if (g_args.background_wait) {
 		static const int types[] = {2 /* TYPE_ALL_DATA_SOURCES_STARTED */};
 
 		if (consumer_observe_events(r->c, types, 1, on_observed, r) < 0)
@@ -296,7 +451,8 @@ static void on_signal(int signo, void *user)
 	(void)signo;
 	if (r->stopping) {
 		fprintf(stderr, "\nperfetto: second signal, exiting without writing the trace\n");
-		finish(r, 1);
+		r->exit_code = 1;
+		evloop_quit(r->loop);
 		return;
 	}
 	r->stopping = true;
@@ -512,6 +668,17 @@ static int build_config(struct run *r)
 	}
 	if (add_attributes(&r->config) < 0)
 		return -1;
+	if (g_args.rotate_seconds || g_args.rotate_mb) {
+		r->rot_opts.out_path = g_args.out_path;
+		r->rot_opts.rotate_ms = g_args.rotate_seconds * 1000;
+		r->rot_opts.rotate_bytes = g_args.rotate_mb << 20;
+		r->rot_opts.keep = g_args.keep;
+		r->rot_opts.no_clobber = g_args.no_clobber;
+		if (cmd_rotate_prepare_config(&r->rot_opts, &r->config, err, sizeof(err)) < 0) {
+			fprintf(stderr, "perfetto: %s\n", err);
+			return -1;
+		}
+	}
 	cfg = perfetto__protos__trace_config__unpack(NULL, r->config.len, r->config.data);
 	if (!cfg) {
 		fprintf(stderr, "perfetto: the config does not decode as a TraceConfig\n");
@@ -521,7 +688,16 @@ static int build_config(struct run *r)
 	/* With output_path the service creates the file; otherwise we pass ours. */
 	r->write_into_file = cfg->has_write_into_file && cfg->write_into_file &&
 			     !(cfg->output_path && *cfg->output_path);
+	r->clone_snapshot =
+		cfg->trigger_config && cfg->trigger_config->has_trigger_mode &&
+		cfg->trigger_config->trigger_mode ==
+			PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__CLONE_SNAPSHOT;
 	perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+	if (r->clone_snapshot && (!g_args.out_path || strcmp(g_args.out_path, "-") == 0)) {
+		fprintf(stderr, "perfetto: CLONE_SNAPSHOT triggers need -o FILE (snapshots go to "
+				"FILE.0, FILE.1, ...)\n");
+		return -1;
+	}
 	if (r->write_into_file && r->out_is_stdout) {
 		fprintf(stderr, "perfetto: a write_into_file config cannot write to stdout\n");
 		return -1;
@@ -612,8 +788,9 @@ int perfetto_cmd_main(int argc, char **argv)
 			return 1;
 		}
 	}
+	/* Rotation writes OUT.<n>, never OUT itself. */
 	if ((g_args.mode == CMD_MODE_TRACE || g_args.mode == CMD_MODE_ATTACH ||
-	     g_args.mode == CMD_MODE_CLONE) && open_output(&r) < 0)
+	     g_args.mode == CMD_MODE_CLONE) && !r.rot_opts.out_path && open_output(&r) < 0)
 		return 1;
 	if (r.write_into_file && r.out_fd < 0 && g_args.mode == CMD_MODE_TRACE) {
 		fprintf(stderr, "perfetto: write_into_file needs --out\n");
@@ -628,6 +805,9 @@ int perfetto_cmd_main(int argc, char **argv)
 	rc = evloop_create(&r.loop);
 	if (rc < 0)
 		return 1;
+	if (r.clone_snapshot &&
+	    cmd_snapshots_create(r.loop, g_args.out_path, on_snapshots_idle, &r, &r.snaps) < 0)
+		return 1;
 	evloop_add_signal(r.loop, SIGINT, on_signal, &r, NULL);
 	evloop_add_signal(r.loop, SIGTERM, on_signal, &r, NULL);
 	rc = consumer_connect(r.loop, sock_default_consumer(), &cbs, &r, &r.c);
@@ -640,6 +820,8 @@ int perfetto_cmd_main(int argc, char **argv)
 	}
 	evloop_run(r.loop);
 	clear_progress(&r);
+	cmd_snapshots_destroy(r.snaps);
+	cmd_rotate_destroy(r.rot);
 	consumer_destroy(r.c);
 	if (r.writer_open)
 		trace_file_writer_fini(&r.writer);

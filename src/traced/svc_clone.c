@@ -2,8 +2,10 @@
 /*
  * svc_clone.c - CloneSession: a read-only snapshot of a running session's
  * buffers, owned by the consumer that asked for it, while the original
- * keeps recording (`perfetto --clone ID` / `--clone-by-name NAME`). The
- * caller has already flushed the original.
+ * keeps recording (`perfetto --clone ID` / `--clone-by-name NAME`, and the
+ * CLI's CLONE_SNAPSHOT snapshots). The caller has already flushed the
+ * original. Copying a buffer is one memcpy of its used part, so a clone
+ * costs about the buffer's size in memory bandwidth.
  */
 #include "traced/svc_int.h"
 
@@ -16,7 +18,8 @@
 #include "base/log.h"
 
 int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host *host,
-		      uint64_t client_id, uid_t uid, struct svc_session **out)
+		      uint64_t client_id, uid_t uid, const struct svc_trigger_info *trigger,
+		      struct svc_session **out)
 {
 	struct svc_session *s;
 	size_t i;
@@ -47,18 +50,29 @@ int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host 
 		s->n_buffers++;
 		hmap_put(&svc->buffers_by_id, s->buffers[i].global_id, s->id);
 	}
+	if (trigger) {
+		s->clone_trigger = *trigger;
+		s->clone_trigger.name = strdup(trigger->name ? trigger->name : "");
+		s->clone_trigger.producer_name =
+			strdup(trigger->producer_name ? trigger->producer_name : "");
+		if (!s->clone_trigger.name || !s->clone_trigger.producer_name)
+			goto fail;
+		s->has_clone_trigger = true;
+	}
+	/*
+	 * The triggers received so far move to the clone, as in Perfetto: a
+	 * CLONE_SNAPSHOT session snapshotted for hours would otherwise repeat
+	 * every old trigger in each snapshot.
+	 */
 	for (i = 0; i < src->n_fired_triggers; i++) {
-		s->fired_triggers[i] = strdup(src->fired_triggers[i]);
-		s->fired_trigger_producers[i] = strdup(src->fired_trigger_producers[i]);
+		s->fired_triggers[i] = src->fired_triggers[i];
+		s->fired_trigger_producers[i] = src->fired_trigger_producers[i];
 		s->fired_trigger_uids[i] = src->fired_trigger_uids[i];
 		s->fired_trigger_ts[i] = src->fired_trigger_ts[i];
-		if (!s->fired_triggers[i] || !s->fired_trigger_producers[i]) {
-			free(s->fired_triggers[i]);
-			free(s->fired_trigger_producers[i]);
-			break;
-		}
-		s->n_fired_triggers++;
 	}
+	s->n_fired_triggers = src->n_fired_triggers;
+	src->n_fired_triggers = 0;
+	src->n_fired_triggers_emitted = 0;
 	s->next = svc->sessions;
 	svc->sessions = s;
 	svc->n_sessions++;
@@ -73,6 +87,7 @@ fail:
 		tb_destroy(s->buffers[i].tb);
 	}
 	free(s->buffers);
+	svc_trigger_info_fini(&s->clone_trigger);
 	if (s->config)
 		perfetto__protos__trace_config__free_unpacked(s->config, NULL);
 	free(s->config_bytes);

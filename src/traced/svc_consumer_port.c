@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/version.h"
 #include "ipc/consumer_port.pb-c.h"
@@ -351,6 +352,8 @@ static void on_observe(struct ipc_host *host, const struct ipc_call *call,
 			o->instances = true;
 		else if (req->events_to_observe[i] == 2)
 			o->all_started = true;
+		else if (req->events_to_observe[i] == 4)
+			o->clone_trigger_hit = true;
 	}
 }
 
@@ -362,6 +365,7 @@ static void on_capabilities(struct ipc_host *host, const struct ipc_call *call,
 	Perfetto__Protos__ObservableEvents__Type events[] = {
 		PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_DATA_SOURCES_INSTANCES,
 		PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_ALL_DATA_SOURCES_STARTED,
+		PERFETTO__PROTOS__OBSERVABLE_EVENTS__TYPE__TYPE_CLONE_TRIGGER_HIT,
 	};
 
 	(void)args;
@@ -398,7 +402,16 @@ struct clone_ctx {
 	struct ipc_host *host;
 	struct ipc_call call;
 	uid_t uid;
+	bool has_trigger;
+	struct svc_trigger_info trigger; /* owned */
+	uint64_t t0_ns;
 };
+
+static void clone_ctx_free(struct clone_ctx *c)
+{
+	svc_trigger_info_fini(&c->trigger);
+	free(c);
+}
 
 static void clone_reply(struct clone_ctx *c, struct svc_session *clone, const char *error)
 {
@@ -421,17 +434,22 @@ static void on_clone_flushed(struct svc *svc, uint64_t session_id, bool ok, void
 {
 	struct clone_ctx *c = user;
 	struct svc_session *src = svc_session_by_id(svc, session_id), *clone = NULL;
+	uint64_t flushed_ns = clock_monotonic_ns();
 
 	(void)ok;
 	if (!src)
 		clone_reply(c, NULL, "the session ended before it could be cloned");
 	else if (svc_session_by_consumer(svc, c->host, c->call.client_id))
 		clone_reply(c, NULL, "this consumer already has a tracing session");
-	else if (svc_session_clone(svc, src, c->host, c->call.client_id, c->uid, &clone) < 0)
+	else if (svc_session_clone(svc, src, c->host, c->call.client_id, c->uid,
+				   c->has_trigger ? &c->trigger : NULL, &clone) < 0)
 		clone_reply(c, NULL, "out of memory while cloning");
 	else
 		clone_reply(c, clone, NULL);
-	free(c);
+	if (clone)
+		LOG_I("session %llu cloned: flush %.1f ms, copy %.1f ms", (unsigned long long)src->id,
+		      (flushed_ns - c->t0_ns) / 1e6, (clock_monotonic_ns() - flushed_ns) / 1e6);
+	clone_ctx_free(c);
 }
 
 static void on_clone(struct ipc_host *host, const struct ipc_call *call,
@@ -463,14 +481,29 @@ static void on_clone(struct ipc_host *host, const struct ipc_call *call,
 	c->host = host;
 	c->call = *call;
 	c->uid = uid;
+	c->t0_ns = clock_monotonic_ns();
+	if (req->clone_trigger_name && *req->clone_trigger_name) {
+		c->has_trigger = true;
+		c->trigger.name = strdup(req->clone_trigger_name);
+		c->trigger.producer_name =
+			strdup(req->clone_trigger_producer_name ? req->clone_trigger_producer_name : "");
+		c->trigger.producer_uid = (uint32_t)req->clone_trigger_trusted_producer_uid;
+		c->trigger.boot_time_ns = req->clone_trigger_boot_time_ns;
+		c->trigger.delay_ms = req->clone_trigger_delay_ms;
+		if (!c->trigger.name || !c->trigger.producer_name) {
+			clone_ctx_free(c);
+			ipc_host_reply_error(host, call);
+			return;
+		}
+	}
 	if (!s) {
 		clone_reply(c, NULL, "no such tracing session");
-		free(c);
+		clone_ctx_free(c);
 		return;
 	}
 	if (uid != 0 && uid != s->consumer_uid) {
 		clone_reply(c, NULL, "not allowed to clone another user's session");
-		free(c);
+		clone_ctx_free(c);
 		return;
 	}
 	/* Flush first (reason: clone) so the snapshot has everything written. */

@@ -206,6 +206,44 @@ void svc_notify_observers_all_started(struct svc *svc)
 	notify_observers(svc, &ev, false);
 }
 
+void svc_notify_clone_trigger(struct svc *svc, const struct svc_session *s,
+			      const struct svc_trigger_info *t)
+{
+	Perfetto__Protos__ObserveEventsResponse resp;
+	Perfetto__Protos__ObservableEvents ev;
+	Perfetto__Protos__ObservableEvents__CloneTriggerHit hit;
+	size_t i;
+
+	perfetto__protos__observable_events__init(&ev);
+	perfetto__protos__observable_events__clone_trigger_hit__init(&hit);
+	hit.has_tracing_session_id = 1;
+	hit.tracing_session_id = (int64_t)s->id;
+	hit.trigger_name = t->name;
+	hit.producer_name = t->producer_name;
+	hit.has_producer_uid = 1;
+	hit.producer_uid = t->producer_uid;
+	hit.has_boot_time_ns = 1;
+	hit.boot_time_ns = t->boot_time_ns;
+	hit.has_trigger_delay_ms = 1;
+	hit.trigger_delay_ms = t->delay_ms;
+	ev.clone_trigger_hit = &hit;
+	perfetto__protos__observe_events_response__init(&resp);
+	resp.events = &ev;
+	/* Only the session's own consumer hears of it, as in Perfetto. */
+	for (i = 0; i < svc->n_observers; i++) {
+		struct svc_observer *o = &svc->observers[i];
+
+		if (o->clone_trigger_hit && s->consumer_host && o->host == s->consumer_host &&
+		    o->client_id == s->consumer_client_id) {
+			ipc_host_reply(o->host, &o->call, &resp.base, true, -1);
+			return;
+		}
+	}
+	LOG_W("session %llu: trigger '%s' wants a snapshot but its consumer does not observe "
+	      "clone triggers, ignoring",
+	      (unsigned long long)s->id, t->name);
+}
+
 /* Applies --set-socket-permissions to an AF_UNIX path socket. */
 static int apply_permissions(const char *path, const char *group, mode_t mode)
 {
@@ -322,5 +360,6 @@ void svc_destroy(struct svc *svc)
 	hmap_fini(&svc->buffers_by_id);
 	hmap_fini(&svc->sequence_ids);
 	buf_fini(&svc->scratch);
+	free(svc->trigger_history);
 	free(svc);
 }

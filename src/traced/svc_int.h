@@ -16,6 +16,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "base/evloop.h"
 #include "base/hmap.h"
 #include "config/trace_config.pb-c.h"
 #include "ipc/ipc.h"
@@ -51,6 +52,11 @@
 #define SVC_MAX_DETACH_KEY 128
 #define SVC_MAX_PENDING_FLUSHES 64
 #define SVC_MAX_TRIGGERS_PER_SESSION 64
+/* Triggers remembered for max_per_24_h (Perfetto keeps every one of the
+ * last 24 h; past this many the oldest are forgotten early). */
+#define SVC_MAX_TRIGGER_HISTORY 4096
+/* CLONE_SNAPSHOT triggers waiting out their stop_delay_ms, per session. */
+#define SVC_MAX_PENDING_CLONE_TRIGGERS 16
 /* Clock snapshots kept between reads (Perfetto's ring size), and the drift
  * between BOOTTIME and another clock that justifies a new one. */
 #define SVC_CLOCK_RING 16
@@ -202,6 +208,22 @@ struct svc_relay {
 	uint64_t n_rounds;
 };
 
+/* A trigger as Perfetto's TriggerInfo: what a clone_trigger_hit event and a
+ * clone_snapshot_trigger packet say. */
+struct svc_trigger_info {
+	char *name;
+	char *producer_name;
+	uint32_t producer_uid;
+	uint64_t boot_time_ns;
+	uint64_t delay_ms;
+};
+
+/* A CLONE_SNAPSHOT trigger whose consumer is told after stop_delay_ms. */
+struct svc_pending_clone_trigger {
+	uint64_t timer_id;
+	struct svc_trigger_info info;
+};
+
 struct svc_buffer {
 	uint32_t global_id;           /* what producers use as target_buffer */
 	struct trace_buffer *tb;
@@ -275,6 +297,14 @@ struct svc_session {
 	uint64_t fired_trigger_ts[SVC_MAX_TRIGGERS_PER_SESSION]; /* BOOTTIME ns */
 	size_t n_fired_triggers;
 	size_t n_fired_triggers_emitted;
+	/* CLONE_SNAPSHOT: notifications waiting out their delay (timer ctx
+	 * points into this array; cancelled and freed with the session). */
+	struct svc_pending_clone_trigger pending_clones[SVC_MAX_PENDING_CLONE_TRIGGERS];
+	void *pending_clone_ctx[SVC_MAX_PENDING_CLONE_TRIGGERS];
+	/* A clone made for a CLONE_SNAPSHOT trigger (clone_snapshot_trigger packet). */
+	bool has_clone_trigger;
+	bool did_emit_clone_trigger;
+	struct svc_trigger_info clone_trigger;
 
 	/* write_into_file. */
 	int file_fd;
@@ -314,6 +344,13 @@ struct svc_observer {
 	struct ipc_call call;
 	bool instances;
 	bool all_started;
+	bool clone_trigger_hit;
+};
+
+/* One matched trigger, for max_per_24_h. */
+struct svc_trigger_history {
+	uint64_t boot_time_ns;
+	uint64_t name_hash;
 };
 
 struct svc {
@@ -341,6 +378,9 @@ struct svc {
 	size_t n_observers;
 	struct svc_relay *relays;
 	size_t n_relays;
+	/* Matched triggers of the last 24 h, oldest first. */
+	struct svc_trigger_history *trigger_history;
+	size_t n_trigger_history;
 
 	/* TraceStats counters across the service's life. */
 	uint64_t producers_seen;
@@ -372,6 +412,9 @@ uint32_t svc_sequence_id(struct svc *svc, uint32_t machine_id, uint32_t producer
 void svc_notify_observers_instance(struct svc *svc, const char *producer_name,
 				   const char *ds_name, int state);
 void svc_notify_observers_all_started(struct svc *svc);
+/* Tells the consumer owning @s (if it observes TYPE_CLONE_TRIGGER_HIT). */
+void svc_notify_clone_trigger(struct svc *svc, const struct svc_session *s,
+			      const struct svc_trigger_info *t);
 
 /* What session timers get: the id, never a pointer (the session may be gone). */
 struct svc_timer_ctx {
@@ -399,7 +442,20 @@ void svc_session_on_ds_registered(struct svc *svc, struct svc_producer *p,
 				  struct svc_data_source *ds);
 void svc_session_on_ds_started(struct svc *svc, uint32_t producer_id, uint64_t instance_id);
 void svc_session_on_ds_stopped(struct svc *svc, uint32_t producer_id, uint64_t instance_id);
+/* A one-shot or periodic timer whose callback gets the session's timer ctx. */
+uint64_t svc_session_add_timer(struct svc *svc, struct svc_session *s, uint64_t first_ms,
+			       uint64_t period_ms, evloop_task_cb cb);
+/* The STOP_TRACING / START_TRACING stop delay elapsed. */
+void svc_session_on_stop_delay(void *timer_ctx);
+
+/* svc_triggers.c */
 void svc_session_on_triggers(struct svc *svc, struct svc_producer *p, char **names, size_t n);
+/* Cancels and frees the session's pending CLONE_SNAPSHOT notifications. */
+void svc_triggers_session_gone(struct svc *svc, struct svc_session *s);
+void svc_trigger_info_fini(struct svc_trigger_info *t);
+/* True for a session whose own reads return nothing (CLONE_SNAPSHOT: only
+ * its clones are read, as in Perfetto). */
+bool svc_session_reads_nothing(const struct svc_session *s);
 /*
  * svc_flush_start() - Ask every producer of @s to commit its data.
  * @done: called once, when all acked (success) or at the timeout.
@@ -412,8 +468,10 @@ void svc_flush_on_ack(struct svc *svc, uint32_t producer_id, uint64_t request_id
 void svc_clear_incremental_state(struct svc *svc, const struct svc_session *s);
 void svc_flush_on_producer_gone(struct svc *svc, uint32_t producer_id);
 void svc_flush_on_session_gone(struct svc *svc, uint64_t session_id);
+/* @trigger: the CLONE_SNAPSHOT trigger this clone is for, or NULL (copied). */
 int svc_session_clone(struct svc *svc, struct svc_session *src, struct ipc_host *host,
-		      uint64_t client_id, uid_t uid, struct svc_session **out);
+		      uint64_t client_id, uid_t uid, const struct svc_trigger_info *trigger,
+		      struct svc_session **out);
 
 /* svc_instances.c */
 bool svc_regex_full_match(const char *pattern, const char *s);

@@ -382,6 +382,22 @@ static void fill_trigger(struct pz_msg *pkt, uint32_t uid, const void *arg)
 	pz_end(&trig);
 }
 
+static void fill_clone_trigger(struct pz_msg *pkt, uint32_t uid, const void *arg)
+{
+	const struct svc_trigger_info *t = arg;
+	struct pz_msg trig;
+
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, t->boot_time_ns);
+	svc_stamp_trusted(pkt, uid);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__CLONE_SNAPSHOT_TRIGGER, &trig);
+	pz_append_string(&trig, PB_TRIGGER__TRIGGER_NAME, t->name);
+	pz_append_string(&trig, PB_TRIGGER__PRODUCER_NAME, t->producer_name);
+	pz_append_varint(&trig, PB_TRIGGER__TRUSTED_PRODUCER_UID,
+			 (uint64_t)(int64_t)(int32_t)t->producer_uid);
+	pz_append_varint(&trig, PB_TRIGGER__STOP_DELAY_MS, t->delay_ms);
+	pz_end(&trig);
+}
+
 struct stats_arg {
 	struct svc *svc;
 	struct svc_session *s;
@@ -607,6 +623,10 @@ static int emit_service_packets(struct sink *k, struct svc_session *s)
 	}
 	if (!rc && !(b && b->has_disable_system_info && b->disable_system_info))
 		rc = emit_remote_system_info(k, s, uid);
+	if (!rc && s->has_clone_trigger && !s->did_emit_clone_trigger) {
+		s->did_emit_clone_trigger = true;
+		rc = emit_service_packet(k, uid, fill_clone_trigger, &s->clone_trigger);
+	}
 	while (!rc && s->n_fired_triggers_emitted < s->n_fired_triggers) {
 		struct trigger_arg t = {s, s->n_fired_triggers_emitted++};
 
@@ -753,6 +773,14 @@ void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct i
 
 	k.call = &c;
 	k.compress = wants_compression(s);
+	if (svc_session_reads_nothing(s)) {
+		/* CLONE_SNAPSHOT: the data leaves only through clones (Perfetto). */
+		s->read_pending = false;
+		if (sink_open_reply(&k) == 0)
+			sink_end_reply(&k, false);
+		sink_fini(&k);
+		return;
+	}
 	rc = emit_service_packets(&k, s);
 	if (!rc)
 		rc = emit_buffers(&k, s, final);

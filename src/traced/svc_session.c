@@ -70,8 +70,8 @@ static struct svc_session *timer_session(void *user)
 	return svc_session_by_id(t->svc, t->session_id);
 }
 
-static uint64_t add_timer(struct svc *svc, struct svc_session *s, uint64_t first_ms,
-			  uint64_t period_ms, evloop_task_cb cb)
+uint64_t svc_session_add_timer(struct svc *svc, struct svc_session *s, uint64_t first_ms,
+			       uint64_t period_ms, evloop_task_cb cb)
 {
 	struct svc_timer_ctx *t = svc_session_timer_ctx(svc, s);
 	uint64_t id = 0;
@@ -79,6 +79,12 @@ static uint64_t add_timer(struct svc *svc, struct svc_session *s, uint64_t first
 	if (!t || evloop_add_timer(svc->loop, first_ms ? first_ms : 1, period_ms, cb, t, &id) < 0)
 		return 0;
 	return id;
+}
+
+static uint64_t add_timer(struct svc *svc, struct svc_session *s, uint64_t first_ms,
+			  uint64_t period_ms, evloop_task_cb cb)
+{
+	return svc_session_add_timer(svc, s, first_ms, period_ms, cb);
 }
 
 /* ------------------------------------------------------------ stopping ---- */
@@ -243,14 +249,20 @@ static void on_trigger_timeout(void *user)
 	if (!s || s->trigger_fired)
 		return;
 	s->trigger_timer = 0;
-	/* No trigger came: the data is not wanted. */
-	LOG_I("session %llu: no trigger within trigger_timeout_ms, discarding",
-	      (unsigned long long)s->id);
+	if (svc_session_reads_nothing(s)) {
+		/* CLONE_SNAPSHOT: trigger_timeout_ms is the session's duration. */
+		LOG_I("session %llu: trigger_timeout_ms elapsed, stopping",
+		      (unsigned long long)s->id);
+	} else {
+		/* No trigger came: the data is not wanted. */
+		LOG_I("session %llu: no trigger within trigger_timeout_ms, discarding",
+		      (unsigned long long)s->id);
+	}
 	s->discard_data = true;
 	svc_session_disable(((struct svc_timer_ctx *)user)->svc, s);
 }
 
-static void on_trigger_stop_delay(void *user)
+void svc_session_on_stop_delay(void *user)
 {
 	struct svc_session *s = timer_session(user);
 
@@ -382,6 +394,17 @@ static int check_config(struct svc *svc, uid_t uid, const Perfetto__Protos__Trac
 	    c->trigger_config->trigger_mode &&
 	    (!c->trigger_config->has_trigger_timeout_ms || !c->trigger_config->trigger_timeout_ms)) {
 		snprintf(err, n, "trigger_config needs a trigger_timeout_ms > 0");
+		return -EINVAL;
+	}
+	if (c->trigger_config && c->trigger_config->has_trigger_mode &&
+	    (c->trigger_config->trigger_mode ==
+		     PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__STOP_TRACING ||
+	     c->trigger_config->trigger_mode ==
+		     PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__CLONE_SNAPSHOT) &&
+	    c->has_write_into_file && c->write_into_file) {
+		/* As in Perfetto. */
+		snprintf(err, n, "Specifying trigger mode STOP_TRACING/CLONE_SNAPSHOT and "
+				 "write_into_file together is unsupported");
 		return -EINVAL;
 	}
 	if (c->has_write_into_file && c->write_into_file && out_fd < 0 &&
@@ -635,96 +658,6 @@ void svc_session_on_producer_gone(struct svc *svc, uint32_t producer_id)
 	}
 }
 
-/* ------------------------------------------------------------ triggers ---- */
-
-static bool trigger_matches(const Perfetto__Protos__TraceConfig__TriggerConfig__Trigger *t,
-			    const char *name, const struct svc_producer *p)
-{
-	if (!t->name || strcmp(t->name, name) != 0)
-		return false;
-	return !t->producer_name_regex || !*t->producer_name_regex ||
-	       svc_regex_full_match(t->producer_name_regex, p->name);
-}
-
-static void record_trigger(struct svc_session *s, const char *name, const struct svc_producer *p)
-{
-	size_t k = s->n_fired_triggers;
-
-	if (k >= SVC_MAX_TRIGGERS_PER_SESSION)
-		return;
-	s->fired_triggers[k] = strdup(name);
-	s->fired_trigger_producers[k] = strdup(p->name);
-	s->fired_trigger_uids[k] = (uint32_t)p->uid;
-	s->fired_trigger_ts[k] = clock_boottime_ns();
-	if (s->fired_triggers[k] && s->fired_trigger_producers[k]) {
-		s->n_fired_triggers++;
-	} else {
-		free(s->fired_triggers[k]);
-		free(s->fired_trigger_producers[k]);
-	}
-}
-
-static void on_trigger(struct svc *svc, struct svc_session *s,
-		       const Perfetto__Protos__TraceConfig__TriggerConfig *tc,
-		       const Perfetto__Protos__TraceConfig__TriggerConfig__Trigger *t,
-		       const char *name, const struct svc_producer *p)
-{
-	uint32_t delay = t->has_stop_delay_ms ? t->stop_delay_ms : 0;
-
-	switch (tc->trigger_mode) {
-	case PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__START_TRACING:
-		if (s->state != SESSION_CONFIGURED || s->trigger_fired)
-			return;
-		s->trigger_fired = true;
-		record_trigger(s, name, p);
-		cancel_timer(svc, &s->trigger_timer);
-		LOG_I("session %llu: trigger '%s' starts tracing", (unsigned long long)s->id, name);
-		svc_session_start(svc, s);
-		/* Runs for stop_delay_ms after the trigger (duration_ms is not used). */
-		cancel_timer(svc, &s->duration_timer);
-		s->stop_timer = add_timer(svc, s, delay, 0, on_trigger_stop_delay);
-		break;
-	case PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__STOP_TRACING:
-		if (s->state != SESSION_STARTED || s->trigger_fired)
-			return;
-		s->trigger_fired = true;
-		record_trigger(s, name, p);
-		cancel_timer(svc, &s->trigger_timer);
-		LOG_I("session %llu: trigger '%s' stops tracing in %u ms", (unsigned long long)s->id,
-		      name, delay);
-		s->stop_timer = add_timer(svc, s, delay, 0, on_trigger_stop_delay);
-		break;
-	default:
-		/* CLONE_SNAPSHOT and others: recorded in the trace only. */
-		record_trigger(s, name, p);
-		break;
-	}
-}
-
-void svc_session_on_triggers(struct svc *svc, struct svc_producer *p, char **names, size_t n)
-{
-	struct svc_session *s, *next;
-	size_t i, k;
-
-	for (i = 0; i < n; i++) {
-		if (!names[i])
-			continue;
-		for (s = svc->sessions; s; s = next) {
-			const Perfetto__Protos__TraceConfig__TriggerConfig *tc = s->config->trigger_config;
-
-			next = s->next;
-			if (!tc || !tc->has_trigger_mode || !tc->trigger_mode || s->is_clone)
-				continue;
-			for (k = 0; k < tc->n_triggers; k++) {
-				if (trigger_matches(tc->triggers[k], names[i], p)) {
-					on_trigger(svc, s, tc, tc->triggers[k], names[i], p);
-					break;
-				}
-			}
-		}
-	}
-}
-
 /* ------------------------------------------------------------ freeing ----- */
 
 void svc_session_free(struct svc *svc, struct svc_session *s)
@@ -755,6 +688,7 @@ void svc_session_free(struct svc *svc, struct svc_session *s)
 		free(s->fired_triggers[i]);
 		free(s->fired_trigger_producers[i]);
 	}
+	svc_triggers_session_gone(svc, s);
 	if (s->file_fd >= 0)
 		fd_close(s->file_fd);
 	if (s->has_enable_call)

@@ -522,14 +522,18 @@ int tb_try_patch(struct trace_buffer *tb, uint32_t producer_id, uint16_t writer_
  * The arena comes from mmap with transparent huge pages requested: the
  * buffer is touched once from end to end, and 4 KiB first-touch faults
  * (and their zeroing) would otherwise cost as much as the copies into it.
+ * A clone's arena does not ask for them: it is filled by one memcpy at a
+ * time someone waits for (a snapshot), when a huge page fault may stall
+ * in memory compaction (measured: 220 ms for a 64 MiB clone, against
+ * 10-40 ms with 4 KiB pages).
  */
-static uint8_t *arena_alloc(size_t size)
+static uint8_t *arena_alloc(size_t size, bool want_huge_pages)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED)
 		return NULL;
-	if (size >= TB_HUGE_PAGE_BYTES)
+	if (want_huge_pages && size >= TB_HUGE_PAGE_BYTES)
 		madvise(p, size, MADV_HUGEPAGE);
 	return p;
 }
@@ -540,7 +544,7 @@ static void arena_free(uint8_t *mem, size_t size)
 		munmap(mem, size);
 }
 
-static int alloc_buffer(uint32_t size, uint32_t n_seqs, struct trace_buffer **out)
+static int alloc_buffer(uint32_t size, uint32_t n_seqs, bool is_clone, struct trace_buffer **out)
 {
 	struct trace_buffer *tb = NULL;
 	uint32_t i;
@@ -551,7 +555,7 @@ static int alloc_buffer(uint32_t size, uint32_t n_seqs, struct trace_buffer **ou
 		return -ENOMEM;
 	hmap_init(&tb->seq_map);
 	tb->size = size;
-	tb->mem = arena_alloc(size);
+	tb->mem = arena_alloc(size, !is_clone);
 	tb->seqs = calloc(n_seqs, sizeof(*tb->seqs));
 	tb->slices_cap = 64;
 	tb->slices = calloc(tb->slices_cap, sizeof(*tb->slices));
@@ -588,7 +592,7 @@ int tb_create(size_t size_bytes, enum tb_fill_policy policy, struct trace_buffer
 	n_seqs = size / TB_BYTES_PER_SEQ + TB_MIN_SEQS;
 	if (n_seqs > TB_MAX_SEQUENCES)
 		n_seqs = TB_MAX_SEQUENCES;
-	err = alloc_buffer(size, n_seqs, &tb);
+	err = alloc_buffer(size, n_seqs, false, &tb);
 	if (err < 0)
 		return err;
 	tb->policy = (uint8_t)policy;
@@ -615,9 +619,15 @@ int tb_clone(const struct trace_buffer *tb, struct trace_buffer **out_copy)
 
 	if (!tb || !out_copy)
 		return -EINVAL;
-	err = alloc_buffer(tb->size, tb->n_seqs, &copy);
+	err = alloc_buffer(tb->size, tb->n_seqs, true, &copy);
 	if (err < 0)
 		return err;
+#ifdef MADV_POPULATE_WRITE
+	/* One call faults the pages in, instead of one trap per 4 KiB page
+	 * during the copy (older kernels: EINVAL, and the copy faults them). */
+	if (tb->used_end)
+		madvise(copy->mem, tb->used_end, MADV_POPULATE_WRITE);
+#endif
 	memcpy(copy->mem, tb->mem, tb->used_end);
 	memcpy(copy->seqs, tb->seqs, (size_t)tb->n_seqs * sizeof(*tb->seqs));
 	for (i = 0; i < tb->n_seqs; i++) {

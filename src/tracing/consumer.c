@@ -711,7 +711,8 @@ int consumer_clone_session(struct consumer *c, const struct consumer_clone_args 
 	struct ccall *k;
 
 	if (!c || !a || !cb || (a->unique_session_name && !key_ok(a->unique_session_name)) ||
-	    (a->clone_trigger_name && !key_ok(a->clone_trigger_name)))
+	    (a->clone_trigger_name && !key_ok(a->clone_trigger_name)) ||
+	    (a->clone_trigger_producer_name && !key_ok(a->clone_trigger_producer_name)))
 		return -EINVAL;
 	if (a->unique_session_name) {
 		req.selector_case = PERFETTO__PROTOS__CLONE_SESSION_REQUEST__SELECTOR_UNIQUE_SESSION_NAME;
@@ -725,6 +726,15 @@ int consumer_clone_session(struct consumer *c, const struct consumer_clone_args 
 	if (a->for_bugreport)
 		req.has_for_bugreport = req.for_bugreport = true;
 	req.clone_trigger_name = (char *)a->clone_trigger_name;
+	if (a->clone_trigger_name) {
+		req.clone_trigger_producer_name = (char *)a->clone_trigger_producer_name;
+		req.has_clone_trigger_trusted_producer_uid = 1;
+		req.clone_trigger_trusted_producer_uid = a->clone_trigger_trusted_producer_uid;
+		req.has_clone_trigger_boot_time_ns = 1;
+		req.clone_trigger_boot_time_ns = a->clone_trigger_boot_time_ns;
+		req.has_clone_trigger_delay_ms = 1;
+		req.clone_trigger_delay_ms = a->clone_trigger_delay_ms;
+	}
 	k = call_new(c, CALL_CLONE, user);
 	if (!k)
 		return -ENOMEM;

@@ -70,7 +70,12 @@ struct consumer_clone_args {
 	const char *unique_session_name;
 	bool skip_trace_filter;
 	bool for_bugreport;
+	/* The CLONE_SNAPSHOT trigger this clone is for (name NULL: none). */
 	const char *clone_trigger_name;
+	const char *clone_trigger_producer_name;
+	int32_t clone_trigger_trusted_producer_uid;
+	uint64_t clone_trigger_boot_time_ns;
+	uint64_t clone_trigger_delay_ms;
 };
 
 /**

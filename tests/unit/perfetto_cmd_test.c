@@ -2,17 +2,27 @@
 /*
  * perfetto_cmd_test.c - unit tests for the perfetto command's pure parts:
  * time and size flags, the light-mode TraceConfig, and config loading in
- * binary and text format with its error messages.
+ * binary and text format with its error messages; the rotation flags, the
+ * config rotation needs, and which file each sequence's packets go to.
  */
 #include "harness.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/file.h"
+#include "pb_fields.h"
+#include "protozero/protozero.h"
 
 #include "config/trace_config.pb-c.h"
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
+#include "perfetto_cmd/cmd_rotate.h"
 
 TEST(time_units)
 {
@@ -262,4 +272,148 @@ TEST(args_other_modes)
 	ASSERT_EQ(parse(&a, err, "-D", "-c", "c", "-o", "o", "--add-attribute", "team=infra", NULL), 0);
 	ASSERT_TRUE(a.background && a.background_wait);
 	ASSERT_EQ(a.n_attributes, 1);
+}
+
+TEST(args_rotate)
+{
+	struct cmd_args a;
+	char err[256];
+
+	ASSERT_EQ(parse(&a, err, "-c", "c", "-o", "t", "--rotate-seconds", "10", "--keep", "3",
+			NULL), 0);
+	ASSERT_EQ(a.rotate_seconds, 10);
+	ASSERT_EQ(a.keep, 3);
+	ASSERT_EQ(parse(&a, err, "-c", "c", "-o", "t", "--rotate-mb", "64", NULL), 0);
+	ASSERT_EQ(a.rotate_mb, 64);
+	ASSERT_EQ(parse(&a, err, "-c", "c", "-o", "-", "--rotate-seconds", "1", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "-c", "c", "-o", "t", "--keep", "2", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "--keep") != NULL);
+	ASSERT_EQ(parse(&a, err, "-c", "c", "-o", "t", "--rotate-seconds", "0", NULL), -EINVAL);
+	ASSERT_EQ(parse(&a, err, "--clone", "1", "-o", "t", "--rotate-mb", "1", NULL), -EINVAL);
+}
+
+static void config_text(const char *txt, struct buf *out)
+{
+	char err[256], path[] = "/tmp/pfc-rot-cfg.XXXXXX";
+	int fd = mkstemp(path);
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(file_write_all(fd, txt, strlen(txt)), 0);
+	close(fd);
+	buf_init(out);
+	ASSERT_EQ(cmd_config_load(path, true, out, err, sizeof(err)), 0);
+	unlink(path);
+}
+
+TEST(rotate_config)
+{
+	struct cmd_rotate_opts o = {.out_path = "x", .rotate_ms = 2000};
+	Perfetto__Protos__TraceConfig *c;
+	struct buf b;
+	char err[256];
+
+	config_text("buffers { size_kb: 64 }\nduration_ms: 5000", &b);
+	ASSERT_EQ(cmd_rotate_prepare_config(&o, &b, err, sizeof(err)), 0);
+	c = perfetto__protos__trace_config__unpack(NULL, b.len, b.data);
+	ASSERT_TRUE(c && c->incremental_state_config);
+	ASSERT_EQ(c->incremental_state_config->clear_period_ms, 500);
+	ASSERT_EQ(c->duration_ms, 5000);
+	perfetto__protos__trace_config__free_unpacked(c, NULL);
+	buf_fini(&b);
+	/* A shorter clear period of the user's stays. */
+	config_text("buffers { size_kb: 64 }\nincremental_state_config { clear_period_ms: 100 }", &b);
+	ASSERT_EQ(cmd_rotate_prepare_config(&o, &b, err, sizeof(err)), 0);
+	c = perfetto__protos__trace_config__unpack(NULL, b.len, b.data);
+	ASSERT_EQ(c->incremental_state_config->clear_period_ms, 100);
+	perfetto__protos__trace_config__free_unpacked(c, NULL);
+	buf_fini(&b);
+	config_text("buffers { size_kb: 64 }\nwrite_into_file: true", &b);
+	ASSERT_EQ(cmd_rotate_prepare_config(&o, &b, err, sizeof(err)), -EINVAL);
+	buf_fini(&b);
+	config_text("buffers { size_kb: 64 }\ncompression { deflate {} }", &b);
+	ASSERT_EQ(cmd_rotate_prepare_config(&o, &b, err, sizeof(err)), -EINVAL);
+	buf_fini(&b);
+}
+
+/* A packet on sequence @seq with @flags, carrying @mark as for_testing bytes. */
+static size_t rot_packet(uint8_t *out, size_t cap, uint32_t seq, uint32_t flags, uint32_t mark)
+{
+	struct pz_stream s;
+	struct pz_msg m;
+
+	pz_stream_init_flat(&s, out, cap);
+	pz_msg_begin(&m, &s, NULL);
+	pz_append_varint(&m, PB_TRACE_PACKET__TIMESTAMP, mark);
+	if (flags)
+		pz_append_varint(&m, PB_TRACE_PACKET__SEQUENCE_FLAGS, flags);
+	pz_append_varint(&m, PB_TRACE_PACKET__TRUSTED_PACKET_SEQUENCE_ID, seq);
+	pz_end(&m);
+	return (size_t)(s.cur - out);
+}
+
+/* The timestamps (marks) of a rotated file's packets, in order, as digits. */
+static void file_marks(const char *path, char *out, size_t cap)
+{
+	struct buf b;
+	struct pz_reader r, pr;
+	struct pz_field f, pf;
+	size_t n = 0;
+
+	buf_init(&b);
+	out[0] = 0;
+	ASSERT_TRUE(file_read_all(path, &b, 1 << 20) >= 0);
+	pz_reader_init(&r, b.data, b.len);
+	while (pz_reader_next(&r, &f) > 0) {
+		pz_reader_init(&pr, f.data, f.size);
+		while (pz_reader_next(&pr, &pf) > 0) {
+			if (pf.id == PB_TRACE_PACKET__TIMESTAMP && n + 2 < cap) {
+				out[n++] = (char)('0' + pf.value);
+				out[n] = 0;
+			}
+		}
+	}
+	buf_fini(&b);
+}
+
+TEST(rotate_sequences_move_at_their_clear)
+{
+	char dir[] = "/tmp/pfc-rot.XXXXXX", out[256], path[300], marks[64];
+	struct cmd_rotate_opts o = {.rotate_ms = 1};
+	struct timespec ts = {0, 3 * 1000 * 1000};
+	struct cmd_rotate *r;
+	uint8_t pkt[64];
+	size_t n;
+
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(out, sizeof(out), "%s/t.pf", dir);
+	o.out_path = out;
+	ASSERT_EQ(cmd_rotate_create(&o, &r), 0);
+	/* File 0: an incremental sequence (5) and a plain one (6). */
+	n = rot_packet(pkt, sizeof(pkt), 5, 1 | 2, 1);
+	cmd_rotate_packet(r, pkt, n);
+	n = rot_packet(pkt, sizeof(pkt), 6, 0, 2);
+	cmd_rotate_packet(r, pkt, n);
+	nanosleep(&ts, NULL);
+	ASSERT_EQ(cmd_rotate_before_read(r), 0); /* the period elapsed: cut */
+	ASSERT_EQ(cmd_rotate_files_started(r), 2);
+	/* Sequence 6 moves at once; 5 stays until its state is cleared. */
+	n = rot_packet(pkt, sizeof(pkt), 6, 0, 3);
+	cmd_rotate_packet(r, pkt, n);
+	n = rot_packet(pkt, sizeof(pkt), 5, 2, 4);
+	cmd_rotate_packet(r, pkt, n);
+	n = rot_packet(pkt, sizeof(pkt), 5, 1 | 2, 5);
+	cmd_rotate_packet(r, pkt, n);
+	n = rot_packet(pkt, sizeof(pkt), 5, 2, 6);
+	cmd_rotate_packet(r, pkt, n);
+	cmd_rotate_destroy(r);
+	snprintf(path, sizeof(path), "%s.0", out);
+	file_marks(path, marks, sizeof(marks));
+	ASSERT_STREQ(marks, "124");
+	snprintf(path, sizeof(path), "%s.1", out);
+	file_marks(path, marks, sizeof(marks));
+	ASSERT_STREQ(marks, "356");
+	unlink(path);
+	snprintf(path, sizeof(path), "%s.0", out);
+	unlink(path);
+	rmdir(dir);
 }
