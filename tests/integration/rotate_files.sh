@@ -15,7 +15,7 @@
 #   mb/*       --rotate-mb 1 (1 KiB packets): every file but the last is
 #              about 1 MiB, and all of them together hold the stream from 0
 #              with no gap or duplicate.
-#   full/*     (root: a 3 MiB tmpfs) a 1-2 MB/s recording keeps going while
+#   full/*     (root: a 3 MiB tmpfs) a 1 MB/s recording keeps going while
 #              the oldest files are deleted, and the newest data stays;
 #              with one file bigger than the file system, recording stops
 #              cleanly, says so, and the file written imports. Both are
@@ -208,7 +208,7 @@ if [ "$(id -u)" != 0 ]; then
 elif ! mkdir -p "$SVC_TMP/small" || ! mount -t tmpfs -o size=3m,mode=0700 tmpfs "$SVC_TMP/small" 2>"$SVC_TMP/mount.err"; then
 	skip rotate/full "cannot mount a tmpfs: $(head -n 1 "$SVC_TMP/mount.err")"
 else
-	big big2 2048
+	big big2 1024
 	svc_cfg full 'buffers { size_kb: 16384 fill_policy: RING_BUFFER }
 data_sources { config { name: "big2.ds" } }
 duration_ms: 8000'
