@@ -13,6 +13,7 @@
  */
 #include "perfetto_cmd/cmd_rotate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -514,6 +515,53 @@ void cmd_rotate_packet(struct cmd_rotate *r, const uint8_t *packet, size_t len)
 		r->want_cut = true;
 }
 
+/*
+ * Files OUT.<n> left by an earlier run (a restarted service) are kept and
+ * counted: numbering goes on after the highest, --keep counts them, and
+ * the disk guard deletes them first.
+ */
+static void adopt_existing(struct cmd_rotate *r)
+{
+	char tmp[4096];
+	const char *base;
+	size_t blen;
+	struct dirent *e;
+	unsigned long lo = 0, hi = 0;
+	bool any = false;
+	DIR *d;
+
+	snprintf(tmp, sizeof(tmp), "%s", r->o.out_path);
+	base = basename(tmp);
+	blen = strlen(base);
+	d = opendir(r->dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		const char *p = e->d_name + blen + 1;
+		char *end;
+		unsigned long n;
+
+		if (strncmp(e->d_name, base, blen) != 0 || e->d_name[blen] != '.' || *p < '0' ||
+		    *p > '9')
+			continue;
+		n = strtoul(p, &end, 10);
+		if (*end || n >= UINT32_MAX / 2)
+			continue;
+		if (!any || n < lo)
+			lo = n;
+		if (!any || n > hi)
+			hi = n;
+		any = true;
+	}
+	closedir(d);
+	if (!any)
+		return;
+	r->oldest = (unsigned)lo;
+	r->next_idx = (unsigned)hi + 1;
+	fprintf(stderr, "perfetto: %s.%lu .. %s.%lu are kept; this recording starts at %s.%u\n",
+		r->o.out_path, lo, r->o.out_path, hi, r->o.out_path, r->next_idx);
+}
+
 int cmd_rotate_create(const struct cmd_rotate_opts *o, struct cmd_rotate **out)
 {
 	struct cmd_rotate *r = calloc(1, sizeof(*r));
@@ -533,11 +581,13 @@ int cmd_rotate_create(const struct cmd_rotate_opts *o, struct cmd_rotate **out)
 	for (i = 0; i < ROT_MAX_SYSINFOS; i++)
 		buf_init(&r->sysinfo[i]);
 	r->cur.fd = r->prev.fd = -1;
+	adopt_existing(r);
 	rc = open_file(r, &r->cur);
 	if (rc < 0) {
 		cmd_rotate_destroy(r);
 		return rc;
 	}
+	prune(r);
 	*out = r;
 	return 0;
 }

@@ -15,6 +15,8 @@
 #   mb/*       --rotate-mb 1 (1 KiB packets): every file but the last is
 #              about 1 MiB, and all of them together hold the stream from 0
 #              with no gap or duplicate.
+#   restart    a second run into the same name continues the numbering
+#              and --keep counts the files already there
 #   full/*     (root: a 3 MiB tmpfs) a 1 MB/s recording keeps going while
 #              the oldest files are deleted, and the newest data stays;
 #              with one file bigger than the file system, recording stops
@@ -170,6 +172,27 @@ else
 	fail rotate/seconds "perfetto failed: $(svc_errtail sec)"
 fi
 
+
+# ---------------------------------------------------------------- restart
+# A second recording into the same name (a restarted service) goes on after
+# the files already there, and --keep counts them: with 5 old files and
+# --keep 3, the old ones go first and numbering starts at .5.
+mkdir -p "$SVC_TMP/rs"
+for i in 0 1 2 3 4; do cp "$SVC_TMP/sec/$(ls "$SVC_TMP/sec" | head -n 1)" "$SVC_TMP/rs/t.pf.$i"; done
+svc_cfg rs 'buffers { size_kb: 16384 fill_policy: RING_BUFFER }
+data_sources { config { name: "t.ds" } }
+duration_ms: 2500'
+if svc_perfetto rs 30 --txt -c "$SVC_TMP/rs.pbtxt" -o "$SVC_TMP/rs/t.pf" --rotate-seconds 1 --keep 3; then
+	set -- $(files "$SVC_TMP/rs/t.pf")
+	if [ $# = 3 ] && [ "$3" != "$SVC_TMP/rs/t.pf.4" ] && [ ! -e "$SVC_TMP/rs/t.pf.0" ] &&
+		[ ! -e "$SVC_TMP/rs/t.pf.1" ] && grep -q 'starts at .*t.pf.5' "$SVC_TMP/rs.err"; then
+		pass rotate/restart/continues_numbering
+	else
+		fail rotate/restart/continues_numbering "files: $(ls "$SVC_TMP/rs" | tr '\n' ' '); $(svc_errtail rs)"
+	fi
+else
+	fail rotate/restart/continues_numbering "perfetto failed: $(svc_errtail rs)"
+fi
 # --------------------------------------------------------------------- mb
 svc_kill prod
 big big1

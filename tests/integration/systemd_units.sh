@@ -10,6 +10,8 @@
 #              $TRACED_ARGS, Type=notify): READY=1 arrives, a relay
 #              endpoint from traced.env serves, SIGTERM stops it with 0
 #   relay      traced-relay.service likewise, against that endpoint
+#   recorder   perfetto-recorder.service records the installed config
+#              into rotating files that import with scheduling data
 #   probes     traced-probes.service: ExecStartPre and ExecStart; a session
 #              records; SIGTERM mid-session exits 0 and puts ftrace back
 #              (tracing_on, the event's enable) as it was
@@ -145,8 +147,33 @@ unit_start probes traced-probes.service
 r=$(unit_ready probes)
 if [ "$r" = started ]; then pass $T/probes_started; else fail $T/probes_started "ready: '$r'; $(svc_errtail probes)"; fi
 if [ "$(id -u)" != 0 ] || [ ! -e "$TFS/trace_clock" ]; then
+	skip $T/recorder "needs root and tracefs at $TFS"
 	skip $T/probes_stop_restores_ftrace "needs root and tracefs at $TFS"
 else
+	# perfetto-recorder.service with the installed recorder.pbtxt, into
+	# 1 s files (recorder.env), stopped after 3.5 s: the files are whole
+	# traces with scheduling data, the newest 2 kept.
+	cp "$ROOT/init/etc/recorder.pbtxt" "$etc/perfetto-c/recorder.pbtxt"
+	printf 'RECORDER_DIR=%s\nRECORDER_ARGS="--rotate-seconds 1 --keep 2"\n' "$SVC_TMP/rec-files" \
+		>"$etc/perfetto-c/recorder.env"
+	svc_wait_for 10 sh -c '"$0/perfetto" --query 2>/dev/null | grep -q linux.ftrace' "$OUT"
+	unit_start recorder perfetto-recorder.service
+	sleep 3.5
+	rc=$(unit_stop recorder)
+	n=0
+	good=0
+	for f in "$SVC_TMP"/rec-files/trace.*; do
+		[ -e "$f" ] || continue
+		n=$((n + 1))
+		s=$("$OUT/trace_processor_shell" -Q "SELECT COUNT(*) FROM sched" "$f" 2>/dev/null | tail -n 1)
+		[ "${s:-0}" -gt 0 ] && good=$((good + 1))
+	done
+	if [ "$rc" = 0 ] && [ "$n" = 2 ] && [ "$good" = 2 ]; then
+		pass $T/recorder
+	else
+		fail $T/recorder "exit $rc, $n files, $good with sched slices: $(svc_errtail recorder)"
+	fi
+
 	on0=$(cat "$TFS/tracing_on")
 	en0=$(cat "$TFS/events/sched/sched_switch/enable")
 	svc_wait_for 10 sh -c '"$0/perfetto" --query 2>/dev/null | grep -q linux.ftrace' "$OUT"
