@@ -32,7 +32,8 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
 CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
 	-fPIC -pthread -MMD -MP
 LDFLAGS_ALL := -pthread -Wl,--as-needed
-LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -lz -lm
+# -ldw -lelf: traced_perf's unwinding and symbols (elfutils).
+LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -ldw -lelf -lz -lm
 
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -124,7 +125,7 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h $(O)/g
 # (the trace processor has one per layer), but its main*.c files.
 module_sources = $(filter-out src/$(1)/main%.c src/$(1)/%/main%.c,\
 	$(shell find src/$(1) -name '*.c' 2>/dev/null | LC_ALL=C sort))
-MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay perf probes tracing ipc pbtxt protozero base,\
 	$(if $(call module_sources,$(m)),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -163,7 +164,7 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 # Programs: src/<module>/[**/]main*.c -> $(O)/<name> (main files stay out of
 # the module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
-	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
+	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes perf/main.c:traced_perf \
 	relay/main.c:traced_relay tracebox/main.c:tracebox \
 	trace_processor/shell/main.c:trace_processor_shell
 PROGRAM_BINS :=

@@ -16,11 +16,14 @@
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
 # lttng-tools, liblttng-ust-dev: bench only: the LTTng-UST peer of sdk_bench
 # (bench/sdk_bench.c; without them it skips that peer).
+# libdw-dev (elfutils): traced_perf unwinds sampled user stacks with DWARF CFI,
+# names frames from ELF symbols (MiniDebugInfo too) and reads build ids, all
+# from one library (the one `perf record --call-graph dwarf` uses).
 # python3, iproute2: integration tests (free ports, network namespaces).
 # python3-dev: the Python module (python/perfetto_c, its C extension).
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd lttng-tools
-liblttng-ust-dev python3 python3-dev iproute2"
+liblttng-ust-dev python3 python3-dev iproute2 libdw-dev"
 APT_FLAGS=""
 # e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
 # the guest boots from its own initramfs, Debian's is not needed.
