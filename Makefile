@@ -218,10 +218,21 @@ SDK_OUT := $(SDK_SO) $(SDK_A) $(O)/perfetto-c.pc
 # Test programs for integration tests and benchmarks (built by `all`, not
 # installed): tests/<name>.c -> $(O)/<name>, linked with every library.
 TEST_BINS := $(patsubst tests/%.c,$(O)/%,$(wildcard tests/*.c))
-$(TEST_BINS): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
+$(filter-out $(O)/perf_hot,$(TEST_BINS)): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# perf_hot is built twice, with frame pointers and without (no libraries,
+# no sanitizers): traced_perf's tests unwind the second by DWARF CFI alone.
+PERF_HOT := $(O)/perf_hot $(O)/perf_hot_nofp
+$(O)/perf_hot: FP_FLAG := -fno-omit-frame-pointer
+$(O)/perf_hot_nofp: FP_FLAG := -fomit-frame-pointer
+$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) -std=c11 -g -O1 $(FP_FLAG) -fasynchronous-unwind-tables -o $@ $<
+TEST_BINS += $(O)/perf_hot_nofp
 
 # SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
 # application would be: the public header only, linked with the .so.

@@ -45,6 +45,7 @@ struct perf_ds {
 	bool has_cfg;
 	struct perf_sample_layout layout;
 	struct perf_ring **rings;
+	uint64_t *ring_watches; /* evloop ids of the rings' fds */
 	size_t n_rings;
 	uint64_t timer;
 	struct perf_intern intern;
@@ -268,6 +269,23 @@ static void read_rings(struct perf_ds *ds, size_t max_records)
 	}
 }
 
+/* A ring is half full: read it now rather than at the next tick. */
+static void on_ring_readable(int fd, unsigned revents, void *user)
+{
+	struct perf_ds *ds = user;
+	size_t i;
+
+	(void)revents;
+	for (i = 0; i < ds->n_rings; i++) {
+		if (perf_ring_fd(ds->rings[i]) != fd)
+			continue;
+		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
+		if (perf_ring_read(ds->rings[i], (size_t)ds->cfg.samples_per_tick_limit, on_record,
+				   ds) == -EBADMSG)
+			ds->stats.malformed++;
+	}
+}
+
 static void on_tick(void *user)
 {
 	struct perf_ds *ds = user;
@@ -309,7 +327,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 		n_cpus = PERF_MAX_CPUS;
 	n_want = ds->cfg.n_target_cpus ? ds->cfg.n_target_cpus : (size_t)n_cpus;
 	ds->rings = calloc(n_want, sizeof(*ds->rings));
-	if (!ds->rings)
+	ds->ring_watches = calloc(n_want, sizeof(*ds->ring_watches));
+	if (!ds->rings || !ds->ring_watches)
 		return -ENOMEM;
 	for (i = 0; i < n_want; i++) {
 		int cpu = ds->cfg.n_target_cpus ? (int)ds->cfg.target_cpus[i] : (int)i;
@@ -382,6 +401,14 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 			goto fail;
 		}
 	}
+	for (i = 0; i < ds->n_rings; i++) {
+		rc = evloop_add_fd(loop, perf_ring_fd(ds->rings[i]), EVLOOP_READ, on_ring_readable,
+				   ds, &ds->ring_watches[i]);
+		if (rc < 0) {
+			snprintf(err, err_len, "cannot watch the rings: %s", strerror(-rc));
+			goto fail;
+		}
+	}
 	rc = evloop_add_timer(loop, ds->cfg.read_period_ms, ds->cfg.read_period_ms, on_tick, ds,
 			      &ds->timer);
 	if (rc < 0) {
@@ -403,8 +430,11 @@ void perf_ds_destroy(struct perf_ds *ds)
 		return;
 	if (ds->timer)
 		evloop_del(ds->loop, ds->timer);
-	for (i = 0; i < ds->n_rings; i++)
+	for (i = 0; i < ds->n_rings; i++) {
+		if (ds->ring_watches[i])
+			evloop_del(ds->loop, ds->ring_watches[i]);
 		perf_ring_disable(ds->rings[i]);
+	}
 	if (ds->n_rings) {
 		read_rings(ds, 0);
 		tw_flush(ds->tw);
@@ -412,6 +442,7 @@ void perf_ds_destroy(struct perf_ds *ds)
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_close(ds->rings[i]);
 	free(ds->rings);
+	free(ds->ring_watches);
 	if (ds->has_cfg)
 		perf_config_fini(&ds->cfg);
 	perf_intern_fini(&ds->intern);

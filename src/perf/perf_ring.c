@@ -41,6 +41,7 @@ int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event
 		   size_t n_followers, int cpu, uint32_t n_pages, struct perf_ring **out)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
+	struct perf_event_attr la = *leader;
 	struct perf_ring *r;
 	void *map;
 	int rc;
@@ -52,7 +53,11 @@ int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event
 		return -ENOMEM;
 	r->cpu = cpu;
 	r->leader_fd = -1;
-	rc = event_open(leader, cpu, -1);
+	/* Wake the reader at half a ring: a timer alone cannot keep up with
+	 * 64 KiB stack samples at high rates. */
+	la.watermark = 1;
+	la.wakeup_watermark = (uint32_t)(page * n_pages / 2);
+	rc = event_open(&la, cpu, -1);
 	if (rc < 0)
 		goto fail;
 	r->leader_fd = rc;
@@ -107,6 +112,11 @@ int perf_ring_disable(struct perf_ring *r)
 int perf_ring_cpu(const struct perf_ring *r)
 {
 	return r->cpu;
+}
+
+int perf_ring_fd(const struct perf_ring *r)
+{
+	return r->leader_fd;
 }
 
 int perf_ring_read(struct perf_ring *r, size_t max_records, perf_record_cb cb, void *user)

@@ -29,6 +29,8 @@ void perf_ring_close(struct perf_ring *r);
 int perf_ring_enable(struct perf_ring *r);
 int perf_ring_disable(struct perf_ring *r);
 int perf_ring_cpu(const struct perf_ring *r);
+/* The leader's fd: readable (EPOLLIN) once the ring is half full. */
+int perf_ring_fd(const struct perf_ring *r);
 
 /*
  * Called for each record, with the record copied out of the ring (@rec,

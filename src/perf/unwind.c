@@ -180,6 +180,7 @@ static int free_module_cb(Dwfl_Module *mod, void **userdata, const char *name, D
 	(void)arg;
 	if (m) {
 		free(m->path);
+		free(m->syms);
 		free(m);
 		*userdata = NULL;
 	}
@@ -217,6 +218,69 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 	return 0;
 }
 
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct unwind_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The function symbols of @mod (.symtab, else .dynsym, plus MiniDebugInfo),
+ * sorted; left empty when it has none or memory runs out. */
+static void load_syms(Dwfl_Module *mod, struct unwind_module *m)
+{
+	int n = dwfl_module_getsymtab(mod), i;
+	size_t k = 0;
+
+	if (n <= 0)
+		return;
+	m->syms = calloc((size_t)n, sizeof(*m->syms));
+	if (!m->syms)
+		return;
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		m->syms[k].addr = addr;
+		m->syms[k].size = sym.st_size;
+		m->syms[k].name = name;
+		k++;
+	}
+	m->n_syms = k;
+	if (k)
+		qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
+}
+
+/* The function holding @pc: the last symbol at or below it, if @pc is
+ * within its size (or it has none). */
+static const char *lookup_sym(const struct unwind_module *m, uint64_t pc)
+{
+	size_t lo = 0, hi = m->n_syms;
+	const struct unwind_sym *s;
+
+	if (!m->n_syms || pc < m->syms[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m->syms[mid].addr <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	s = &m->syms[lo];
+	/* Several symbols at one address: any sized one covers it. */
+	while (lo > 0 && s->size == 0 && m->syms[lo - 1].addr == s->addr)
+		s = &m->syms[--lo];
+	if (s->size && pc - s->addr >= s->size)
+		return NULL;
+	return s->name;
+}
+
 /* Our description of @mod, made on first use and kept with the module. */
 static const struct unwind_module *module_info(Dwfl_Module *mod)
 {
@@ -234,6 +298,9 @@ static const struct unwind_module *module_info(Dwfl_Module *mod)
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
+	/* libdwfl calls the vdso "[vdso: PID]"; the kernel and upstream say "[vdso]". */
+	if (name && !strncmp(name, "[vdso", 5))
+		name = "[vdso]";
 	m->path = strdup(name ? name : (mainfile ? mainfile : ""));
 	if (!m->path) {
 		free(m);
@@ -250,6 +317,7 @@ static const struct unwind_module *module_info(Dwfl_Module *mod)
 		memcpy(m->build_id, bits, (size_t)n);
 		m->build_id_len = (uint32_t)n;
 	}
+	load_syms(mod, m);
 	*userdata = m;
 	return m;
 }
@@ -264,9 +332,6 @@ static void symbolize(struct uproc *p, const uint64_t *pcs, size_t n, struct unw
 		struct unwind_frame *f = &out->frames[i];
 		uint64_t pc = pcs[i] - (i > 0 && pcs[i] > 0 ? 1 : 0);
 		Dwfl_Module *mod = p->dwfl ? dwfl_addrmodule(p->dwfl, pc) : NULL;
-		GElf_Off off;
-		GElf_Sym sym;
-
 		f->pc = pc;
 		f->rel_pc = pc;
 		f->function = NULL;
@@ -274,9 +339,10 @@ static void symbolize(struct uproc *p, const uint64_t *pcs, size_t n, struct unw
 		if (!mod)
 			continue;
 		f->module = module_info(mod);
-		if (f->module)
-			f->rel_pc = pc - f->module->bias;
-		f->function = dwfl_module_addrinfo(mod, pc, &off, &sym, NULL, NULL, NULL);
+		if (!f->module)
+			continue;
+		f->rel_pc = pc - f->module->bias;
+		f->function = lookup_sym(f->module, pc);
 	}
 	out->n = n;
 }
@@ -486,7 +552,7 @@ void unwinder_forget(struct unwinder *u, uint32_t pid)
 {
 	uint64_t v;
 
-	if (hmap_del(&u->procs, pid, &v))
+	if (hmap_del(&u->procs, pid, &v) == 0)
 		proc_destroy((struct uproc *)(uintptr_t)v);
 }
 

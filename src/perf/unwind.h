@@ -37,8 +37,18 @@ enum unwind_error {
 	UNWIND_ERR_MAPS_PARSE = 13,
 };
 
-/* A binary mapped by a process: what an interned Mapping needs. */
+/* A function symbol of a module, at its address in the process. */
+struct unwind_sym {
+	uint64_t addr, size;
+	const char *name; /* in the ELF's string table (lives with the Dwfl) */
+};
+
+/* A binary mapped by a process: what an interned Mapping needs, and its
+ * function symbols sorted by address (libdw's own lookup is a linear scan
+ * per call; this makes symbolizing a frame a binary search). */
 struct unwind_module {
+	struct unwind_sym *syms;
+	size_t n_syms;
 	char *path;
 	uint8_t build_id[UNWIND_BUILD_ID_MAX];
 	uint32_t build_id_len;
