@@ -5,7 +5,7 @@
  *   perf_hot spin SECONDS   hot_a spins ~2/3 of the time, hot_b ~1/3,
  *                           both called from main through call_hot
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
- *   perf_hot pages N        touches N fresh pages once, then sleeps 1 s
+ *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
  * Prints its pid first, then "done". Built twice by the Makefile: with
  * frame pointers ($(O)/perf_hot) and without ($(O)/perf_hot_nofp).
  */
@@ -81,6 +81,8 @@ __attribute__((noinline)) static void touch_pages(long n)
 		perror("mmap");
 		exit(1);
 	}
+	/* One fault per page: no transparent huge pages. */
+	madvise(p, (size_t)(n * page), MADV_NOHUGEPAGE);
 	for (long i = 0; i < n; i++)
 		p[i * page] = 1;
 	munmap(p, (size_t)(n * page));
@@ -103,6 +105,8 @@ int main(int argc, char **argv)
 		sys_loop(arg);
 	} else if (!strcmp(argv[1], "pages")) {
 		touch_pages((long)arg);
+		/* Running on: the next samples on this CPU see every fault. */
+		hot_a(100000000);
 		sleep(1);
 	} else {
 		return 2;
