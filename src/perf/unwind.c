@@ -430,17 +430,10 @@ static enum unwind_error fp_unwind(struct unwinder *u, const struct perf_sample 
 
 	u->n_pcs = fp_walk(s->regs[REG_SAMPLE_IP], s->regs[REG_SAMPLE_FP], s->regs[REG_SAMPLE_SP],
 			   s->stack, (size_t)s->stack_bytes, u->pcs, UNWIND_MAX_FRAMES, &end);
-	switch (end) {
-	case FP_WALK_DONE:
-		return UNWIND_ERR_NONE;
-	case FP_WALK_MAX_FRAMES:
-		return UNWIND_ERR_MAX_FRAMES_EXCEEDED;
-	case FP_WALK_NOT_ASCENDING:
-		return UNWIND_ERR_REPEATED_FRAME;
-	case FP_WALK_OUT_OF_STACK:
-		break;
-	}
-	return UNWIND_ERR_MEMORY_INVALID;
+	/* A chain leaving the copied stack or turning back is where frame
+	 * pointers end (code built without them, the stack's outermost frame):
+	 * as upstream's frame-pointer unwinder, that is no error. */
+	return end == FP_WALK_MAX_FRAMES ? UNWIND_ERR_MAX_FRAMES_EXCEEDED : UNWIND_ERR_NONE;
 #else
 	(void)s;
 	u->n_pcs = 0;
@@ -510,14 +503,11 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 		err = fp_unwind(u, s);
 	} else {
 		err = dwarf_unwind(u, p, s);
+		/* DWARF got nowhere: frame pointers may still give the chain (the
+		 * DWARF error stays on the sample). */
 		if (err != UNWIND_ERR_NONE && u->n_pcs <= 1) {
-			enum unwind_error fp_err = fp_unwind(u, s);
-
+			fp_unwind(u, s);
 			u->stats.fp_fallbacks++;
-			if (u->n_pcs <= 1)
-				u->n_pcs = 0;
-			else
-				err = fp_err;
 			if (u->n_pcs == 0) {
 				u->pcs[0] = ip;
 				u->n_pcs = 1;
