@@ -58,7 +58,8 @@ perf_record() {
 }
 
 # perf_q NAME SQL: the query's rows on $SVC_TMP/NAME.pb (no header,
-# unquoted, one per line).
+# unquoted, one per line). Name multi-line expressions with `as`: the
+# header is one line only then.
 perf_q() {
 	timeout 60 "$OUT/trace_processor_shell" -Q "$2" "$SVC_TMP/$1.pb" 2>"$SVC_TMP/$1.q.err" |
 		sed 1d | tr -d '"'
