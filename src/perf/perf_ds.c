@@ -126,6 +126,37 @@ static size_t kernel_frames(struct perf_ds *ds, const struct perf_sample *s)
 	return n;
 }
 
+/* The user part of a kernel-walked callchain (after PERF_CONTEXT_USER). */
+static size_t kernel_user_pcs(const struct perf_sample *s, uint64_t *pcs, size_t max)
+{
+	uint64_t i;
+	size_t n = 0;
+	bool user = false;
+
+	for (i = 0; i < s->n_ips && n < max; i++) {
+		uint64_t ip = perf_sample_ip(s, i);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			pcs[n++] = ip;
+	}
+	return n;
+}
+
+static bool has_user_context(const struct perf_sample *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->n_ips; i++) {
+		if (perf_sample_ip(s, i) == (uint64_t)PERF_CONTEXT_USER)
+			return true;
+	}
+	return false;
+}
+
 static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 {
 	struct unwind_result *u = &ds->unwound;
@@ -133,11 +164,25 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 	size_t n, i;
 	struct pz_msg *pkt, interned, ps;
 	uint64_t cs;
+	bool unwound = false;
 
 	n = ds->cfg.kernel_frames ? kernel_frames(ds, s) : 0;
-	if ((ds->cfg.unwind == PERF_UNWIND_DWARF || ds->cfg.unwind == PERF_UNWIND_FRAME_POINTER) &&
-	    s->has_regs) {
+	u->n = 0;
+	if (ds->cfg.unwind == PERF_UNWIND_KERNEL_FRAME_POINTER) {
+		uint64_t pcs[UNWIND_MAX_FRAMES];
+		size_t n_pcs = kernel_user_pcs(s, pcs, UNWIND_MAX_FRAMES);
+
+		if (n_pcs) {
+			unwind_symbolize(ds->sh->unwinder, s->pid, pcs, n_pcs, u);
+			unwound = true;
+		}
+	} else if ((ds->cfg.unwind == PERF_UNWIND_DWARF ||
+		    ds->cfg.unwind == PERF_UNWIND_FRAME_POINTER) &&
+		   s->has_regs) {
 		unwind_sample(ds->sh->unwinder, s, ds->cfg.unwind, u);
+		unwound = true;
+	}
+	if (unwound) {
 		for (i = 0; i < u->n; i++) {
 			struct intern_frame *f = &ds->frames[n++];
 			const struct unwind_module *m = u->frames[i].module;
@@ -192,10 +237,11 @@ static void on_sample(struct perf_ds *ds, const struct perf_sample *s)
 		emit_plain(ds, s, 0);
 		return;
 	}
-	/* Without user registers (not asked for, or a kernel thread). */
-	is_kthread = c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER || !user_frames
-			     ? s->pid == 0
-			     : !s->has_regs;
+	/* A kernel thread has no user context: no user registers, or (when
+	 * the kernel walks user stacks) no user part in its callchain. */
+	is_kthread = c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER ? !has_user_context(s)
+		     : !user_frames				   ? s->pid == 0
+								   : !s->has_regs;
 	if ((is_kthread && !c->kernel_frames) || !in_scope(ds, s->pid)) {
 		ds->stats.skipped_scope++;
 		emit_plain(ds, s, SKIP_NOT_IN_SCOPE);

@@ -527,6 +527,29 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 #endif
 }
 
+void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out)
+{
+	struct uproc *p = proc_get(u, pid);
+
+	if (n > UNWIND_MAX_FRAMES)
+		n = UNWIND_MAX_FRAMES;
+	out->n = 0;
+	out->error = UNWIND_ERR_NONE;
+	if (p && !p->dwfl && now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
+		proc_report(u, p);
+	if (!p || !p->dwfl) {
+		out->error = UNWIND_ERR_MAPS_PARSE;
+		return;
+	}
+	if (n && !dwfl_addrmodule(p->dwfl, pcs[0]) &&
+	    now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
+		proc_report(u, p);
+	symbolize(p, pcs, n, out);
+	if (n == UNWIND_MAX_FRAMES)
+		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
+}
+
 int unwinder_create(struct unwinder **out)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));

@@ -90,6 +90,13 @@ void unwinder_destroy(struct unwinder *u);
  */
 void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_unwind_mode mode,
 		   struct unwind_result *out);
+/**
+ * unwind_symbolize() - Frames for pcs the kernel already walked
+ * (UNWIND_KERNEL_FRAME_POINTER): @pcs (@n, leaf first, return addresses
+ * after the first) of process @pid, symbolized like unwound ones.
+ */
+void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out);
 /* Drop @pid's state (it exited). */
 void unwinder_forget(struct unwinder *u, uint32_t pid);
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *out);

@@ -5,7 +5,8 @@
 #   hot_fp / hot_dwarf  perf_hot spins in hot_a ~2/3 and hot_b ~1/3 of the
 #                       time: they are the top leaves with plausible shares,
 #                       built with frame pointers (UNWIND_FRAME_POINTER) and
-#                       without (UNWIND_DWARF: main must be in the chain);
+#                       without (UNWIND_DWARF: main must be in the chain),
+#                       and walked by the kernel (UNWIND_KERNEL_FRAME_POINTER);
 #   kernel              a getppid() loop has kernel frames named from
 #                       kallsyms under a "kernel" mapping;
 #   followers           a page-faults follower counts the pages perf_hot
@@ -64,6 +65,7 @@ duration_ms: 2500"
 
 hot hot_fp perf_hot UNWIND_FRAME_POINTER
 hot hot_dwarf perf_hot_nofp UNWIND_DWARF
+hot hot_kfp perf_hot UNWIND_KERNEL_FRAME_POINTER
 n=$(perf_q hot_dwarf "select count(*) from stack_profile_mapping m where m.name like '%perf_hot_nofp' and length(m.build_id) = 40")
 if [ "${n:-0}" -ge 1 ]; then
 	pass perf_sampling/build_id
