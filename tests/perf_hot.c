@@ -4,6 +4,7 @@
  * tests (tests/integration/perf_*.sh). Modes:
  *   perf_hot spin SECONDS   hot_a spins ~2/3 of the time, hot_b ~1/3,
  *                           both called from main through call_hot
+ *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
  *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
  * Prints its pid first, then "done". Built twice by the Makefile: with
@@ -19,6 +20,8 @@
 #include <unistd.h>
 
 static volatile uint64_t g_sink;
+/* Inner loops of 1000 steps run by hot_a and hot_b (the work rate). */
+static uint64_t g_blocks;
 
 static uint64_t now_ns(void)
 {
@@ -35,6 +38,7 @@ __attribute__((noinline)) static void hot_a(uint64_t ns)
 	while (now_ns() < end) {
 		for (int i = 0; i < 1000; i++)
 			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		g_blocks++;
 	}
 	g_sink = x;
 }
@@ -46,6 +50,7 @@ __attribute__((noinline)) static void hot_b(uint64_t ns)
 	while (now_ns() < end) {
 		for (int i = 0; i < 1000; i++)
 			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		g_blocks++;
 	}
 	g_sink = x;
 }
@@ -93,7 +98,7 @@ int main(int argc, char **argv)
 	double arg;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: perf_hot spin|sys|pages ARG\n");
+		fprintf(stderr, "usage: perf_hot spin|rate|sys|pages ARG\n");
 		return 2;
 	}
 	printf("%d\n", (int)getpid());
@@ -101,6 +106,9 @@ int main(int argc, char **argv)
 	arg = strtod(argv[2], NULL);
 	if (!strcmp(argv[1], "spin")) {
 		call_hot(arg);
+	} else if (!strcmp(argv[1], "rate")) {
+		call_hot(arg);
+		printf("blocks_per_s %.0f\n", (double)g_blocks / arg);
 	} else if (!strcmp(argv[1], "sys")) {
 		sys_loop(arg);
 	} else if (!strcmp(argv[1], "pages")) {

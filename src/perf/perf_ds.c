@@ -32,6 +32,8 @@
 /* Kernel frames kept per sample (the kernel's own limit is 127). */
 #define PERF_MAX_KERNEL_FRAMES 128u
 #define PERF_MAX_FRAMES (PERF_MAX_KERNEL_FRAMES + UNWIND_MAX_FRAMES + 1)
+/* Scope decisions kept; past this (exit records lost) they are all made again. */
+#define PERF_MAX_SCOPE_PIDS 65536u
 
 enum { SKIP_UNWIND_ENQUEUE = 3, SKIP_NOT_IN_SCOPE = 4 };
 enum { PROC_ACCEPTED = 1, PROC_REJECTED = 2 };
@@ -71,6 +73,8 @@ static bool in_scope(struct perf_ds *ds, uint32_t pid)
 		return true;
 	if (hmap_get(&ds->procs, pid, &v))
 		return v == PROC_ACCEPTED;
+	if (hmap_len(&ds->procs) >= PERF_MAX_SCOPE_PIDS)
+		hmap_clear(&ds->procs);
 	perf_read_argv0((int32_t)pid, argv0, sizeof(argv0));
 	ok = perf_scope_accepts(&ds->cfg.scope, (int32_t)pid, argv0);
 	hmap_put(&ds->procs, pid, ok ? PROC_ACCEPTED : PROC_REJECTED);
