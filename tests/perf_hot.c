@@ -2,7 +2,7 @@
 /*
  * perf_hot.c - a workload with known hot functions for traced_perf's
  * tests (tests/integration/perf_*.sh). Modes:
- *   perf_hot spin SECONDS   hot_a spins ~2/3 of the time, hot_b ~1/3,
+ *   perf_hot spin SECONDS   hot_a does 2/3 of the work, hot_b 1/3 (same blocks),
  *                           both called from main through call_hot
  *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
@@ -31,27 +31,39 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-__attribute__((noinline)) static void hot_a(uint64_t ns)
+/* One block of work: the same in both hot functions, so their shares of
+ * CPU time are their shares of blocks, however the process is scheduled. */
+static inline uint64_t block(uint64_t x)
 {
-	uint64_t end = now_ns() + ns, x = g_sink;
+	for (int i = 0; i < 1000; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
 
-	while (now_ns() < end) {
-		for (int i = 0; i < 1000; i++)
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-		g_blocks++;
-	}
+/* The volatile local gives each hot function a stack frame, so the frame
+ * pointer build links them (gcc leaves frameless leaves without one). */
+__attribute__((noinline)) static void hot_a(uint64_t blocks)
+{
+	volatile uint64_t last = 0;
+	uint64_t x = g_sink;
+
+	for (uint64_t i = 0; i < blocks; i++)
+		last = x = block(x);
+	(void)last;
+	g_blocks += blocks;
 	g_sink = x;
 }
 
-__attribute__((noinline)) static void hot_b(uint64_t ns)
+__attribute__((noinline)) static void hot_b(uint64_t blocks)
 {
-	uint64_t end = now_ns() + ns, x = g_sink;
+	volatile uint64_t last = 0;
+	uint64_t x = g_sink;
 
-	while (now_ns() < end) {
-		for (int i = 0; i < 1000; i++)
-			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-		g_blocks++;
-	}
+	/* Not the same body as hot_a, so no linker folds them into one. */
+	for (uint64_t i = 0; i < blocks; i++)
+		last = x = block(x ^ 1);
+	(void)last;
+	g_blocks += blocks;
 	g_sink = x;
 }
 
@@ -59,10 +71,10 @@ __attribute__((noinline)) static void call_hot(double seconds)
 {
 	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
 
-	/* 2 ms of hot_a, then 1 ms of hot_b. */
+	/* Twice the work in hot_a as in hot_b (~2 ms and ~1 ms). */
 	while (now_ns() < end) {
-		hot_a(2000000);
-		hot_b(1000000);
+		hot_a(2000);
+		hot_b(1000);
 	}
 }
 
@@ -114,7 +126,7 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "pages")) {
 		touch_pages((long)arg);
 		/* Running on: the next samples on this CPU see every fault. */
-		hot_a(100000000);
+		hot_a(100000);
 		sleep(1);
 	} else {
 		return 2;

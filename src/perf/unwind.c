@@ -16,8 +16,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/hash.h"
 #include "base/hmap.h"
 #include "perf/fp_walk.h"
+#include "perf/symtab.h"
 
 /* A pc outside every module rebuilds the Dwfl at most this often. */
 #define UNWIND_REPARSE_MIN_NS 200000000ull
@@ -32,6 +34,7 @@ struct uproc {
 
 struct unwinder {
 	struct hmap procs; /* pid -> struct uproc * */
+	struct symtab_cache symtabs;
 	uint64_t tick;
 	struct unwind_stats stats;
 	/* The sample being unwound, for the Dwfl callbacks. */
@@ -173,25 +176,25 @@ static int free_module_cb(Dwfl_Module *mod, void **userdata, const char *name, D
 			  void *arg)
 {
 	struct unwind_module *m = *userdata;
+	struct unwinder *u = arg;
 
 	(void)mod;
 	(void)name;
 	(void)start;
-	(void)arg;
 	if (m) {
+		symtab_cache_put(&u->symtabs, m->tab);
 		free(m->path);
-		free(m->syms);
 		free(m);
 		*userdata = NULL;
 	}
 	return DWARF_CB_OK;
 }
 
-static void proc_drop_dwfl(struct uproc *p)
+static void proc_drop_dwfl(struct unwinder *u, struct uproc *p)
 {
 	if (!p->dwfl)
 		return;
-	dwfl_getmodules(p->dwfl, free_module_cb, NULL, 0);
+	dwfl_getmodules(p->dwfl, free_module_cb, u, 0);
 	dwfl_end(p->dwfl);
 	p->dwfl = NULL;
 	p->attached = false;
@@ -202,7 +205,7 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 {
 	int rc;
 
-	proc_drop_dwfl(p);
+	proc_drop_dwfl(u, p);
 	p->last_report_ns = now_ns();
 	p->dwfl = dwfl_begin(&k_dwfl_cbs);
 	if (!p->dwfl)
@@ -210,7 +213,7 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 	rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	if (rc != 0) {
-		proc_drop_dwfl(p);
+		proc_drop_dwfl(u, p);
 		return -ESRCH;
 	}
 	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &k_thread_cbs, u);
@@ -218,25 +221,24 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 	return 0;
 }
 
-static int cmp_sym(const void *a, const void *b)
+/* The function table of @mod's ELF: from the cache, or read once from
+ * .symtab (else .dynsym, plus MiniDebugInfo) with ELF addresses. NULL when
+ * memory runs out. */
+static struct symtab *module_symtab(struct unwinder *u, Dwfl_Module *mod,
+				    const struct unwind_module *m)
 {
-	const struct unwind_sym *x = a, *y = b;
+	uint64_t key = m->build_id_len ? fnv1a64(m->build_id, m->build_id_len)
+				       : hash_mix64(fnv1a64(m->path, strlen(m->path)));
+	struct symtab *t = symtab_cache_get(&u->symtabs, key);
+	int n, i;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The function symbols of @mod (.symtab, else .dynsym, plus MiniDebugInfo),
- * sorted; left empty when it has none or memory runs out. */
-static void load_syms(Dwfl_Module *mod, struct unwind_module *m)
-{
-	int n = dwfl_module_getsymtab(mod), i;
-	size_t k = 0;
-
-	if (n <= 0)
-		return;
-	m->syms = calloc((size_t)n, sizeof(*m->syms));
-	if (!m->syms)
-		return;
+	if (t)
+		return t;
+	t = symtab_cache_create(&u->symtabs, key);
+	if (!t)
+		return NULL;
+	u->stats.symtabs_loaded++;
+	n = dwfl_module_getsymtab(mod);
 	for (i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
@@ -245,44 +247,15 @@ static void load_syms(Dwfl_Module *mod, struct unwind_module *m)
 		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
 		    sym.st_shndx == SHN_UNDEF)
 			continue;
-		m->syms[k].addr = addr;
-		m->syms[k].size = sym.st_size;
-		m->syms[k].name = name;
-		k++;
+		if (symtab_add(t, addr - m->bias, sym.st_size, name) < 0)
+			break;
 	}
-	m->n_syms = k;
-	if (k)
-		qsort(m->syms, k, sizeof(*m->syms), cmp_sym);
-}
-
-/* The function holding @pc: the last symbol at or below it, if @pc is
- * within its size (or it has none). */
-static const char *lookup_sym(const struct unwind_module *m, uint64_t pc)
-{
-	size_t lo = 0, hi = m->n_syms;
-	const struct unwind_sym *s;
-
-	if (!m->n_syms || pc < m->syms[0].addr)
-		return NULL;
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->syms[mid].addr <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	s = &m->syms[lo];
-	/* Several symbols at one address: any sized one covers it. */
-	while (lo > 0 && s->size == 0 && m->syms[lo - 1].addr == s->addr)
-		s = &m->syms[--lo];
-	if (s->size && pc - s->addr >= s->size)
-		return NULL;
-	return s->name;
+	symtab_finish(t);
+	return t;
 }
 
 /* Our description of @mod, made on first use and kept with the module. */
-static const struct unwind_module *module_info(Dwfl_Module *mod)
+static const struct unwind_module *module_info(struct unwinder *u, Dwfl_Module *mod)
 {
 	void **userdata;
 	Dwarf_Addr start, end;
@@ -317,14 +290,15 @@ static const struct unwind_module *module_info(Dwfl_Module *mod)
 		memcpy(m->build_id, bits, (size_t)n);
 		m->build_id_len = (uint32_t)n;
 	}
-	load_syms(mod, m);
+	m->tab = module_symtab(u, mod, m);
 	*userdata = m;
 	return m;
 }
 
 /* Symbolizes pcs[0..n) of @p into @out (pcs after the first are return
  * addresses: looked up one byte back, inside the call). */
-static void symbolize(struct uproc *p, const uint64_t *pcs, size_t n, struct unwind_result *out)
+static void symbolize(struct unwinder *u, struct uproc *p, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out)
 {
 	size_t i;
 
@@ -338,22 +312,22 @@ static void symbolize(struct uproc *p, const uint64_t *pcs, size_t n, struct unw
 		f->module = NULL;
 		if (!mod)
 			continue;
-		f->module = module_info(mod);
+		f->module = module_info(u, mod);
 		if (!f->module)
 			continue;
 		f->rel_pc = pc - f->module->bias;
-		f->function = lookup_sym(f->module, pc);
+		f->function = f->module->tab ? symtab_lookup(f->module->tab, f->rel_pc) : NULL;
 	}
 	out->n = n;
 }
 
 /* --------------------------------------------------------- process ---- */
 
-static void proc_destroy(struct uproc *p)
+static void proc_destroy(struct unwinder *u, struct uproc *p)
 {
 	if (!p)
 		return;
-	proc_drop_dwfl(p);
+	proc_drop_dwfl(u, p);
 	free(p);
 }
 
@@ -375,7 +349,7 @@ static void evict_one(struct unwinder *u)
 	}
 	if (best) {
 		hmap_del(&u->procs, best_key, NULL);
-		proc_destroy(best);
+		proc_destroy(u, best);
 		u->stats.procs_evicted++;
 	}
 }
@@ -418,8 +392,10 @@ static int frame_cb(Dwfl_Frame *state, void *arg)
 		return DWARF_CB_ABORT;
 	if (u->n_pcs == UNWIND_MAX_FRAMES)
 		return DWARF_CB_ABORT;
-	/* Keep return addresses as such; symbolize() moves them into the call. */
-	u->pcs[u->n_pcs++] = activation || u->n_pcs == 0 ? pc : pc;
+	/* Return addresses stay as they are: symbolize() moves them into the
+	 * call (libdw says which frames are activations; only the first is). */
+	(void)activation;
+	u->pcs[u->n_pcs++] = pc;
 	return DWARF_CB_OK;
 }
 
@@ -519,7 +495,7 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 		out->error = UNWIND_ERR_MAPS_PARSE;
 		return;
 	}
-	symbolize(p, u->pcs, u->n_pcs, out);
+	symbolize(u, p, u->pcs, u->n_pcs, out);
 	if (out->n && !out->frames[0].module && err == UNWIND_ERR_NONE)
 		err = UNWIND_ERR_INVALID_MAP;
 	out->error = err;
@@ -545,7 +521,7 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 	if (n && !dwfl_addrmodule(p->dwfl, pcs[0]) &&
 	    now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
 		proc_report(u, p);
-	symbolize(p, pcs, n, out);
+	symbolize(u, p, pcs, n, out);
 	if (n == UNWIND_MAX_FRAMES)
 		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
 }
@@ -557,6 +533,7 @@ int unwinder_create(struct unwinder **out)
 	if (!u)
 		return -ENOMEM;
 	hmap_init(&u->procs);
+	symtab_cache_init(&u->symtabs);
 	*out = u;
 	return 0;
 }
@@ -566,7 +543,7 @@ void unwinder_forget(struct unwinder *u, uint32_t pid)
 	uint64_t v;
 
 	if (hmap_del(&u->procs, pid, &v) == 0)
-		proc_destroy((struct uproc *)(uintptr_t)v);
+		proc_destroy(u, (struct uproc *)(uintptr_t)v);
 }
 
 void unwinder_destroy(struct unwinder *u)
@@ -578,8 +555,9 @@ void unwinder_destroy(struct unwinder *u)
 		return;
 	hmap_iter_init(&it, &u->procs);
 	while (hmap_iter_next(&it, &key, &val))
-		proc_destroy((struct uproc *)(uintptr_t)val);
+		proc_destroy(u, (struct uproc *)(uintptr_t)val);
 	hmap_fini(&u->procs);
+	symtab_cache_fini(&u->symtabs);
 	free(u);
 }
 

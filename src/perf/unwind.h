@@ -37,18 +37,13 @@ enum unwind_error {
 	UNWIND_ERR_MAPS_PARSE = 13,
 };
 
-/* A function symbol of a module, at its address in the process. */
-struct unwind_sym {
-	uint64_t addr, size;
-	const char *name; /* in the ELF's string table (lives with the Dwfl) */
-};
+struct symtab;
 
 /* A binary mapped by a process: what an interned Mapping needs, and its
- * function symbols sorted by address (libdw's own lookup is a linear scan
- * per call; this makes symbolizing a frame a binary search). */
+ * ELF's function table (shared with other processes mapping the same ELF;
+ * libdw's own lookup is a linear scan per call, this a binary search). */
 struct unwind_module {
-	struct unwind_sym *syms;
-	size_t n_syms;
+	struct symtab *tab; /* a reference into the unwinder's cache, or NULL */
 	char *path;
 	uint8_t build_id[UNWIND_BUILD_ID_MAX];
 	uint32_t build_id_len;
@@ -75,6 +70,7 @@ struct unwind_stats {
 	uint64_t procs_evicted;
 	uint64_t maps_reparsed;
 	uint64_t fp_fallbacks;
+	uint64_t symtabs_loaded; /* ELF symbol tables read (not from the cache) */
 };
 
 struct unwinder;

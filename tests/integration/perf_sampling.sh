@@ -24,6 +24,8 @@ svc_require_bins traced traced_perf perfetto trace_processor_shell perf_hot perf
 perf_require perf_sampling
 perf_setup perf_sampling
 
+# Rings of 8 MiB: 64 KiB stack samples fill upstream's default 1 MiB in 16
+# samples, which a loaded machine can fail to drain in time.
 # hot NAME BINARY MODE: record BINARY spinning for 2.5 s at 250 Hz.
 hot() {
 	local _pid _a _b _tot _r
@@ -31,6 +33,7 @@ hot() {
 data_sources { config { name: \"linux.perf\" perf_event_config {
   timebase { frequency: 250 counter: SW_CPU_CLOCK }
   callstack_sampling { user_frames: $3 }
+  ring_buffer_pages: 2048
 } } }
 duration_ms: 2500"
 	"$OUT/$2" spin 2.8 >"$SVC_TMP/$1.hot" &
@@ -78,6 +81,7 @@ svc_cfg kernel 'buffers { size_kb: 16384 }
 data_sources { config { name: "linux.perf" perf_event_config {
   timebase { frequency: 250 counter: SW_CPU_CLOCK }
   callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
 } } }
 duration_ms: 1500'
 "$OUT/perf_hot_nofp" sys 1.8 >"$SVC_TMP/kernel.hot" &
@@ -115,13 +119,16 @@ data_sources { config { name: "linux.perf" perf_event_config {
   followers { counter: SW_PAGE_FAULTS name: "faults" }
 } } }
 duration_ms: 2500'
-(sleep 0.8 && "$OUT/perf_hot_nofp" pages $PAGES >"$SVC_TMP/follow.hot") &
+# Pinned to one CPU: no faults are counted on a CPU it just left.
+PIN=""
+command -v taskset >/dev/null 2>&1 && PIN="taskset -c $(($(nproc) - 1))"
+(sleep 0.8 && $PIN "$OUT/perf_hot_nofp" pages $PAGES >"$SVC_TMP/follow.hot") &
 r=$!
 if perf_record follow 30 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/follow.pb" >"$SVC_TMP/follow.txt"; then
 	wait $r
 	pid=$(head -n 1 "$SVC_TMP/follow.hot")
-	# Each sample's follower delta since the previous sample on its CPU,
-	# summed over the workload's samples.
+	# The follower's delta between consecutive samples of a CPU, summed
+	# over the intervals the workload began or ended (it was running).
 	got=$(awk -v pid="$pid" '
 		/perf_sample \{/ { in_s = 1; cpu = ""; p = ""; f = "" }
 		in_s && /^ *cpu: / { cpu = $2 }
@@ -130,8 +137,9 @@ if perf_record follow 30 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/follo
 		in_s && /^  \}/ {
 			in_s = 0
 			if (f == "") next
-			if ((cpu in prev) && p == pid) sum += f - prev[cpu]
+			if ((cpu in prev) && (p == pid || prevpid[cpu] == pid)) sum += f - prev[cpu]
 			prev[cpu] = f
+			prevpid[cpu] = p
 		}
 		END { print sum + 0 }' "$SVC_TMP/follow.txt")
 	if [ "$got" -ge $((PAGES * 9 / 10)) ] && [ "$got" -le $((PAGES * 3 / 2)) ]; then
@@ -185,6 +193,7 @@ svc_cfg exits 'buffers { size_kb: 32768 }
 data_sources { config { name: "linux.perf" perf_event_config {
   timebase { frequency: 250 counter: SW_CPU_CLOCK }
   callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
 } } }
 duration_ms: 2500'
 (

@@ -22,6 +22,7 @@
 #include "perf/perf_intern.h"
 #include "perf/perf_record.h"
 #include "perf/perf_scope.h"
+#include "perf/symtab.h"
 #include "protozero/protozero.h"
 
 /* ------------------------------------------------------ record parser ---- */
@@ -593,4 +594,56 @@ TEST(perf_intern_callstack_is_root_first)
 	ASSERT_U64_EQ(ids[0], 2);
 	ASSERT_U64_EQ(ids[1], 1);
 	perf_intern_fini(&in);
+}
+
+/* ------------------------------------------------------------ symtab ---- */
+
+TEST(symtab_lookup_sizes_aliases_and_sharing)
+{
+	struct symtab_cache c;
+	struct symtab *t, *t2;
+
+	symtab_cache_init(&c);
+	ASSERT_TRUE(symtab_cache_get(&c, 42) == NULL);
+	t = symtab_cache_create(&c, 42);
+	ASSERT_TRUE(t != NULL);
+	ASSERT_EQ(symtab_add(t, 0x2000, 0x100, "second"), 0);
+	ASSERT_EQ(symtab_add(t, 0x1000, 0x10, "first"), 0);
+	ASSERT_EQ(symtab_add(t, 0x2000, 0, "second_alias"), 0);
+	ASSERT_EQ(symtab_add(t, 0x3000, 0, "unsized"), 0);
+	symtab_finish(t);
+	ASSERT_TRUE(symtab_lookup(t, 0xfff) == NULL);
+	ASSERT_STREQ(symtab_lookup(t, 0x1000), "first");
+	ASSERT_STREQ(symtab_lookup(t, 0x100f), "first");
+	ASSERT_TRUE(symtab_lookup(t, 0x1010) == NULL); /* past its size */
+	ASSERT_STREQ(symtab_lookup(t, 0x20ff), "second");
+	ASSERT_STREQ(symtab_lookup(t, 0x3fff), "unsized");
+	/* A second process mapping the same ELF shares the table. */
+	t2 = symtab_cache_get(&c, 42);
+	ASSERT_TRUE(t2 == t);
+	ASSERT_EQ(t->refs, 2);
+	symtab_cache_put(&c, t2);
+	symtab_cache_put(&c, t);
+	ASSERT_EQ(t->refs, 0);
+	symtab_cache_fini(&c);
+}
+
+TEST(symtab_many_symbols_stay_sorted)
+{
+	struct symtab_cache c;
+	struct symtab *t;
+	char name[32];
+	uint64_t i;
+
+	symtab_cache_init(&c);
+	t = symtab_cache_create(&c, 1);
+	for (i = 5000; i > 0; i--) {
+		snprintf(name, sizeof(name), "f%llu", (unsigned long long)i);
+		ASSERT_EQ(symtab_add(t, i * 16, 16, name), 0);
+	}
+	symtab_finish(t);
+	ASSERT_EQ(t->n_syms, 5000);
+	ASSERT_STREQ(symtab_lookup(t, 1234 * 16 + 3), "f1234");
+	ASSERT_STREQ(symtab_lookup(t, 5000 * 16 + 15), "f5000");
+	symtab_cache_fini(&c);
 }
