@@ -171,4 +171,6 @@ else
 	fail perf_faults/reconnect "no samples after traced restarted: $(svc_errtail perf 2)"
 fi
 
+perf_check_exit perf_faults
+
 summary

@@ -74,4 +74,6 @@ else
 	fail perf_ftrace/tracebox_autostart "tracebox failed: $(tail -n 2 "$SVC_TMP/tb.out" | tr '\n' ' ')"
 fi
 
+perf_check_exit perf_ftrace
+
 summary

@@ -96,3 +96,17 @@ perf_chain_has() {
 perf_log_has() {
 	grep -q "$2" "$SVC_TMP/$1.err"
 }
+
+# perf_check_exit SUITE: traced_perf stops on SIGTERM with status 0 (a
+# sanitizer report, a leak included, makes it non-zero).
+perf_check_exit() {
+	local _rc
+	kill -TERM "$(svc_pid perf)" 2>/dev/null
+	svc_wait perf 10
+	_rc=$?
+	if [ "$_rc" -eq 0 ]; then
+		pass "$1/clean_exit"
+	else
+		fail "$1/clean_exit" "traced_perf exited $_rc: $(svc_errtail perf 4)"
+	fi
+}

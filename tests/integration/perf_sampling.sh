@@ -257,4 +257,6 @@ else
 	fail perf_sampling/tracepoint_timebase "recording failed: $(svc_errtail tp)"
 fi
 
+perf_check_exit perf_sampling
+
 summary
