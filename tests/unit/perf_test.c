@@ -457,6 +457,30 @@ TEST(perf_config_refusals)
 	pb.ring_buffer_pages = 3;
 	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), -EINVAL);
 	ASSERT_TRUE(strstr(err, "power of two") != NULL);
+	pb.ring_buffer_pages = 0;
+}
+
+/* PERF_MAX_FOLLOWERS followers are taken, one more is refused. */
+TEST(perf_config_followers_at_the_limit)
+{
+	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__FollowerEvent fo = PERFETTO__PROTOS__FOLLOWER_EVENT__INIT;
+	Perfetto__Protos__FollowerEvent *fos[PERF_MAX_FOLLOWERS + 1];
+	struct perf_config c;
+	char err[128];
+	size_t i;
+
+	fo.event_case = PERFETTO__PROTOS__FOLLOWER_EVENT__EVENT_COUNTER;
+	fo.counter = PERFETTO__PROTOS__PERF_EVENTS__COUNTER__SW_CONTEXT_SWITCHES;
+	for (i = 0; i <= PERF_MAX_FOLLOWERS; i++)
+		fos[i] = &fo;
+	pb.followers = fos;
+	pb.n_followers = PERF_MAX_FOLLOWERS;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(c.n_followers, PERF_MAX_FOLLOWERS);
+	perf_config_fini(&c);
+	pb.n_followers = PERF_MAX_FOLLOWERS + 1;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), -EINVAL);
 }
 
 /* ------------------------------------------------------------- scope ---- */
