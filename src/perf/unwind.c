@@ -21,8 +21,10 @@
 #include "perf/fp_walk.h"
 #include "perf/symtab.h"
 
-/* A pc outside every module rebuilds the Dwfl at most this often. */
+/* A pc outside every module rereads the maps at most this often; when
+ * rereading does not help (JIT code, anonymous memory) the wait doubles. */
 #define UNWIND_REPARSE_MIN_NS 200000000ull
+#define UNWIND_REPARSE_MAX_NS 10000000000ull
 
 struct uproc {
 	uint32_t pid;
@@ -30,6 +32,7 @@ struct uproc {
 	bool attached;
 	uint64_t last_use;
 	uint64_t last_report_ns;
+	uint64_t reparse_wait_ns;
 };
 
 struct unwinder {
@@ -200,13 +203,23 @@ static void proc_drop_dwfl(struct unwinder *u, struct uproc *p)
 	p->attached = false;
 }
 
-/* (Re)builds @p's module list from /proc/<pid>/maps. */
+/* Builds @p's module list from /proc/<pid>/maps, or adds to it: modules
+ * already known keep what libdw loaded for them (CFI, DWARF, symbols). */
 static int proc_report(struct unwinder *u, struct uproc *p)
 {
 	int rc;
 
-	proc_drop_dwfl(u, p);
 	p->last_report_ns = now_ns();
+	if (p->dwfl && p->attached) {
+		dwfl_report_begin_add(p->dwfl);
+		rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
+		if (dwfl_report_end(p->dwfl, NULL, NULL) == 0 && rc == 0) {
+			u->stats.maps_reparsed++;
+			return 0;
+		}
+	}
+	/* First time, or the maps changed too much to add to (an exec). */
+	proc_drop_dwfl(u, p);
 	p->dwfl = dwfl_begin(&k_dwfl_cbs);
 	if (!p->dwfl)
 		return -ENOMEM;
@@ -322,6 +335,25 @@ static void symbolize(struct unwinder *u, struct uproc *p, const uint64_t *pcs, 
 }
 
 /* --------------------------------------------------------- process ---- */
+
+static bool reparse_due(const struct uproc *p)
+{
+	return now_ns() - p->last_report_ns > (p->reparse_wait_ns ? p->reparse_wait_ns
+								   : UNWIND_REPARSE_MIN_NS);
+}
+
+/* Rereads @p's maps because @pc was in none of its modules. */
+static void reparse_for(struct unwinder *u, struct uproc *p, uint64_t pc)
+{
+	proc_report(u, p);
+	if (p->dwfl && dwfl_addrmodule(p->dwfl, pc)) {
+		p->reparse_wait_ns = 0;
+		return;
+	}
+	p->reparse_wait_ns = p->reparse_wait_ns ? p->reparse_wait_ns * 2 : 2 * UNWIND_REPARSE_MIN_NS;
+	if (p->reparse_wait_ns > UNWIND_REPARSE_MAX_NS)
+		p->reparse_wait_ns = UNWIND_REPARSE_MAX_NS;
+}
 
 static void proc_destroy(struct unwinder *u, struct uproc *p)
 {
@@ -459,8 +491,8 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 		out->error = UNWIND_ERR_MAPS_PARSE;
 		return;
 	}
-	if (!p->dwfl && now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
-		proc_report(u, p);
+	if (!p->dwfl && reparse_due(p))
+		reparse_for(u, p, s->regs[REG_SAMPLE_IP]);
 	if (!p->dwfl) {
 		/* Gone, or its maps unreadable: the pc alone, unsymbolized. */
 		out->frames[0].pc = out->frames[0].rel_pc = s->regs[REG_SAMPLE_IP];
@@ -472,8 +504,8 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 	}
 	ip = s->regs[REG_SAMPLE_IP];
 	/* A pc in no known module: the maps changed (dlopen, exec). */
-	if (!dwfl_addrmodule(p->dwfl, ip) && now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
-		proc_report(u, p);
+	if (!dwfl_addrmodule(p->dwfl, ip) && reparse_due(p))
+		reparse_for(u, p, ip);
 	u->cur = s;
 	if (mode == PERF_UNWIND_FRAME_POINTER) {
 		err = fp_unwind(u, s);
@@ -512,15 +544,14 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 		n = UNWIND_MAX_FRAMES;
 	out->n = 0;
 	out->error = UNWIND_ERR_NONE;
-	if (p && !p->dwfl && now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
-		proc_report(u, p);
+	if (p && !p->dwfl && reparse_due(p) && n)
+		reparse_for(u, p, pcs[0]);
 	if (!p || !p->dwfl) {
 		out->error = UNWIND_ERR_MAPS_PARSE;
 		return;
 	}
-	if (n && !dwfl_addrmodule(p->dwfl, pcs[0]) &&
-	    now_ns() - p->last_report_ns > UNWIND_REPARSE_MIN_NS)
-		proc_report(u, p);
+	if (n && !dwfl_addrmodule(p->dwfl, pcs[0]) && reparse_due(p))
+		reparse_for(u, p, pcs[0]);
 	symbolize(u, p, pcs, n, out);
 	if (n == UNWIND_MAX_FRAMES)
 		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
