@@ -15,7 +15,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t ring[4096], rec[PERF_RECORD_MAX_BYTES];
+	static uint8_t ring[4096], scratch[PERF_RECORD_MAX_BYTES];
+	const uint8_t *rec;
 	struct perf_sample_layout l;
 	struct perf_sample s;
 	struct perf_exit ex;
@@ -43,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(ring, 0, sizeof(ring));
 	memcpy(ring, data, size);
 	head = tail + size;
-	while ((len = perf_ring_take(ring, sizeof(ring), head, &tail, rec)) > 0 && guard++ < 4096) {
+	while ((len = perf_ring_take(ring, sizeof(ring), head, &tail, scratch, &rec)) > 0 && guard++ < 4096) {
 		perf_parse_sample(&l, rec, (size_t)len, &s);
 		perf_parse_lost(rec, (size_t)len, &lost);
 		perf_parse_exit(rec, (size_t)len, &ex);

@@ -19,7 +19,7 @@ static uint64_t load64(const uint8_t *p)
 }
 
 int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
-		   uint8_t *out)
+		   uint8_t *scratch, const uint8_t **out_rec)
 {
 	struct perf_event_header h;
 	uint64_t avail = head - *tail, off, first;
@@ -39,11 +39,13 @@ int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint6
 	}
 	if (h.size < sizeof(h) || h.size > avail)
 		goto bad;
+	/* Most records do not wrap: read them in place (64 KiB stacks). */
 	if (first >= h.size) {
-		memcpy(out, data + off, h.size);
+		*out_rec = data + off;
 	} else {
-		memcpy(out, data + off, (size_t)first);
-		memcpy(out + first, data, h.size - (size_t)first);
+		memcpy(scratch, data + off, (size_t)first);
+		memcpy(scratch + first, data, h.size - (size_t)first);
+		*out_rec = scratch;
 	}
 	*tail += h.size;
 	return h.size;

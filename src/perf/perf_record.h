@@ -55,19 +55,22 @@ enum perf_parse_err {
 };
 
 /**
- * perf_ring_take() - Copy the record at *@tail out of a ring.
+ * perf_ring_take() - The record at *@tail of a ring.
  * @data: the ring's data pages (@data_size bytes, a power of two).
  * @head: the kernel's data_head (read with acquire order by the caller).
  * @tail: our read position; advanced past the record on success, set to
  *        @head when the ring holds garbage (then -EBADMSG).
- * @out: at least PERF_RECORD_MAX_BYTES bytes.
+ * @scratch: at least PERF_RECORD_MAX_BYTES bytes, for a record that wraps.
+ * @out_rec: the record: in place in the ring when it does not wrap (valid
+ *           until the caller hands the space back to the kernel), else
+ *           copied into @scratch.
  *
  * Return: the record's size (>= 8), 0 if the ring is empty, -EBADMSG for a
  * header whose size is < 8 or runs past @head.
  * Context: any; never allocates.
  */
 int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
-		   uint8_t *out);
+		   uint8_t *scratch, const uint8_t **out_rec);
 
 /* Decode a PERF_RECORD_SAMPLE (whole record, header included). */
 enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,

@@ -123,11 +123,14 @@ int perf_ring_read(struct perf_ring *r, size_t max_records, perf_record_cb cb, v
 {
 	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = r->meta->data_tail;
+	const uint8_t *rec;
 	size_t n = 0;
 	int rc = 0, len;
 
+	/* Records are used in place: the space goes back to the kernel only
+	 * after the callbacks have seen them (data_tail stored below). */
 	while (!max_records || n < max_records) {
-		len = perf_ring_take(r->data, r->data_size, head, &tail, r->rec);
+		len = perf_ring_take(r->data, r->data_size, head, &tail, r->rec, &rec);
 		if (len < 0) {
 			rc = len;
 			break;
@@ -135,7 +138,7 @@ int perf_ring_read(struct perf_ring *r, size_t max_records, perf_record_cb cb, v
 		if (len == 0)
 			break;
 		n++;
-		if (!cb(r->rec, (size_t)len, user))
+		if (!cb(rec, (size_t)len, user))
 			break;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);

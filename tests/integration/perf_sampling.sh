@@ -11,7 +11,8 @@
 #                       kallsyms under a "kernel" mapping;
 #   followers           a page-faults follower counts the pages perf_hot
 #                       touches (>= 90% of them, not over 150%);
-#   scope               target_pid: callstacks only for that pid;
+#   scope               target_pid and target_cmdline (a glob): callstacks
+#                       only for those processes, the others' samples skipped;
 #   exits / deleted     a process that exits mid-session and one whose
 #                       binary was deleted: sampled, the daemon survives;
 #   tracepoint          a tracepoint timebase (sched:sched_switch) samples.
@@ -184,6 +185,36 @@ if perf_record scope 30; then
 	fi
 else
 	fail perf_sampling/scope_target_pid "recording failed: $(svc_errtail scope)"
+fi
+wait $ra $rb
+
+# target_cmdline: a glob on argv[0] picks perf_hot_nofp, not perf_hot.
+"$OUT/perf_hot" spin 2.2 >"$SVC_TMP/cmd.a" &
+ra=$!
+"$OUT/perf_hot_nofp" spin 2.2 >"$SVC_TMP/cmd.b" &
+rb=$!
+svc_wait_for 5 test -s "$SVC_TMP/cmd.a"
+svc_wait_for 5 test -s "$SVC_TMP/cmd.b"
+pa=$(head -n 1 "$SVC_TMP/cmd.a")
+pb=$(head -n 1 "$SVC_TMP/cmd.b")
+svc_cfg cmd 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { scope { target_cmdline: "perf_hot_no*" } user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 1200'
+if perf_record cmd 30; then
+	in=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pb")
+	out=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pb")
+	skipped=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is null and t.tid = $pa")
+	if [ "${in:-0}" -ge 50 ] && [ "${out:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 10 ]; then
+		pass perf_sampling/scope_target_cmdline
+	else
+		fail perf_sampling/scope_target_cmdline "callstacks of $pb: $in, of others: $out; skipped samples of $pa: $skipped"
+	fi
+else
+	fail perf_sampling/scope_target_cmdline "recording failed: $(svc_errtail cmd)"
 fi
 wait $ra $rb
 

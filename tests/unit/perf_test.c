@@ -220,7 +220,9 @@ TEST(perf_parse_lost_and_exit)
 
 TEST(perf_ring_take_unwraps_and_stops_at_garbage)
 {
-	uint8_t ring[64], out[PERF_RECORD_MAX_BYTES];
+	static uint8_t out[PERF_RECORD_MAX_BYTES];
+	uint8_t ring[64];
+	const uint8_t *rec = NULL;
 	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .misc = 0, .size = 24};
 	uint64_t tail = 48, head, v = 0x1122334455667788ull;
 	int i;
@@ -232,25 +234,31 @@ TEST(perf_ring_take_unwraps_and_stops_at_garbage)
 	for (i = 0; i < 8; i++)
 		ring[i] = (uint8_t)(0xa0 + i);
 	head = 48 + 24;
-	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out), 24);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out, &rec), 24);
 	ASSERT_U64_EQ(tail, head);
+	ASSERT_TRUE(rec == out); /* wrapped: copied */
 	ASSERT_MEMEQ(out + 8, &v, 8);
 	ASSERT_EQ(out[16], 0xa0);
 	ASSERT_EQ(out[23], 0xa7);
-	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out), 0);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out, &rec), 0);
+	/* A record that does not wrap is read in place. */
+	tail = 8;
+	memcpy(ring + 8, &h, 8);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), 24);
+	ASSERT_TRUE(rec == ring + 8);
 
 	/* A header of size 0 (or past the head): everything to the head goes. */
 	tail = 0;
 	memset(ring, 0, sizeof(ring));
-	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out), -EBADMSG);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), -EBADMSG);
 	ASSERT_U64_EQ(tail, 32);
 	h.size = 40;
 	tail = 0;
 	memcpy(ring, &h, 8);
-	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out), -EBADMSG);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), -EBADMSG);
 	/* A head more than a ring ahead is garbage too. */
 	tail = 0;
-	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 1000, &tail, out), -EBADMSG);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 1000, &tail, out, &rec), -EBADMSG);
 }
 
 /* ----------------------------------------------------------- kallsyms ---- */
