@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "pb_fields.h"
 #include "perf/fp_walk.h"
@@ -23,6 +24,7 @@
 #include "perf/perf_record.h"
 #include "perf/perf_scope.h"
 #include "perf/symtab.h"
+#include "perf/unwind.h"
 #include "protozero/protozero.h"
 
 /* ------------------------------------------------------ record parser ---- */
@@ -678,4 +680,141 @@ TEST(symtab_many_symbols_stay_sorted)
 	ASSERT_STREQ(symtab_lookup(t, 1234 * 16 + 3), "f1234");
 	ASSERT_STREQ(symtab_lookup(t, 5000 * 16 + 15), "f5000");
 	symtab_cache_fini(&c);
+}
+
+/* ------------------------------------------------ unwind (libdw, live) ---- */
+
+#if defined(__x86_64__)
+/* A sample of this very thread, as the kernel would write it: the user
+ * registers in perf's order (ax bx cx dx si di bp sp ip r8..r15) and a copy
+ * of the stack from sp. Taken inside a function with a known caller. */
+static uint8_t g_stack_copy[16384];
+
+/* Bytes of the mapping holding @sp above it (the stack's end), from maps. */
+static size_t stack_room(uint64_t sp)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	size_t room = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && sp >= lo && sp < hi)
+			room = (size_t)(hi - sp);
+	}
+	if (f)
+		fclose(f);
+	return room;
+}
+
+/* Copies live stack (other frames' redzones included, under ASan): as the
+ * kernel does, byte by byte and unchecked. */
+__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *dst, uint64_t src,
+								  size_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)src;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = p[i];
+}
+
+__attribute__((noinline)) static void take_sample(struct perf_sample *s)
+{
+	uint64_t ip, sp, bp;
+	size_t n;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	memset(s, 0, sizeof(*s));
+	s->pid = (uint32_t)getpid();
+	s->tid = s->pid;
+	s->has_regs = true;
+	s->regs[6] = bp;
+	s->regs[7] = sp;
+	s->regs[8] = ip;
+	n = stack_room(sp);
+	if (n > sizeof(g_stack_copy))
+		n = sizeof(g_stack_copy);
+	copy_stack(g_stack_copy, sp, n);
+	s->stack = g_stack_copy;
+	s->stack_bytes = n;
+}
+
+__attribute__((noinline)) static void caller_of_take_sample(struct perf_sample *s)
+{
+	take_sample(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+static bool has_frame(const struct unwind_result *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->frames[i].function && !strcmp(r->frames[i].function, name))
+			return true;
+	}
+	return false;
+}
+#endif
+
+TEST(unwind_own_stack_by_dwarf_with_names_and_build_id)
+{
+#if defined(__x86_64__)
+	static struct unwind_result r;
+	struct perf_sample s;
+	struct unwinder *u;
+	struct unwind_stats st;
+
+	caller_of_take_sample(&s);
+	ASSERT_EQ(unwinder_create(&u), 0);
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 3);
+	ASSERT_STREQ(r.frames[0].function, "take_sample");
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	ASSERT_TRUE(r.frames[0].module != NULL);
+	ASSERT_TRUE(strstr(r.frames[0].module->path, "perf_test") != NULL);
+	ASSERT_GT(r.frames[0].module->build_id_len, 0);
+	/* rel_pc is the ELF address: within the test binary, not the mapping. */
+	ASSERT_LT(r.frames[0].rel_pc, r.frames[0].pc);
+	/* A second sample of the same process reuses its state and tables. */
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	unwinder_get_stats(u, &st);
+	ASSERT_EQ(st.procs_created, 1);
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	/* A stack copy cut short: fewer frames or an error, never a crash. */
+	s.stack_bytes = 16;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 1);
+	ASSERT_STREQ(r.frames[0].function, "take_sample");
+	s.stack_bytes = 0;
+	s.stack = NULL;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 1);
+	unwinder_forget(u, s.pid);
+	unwinder_destroy(u);
+#else
+	SKIP("user unwinding is x86-64 only");
+#endif
+}
+
+TEST(unwind_gone_process_gives_an_error_not_a_crash)
+{
+#if defined(__x86_64__)
+	static struct unwind_result r;
+	struct perf_sample s;
+	struct unwinder *u;
+
+	caller_of_take_sample(&s);
+	s.pid = s.tid = 0x3ffffff0; /* above pid_max: no such process */
+	ASSERT_EQ(unwinder_create(&u), 0);
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_EQ(r.error, UNWIND_ERR_MAPS_PARSE);
+	ASSERT_LE(r.n, 1);
+	unwinder_destroy(u);
+#else
+	SKIP("user unwinding is x86-64 only");
+#endif
 }
