@@ -123,8 +123,11 @@ static size_t kernel_frames(struct perf_ds *ds, const struct perf_sample *s)
 			break;
 		memset(f, 0, sizeof(*f));
 		f->function = ds->sh->ksyms_loaded ? kallsyms_lookup(&ds->sh->ksyms, ip) : NULL;
-		/* One mapping for the whole kernel, named as upstream names it. */
+		/* One mapping for the whole kernel, named as upstream names it; a
+		 * frame without a name keeps its address apart from the others. */
 		f->map_path = "kernel";
+		if (!f->function)
+			f->rel_pc = ip;
 		n++;
 	}
 	return n;
