@@ -11,6 +11,8 @@
 #                  kernel_records_lost reaches the trace processor's stats;
 #   incremental    interning cleared every 300 ms: defaults re-emitted and
 #                  every callstack still resolves;
+#   shards         process_shard_count 2: the shard is in the defaults and
+#                  only its processes get callstacks;
 #   reconnect      traced restarts: traced_perf registers again.
 # Usage: OUT=out sh tests/integration/perf_faults.sh
 . "$(dirname "$0")/lib.sh"
@@ -158,6 +160,35 @@ else
 	wait $r
 	fail perf_faults/incremental_clear "recording failed: $(svc_errtail incr)"
 fi
+
+# ---------------------------------------------------------------- shards ----
+svc_cfg shard 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { scope { process_shard_count: 2 } user_frames: UNWIND_FRAME_POINTER }
+} } }
+duration_ms: 1000'
+"$OUT/perf_hot" spin 1.2 >/dev/null &
+r1=$!
+"$OUT/perf_hot" spin 1.2 >/dev/null &
+r2=$!
+if perf_record shard 30; then
+	count=$(perf_q shard "select value from stats where name = 'perf_process_shard_count'")
+	chosen=$(perf_q shard "select value from stats where name = 'perf_chosen_process_shard'")
+	# Shards are of processes: a thread's process pid decides.
+	wrong=$(perf_q shard "select count(*) from perf_sample s join thread t using(utid)
+		join process p using(upid) where s.callsite_id is not null and p.pid % 2 != ${chosen:-9}")
+	right=$(perf_q shard "select count(*) from perf_sample s join thread t using(utid)
+		join process p using(upid) where s.callsite_id is not null and p.pid % 2 = ${chosen:-9}")
+	if [ "$count" = 2 ] && [ -n "$chosen" ] && [ "${wrong:-1}" -eq 0 ] && [ "${right:-0}" -ge 1 ]; then
+		pass perf_faults/process_shards
+	else
+		fail perf_faults/process_shards "shard count '$count' chosen '$chosen': callstacks in other shards $wrong, in the chosen one $right"
+	fi
+else
+	fail perf_faults/process_shards "recording failed: $(svc_errtail shard)"
+fi
+wait $r1 $r2
 
 # ------------------------------------------------------------- reconnect ----
 svc_stop_traced traced
