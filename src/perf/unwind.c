@@ -47,9 +47,28 @@ struct unwinder {
 	size_t n_pcs;
 };
 
+/*
+ * Separate debuginfo (/usr/lib/debug) is looked up only while a module's
+ * symbols are read, which happens once per ELF (the table is cached by
+ * build id). Unwinding needs .eh_frame only; were libdw allowed to fall back
+ * to a debug file's .debug_frame, every new process would inflate the
+ * compressed DWARF of its ld.so and libc (milliseconds each).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct unwind_module *m = *userdata;
+
+	if (!m || !m->reading_symbols)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
 static const Dwfl_Callbacks k_dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 };
 
 static uint64_t now_ns(void)
@@ -303,8 +322,11 @@ static const struct unwind_module *module_info(struct unwinder *u, Dwfl_Module *
 		memcpy(m->build_id, bits, (size_t)n);
 		m->build_id_len = (uint32_t)n;
 	}
-	m->tab = module_symtab(u, mod, m);
+	/* Published first: find_debuginfo() reads the flag through it. */
 	*userdata = m;
+	m->reading_symbols = true;
+	m->tab = module_symtab(u, mod, m);
+	m->reading_symbols = false;
 	return m;
 }
 

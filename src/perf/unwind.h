@@ -11,6 +11,7 @@
 #ifndef PFC_PERF_UNWIND_H
 #define PFC_PERF_UNWIND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,7 @@ struct unwind_module {
 	uint32_t build_id_len;
 	uint64_t start, end;
 	uint64_t bias; /* pc - bias = the address in the ELF (rel_pc) */
+	bool reading_symbols; /* separate debuginfo may be looked up now */
 };
 
 struct unwind_frame {

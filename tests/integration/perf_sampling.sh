@@ -178,7 +178,7 @@ if perf_record scope 30; then
 	in=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pa")
 	out=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pa")
 	other=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where t.tid = $pb")
-	if [ "${in:-0}" -ge 50 ] && [ "${out:-1}" -eq 0 ] && [ "${other:-0}" -ge 1 ]; then
+	if [ "${in:-0}" -ge 20 ] && [ "${out:-1}" -eq 0 ] && [ "${other:-0}" -ge 1 ]; then
 		pass perf_sampling/scope_target_pid
 	else
 		fail perf_sampling/scope_target_pid "callstacks of $pa: $in, of others: $out; samples of $pb: $other"
@@ -208,7 +208,7 @@ if perf_record cmd 30; then
 	in=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pb")
 	out=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pb")
 	skipped=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is null and t.tid = $pa")
-	if [ "${in:-0}" -ge 50 ] && [ "${out:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 10 ]; then
+	if [ "${in:-0}" -ge 20 ] && [ "${out:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 5 ]; then
 		pass perf_sampling/scope_target_cmdline
 	else
 		fail perf_sampling/scope_target_cmdline "callstacks of $pb: $in, of others: $out; skipped samples of $pa: $skipped"
