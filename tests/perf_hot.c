@@ -6,6 +6,7 @@
  *                           both called from main through call_hot
  *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
+ *   perf_hot naps N         sleeps 1 ms N times (N context switches)
  *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
  * Prints its pid first, then "done". Built twice by the Makefile: with
  * frame pointers ($(O)/perf_hot) and without ($(O)/perf_hot_nofp).
@@ -110,7 +111,7 @@ int main(int argc, char **argv)
 	double arg;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: perf_hot spin|rate|sys|pages ARG\n");
+		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages ARG\n");
 		return 2;
 	}
 	printf("%d\n", (int)getpid());
@@ -121,6 +122,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "rate")) {
 		call_hot(arg);
 		printf("blocks_per_s %.0f\n", (double)g_blocks / arg);
+	} else if (!strcmp(argv[1], "naps")) {
+		for (long i = 0; i < (long)arg; i++)
+			usleep(1000);
 	} else if (!strcmp(argv[1], "sys")) {
 		sys_loop(arg);
 	} else if (!strcmp(argv[1], "pages")) {

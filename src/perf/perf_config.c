@@ -159,6 +159,12 @@ static int make_event(int kind, uint32_t counter, const pb_tracepoint *tp, const
 				 tp->name, tracefs);
 			return -ENOENT;
 		}
+		if (strlen(tp->name) >= sizeof(d->tp_name) ||
+		    (tp->filter && strlen(tp->filter) >= sizeof(d->tp_filter))) {
+			snprintf(err, err_len, "tracepoint \"%.64s\": name or filter too long",
+				 tp->name);
+			return -EINVAL;
+		}
 		d->kind = PERF_EV_TRACEPOINT;
 		copy_str(d->tp_name, sizeof(d->tp_name), tp->name);
 		copy_str(d->tp_filter, sizeof(d->tp_filter), tp->filter);

@@ -20,6 +20,7 @@
 #define PERF_MAX_FOLLOWERS 16u
 #define PERF_MAX_SCOPE_ENTRIES 64u
 #define PERF_NAME_BYTES 128u
+#define PERF_FILTER_BYTES 1024u
 /* Upstream's defaults. */
 #define PERF_DEFAULT_FREQUENCY_HZ 10u
 #define PERF_DEFAULT_RING_PAGES 256u
@@ -41,7 +42,7 @@ struct perf_event_desc {
 	uint32_t counter; /* PerfEvents.Counter, for PERF_EV_COUNTER */
 	char name[PERF_NAME_BYTES];       /* user-given name, may be empty */
 	char tp_name[PERF_NAME_BYTES];    /* "group:name" */
-	char tp_filter[PERF_NAME_BYTES];
+	char tp_filter[PERF_FILTER_BYTES];
 	uint32_t type;
 	uint64_t config, config1, config2;
 	bool exclude_user, exclude_kernel, exclude_hv;

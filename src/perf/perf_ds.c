@@ -363,13 +363,17 @@ void perf_ds_clear_incremental(struct perf_ds *ds)
 static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 {
 	struct perf_event_attr leader, followers[PERF_MAX_FOLLOWERS];
+	const char *filters[PERF_MAX_FOLLOWERS + 1];
 	long n_cpus = sysconf(_SC_NPROCESSORS_CONF);
 	size_t i, n_want;
 	int rc = 0;
 
 	perf_config_leader_attr(&ds->cfg, &leader);
-	for (i = 0; i < ds->cfg.n_followers; i++)
+	filters[0] = ds->cfg.timebase.tp_filter;
+	for (i = 0; i < ds->cfg.n_followers; i++) {
 		perf_config_follower_attr(&ds->cfg, i, &followers[i]);
+		filters[i + 1] = ds->cfg.followers[i].tp_filter;
+	}
 	ds->layout.sample_type = leader.sample_type;
 	ds->layout.read_format = leader.read_format;
 	ds->layout.n_followers = (uint32_t)ds->cfg.n_followers;
@@ -389,8 +393,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 
 		if (cpu >= n_cpus)
 			continue;
-		rc = perf_ring_open(&leader, followers, ds->cfg.n_followers, cpu, ds->cfg.ring_pages,
-				    &r);
+		rc = perf_ring_open(&leader, followers, ds->cfg.n_followers, filters, cpu,
+				    ds->cfg.ring_pages, &r);
 		if (rc == -ENODEV && !ds->cfg.n_target_cpus) {
 			rc = 0; /* an offline CPU */
 			continue;
@@ -404,6 +408,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 				 strerror(-rc),
 				 (rc == -ENOENT || rc == -EOPNOTSUPP) && leader.type == PERF_TYPE_HARDWARE
 					 ? " (no hardware PMU for this counter on this machine)"
+				 : rc == -EINVAL && ds->cfg.timebase.tp_filter[0]
+					 ? " (is the tracepoint filter valid?)"
 					 : "");
 			return rc;
 		}

@@ -37,8 +37,16 @@ static int event_open(const struct perf_event_attr *a, int cpu, int group_fd)
 	return fd < 0 ? -errno : (int)fd;
 }
 
+static int set_filter(int fd, const char *const *filters, size_t i)
+{
+	if (!filters || !filters[i] || !filters[i][0])
+		return 0;
+	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filters[i]) < 0 ? -errno : 0;
+}
+
 int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event_attr *followers,
-		   size_t n_followers, int cpu, uint32_t n_pages, struct perf_ring **out)
+		   size_t n_followers, const char *const *filters, int cpu, uint32_t n_pages,
+		   struct perf_ring **out)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), i;
 	struct perf_event_attr la = *leader;
@@ -61,12 +69,18 @@ int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event
 	if (rc < 0)
 		goto fail;
 	r->leader_fd = rc;
+	rc = set_filter(r->leader_fd, filters, 0);
+	if (rc < 0)
+		goto fail;
 	for (i = 0; i < n_followers; i++) {
 		rc = event_open(&followers[i], cpu, r->leader_fd);
 		if (rc < 0)
 			goto fail;
 		r->follower_fds[i] = rc;
 		r->n_followers = i + 1;
+		rc = set_filter(r->follower_fds[i], filters, i + 1);
+		if (rc < 0)
+			goto fail;
 	}
 	r->map_bytes = page * (1 + (size_t)n_pages);
 	map = mmap(NULL, r->map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r->leader_fd, 0);

@@ -18,13 +18,16 @@ struct perf_ring;
 /**
  * perf_ring_open() - perf_event_open the leader and followers on @cpu for
  * all processes, and map the leader's ring of @n_pages data pages.
+ * @filters: n_followers + 1 tracepoint filters (leader first; NULL or ""
+ *           for none), set with PERF_EVENT_IOC_SET_FILTER; may be NULL.
  * Return: 0 and *out (perf_ring_close()), or the -errno of the failing
  * perf_event_open/mmap (-ENOENT or -EOPNOTSUPP: no such event on this
  * machine, e.g. hardware counters without a PMU; -EACCES/-EPERM: not
- * allowed).
+ * allowed; -EINVAL from a filter the kernel does not accept).
  */
 int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event_attr *followers,
-		   size_t n_followers, int cpu, uint32_t n_pages, struct perf_ring **out);
+		   size_t n_followers, const char *const *filters, int cpu, uint32_t n_pages,
+		   struct perf_ring **out);
 void perf_ring_close(struct perf_ring *r);
 int perf_ring_enable(struct perf_ring *r);
 int perf_ring_disable(struct perf_ring *r);

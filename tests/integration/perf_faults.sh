@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # perf_faults.sh - traced_perf refuses what it cannot serve and reports
 # what it loses (skipped without cpu-wide perf sampling rights):
-#   bad configs    an unknown counter, a tracepoint that does not exist, a
-#                  ring size that is not a power of two: one log line each,
+#   bad configs    an unknown counter, a tracepoint that does not exist or
+#                  a filter the kernel rejects, a ring size that is not a
+#                  power of two: one log line each,
 #                  the daemon stays up and a good session still records;
 #   hardware       cpu-cycles: sampled where there is a PMU, else refused
 #                  cleanly (the sampling check is skipped, saying why);
@@ -73,6 +74,18 @@ data_sources { config { name: "linux.perf" perf_event_config {
 } } }
 duration_ms: 300'
 refused ringsize "must be a power of two"
+
+bin_cfg tpfilter 'buffers { size_kb: 1024 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "sched:sched_switch" filter: "no_such_field ==== 3" } }
+} } }
+duration_ms: 300'
+if [ -e /sys/kernel/tracing/events/sched/sched_switch/id ] ||
+	[ -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
+	refused tpfilter "is the tracepoint filter valid"
+else
+	skip perf_faults/tpfilter "no tracefs with sched:sched_switch"
+fi
 
 # -------------------------------------------------------------- hardware ----
 bin_cfg hw 'buffers { size_kb: 4096 }

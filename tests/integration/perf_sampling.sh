@@ -15,7 +15,8 @@
 #                       only for those processes, the others' samples skipped;
 #   exits / deleted     a process that exits mid-session and one whose
 #                       binary was deleted: sampled, the daemon survives;
-#   tracepoint          a tracepoint timebase (sched:sched_switch) samples.
+#   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
+#                       and its filter (prev_comm) is applied by the kernel.
 # Usage: OUT=out sh tests/integration/perf_sampling.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -286,6 +287,33 @@ elif perf_record tp 30; then
 	fi
 else
 	fail perf_sampling/tracepoint_timebase "recording failed: $(svc_errtail tp)"
+fi
+
+# A tracepoint filter applied by the kernel: only perf_hot's switches.
+svc_cfg tpf 'buffers { size_kb: 8192 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "sched:sched_switch" filter: "prev_comm == \"perf_hot\"" } }
+} } }
+duration_ms: 1500'
+(sleep 0.3 && exec "$OUT/perf_hot" naps 200 >"$SVC_TMP/tpf.hot") &
+r=$!
+if [ ! -e /sys/kernel/tracing/events/sched/sched_switch/id ] &&
+	[ ! -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
+	skip perf_sampling/tracepoint_filter "no tracefs with sched:sched_switch"
+	wait $r
+elif perf_record tpf 30; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/tpf.hot")
+	mine=$(perf_q tpf "select count(*) from perf_sample s join thread t using(utid) where t.tid = $pid")
+	others=$(perf_q tpf "select count(*) from perf_sample s join thread t using(utid) where t.tid != $pid")
+	if [ "${mine:-0}" -ge 150 ] && [ "${others:-1}" -eq 0 ]; then
+		pass perf_sampling/tracepoint_filter
+	else
+		fail perf_sampling/tracepoint_filter "switches out of perf_hot: $mine, of others: $others"
+	fi
+else
+	wait $r
+	fail perf_sampling/tracepoint_filter "recording failed: $(svc_errtail tpf)"
 fi
 
 perf_check_exit perf_sampling
