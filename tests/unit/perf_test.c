@@ -439,6 +439,19 @@ TEST(perf_config_callstacks_followers_and_tracepoints)
 	ASSERT_FALSE(f.disabled);
 	perf_config_fini(&c);
 
+	{
+		static char long_filter[PERF_FILTER_BYTES + 8];
+
+		memset(long_filter, 'x', sizeof(long_filter) - 1);
+		tp.filter = long_filter;
+		ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -EINVAL);
+		ASSERT_TRUE(strstr(err, "too long") != NULL);
+		tp.filter = (char *)"prev_pid == 1";
+		ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), 0);
+		ASSERT_STREQ(c.timebase.tp_filter, "prev_pid == 1");
+		perf_config_fini(&c);
+		tp.filter = NULL;
+	}
 	tp.name = (char *)"sched:no_such_event";
 	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -ENOENT);
 	ASSERT_TRUE(strstr(err, "sched:no_such_event") != NULL);
