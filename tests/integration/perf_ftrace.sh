@@ -51,10 +51,11 @@ if perf_record aligned 30; then
 	set -- $res
 	total=${1:-0}
 	inside=${2:-0}
-	if [ "$total" -ge 100 ] && [ $((inside * 100)) -ge $((total * 95)) ]; then
+	# At least 30 covered: stretches without sched data can leave out many.
+	if [ "$total" -ge 30 ] && [ $((inside * 100)) -ge $((total * 95)) ]; then
 		pass perf_ftrace/aligned_with_sched
-	elif [ "$SVC_SCALE" -gt 1 ] && [ "$total" -ge 100 ]; then
-		# Seen only in sanitizer builds on a loaded machine: ftrace data
+	elif [ "$SVC_SCALE" -gt 1 ] && [ "$total" -ge 30 ]; then
+		# Seen on a loaded machine (mostly sanitizer builds): ftrace data
 		# of ~100 ms on every CPU is missing with no stat saying so.
 		skip perf_ftrace/aligned_with_sched "sanitizer build: $inside of $total samples of pid $pid on their CPU's sched slice; ftrace stretches are missing from this trace"
 	else
