@@ -32,7 +32,8 @@ CPPFLAGS_ALL := -D_GNU_SOURCE -Iinclude -Isrc -I$(O)/gen
 CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasing \
 	-fPIC -pthread -MMD -MP
 LDFLAGS_ALL := -pthread -Wl,--as-needed
-LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -lz -lm
+# -ldw -lelf: traced_perf's unwinding and symbols (elfutils).
+LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -ldw -lelf -lz -lm
 
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \
@@ -124,7 +125,7 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h $(O)/g
 # (the trace processor has one per layer), but its main*.c files.
 module_sources = $(filter-out src/$(1)/main%.c src/$(1)/%/main%.c,\
 	$(shell find src/$(1) -name '*.c' 2>/dev/null | LC_ALL=C sort))
-MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay perf probes tracing ipc pbtxt protozero base,\
 	$(if $(call module_sources,$(m)),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -172,7 +173,7 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 # Programs: src/<module>/[**/]main*.c -> $(O)/<name> (main files stay out of
 # the module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
-	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes \
+	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes perf/main.c:traced_perf \
 	relay/main.c:traced_relay tracebox/main.c:tracebox \
 	trace_processor/shell/main.c:trace_processor_shell \
 	trace_processor/batch/main.c:pfc_batch_query \
@@ -228,10 +229,21 @@ SDK_OUT := $(SDK_SO) $(SDK_A) $(O)/perfetto-c.pc
 # Test programs for integration tests and benchmarks (built by `all`, not
 # installed): tests/<name>.c -> $(O)/<name>, linked with every library.
 TEST_BINS := $(patsubst tests/%.c,$(O)/%,$(wildcard tests/*.c))
-$(TEST_BINS): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
+$(filter-out $(O)/perf_hot,$(TEST_BINS)): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 	@mkdir -p $(@D)
 	@echo "  LD       $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) -o $@ $< $(ALL_LIBS) $(LDLIBS_ALL)
+
+# perf_hot is built twice, with frame pointers and without (no libraries,
+# no sanitizers): traced_perf's tests unwind the second by DWARF CFI alone.
+PERF_HOT := $(O)/perf_hot $(O)/perf_hot_nofp
+$(O)/perf_hot: FP_FLAG := -fno-omit-frame-pointer
+$(O)/perf_hot_nofp: FP_FLAG := -fomit-frame-pointer
+$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) -std=c11 -g -O1 $(FP_FLAG) -fasynchronous-unwind-tables -o $@ $<
+TEST_BINS += $(O)/perf_hot_nofp
 
 # SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
 # application would be: the public header only, linked with the .so.

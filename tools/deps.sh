@@ -16,8 +16,12 @@
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
 # lttng-tools, liblttng-ust-dev: bench only: the LTTng-UST peer of sdk_bench
 # (bench/sdk_bench.c; without them it skips that peer).
+# libdw-dev (elfutils): traced_perf unwinds sampled user stacks with DWARF CFI,
+# names frames from ELF symbols (MiniDebugInfo too) and reads build ids, all
+# from one library (the one `perf record --call-graph dwarf` uses).
 # python3, iproute2: integration tests (free ports, network namespaces).
 # python3-dev: the Python module (python/perfetto_c, its C extension).
+# linux-perf: bench only: `perf record`, the peer of bench/perf_bench.sh.
 # help2man: the man pages `make install` writes from each program's --help.
 # chromium, fonts-dejavu-core: tests only: tests/integration/tp_flamegraph.sh
 # renders pfc_flamegraph's SVG in headless Chromium (its scripts run, its
@@ -25,7 +29,8 @@
 # of the test is skipped and says why.
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
 libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd lttng-tools
-liblttng-ust-dev python3 python3-dev iproute2 help2man chromium fonts-dejavu-core"
+liblttng-ust-dev python3 python3-dev iproute2 help2man chromium fonts-dejavu-core libdw-dev
+linux-perf"
 APT_FLAGS=""
 # e2e: a second kernel under QEMU for the multi-machine test. INITRD=No:
 # the guest boots from its own initramfs, Debian's is not needed.

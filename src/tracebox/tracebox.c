@@ -2,9 +2,10 @@
 /*
  * tracebox.c - every program in one binary. The applet is argv[0]'s base
  * name or argv[1] (traced, traced_probes, traced_relay, perfetto,
- * trigger_perfetto).
- * With no applet, tracebox is `perfetto` with its own traced and
- * traced_probes: it starts both on private abstract sockets (unless
+ * traced_perf, trigger_perfetto).
+ * With no applet, tracebox is `perfetto` with its own traced, traced_probes
+ * and traced_perf (idle until a session asks for linux.perf, so always
+ * started): it starts them on private abstract sockets (unless
  * PERFETTO_*_SOCK_NAME are set), waits until they are ready, runs the
  * perfetto command and stops them afterwards.
  */
@@ -20,6 +21,7 @@
 #include "base/compiler.h"
 #include "base/subproc.h"
 #include "base/version.h"
+#include "perf/perf.h"
 #include "perfetto_cmd/perfetto_cmd.h"
 #include "probes/ftrace_categories.h"
 #include "probes/probes.h"
@@ -38,6 +40,7 @@ struct applet {
 static const struct applet k_applets[] = {
 	{"traced", traced_main},
 	{"traced_probes", probes_main},
+	{"traced_perf", perf_main},
 	{"traced_relay", relay_main},
 	{"perfetto", perfetto_cmd_main},
 	{"trigger_perfetto", trigger_perfetto_main},
@@ -62,7 +65,7 @@ static void usage(FILE *f)
 
 	fprintf(f,
 		"Usage: tracebox [APPLET] [args]\n"
-		"       tracebox [perfetto args]   (starts its own traced and traced_probes)\n"
+		"       tracebox [perfetto args]   (starts its own traced, traced_probes, traced_perf)\n"
 		"\n"
 		"Applets:");
 	for (i = 0; i < PFC_ARRAY_SIZE(k_applets); i++)
@@ -127,7 +130,7 @@ static const char *self_path(const char *argv0)
 
 static int autostart(int argc, char **argv)
 {
-	struct subproc *traced = NULL, *probes = NULL;
+	struct subproc *traced = NULL, *probes = NULL, *perf = NULL;
 	const char *self = self_path(argv[0]);
 	char prod[64], cons[64];
 	int rc;
@@ -162,9 +165,15 @@ static int autostart(int argc, char **argv)
 		stop_daemon(traced);
 		return 1;
 	}
+	/* Without it only linux.perf is missing: say so and go on. */
+	rc = start_daemon(self, "traced_perf", NULL, "TRACED_PERF_NOTIFY_FD", &perf);
+	if (rc < 0)
+		fprintf(stderr, "tracebox: traced_perf did not start (%s): no linux.perf\n",
+			strerror(-rc));
 	argv[0] = (char *)"perfetto";
 	rc = perfetto_cmd_main(argc, argv);
 	/* Probes first: they put ftrace back while traced is still there. */
+	stop_daemon(perf);
 	stop_daemon(probes);
 	stop_daemon(traced);
 	return rc;

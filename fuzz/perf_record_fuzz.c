@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_record_fuzz.c - libFuzzer target for traced_perf's ring parsing:
+ * the input (after a 4-byte layout prefix) is a ring of 2^k bytes with the
+ * kernel's head at its end; every record taken out of it is decoded as a
+ * sample, lost and exit record, as the daemon does with what the kernel
+ * (treated as untrusted) wrote.
+ */
+#include <linux/perf_event.h>
+#include <string.h>
+
+#include "perf/perf_record.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t ring[4096], scratch[PERF_RECORD_MAX_BYTES];
+	const uint8_t *rec;
+	struct perf_sample_layout l;
+	struct perf_sample s;
+	struct perf_exit ex;
+	uint64_t tail, head, lost;
+	int len, guard = 0;
+
+	if (size < 4)
+		return 0;
+	memset(&l, 0, sizeof(l));
+	l.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ;
+	if (data[0] & 1)
+		l.sample_type |= PERF_SAMPLE_CALLCHAIN;
+	if (data[0] & 2)
+		l.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+	if (data[0] & 4)
+		l.sample_type |= PERF_SAMPLE_RAW | PERF_SAMPLE_IP | PERF_SAMPLE_CPU;
+	l.read_format = (data[0] & 8) ? PERF_FORMAT_GROUP : 0;
+	l.n_followers = data[1] % 20;
+	l.n_user_regs = data[2] % 40;
+	tail = data[3];
+	data += 4;
+	size -= 4;
+	if (size > sizeof(ring))
+		size = sizeof(ring);
+	memset(ring, 0, sizeof(ring));
+	memcpy(ring, data, size);
+	head = tail + size;
+	while ((len = perf_ring_take(ring, sizeof(ring), head, &tail, scratch, &rec)) > 0 && guard++ < 4096) {
+		perf_parse_sample(&l, rec, (size_t)len, &s);
+		perf_parse_lost(rec, (size_t)len, &lost);
+		perf_parse_exit(rec, (size_t)len, &ex);
+	}
+	return 0;
+}

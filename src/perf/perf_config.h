@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * perf_config.h - PerfEventConfig (linux.perf) turned into what the
+ * kernel takes: the timebase and follower perf_event_attrs, the callstack
+ * mode, the process scope and the ring buffer sizes. Parsing is separate
+ * from opening events so a bad config is refused before touching the
+ * kernel; traced_perf's producer calls it once per data source instance.
+ */
+#ifndef PFC_PERF_PERF_CONFIG_H
+#define PFC_PERF_PERF_CONFIG_H
+
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/perf_event_config.pb-c.h"
+
+/* Named limits of one config. */
+#define PERF_MAX_FOLLOWERS 16u
+#define PERF_MAX_SCOPE_ENTRIES 64u
+#define PERF_NAME_BYTES 128u
+#define PERF_FILTER_BYTES 1024u
+/* Upstream's defaults. */
+#define PERF_DEFAULT_FREQUENCY_HZ 10u
+#define PERF_DEFAULT_RING_PAGES 256u
+#define PERF_DEFAULT_READ_PERIOD_MS 100u
+/* Bytes of user stack each sample copies (< 64 KiB, low 8 bits clear). */
+#define PERF_STACK_USER_BYTES ((1u << 16) - 256)
+#define PERF_MAX_RING_PAGES (1u << 16)
+
+enum perf_unwind_mode {
+	PERF_UNWIND_SKIP = 1,
+	PERF_UNWIND_DWARF = 2,
+	PERF_UNWIND_FRAME_POINTER = 3,
+	PERF_UNWIND_KERNEL_FRAME_POINTER = 4,
+};
+
+/* One event: how it was described (for PerfSampleDefaults) and its attr. */
+struct perf_event_desc {
+	enum { PERF_EV_COUNTER, PERF_EV_TRACEPOINT, PERF_EV_RAW } kind;
+	uint32_t counter; /* PerfEvents.Counter, for PERF_EV_COUNTER */
+	char name[PERF_NAME_BYTES];       /* user-given name, may be empty */
+	char tp_name[PERF_NAME_BYTES];    /* "group:name" */
+	char tp_filter[PERF_FILTER_BYTES];
+	uint32_t type;
+	uint64_t config, config1, config2;
+	bool exclude_user, exclude_kernel, exclude_hv;
+};
+
+/* Which processes' samples are kept. Cmdlines are globs (fnmatch). */
+struct perf_scope {
+	int32_t pids[PERF_MAX_SCOPE_ENTRIES];
+	size_t n_pids;
+	int32_t exclude_pids[PERF_MAX_SCOPE_ENTRIES];
+	size_t n_exclude_pids;
+	char *cmdlines[PERF_MAX_SCOPE_ENTRIES]; /* owned */
+	size_t n_cmdlines;
+	char *exclude_cmdlines[PERF_MAX_SCOPE_ENTRIES]; /* owned */
+	size_t n_exclude_cmdlines;
+	uint32_t shard_count; /* 0: no sharding */
+	uint32_t chosen_shard;
+};
+
+struct perf_config {
+	struct perf_event_desc timebase;
+	struct perf_event_desc followers[PERF_MAX_FOLLOWERS];
+	size_t n_followers;
+	uint64_t frequency; /* exactly one of frequency and period is set */
+	uint64_t period;
+	int clockid;            /* attr.clockid */
+	uint32_t builtin_clock; /* the same clock as a BuiltinClock */
+	bool kernel_frames;
+	enum perf_unwind_mode unwind;
+	bool has_scope; /* false: every process */
+	struct perf_scope scope;
+	uint32_t ring_pages;
+	uint32_t read_period_ms;
+	uint64_t samples_per_tick_limit;
+	uint64_t max_enqueued_footprint_bytes;
+	uint32_t stack_user_bytes;
+	bool ignore_open_failure;
+	uint32_t target_cpus[PERF_MAX_SCOPE_ENTRIES];
+	size_t n_target_cpus; /* 0: all */
+};
+
+/**
+ * perf_config_parse() - Check and translate a PerfEventConfig.
+ * @pb: the config (borrowed; NULL means all defaults).
+ * @tracefs: tracefs mount point for tracepoint ids (borrowed), e.g.
+ *           "/sys/kernel/tracing".
+ * @out: filled on success; release with perf_config_fini().
+ * @err: a one-line reason on failure (@err_len bytes).
+ *
+ * Return: 0, -EINVAL (unknown counter or unwind mode, malformed tracepoint
+ * name, ring buffer pages not a power of two, too many followers or scope
+ * entries), -ENOENT (a tracepoint that does not exist), -ENOMEM.
+ * Context: reads tracefs; allocates the scope's strings.
+ */
+int perf_config_parse(const Perfetto__Protos__PerfEventConfig *pb, const char *tracefs,
+		      struct perf_config *out, char *err, size_t err_len);
+void perf_config_fini(struct perf_config *c);
+
+/* The leader's attr (disabled, to be enabled with an ioctl). */
+void perf_config_leader_attr(const struct perf_config *c, struct perf_event_attr *out);
+/* Follower @i's attr (enabled with its leader). */
+void perf_config_follower_attr(const struct perf_config *c, size_t i, struct perf_event_attr *out);
+/* The user registers the samples copy (x86-64: 17 of them; 0 elsewhere). */
+uint64_t perf_config_regs_mask(void);
+
+/* The tracepoint id from <tracefs>/events/<group>/<name>/id; -ENOENT. */
+int perf_tracepoint_id(const char *tracefs, const char *group_and_name, uint32_t *out_id);
+
+#endif

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_ds.c - one linux.perf instance (see perf_ds.h). Each read tick
+ * takes a bounded number of records from every CPU's ring; a sample is
+ * written at once: counter-only, skipped (out of scope, footprint), or
+ * with its callstack (kernel frames from the callchain named by kallsyms,
+ * then the user frames unwound here, then an "ERROR" frame if unwinding
+ * stopped early). Unwinding happens on the loop thread: the per-tick
+ * bound keeps a drain short.
+ */
+#include "perf/perf_ds.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/evloop.h"
+#include "base/hmap.h"
+#include "base/log.h"
+#include "pb_fields.h"
+#include "perf/perf_config.h"
+#include "perf/perf_intern.h"
+#include "perf/perf_packets.h"
+#include "perf/perf_record.h"
+#include "perf/perf_ring.h"
+#include "perf/perf_scope.h"
+#include "tracing/tracing.h"
+
+#define PERF_MAX_CPUS 1024u
+/* Kernel frames kept per sample (the kernel's own limit is 127). */
+#define PERF_MAX_KERNEL_FRAMES 128u
+#define PERF_MAX_FRAMES (PERF_MAX_KERNEL_FRAMES + UNWIND_MAX_FRAMES + 1)
+/* Scope decisions kept; past this (exit records lost) they are all made again. */
+#define PERF_MAX_SCOPE_PIDS 65536u
+
+enum { SKIP_UNWIND_ENQUEUE = 3, SKIP_NOT_IN_SCOPE = 4 };
+enum { PROC_ACCEPTED = 1, PROC_REJECTED = 2 };
+
+struct perf_ds {
+	struct evloop *loop;
+	struct perf_shared *sh;
+	struct trace_writer *tw;
+	uint64_t id;
+	struct perf_config cfg;
+	bool has_cfg;
+	struct perf_sample_layout layout;
+	struct perf_ring **rings;
+	uint64_t *ring_watches; /* evloop ids of the rings' fds */
+	size_t n_rings;
+	uint64_t timer;
+	struct perf_intern intern;
+	bool needs_defaults;
+	struct hmap procs; /* pid -> PROC_* */
+	uint64_t tick_stack_bytes;
+	uint32_t cur_cpu;
+	struct perf_ds_stats stats;
+	struct unwind_result unwound;
+	struct intern_frame frames[PERF_MAX_FRAMES];
+	struct perf_sample sample;
+};
+
+/* ------------------------------------------------------------ scope ---- */
+
+static bool in_scope(struct perf_ds *ds, uint32_t pid)
+{
+	char argv0[256];
+	uint64_t v;
+	bool ok;
+
+	if (!ds->cfg.has_scope)
+		return true;
+	if (hmap_get(&ds->procs, pid, &v))
+		return v == PROC_ACCEPTED;
+	if (hmap_len(&ds->procs) >= PERF_MAX_SCOPE_PIDS)
+		hmap_clear(&ds->procs);
+	perf_read_argv0((int32_t)pid, argv0, sizeof(argv0));
+	ok = perf_scope_accepts(&ds->cfg.scope, (int32_t)pid, argv0);
+	hmap_put(&ds->procs, pid, ok ? PROC_ACCEPTED : PROC_REJECTED);
+	return ok;
+}
+
+/* ---------------------------------------------------------- samples ---- */
+
+static void write_defaults_if_needed(struct perf_ds *ds)
+{
+	if (!ds->needs_defaults)
+		return;
+	perf_write_defaults(tw_new_packet(ds->tw), &ds->cfg);
+	tw_finish_packet(ds->tw);
+	ds->needs_defaults = false;
+}
+
+static void emit_plain(struct perf_ds *ds, const struct perf_sample *s, int skip_reason)
+{
+	struct pz_msg *pkt, ps;
+
+	write_defaults_if_needed(ds);
+	pkt = tw_new_packet(ds->tw);
+	perf_write_sample_header(pkt, s->ts);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__PERF_SAMPLE, &ps);
+	perf_write_sample_common(&ps, ds->cur_cpu, s);
+	if (skip_reason)
+		pz_append_varint(&ps, PB_PERF_SAMPLE__SAMPLE_SKIPPED_REASON, (uint64_t)skip_reason);
+	pz_end(&ps);
+	tw_finish_packet(ds->tw);
+}
+
+/* Kernel frames of the callchain (leaf first) into ds->frames. */
+static size_t kernel_frames(struct perf_ds *ds, const struct perf_sample *s)
+{
+	uint64_t i;
+	size_t n = 0;
+
+	if (!s->n_ips || perf_sample_ip(s, 0) != PERF_CONTEXT_KERNEL)
+		return 0;
+	for (i = 1; i < s->n_ips && n < PERF_MAX_KERNEL_FRAMES; i++) {
+		uint64_t ip = perf_sample_ip(s, i);
+		struct intern_frame *f = &ds->frames[n];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX)
+			break;
+		memset(f, 0, sizeof(*f));
+		f->function = ds->sh->ksyms_loaded ? kallsyms_lookup(&ds->sh->ksyms, ip) : NULL;
+		/* One mapping for the whole kernel, named as upstream names it; a
+		 * frame without a name keeps its address apart from the others. */
+		f->map_path = "kernel";
+		if (!f->function)
+			f->rel_pc = ip;
+		n++;
+	}
+	return n;
+}
+
+/* The user part of a kernel-walked callchain (after PERF_CONTEXT_USER). */
+static size_t kernel_user_pcs(const struct perf_sample *s, uint64_t *pcs, size_t max)
+{
+	uint64_t i;
+	size_t n = 0;
+	bool user = false;
+
+	for (i = 0; i < s->n_ips && n < max; i++) {
+		uint64_t ip = perf_sample_ip(s, i);
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			user = ip == (uint64_t)PERF_CONTEXT_USER;
+			continue;
+		}
+		if (user)
+			pcs[n++] = ip;
+	}
+	return n;
+}
+
+static bool has_user_context(const struct perf_sample *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->n_ips; i++) {
+		if (perf_sample_ip(s, i) == (uint64_t)PERF_CONTEXT_USER)
+			return true;
+	}
+	return false;
+}
+
+static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
+{
+	struct unwind_result *u = &ds->unwound;
+	enum unwind_error err = UNWIND_ERR_NONE;
+	size_t n, i;
+	struct pz_msg *pkt, interned, ps;
+	uint64_t cs;
+	bool unwound = false;
+
+	n = ds->cfg.kernel_frames ? kernel_frames(ds, s) : 0;
+	u->n = 0;
+	if (ds->cfg.unwind == PERF_UNWIND_KERNEL_FRAME_POINTER) {
+		uint64_t pcs[UNWIND_MAX_FRAMES];
+		size_t n_pcs = kernel_user_pcs(s, pcs, UNWIND_MAX_FRAMES);
+
+		if (n_pcs) {
+			unwind_symbolize(ds->sh->unwinder, s->pid, pcs, n_pcs, u);
+			unwound = true;
+		}
+	} else if ((ds->cfg.unwind == PERF_UNWIND_DWARF ||
+		    ds->cfg.unwind == PERF_UNWIND_FRAME_POINTER) &&
+		   s->has_regs) {
+		unwind_sample(ds->sh->unwinder, s, ds->cfg.unwind, u);
+		unwound = true;
+	}
+	if (unwound) {
+		for (i = 0; i < u->n; i++) {
+			struct intern_frame *f = &ds->frames[n++];
+			const struct unwind_module *m = u->frames[i].module;
+
+			memset(f, 0, sizeof(*f));
+			f->function = u->frames[i].function;
+			f->rel_pc = u->frames[i].rel_pc;
+			if (m) {
+				f->map_path = m->path;
+				f->build_id = m->build_id;
+				f->build_id_len = m->build_id_len;
+				f->map_start = m->start;
+				f->map_end = m->end;
+			} else {
+				f->map_path = "";
+				f->rel_pc = u->frames[i].pc;
+			}
+		}
+		err = u->error;
+		if (err != UNWIND_ERR_NONE) {
+			struct intern_frame *f = &ds->frames[n++];
+
+			memset(f, 0, sizeof(*f));
+			f->function = unwind_error_frame_name(err);
+			ds->stats.unwind_errors++;
+		}
+	}
+	write_defaults_if_needed(ds);
+	pkt = tw_new_packet(ds->tw);
+	perf_write_sample_header(pkt, s->ts);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__INTERNED_DATA, &interned);
+	cs = perf_intern_callstack(&ds->intern, ds->frames, n, &interned);
+	pz_end(&interned);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__PERF_SAMPLE, &ps);
+	perf_write_sample_common(&ps, ds->cur_cpu, s);
+	if (cs)
+		pz_append_varint(&ps, PB_PERF_SAMPLE__CALLSTACK_IID, cs);
+	if (err != UNWIND_ERR_NONE)
+		pz_append_varint(&ps, PB_PERF_SAMPLE__UNWIND_ERROR, err);
+	pz_end(&ps);
+	tw_finish_packet(ds->tw);
+}
+
+static void on_sample(struct perf_ds *ds, const struct perf_sample *s)
+{
+	const struct perf_config *c = &ds->cfg;
+	bool user_frames = c->unwind != PERF_UNWIND_SKIP;
+	bool is_kthread;
+
+	ds->stats.samples++;
+	if (!c->kernel_frames && !user_frames) {
+		emit_plain(ds, s, 0);
+		return;
+	}
+	/* A kernel thread has no user context: no user registers, or (when
+	 * the kernel walks user stacks) no user part in its callchain. */
+	is_kthread = c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER ? !has_user_context(s)
+		     : !user_frames				   ? s->pid == 0
+								   : !s->has_regs;
+	if ((is_kthread && !c->kernel_frames) || !in_scope(ds, s->pid)) {
+		ds->stats.skipped_scope++;
+		emit_plain(ds, s, SKIP_NOT_IN_SCOPE);
+		return;
+	}
+	if (!user_frames && s->cpu_mode == PERF_RECORD_MISC_USER) {
+		emit_plain(ds, s, 0);
+		return;
+	}
+	if (c->max_enqueued_footprint_bytes && s->stack_bytes &&
+	    ds->tick_stack_bytes + s->stack_bytes >= c->max_enqueued_footprint_bytes) {
+		ds->stats.skipped_footprint++;
+		emit_plain(ds, s, SKIP_UNWIND_ENQUEUE);
+		return;
+	}
+	ds->tick_stack_bytes += s->stack_bytes;
+	emit_with_callstack(ds, s);
+}
+
+static bool on_record(const uint8_t *rec, size_t len, void *user)
+{
+	struct perf_ds *ds = user;
+	struct perf_exit ex;
+	uint64_t lost;
+
+	switch (perf_record_type(rec)) {
+	case PERF_RECORD_SAMPLE:
+		if (perf_parse_sample(&ds->layout, rec, len, &ds->sample) != PERF_PARSE_OK) {
+			ds->stats.malformed++;
+			break;
+		}
+		on_sample(ds, &ds->sample);
+		break;
+	case PERF_RECORD_LOST:
+		if (perf_parse_lost(rec, len, &lost) != PERF_PARSE_OK) {
+			ds->stats.malformed++;
+			break;
+		}
+		ds->stats.records_lost += lost;
+		write_defaults_if_needed(ds);
+		perf_write_lost(tw_new_packet(ds->tw), ds->cur_cpu, lost);
+		tw_finish_packet(ds->tw);
+		break;
+	case PERF_RECORD_THROTTLE:
+		ds->stats.throttles++;
+		break;
+	case PERF_RECORD_EXIT:
+		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid) {
+			unwinder_forget(ds->sh->unwinder, ex.pid);
+			hmap_del(&ds->procs, ex.pid, NULL);
+		}
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+static void read_rings(struct perf_ds *ds, size_t max_records)
+{
+	size_t i;
+
+	ds->tick_stack_bytes = 0;
+	for (i = 0; i < ds->n_rings; i++) {
+		int rc;
+
+		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
+		rc = perf_ring_read(ds->rings[i], max_records, on_record, ds);
+		if (rc == -EBADMSG)
+			ds->stats.malformed++;
+	}
+}
+
+/* A ring is half full: read it now rather than at the next tick. */
+static void on_ring_readable(int fd, unsigned revents, void *user)
+{
+	struct perf_ds *ds = user;
+	size_t i;
+
+	(void)revents;
+	for (i = 0; i < ds->n_rings; i++) {
+		if (perf_ring_fd(ds->rings[i]) != fd)
+			continue;
+		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
+		if (perf_ring_read(ds->rings[i], (size_t)ds->cfg.samples_per_tick_limit, on_record,
+				   ds) == -EBADMSG)
+			ds->stats.malformed++;
+	}
+}
+
+static void on_tick(void *user)
+{
+	struct perf_ds *ds = user;
+
+	read_rings(ds, (size_t)ds->cfg.samples_per_tick_limit);
+}
+
+void perf_ds_drain(struct perf_ds *ds)
+{
+	read_rings(ds, 0);
+	tw_flush(ds->tw);
+}
+
+void perf_ds_clear_incremental(struct perf_ds *ds)
+{
+	perf_intern_clear(&ds->intern);
+	ds->needs_defaults = true;
+}
+
+/* ------------------------------------------------------------ setup ---- */
+
+static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
+{
+	struct perf_event_attr leader, followers[PERF_MAX_FOLLOWERS];
+	const char *filters[PERF_MAX_FOLLOWERS + 1];
+	long n_cpus = sysconf(_SC_NPROCESSORS_CONF);
+	size_t i, n_want;
+	int rc = 0;
+
+	perf_config_leader_attr(&ds->cfg, &leader);
+	filters[0] = ds->cfg.timebase.tp_filter;
+	for (i = 0; i < ds->cfg.n_followers; i++) {
+		perf_config_follower_attr(&ds->cfg, i, &followers[i]);
+		filters[i + 1] = ds->cfg.followers[i].tp_filter;
+	}
+	ds->layout.sample_type = leader.sample_type;
+	ds->layout.read_format = leader.read_format;
+	ds->layout.n_followers = (uint32_t)ds->cfg.n_followers;
+	ds->layout.n_user_regs = (uint32_t)__builtin_popcountll(leader.sample_regs_user);
+	if (n_cpus < 1)
+		n_cpus = 1;
+	if ((size_t)n_cpus > PERF_MAX_CPUS)
+		n_cpus = PERF_MAX_CPUS;
+	n_want = ds->cfg.n_target_cpus ? ds->cfg.n_target_cpus : (size_t)n_cpus;
+	ds->rings = calloc(n_want, sizeof(*ds->rings));
+	ds->ring_watches = calloc(n_want, sizeof(*ds->ring_watches));
+	if (!ds->rings || !ds->ring_watches)
+		return -ENOMEM;
+	for (i = 0; i < n_want; i++) {
+		int cpu = ds->cfg.n_target_cpus ? (int)ds->cfg.target_cpus[i] : (int)i;
+		struct perf_ring *r;
+
+		if (cpu >= n_cpus)
+			continue;
+		rc = perf_ring_open(&leader, followers, ds->cfg.n_followers, filters, cpu,
+				    ds->cfg.ring_pages, &r);
+		if (rc == -ENODEV && !ds->cfg.n_target_cpus) {
+			rc = 0; /* an offline CPU */
+			continue;
+		}
+		if (rc < 0) {
+			if (ds->cfg.ignore_open_failure) {
+				rc = 0;
+				continue;
+			}
+			snprintf(err, err_len, "perf_event_open on cpu %d failed: %s%s", cpu,
+				 strerror(-rc),
+				 (rc == -ENOENT || rc == -EOPNOTSUPP) && leader.type == PERF_TYPE_HARDWARE
+					 ? " (no hardware PMU for this counter on this machine)"
+				 : rc == -EINVAL && ds->cfg.timebase.tp_filter[0]
+					 ? " (is the tracepoint filter valid?)"
+					 : "");
+			return rc;
+		}
+		ds->rings[ds->n_rings++] = r;
+	}
+	if (!ds->n_rings) {
+		snprintf(err, err_len, "no CPU could be opened");
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_writer *tw,
+		   uint64_t id, const Perfetto__Protos__PerfEventConfig *cfg, struct perf_ds **out,
+		   char *err, size_t err_len)
+{
+	struct perf_ds *ds = calloc(1, sizeof(*ds));
+	size_t i;
+	int rc;
+
+	if (!ds)
+		return -ENOMEM;
+	ds->loop = loop;
+	ds->sh = sh;
+	ds->tw = tw;
+	ds->id = id;
+	perf_intern_init(&ds->intern);
+	hmap_init(&ds->procs);
+	rc = perf_config_parse(cfg, sh->tracefs, &ds->cfg, err, err_len);
+	if (rc < 0)
+		goto fail;
+	ds->has_cfg = true;
+	if (ds->cfg.kernel_frames && !sh->ksyms_loaded) {
+		if (kallsyms_load(&sh->ksyms, "/proc/kallsyms") == 0)
+			sh->ksyms_loaded = true;
+		else
+			LOG_W("cannot read /proc/kallsyms: kernel frames stay unnamed");
+	}
+	rc = open_rings(ds, err, err_len);
+	if (rc < 0)
+		goto fail;
+	ds->needs_defaults = true;
+	write_defaults_if_needed(ds);
+	for (i = 0; i < ds->n_rings; i++) {
+		rc = perf_ring_enable(ds->rings[i]);
+		if (rc < 0) {
+			snprintf(err, err_len, "cannot enable the events: %s", strerror(-rc));
+			goto fail;
+		}
+	}
+	for (i = 0; i < ds->n_rings; i++) {
+		rc = evloop_add_fd(loop, perf_ring_fd(ds->rings[i]), EVLOOP_READ, on_ring_readable,
+				   ds, &ds->ring_watches[i]);
+		if (rc < 0) {
+			snprintf(err, err_len, "cannot watch the rings: %s", strerror(-rc));
+			goto fail;
+		}
+	}
+	rc = evloop_add_timer(loop, ds->cfg.read_period_ms, ds->cfg.read_period_ms, on_tick, ds,
+			      &ds->timer);
+	if (rc < 0) {
+		snprintf(err, err_len, "cannot add the read timer: %s", strerror(-rc));
+		goto fail;
+	}
+	*out = ds;
+	return 0;
+fail:
+	perf_ds_destroy(ds);
+	return rc;
+}
+
+void perf_ds_destroy(struct perf_ds *ds)
+{
+	size_t i;
+
+	if (!ds)
+		return;
+	if (ds->timer)
+		evloop_del(ds->loop, ds->timer);
+	for (i = 0; i < ds->n_rings; i++) {
+		if (ds->ring_watches[i])
+			evloop_del(ds->loop, ds->ring_watches[i]);
+		perf_ring_disable(ds->rings[i]);
+	}
+	if (ds->n_rings) {
+		read_rings(ds, 0);
+		tw_flush(ds->tw);
+	}
+	for (i = 0; i < ds->n_rings; i++)
+		perf_ring_close(ds->rings[i]);
+	free(ds->rings);
+	free(ds->ring_watches);
+	if (ds->has_cfg)
+		perf_config_fini(&ds->cfg);
+	perf_intern_fini(&ds->intern);
+	hmap_fini(&ds->procs);
+	free(ds);
+}
+
+uint64_t perf_ds_id(const struct perf_ds *ds)
+{
+	return ds->id;
+}
+
+void perf_ds_get_stats(const struct perf_ds *ds, struct perf_ds_stats *out)
+{
+	*out = ds->stats;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * perf_ds.h - one linux.perf data source instance: its events on every
+ * CPU, the timer that drains their rings, the per-sample work (scope,
+ * unwinding, kernel symbols) and the packets of its sequence. Created and
+ * driven by traced_perf's producer on its loop thread.
+ */
+#ifndef PFC_PERF_PERF_DS_H
+#define PFC_PERF_PERF_DS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/perf_event_config.pb-c.h"
+#include "perf/kallsyms.h"
+#include "perf/unwind.h"
+
+struct evloop;
+struct trace_writer;
+struct perf_ds;
+
+/* State shared by every instance of the daemon (borrowed by each). */
+struct perf_shared {
+	struct unwinder *unwinder;
+	struct kallsyms ksyms;
+	bool ksyms_loaded;
+	const char *tracefs; /* tracepoint ids */
+};
+
+/* Counters of one instance, logged when it stops. */
+struct perf_ds_stats {
+	uint64_t samples;
+	uint64_t skipped_scope;
+	uint64_t skipped_footprint;
+	uint64_t records_lost;
+	uint64_t throttles;
+	uint64_t malformed;
+	uint64_t unwind_errors;
+};
+
+/**
+ * perf_ds_create() - Parse @cfg, open and enable the events on every CPU,
+ * write the sequence's defaults and start the read timer.
+ * @tw: the instance's trace writer (borrowed; outlives the instance).
+ * @err: a one-line reason on failure.
+ * Return: 0 and *out (perf_ds_destroy()), or -errno: -EINVAL/-ENOENT for a
+ * bad config, -ENOENT/-EOPNOTSUPP when the event does not exist here (no
+ * PMU), -EACCES/-EPERM when not allowed.
+ */
+int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_writer *tw,
+		   uint64_t id, const Perfetto__Protos__PerfEventConfig *cfg, struct perf_ds **out,
+		   char *err, size_t err_len);
+/* Stops the events, reads what they left and frees. Accepts NULL. */
+void perf_ds_destroy(struct perf_ds *ds);
+/* Reads every ring to the kernel's head now (flush). */
+void perf_ds_drain(struct perf_ds *ds);
+/* The sequence's interning starts again (defaults re-emitted). */
+void perf_ds_clear_incremental(struct perf_ds *ds);
+uint64_t perf_ds_id(const struct perf_ds *ds);
+void perf_ds_get_stats(const struct perf_ds *ds, struct perf_ds_stats *out);
+
+#endif

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_producer.c - traced_perf's producer (see perf.h): registers
+ * linux.perf, starts one perf_ds per data source instance (a config it
+ * cannot serve is refused with one log line and the service is told the
+ * instance started, so it never waits), drains on flush, clears interning
+ * on request, and reconnects with backoff when the service goes away.
+ */
+#include "perf/perf.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/compiler.h"
+#include "base/evloop.h"
+#include "base/log.h"
+#include "base/subproc.h"
+#include "perf/perf_ds.h"
+#include "tracing/producer.h"
+
+struct inst {
+	struct inst *next;
+	uint64_t id;
+	struct trace_writer *tw;
+	struct perf_ds *ds;
+};
+
+struct perf_daemon {
+	struct evloop *loop;
+	struct producer *p;
+	struct perf_shared sh;
+	struct inst *instances;
+	uint32_t backoff_ms;
+	uint64_t reconnect_timer;
+	bool notified_ready;
+};
+
+static struct inst *find(struct perf_daemon *d, uint64_t id)
+{
+	struct inst *i;
+
+	for (i = d->instances; i; i = i->next) {
+		if (i->id == id)
+			return i;
+	}
+	return NULL;
+}
+
+static void log_stats(struct inst *in)
+{
+	struct perf_ds_stats st;
+
+	if (!in->ds)
+		return;
+	perf_ds_get_stats(in->ds, &st);
+	LOG_I("linux.perf instance %llu: %llu samples, %llu out of scope, %llu over the "
+	      "footprint, %llu records lost by the kernel, %llu throttles, %llu malformed, "
+	      "%llu unwind errors",
+	      (unsigned long long)in->id, (unsigned long long)st.samples,
+	      (unsigned long long)st.skipped_scope, (unsigned long long)st.skipped_footprint,
+	      (unsigned long long)st.records_lost, (unsigned long long)st.throttles,
+	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors);
+}
+
+static void destroy_inst(struct perf_daemon *d, struct inst *in)
+{
+	struct inst **pp;
+
+	for (pp = &d->instances; *pp; pp = &(*pp)->next) {
+		if (*pp == in) {
+			*pp = in->next;
+			break;
+		}
+	}
+	log_stats(in);
+	/* Destroying reads what the kernel still holds into the writer. */
+	perf_ds_destroy(in->ds);
+	if (in->tw && d->p)
+		producer_destroy_writer(d->p, in->tw);
+	free(in);
+}
+
+static void on_start(struct producer *p, uint64_t id, const Perfetto__Protos__DataSourceConfig *cfg,
+		     void *user)
+{
+	struct perf_daemon *d = user;
+	struct inst *in;
+	char err[256] = "";
+	int rc;
+
+	if (find(d, id) || !cfg->name || strcmp(cfg->name, PERF_DATA_SOURCE_NAME) != 0)
+		goto out;
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		goto out;
+	in->id = id;
+	rc = producer_create_writer(p, (uint16_t)cfg->target_buffer, &in->tw);
+	if (rc < 0) {
+		LOG_E("linux.perf instance %llu: no trace writer: %s", (unsigned long long)id,
+		      strerror(-rc));
+		free(in);
+		goto out;
+	}
+	rc = perf_ds_create(d->loop, &d->sh, in->tw, id, cfg->perf_event_config, &in->ds, err,
+			    sizeof(err));
+	if (rc < 0) {
+		LOG_E("linux.perf instance %llu refused: %s", (unsigned long long)id,
+		      err[0] ? err : strerror(-rc));
+		producer_destroy_writer(p, in->tw);
+		free(in);
+		goto out;
+	}
+	in->next = d->instances;
+	d->instances = in;
+	LOG_I("linux.perf instance %llu started", (unsigned long long)id);
+out:
+	producer_notify_started(p, id);
+}
+
+static void on_stop(struct producer *p, uint64_t id, void *user)
+{
+	struct perf_daemon *d = user;
+	struct inst *in = find(d, id);
+
+	if (in)
+		destroy_inst(d, in);
+	producer_notify_stopped(p, id);
+}
+
+static void on_flush(struct producer *p, const uint64_t *ids, size_t n, uint64_t request_id,
+		     uint64_t flags, void *user)
+{
+	struct perf_daemon *d = user;
+	size_t i;
+
+	(void)flags;
+	for (i = 0; i < n; i++) {
+		struct inst *in = find(d, ids[i]);
+
+		if (in)
+			perf_ds_drain(in->ds);
+	}
+	producer_flush_ack(p, request_id);
+}
+
+static void on_clear_incremental(struct producer *p, const uint64_t *ids, size_t n, void *user)
+{
+	struct perf_daemon *d = user;
+	size_t i;
+
+	(void)p;
+	for (i = 0; i < n; i++) {
+		struct inst *in = find(d, ids[i]);
+
+		if (in)
+			perf_ds_clear_incremental(in->ds);
+	}
+}
+
+/* ------------------------------------------------------- connection ---- */
+
+static void connect_now(struct perf_daemon *d);
+
+static void on_reconnect_timer(void *user)
+{
+	struct perf_daemon *d = user;
+
+	d->reconnect_timer = 0;
+	connect_now(d);
+}
+
+static void schedule_reconnect(struct perf_daemon *d)
+{
+	if (d->reconnect_timer)
+		return;
+	evloop_add_timer(d->loop, d->backoff_ms, 0, on_reconnect_timer, d, &d->reconnect_timer);
+	d->backoff_ms = d->backoff_ms * 2 > PERF_RECONNECT_MAX_MS ? PERF_RECONNECT_MAX_MS
+								  : d->backoff_ms * 2;
+}
+
+static void on_synced(struct producer *p, bool success, void *user)
+{
+	struct perf_daemon *d = user;
+
+	(void)p;
+	if (success && !d->notified_ready) {
+		d->notified_ready = true;
+		notify_ready_from_env("TRACED_PERF_NOTIFY_FD");
+	}
+}
+
+static void on_connected(struct producer *p, void *user)
+{
+	struct perf_daemon *d = user;
+
+	d->backoff_ms = PERF_RECONNECT_MIN_MS;
+	LOG_I("connected to the tracing service");
+	producer_sync(p, on_synced, d);
+}
+
+static void stop_all(struct perf_daemon *d)
+{
+	while (d->instances)
+		destroy_inst(d, d->instances);
+}
+
+static void on_disconnected(struct producer *p, int err, void *user)
+{
+	struct perf_daemon *d = user;
+
+	(void)p;
+	LOG_W("disconnected from the tracing service (%s); reconnecting",
+	      err ? strerror(-err) : "closed");
+	stop_all(d);
+	producer_destroy(d->p);
+	d->p = NULL;
+	schedule_reconnect(d);
+}
+
+static void connect_now(struct perf_daemon *d)
+{
+	struct producer_callbacks cbs = {
+		.on_connected = on_connected,
+		.on_disconnected = on_disconnected,
+		.start_ds = on_start,
+		.stop_ds = on_stop,
+		.flush = on_flush,
+		.clear_incremental_state = on_clear_incremental,
+	};
+	struct producer_ds_desc desc = {
+		.name = PERF_DATA_SOURCE_NAME,
+		.will_notify_on_start = true,
+		.will_notify_on_stop = true,
+		.handles_incremental_state_clear = true,
+	};
+	struct producer_opts opts;
+	int rc;
+
+	memset(&opts, 0, sizeof(opts));
+	opts.smb_size_hint_bytes = PERF_SMB_BYTES;
+	opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
+	/* Writers live on the loop thread: never stall it waiting for chunks. */
+	opts.full_policy = ARB_FULL_DROP;
+	opts.smb_scraping_mode = 2;
+	rc = producer_connect(d->loop, NULL, PERF_PRODUCER_NAME, &opts, &cbs, d, &d->p);
+	if (rc < 0) {
+		LOG_D("cannot connect to the tracing service: %s", strerror(-rc));
+		d->p = NULL;
+		schedule_reconnect(d);
+		return;
+	}
+	producer_register_ds(d->p, &desc);
+}
+
+int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
+{
+	struct perf_daemon *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	d->loop = loop;
+	d->backoff_ms = PERF_RECONNECT_MIN_MS;
+	d->sh.tracefs = access("/sys/kernel/tracing/events", F_OK) == 0 ? "/sys/kernel/tracing"
+									: "/sys/kernel/debug/tracing";
+	rc = unwinder_create(&d->sh.unwinder);
+	if (rc < 0) {
+		free(d);
+		return rc;
+	}
+	connect_now(d);
+	*out = d;
+	return 0;
+}
+
+void perf_daemon_destroy(struct perf_daemon *d)
+{
+	if (!d)
+		return;
+	stop_all(d);
+	if (d->reconnect_timer)
+		evloop_del(d->loop, d->reconnect_timer);
+	producer_destroy(d->p);
+	unwinder_destroy(d->sh.unwinder);
+	if (d->sh.ksyms_loaded)
+		kallsyms_fini(&d->sh.ksyms);
+	free(d);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_record.c - records out of the ring and their decoding (see
+ * perf_record.h). Field order follows the kernel's perf_event.h
+ * documentation of PERF_RECORD_SAMPLE for the sample_type bits we set.
+ */
+#include "perf/perf_record.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <string.h>
+
+static uint64_t load64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
+		   uint8_t *scratch, const uint8_t **out_rec)
+{
+	struct perf_event_header h;
+	uint64_t avail = head - *tail, off, first;
+
+	if (avail == 0)
+		return 0;
+	if (avail < sizeof(h) || avail > data_size)
+		goto bad;
+	off = *tail & (data_size - 1);
+	/* Records are 8-byte aligned, so a header never wraps; copy anyway. */
+	first = data_size - off;
+	if (first >= sizeof(h)) {
+		memcpy(&h, data + off, sizeof(h));
+	} else {
+		memcpy(&h, data + off, (size_t)first);
+		memcpy((uint8_t *)&h + first, data, sizeof(h) - (size_t)first);
+	}
+	if (h.size < sizeof(h) || h.size > avail)
+		goto bad;
+	/* Most records do not wrap: read them in place (64 KiB stacks). */
+	if (first >= h.size) {
+		*out_rec = data + off;
+	} else {
+		memcpy(scratch, data + off, (size_t)first);
+		memcpy(scratch + first, data, h.size - (size_t)first);
+		*out_rec = scratch;
+	}
+	*tail += h.size;
+	return h.size;
+bad:
+	*tail = head;
+	return -EBADMSG;
+}
+
+uint32_t perf_record_type(const uint8_t *rec)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, rec, sizeof(h));
+	return h.type;
+}
+
+uint64_t perf_sample_ip(const struct perf_sample *s, uint64_t i)
+{
+	return load64(s->ips + i * 8);
+}
+
+/* A cursor over one record: every read checks what is left. */
+struct cur {
+	const uint8_t *p;
+	size_t left;
+};
+
+static bool take64(struct cur *c, uint64_t *out)
+{
+	if (c->left < 8)
+		return false;
+	*out = load64(c->p);
+	c->p += 8;
+	c->left -= 8;
+	return true;
+}
+
+static bool skip(struct cur *c, uint64_t n)
+{
+	if (n > c->left)
+		return false;
+	c->p += n;
+	c->left -= (size_t)n;
+	return true;
+}
+
+enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,
+				      size_t len, struct perf_sample *out)
+{
+	struct perf_event_header h;
+	struct cur c;
+	uint64_t v, i;
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len)
+		return PERF_PARSE_TRUNCATED;
+	memset(out, 0, offsetof(struct perf_sample, follower_counts));
+	out->n_followers = 0;
+	out->ips = NULL;
+	out->n_ips = 0;
+	out->has_regs = false;
+	out->stack = NULL;
+	out->stack_bytes = 0;
+	out->cpu_mode = h.misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	c.p = rec + sizeof(h);
+	c.left = h.size - sizeof(h);
+
+	if ((l->sample_type & PERF_SAMPLE_IDENTIFIER) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_IP) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if (l->sample_type & PERF_SAMPLE_TID) {
+		if (!take64(&c, &v))
+			return PERF_PARSE_TRUNCATED;
+		out->pid = (uint32_t)v;
+		out->tid = (uint32_t)(v >> 32);
+	}
+	if ((l->sample_type & PERF_SAMPLE_TIME) && !take64(&c, &out->ts))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_ADDR) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_ID) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_STREAM_ID) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_CPU) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if ((l->sample_type & PERF_SAMPLE_PERIOD) && !skip(&c, 8))
+		return PERF_PARSE_TRUNCATED;
+	if (l->sample_type & PERF_SAMPLE_READ) {
+		uint64_t per = 1 + !!(l->read_format & PERF_FORMAT_ID);
+
+		if (l->read_format & PERF_FORMAT_GROUP) {
+			uint64_t nr, extra = 0;
+
+			if (!take64(&c, &nr))
+				return PERF_PARSE_TRUNCATED;
+			if (l->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
+				extra++;
+			if (l->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
+				extra++;
+			if (nr == 0 || nr > 1 + PERF_MAX_FOLLOWER_COUNTS || nr != 1 + l->n_followers)
+				return PERF_PARSE_BAD_VALUE;
+			if (!skip(&c, extra * 8))
+				return PERF_PARSE_TRUNCATED;
+			for (i = 0; i < nr; i++) {
+				if (!take64(&c, &v) || !skip(&c, (per - 1) * 8))
+					return PERF_PARSE_TRUNCATED;
+				if (i == 0)
+					out->timebase_count = v;
+				else
+					out->follower_counts[i - 1] = v;
+			}
+			out->n_followers = (uint32_t)(nr - 1);
+		} else {
+			uint64_t extra = !!(l->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+					 !!(l->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) +
+					 !!(l->read_format & PERF_FORMAT_ID);
+
+			if (!take64(&c, &out->timebase_count) || !skip(&c, extra * 8))
+				return PERF_PARSE_TRUNCATED;
+		}
+	}
+	if (l->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		if (!take64(&c, &v))
+			return PERF_PARSE_TRUNCATED;
+		if (v > c.left / 8)
+			return PERF_PARSE_BAD_VALUE;
+		out->ips = c.p;
+		out->n_ips = v;
+		skip(&c, v * 8);
+	}
+	if (l->sample_type & PERF_SAMPLE_RAW) {
+		uint32_t raw;
+
+		if (c.left < 4)
+			return PERF_PARSE_TRUNCATED;
+		memcpy(&raw, c.p, 4);
+		if (!skip(&c, 4) || !skip(&c, raw))
+			return PERF_PARSE_TRUNCATED;
+	}
+	if (l->sample_type & PERF_SAMPLE_REGS_USER) {
+		if (!take64(&c, &v))
+			return PERF_PARSE_TRUNCATED;
+		if (v != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (l->n_user_regs > PERF_MAX_USER_REGS)
+				return PERF_PARSE_BAD_VALUE;
+			for (i = 0; i < l->n_user_regs; i++) {
+				if (!take64(&c, &out->regs[i]))
+					return PERF_PARSE_TRUNCATED;
+			}
+			out->has_regs = true;
+		}
+	}
+	if (l->sample_type & PERF_SAMPLE_STACK_USER) {
+		uint64_t size, dyn;
+
+		if (!take64(&c, &size))
+			return PERF_PARSE_TRUNCATED;
+		if (size) {
+			const uint8_t *data = c.p;
+
+			if (!skip(&c, size))
+				return PERF_PARSE_TRUNCATED;
+			if (!take64(&c, &dyn))
+				return PERF_PARSE_TRUNCATED;
+			out->stack = data;
+			/* A dyn_size above what was copied is clamped, never trusted. */
+			out->stack_bytes = dyn < size ? dyn : size;
+		}
+	}
+	return PERF_PARSE_OK;
+}
+
+enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *out_lost)
+{
+	struct perf_event_header h;
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len || h.size < sizeof(h) + 16)
+		return PERF_PARSE_TRUNCATED;
+	*out_lost = load64(rec + sizeof(h) + 8);
+	return PERF_PARSE_OK;
+}
+
+enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_exit *out)
+{
+	struct perf_event_header h;
+	uint32_t v[4];
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len || h.size < sizeof(h) + sizeof(v))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(v, rec + sizeof(h), sizeof(v));
+	out->pid = v[0];
+	out->tid = v[2];
+	return PERF_PARSE_OK;
+}

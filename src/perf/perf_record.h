@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * perf_record.h - parsing what the kernel writes into a perf ring buffer:
+ * taking one record out of the ring (it may wrap) and decoding
+ * PERF_RECORD_SAMPLE, LOST, THROTTLE and EXIT. The ring is written by the
+ * kernel but treated as untrusted: every length is checked against the
+ * record and the ring, and a malformed record is an error, never a read
+ * past its end. Pure functions (no I/O), so tests feed them crafted bytes.
+ */
+#ifndef PFC_PERF_PERF_RECORD_H
+#define PFC_PERF_PERF_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest record: the header's size field is 16 bits. */
+#define PERF_RECORD_MAX_BYTES 65536u
+#define PERF_MAX_FOLLOWER_COUNTS 16u
+#define PERF_MAX_USER_REGS 32u
+
+/* What the leader's attr asked for, so samples can be decoded. */
+struct perf_sample_layout {
+	uint64_t sample_type;
+	uint64_t read_format;
+	uint32_t n_followers; /* with PERF_FORMAT_GROUP */
+	uint32_t n_user_regs; /* bits set in sample_regs_user */
+};
+
+/* A decoded sample. Pointers are views into the record bytes. */
+struct perf_sample {
+	uint32_t pid, tid;
+	uint64_t ts;
+	uint16_t cpu_mode; /* header.misc & PERF_RECORD_MISC_CPUMODE_MASK */
+	uint64_t timebase_count;
+	uint64_t follower_counts[PERF_MAX_FOLLOWER_COUNTS];
+	uint32_t n_followers;
+	const uint8_t *ips; /* n_ips little-endian u64, possibly unaligned */
+	uint64_t n_ips;
+	bool has_regs; /* false for kernel threads (abi NONE) */
+	uint64_t regs[PERF_MAX_USER_REGS];
+	const uint8_t *stack; /* the copied user stack from the sampled sp */
+	uint64_t stack_bytes; /* dyn_size, clamped to what was copied */
+};
+
+/* A process exit (attr.task). */
+struct perf_exit {
+	uint32_t pid, tid;
+};
+
+enum perf_parse_err {
+	PERF_PARSE_OK = 0,
+	PERF_PARSE_TRUNCATED = -1, /* a field runs past the record */
+	PERF_PARSE_BAD_VALUE = -2, /* a count or size that cannot be right */
+};
+
+/**
+ * perf_ring_take() - The record at *@tail of a ring.
+ * @data: the ring's data pages (@data_size bytes, a power of two).
+ * @head: the kernel's data_head (read with acquire order by the caller).
+ * @tail: our read position; advanced past the record on success, set to
+ *        @head when the ring holds garbage (then -EBADMSG).
+ * @scratch: at least PERF_RECORD_MAX_BYTES bytes, for a record that wraps.
+ * @out_rec: the record: in place in the ring when it does not wrap (valid
+ *           until the caller hands the space back to the kernel), else
+ *           copied into @scratch.
+ *
+ * Return: the record's size (>= 8), 0 if the ring is empty, -EBADMSG for a
+ * header whose size is < 8 or runs past @head.
+ * Context: any; never allocates.
+ */
+int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
+		   uint8_t *scratch, const uint8_t **out_rec);
+
+/* Decode a PERF_RECORD_SAMPLE (whole record, header included). */
+enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,
+				      size_t len, struct perf_sample *out);
+/* PERF_RECORD_LOST: the number of lost records. */
+enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *out_lost);
+/* PERF_RECORD_EXIT. */
+enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_exit *out);
+
+/* Record type and misc of a whole record (len >= 8). */
+uint32_t perf_record_type(const uint8_t *rec);
+
+/* The @i-th callchain address of @s. */
+uint64_t perf_sample_ip(const struct perf_sample *s, uint64_t i);
+
+#endif

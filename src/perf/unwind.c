@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * unwind.c - libdw unwinding and symbolization (see unwind.h). One Dwfl
+ * per process, attached once with callbacks that serve the current
+ * sample: registers from the sample, stack words from its copy, other
+ * words from the ELF file image of the module holding them.
+ */
+#include "perf/unwind.h"
+
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "base/hash.h"
+#include "base/hmap.h"
+#include "perf/fp_walk.h"
+#include "perf/symtab.h"
+
+/* A pc outside every module rereads the maps at most this often; when
+ * rereading does not help (JIT code, anonymous memory) the wait doubles. */
+#define UNWIND_REPARSE_MIN_NS 200000000ull
+#define UNWIND_REPARSE_MAX_NS 10000000000ull
+
+struct uproc {
+	uint32_t pid;
+	Dwfl *dwfl;
+	bool attached;
+	uint64_t last_use;
+	uint64_t last_report_ns;
+	uint64_t reparse_wait_ns;
+};
+
+struct unwinder {
+	struct hmap procs; /* pid -> struct uproc * */
+	struct symtab_cache symtabs;
+	uint64_t tick;
+	struct unwind_stats stats;
+	/* The sample being unwound, for the Dwfl callbacks. */
+	const struct perf_sample *cur;
+	bool mem_error;
+	uint64_t pcs[UNWIND_MAX_FRAMES];
+	size_t n_pcs;
+};
+
+/*
+ * Separate debuginfo (/usr/lib/debug) is looked up only while a module's
+ * symbols are read, which happens once per ELF (the table is cached by
+ * build id). Unwinding needs .eh_frame only; were libdw allowed to fall back
+ * to a debug file's .debug_frame, every new process would inflate the
+ * compressed DWARF of its ld.so and libc (milliseconds each).
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const struct unwind_module *m = *userdata;
+
+	if (!m || !m->reading_symbols)
+		return -1;
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					    debuglink_file, debuglink_crc, debuginfo_file_name);
+}
+
+static const Dwfl_Callbacks k_dwfl_cbs = {
+	.find_elf = dwfl_linux_proc_find_elf,
+	.find_debuginfo = find_debuginfo,
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ------------------------------------------------------- registers ---- */
+
+#if defined(__x86_64__)
+/* Sample order (perf_regs.h bits 0-8, 16-23): ax bx cx dx si di bp sp ip
+ * r8..r15. DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
+static const uint8_t k_dwarf_from_sample[17] = {0, 3, 2, 1, 4, 5, 6, 7, 9,
+						10, 11, 12, 13, 14, 15, 16, 8};
+enum { REG_SAMPLE_IP = 8, REG_SAMPLE_SP = 7, REG_SAMPLE_FP = 6, N_DWARF_REGS = 17 };
+#define UNWIND_HAS_ARCH 1
+#else
+#define UNWIND_HAS_ARCH 0
+#endif
+
+/* -------------------------------------------------- dwfl callbacks ---- */
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct unwinder *u = arg;
+
+	(void)dwfl;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return (pid_t)u->cur->tid;
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	struct unwinder *u = arg;
+
+	(void)dwfl;
+	*thread_argp = u;
+	return tid == (pid_t)u->cur->tid;
+}
+
+/* A word of a module's file image, for reads outside the stack copy. */
+static bool read_from_elf(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *out)
+{
+	Dwfl_Module *mod = dwfl_addrmodule(dwfl, addr);
+	GElf_Addr bias;
+	size_t n_ph, i, raw_len;
+	Elf *elf;
+	char *raw;
+
+	if (!mod || !(elf = dwfl_module_getelf(mod, &bias)) || elf_getphdrnum(elf, &n_ph) != 0)
+		return false;
+	raw = elf_rawfile(elf, &raw_len);
+	if (!raw)
+		return false;
+	for (i = 0; i < n_ph; i++) {
+		GElf_Phdr ph;
+		uint64_t a = addr - bias, off;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (a < ph.p_vaddr || a - ph.p_vaddr + 8 > ph.p_filesz)
+			continue;
+		off = ph.p_offset + (a - ph.p_vaddr);
+		if (off > raw_len || raw_len - off < 8)
+			return false;
+		memcpy(out, raw + off, 8);
+		return true;
+	}
+	return false;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct unwinder *u = arg;
+	const struct perf_sample *s = u->cur;
+#if UNWIND_HAS_ARCH
+	uint64_t sp = s->regs[REG_SAMPLE_SP];
+
+	if (addr >= sp && addr - sp <= s->stack_bytes && s->stack_bytes - (addr - sp) >= 8) {
+		memcpy(result, s->stack + (addr - sp), 8);
+		return true;
+	}
+#else
+	(void)s;
+#endif
+	if (read_from_elf(dwfl, addr, result))
+		return true;
+	u->mem_error = true;
+	return false;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+#if UNWIND_HAS_ARCH
+	struct unwinder *u = arg;
+	Dwarf_Word regs[N_DWARF_REGS];
+	size_t i;
+
+	for (i = 0; i < N_DWARF_REGS; i++)
+		regs[i] = u->cur->regs[k_dwarf_from_sample[i]];
+	if (!dwfl_thread_state_registers(thread, 0, N_DWARF_REGS, regs))
+		return false;
+	dwfl_thread_state_register_pc(thread, u->cur->regs[REG_SAMPLE_IP]);
+	return true;
+#else
+	(void)thread;
+	(void)arg;
+	return false;
+#endif
+}
+
+static const Dwfl_Thread_Callbacks k_thread_cbs = {
+	.next_thread = cb_next_thread,
+	.get_thread = cb_get_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* --------------------------------------------------------- modules ---- */
+
+static int free_module_cb(Dwfl_Module *mod, void **userdata, const char *name, Dwarf_Addr start,
+			  void *arg)
+{
+	struct unwind_module *m = *userdata;
+	struct unwinder *u = arg;
+
+	(void)mod;
+	(void)name;
+	(void)start;
+	if (m) {
+		symtab_cache_put(&u->symtabs, m->tab);
+		free(m->path);
+		free(m);
+		*userdata = NULL;
+	}
+	return DWARF_CB_OK;
+}
+
+static void proc_drop_dwfl(struct unwinder *u, struct uproc *p)
+{
+	if (!p->dwfl)
+		return;
+	dwfl_getmodules(p->dwfl, free_module_cb, u, 0);
+	dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = false;
+}
+
+/* Builds @p's module list from /proc/<pid>/maps, or adds to it: modules
+ * already known keep what libdw loaded for them (CFI, DWARF, symbols). */
+static int proc_report(struct unwinder *u, struct uproc *p)
+{
+	int rc;
+
+	p->last_report_ns = now_ns();
+	if (p->dwfl && p->attached) {
+		dwfl_report_begin_add(p->dwfl);
+		rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
+		if (dwfl_report_end(p->dwfl, NULL, NULL) == 0 && rc == 0) {
+			u->stats.maps_reparsed++;
+			return 0;
+		}
+	}
+	/* First time, or the maps changed too much to add to (an exec). */
+	proc_drop_dwfl(u, p);
+	p->dwfl = dwfl_begin(&k_dwfl_cbs);
+	if (!p->dwfl)
+		return -ENOMEM;
+	rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	if (rc != 0) {
+		proc_drop_dwfl(u, p);
+		return -ESRCH;
+	}
+	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &k_thread_cbs, u);
+	u->stats.maps_reparsed++;
+	return 0;
+}
+
+/* The function table of @mod's ELF: from the cache, or read once from
+ * .symtab (else .dynsym, plus MiniDebugInfo) with ELF addresses. NULL when
+ * memory runs out. */
+static struct symtab *module_symtab(struct unwinder *u, Dwfl_Module *mod,
+				    const struct unwind_module *m)
+{
+	uint64_t key = m->build_id_len ? fnv1a64(m->build_id, m->build_id_len)
+				       : hash_mix64(fnv1a64(m->path, strlen(m->path)));
+	struct symtab *t = symtab_cache_get(&u->symtabs, key);
+	int n, i;
+
+	if (t)
+		return t;
+	t = symtab_cache_create(&u->symtabs, key);
+	if (!t)
+		return NULL;
+	u->stats.symtabs_loaded++;
+	n = dwfl_module_getsymtab(mod);
+	for (i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(mod, i, &sym, &addr, NULL, NULL, NULL);
+
+		if (!name || !name[0] || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    sym.st_shndx == SHN_UNDEF)
+			continue;
+		if (symtab_add(t, addr - m->bias, sym.st_size, name) < 0)
+			break;
+	}
+	symtab_finish(t);
+	return t;
+}
+
+/* Our description of @mod, made on first use and kept with the module. */
+static const struct unwind_module *module_info(struct unwinder *u, Dwfl_Module *mod)
+{
+	void **userdata;
+	Dwarf_Addr start, end;
+	const char *name, *mainfile;
+	struct unwind_module *m;
+	const unsigned char *bits;
+	GElf_Addr vaddr, bias = 0;
+	int n;
+
+	name = dwfl_module_info(mod, &userdata, &start, &end, NULL, NULL, &mainfile, NULL);
+	if (*userdata)
+		return *userdata;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	/* libdwfl calls the vdso "[vdso: PID]"; the kernel and upstream say "[vdso]". */
+	if (name && !strncmp(name, "[vdso", 5))
+		name = "[vdso]";
+	m->path = strdup(name ? name : (mainfile ? mainfile : ""));
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	m->start = start;
+	m->end = end;
+	if (dwfl_module_getelf(mod, &bias))
+		m->bias = bias;
+	else
+		m->bias = start;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	if (n > 0 && (size_t)n <= sizeof(m->build_id)) {
+		memcpy(m->build_id, bits, (size_t)n);
+		m->build_id_len = (uint32_t)n;
+	}
+	/* Published first: find_debuginfo() reads the flag through it. */
+	*userdata = m;
+	m->reading_symbols = true;
+	m->tab = module_symtab(u, mod, m);
+	m->reading_symbols = false;
+	return m;
+}
+
+/* Symbolizes pcs[0..n) of @p into @out (pcs after the first are return
+ * addresses: looked up one byte back, inside the call). */
+static void symbolize(struct unwinder *u, struct uproc *p, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct unwind_frame *f = &out->frames[i];
+		uint64_t pc = pcs[i] - (i > 0 && pcs[i] > 0 ? 1 : 0);
+		Dwfl_Module *mod = p->dwfl ? dwfl_addrmodule(p->dwfl, pc) : NULL;
+		f->pc = pc;
+		f->rel_pc = pc;
+		f->function = NULL;
+		f->module = NULL;
+		if (!mod)
+			continue;
+		f->module = module_info(u, mod);
+		if (!f->module)
+			continue;
+		f->rel_pc = pc - f->module->bias;
+		f->function = f->module->tab ? symtab_lookup(f->module->tab, f->rel_pc) : NULL;
+	}
+	out->n = n;
+}
+
+/* --------------------------------------------------------- process ---- */
+
+static bool reparse_due(const struct uproc *p)
+{
+	return now_ns() - p->last_report_ns > (p->reparse_wait_ns ? p->reparse_wait_ns
+								   : UNWIND_REPARSE_MIN_NS);
+}
+
+/* Rereads @p's maps because @pc was in none of its modules. */
+static void reparse_for(struct unwinder *u, struct uproc *p, uint64_t pc)
+{
+	proc_report(u, p);
+	if (p->dwfl && dwfl_addrmodule(p->dwfl, pc)) {
+		p->reparse_wait_ns = 0;
+		return;
+	}
+	p->reparse_wait_ns = p->reparse_wait_ns ? p->reparse_wait_ns * 2 : 2 * UNWIND_REPARSE_MIN_NS;
+	if (p->reparse_wait_ns > UNWIND_REPARSE_MAX_NS)
+		p->reparse_wait_ns = UNWIND_REPARSE_MAX_NS;
+}
+
+static void proc_destroy(struct unwinder *u, struct uproc *p)
+{
+	if (!p)
+		return;
+	proc_drop_dwfl(u, p);
+	free(p);
+}
+
+static void evict_one(struct unwinder *u)
+{
+	struct hmap_iter it;
+	uint64_t key, val, best_key = 0, best_use = UINT64_MAX;
+	void *best = NULL;
+
+	hmap_iter_init(&it, &u->procs);
+	while (hmap_iter_next(&it, &key, &val)) {
+		struct uproc *p = (struct uproc *)(uintptr_t)val;
+
+		if (p->last_use < best_use) {
+			best_use = p->last_use;
+			best_key = key;
+			best = p;
+		}
+	}
+	if (best) {
+		hmap_del(&u->procs, best_key, NULL);
+		proc_destroy(u, best);
+		u->stats.procs_evicted++;
+	}
+}
+
+static struct uproc *proc_get(struct unwinder *u, uint32_t pid)
+{
+	struct uproc *p;
+	uint64_t v;
+
+	if (hmap_get(&u->procs, pid, &v)) {
+		p = (struct uproc *)(uintptr_t)v;
+		p->last_use = ++u->tick;
+		return p;
+	}
+	if (u->procs.len >= UNWIND_MAX_PROCS)
+		evict_one(u);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->last_use = ++u->tick;
+	if (hmap_put(&u->procs, pid, (uint64_t)(uintptr_t)p) < 0) {
+		free(p);
+		return NULL;
+	}
+	u->stats.procs_created++;
+	proc_report(u, p);
+	return p;
+}
+
+/* ---------------------------------------------------------- unwind ---- */
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct unwinder *u = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (u->n_pcs == UNWIND_MAX_FRAMES)
+		return DWARF_CB_ABORT;
+	/* Return addresses stay as they are: symbolize() moves them into the
+	 * call (libdw says which frames are activations; only the first is). */
+	(void)activation;
+	u->pcs[u->n_pcs++] = pc;
+	return DWARF_CB_OK;
+}
+
+static enum unwind_error fp_unwind(struct unwinder *u, const struct perf_sample *s)
+{
+#if UNWIND_HAS_ARCH
+	enum fp_walk_end end;
+
+	u->n_pcs = fp_walk(s->regs[REG_SAMPLE_IP], s->regs[REG_SAMPLE_FP], s->regs[REG_SAMPLE_SP],
+			   s->stack, (size_t)s->stack_bytes, u->pcs, UNWIND_MAX_FRAMES, &end);
+	/* A chain leaving the copied stack or turning back is where frame
+	 * pointers end (code built without them, the stack's outermost frame):
+	 * as upstream's frame-pointer unwinder, that is no error. */
+	return end == FP_WALK_MAX_FRAMES ? UNWIND_ERR_MAX_FRAMES_EXCEEDED : UNWIND_ERR_NONE;
+#else
+	(void)s;
+	u->n_pcs = 0;
+	return UNWIND_ERR_BAD_ARCH;
+#endif
+}
+
+static enum unwind_error dwarf_unwind(struct unwinder *u, struct uproc *p,
+				      const struct perf_sample *s)
+{
+	int rc;
+
+	u->n_pcs = 0;
+	u->mem_error = false;
+	if (!p->attached)
+		return UNWIND_ERR_INVALID_ELF;
+	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, frame_cb, u);
+	if (rc == 0)
+		return UNWIND_ERR_NONE;
+	if (u->n_pcs == UNWIND_MAX_FRAMES)
+		return UNWIND_ERR_MAX_FRAMES_EXCEEDED;
+	return u->mem_error ? UNWIND_ERR_MEMORY_INVALID : UNWIND_ERR_UNWIND_INFO;
+}
+
+void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_unwind_mode mode,
+		   struct unwind_result *out)
+{
+	struct uproc *p;
+	enum unwind_error err;
+	uint64_t ip;
+
+	out->n = 0;
+#if !UNWIND_HAS_ARCH
+	(void)mode;
+	(void)p;
+	(void)err;
+	(void)ip;
+	out->error = UNWIND_ERR_BAD_ARCH;
+	return;
+#else
+	if (!s->has_regs) {
+		out->error = UNWIND_ERR_UNSUPPORTED;
+		return;
+	}
+	p = proc_get(u, s->pid);
+	if (!p) {
+		out->error = UNWIND_ERR_MAPS_PARSE;
+		return;
+	}
+	if (!p->dwfl && reparse_due(p))
+		reparse_for(u, p, s->regs[REG_SAMPLE_IP]);
+	if (!p->dwfl) {
+		/* Gone, or its maps unreadable: the pc alone, unsymbolized. */
+		out->frames[0].pc = out->frames[0].rel_pc = s->regs[REG_SAMPLE_IP];
+		out->frames[0].function = NULL;
+		out->frames[0].module = NULL;
+		out->n = 1;
+		out->error = UNWIND_ERR_MAPS_PARSE;
+		return;
+	}
+	ip = s->regs[REG_SAMPLE_IP];
+	/* A pc in no known module: the maps changed (dlopen, exec). */
+	if (!dwfl_addrmodule(p->dwfl, ip) && reparse_due(p))
+		reparse_for(u, p, ip);
+	u->cur = s;
+	if (mode == PERF_UNWIND_FRAME_POINTER) {
+		err = fp_unwind(u, s);
+	} else {
+		err = dwarf_unwind(u, p, s);
+		/* DWARF got nowhere: frame pointers may still give the chain (the
+		 * DWARF error stays on the sample). */
+		if (err != UNWIND_ERR_NONE && u->n_pcs <= 1) {
+			fp_unwind(u, s);
+			u->stats.fp_fallbacks++;
+			if (u->n_pcs == 0) {
+				u->pcs[0] = ip;
+				u->n_pcs = 1;
+			}
+		}
+	}
+	if (!p->dwfl) {
+		out->n = 0;
+		out->error = UNWIND_ERR_MAPS_PARSE;
+		return;
+	}
+	symbolize(u, p, u->pcs, u->n_pcs, out);
+	if (out->n && !out->frames[0].module && err == UNWIND_ERR_NONE)
+		err = UNWIND_ERR_INVALID_MAP;
+	out->error = err;
+	u->cur = NULL;
+#endif
+}
+
+void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out)
+{
+	struct uproc *p = proc_get(u, pid);
+
+	if (n > UNWIND_MAX_FRAMES)
+		n = UNWIND_MAX_FRAMES;
+	out->n = 0;
+	out->error = UNWIND_ERR_NONE;
+	if (p && !p->dwfl && reparse_due(p) && n)
+		reparse_for(u, p, pcs[0]);
+	if (!p || !p->dwfl) {
+		out->error = UNWIND_ERR_MAPS_PARSE;
+		return;
+	}
+	if (n && !dwfl_addrmodule(p->dwfl, pcs[0]) && reparse_due(p))
+		reparse_for(u, p, pcs[0]);
+	symbolize(u, p, pcs, n, out);
+	if (n == UNWIND_MAX_FRAMES)
+		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
+}
+
+int unwinder_create(struct unwinder **out)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return -ENOMEM;
+	hmap_init(&u->procs);
+	symtab_cache_init(&u->symtabs);
+	*out = u;
+	return 0;
+}
+
+void unwinder_forget(struct unwinder *u, uint32_t pid)
+{
+	uint64_t v;
+
+	if (hmap_del(&u->procs, pid, &v) == 0)
+		proc_destroy(u, (struct uproc *)(uintptr_t)v);
+}
+
+void unwinder_destroy(struct unwinder *u)
+{
+	struct hmap_iter it;
+	uint64_t key, val;
+
+	if (!u)
+		return;
+	hmap_iter_init(&it, &u->procs);
+	while (hmap_iter_next(&it, &key, &val))
+		proc_destroy(u, (struct uproc *)(uintptr_t)val);
+	hmap_fini(&u->procs);
+	symtab_cache_fini(&u->symtabs);
+	free(u);
+}
+
+void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *out)
+{
+	*out = u->stats;
+}
+
+const char *unwind_error_frame_name(enum unwind_error e)
+{
+	switch (e) {
+	case UNWIND_ERR_NONE:
+		return "ERROR NONE";
+	case UNWIND_ERR_MEMORY_INVALID:
+		return "ERROR MEMORY_INVALID";
+	case UNWIND_ERR_UNWIND_INFO:
+		return "ERROR UNWIND_INFO";
+	case UNWIND_ERR_UNSUPPORTED:
+		return "ERROR UNSUPPORTED";
+	case UNWIND_ERR_INVALID_MAP:
+		return "ERROR INVALID_MAP";
+	case UNWIND_ERR_MAX_FRAMES_EXCEEDED:
+		return "ERROR MAX_FRAMES_EXCEEDED";
+	case UNWIND_ERR_REPEATED_FRAME:
+		return "ERROR REPEATED_FRAME";
+	case UNWIND_ERR_INVALID_ELF:
+		return "ERROR INVALID_ELF";
+	case UNWIND_ERR_THREAD_DOES_NOT_EXIST:
+		return "ERROR THREAD_DOES_NOT_EXIST";
+	case UNWIND_ERR_BAD_ARCH:
+		return "ERROR BAD_ARCH";
+	case UNWIND_ERR_MAPS_PARSE:
+		return "ERROR MAPS_PARSE";
+	}
+	return "ERROR UNKNOWN";
+}

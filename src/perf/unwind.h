@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * unwind.h - user callstacks of sampled threads, with elfutils' libdw: a
+ * Dwfl per process (modules from /proc/<pid>/maps, cached; rebuilt when a
+ * pc falls outside every module; dropped when the process exits), unwound
+ * by DWARF CFI from the sample's registers and copied stack (the target is
+ * never ptrace'd), or along frame pointers. Frames are symbolized from the
+ * ELF .symtab/.dynsym (MiniDebugInfo included) and carry their module's
+ * path and build id. Runs on traced_perf's loop thread.
+ */
+#ifndef PFC_PERF_UNWIND_H
+#define PFC_PERF_UNWIND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf/perf_config.h"
+#include "perf/perf_record.h"
+
+#define UNWIND_MAX_FRAMES 128u
+/* Processes whose unwinding state is kept (least recently used go). */
+#define UNWIND_MAX_PROCS 256u
+#define UNWIND_BUILD_ID_MAX 64u
+
+/* Profiling.StackUnwindError values we produce. */
+enum unwind_error {
+	UNWIND_ERR_NONE = 1,
+	UNWIND_ERR_MEMORY_INVALID = 2,
+	UNWIND_ERR_UNWIND_INFO = 3,
+	UNWIND_ERR_UNSUPPORTED = 4,
+	UNWIND_ERR_INVALID_MAP = 5,
+	UNWIND_ERR_MAX_FRAMES_EXCEEDED = 6,
+	UNWIND_ERR_REPEATED_FRAME = 7,
+	UNWIND_ERR_INVALID_ELF = 8,
+	UNWIND_ERR_THREAD_DOES_NOT_EXIST = 11,
+	UNWIND_ERR_BAD_ARCH = 12,
+	UNWIND_ERR_MAPS_PARSE = 13,
+};
+
+struct symtab;
+
+/* A binary mapped by a process: what an interned Mapping needs, and its
+ * ELF's function table (shared with other processes mapping the same ELF;
+ * libdw's own lookup is a linear scan per call, this a binary search). */
+struct unwind_module {
+	struct symtab *tab; /* a reference into the unwinder's cache, or NULL */
+	char *path;
+	uint8_t build_id[UNWIND_BUILD_ID_MAX];
+	uint32_t build_id_len;
+	uint64_t start, end;
+	uint64_t bias; /* pc - bias = the address in the ELF (rel_pc) */
+	bool reading_symbols; /* separate debuginfo may be looked up now */
+};
+
+struct unwind_frame {
+	uint64_t pc;
+	uint64_t rel_pc;
+	const char *function;              /* borrowed; NULL if unknown */
+	const struct unwind_module *module; /* borrowed; NULL outside every module */
+};
+
+/* Frames leaf first; valid until the next unwind_sample() or forget. */
+struct unwind_result {
+	struct unwind_frame frames[UNWIND_MAX_FRAMES];
+	size_t n;
+	enum unwind_error error;
+};
+
+struct unwind_stats {
+	uint64_t procs_created;
+	uint64_t procs_evicted;
+	uint64_t maps_reparsed;
+	uint64_t fp_fallbacks;
+	uint64_t symtabs_loaded; /* ELF symbol tables read (not from the cache) */
+};
+
+struct unwinder;
+
+int unwinder_create(struct unwinder **out);
+void unwinder_destroy(struct unwinder *u);
+
+/**
+ * unwind_sample() - Unwind the user part of @s (which must have regs).
+ * @mode: PERF_UNWIND_DWARF or PERF_UNWIND_FRAME_POINTER.
+ * Context: loop thread; allocates only for a process or module seen for
+ * the first time.
+ */
+void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_unwind_mode mode,
+		   struct unwind_result *out);
+/**
+ * unwind_symbolize() - Frames for pcs the kernel already walked
+ * (UNWIND_KERNEL_FRAME_POINTER): @pcs (@n, leaf first, return addresses
+ * after the first) of process @pid, symbolized like unwound ones.
+ */
+void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
+		      struct unwind_result *out);
+/* Drop @pid's state (it exited). */
+void unwinder_forget(struct unwinder *u, uint32_t pid);
+void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *out);
+/* "ERROR <name>" for the synthetic frame of a failed unwind. */
+const char *unwind_error_frame_name(enum unwind_error e);
+
+#endif

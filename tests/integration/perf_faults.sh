@@ -1,0 +1,220 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# perf_faults.sh - traced_perf refuses what it cannot serve and reports
+# what it loses (skipped without cpu-wide perf sampling rights):
+#   bad configs    an unknown counter, a tracepoint that does not exist or
+#                  a filter the kernel rejects, a ring size that is not a
+#                  power of two: one log line each,
+#                  the daemon stays up and a good session still records;
+#   hardware       cpu-cycles: sampled where there is a PMU, else refused
+#                  cleanly (the sampling check is skipped, saying why);
+#   overrun        a 1-page ring under 64 KiB stack samples loses records:
+#                  kernel_records_lost reaches the trace processor's stats;
+#   incremental    interning cleared every 300 ms: defaults re-emitted and
+#                  every callstack still resolves;
+#   shards         process_shard_count 2: the shard is in the defaults and
+#                  only its processes get callstacks;
+#   reconnect      traced restarts: traced_perf registers again.
+# Usage: OUT=out sh tests/integration/perf_faults.sh
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/svc_lib.sh"
+. "$(dirname "$0")/perf_lib.sh"
+
+svc_require_bins traced traced_perf perfetto trace_processor_shell perf_hot pfc_pbtxt
+perf_require perf_faults
+perf_setup perf_faults
+
+# refused NAME LOGTEXT: recording NAME works, the log says LOGTEXT, no samples.
+refused() {
+	local _n
+	if ! svc_perfetto "$1" 30 -c "$SVC_TMP/$1.cfg" -o "$SVC_TMP/$1.pb"; then
+		fail "perf_faults/$1" "perfetto failed: $(svc_errtail "$1")"
+		return
+	fi
+	_n=$(perf_q "$1" "select count(*) from perf_sample")
+	if perf_log_has perf "$2" && [ "${_n:-1}" -eq 0 ] && svc_running perf; then
+		pass "perf_faults/$1"
+	else
+		fail "perf_faults/$1" "log lacks '$2' or samples=$_n; log: $(svc_errtail perf 2)"
+	fi
+}
+
+# bin_cfg NAME TEXT: TEXT encoded as a binary TraceConfig in NAME.cfg.
+bin_cfg() {
+	svc_cfg "$1" "$2"
+	"$OUT/pfc_pbtxt" --type TraceConfig encode "$SVC_TMP/$1.pbtxt" >"$SVC_TMP/$1.cfg"
+}
+
+# An unknown counter cannot be written in text: patch SW_DUMMY (20) to 99.
+bin_cfg counter 'buffers { size_kb: 1024 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { counter: SW_DUMMY }
+} } }
+duration_ms: 300'
+python3 - "$SVC_TMP/counter.cfg" <<'PY'
+import sys
+p = sys.argv[1]
+b = open(p, 'rb').read()
+i = b.find(b'\x20\x14')
+assert i >= 0
+open(p, 'wb').write(b[:i] + b'\x20\x63' + b[i + 2:])
+PY
+refused counter "unknown perf counter 99"
+
+bin_cfg tracepoint 'buffers { size_kb: 1024 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "nosuch_group:nosuch_event" } }
+} } }
+duration_ms: 300'
+refused tracepoint "nosuch_group:nosuch_event\" not found"
+
+bin_cfg ringsize 'buffers { size_kb: 1024 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  ring_buffer_pages: 3
+} } }
+duration_ms: 300'
+refused ringsize "must be a power of two"
+
+bin_cfg tpfilter 'buffers { size_kb: 1024 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "sched:sched_switch" filter: "no_such_field ==== 3" } }
+} } }
+duration_ms: 300'
+if [ -e /sys/kernel/tracing/events/sched/sched_switch/id ] ||
+	[ -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
+	refused tpfilter "is the tracepoint filter valid"
+else
+	skip perf_faults/tpfilter "no tracefs with sched:sched_switch"
+fi
+
+# -------------------------------------------------------------- hardware ----
+bin_cfg hw 'buffers { size_kb: 4096 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 100 counter: HW_CPU_CYCLES }
+} } }
+duration_ms: 500'
+"$OUT/perf_hot" spin 0.8 >/dev/null &
+r=$!
+if svc_perfetto hw 30 -c "$SVC_TMP/hw.cfg" -o "$SVC_TMP/hw.pb"; then
+	n=$(perf_q hw "select count(*) from perf_sample")
+	if perf_log_has perf "no hardware PMU"; then
+		if [ "${n:-1}" -eq 0 ] && svc_running perf; then
+			pass perf_faults/hardware_refused_cleanly
+		else
+			fail perf_faults/hardware_refused_cleanly "samples=$n after a refusal"
+		fi
+		skip perf_faults/hardware_sampling "perf_event_open(PERF_TYPE_HARDWARE) fails here: no hardware PMU ($(grep 'instance.*refused' "$SVC_TMP/perf.err" | tail -n 1 | sed 's/.*refused: //'))"
+	elif [ "${n:-0}" -ge 10 ]; then
+		pass perf_faults/hardware_sampling
+	else
+		fail perf_faults/hardware_sampling "cycles: $n samples, log: $(svc_errtail perf 2)"
+	fi
+else
+	fail perf_faults/hardware_sampling "perfetto failed: $(svc_errtail hw)"
+fi
+wait $r
+
+# A good session after all that.
+svc_cfg good 'buffers { size_kb: 4096 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 100 counter: SW_CPU_CLOCK }
+} } }
+duration_ms: 600'
+if perf_record good 30 && [ "$(perf_q good "select count(*) from perf_sample")" -ge 20 ]; then
+	pass perf_faults/good_after_bad
+else
+	fail perf_faults/good_after_bad "no samples: $(svc_errtail perf 2)"
+fi
+
+# --------------------------------------------------------------- overrun ----
+svc_cfg overrun 'buffers { size_kb: 8192 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 1000 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 1
+} } }
+duration_ms: 800'
+"$OUT/perf_hot" spin 1 >/dev/null &
+r=$!
+if perf_record overrun 30; then
+	lost=$(perf_q overrun "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
+	if [ "${lost:-0}" -gt 0 ] && perf_log_has perf "records lost by the kernel"; then
+		pass perf_faults/overrun_counted
+	else
+		fail perf_faults/overrun_counted "perf_cpu_lost_records=$lost"
+	fi
+else
+	fail perf_faults/overrun_counted "recording failed: $(svc_errtail overrun)"
+fi
+wait $r
+
+# ----------------------------------------------------------- incremental ----
+svc_cfg incr 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_FRAME_POINTER }
+} } }
+incremental_state_config { clear_period_ms: 300 }
+duration_ms: 1600'
+"$OUT/perf_hot" spin 1.8 >"$SVC_TMP/incr.hot" &
+r=$!
+if perf_record incr 30 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/incr.pb" >"$SVC_TMP/incr.txt"; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/incr.hot")
+	defaults=$(grep -c "perf_sample_defaults {" "$SVC_TMP/incr.txt")
+	bad=$(perf_q incr "select coalesce(sum(value), 0) from stats where name like 'stackprofile_invalid%'")
+	hot=$(perf_leaf_counts incr "$pid" | awk '$1 == "hot_a" || $1 == "hot_b" { s += $2 } END { print s + 0 }')
+	if [ "$defaults" -ge 3 ] && [ "${bad:-1}" -eq 0 ] && [ "$hot" -ge 100 ]; then
+		pass perf_faults/incremental_clear
+	else
+		fail perf_faults/incremental_clear "defaults packets=$defaults invalid ids=$bad hot samples=$hot"
+	fi
+else
+	wait $r
+	fail perf_faults/incremental_clear "recording failed: $(svc_errtail incr)"
+fi
+
+# ---------------------------------------------------------------- shards ----
+svc_cfg shard 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { scope { process_shard_count: 2 } user_frames: UNWIND_FRAME_POINTER }
+} } }
+duration_ms: 1000'
+"$OUT/perf_hot" spin 1.2 >/dev/null &
+r1=$!
+"$OUT/perf_hot" spin 1.2 >/dev/null &
+r2=$!
+if perf_record shard 30; then
+	count=$(perf_q shard "select value from stats where name = 'perf_process_shard_count'")
+	chosen=$(perf_q shard "select value from stats where name = 'perf_chosen_process_shard'")
+	# Shards are of processes: a thread's process pid decides.
+	wrong=$(perf_q shard "select count(*) from perf_sample s join thread t using(utid)
+		join process p using(upid) where s.callsite_id is not null and p.pid % 2 != ${chosen:-9}")
+	right=$(perf_q shard "select count(*) from perf_sample s join thread t using(utid)
+		join process p using(upid) where s.callsite_id is not null and p.pid % 2 = ${chosen:-9}")
+	if [ "$count" = 2 ] && [ -n "$chosen" ] && [ "${wrong:-1}" -eq 0 ] && [ "${right:-0}" -ge 1 ]; then
+		pass perf_faults/process_shards
+	else
+		fail perf_faults/process_shards "shard count '$count' chosen '$chosen': callstacks in other shards $wrong, in the chosen one $right"
+	fi
+else
+	fail perf_faults/process_shards "recording failed: $(svc_errtail shard)"
+fi
+wait $r1 $r2
+
+# ------------------------------------------------------------- reconnect ----
+svc_stop_traced traced
+# A new traced on the same sockets (svc_start_traced would pick new ones).
+svc_bg traced2 env TRACED_NOTIFY_FD=9 "$OUT/traced"
+svc_wait_for 10 _svc_traced_up traced2
+svc_wait_for 10 sh -c '[ "$(grep -c "connected to the tracing service" "$1")" -ge 2 ]' sh "$SVC_TMP/perf.err"
+if perf_record good 30 && [ "$(perf_q good "select count(*) from perf_sample")" -ge 20 ]; then
+	pass perf_faults/reconnect
+else
+	fail perf_faults/reconnect "no samples after traced restarted: $(svc_errtail perf 2)"
+fi
+
+perf_check_exit perf_faults
+
+summary

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0
+# perf_lib.sh - helpers for traced_perf's integration tests (perf_*.sh):
+# skip unless perf_event_open may sample every process, start traced and
+# traced_perf on private sockets, record a pbtxt config with perfetto, and
+# query the result with trace_processor_shell. Source after lib.sh and
+# svc_lib.sh.
+
+case $0 in
+*/perf_lib.sh | perf_lib.sh)
+	echo "0 passed, 0 failed, 0 skipped"
+	exit 0
+	;;
+esac
+
+# perf_require SUITE: skips the whole suite (exit 0) when cpu-wide
+# sampling is not allowed here.
+perf_require() {
+	local _p
+	_p=$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null)
+	if [ -z "$_p" ]; then
+		skip "$1/all" "no perf events in this kernel (/proc/sys/kernel/perf_event_paranoid)"
+		summary
+		exit 0
+	fi
+	if [ "$(id -u)" != 0 ] && [ "$_p" -gt -1 ]; then
+		skip "$1/all" "cpu-wide perf sampling needs root or perf_event_paranoid <= -1 (is $_p)"
+		summary
+		exit 0
+	fi
+}
+
+# perf_start NAME: traced_perf (PFC_LOG_LEVEL=info, log in NAME.err),
+# waits until linux.perf is registered.
+perf_start() {
+	svc_bg "$1" env PFC_LOG_LEVEL=info TRACED_PERF_NOTIFY_FD=9 "$OUT/traced_perf"
+	svc_wait_for 10 _svc_ready_or_exited "$1" && _svc_is_ready "$1"
+}
+
+# perf_setup SUITE: traced + traced_perf, or fail and exit.
+perf_setup() {
+	if ! svc_start_traced traced; then
+		fail "$1/traced_start" "traced did not start: $(svc_errtail traced)"
+		summary
+		exit 1
+	fi
+	if ! perf_start perf; then
+		fail "$1/perf_start" "traced_perf did not register: $(svc_errtail perf)"
+		summary
+		exit 1
+	fi
+}
+
+# perf_record NAME TIMEOUT_S: perfetto with $SVC_TMP/NAME.pbtxt into
+# $SVC_TMP/NAME.pb; true if it wrote a trace.
+perf_record() {
+	svc_perfetto "$1" "$2" --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pb" &&
+		[ -s "$SVC_TMP/$1.pb" ]
+}
+
+# perf_q NAME SQL: the query's rows on $SVC_TMP/NAME.pb (no header,
+# unquoted, one per line). Name multi-line expressions with `as`: the
+# header is one line only then.
+perf_q() {
+	timeout 60 "$OUT/trace_processor_shell" -Q "$2" "$SVC_TMP/$1.pb" 2>"$SVC_TMP/$1.q.err" |
+		sed 1d | tr -d '"'
+}
+
+# perf_leaf_counts NAME PID: "function count" lines of PID's leaf frames.
+perf_leaf_counts() {
+	perf_q "$1" "select f.name, count(*) from perf_sample s
+		join thread t using(utid)
+		join stack_profile_callsite c on s.callsite_id = c.id
+		join stack_profile_frame f on c.frame_id = f.id
+		where t.tid = $2 group by f.name order by 2 desc" | tr ',' ' '
+}
+
+# perf_chain_has NAME PID LEAF CALLER: true if a callsite of PID's samples
+# whose leaf is LEAF has CALLER among its ancestors.
+perf_chain_has() {
+	local _n
+	_n=$(perf_q "$1" "with recursive up(id, parent_id, name) as (
+		select c.id, c.parent_id, f.name from stack_profile_callsite c
+		join stack_profile_frame f on c.frame_id = f.id
+		where c.id in (select s.callsite_id from perf_sample s join thread t using(utid)
+			join stack_profile_callsite c2 on s.callsite_id = c2.id
+			join stack_profile_frame f2 on c2.frame_id = f2.id
+			where t.tid = $2 and f2.name = '$3')
+		union select p.id, p.parent_id, f.name from up
+		join stack_profile_callsite p on up.parent_id = p.id
+		join stack_profile_frame f on p.frame_id = f.id)
+		select count(*) from up where name = '$4'")
+	[ "${_n:-0}" -gt 0 ]
+}
+
+# perf_log_has NAME TEXT: the daemon's log mentions TEXT.
+perf_log_has() {
+	grep -q "$2" "$SVC_TMP/$1.err"
+}
+
+# perf_check_exit SUITE: traced_perf stops on SIGTERM with status 0 (a
+# sanitizer report, a leak included, makes it non-zero).
+perf_check_exit() {
+	local _rc
+	kill -TERM "$(svc_pid perf)" 2>/dev/null
+	svc_wait perf 10
+	_rc=$?
+	if [ "$_rc" -eq 0 ]; then
+		pass "$1/clean_exit"
+	else
+		fail "$1/clean_exit" "traced_perf exited $_rc: $(svc_errtail perf 4)"
+	fi
+}

@@ -1,0 +1,321 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# perf_sampling.sh - traced_perf against the live kernel (skipped without
+# cpu-wide perf sampling rights):
+#   hot_fp / hot_dwarf  perf_hot spins in hot_a ~2/3 and hot_b ~1/3 of the
+#                       time: they are the top leaves with plausible shares,
+#                       built with frame pointers (UNWIND_FRAME_POINTER) and
+#                       without (UNWIND_DWARF: main must be in the chain),
+#                       and walked by the kernel (UNWIND_KERNEL_FRAME_POINTER);
+#   kernel              a getppid() loop has kernel frames named from
+#                       kallsyms under a "kernel" mapping;
+#   followers           a page-faults follower counts the pages perf_hot
+#                       touches (>= 90% of them, not over 150%);
+#   scope               target_pid and target_cmdline (a glob): callstacks
+#                       only for those processes, the others' samples skipped;
+#   exits / deleted     a process that exits mid-session and one whose
+#                       binary was deleted: sampled, the daemon survives;
+#   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
+#                       and its filter (prev_comm) is applied by the kernel.
+# Usage: OUT=out sh tests/integration/perf_sampling.sh
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/svc_lib.sh"
+. "$(dirname "$0")/perf_lib.sh"
+
+svc_require_bins traced traced_perf perfetto trace_processor_shell perf_hot perf_hot_nofp pfc_pbtxt
+perf_require perf_sampling
+perf_setup perf_sampling
+
+# Rings of 8 MiB: 64 KiB stack samples fill upstream's default 1 MiB in 16
+# samples, which a loaded machine can fail to drain in time.
+# hot NAME BINARY MODE: record BINARY spinning for 2.5 s at 250 Hz.
+hot() {
+	local _pid _a _b _tot _r
+	svc_cfg "$1" "buffers { size_kb: 32768 }
+data_sources { config { name: \"linux.perf\" perf_event_config {
+  timebase { frequency: 250 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: $3 }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 2500"
+	"$OUT/$2" spin 2.8 >"$SVC_TMP/$1.hot" &
+	_r=$!
+	if ! perf_record "$1" 30; then
+		fail "perf_sampling/$1" "recording failed: $(svc_errtail "$1")"
+		wait $_r
+		return 1
+	fi
+	wait $_r
+	_pid=$(head -n 1 "$SVC_TMP/$1.hot")
+	perf_leaf_counts "$1" "$_pid" >"$SVC_TMP/$1.leaves"
+	_a=$(awk '$1 == "hot_a" { print $2 }' "$SVC_TMP/$1.leaves")
+	_b=$(awk '$1 == "hot_b" { print $2 }' "$SVC_TMP/$1.leaves")
+	_tot=$(awk '{ s += $2 } END { print s + 0 }' "$SVC_TMP/$1.leaves")
+	_a=${_a:-0}
+	_b=${_b:-0}
+	# About 600 samples: hot_a 2/3 and hot_b 1/3 of those in the two, and
+	# together most of the process's samples (the rest is clock_gettime).
+	if [ "$_tot" -ge 200 ] && [ $((_a + _b)) -ge $((_tot * 6 / 10)) ] &&
+		[ $((_a * 100)) -ge $(((_a + _b) * 55)) ] && [ $((_a * 100)) -le $(((_a + _b) * 78)) ]; then
+		pass "perf_sampling/$1_leaves"
+	else
+		fail "perf_sampling/$1_leaves" "hot_a=$_a hot_b=$_b of $_tot: $(head -n 4 "$SVC_TMP/$1.leaves" | tr '\n' ';')"
+	fi
+	if perf_chain_has "$1" "$_pid" hot_a call_hot && perf_chain_has "$1" "$_pid" hot_a main; then
+		pass "perf_sampling/$1_callers"
+	else
+		fail "perf_sampling/$1_callers" "hot_a's callsites lack call_hot or main"
+	fi
+}
+
+hot hot_fp perf_hot UNWIND_FRAME_POINTER
+hot hot_dwarf perf_hot_nofp UNWIND_DWARF
+hot hot_kfp perf_hot UNWIND_KERNEL_FRAME_POINTER
+n=$(perf_q hot_dwarf "select count(*) from stack_profile_mapping m where m.name like '%perf_hot_nofp' and length(m.build_id) = 40")
+if [ "${n:-0}" -ge 1 ]; then
+	pass perf_sampling/build_id
+else
+	fail perf_sampling/build_id "perf_hot_nofp's mapping has no 20-byte build id"
+fi
+
+# ---------------------------------------------------------------- kernel ----
+svc_cfg kernel 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 250 counter: SW_CPU_CLOCK }
+  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 1500'
+"$OUT/perf_hot_nofp" sys 1.8 >"$SVC_TMP/kernel.hot" &
+r=$!
+if perf_record kernel 30; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/kernel.hot")
+	n=$(perf_q kernel "select count(distinct f.name) from perf_sample s join thread t using(utid)
+		join stack_profile_callsite c on s.callsite_id = c.id
+		join stack_profile_frame f on c.frame_id = f.id
+		join stack_profile_mapping m on f.mapping = m.id
+		where t.tid = $pid and m.name like '%kernel' and f.name is not null")
+	k=$(perf_q kernel "select count(*) from perf_sample s join thread t using(utid)
+		where t.tid = $pid and s.cpu_mode = 'kernel'")
+	if [ "${n:-0}" -ge 2 ] && [ "${k:-0}" -ge 10 ] &&
+		perf_chain_has kernel "$pid" "$(perf_q kernel "select f.name from perf_sample s join thread t using(utid)
+			join stack_profile_callsite c on s.callsite_id = c.id
+			join stack_profile_frame f on c.frame_id = f.id
+			join stack_profile_mapping m on f.mapping = m.id
+			where t.tid = $pid and m.name like '%kernel' group by f.name order by count(*) desc limit 1")" sys_loop; then
+		pass perf_sampling/kernel_frames
+	else
+		fail perf_sampling/kernel_frames "named kernel functions=$n kernel-mode samples=$k (or no sys_loop above them)"
+	fi
+else
+	wait $r
+	fail perf_sampling/kernel_frames "recording failed: $(svc_errtail kernel)"
+fi
+
+# ------------------------------------------------------------- followers ----
+PAGES=20000
+svc_cfg follow 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 1000 counter: SW_CPU_CLOCK }
+  followers { counter: SW_PAGE_FAULTS name: "faults" }
+} } }
+duration_ms: 2500'
+# Pinned to one CPU: no faults are counted on a CPU it just left.
+PIN=""
+command -v taskset >/dev/null 2>&1 && PIN="taskset -c $(($(nproc) - 1))"
+(sleep 0.8 && $PIN "$OUT/perf_hot_nofp" pages $PAGES >"$SVC_TMP/follow.hot") &
+r=$!
+if perf_record follow 30 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/follow.pb" >"$SVC_TMP/follow.txt"; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/follow.hot")
+	# The follower's delta between consecutive samples of a CPU, summed
+	# over the intervals the workload began or ended (it was running).
+	got=$(awk -v pid="$pid" '
+		/perf_sample \{/ { in_s = 1; cpu = ""; p = ""; f = "" }
+		in_s && /^ *cpu: / { cpu = $2 }
+		in_s && /^ *pid: / { p = $2 }
+		in_s && /follower_counts: / { f = $2 }
+		in_s && /^  \}/ {
+			in_s = 0
+			if (f == "") next
+			if ((cpu in prev) && (p == pid || prevpid[cpu] == pid)) sum += f - prev[cpu]
+			prev[cpu] = f
+			prevpid[cpu] = p
+		}
+		END { print sum + 0 }' "$SVC_TMP/follow.txt")
+	if [ "$got" -ge $((PAGES * 9 / 10)) ] && [ "$got" -le $((PAGES * 3 / 2)) ]; then
+		pass perf_sampling/follower_page_faults
+	else
+		fail perf_sampling/follower_page_faults "page faults counted for pid $pid: $got (touched $PAGES pages)"
+	fi
+	name=$(perf_q follow "select name from perf_counter_track where name like '%faults%' limit 1")
+	if [ -n "$name" ]; then
+		pass perf_sampling/follower_named
+	else
+		fail perf_sampling/follower_named "no perf counter track for the follower"
+	fi
+else
+	wait $r
+	fail perf_sampling/follower_page_faults "recording failed: $(svc_errtail follow)"
+fi
+
+# ----------------------------------------------------------------- scope ----
+"$OUT/perf_hot" spin 2.5 >"$SVC_TMP/scope.a" &
+ra=$!
+"$OUT/perf_hot" spin 2.5 >"$SVC_TMP/scope.b" &
+rb=$!
+svc_wait_for 5 test -s "$SVC_TMP/scope.b"
+svc_wait_for 5 test -s "$SVC_TMP/scope.a"
+pa=$(head -n 1 "$SVC_TMP/scope.a")
+pb=$(head -n 1 "$SVC_TMP/scope.b")
+svc_cfg scope "buffers { size_kb: 16384 }
+data_sources { config { name: \"linux.perf\" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { scope { target_pid: $pa } user_frames: UNWIND_FRAME_POINTER }
+} } }
+duration_ms: 1500"
+if perf_record scope 30; then
+	in=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pa")
+	out=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pa")
+	other=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where t.tid = $pb")
+	if [ "${in:-0}" -ge 20 ] && [ "${out:-1}" -eq 0 ] && [ "${other:-0}" -ge 1 ]; then
+		pass perf_sampling/scope_target_pid
+	else
+		fail perf_sampling/scope_target_pid "callstacks of $pa: $in, of others: $out; samples of $pb: $other"
+	fi
+else
+	fail perf_sampling/scope_target_pid "recording failed: $(svc_errtail scope)"
+fi
+wait $ra $rb
+
+# target_cmdline: a glob on argv[0] picks perf_hot_nofp, not perf_hot.
+"$OUT/perf_hot" spin 2.2 >"$SVC_TMP/cmd.a" &
+ra=$!
+"$OUT/perf_hot_nofp" spin 2.2 >"$SVC_TMP/cmd.b" &
+rb=$!
+svc_wait_for 5 test -s "$SVC_TMP/cmd.a"
+svc_wait_for 5 test -s "$SVC_TMP/cmd.b"
+pa=$(head -n 1 "$SVC_TMP/cmd.a")
+pb=$(head -n 1 "$SVC_TMP/cmd.b")
+svc_cfg cmd 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { scope { target_cmdline: "perf_hot_no*" } user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 1200'
+if perf_record cmd 30; then
+	in=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pb")
+	out=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pb")
+	skipped=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is null and t.tid = $pa")
+	if [ "${in:-0}" -ge 20 ] && [ "${out:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 5 ]; then
+		pass perf_sampling/scope_target_cmdline
+	else
+		fail perf_sampling/scope_target_cmdline "callstacks of $pb: $in, of others: $out; skipped samples of $pa: $skipped"
+	fi
+else
+	fail perf_sampling/scope_target_cmdline "recording failed: $(svc_errtail cmd)"
+fi
+wait $ra $rb
+
+# -------------------------------------------------- exits and deletions ----
+cp "$OUT/perf_hot_nofp" "$SVC_TMP/perf_hot_gone"
+svc_cfg exits 'buffers { size_kb: 32768 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 250 counter: SW_CPU_CLOCK }
+  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 2500'
+(
+	sleep 0.3
+	"$OUT/perf_hot_nofp" spin 0.6 >"$SVC_TMP/exits.1"
+	"$OUT/perf_hot_nofp" spin 0.6 >"$SVC_TMP/exits.2"
+) &
+r1=$!
+(
+	sleep 0.2
+	"$SVC_TMP/perf_hot_gone" spin 1.5 >"$SVC_TMP/exits.3"
+) &
+r2=$!
+sleep 0.3
+rm -f "$SVC_TMP/perf_hot_gone"
+if perf_record exits 30; then
+	wait $r1 $r2
+	p1=$(head -n 1 "$SVC_TMP/exits.1")
+	p2=$(head -n 1 "$SVC_TMP/exits.2")
+	p3=$(head -n 1 "$SVC_TMP/exits.3")
+	a1=$(perf_leaf_counts exits "$p1" | awk '$1 == "hot_a" { print $2 }')
+	a2=$(perf_leaf_counts exits "$p2" | awk '$1 == "hot_a" { print $2 }')
+	n3=$(perf_q exits "select count(*) from perf_sample s join thread t using(utid) where t.tid = $p3 and s.callsite_id is not null")
+	if [ "${a1:-0}" -ge 20 ] && [ "${a2:-0}" -ge 20 ]; then
+		pass perf_sampling/exit_mid_session
+	else
+		fail perf_sampling/exit_mid_session "hot_a samples of the first process $a1, of the second $a2"
+	fi
+	if [ "${n3:-0}" -ge 50 ]; then
+		pass perf_sampling/deleted_binary
+	else
+		fail perf_sampling/deleted_binary "samples with callstacks of the deleted binary: $n3"
+	fi
+else
+	wait $r1 $r2
+	fail perf_sampling/exit_mid_session "recording failed: $(svc_errtail exits)"
+fi
+if svc_running perf; then
+	pass perf_sampling/daemon_alive
+else
+	fail perf_sampling/daemon_alive "traced_perf exited: $(svc_errtail perf)"
+fi
+
+# ------------------------------------------------------------ tracepoint ----
+svc_cfg tp 'buffers { size_kb: 8192 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "sched:sched_switch" } }
+} } }
+duration_ms: 800'
+if [ ! -e /sys/kernel/tracing/events/sched/sched_switch/id ] &&
+	[ ! -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
+	skip perf_sampling/tracepoint_timebase "no tracefs with sched:sched_switch"
+elif perf_record tp 30; then
+	n=$(perf_q tp "select count(*) from perf_sample")
+	if [ "${n:-0}" -ge 10 ]; then
+		pass perf_sampling/tracepoint_timebase
+	else
+		fail perf_sampling/tracepoint_timebase "$n samples on sched_switch"
+	fi
+else
+	fail perf_sampling/tracepoint_timebase "recording failed: $(svc_errtail tp)"
+fi
+
+# A tracepoint filter applied by the kernel: only perf_hot's switches.
+svc_cfg tpf 'buffers { size_kb: 8192 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { period: 1 tracepoint { name: "sched:sched_switch" filter: "prev_comm == \"perf_hot\"" } }
+} } }
+duration_ms: 1500'
+(sleep 0.3 && exec "$OUT/perf_hot" naps 200 >"$SVC_TMP/tpf.hot") &
+r=$!
+if [ ! -e /sys/kernel/tracing/events/sched/sched_switch/id ] &&
+	[ ! -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
+	skip perf_sampling/tracepoint_filter "no tracefs with sched:sched_switch"
+	wait $r
+elif perf_record tpf 30; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/tpf.hot")
+	mine=$(perf_q tpf "select count(*) from perf_sample s join thread t using(utid) where t.tid = $pid")
+	others=$(perf_q tpf "select count(*) from perf_sample s join thread t using(utid) where t.tid != $pid")
+	if [ "${mine:-0}" -ge 150 ] && [ "${others:-1}" -eq 0 ]; then
+		pass perf_sampling/tracepoint_filter
+	else
+		fail perf_sampling/tracepoint_filter "switches out of perf_hot: $mine, of others: $others"
+	fi
+else
+	wait $r
+	fail perf_sampling/tracepoint_filter "recording failed: $(svc_errtail tpf)"
+fi
+
+perf_check_exit perf_sampling
+
+summary

@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_hot.c - a workload with known hot functions for traced_perf's
+ * tests (tests/integration/perf_*.sh). Modes:
+ *   perf_hot spin SECONDS   hot_a does 2/3 of the work, hot_b 1/3 (same blocks),
+ *                           both called from main through call_hot
+ *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
+ *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
+ *   perf_hot naps N         sleeps 1 ms N times (N context switches)
+ *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
+ * Prints its pid first, then "done". Built twice by the Makefile: with
+ * frame pointers ($(O)/perf_hot) and without ($(O)/perf_hot_nofp).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile uint64_t g_sink;
+/* Inner loops of 1000 steps run by hot_a and hot_b (the work rate). */
+static uint64_t g_blocks;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* One block of work: the same in both hot functions, so their shares of
+ * CPU time are their shares of blocks, however the process is scheduled. */
+static inline uint64_t block(uint64_t x)
+{
+	for (int i = 0; i < 1000; i++)
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+	return x;
+}
+
+/* The volatile local gives each hot function a stack frame, so the frame
+ * pointer build links them (gcc leaves frameless leaves without one). */
+__attribute__((noinline)) static void hot_a(uint64_t blocks)
+{
+	volatile uint64_t last = 0;
+	uint64_t x = g_sink;
+
+	for (uint64_t i = 0; i < blocks; i++)
+		last = x = block(x);
+	(void)last;
+	g_blocks += blocks;
+	g_sink = x;
+}
+
+__attribute__((noinline)) static void hot_b(uint64_t blocks)
+{
+	volatile uint64_t last = 0;
+	uint64_t x = g_sink;
+
+	/* Not the same body as hot_a, so no linker folds them into one. */
+	for (uint64_t i = 0; i < blocks; i++)
+		last = x = block(x ^ 1);
+	(void)last;
+	g_blocks += blocks;
+	g_sink = x;
+}
+
+__attribute__((noinline)) static void call_hot(double seconds)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+
+	/* Twice the work in hot_a as in hot_b (~2 ms and ~1 ms). */
+	while (now_ns() < end) {
+		hot_a(2000);
+		hot_b(1000);
+	}
+}
+
+__attribute__((noinline)) static void sys_loop(double seconds)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+
+	while (now_ns() < end) {
+		for (int i = 0; i < 100; i++)
+			g_sink += (uint64_t)getppid();
+	}
+}
+
+__attribute__((noinline)) static void touch_pages(long n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)(n * page), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	/* One fault per page: no transparent huge pages. */
+	madvise(p, (size_t)(n * page), MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++)
+		p[i * page] = 1;
+	munmap(p, (size_t)(n * page));
+}
+
+int main(int argc, char **argv)
+{
+	double arg;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages ARG\n");
+		return 2;
+	}
+	printf("%d\n", (int)getpid());
+	fflush(stdout);
+	arg = strtod(argv[2], NULL);
+	if (!strcmp(argv[1], "spin")) {
+		call_hot(arg);
+	} else if (!strcmp(argv[1], "rate")) {
+		call_hot(arg);
+		printf("blocks_per_s %.0f\n", (double)g_blocks / arg);
+	} else if (!strcmp(argv[1], "naps")) {
+		for (long i = 0; i < (long)arg; i++)
+			usleep(1000);
+	} else if (!strcmp(argv[1], "sys")) {
+		sys_loop(arg);
+	} else if (!strcmp(argv[1], "pages")) {
+		touch_pages((long)arg);
+		/* Running on: the next samples on this CPU see every fault. */
+		hot_a(100000);
+		sleep(1);
+	} else {
+		return 2;
+	}
+	printf("done\n");
+	return 0;
+}

@@ -1,0 +1,833 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_test.c - unit tests for src/perf (traced_perf): the ring record
+ * parser on crafted and malformed records, taking records out of a
+ * wrapping ring, kallsyms parsing and lookup, the frame-pointer walk on
+ * synthetic stacks, PerfEventConfig translation (with a fake tracefs),
+ * the process scope and per-sequence interning. No kernel needed.
+ */
+#include "harness.h"
+
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pb_fields.h"
+#include "perf/fp_walk.h"
+#include "perf/kallsyms.h"
+#include "perf/perf_config.h"
+#include "perf/perf_intern.h"
+#include "perf/perf_record.h"
+#include "perf/perf_scope.h"
+#include "perf/symtab.h"
+#include "perf/unwind.h"
+#include "protozero/protozero.h"
+
+/* ------------------------------------------------------ record parser ---- */
+
+/* A record builder: u64 words after an 8-byte header. */
+struct rec {
+	uint8_t b[PERF_RECORD_MAX_BYTES];
+	size_t len;
+};
+
+static void rec_begin(struct rec *r, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = {.type = type, .misc = misc, .size = 0};
+
+	memset(r->b, 0, sizeof(r->b));
+	memcpy(r->b, &h, sizeof(h));
+	r->len = sizeof(h);
+}
+
+static void rec_u64(struct rec *r, uint64_t v)
+{
+	memcpy(r->b + r->len, &v, 8);
+	r->len += 8;
+}
+
+static void rec_end(struct rec *r)
+{
+	uint16_t size = (uint16_t)r->len;
+
+	memcpy(r->b + 6, &size, 2);
+}
+
+static const struct perf_sample_layout k_layout = {
+	.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ |
+		       PERF_SAMPLE_CALLCHAIN | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER,
+	.read_format = PERF_FORMAT_GROUP,
+	.n_followers = 2,
+	.n_user_regs = 3,
+};
+
+/* A full sample: pid 7 tid 8, ts 1000, counts 11/22/33, 3 ips, 3 regs,
+ * a 64-byte stack of which @dyn bytes are valid. */
+static void make_sample(struct rec *r, uint64_t dyn)
+{
+	int i;
+
+	rec_begin(r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rec_u64(r, 7 | (8ull << 32));
+	rec_u64(r, 1000);
+	rec_u64(r, 3);
+	rec_u64(r, 11);
+	rec_u64(r, 22);
+	rec_u64(r, 33);
+	rec_u64(r, 3);
+	rec_u64(r, (uint64_t)PERF_CONTEXT_KERNEL);
+	rec_u64(r, 0xffffffff81000100ull);
+	rec_u64(r, 0xffffffff81000200ull);
+	rec_u64(r, PERF_SAMPLE_REGS_ABI_64);
+	rec_u64(r, 0x100);
+	rec_u64(r, 0x200);
+	rec_u64(r, 0x300);
+	rec_u64(r, 64);
+	for (i = 0; i < 8; i++)
+		rec_u64(r, 0xabc0 + (uint64_t)i);
+	rec_u64(r, dyn);
+	rec_end(r);
+}
+
+TEST(perf_parse_sample_reads_every_field)
+{
+	static struct rec r;
+	struct perf_sample s;
+
+	make_sample(&r, 48);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_OK);
+	ASSERT_EQ(s.pid, 7);
+	ASSERT_EQ(s.tid, 8);
+	ASSERT_U64_EQ(s.ts, 1000);
+	ASSERT_EQ(s.cpu_mode, PERF_RECORD_MISC_USER);
+	ASSERT_U64_EQ(s.timebase_count, 11);
+	ASSERT_EQ(s.n_followers, 2);
+	ASSERT_U64_EQ(s.follower_counts[0], 22);
+	ASSERT_U64_EQ(s.follower_counts[1], 33);
+	ASSERT_U64_EQ(s.n_ips, 3);
+	ASSERT_U64_EQ(perf_sample_ip(&s, 2), 0xffffffff81000200ull);
+	ASSERT_TRUE(s.has_regs);
+	ASSERT_U64_EQ(s.regs[2], 0x300);
+	ASSERT_U64_EQ(s.stack_bytes, 48);
+	ASSERT_TRUE(s.stack != NULL);
+}
+
+TEST(perf_parse_sample_clamps_dyn_size_to_the_copy)
+{
+	static struct rec r;
+	struct perf_sample s;
+
+	make_sample(&r, 1u << 20);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_OK);
+	ASSERT_U64_EQ(s.stack_bytes, 64);
+}
+
+TEST(perf_parse_sample_rejects_every_truncation)
+{
+	static struct rec r, t;
+	struct perf_sample s;
+	size_t len;
+
+	make_sample(&r, 48);
+	/* The same bytes with a header claiming fewer: never OK, never past. */
+	for (len = sizeof(struct perf_event_header); len < r.len; len += 8) {
+		uint16_t size = (uint16_t)len;
+		uint8_t *copy = malloc(len);
+
+		memcpy(copy, r.b, len);
+		memcpy(copy + 6, &size, 2);
+		ASSERT_NE(perf_parse_sample(&k_layout, copy, len, &s), PERF_PARSE_OK);
+		free(copy);
+	}
+	/* A header claiming more than the buffer holds. */
+	t = r;
+	ASSERT_EQ(perf_parse_sample(&k_layout, t.b, r.len - 8, &s), PERF_PARSE_TRUNCATED);
+}
+
+TEST(perf_parse_sample_rejects_bad_counts)
+{
+	static struct rec r;
+	struct perf_sample s;
+	uint64_t v;
+
+	/* A callchain count beyond the record. */
+	make_sample(&r, 48);
+	v = 1ull << 40;
+	memcpy(r.b + 8 + 6 * 8, &v, 8);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_BAD_VALUE);
+	/* A group of another size than the config's. */
+	make_sample(&r, 48);
+	v = 5;
+	memcpy(r.b + 8 + 2 * 8, &v, 8);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_BAD_VALUE);
+	/* A stack size beyond the record. */
+	make_sample(&r, 48);
+	v = 4096;
+	memcpy(r.b + 8 + 14 * 8, &v, 8);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_TRUNCATED);
+}
+
+TEST(perf_parse_sample_kernel_thread_has_no_regs)
+{
+	static struct rec r;
+	struct perf_sample s;
+	struct perf_sample_layout l = k_layout;
+
+	l.sample_type &= ~(uint64_t)PERF_SAMPLE_CALLCHAIN;
+	rec_begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_KERNEL);
+	rec_u64(&r, 0);
+	rec_u64(&r, 5);
+	rec_u64(&r, 3);
+	rec_u64(&r, 1);
+	rec_u64(&r, 2);
+	rec_u64(&r, 3);
+	rec_u64(&r, PERF_SAMPLE_REGS_ABI_NONE);
+	rec_u64(&r, 0);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_sample(&l, r.b, r.len, &s), PERF_PARSE_OK);
+	ASSERT_FALSE(s.has_regs);
+	ASSERT_U64_EQ(s.stack_bytes, 0);
+	ASSERT_EQ(s.cpu_mode, PERF_RECORD_MISC_KERNEL);
+}
+
+TEST(perf_parse_lost_and_exit)
+{
+	static struct rec r;
+	struct perf_exit ex;
+	uint64_t lost = 0;
+
+	rec_begin(&r, PERF_RECORD_LOST, 0);
+	rec_u64(&r, 1);
+	rec_u64(&r, 42);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_lost(r.b, r.len, &lost), PERF_PARSE_OK);
+	ASSERT_U64_EQ(lost, 42);
+	ASSERT_EQ(perf_parse_lost(r.b, 16, &lost), PERF_PARSE_TRUNCATED);
+	rec_begin(&r, PERF_RECORD_EXIT, 0);
+	rec_u64(&r, 100 | (1ull << 32));
+	rec_u64(&r, 100 | (1ull << 32));
+	rec_u64(&r, 5);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_exit(r.b, r.len, &ex), PERF_PARSE_OK);
+	ASSERT_EQ(ex.pid, 100);
+	ASSERT_EQ(ex.tid, 100);
+	ASSERT_EQ(perf_parse_exit(r.b, 12, &ex), PERF_PARSE_TRUNCATED);
+}
+
+/* --------------------------------------------------------------- ring ---- */
+
+TEST(perf_ring_take_unwraps_and_stops_at_garbage)
+{
+	static uint8_t out[PERF_RECORD_MAX_BYTES];
+	uint8_t ring[64];
+	const uint8_t *rec = NULL;
+	struct perf_event_header h = {.type = PERF_RECORD_SAMPLE, .misc = 0, .size = 24};
+	uint64_t tail = 48, head, v = 0x1122334455667788ull;
+	int i;
+
+	memset(ring, 0, sizeof(ring));
+	/* A 24-byte record at 48: header and one word before the wrap. */
+	memcpy(ring + 48, &h, 8);
+	memcpy(ring + 56, &v, 8);
+	for (i = 0; i < 8; i++)
+		ring[i] = (uint8_t)(0xa0 + i);
+	head = 48 + 24;
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out, &rec), 24);
+	ASSERT_U64_EQ(tail, head);
+	ASSERT_TRUE(rec == out); /* wrapped: copied */
+	ASSERT_MEMEQ(out + 8, &v, 8);
+	ASSERT_EQ(out[16], 0xa0);
+	ASSERT_EQ(out[23], 0xa7);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), head, &tail, out, &rec), 0);
+	/* A record that does not wrap is read in place. */
+	tail = 8;
+	memcpy(ring + 8, &h, 8);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), 24);
+	ASSERT_TRUE(rec == ring + 8);
+
+	/* A header of size 0 (or past the head): everything to the head goes. */
+	tail = 0;
+	memset(ring, 0, sizeof(ring));
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), -EBADMSG);
+	ASSERT_U64_EQ(tail, 32);
+	h.size = 40;
+	tail = 0;
+	memcpy(ring, &h, 8);
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 32, &tail, out, &rec), -EBADMSG);
+	/* A head more than a ring ahead is garbage too. */
+	tail = 0;
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 1000, &tail, out, &rec), -EBADMSG);
+}
+
+/* ----------------------------------------------------------- kallsyms ---- */
+
+TEST(kallsyms_parses_sorts_and_looks_up)
+{
+	static const char text[] = "ffffffff81000200 T second\n"
+				   "ffffffff81000100 t first\n"
+				   "ffffffff81000300 D data_symbol\n"
+				   "garbage line\n"
+				   "ffffffffc0000000 t mod_fn\t[some_module]\n"
+				   "ffffffff81000400 W weak_fn";
+	struct kallsyms ks;
+
+	ASSERT_EQ(kallsyms_parse(&ks, text, sizeof(text) - 1), 0);
+	ASSERT_EQ(ks.n_syms, 4);
+	ASSERT_TRUE(kallsyms_lookup(&ks, 0xffffffff810000ffull) == NULL);
+	ASSERT_STREQ(kallsyms_lookup(&ks, 0xffffffff81000100ull), "first");
+	ASSERT_STREQ(kallsyms_lookup(&ks, 0xffffffff810001ffull), "first");
+	ASSERT_STREQ(kallsyms_lookup(&ks, 0xffffffff81000350ull), "second");
+	ASSERT_STREQ(kallsyms_lookup(&ks, 0xffffffff81000401ull), "weak_fn");
+	ASSERT_STREQ(kallsyms_lookup(&ks, 0xffffffffc0000010ull), "mod_fn");
+	kallsyms_fini(&ks);
+}
+
+TEST(kallsyms_restricted_addresses_give_an_empty_table)
+{
+	static const char text[] = "0000000000000000 T a\n0000000000000000 t b\n";
+	struct kallsyms ks;
+
+	ASSERT_EQ(kallsyms_parse(&ks, text, sizeof(text) - 1), 0);
+	ASSERT_EQ(ks.n_syms, 0);
+	ASSERT_TRUE(kallsyms_lookup(&ks, 0x1234) == NULL);
+	kallsyms_fini(&ks);
+}
+
+/* ---------------------------------------------------------- fp walk ---- */
+
+/* A stack copied from sp = 0x7000: frames at 0x7010 -> 0x7040 -> 0x7080. */
+static void fp_stack(uint8_t *st, uint64_t last_fp)
+{
+	uint64_t w[2];
+
+	memset(st, 0, 256);
+	w[0] = 0x7040, w[1] = 0x401111;
+	memcpy(st + 0x10, w, 16);
+	w[0] = 0x7080, w[1] = 0x402222;
+	memcpy(st + 0x40, w, 16);
+	w[0] = last_fp, w[1] = 0x403333;
+	memcpy(st + 0x80, w, 16);
+}
+
+TEST(fp_walk_follows_the_chain)
+{
+	uint8_t st[256];
+	uint64_t pcs[16];
+	enum fp_walk_end end;
+
+	fp_stack(st, 0);
+	ASSERT_EQ(fp_walk(0x400000, 0x7010, 0x7000, st, sizeof(st), pcs, 16, &end), 4);
+	ASSERT_EQ(end, FP_WALK_DONE);
+	ASSERT_U64_EQ(pcs[0], 0x400000);
+	ASSERT_U64_EQ(pcs[1], 0x401111);
+	ASSERT_U64_EQ(pcs[3], 0x403333);
+}
+
+TEST(fp_walk_stops_outside_the_copy_on_loops_and_at_max)
+{
+	uint8_t st[256];
+	uint64_t pcs[16];
+	enum fp_walk_end end;
+
+	fp_stack(st, 0x9000);
+	ASSERT_EQ(fp_walk(0x400000, 0x7010, 0x7000, st, sizeof(st), pcs, 16, &end), 4);
+	ASSERT_EQ(end, FP_WALK_OUT_OF_STACK);
+	/* The copy ends before the last frame record. */
+	ASSERT_EQ(fp_walk(0x400000, 0x7010, 0x7000, st, 0x88, pcs, 16, &end), 3);
+	ASSERT_EQ(end, FP_WALK_OUT_OF_STACK);
+	fp_stack(st, 0x7010);
+	ASSERT_EQ(fp_walk(0x400000, 0x7010, 0x7000, st, sizeof(st), pcs, 16, &end), 4);
+	ASSERT_EQ(end, FP_WALK_NOT_ASCENDING);
+	fp_stack(st, 0);
+	ASSERT_EQ(fp_walk(0x400000, 0x7010, 0x7000, st, sizeof(st), pcs, 2, &end), 2);
+	ASSERT_EQ(end, FP_WALK_MAX_FRAMES);
+	/* Misaligned or below sp: nothing but the pc. */
+	ASSERT_EQ(fp_walk(0x400000, 0x7011, 0x7000, st, sizeof(st), pcs, 16, &end), 1);
+	ASSERT_EQ(fp_walk(0x400000, 0x6ff0, 0x7000, st, sizeof(st), pcs, 16, &end), 1);
+	ASSERT_EQ(end, FP_WALK_OUT_OF_STACK);
+}
+
+/* ------------------------------------------------------------ config ---- */
+
+static const char *fake_tracefs(void)
+{
+	static char root[512];
+	char path[600];
+	FILE *f;
+
+	snprintf(root, sizeof(root), "%s/tracefs", test_tmpdir());
+	snprintf(path, sizeof(path), "%s/events", root);
+	mkdir(root, 0755);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/events/sched", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch", root);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/events/sched/sched_switch/id", root);
+	f = fopen(path, "w");
+	fputs("316\n", f);
+	fclose(f);
+	return root;
+}
+
+TEST(perf_config_defaults_are_upstreams)
+{
+	struct perf_config c;
+	struct perf_event_attr a;
+	char err[128];
+
+	ASSERT_EQ(perf_config_parse(NULL, "/nonexistent", &c, err, sizeof(err)), 0);
+	ASSERT_U64_EQ(c.frequency, PERF_DEFAULT_FREQUENCY_HZ);
+	ASSERT_EQ(c.ring_pages, PERF_DEFAULT_RING_PAGES);
+	ASSERT_EQ(c.read_period_ms, PERF_DEFAULT_READ_PERIOD_MS);
+	ASSERT_EQ(c.unwind, PERF_UNWIND_SKIP);
+	ASSERT_EQ(c.builtin_clock, 5); /* MONOTONIC_RAW */
+	perf_config_leader_attr(&c, &a);
+	ASSERT_EQ(a.type, PERF_TYPE_SOFTWARE);
+	ASSERT_U64_EQ(a.config, PERF_COUNT_SW_CPU_CLOCK);
+	ASSERT_U64_EQ(a.sample_type, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ);
+	ASSERT_TRUE(a.disabled);
+	perf_config_fini(&c);
+}
+
+TEST(perf_config_callstacks_followers_and_tracepoints)
+{
+	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__PerfEvents__Timebase tb = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INIT;
+	Perfetto__Protos__PerfEvents__Tracepoint tp = PERFETTO__PROTOS__PERF_EVENTS__TRACEPOINT__INIT;
+	Perfetto__Protos__FollowerEvent fo = PERFETTO__PROTOS__FOLLOWER_EVENT__INIT, *fos[1] = {&fo};
+	Perfetto__Protos__PerfEventConfig__CallstackSampling cs =
+		PERFETTO__PROTOS__PERF_EVENT_CONFIG__CALLSTACK_SAMPLING__INIT;
+	struct perf_config c;
+	struct perf_event_attr a, f;
+	char err[128];
+
+	tp.name = (char *)"sched:sched_switch";
+	tb.event_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__EVENT_TRACEPOINT;
+	tb.tracepoint = &tp;
+	tb.interval_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INTERVAL_PERIOD;
+	tb.period = 1;
+	fo.event_case = PERFETTO__PROTOS__FOLLOWER_EVENT__EVENT_COUNTER;
+	fo.counter = PERFETTO__PROTOS__PERF_EVENTS__COUNTER__SW_PAGE_FAULTS;
+	cs.kernel_frames = 1;
+	pb.timebase = &tb;
+	pb.n_followers = 1;
+	pb.followers = fos;
+	pb.callstack_sampling = &cs;
+	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), 0);
+	ASSERT_EQ(c.unwind, PERF_UNWIND_DWARF); /* unset means DWARF */
+	ASSERT_TRUE(c.kernel_frames);
+	perf_config_leader_attr(&c, &a);
+	ASSERT_EQ(a.type, PERF_TYPE_TRACEPOINT);
+	ASSERT_U64_EQ(a.config, 316);
+	ASSERT_U64_EQ(a.sample_period, 1);
+	ASSERT_U64_EQ(a.read_format, PERF_FORMAT_GROUP);
+	ASSERT_TRUE(a.sample_type & PERF_SAMPLE_CALLCHAIN);
+	ASSERT_FALSE(a.exclude_callchain_kernel);
+	ASSERT_TRUE(a.exclude_callchain_user);
+#if defined(__x86_64__)
+	ASSERT_TRUE(a.sample_type & PERF_SAMPLE_STACK_USER);
+	ASSERT_EQ(__builtin_popcountll(a.sample_regs_user), 17);
+#endif
+	perf_config_follower_attr(&c, 0, &f);
+	ASSERT_U64_EQ(f.config, PERF_COUNT_SW_PAGE_FAULTS);
+	ASSERT_U64_EQ(f.sample_type, a.sample_type);
+	ASSERT_FALSE(f.disabled);
+	perf_config_fini(&c);
+
+	{
+		static char long_filter[PERF_FILTER_BYTES + 8];
+
+		memset(long_filter, 'x', sizeof(long_filter) - 1);
+		tp.filter = long_filter;
+		ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -EINVAL);
+		ASSERT_TRUE(strstr(err, "too long") != NULL);
+		tp.filter = (char *)"prev_pid == 1";
+		ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), 0);
+		ASSERT_STREQ(c.timebase.tp_filter, "prev_pid == 1");
+		perf_config_fini(&c);
+		tp.filter = NULL;
+	}
+	tp.name = (char *)"sched:no_such_event";
+	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -ENOENT);
+	ASSERT_TRUE(strstr(err, "sched:no_such_event") != NULL);
+	tp.name = (char *)"no_separator";
+	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -EINVAL);
+	tp.name = (char *)"../../etc:passwd";
+	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -EINVAL);
+}
+
+TEST(perf_config_refusals)
+{
+	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__PerfEvents__Timebase tb = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INIT;
+	struct perf_config c;
+	char err[128];
+
+	tb.event_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__EVENT_COUNTER;
+	tb.counter = 99;
+	pb.timebase = &tb;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), -EINVAL);
+	ASSERT_TRUE(strstr(err, "unknown perf counter 99") != NULL);
+	tb.counter = PERFETTO__PROTOS__PERF_EVENTS__COUNTER__HW_CPU_CYCLES;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(c.timebase.type, PERF_TYPE_HARDWARE);
+	perf_config_fini(&c);
+	pb.ring_buffer_pages = 3;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), -EINVAL);
+	ASSERT_TRUE(strstr(err, "power of two") != NULL);
+	pb.ring_buffer_pages = 0;
+}
+
+/* PERF_MAX_FOLLOWERS followers are taken, one more is refused. */
+TEST(perf_config_followers_at_the_limit)
+{
+	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__FollowerEvent fo = PERFETTO__PROTOS__FOLLOWER_EVENT__INIT;
+	Perfetto__Protos__FollowerEvent *fos[PERF_MAX_FOLLOWERS + 1];
+	struct perf_config c;
+	char err[128];
+	size_t i;
+
+	fo.event_case = PERFETTO__PROTOS__FOLLOWER_EVENT__EVENT_COUNTER;
+	fo.counter = PERFETTO__PROTOS__PERF_EVENTS__COUNTER__SW_CONTEXT_SWITCHES;
+	for (i = 0; i <= PERF_MAX_FOLLOWERS; i++)
+		fos[i] = &fo;
+	pb.followers = fos;
+	pb.n_followers = PERF_MAX_FOLLOWERS;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(c.n_followers, PERF_MAX_FOLLOWERS);
+	perf_config_fini(&c);
+	pb.n_followers = PERF_MAX_FOLLOWERS + 1;
+	ASSERT_EQ(perf_config_parse(&pb, "/x", &c, err, sizeof(err)), -EINVAL);
+}
+
+/* ------------------------------------------------------------- scope ---- */
+
+TEST(perf_scope_targets_excludes_and_globs)
+{
+	struct perf_scope s;
+	char c0[] = "perf_hot*", c1[] = "/usr/bin/bash";
+
+	memset(&s, 0, sizeof(s));
+	ASSERT_TRUE(perf_scope_accepts(&s, 5, "anything"));
+	s.pids[0] = 10;
+	s.n_pids = 1;
+	s.cmdlines[0] = c0;
+	s.n_cmdlines = 1;
+	ASSERT_TRUE(perf_scope_accepts(&s, 10, ""));
+	ASSERT_TRUE(perf_scope_accepts(&s, 11, "/work/out/perf_hot_nofp"));
+	ASSERT_FALSE(perf_scope_accepts(&s, 12, "/usr/bin/sleep"));
+	s.exclude_pids[0] = 10;
+	s.n_exclude_pids = 1;
+	ASSERT_FALSE(perf_scope_accepts(&s, 10, ""));
+	memset(&s, 0, sizeof(s));
+	s.exclude_cmdlines[0] = c1;
+	s.n_exclude_cmdlines = 1;
+	ASSERT_FALSE(perf_scope_accepts(&s, 3, "/usr/bin/bash"));
+	ASSERT_TRUE(perf_scope_accepts(&s, 3, "/bin/bash"));
+	s.shard_count = 4;
+	s.chosen_shard = 1;
+	ASSERT_TRUE(perf_scope_accepts(&s, 5, "x"));
+	ASSERT_FALSE(perf_scope_accepts(&s, 6, "x"));
+}
+
+/* ------------------------------------------------------------ intern ---- */
+
+static size_t count_field(const uint8_t *buf, size_t len, uint32_t id)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	size_t n = 0;
+
+	pz_reader_init(&r, buf, len);
+	while (pz_reader_next(&r, &f) > 0)
+		n += f.id == id;
+	return n;
+}
+
+TEST(perf_intern_defines_once_and_again_after_clear)
+{
+	static uint8_t buf[4096];
+	struct perf_intern in;
+	struct intern_frame fr[3];
+	struct pz_stream s;
+	struct pz_msg m;
+	uint64_t a, b, c;
+	size_t len1, len2;
+	static const uint8_t bid[4] = {1, 2, 3, 4};
+
+	memset(fr, 0, sizeof(fr));
+	fr[0].function = "leaf";
+	fr[0].map_path = "/usr/lib/libx.so";
+	fr[0].build_id = bid;
+	fr[0].build_id_len = 4;
+	fr[0].rel_pc = 0x10;
+	fr[1] = fr[0];
+	fr[1].function = "caller";
+	fr[1].rel_pc = 0x20;
+	fr[2].function = "main";
+	fr[2].map_path = "kernel";
+	perf_intern_init(&in);
+
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	a = perf_intern_callstack(&in, fr, 3, &m);
+	len1 = m.size;
+	ASSERT_EQ(a, 1);
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__FRAMES), 3);
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__FUNCTION_NAMES), 3);
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__MAPPINGS), 2);
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__BUILD_IDS), 1);
+	/* usr, lib, libx.so, kernel */
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__MAPPING_PATHS), 4);
+	ASSERT_EQ(count_field(buf, len1, PB_INTERNED_DATA__CALLSTACKS), 1);
+
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	b = perf_intern_callstack(&in, fr, 3, &m);
+	ASSERT_EQ(b, a);
+	ASSERT_EQ(m.size, 0); /* nothing new */
+	c = perf_intern_callstack(&in, fr + 1, 2, &m);
+	ASSERT_EQ(c, 2);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__FRAMES), 0);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__CALLSTACKS), 1);
+
+	perf_intern_clear(&in);
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	ASSERT_EQ(perf_intern_callstack(&in, fr, 3, &m), 1);
+	len2 = m.size;
+	ASSERT_EQ(len2, len1);
+	perf_intern_fini(&in);
+}
+
+/* Callstacks list frames root first: the last frame given is the first id. */
+TEST(perf_intern_callstack_is_root_first)
+{
+	static uint8_t buf[4096];
+	struct perf_intern in;
+	struct intern_frame fr[2];
+	struct pz_stream s;
+	struct pz_msg m;
+	struct pz_reader r, r2;
+	struct pz_field f, g;
+	uint64_t ids[2];
+	size_t n = 0;
+
+	memset(fr, 0, sizeof(fr));
+	fr[0].function = "leaf";
+	fr[1].function = "root";
+	perf_intern_init(&in);
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	perf_intern_callstack(&in, fr, 2, &m);
+	pz_reader_init(&r, buf, m.size);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id != PB_INTERNED_DATA__CALLSTACKS)
+			continue;
+		pz_reader_init(&r2, f.data, f.size);
+		while (pz_reader_next(&r2, &g) > 0) {
+			if (g.id == PB_CALLSTACK__FRAME_IDS && n < 2)
+				ids[n++] = g.value;
+		}
+	}
+	ASSERT_EQ(n, 2);
+	/* Frame iids are given in order: leaf 1, root 2. */
+	ASSERT_U64_EQ(ids[0], 2);
+	ASSERT_U64_EQ(ids[1], 1);
+	perf_intern_fini(&in);
+}
+
+/* ------------------------------------------------------------ symtab ---- */
+
+TEST(symtab_lookup_sizes_aliases_and_sharing)
+{
+	struct symtab_cache c;
+	struct symtab *t, *t2;
+
+	symtab_cache_init(&c);
+	ASSERT_TRUE(symtab_cache_get(&c, 42) == NULL);
+	t = symtab_cache_create(&c, 42);
+	ASSERT_TRUE(t != NULL);
+	ASSERT_EQ(symtab_add(t, 0x2000, 0x100, "second"), 0);
+	ASSERT_EQ(symtab_add(t, 0x1000, 0x10, "first"), 0);
+	ASSERT_EQ(symtab_add(t, 0x2000, 0, "second_alias"), 0);
+	ASSERT_EQ(symtab_add(t, 0x3000, 0, "unsized"), 0);
+	symtab_finish(t);
+	ASSERT_TRUE(symtab_lookup(t, 0xfff) == NULL);
+	ASSERT_STREQ(symtab_lookup(t, 0x1000), "first");
+	ASSERT_STREQ(symtab_lookup(t, 0x100f), "first");
+	ASSERT_TRUE(symtab_lookup(t, 0x1010) == NULL); /* past its size */
+	ASSERT_STREQ(symtab_lookup(t, 0x20ff), "second");
+	ASSERT_STREQ(symtab_lookup(t, 0x3fff), "unsized");
+	/* A second process mapping the same ELF shares the table. */
+	t2 = symtab_cache_get(&c, 42);
+	ASSERT_TRUE(t2 == t);
+	ASSERT_EQ(t->refs, 2);
+	symtab_cache_put(&c, t2);
+	symtab_cache_put(&c, t);
+	ASSERT_EQ(t->refs, 0);
+	symtab_cache_fini(&c);
+}
+
+TEST(symtab_many_symbols_stay_sorted)
+{
+	struct symtab_cache c;
+	struct symtab *t;
+	char name[32];
+	uint64_t i;
+
+	symtab_cache_init(&c);
+	t = symtab_cache_create(&c, 1);
+	for (i = 5000; i > 0; i--) {
+		snprintf(name, sizeof(name), "f%llu", (unsigned long long)i);
+		ASSERT_EQ(symtab_add(t, i * 16, 16, name), 0);
+	}
+	symtab_finish(t);
+	ASSERT_EQ(t->n_syms, 5000);
+	ASSERT_STREQ(symtab_lookup(t, 1234 * 16 + 3), "f1234");
+	ASSERT_STREQ(symtab_lookup(t, 5000 * 16 + 15), "f5000");
+	symtab_cache_fini(&c);
+}
+
+/* ------------------------------------------------ unwind (libdw, live) ---- */
+
+#if defined(__x86_64__)
+/* A sample of this very thread, as the kernel would write it: the user
+ * registers in perf's order (ax bx cx dx si di bp sp ip r8..r15) and a copy
+ * of the stack from sp. Taken inside a function with a known caller. */
+static uint8_t g_stack_copy[16384];
+
+/* Bytes of the mapping holding @sp above it (the stack's end), from maps. */
+static size_t stack_room(uint64_t sp)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	size_t room = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi;
+
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && sp >= lo && sp < hi)
+			room = (size_t)(hi - sp);
+	}
+	if (f)
+		fclose(f);
+	return room;
+}
+
+/* Copies live stack (other frames' redzones included, under ASan): as the
+ * kernel does, byte by byte and unchecked. */
+__attribute__((no_sanitize_address, noinline)) static void copy_stack(uint8_t *dst, uint64_t src,
+								  size_t n)
+{
+	const volatile uint8_t *p = (const volatile uint8_t *)(uintptr_t)src;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		dst[i] = p[i];
+}
+
+__attribute__((noinline)) static void take_sample(struct perf_sample *s)
+{
+	uint64_t ip, sp, bp;
+	size_t n;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\tmov %%rsp, %1\n\tmov %%rbp, %2"
+			 : "=r"(ip), "=r"(sp), "=r"(bp));
+	memset(s, 0, sizeof(*s));
+	s->pid = (uint32_t)getpid();
+	s->tid = s->pid;
+	s->has_regs = true;
+	s->regs[6] = bp;
+	s->regs[7] = sp;
+	s->regs[8] = ip;
+	n = stack_room(sp);
+	if (n > sizeof(g_stack_copy))
+		n = sizeof(g_stack_copy);
+	copy_stack(g_stack_copy, sp, n);
+	s->stack = g_stack_copy;
+	s->stack_bytes = n;
+}
+
+__attribute__((noinline)) static void caller_of_take_sample(struct perf_sample *s)
+{
+	take_sample(s);
+	__asm__ volatile("" ::: "memory");
+}
+
+static bool has_frame(const struct unwind_result *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->frames[i].function && !strcmp(r->frames[i].function, name))
+			return true;
+	}
+	return false;
+}
+#endif
+
+TEST(unwind_own_stack_by_dwarf_with_names_and_build_id)
+{
+#if defined(__x86_64__)
+	static struct unwind_result r;
+	struct perf_sample s;
+	struct unwinder *u;
+	struct unwind_stats st;
+
+	caller_of_take_sample(&s);
+	ASSERT_EQ(unwinder_create(&u), 0);
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 3);
+	ASSERT_STREQ(r.frames[0].function, "take_sample");
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	ASSERT_TRUE(r.frames[0].module != NULL);
+	ASSERT_TRUE(strstr(r.frames[0].module->path, "perf_test") != NULL);
+	ASSERT_GT(r.frames[0].module->build_id_len, 0);
+	/* rel_pc is the ELF address: within the test binary, not the mapping. */
+	ASSERT_LT(r.frames[0].rel_pc, r.frames[0].pc);
+	/* A second sample of the same process reuses its state and tables. */
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	unwinder_get_stats(u, &st);
+	ASSERT_EQ(st.procs_created, 1);
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	/* A stack copy cut short: fewer frames or an error, never a crash. */
+	s.stack_bytes = 16;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 1);
+	ASSERT_STREQ(r.frames[0].function, "take_sample");
+	s.stack_bytes = 0;
+	s.stack = NULL;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_GE(r.n, 1);
+	unwinder_forget(u, s.pid);
+	unwinder_destroy(u);
+#else
+	SKIP("user unwinding is x86-64 only");
+#endif
+}
+
+TEST(unwind_gone_process_gives_an_error_not_a_crash)
+{
+#if defined(__x86_64__)
+	static struct unwind_result r;
+	struct perf_sample s;
+	struct unwinder *u;
+
+	caller_of_take_sample(&s);
+	s.pid = s.tid = 0x3ffffff0; /* above pid_max: no such process */
+	ASSERT_EQ(unwinder_create(&u), 0);
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_EQ(r.error, UNWIND_ERR_MAPS_PARSE);
+	ASSERT_LE(r.n, 1);
+	unwinder_destroy(u);
+#else
+	SKIP("user unwinding is x86-64 only");
+#endif
+}
