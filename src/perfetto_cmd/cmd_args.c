@@ -34,6 +34,7 @@ enum {
 	OPT_ROTATE_SECONDS,
 	OPT_ROTATE_MB,
 	OPT_KEEP,
+	OPT_CPU_PROFILE,
 	OPT_ANDROID_ONLY,
 };
 
@@ -61,6 +62,7 @@ static const struct option k_options[] = {
 	{"clone-by-name", required_argument, NULL, OPT_CLONE_BY_NAME},
 	{"clone-for-bugreport", no_argument, NULL, OPT_CLONE_FOR_BUGREPORT},
 	{"rotate-seconds", required_argument, NULL, OPT_ROTATE_SECONDS},
+	{"cpu-profile", required_argument, NULL, OPT_CPU_PROFILE},
 	{"rotate-mb", required_argument, NULL, OPT_ROTATE_MB},
 	{"keep", required_argument, NULL, OPT_KEEP},
 	{"version", no_argument, NULL, OPT_VERSION},
@@ -107,6 +109,10 @@ void cmd_args_usage(FILE *f)
 		"  ATRACE_CAT              : Record a category, e.g. sched, freq, idle (expanded to\n"
 		"                            ftrace events by traced_probes)\n"
 		"  FTRACE_GROUP/FTRACE_NAME: Record an ftrace event, e.g. sched/sched_switch\n"
+		"  --cpu-profile HZ        : Also sample every CPU HZ times a second with kernel\n"
+		"                            and user callstacks (linux.perf, served by\n"
+		"                            traced_perf; perfetto-c extension), e.g.\n"
+		"                            perfetto -t 10s sched --cpu-profile 99\n"
 		"\n"
 		"Detach mode (the session outlives this process):\n"
 		"  --detach=KEY            : Detach from the session once it started.\n"
@@ -296,6 +302,13 @@ int cmd_args_parse(int argc, char **argv, struct cmd_args *a, char *err, size_t 
 			a->keep = (unsigned)u;
 			a->has_keep = true;
 			break;
+		case OPT_CPU_PROFILE:
+			if (sv_parse_u64(sv_from_cstr(optarg), CMD_MAX_CPU_PROFILE_HZ, &u) || u == 0)
+				return fail(err, n, "--cpu-profile needs a sampling frequency in Hz "
+					    "(1 to %u), got '%s'", CMD_MAX_CPU_PROFILE_HZ, optarg);
+			a->cpu_profile_hz = (unsigned)u;
+			light = true;
+			break;
 		case OPT_VERSION:
 			a->mode = CMD_MODE_VERSION;
 			return 0;
@@ -311,6 +324,15 @@ int cmd_args_parse(int argc, char **argv, struct cmd_args *a, char *err, size_t 
 		}
 	}
 	if (optind < argc) {
+		int i;
+
+		/* Options stop at the first category: one after them would be taken
+		 * for a category and silently do nothing. */
+		for (i = optind; i < argc; i++) {
+			if (argv[i][0] == '-')
+				return fail(err, n, "'%s' comes after the categories: put options "
+					    "before them (perfetto [options] CATEGORY...)", argv[i]);
+		}
 		a->categories = argv + optind;
 		a->n_categories = (size_t)(argc - optind);
 		light = true;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 
 #define CMD_MAX_ATTRIBUTES 64
+/* --cpu-profile's ceiling: the kernel's default perf_event_max_sample_rate. */
+#define CMD_MAX_CPU_PROFILE_HZ 100000
 
 enum cmd_mode {
 	CMD_MODE_TRACE,        /* record a trace (config file or light mode) */
@@ -51,6 +53,7 @@ struct cmd_args {
 	unsigned long long rotate_seconds; /* --rotate-seconds */
 	unsigned long long rotate_mb;      /* --rotate-mb */
 	unsigned keep;                     /* --keep, 0 = all */
+	unsigned cpu_profile_hz;           /* --cpu-profile HZ, 0 = none */
 	bool has_keep;
 };
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "config/perf_event_config.pb-c.h"
 #include "config/trace_config.pb-c.h"
 #include "pbtxt/pbtxt.h"
 
@@ -79,10 +80,13 @@ int cmd_config_from_light_opts(const struct cmd_light_opts *o, struct buf *out, 
 	Perfetto__Protos__TraceConfig cfg;
 	Perfetto__Protos__TraceConfig__BufferConfig bufcfg;
 	Perfetto__Protos__TraceConfig__BufferConfig *bufs[1] = {&bufcfg};
-	Perfetto__Protos__TraceConfig__DataSource ds[2];
-	Perfetto__Protos__TraceConfig__DataSource *dsp[2] = {&ds[0], &ds[1]};
-	Perfetto__Protos__DataSourceConfig ftrace_ds, ps_ds;
+	Perfetto__Protos__TraceConfig__DataSource ds[3];
+	Perfetto__Protos__TraceConfig__DataSource *dsp[3] = {&ds[0], &ds[1], &ds[2]};
+	Perfetto__Protos__DataSourceConfig ftrace_ds, ps_ds, perf_ds;
 	Perfetto__Protos__FtraceConfig ftrace;
+	Perfetto__Protos__PerfEventConfig perf;
+	Perfetto__Protos__PerfEvents__Timebase timebase;
+	Perfetto__Protos__PerfEventConfig__CallstackSampling callstacks;
 	char **events = NULL, **cats = NULL;
 	uint64_t duration_ms, buffer_kb, max_file_kb;
 	size_t i, n;
@@ -111,6 +115,7 @@ int cmd_config_from_light_opts(const struct cmd_light_opts *o, struct buf *out, 
 	perfetto__protos__trace_config__buffer_config__init(&bufcfg);
 	perfetto__protos__trace_config__data_source__init(&ds[0]);
 	perfetto__protos__trace_config__data_source__init(&ds[1]);
+	perfetto__protos__trace_config__data_source__init(&ds[2]);
 	perfetto__protos__data_source_config__init(&ftrace_ds);
 	perfetto__protos__data_source_config__init(&ps_ds);
 	perfetto__protos__ftrace_config__init(&ftrace);
@@ -147,6 +152,27 @@ int cmd_config_from_light_opts(const struct cmd_light_opts *o, struct buf *out, 
 	cfg.buffers = bufs;
 	cfg.n_data_sources = 2;
 	cfg.data_sources = dsp;
+	if (o->cpu_profile_hz) {
+		/* --cpu-profile HZ: every CPU, kernel and DWARF-unwound user stacks. */
+		perfetto__protos__data_source_config__init(&perf_ds);
+		perfetto__protos__perf_event_config__init(&perf);
+		perfetto__protos__perf_events__timebase__init(&timebase);
+		perfetto__protos__perf_event_config__callstack_sampling__init(&callstacks);
+		timebase.interval_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INTERVAL_FREQUENCY;
+		timebase.frequency = o->cpu_profile_hz;
+		timebase.event_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__EVENT_COUNTER;
+		timebase.counter = PERFETTO__PROTOS__PERF_EVENTS__COUNTER__SW_CPU_CLOCK;
+		callstacks.has_kernel_frames = 1;
+		callstacks.kernel_frames = 1;
+		callstacks.has_user_frames = 1;
+		callstacks.user_frames = PERFETTO__PROTOS__PERF_EVENT_CONFIG__UNWIND_MODE__UNWIND_DWARF;
+		perf.timebase = &timebase;
+		perf.callstack_sampling = &callstacks;
+		perf_ds.name = "linux.perf";
+		perf_ds.perf_event_config = &perf;
+		ds[2].config = &perf_ds;
+		cfg.n_data_sources = 3;
+	}
 	cfg.has_duration_ms = 1;
 	cfg.duration_ms = (uint32_t)duration_ms;
 	cfg.has_flush_period_ms = 1;

@@ -27,6 +27,7 @@ struct cmd_light_opts {
 	const char *max_file_size;   /* "" / NULL = none; enables write_into_file */
 	const char *const *categories; /* "group/event" or category names */
 	size_t n_categories;
+	unsigned cpu_profile_hz;     /* 0, or linux.perf sampling at this rate */
 };
 
 /*

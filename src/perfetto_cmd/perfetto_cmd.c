@@ -658,6 +658,7 @@ static int build_config(struct run *r)
 			.max_file_size = g_args.max_file_size,
 			.categories = (const char *const *)g_args.categories,
 			.n_categories = g_args.n_categories,
+			.cpu_profile_hz = g_args.cpu_profile_hz,
 		};
 
 		rc = cmd_config_from_light_opts(&o, &r->config, err, sizeof(err));

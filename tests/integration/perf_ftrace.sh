@@ -6,7 +6,9 @@
 #             samples (CLOCK_MONOTONIC_RAW) fall inside its own sched
 #             slices (BOOTTIME) once the trace processor converts clocks;
 #   tracebox  tracebox without an applet starts traced_perf too: a
-#             linux.perf config records samples.
+#             linux.perf config records samples;
+#   light     light mode's --cpu-profile HZ: perf_hot's hot function is the
+#             top leaf of its samples, next to sched data.
 # The only perf test that drives ftrace; run it once at a time.
 # Usage: OUT=out sh tests/integration/perf_ftrace.sh
 . "$(dirname "$0")/lib.sh"
@@ -83,6 +85,31 @@ if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 30 
 else
 	fail perf_ftrace/tracebox_autostart "tracebox failed: $(tail -n 2 "$SVC_TMP/tb.out" | tr '\n' ' ')"
 fi
+
+# Light mode's shorthand: `tracebox -t 2s --cpu-profile 199 sched` samples
+# every CPU with callstacks next to the sched data; perf_hot's hot function
+# is the most sampled leaf of its process, its callers unwound.
+"$OUT/perf_hot" spin 3 >/dev/null 2>&1 &
+hot=$!
+if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 30 \
+	"$OUT/tracebox" -t 2s --cpu-profile 199 -o "$SVC_TMP/lm.pb" sched >"$SVC_TMP/lm.out" 2>&1; then
+	got=$(perf_q lm "select (select count(*) from sched) > 0,
+		(select f.name from perf_sample s join thread t using (utid)
+		   join stack_profile_callsite c on c.id = s.callsite_id
+		   join stack_profile_frame f on f.id = c.frame_id
+		  where t.tid = $hot group by f.name order by count(*) desc limit 1),
+		(select count(*) from perf_sample s join thread t using (utid) where t.tid = $hot
+		   and s.callsite_id is not null)")
+	if echo "$got" | grep -qE '^1,"?hot_[ab]"?,[0-9]+$' && [ "${got##*,}" -ge 100 ]; then
+		pass perf_ftrace/light_mode_cpu_profile
+	else
+		fail perf_ftrace/light_mode_cpu_profile "sched?, top leaf, samples of perf_hot: $got"
+	fi
+else
+	fail perf_ftrace/light_mode_cpu_profile "tracebox failed: $(tail -n 2 "$SVC_TMP/lm.out" | tr '\n' ' ')"
+fi
+kill $hot 2>/dev/null
+wait $hot 2>/dev/null
 
 perf_check_exit perf_ftrace
 

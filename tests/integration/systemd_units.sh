@@ -15,13 +15,14 @@
 #   probes     traced-probes.service: ExecStartPre and ExecStart; a session
 #              records; SIGTERM mid-session exits 0 and puts ftrace back
 #              (tracing_on, the event's enable) as it was
+#   perf       traced-perf.service registers linux.perf and stops with 0
 #   systemd    under a real systemd (PID 1): start, is-active, stop; here
 #              skipped with the reason when systemd is not PID 1
 # Usage: OUT=out sh tests/integration/systemd_units.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
 
-svc_require_bins traced traced_probes traced_relay perfetto trace_processor_shell test_producer
+svc_require_bins traced traced_probes traced_relay traced_perf perfetto trace_processor_shell test_producer
 T=systemd_units
 inst=$SVC_TMP/root
 etc=$SVC_TMP/etc
@@ -193,6 +194,17 @@ else
 	fi
 	svc_kill rec
 fi
+
+# -- traced_perf ---------------------------------------------------------------
+unit_start perfd traced-perf.service
+r=$(unit_ready perfd)
+if [ "$r" = started ] && svc_wait_for 10 sh -c '"$0/perfetto" --query 2>/dev/null | grep -q linux.perf' "$OUT"; then
+	pass $T/perf_registered
+else
+	fail $T/perf_registered "ready: '$r'; linux.perf not registered: $(svc_errtail perfd)"
+fi
+rc=$(unit_stop perfd)
+if [ "$rc" = 0 ]; then pass $T/perf_stop; else fail $T/perf_stop "exit $rc"; fi
 
 rc=$(unit_stop traced)
 if [ "$rc" = 0 ]; then pass $T/traced_stop; else fail $T/traced_stop "exit $rc"; fi

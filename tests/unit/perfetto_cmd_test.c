@@ -19,6 +19,7 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
+#include "config/perf_event_config.pb-c.h"
 #include "config/trace_config.pb-c.h"
 #include "perfetto_cmd/cmd_args.h"
 #include "perfetto_cmd/cmd_config.h"
@@ -91,6 +92,32 @@ TEST(light_mode_config)
 	ASSERT_EQ(f->n_atrace_categories, 2);
 	ASSERT_STREQ(f->atrace_categories[0], "sched");
 	ASSERT_STREQ(f->atrace_categories[1], "freq");
+	perfetto__protos__trace_config__free_unpacked(cfg, NULL);
+	buf_fini(&b);
+}
+
+TEST(light_mode_cpu_profile)
+{
+	static const char *const cats[] = {"sched"};
+	struct cmd_light_opts o = {.categories = cats, .n_categories = 1, .cpu_profile_hz = 99};
+	Perfetto__Protos__TraceConfig *cfg;
+	Perfetto__Protos__PerfEventConfig *p;
+	struct buf b = BUF_INIT;
+	char err[256];
+
+	ASSERT_EQ(cmd_config_from_light_opts(&o, &b, err, sizeof(err)), 0);
+	cfg = perfetto__protos__trace_config__unpack(NULL, b.len, b.data);
+	ASSERT_TRUE(cfg != NULL);
+	ASSERT_EQ(cfg->n_data_sources, 3);
+	ASSERT_STREQ(cfg->data_sources[2]->config->name, "linux.perf");
+	p = cfg->data_sources[2]->config->perf_event_config;
+	ASSERT_TRUE(p != NULL && p->timebase != NULL && p->callstack_sampling != NULL);
+	ASSERT_EQ(p->timebase->interval_case, PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INTERVAL_FREQUENCY);
+	ASSERT_EQ(p->timebase->frequency, 99);
+	ASSERT_EQ(p->timebase->counter, PERFETTO__PROTOS__PERF_EVENTS__COUNTER__SW_CPU_CLOCK);
+	ASSERT_TRUE(p->callstack_sampling->kernel_frames);
+	ASSERT_EQ(p->callstack_sampling->user_frames,
+		  PERFETTO__PROTOS__PERF_EVENT_CONFIG__UNWIND_MODE__UNWIND_DWARF);
 	perfetto__protos__trace_config__free_unpacked(cfg, NULL);
 	buf_fini(&b);
 }
@@ -219,6 +246,17 @@ TEST(args_light_mode)
 	ASSERT_STREQ(a.categories[2], "sched/sched_switch");
 	ASSERT_EQ(parse(&a, err, "--out=t", "idle", NULL), 0);
 	ASSERT_EQ(a.n_categories, 1);
+	ASSERT_EQ(a.cpu_profile_hz, 0);
+	ASSERT_EQ(parse(&a, err, "-o", "t", "--cpu-profile", "99", "sched", NULL), 0);
+	ASSERT_EQ(a.cpu_profile_hz, 99);
+	ASSERT_EQ(parse(&a, err, "-o", "t", "--cpu-profile", "250", NULL), 0);
+	ASSERT_EQ(a.n_categories, 0);
+	ASSERT_EQ(parse(&a, err, "-o", "t", "--cpu-profile", "0", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "--cpu-profile") != NULL);
+	ASSERT_EQ(parse(&a, err, "-o", "t", "--cpu-profile", "1000000", NULL), -EINVAL);
+	/* An option after the categories would be taken for one: an error. */
+	ASSERT_EQ(parse(&a, err, "-o", "t", "sched", "--cpu-profile", "99", NULL), -EINVAL);
+	ASSERT_TRUE(strstr(err, "after the categories") != NULL);
 }
 
 TEST(args_conflicts_and_errors)
