@@ -479,7 +479,11 @@ void perf_config_follower_attr(const struct perf_config *c, size_t i, struct per
 
 	perf_config_leader_attr(c, &leader);
 	event_attr(&c->followers[i], a);
-	a->sample_type = leader.sample_type;
+	/* Followers never sample (period 0): only the leader's records carry
+	 * the group's values. The leader's stack and register bits without
+	 * their sizes and masks make perf_event_open fail with EINVAL. */
+	a->sample_type = leader.sample_type &
+			 (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_READ);
 	a->use_clockid = 1;
 	a->clockid = c->clockid;
 }
