@@ -230,8 +230,8 @@ data_sources { config { name: "linux.perf" perf_event_config {
 duration_ms: 2500'
 (
 	sleep 0.3
-	"$OUT/perf_hot_nofp" spin 0.6 >"$SVC_TMP/exits.1"
-	"$OUT/perf_hot_nofp" spin 0.6 >"$SVC_TMP/exits.2"
+	"$OUT/perf_hot_nofp" spin 0.9 >"$SVC_TMP/exits.1"
+	"$OUT/perf_hot_nofp" spin 0.9 >"$SVC_TMP/exits.2"
 ) &
 r1=$!
 (
@@ -252,7 +252,7 @@ if perf_record exits 30; then
 	if [ "${a1:-0}" -ge 20 ] && [ "${a2:-0}" -ge 20 ]; then
 		pass perf_sampling/exit_mid_session
 	else
-		fail perf_sampling/exit_mid_session "hot_a samples of the first process $a1, of the second $a2"
+		fail perf_sampling/exit_mid_session "hot_a samples of the first process $a1, of the second $a2; leaves of the second: $(perf_leaf_counts exits "$p2" | head -n 4 | tr '\n' ' ')"
 	fi
 	if [ "${n3:-0}" -ge 50 ]; then
 		pass perf_sampling/deleted_binary
