@@ -39,7 +39,8 @@ echo "demo: $n configs round-tripped"
 
 # ----------------------------------------------------------------------
 # Recording this machine: tracebox starts its own traced and traced_probes,
-# records 5 s of scheduling, frequency and idle events, and stops them.
+# records 5 s of scheduling, frequency and idle events, and stops them;
+# then 3 s of CPU samples with callstacks (traced_perf) as a flame graph.
 echo
 cleanup() {
 	rm -rf "$tmp"
@@ -71,6 +72,23 @@ if [ "$(id -u)" = 0 ] && { [ -e "$tfs/trace_clock" ] || mount -t tracefs nodev "
 	echo
 	echo "demo: recorded with ftrace through traced and traced_probes, queried with"
 	echo "trace_processor_shell (try: $out/trace_processor_shell -i TRACE)"
+	# CPU profiling: the same recording with callstack samples (traced_perf).
+	echo
+	echo "perfetto-c demo: where the CPU time goes, down to the function (3 s at 199 Hz)"
+	echo "    \$ tracebox -t 3s --cpu-profile 199 -o profile.pftrace sched"
+	"$out/bench/perf_workload" --seconds 3.5 >/dev/null &
+	load=$!
+	"$out/tracebox" -t 3s --cpu-profile 199 -o "$tmp/profile.pftrace" sched 2>&1 |
+		sed "s|$tmp/||; s/^/    /"
+	wait "$load"
+	echo "    \$ pfc_flamegraph --process-name '*perf_workload*' profile.pftrace   (folded stacks)"
+	"$out/pfc_flamegraph" --process-name '*perf_workload*' "$tmp/profile.pftrace" 2>&1 |
+		sort -t' ' -k2 -n -r | head -n 5 | sed 's/^/    /'
+	if "$out/pfc_flamegraph" --process-name '*perf_workload*' --svg "$tmp/profile.svg" \
+		"$tmp/profile.pftrace" >/dev/null 2>&1; then
+		cp "$tmp/profile.svg" "$out/demo-flamegraph.svg"
+		echo "    the flame graph: $out/demo-flamegraph.svg (open it in a browser)"
+	fi
 	exit 0
 fi
 
