@@ -18,6 +18,10 @@
 
 /* Most pages read from one CPU per drain tick (Perfetto's bound). */
 #define FTRACE_MAX_PAGES_PER_CPU_PER_TICK 256
+/* Rounds of one drain while some CPU still hits that bound. */
+#define FTRACE_MAX_DRAIN_ROUNDS 4
+/* Distinct pids collected in one drain before process_stats gets a batch. */
+#define FTRACE_MAX_PIDS_PER_DRAIN 4096
 #define FTRACE_DEFAULT_DRAIN_PERIOD_MS 100
 /* Per-CPU kernel buffer when the config does not say: 2 MiB, or 8 MiB on
  * machines with at least 7 GiB of RAM. */
