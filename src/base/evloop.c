@@ -63,10 +63,7 @@ struct evloop {
 	struct watch *timers;     /* live timers, unordered */
 	uint64_t timer_pass;      /* counts fire_timers() passes */
 	atomic_bool is_quit;
-	/* The thread inside evloop_run_once(), whose posts need no wake-up. */
-	pthread_t owner;
-	atomic_bool is_running;
-	atomic_bool has_local_tasks; /* posted by the owner without a wake-up */
+	atomic_bool has_local_tasks; /* posted from a callback, no wake-up */
 	pthread_mutex_t lock;     /* protects the task queue below */
 	struct task *tasks_head;
 	struct task *tasks_tail;
@@ -185,7 +182,6 @@ int evloop_create(struct evloop **out)
 	hmap_init(&loop->watches);
 	pthread_mutex_init(&loop->lock, NULL);
 	atomic_init(&loop->is_quit, false);
-	atomic_init(&loop->is_running, false);
 	atomic_init(&loop->has_local_tasks, false);
 	loop->next_id = 1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -340,10 +336,13 @@ static void wake(struct evloop *loop)
 		return;
 }
 
-/* Whether the caller is the thread running the loop right now. */
-static bool is_loop_thread(struct evloop *loop)
+/* The loop this thread is dispatching (inside evloop_run_once()), if any. */
+static _Thread_local struct evloop *t_running_loop;
+
+/* Whether the caller is the thread running @loop right now. */
+static bool is_loop_thread(const struct evloop *loop)
 {
-	return atomic_load(&loop->is_running) && pthread_equal(loop->owner, pthread_self());
+	return t_running_loop == loop;
 }
 
 int evloop_post(struct evloop *loop, evloop_task_cb cb, void *user)
@@ -496,16 +495,16 @@ static int dispatch(struct evloop *loop, struct watch *w, uint32_t ep_events)
 int evloop_run_once(struct evloop *loop, int timeout_ms)
 {
 	struct epoll_event evs[EVLOOP_MAX_EVENTS];
+	struct evloop *outer;
 	struct watch *w;
 	int i, n, calls = 0;
 
-	loop->owner = pthread_self();
-	atomic_store(&loop->is_running, true);
 	n = epoll_wait(loop->epfd, evs, EVLOOP_MAX_EVENTS, wait_ms(loop, timeout_ms));
-	if (n < 0) {
-		atomic_store(&loop->is_running, false);
+	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	}
+	/* A callback may run another loop: put the outer one back after. */
+	outer = t_running_loop;
+	t_running_loop = loop;
 	for (i = 0; i < n; i++) {
 		w = evs[i].data.ptr;
 		/* Removed earlier in this batch: its memory is still valid. */
@@ -517,7 +516,7 @@ int evloop_run_once(struct evloop *loop, int timeout_ms)
 	/* Tasks the callbacks posted: those they post in turn wait a round. */
 	if (atomic_load(&loop->has_local_tasks))
 		calls += run_tasks(loop, false);
-	atomic_store(&loop->is_running, false);
+	t_running_loop = outer;
 	graveyard_flush(loop);
 	return calls;
 }
