@@ -3,8 +3,9 @@
  * ftrace_source.c - the linux.ftrace controller (see ftrace_source.h):
  * setting the kernel up (saved state, clock, buffer size, the union of the
  * instances' events), a drain timer that reads every CPU's trace_pipe_raw
- * without blocking, a bounded number of pages per tick, and hands the
- * pages to each instance's bundlers, and FtraceStats at start and end.
+ * without blocking until it catches up with the writer (a bounded number
+ * of pages per tick), hands the pages to each instance's bundlers and the
+ * drain's pids to process_stats, and FtraceStats at start and end.
  */
 #include "probes/ftrace_source.h"
 

@@ -35,7 +35,8 @@ struct evloop;
 struct ftrace_ctl;
 struct ftrace_instance;
 
-/* Called with the pids/tids seen in a drain (for process_stats). */
+/* Called once per drain with the pids/tids it saw, sorted, no repeats
+ * (for process_stats). */
 typedef void (*ftrace_pids_cb)(const int32_t *pids, size_t n, void *user);
 
 /* Return: 0, -ENOMEM. The controller opens tracefs on the first start. */
