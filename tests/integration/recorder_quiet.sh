@@ -18,8 +18,9 @@
 #   non_read    traced_probes' syscalls other than read() stay under
 #               300/s plus 8 per process or thread forked meanwhile (the
 #               /proc lookups of new pids: open and close of status and
-#               cmdline); a lookup per page for every pid already gone
-#               made 600-1,700/s on a busy machine;
+#               cmdline): no polling, timer re-arming or per-page work
+#               besides reads (the old code, 3-7 per fork, stays under
+#               this bound too: the two checks above are the ones it fails);
 #   complete    the sleeper's 350 sleeps are all there (entry and exit),
 #               and the kernel overwrote nothing.
 # Bounds have a wide margin over what a quiet recorder does on a busy
