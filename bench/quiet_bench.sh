@@ -109,6 +109,16 @@ fi
 
 g_dir=$(mktemp -d /tmp/quiet_bench.XXXXXX) || die "mktemp failed"
 
+# Another tracer reading trace_pipe_raw takes pages from ours (and may
+# change the events): say so, the figures then mean little.
+other=$(for fd in /proc/[0-9]*/fd/*; do
+	case $(readlink "$fd" 2>/dev/null) in
+	*/per_cpu/cpu*/trace_pipe_raw) p=${fd#/proc/}; echo "${p%%/*}" ;;
+	esac
+done | sort -u | head -n 3 | tr '\n' ' ')
+[ -n "$other" ] && echo "quiet_bench: WARNING: pid $other also reads the ring buffers;" \
+	"the figures are unreliable" >&2
+
 # Ends what we started if it is still there: the tracebox by pid, and its
 # daemons by the pids the trace named (children of that tracebox only).
 cleanup() {
