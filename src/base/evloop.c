@@ -1,16 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * evloop.c - epoll loop with one watch struct per fd, timerfd, signalfd and
- * the eventfd that wakes the loop for posted tasks. Removal during dispatch
- * is made safe by deferring frees: a removed watch is marked dead, taken out
- * of epoll and the id map, and freed when the current batch is done.
+ * evloop.c - epoll loop with one watch struct per fd, signalfd and the
+ * eventfd that wakes the loop for tasks posted from other threads. Timers
+ * are deadlines kept by the loop itself (epoll_wait's timeout), and a task
+ * posted from a callback only makes the next wait not block: a periodic
+ * tick costs no timerfd read and a posted task no eventfd write and read,
+ * so an idle daemon wakes as rarely as its timers say. Removal during
+ * dispatch is made safe by deferring frees: a removed watch is marked dead,
+ * taken out of epoll, the timer list and the id map, and freed when the
+ * current batch is done.
  */
 #include "base/evloop.h"
+#include "base/clock.h"
 #include "base/compiler.h"
 #include "base/file.h"
 #include "base/hmap.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -20,7 +27,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
-#include <sys/timerfd.h>
 #include <unistd.h>
 
 enum watch_kind { WATCH_FD, WATCH_TIMER, WATCH_SIGNAL, WATCH_WAKE };
@@ -28,9 +34,13 @@ enum watch_kind { WATCH_FD, WATCH_TIMER, WATCH_SIGNAL, WATCH_WAKE };
 struct watch {
 	uint64_t id;
 	enum watch_kind kind;
-	int fd;            /* the user's fd, or one we own (timer, signal, wake) */
+	int fd;            /* the user's fd, one we own (signal, wake), or -1 (timer) */
 	bool is_dead;
 	bool is_one_shot;  /* timers only */
+	uint64_t deadline_ns;   /* timers: CLOCK_MONOTONIC time of the next call */
+	uint64_t period_ns;     /* timers: 0 for one-shot */
+	uint64_t pass;          /* timers: the firing pass that last saw it */
+	struct watch *next_timer;
 	evloop_fd_cb fd_cb;
 	evloop_task_cb task_cb;
 	evloop_signal_cb signal_cb;
@@ -50,7 +60,10 @@ struct evloop {
 	struct hmap watches;      /* id -> struct watch *, live watches only */
 	struct watch *graveyard;  /* removed watches, freed after the batch */
 	struct watch *wake;       /* eventfd for posted tasks and quit */
+	struct watch *timers;     /* live timers, unordered */
+	uint64_t timer_pass;      /* counts fire_timers() passes */
 	atomic_bool is_quit;
+	atomic_bool has_local_tasks; /* posted from a callback, no wake-up */
 	pthread_mutex_t lock;     /* protects the task queue below */
 	struct task *tasks_head;
 	struct task *tasks_tail;
@@ -128,9 +141,20 @@ static struct watch *watch_find(struct evloop *loop, uint64_t id)
 
 static void watch_kill(struct evloop *loop, struct watch *w)
 {
+	struct watch **pp;
+
 	hmap_del(&loop->watches, w->id, NULL);
-	/* Fails harmlessly with EBADF if the owner already closed the fd. */
-	epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	if (w->kind == WATCH_TIMER) {
+		for (pp = &loop->timers; *pp; pp = &(*pp)->next_timer) {
+			if (*pp == w) {
+				*pp = w->next_timer;
+				break;
+			}
+		}
+	} else {
+		/* Fails harmlessly with EBADF if the owner already closed the fd. */
+		epoll_ctl(loop->epfd, EPOLL_CTL_DEL, w->fd, NULL);
+	}
 	w->is_dead = true;
 	w->next_dead = loop->graveyard;
 	loop->graveyard = w;
@@ -158,6 +182,7 @@ int evloop_create(struct evloop **out)
 	hmap_init(&loop->watches);
 	pthread_mutex_init(&loop->lock, NULL);
 	atomic_init(&loop->is_quit, false);
+	atomic_init(&loop->has_local_tasks, false);
 	loop->next_id = 1;
 	loop->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (loop->epfd < 0) {
@@ -245,40 +270,34 @@ int evloop_del(struct evloop *loop, uint64_t id)
 	return 0;
 }
 
-static void ms_to_timespec(uint64_t ms, struct timespec *ts)
-{
-	ts->tv_sec = (time_t)(ms / 1000);
-	ts->tv_nsec = (long)(ms % 1000) * 1000000L;
-}
-
 int evloop_add_timer(struct evloop *loop, uint64_t first_ms, uint64_t period_ms,
 		     evloop_task_cb cb, void *user, uint64_t *out_id)
 {
-	struct watch proto = {.kind = WATCH_TIMER, .fd = -1, .task_cb = cb, .user = user};
-	struct itimerspec its;
 	struct watch *w;
 	int err;
 
-	if (!cb)
+	if (!cb || first_ms > UINT64_MAX / 2000000 || period_ms > UINT64_MAX / 2000000)
 		return -EINVAL;
-	memset(&its, 0, sizeof(its));
-	ms_to_timespec(first_ms, &its.it_value);
-	ms_to_timespec(period_ms, &its.it_interval);
-	/* An all-zero it_value would disarm the timer instead of firing now. */
-	if (first_ms == 0)
-		its.it_value.tv_nsec = 1;
-	proto.is_one_shot = period_ms == 0;
-	proto.fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (proto.fd < 0)
-		return -errno;
-	if (timerfd_settime(proto.fd, 0, &its, NULL) != 0) {
-		err = -errno;
-		fd_close(proto.fd);
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return -ENOMEM;
+	w->kind = WATCH_TIMER;
+	w->fd = -1;
+	w->task_cb = cb;
+	w->user = user;
+	w->is_one_shot = period_ms == 0;
+	w->deadline_ns = clock_monotonic_ns() + first_ms * 1000000;
+	w->period_ns = period_ms * 1000000;
+	/* A timer armed from a timer callback waits for the next pass. */
+	w->pass = loop->timer_pass;
+	w->id = loop->next_id++;
+	err = hmap_put(&loop->watches, w->id, (uint64_t)(uintptr_t)w);
+	if (err < 0) {
+		free(w);
 		return err;
 	}
-	err = watch_add(loop, &proto, EPOLLIN, &w);
-	if (err)
-		return err;
+	w->next_timer = loop->timers;
+	loop->timers = w;
 	if (out_id)
 		*out_id = w->id;
 	return 0;
@@ -317,6 +336,15 @@ static void wake(struct evloop *loop)
 		return;
 }
 
+/* The loop this thread is dispatching (inside evloop_run_once()), if any. */
+static _Thread_local struct evloop *t_running_loop;
+
+/* Whether the caller is the thread running @loop right now. */
+static bool is_loop_thread(const struct evloop *loop)
+{
+	return t_running_loop == loop;
+}
+
 int evloop_post(struct evloop *loop, evloop_task_cb cb, void *user)
 {
 	struct task *t;
@@ -336,7 +364,11 @@ int evloop_post(struct evloop *loop, evloop_task_cb cb, void *user)
 		loop->tasks_head = t;
 	loop->tasks_tail = t;
 	pthread_mutex_unlock(&loop->lock);
-	wake(loop);
+	/* From a callback: the next round will not block, no need to wake. */
+	if (is_loop_thread(loop))
+		atomic_store(&loop->has_local_tasks, true);
+	else
+		wake(loop);
 	return 0;
 }
 
@@ -350,14 +382,15 @@ void evloop_quit(struct evloop *loop)
  * Runs the tasks queued so far. Tasks they post go to a fresh queue and run
  * in the next round, so a task that reposts itself cannot starve the fds.
  */
-static int run_tasks(struct evloop *loop)
+static int run_tasks(struct evloop *loop, bool is_woken)
 {
 	struct task *t, *next;
 	uint64_t cnt;
 	int n = 0;
 
-	if (read(loop->wake->fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
+	if (is_woken && read(loop->wake->fd, &cnt, sizeof(cnt)) < 0 && errno != EAGAIN)
 		return 0;
+	atomic_store(&loop->has_local_tasks, false);
 	pthread_mutex_lock(&loop->lock);
 	t = loop->tasks_head;
 	loop->tasks_head = NULL;
@@ -371,17 +404,64 @@ static int run_tasks(struct evloop *loop)
 	return n;
 }
 
-static int fire_timer(struct evloop *loop, struct watch *w)
+/*
+ * Calls every timer that is due, earliest deadline first. Timers armed or
+ * re-armed by these calls wait for the next pass; a periodic timer that
+ * fell behind fires once and keeps its phase when it can.
+ */
+static int fire_timers(struct evloop *loop)
 {
-	uint64_t expirations;
+	uint64_t now;
+	int n = 0;
 
-	/* A timer re-armed or raced with read may have nothing to report. */
-	if (read(w->fd, &expirations, sizeof(expirations)) != (ssize_t)sizeof(expirations))
+	if (!loop->timers)
 		return 0;
-	w->task_cb(w->user);
-	if (w->is_one_shot && !w->is_dead)
-		watch_kill(loop, w);
-	return 1;
+	now = clock_monotonic_ns();
+	loop->timer_pass++;
+	for (;;) {
+		struct watch *w, *due = NULL;
+
+		for (w = loop->timers; w; w = w->next_timer) {
+			if (w->deadline_ns <= now && w->pass != loop->timer_pass &&
+			    (!due || w->deadline_ns < due->deadline_ns))
+				due = w;
+		}
+		if (!due)
+			break;
+		due->pass = loop->timer_pass;
+		if (due->period_ns) {
+			due->deadline_ns += due->period_ns;
+			if (due->deadline_ns <= now)
+				due->deadline_ns = now + due->period_ns;
+		}
+		due->task_cb(due->user);
+		n++;
+		if (due->is_one_shot && !due->is_dead)
+			watch_kill(loop, due);
+	}
+	return n;
+}
+
+/* epoll_wait()'s timeout: @timeout_ms, shortened to the next deadline. */
+static int wait_ms(struct evloop *loop, int timeout_ms)
+{
+	const struct watch *w;
+	uint64_t next = UINT64_MAX, now, ms;
+
+	if (atomic_load(&loop->has_local_tasks))
+		return 0;
+	for (w = loop->timers; w; w = w->next_timer) {
+		if (w->deadline_ns < next)
+			next = w->deadline_ns;
+	}
+	if (next == UINT64_MAX)
+		return timeout_ms;
+	now = clock_monotonic_ns();
+	/* Rounded up: waking early would only mean waiting again. */
+	ms = next <= now ? 0 : (next - now + 999999) / 1000000;
+	if (ms > INT_MAX)
+		ms = INT_MAX;
+	return timeout_ms >= 0 && (uint64_t)timeout_ms < ms ? timeout_ms : (int)ms;
 }
 
 static int deliver_signals(struct watch *w)
@@ -403,11 +483,11 @@ static int dispatch(struct evloop *loop, struct watch *w, uint32_t ep_events)
 		w->fd_cb(w->fd, from_epoll(ep_events), w->user);
 		return 1;
 	case WATCH_TIMER:
-		return fire_timer(loop, w);
+		return 0;
 	case WATCH_SIGNAL:
 		return deliver_signals(w);
 	case WATCH_WAKE:
-		return run_tasks(loop);
+		return run_tasks(loop, true);
 	}
 	return 0;
 }
@@ -415,12 +495,16 @@ static int dispatch(struct evloop *loop, struct watch *w, uint32_t ep_events)
 int evloop_run_once(struct evloop *loop, int timeout_ms)
 {
 	struct epoll_event evs[EVLOOP_MAX_EVENTS];
+	struct evloop *outer;
 	struct watch *w;
 	int i, n, calls = 0;
 
-	n = epoll_wait(loop->epfd, evs, EVLOOP_MAX_EVENTS, timeout_ms);
+	n = epoll_wait(loop->epfd, evs, EVLOOP_MAX_EVENTS, wait_ms(loop, timeout_ms));
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	/* A callback may run another loop: put the outer one back after. */
+	outer = t_running_loop;
+	t_running_loop = loop;
 	for (i = 0; i < n; i++) {
 		w = evs[i].data.ptr;
 		/* Removed earlier in this batch: its memory is still valid. */
@@ -428,6 +512,11 @@ int evloop_run_once(struct evloop *loop, int timeout_ms)
 			continue;
 		calls += dispatch(loop, w, evs[i].events);
 	}
+	calls += fire_timers(loop);
+	/* Tasks the callbacks posted: those they post in turn wait a round. */
+	if (atomic_load(&loop->has_local_tasks))
+		calls += run_tasks(loop, false);
+	t_running_loop = outer;
 	graveyard_flush(loop);
 	return calls;
 }

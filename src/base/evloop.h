@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * evloop.h - the single-threaded epoll event loop every daemon runs on: fd
- * readiness, timers (one timerfd each), signals (signalfd) and tasks posted
- * from any thread (eventfd). Callbacks run on the loop thread, one at a time,
+ * readiness, timers (deadlines the loop keeps: epoll_wait's timeout),
+ * signals (signalfd) and tasks posted from any thread (eventfd; a task
+ * posted from a callback needs no wake-up). Callbacks run on the loop thread, one at a time,
  * and may add or remove any watch, including their own.
  *
  * Watches are named by a uint64_t id, never a pointer, so removing a watch
@@ -84,7 +85,8 @@ int evloop_del(struct evloop *loop, uint64_t id);
  * @cb, @user: the callback.  @out_id: the watch id; may be NULL.
  *
  * A periodic timer that fell behind fires once, not once per missed period.
- * Return: 0, -ENOMEM, or -errno from timerfd.
+ * Deadlines are CLOCK_MONOTONIC, met to the millisecond (rounded up).
+ * Return: 0, -EINVAL (no @cb, or a delay past 292 years), -ENOMEM.
  * Context: loop thread; allocates.
  */
 int evloop_add_timer(struct evloop *loop, uint64_t first_ms, uint64_t period_ms,

@@ -14,6 +14,7 @@
 #ifndef PFC_PROBES_FTRACE_CPU_READER_H
 #define PFC_PROBES_FTRACE_CPU_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,7 @@ struct ftrace_cpu_reader {
 	size_t page_size;
 	uint8_t *page;               /* the page just read */
 	uint64_t bytes_read;         /* for FtraceCpuStats.bytes_read */
+	bool is_behind;              /* the controller's: not caught up yet */
 };
 
 /*

@@ -3,8 +3,9 @@
  * ftrace_source.c - the linux.ftrace controller (see ftrace_source.h):
  * setting the kernel up (saved state, clock, buffer size, the union of the
  * instances' events), a drain timer that reads every CPU's trace_pipe_raw
- * without blocking, a bounded number of pages per tick, and hands the
- * pages to each instance's bundlers, and FtraceStats at start and end.
+ * without blocking until it catches up with the writer (a bounded number
+ * of pages per tick), hands the pages to each instance's bundlers and the
+ * drain's pids to process_stats, and FtraceStats at start and end.
  */
 #include "probes/ftrace_source.h"
 
@@ -60,6 +61,8 @@ struct ftrace_ctl {
 	bool read_error_logged;
 	ftrace_pids_cb pids_cb;
 	void *pids_user;
+	int32_t *pids;                /* pids seen in this drain, for pids_cb */
+	size_t n_pids;
 };
 
 int ftrace_ctl_create(struct evloop *loop, struct ftrace_ctl **out)
@@ -68,6 +71,11 @@ int ftrace_ctl_create(struct evloop *loop, struct ftrace_ctl **out)
 
 	if (!c)
 		return -ENOMEM;
+	c->pids = malloc(FTRACE_MAX_PIDS_PER_DRAIN * sizeof(*c->pids));
+	if (!c->pids) {
+		free(c);
+		return -ENOMEM;
+	}
 	c->loop = loop;
 	hmap_init(&c->refs);
 	hmap_init(&c->formats);
@@ -389,14 +397,49 @@ static void add_page(struct ftrace_instance *inst, unsigned cpu, const uint8_t *
 	ftrace_bundler_add(&inst->bundlers[cpu], page, page_size, &inst->bundle);
 }
 
-/* Collects the pids of a page for process_stats (common_pid). */
+static int cmp_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts the drain's pids and drops repeats. */
+static void dedup_pids(struct ftrace_ctl *c)
+{
+	size_t i, n = 0;
+
+	qsort(c->pids, c->n_pids, sizeof(*c->pids), cmp_pid);
+	for (i = 0; i < c->n_pids; i++) {
+		if (n == 0 || c->pids[n - 1] != c->pids[i])
+			c->pids[n++] = c->pids[i];
+	}
+	c->n_pids = n;
+}
+
+/* Hands the drain's pids to process_stats, once, without repeats. */
+static void flush_pids(struct ftrace_ctl *c)
+{
+	if (!c->n_pids)
+		return;
+	dedup_pids(c);
+	if (c->pids_cb)
+		c->pids_cb(c->pids, c->n_pids, c->pids_user);
+	c->n_pids = 0;
+}
+
+/*
+ * Collects the pids of a page for process_stats (common_pid). They are
+ * handed over once per drain, not per page: a pid that is gone from /proc
+ * (a short-lived process) then costs one failed lookup per drain, not one
+ * per page it appears in.
+ */
 static void report_pids(struct ftrace_ctl *c, const uint8_t *page)
 {
-	int32_t pids[256];
-	size_t n = 0;
 	struct ftrace_page_iter it;
 	struct ftrace_page_header hdr;
 	struct ftrace_raw_event ev;
+	int32_t last = 0;
 
 	if (!c->pids_cb || ftrace_page_begin(&c->layout, page, c->page_size, &it, &hdr) < 0)
 		return;
@@ -407,23 +450,46 @@ static void report_pids(struct ftrace_ctl *c, const uint8_t *page)
 		if (ev.len < 8)
 			continue;
 		memcpy(&pid, ev.data + 4, sizeof(pid));
-		if (pid <= 0 || (n && pids[n - 1] == pid))
+		if (pid <= 0 || pid == last)
 			continue;
-		pids[n++] = pid;
-		if (n == PFC_ARRAY_SIZE(pids)) {
-			c->pids_cb(pids, n, c->pids_user);
-			n = 0;
+		last = pid;
+		if (c->n_pids == FTRACE_MAX_PIDS_PER_DRAIN) {
+			dedup_pids(c);
+			if (c->n_pids > FTRACE_MAX_PIDS_PER_DRAIN / 2)
+				flush_pids(c);
 		}
+		c->pids[c->n_pids++] = pid;
 	}
-	if (n)
-		c->pids_cb(pids, n, c->pids_user);
 }
 
 /*
- * Reads up to the per-tick bound of pages of one CPU and hands each to
- * every instance as soon as it is read. Returns the pages read.
+ * Whether the reader has caught up with the writer: the page just read
+ * holds less than half a page of records. Pages behind the writer are full
+ * but for the last record that did not fit, so a page this empty is the one
+ * the kernel is still filling (copied out record by record); reading on
+ * would return a few records per read(), and with syscall events on, the
+ * records of those very reads. A record of more than half a page makes a
+ * false positive: the rest waits for the next tick.
  */
-static size_t drain_cpu(struct ftrace_ctl *c, unsigned cpu)
+static bool is_caught_up(const struct ftrace_ctl *c, const uint8_t *page)
+{
+	struct ftrace_page_iter it;
+	struct ftrace_page_header hdr;
+
+	if (ftrace_page_begin(&c->layout, page, c->page_size, &it, &hdr) < 0)
+		return true;
+	return hdr.data_bytes < c->layout.data_size / 2;
+}
+
+/*
+ * Reads one CPU's pages, up to the per-tick bound, until it catches up
+ * with the writer, and hands each page to every instance as soon as it is
+ * read. The first page of a drain may be small without meaning anything:
+ * it is the rest of the page the last drain stopped in. Returns the pages
+ * read; *@out_done is false if the bound stopped it.
+ */
+static size_t drain_cpu(struct ftrace_ctl *c, unsigned cpu, bool is_first_in_drain,
+			bool *out_done)
 {
 	struct ftrace_cpu_reader *r = &c->cpus[cpu];
 	struct ftrace_instance *inst;
@@ -431,11 +497,21 @@ static size_t drain_cpu(struct ftrace_ctl *c, unsigned cpu)
 	size_t n = 0;
 	int rc = 0;
 
-	while (n < FTRACE_MAX_PAGES_PER_CPU_PER_TICK && (page = ftrace_cpu_reader_next(r, &rc))) {
+	*out_done = false;
+	while (n < FTRACE_MAX_PAGES_PER_CPU_PER_TICK) {
+		page = ftrace_cpu_reader_next(r, &rc);
+		if (!page) {
+			*out_done = true;
+			break;
+		}
 		n++;
 		report_pids(c, page);
 		for (inst = c->instances; inst; inst = inst->next)
 			add_page(inst, cpu, page, c->page_size);
+		if (is_caught_up(c, page) && !(is_first_in_drain && n == 1)) {
+			*out_done = true;
+			break;
+		}
 	}
 	for (inst = c->instances; inst; inst = inst->next)
 		end_bundle(inst, cpu);
@@ -453,15 +529,28 @@ void ftrace_ctl_drain(struct ftrace_ctl *c)
 
 	if (!c->changed)
 		return;
-	/* A few rounds per call: a busy CPU may have more than one tick's worth. */
-	for (rounds = 0; rounds < 4; rounds++) {
-		size_t total = 0;
+	/*
+	 * A CPU that hit the per-tick bound gets a few more rounds: a busy CPU
+	 * may hold more than one tick's worth. The others are not read again.
+	 */
+	for (cpu = 0; cpu < c->n_cpus; cpu++)
+		c->cpus[cpu].is_behind = true;
+	for (rounds = 0; rounds < FTRACE_MAX_DRAIN_ROUNDS; rounds++) {
+		bool any_behind = false;
 
-		for (cpu = 0; cpu < c->n_cpus; cpu++)
-			total += drain_cpu(c, cpu);
-		if (total < (size_t)c->n_cpus * FTRACE_MAX_PAGES_PER_CPU_PER_TICK / 2)
+		for (cpu = 0; cpu < c->n_cpus; cpu++) {
+			bool done;
+
+			if (!c->cpus[cpu].is_behind)
+				continue;
+			drain_cpu(c, cpu, rounds == 0, &done);
+			c->cpus[cpu].is_behind = !done;
+			any_behind |= !done;
+		}
+		if (!any_behind)
 			break;
 	}
+	flush_pids(c);
 }
 
 static void on_drain_timer(void *user)
@@ -646,6 +735,7 @@ void ftrace_ctl_destroy(struct ftrace_ctl *c)
 	hmap_fini(&c->formats);
 	hmap_fini(&c->refs);
 	free(c->cpus);
+	free(c->pids);
 	free(c);
 }
 

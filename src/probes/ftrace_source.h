@@ -18,6 +18,10 @@
 
 /* Most pages read from one CPU per drain tick (Perfetto's bound). */
 #define FTRACE_MAX_PAGES_PER_CPU_PER_TICK 256
+/* Rounds of one drain while some CPU still hits that bound. */
+#define FTRACE_MAX_DRAIN_ROUNDS 4
+/* Distinct pids collected in one drain before process_stats gets a batch. */
+#define FTRACE_MAX_PIDS_PER_DRAIN 4096
 #define FTRACE_DEFAULT_DRAIN_PERIOD_MS 100
 /* Per-CPU kernel buffer when the config does not say: 2 MiB, or 8 MiB on
  * machines with at least 7 GiB of RAM. */
@@ -31,7 +35,8 @@ struct evloop;
 struct ftrace_ctl;
 struct ftrace_instance;
 
-/* Called with the pids/tids seen in a drain (for process_stats). */
+/* Called once per drain with the pids/tids it saw, sorted, no repeats
+ * (for process_stats). */
 typedef void (*ftrace_pids_cb)(const int32_t *pids, size_t n, void *user);
 
 /* Return: 0, -ENOMEM. The controller opens tracefs on the first start. */

@@ -1352,6 +1352,66 @@ TEST(evloop_quit_stops_run)
 	evloop_destroy(NULL);
 }
 
+struct chain_ctx {
+	struct evloop *loop;
+	int runs;
+	int reposts;   /* how many more times the task posts itself */
+};
+
+static void chain_task(void *user)
+{
+	struct chain_ctx *c = user;
+
+	c->runs++;
+	if (c->reposts-- > 0)
+		evloop_post(c->loop, chain_task, c);
+}
+
+static void post_chain(void *user)
+{
+	struct chain_ctx *c = user;
+
+	evloop_post(c->loop, chain_task, c);
+}
+
+/*
+ * A task posted from a callback runs in the same round, with no wake-up;
+ * one it posts in turn runs in the next round, which does not block.
+ */
+TEST(evloop_task_posted_from_callback_runs_in_round)
+{
+	struct evloop *loop = new_loop();
+	struct chain_ctx c = {.loop = loop, .reposts = 1};
+	uint64_t t0;
+
+	ASSERT_EQ(evloop_add_timer(loop, 0, 0, post_chain, &c, NULL), 0);
+	ASSERT_EQ(evloop_run_once(loop, 1000), 2);
+	ASSERT_EQ(c.runs, 1);
+	t0 = clock_monotonic_ns();
+	ASSERT_EQ(evloop_run_once(loop, 1000), 1);
+	ASSERT_EQ(c.runs, 2);
+	ASSERT_LT(clock_monotonic_ns() - t0, 500ull * 1000 * 1000);
+	/* Nothing left: a short wait times out with no call. */
+	ASSERT_EQ(evloop_run_once(loop, 10), 0);
+	evloop_destroy(loop);
+}
+
+/* The wait ends at the next timer's deadline, not at the caller's timeout. */
+TEST(evloop_run_once_wakes_for_the_next_deadline)
+{
+	struct evloop *loop = new_loop();
+	struct quit_ctx c = {.loop = loop};
+	uint64_t t0 = clock_monotonic_ns(), dt;
+
+	ASSERT_EQ(evloop_add_timer(loop, 20, 0, tick_quit_at_3, &c, NULL), 0);
+	while (c.ticks == 0)
+		ASSERT_GE(evloop_run_once(loop, 5000), 0);
+	dt = clock_monotonic_ns() - t0;
+	ASSERT_GE(dt, 20ull * 1000 * 1000);
+	ASSERT_LT(dt, 2000ull * 1000 * 1000);
+	evloop_destroy(loop);
+}
+
 /* -------------------------------------------------------------- subproc --- */
 
 #define NOTIFY_ENV "PFC_TEST_NOTIFY_FD"
