@@ -56,6 +56,7 @@ static struct {
 	bool exit_after_stop;
 	bool track_events;
 	bool reconnect;
+	bool smb_scraping;             /* InitializeConnection asks for scraping */
 } g_args = {.threads = 1, .packets = 10, .packet_size = 64};
 
 struct worker {
@@ -92,7 +93,7 @@ static void usage(void)
 		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
 		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
 		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB] [--own-smb]\n"
-		"  [--packet-interval-us US] [--track-events] [--reconnect]\n"
+		"  [--packet-interval-us US] [--track-events] [--reconnect] [--smb-scraping]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
 		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
 		"each thread (a sleep after every packet).\n");
@@ -157,6 +158,8 @@ static void parse_args(int argc, char **argv)
 			g_args.track_events = true;
 		else if (!strcmp(a, "--reconnect"))
 			g_args.reconnect = true;
+		else if (!strcmp(a, "--smb-scraping"))
+			g_args.smb_scraping = true;
 		else
 			usage();
 	}
@@ -524,6 +527,7 @@ static int start_producer(struct app *app)
 	opts.smb_size_hint_bytes = (uint32_t)(g_args.shm_kb * 1024);
 	opts.page_size_hint_bytes = (uint32_t)(g_args.page_kb * 1024);
 	opts.provide_smb = g_args.own_smb;
+	opts.smb_scraping_mode = g_args.smb_scraping ? 1 : 0;
 	err = producer_connect(app->loop, g_args.sock, g_args.name, &opts, &cbs, app, &app->p);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",

@@ -88,6 +88,8 @@ static void finalize(struct svc *svc, struct svc_session *s)
 	if (s->state == SESSION_STOPPED)
 		return;
 	cancel_all_timers(svc, s);
+	/* What producers wrote but did not commit, before the final read. */
+	svc_scrape_session(svc, s);
 	s->state = SESSION_STOPPED;
 	svc_queue_service_event(svc, s, PB_TRACING_SERVICE_EVENT__TRACING_DISABLED);
 	if (s->file_fd >= 0) {
