@@ -445,6 +445,9 @@ void svc_scrape_session(struct svc *svc, struct svc_session *s);
 /* Scrapes @p into every session it writes to (before it goes away). */
 void svc_scrape_on_producer_gone(struct svc *svc, struct svc_producer *p);
 
+/* svc_gc.c: drops sequence ids of gone producers when no session is left. */
+void svc_gc_sequence_ids(struct svc *svc);
+
 /* svc_read.c */
 /* Streams the session's data to a consumer as ReadBuffers replies. */
 void svc_read_to_consumer(struct svc *svc, struct svc_session *s, const struct ipc_call *call);

@@ -770,4 +770,5 @@ void svc_session_free(struct svc *svc, struct svc_session *s)
 	free(s->unique_name);
 	free(s->timer_ctx);
 	free(s);
+	svc_gc_sequence_ids(svc);
 }

@@ -46,7 +46,7 @@ duration_ms: 30000
 $2"
 	svc_bg "$1.perfetto" "$OUT/perfetto" --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pb"
 	_t0=$(svc_now_ms)
-	sleep 1.2
+	sleep ${FILE_KILL_SLEEP:-1.2}
 	kill -KILL "$(svc_pid "t_$1")"
 	_ms=$(($(svc_now_ms) - _t0))
 	svc_wait "$1.perfetto" 10
