@@ -97,7 +97,9 @@ static void finalize(struct svc *svc, struct svc_session *s)
 		fd_close(s->file_fd);
 		s->file_fd = -1;
 	}
-	LOG_I("session %llu stopped", (unsigned long long)s->id);
+	/* No TraceStats field counts scraped chunks (Perfetto has none): the log does. */
+	LOG_I("session %llu stopped, %llu chunks scraped from producers' SMBs",
+	      (unsigned long long)s->id, (unsigned long long)s->chunks_scraped);
 	svc_consumer_notify_disabled(svc, s, NULL);
 }
 

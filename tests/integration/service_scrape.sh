@@ -8,6 +8,7 @@
 # with 5 whole packets (16..20) and a sixth counted (seq 21) that must not
 # show up; it never answers a flush.
 #   scrape/hang_stop      the session ends with the producer still hung
+#   scrape/log_counts     traced's log says how many chunks it scraped
 #   scrape/hang_kill      the producer is SIGKILLed mid-session
 #   scrape/noscrape       a producer that did not ask: only chunk 0
 #   scrape/garbage_smb    random bytes over a scraped SMB: traced lives and
@@ -87,6 +88,12 @@ hang_case() {
 }
 
 hang_case hang_stop hang short 21
+# traced's log counts what it scraped (no TraceStats field has it).
+if grep -q 'stopped, [1-9][0-9]* chunks scraped' "$SVC_TMP/traced.err"; then
+	pass scrape/log_counts
+else
+	fail scrape/log_counts "no 'N chunks scraped' in traced's log: $(grep 'stopped' "$SVC_TMP/traced.err" | tail -n 2 | tr '\n' ' ')"
+fi
 hang_case hang_kill hang long 21 kill
 hang_case noscrape hang-noscrape short 8
 hang_case garbage_smb garbage-smb short ""
