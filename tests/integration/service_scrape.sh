@@ -15,6 +15,9 @@
 #                         the good producer's data is intact
 #   scrape/sdk_kill       test_producer (real trace writer) killed mid-write:
 #                         the packets up to the kill, gap-free
+#   scrape/flush_timeout_file  periodic flushes that time out scrape: the
+#                         packets are in the write_into_file file before
+#                         traced is SIGKILLed
 # Usage: OUT=out sh tests/integration/service_scrape.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -131,6 +134,34 @@ if svc_stop_traced traced; then
 	pass scrape/traced_clean_exit
 else
 	fail scrape/traced_clean_exit "traced exited $(svc_rc traced) on SIGTERM: $(svc_errtail traced 5)"
+fi
+
+# Periodic flushes that time out scrape too: with write_into_file the hung
+# producer's 21 packets reach the file long before the session ends, so
+# they are there even though traced is SIGKILLed mid-session.
+svc_cfg flushfile 'buffers { size_kb: 1024 fill_policy: RING_BUFFER }
+data_sources { config { name: "fault.ds" } }
+write_into_file: true
+file_write_period_ms: 100
+flush_period_ms: 200
+flush_timeout_ms: 100
+duration_ms: 20000'
+if ! svc_start_traced t2; then
+	fail scrape/flush_timeout_file "traced did not start: $(svc_errtail t2)"
+elif ! svc_start_fault f_ff --fault hang --ds fault.ds; then
+	fail scrape/flush_timeout_file "fault_producer did not register: $(svc_errtail f_ff)"
+else
+	svc_bg ff.perfetto "$OUT/perfetto" --txt -c "$SVC_TMP/flushfile.pbtxt" -o "$SVC_TMP/ff.pb"
+	sleep 1.5
+	kill -KILL "$(svc_pid t2)"
+	svc_wait ff.perfetto 10
+	svc_check_trace ff "$SVC_TMP/ff.pb" --allow-loss
+	if [ "$(svc_tc ff seq_packet_counts)" = 21 ] && [ "$(svc_tc ff gaps)" = 0 ]; then
+		pass scrape/flush_timeout_file
+	else
+		fail scrape/flush_timeout_file "want 21 packets in the file: counts=$(svc_tc ff seq_packet_counts) gaps=$(svc_tc ff gaps) $(svc_why ff)"
+	fi
+	svc_kill f_ff
 fi
 
 summary
