@@ -54,7 +54,7 @@ static int scrape_chunk(struct svc *svc, struct svc_session *s, struct svc_produ
 	const struct smb *smb = &p->smb_view;
 	enum smb_chunk_state state = smb_bitmap_chunk_state(bitmap, idx);
 	struct tb_client client = {p->id, (uint32_t)p->uid, (int32_t)p->pid, p->machine_id};
-	const struct smb_chunk_header *h;
+	struct smb_chunk_header *h;
 	struct trace_buffer *tb;
 	uint32_t chunk_size, chunk_id;
 	uint16_t packets, writer_id;
@@ -69,19 +69,17 @@ static int scrape_chunk(struct svc *svc, struct svc_session *s, struct svc_produ
 	off = page * smb->page_size + SMB_PAGE_HEADER_SIZE + (size_t)idx * chunk_size;
 	if (chunk_size <= SMB_CHUNK_HEADER_SIZE || off + chunk_size > smb->size)
 		return 0;
-	h = (const struct smb_chunk_header *)(smb->base + off);
+	h = (struct smb_chunk_header *)(smb->base + off);
 	/* Acquire: the header fields were stored before the count went up. */
-	packets = atomic_load_explicit(&((struct smb_chunk_header *)h)->packets,
-				       memory_order_acquire);
+	packets = atomic_load_explicit(&h->packets, memory_order_acquire);
 	count = smb_packets_count(packets);
 	/* The count includes the packet being written: a chunk still being
-	 * written is worth copying only once one packet in it is whole. */
-	if (count == 0 || (!is_complete && count < 2))
+	 * written is worth copying only once one packet in it is whole. A
+	 * Complete one is copied even when empty, so its id leaves no gap. */
+	if (!is_complete && count < 2)
 		return 0;
-	writer_id = atomic_load_explicit(&((struct smb_chunk_header *)h)->writer_id,
-					 memory_order_relaxed);
-	chunk_id = atomic_load_explicit(&((struct smb_chunk_header *)h)->chunk_id,
-					memory_order_relaxed);
+	writer_id = atomic_load_explicit(&h->writer_id, memory_order_relaxed);
+	chunk_id = atomic_load_explicit(&h->chunk_id, memory_order_relaxed);
 	if (writer_id == 0 || writer_id > SMB_MAX_WRITER_ID)
 		return 0;
 	tb = writer_buffer(svc, s, p, writer_id);
