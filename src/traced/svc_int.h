@@ -349,7 +349,6 @@ struct svc {
 	uint64_t data_sources_seen;
 	uint64_t chunks_discarded;
 	uint64_t patches_discarded;
-	uint64_t chunks_scraped;
 
 	/* Scratch for validating packets that span several slices. */
 	struct buf scratch;

@@ -112,7 +112,6 @@ size_t svc_scrape_producer(struct svc *svc, struct svc_session *s, struct svc_pr
 	}
 	if (n) {
 		s->chunks_scraped += n;
-		svc->chunks_scraped += n;
 		LOG_D("session %llu: scraped %zu chunks of producer %u",
 		      (unsigned long long)s->id, n, p->id);
 	}
