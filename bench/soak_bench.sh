@@ -29,7 +29,10 @@
 # Without root or tracefs the ftrace data source is left out (said so).
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-export OUT=${OUT:-$TOP/out}
+OUT=${OUT:-out}
+# svc_lib.sh would resolve a relative OUT against tests/integration/../..
+case $OUT in /*) ;; *) OUT=$TOP/$OUT ;; esac
+export OUT
 minutes=60
 interval=10
 warmup=60
@@ -143,6 +146,7 @@ END {
 	printf "#   traced_probes: VmRSS %d -> %d KiB (%+.0f KiB/hour), RssAnon %d -> %d KiB (%+.0f KiB/hour), CPU %.3f%% of a core\n", v0[5], v1[5], slope(5), v0[6], v1[6], slope(6), (v1[7] - v0[7]) / hz / span * 100
 }' "$SVC_TMP/samples"
 printf '#   load average at the end: %s\n' "$(cut -d' ' -f1-3 /proc/loadavg)"
+[ $smoke = 1 ] && echo "#   (smoke: 30 s is too short for the growth figures to mean anything)"
 
 if [ -n "$crashed" ]; then
 	echo "soak_bench: FAIL:$crashed exited during the recording"
