@@ -26,6 +26,16 @@
  *   page-past-end    CommitData naming page n_pages + 3, page 0xffffffff and
  *                    chunk 13 of a one-chunk page.
  *   none             only the two valid chunks.
+ * Scraping modes (InitializeConnection asks for SMB scraping, writer 1 is
+ * registered with RegisterTraceWriter; Flush commands are never answered):
+ *   hang             one committed chunk (seq 0..7), one Complete chunk
+ *                    never committed (8..15), and one chunk left
+ *                    BeingWritten with HANG_WHOLE whole packets (16..20)
+ *                    plus a 22nd (seq 21) counted but not finished: the
+ *                    service must scrape seq 0..20 and drop seq 21.
+ *   hang-noscrape    the same without asking for scraping: only 0..7.
+ *   garbage-smb      one committed chunk, then random bytes over the whole
+ *                    SMB (page headers included), rewritten every ms.
  * Valid packets: TracePacket{for_testing{str "fault", seq_value = i,
  * counter = 100, is_last on the last}}; garbage-writer packets use
  * counter 200, so a trace that shows counter 200 kept the garbage.
@@ -64,6 +74,7 @@
 #define GOOD_COUNTER 100u
 #define BAD_COUNTER 200u
 #define PACKETS_PER_CHUNK 8u
+#define HANG_WHOLE 5u
 
 static struct {
 	const char *mode;
@@ -85,14 +96,33 @@ struct app {
 	uint32_t good_seq;
 	bool done;
 	int exit_code;
+	uint64_t garbage_timer;
+	uint32_t rng;
 };
+
+static bool is_mode(const char *m)
+{
+	return !strcmp(g_args.mode, m);
+}
+
+/* Modes that ask the service to scrape and never answer a flush. */
+static bool is_scrape_mode(void)
+{
+	return is_mode("hang") || is_mode("garbage-smb");
+}
+
+static bool is_hang_mode(void)
+{
+	return is_scrape_mode() || is_mode("hang-noscrape");
+}
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: fault_producer --fault MODE [--name NAME] [--ds NAME] [--sock NAME]\n"
 		"MODE: big-frame truncated-frame garbage-frame bad-writer-id huge-count\n"
-		"      frag-past-end bad-patch page-past-end none\n");
+		"      frag-past-end bad-patch page-past-end none hang hang-noscrape\n"
+		"      garbage-smb\n");
 	exit(2);
 }
 
@@ -436,6 +466,77 @@ static int do_fault(struct app *app, uint32_t tb)
 	return 0;
 }
 
+static void register_writer(struct app *app, uint32_t writer_id, uint32_t target_buffer)
+{
+	Perfetto__Protos__RegisterTraceWriterRequest req =
+		PERFETTO__PROTOS__REGISTER_TRACE_WRITER_REQUEST__INIT;
+
+	req.has_trace_writer_id = req.has_target_buffer = true;
+	req.trace_writer_id = writer_id;
+	req.target_buffer = target_buffer;
+	ipc_client_invoke(app->ipc, app->port, "RegisterTraceWriter", &req.base, -1, NULL, NULL,
+			  true);
+}
+
+/* A chunk completed but never committed, and one left half written. */
+static int do_hang(struct app *app)
+{
+	struct smb_chunk c;
+	uint32_t used;
+
+	if (take_chunk(app, GOOD_WRITER, app->good_chunk_id++, &c) < 0)
+		return -ENOSPC;
+	fill_packets(&c, "fault", app->good_seq, PACKETS_PER_CHUNK, GOOD_COUNTER, false);
+	app->good_seq += PACKETS_PER_CHUNK;
+	set_packets(&c, PACKETS_PER_CHUNK, 0);
+	smb_chunk_mark_complete(&app->smb, &c);
+	if (take_chunk(app, GOOD_WRITER, app->good_chunk_id++, &c) < 0)
+		return -ENOSPC;
+	/* The last packet looks whole, but the count says it is still being
+	 * written: only the service's rule keeps it out of the trace. */
+	used = fill_packets(&c, "fault", app->good_seq, HANG_WHOLE + 1, GOOD_COUNTER, false);
+	app->good_seq += HANG_WHOLE;
+	set_packets(&c, HANG_WHOLE + 1, 0);
+	fprintf(stderr, "fault_producer: hanging with %u bytes in a chunk being written\n", used);
+	return 0;
+}
+
+static uint32_t rng_next(struct app *app)
+{
+	app->rng ^= app->rng << 13;
+	app->rng ^= app->rng >> 17;
+	app->rng ^= app->rng << 5;
+	return app->rng;
+}
+
+/* Random bytes over the SMB, with plausible page headers now and then. */
+static void on_garbage_timer(void *user)
+{
+	struct app *app = user;
+	size_t i, n = app->smb_size / 4;
+	uint32_t *w = (uint32_t *)app->smb_base;
+
+	for (i = 0; i < n; i++)
+		w[i] = rng_next(app);
+	for (i = 0; i < app->smb.n_pages; i++) {
+		unsigned layout = 1 + (unsigned)(i % 5), k;
+		uint32_t csize = smb_chunk_size_for_layout(app->smb.page_size, layout);
+		uint8_t *page = app->smb_base + i * app->smb.page_size;
+
+		if (i % 3 != 0)
+			continue;
+		/* Used chunks of the registered writer, so the service copies them. */
+		w[i * app->smb.page_size / 4] = (rng_next(app) & SMB_ALL_CHUNKS_MASK) |
+						(uint32_t)layout << SMB_LAYOUT_SHIFT;
+		for (k = 0; k < smb_layout_n_chunks(layout); k++) {
+			uint8_t *ch = page + SMB_PAGE_HEADER_SIZE + k * csize;
+
+			ch[4] = GOOD_WRITER;
+			ch[5] = 0;
+		}
+	}
+}
+
 static void on_start(struct app *app, const Perfetto__Protos__GetAsyncCommandResponse__StartDataSource *s)
 {
 	uint32_t tb = s->config ? s->config->target_buffer : 0;
@@ -446,6 +547,20 @@ static void on_start(struct app *app, const Perfetto__Protos__GetAsyncCommandRes
 		return;
 	}
 	app->done = true;
+	if (is_hang_mode()) {
+		register_writer(app, GOOD_WRITER, tb);
+		write_good_chunk(app, tb, false);
+		if (is_mode("garbage-smb")) {
+			app->rng = 0x9e3779b9u;
+			evloop_add_timer(app->loop, 1, 1, on_garbage_timer, app, &app->garbage_timer);
+			return;
+		}
+		if (do_hang(app) < 0) {
+			fprintf(stderr, "fault_producer: SMB full\n");
+			app->exit_code = 1;
+		}
+		return;
+	}
 	write_good_chunk(app, tb, false);
 	err = do_fault(app, tb);
 	if (err < 0) {
@@ -493,6 +608,8 @@ static void on_flush(struct app *app, uint64_t request_id)
 {
 	Perfetto__Protos__CommitDataRequest req = PERFETTO__PROTOS__COMMIT_DATA_REQUEST__INIT;
 
+	if (is_hang_mode())
+		return; /* hung: the flush times out */
 	req.has_flush_request_id = true;
 	req.flush_request_id = request_id;
 	send_commit(app, &req);
@@ -578,6 +695,11 @@ static void on_bind(struct ipc_binding *b, bool success, void *user)
 		return;
 	}
 	req.producer_name = (char *)g_args.name;
+	if (is_scrape_mode()) {
+		req.has_smb_scraping_mode = true;
+		req.smb_scraping_mode =
+			PERFETTO__PROTOS__INITIALIZE_CONNECTION_REQUEST__PRODUCER_SMBSCRAPING_MODE__SMB_SCRAPING_ENABLED;
+	}
 	ipc_client_invoke(app->ipc, app->port, "InitializeConnection", &req.base, -1, on_init, app,
 			  false);
 	ipc_client_invoke(app->ipc, app->port, "GetAsyncCommand", &cmd.base, -1, on_command, app,

@@ -57,6 +57,7 @@ static struct {
 	bool track_events;
 	bool reconnect;
 	bool flush_while_emitting;
+	bool smb_scraping;             /* InitializeConnection asks for scraping */
 } g_args = {.threads = 1, .packets = 10, .packet_size = 64};
 
 struct worker {
@@ -96,7 +97,7 @@ static void usage(void)
 		"  [--emit-on-start] [--notify-start] [--notify-stop]\n"
 		"  [--trigger NAME --trigger-after-ms MS] [--trigger-when-done NAME]\n"
 		"  [--sock NAME] [--exit-after-stop] [--shm-kb KB] [--page-kb KB] [--own-smb]\n"
-		"  [--packet-interval-us US] [--track-events] [--reconnect]\n"
+		"  [--packet-interval-us US] [--track-events] [--reconnect] [--smb-scraping]\n"
 		"  [--flush-while-emitting]\n"
 		"Without --emit-on-start the packets are written when the data source\n"
 		"stops, before the stop is acknowledged. --packet-interval-us paces\n"
@@ -166,6 +167,8 @@ static void parse_args(int argc, char **argv)
 			g_args.reconnect = true;
 		else if (!strcmp(a, "--flush-while-emitting"))
 			g_args.flush_while_emitting = true;
+		else if (!strcmp(a, "--smb-scraping"))
+			g_args.smb_scraping = true;
 		else
 			usage();
 	}
@@ -573,6 +576,7 @@ static int start_producer(struct app *app)
 	opts.smb_size_hint_bytes = (uint32_t)(g_args.shm_kb * 1024);
 	opts.page_size_hint_bytes = (uint32_t)(g_args.page_kb * 1024);
 	opts.provide_smb = g_args.own_smb;
+	opts.smb_scraping_mode = g_args.smb_scraping ? 1 : 0;
 	err = producer_connect(app->loop, g_args.sock, g_args.name, &opts, &cbs, app, &app->p);
 	if (err < 0) {
 		fprintf(stderr, "test_producer: cannot connect to %s: %s\n",

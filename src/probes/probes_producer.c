@@ -86,6 +86,7 @@ static void on_pids(const int32_t *pids, size_t n, void *user)
 		pkt = tw_new_packet(d->tw);
 		ps_lookup_pids(&d->ps, pids, n, pkt);
 		tw_finish_packet(d->tw);
+		ps_maybe_prune(&d->ps);
 	}
 }
 
@@ -114,6 +115,7 @@ static void on_ps_poll(void *user)
 		ps_write_pending(&d->ps, pkt);
 		tw_finish_packet(d->tw);
 	}
+	ps_maybe_prune(&d->ps);
 }
 
 static void on_ss_poll(void *user)

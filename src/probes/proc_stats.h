@@ -30,6 +30,8 @@ struct Perfetto__Protos__ProcessStatsConfig;
 #define PS_NAME_BYTES 64
 /* Perfetto's floor for proc_stats_poll_ms. */
 #define PS_MIN_POLL_MS 100
+/* Pids in the seen and kernel-thread sets before dead ones are dropped. */
+#define PS_PRUNE_MIN_ENTRIES 4096u
 
 struct ps_config {
 	bool scan_all_processes_on_start; /* for the glue: call ps_scan_all() */
@@ -114,6 +116,7 @@ struct ps_state {
 	/* Counters for the glue to report. */
 	uint64_t n_vanished;    /* processes gone between readdir and read */
 	uint64_t n_bad_files;   /* /proc files that did not parse */
+	size_t prune_at;        /* ps_maybe_prune() sweeps at this many pids */
 };
 
 /**
@@ -245,5 +248,16 @@ void ps_parse_mem(const char *buf, size_t len, struct ps_status *out);
  * Context: any thread; pure.
  */
 int ps_parse_stat(const char *buf, size_t len, struct ps_stat *out);
+
+/**
+ * ps_maybe_prune() - Drop pids that exited from the seen and kernel-thread
+ * sets, when they have grown enough since the last time (see
+ * PS_PRUNE_MIN_ENTRIES); cheap otherwise.
+ * @st: the collector.
+ *
+ * Return: how many pids were dropped.
+ * Context: probes loop; one access() per remembered pid when it sweeps.
+ */
+size_t ps_maybe_prune(struct ps_state *st);
 
 #endif

@@ -388,6 +388,8 @@ static void try_connect(void *user)
 	opts.full_policy = ARB_FULL_DROP;
 	opts.batch_commits_ms = BATCH_COMMITS_MS;
 	opts.batch_commit_bytes = BATCH_COMMIT_BYTES;
+	/* As Perfetto's SDK: the service may copy what a stuck app wrote. */
+	opts.smb_scraping_mode = 1;
 	rc = producer_connect(g.loop, sock, g.producer_name, &opts, &cbs, NULL, &g.p);
 	if (rc < 0) {
 		g.p = NULL;

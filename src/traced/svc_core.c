@@ -149,9 +149,13 @@ void svc_producer_destroy(struct svc *svc, struct svc_producer *p)
 			break;
 		}
 	}
+	/* Its SMB may hold what it wrote but never committed. */
+	svc_scrape_on_producer_gone(svc, p);
 	svc_session_on_producer_gone(svc, p->id);
 	free_data_sources(p->data_sources);
 	shm_destroy(p->smb);
+	/* After the unlink above, so its own entries go too. */
+	svc_gc_sequence_ids(svc);
 	hmap_fini(&p->writer_buffers);
 	free(p->name);
 	free(p->sdk_version);

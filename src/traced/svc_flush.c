@@ -46,6 +46,8 @@ static void complete(struct svc *svc, struct svc_flush *f, bool ok)
 	free(f->pending_producers);
 	memset(f, 0, sizeof(*f));
 	if (s) {
+		/* Whether or not every producer answered, keep what they wrote. */
+		svc_scrape_session(svc, s);
 		if (ok)
 			s->flushes_succeeded++;
 		else

@@ -149,6 +149,7 @@ struct svc_producer {
 	struct ipc_call async_call;   /* GetAsyncCommand stream */
 	bool setup_sent;              /* SetupTracing sent on this connection */
 	bool smb_provided_by_producer; /* adopted at InitializeConnection */
+	bool smb_scraping;            /* asked for SMB_SCRAPING_ENABLED (svc_scrape.c) */
 	struct svc_data_source *data_sources;
 	size_t n_data_sources;
 	struct hmap writer_buffers;   /* writer_id -> target buffer (RegisterTraceWriter) */
@@ -336,6 +337,7 @@ struct svc_session {
 	uint64_t flushes_requested;
 	uint64_t flushes_succeeded;
 	uint64_t flushes_failed;
+	uint64_t chunks_scraped;      /* copied by svc_scrape.c, not committed */
 };
 
 struct svc_observer {
@@ -491,6 +493,17 @@ void svc_instance_free(struct svc_ds_instance *inst);
 /* svc_commit.c */
 void svc_commit_data(struct svc *svc, struct svc_producer *p,
 		     const Perfetto__Protos__CommitDataRequest *req);
+
+/* svc_scrape.c: copy uncommitted chunks out of producers' SMBs. */
+/* Scrapes @p's SMB into the buffers of @s. Return: chunks copied. */
+size_t svc_scrape_producer(struct svc *svc, struct svc_session *s, struct svc_producer *p);
+/* Scrapes every producer into @s (a flush ended, or @s is stopping). */
+void svc_scrape_session(struct svc *svc, struct svc_session *s);
+/* Scrapes @p into every session it writes to (before it goes away). */
+void svc_scrape_on_producer_gone(struct svc *svc, struct svc_producer *p);
+
+/* svc_gc.c: drops sequence ids of gone producers when no session is left. */
+void svc_gc_sequence_ids(struct svc *svc);
 
 /* svc_read.c */
 /* Streams the session's data to a consumer as ReadBuffers replies. */

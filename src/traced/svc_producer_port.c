@@ -112,6 +112,10 @@ static void on_initialize(struct ipc_host *host, const struct ipc_call *call,
 	p->page_size_hint =
 		req->has_shared_memory_page_size_hint_bytes ? req->shared_memory_page_size_hint_bytes : 0;
 	p->initialized = true;
+	/* Perfetto's service default is off; its SDK asks for it. */
+	p->smb_scraping = req->has_smb_scraping_mode &&
+			  req->smb_scraping_mode ==
+				  PERFETTO__PROTOS__INITIALIZE_CONNECTION_REQUEST__PRODUCER_SMBSCRAPING_MODE__SMB_SCRAPING_ENABLED;
 	hmap_init(&p->writer_buffers);
 	if (!p->name || !p->sdk_version || !p->machine_name) {
 		free(p->name);

@@ -94,6 +94,8 @@ static void finalize(struct svc *svc, struct svc_session *s)
 	if (s->state == SESSION_STOPPED)
 		return;
 	cancel_all_timers(svc, s);
+	/* What producers wrote but did not commit, before the final read. */
+	svc_scrape_session(svc, s);
 	s->state = SESSION_STOPPED;
 	svc_queue_service_event(svc, s, PB_TRACING_SERVICE_EVENT__TRACING_DISABLED);
 	if (s->file_fd >= 0) {
@@ -101,7 +103,9 @@ static void finalize(struct svc *svc, struct svc_session *s)
 		fd_close(s->file_fd);
 		s->file_fd = -1;
 	}
-	LOG_I("session %llu stopped", (unsigned long long)s->id);
+	/* No TraceStats field counts scraped chunks (Perfetto has none): the log does. */
+	LOG_I("session %llu stopped, %llu chunks scraped from producers' SMBs",
+	      (unsigned long long)s->id, (unsigned long long)s->chunks_scraped);
 	svc_consumer_notify_disabled(svc, s, NULL);
 }
 
@@ -702,4 +706,5 @@ void svc_session_free(struct svc *svc, struct svc_session *s)
 	free(s->unique_name);
 	free(s->timer_ctx);
 	free(s);
+	svc_gc_sequence_ids(svc);
 }

@@ -2100,6 +2100,32 @@ static struct pst_pkt pst_poll(struct ps_state *st, int want_pending)
 	return pst_end(&x);
 }
 
+/* Pids that exited leave the seen-set once it is big; live ones stay. */
+TEST(ps_maybe_prune_drops_dead_pids)
+{
+	struct ps_config cfg;
+	struct ps_state st;
+	uint32_t pid;
+
+	ps_config_from_proto(NULL, &cfg);
+	ASSERT_EQ(ps_init(&st, PROC_FIXTURE, &cfg), 0);
+	/* Below the threshold nothing is swept. */
+	ASSERT_EQ(hmap_put(&st.seen, 424242, 424242), 1);
+	ASSERT_EQ(ps_maybe_prune(&st), 0);
+	/* 100 and 101 exist in the fixture; 100000.. do not. */
+	ASSERT_EQ(hmap_put(&st.seen, 100, 100), 1);
+	ASSERT_EQ(hmap_put(&st.seen, 101, 100), 1);
+	for (pid = 100000; hmap_len(&st.seen) < PS_PRUNE_MIN_ENTRIES; pid++)
+		ASSERT_EQ(hmap_put(&st.seen, pid, pid), 1);
+	ASSERT_EQ(ps_maybe_prune(&st), PS_PRUNE_MIN_ENTRIES - 2);
+	ASSERT_EQ(hmap_len(&st.seen), 2);
+	ASSERT_TRUE(hmap_get(&st.seen, 101, NULL));
+	/* The next sweep waits for the set to grow again. */
+	ASSERT_EQ(hmap_put(&st.seen, 424242, 424242), 1);
+	ASSERT_EQ(ps_maybe_prune(&st), 0);
+	ps_fini(&st);
+}
+
 TEST(ps_poll_stats_fixture)
 {
 	struct pz_field stats, proc, fd, tree;
