@@ -163,6 +163,9 @@ for cfg in "$ROOT"/configs/*.pbtxt; do
 		-e 's/trigger_timeout_ms: [0-9]*/trigger_timeout_ms: 1200/' \
 		-e 's/file_write_period_ms: [0-9]*/file_write_period_ms: 300/' \
 		"$cfg" >"$SVC_TMP/cfg-$name.pbtxt"
+	# One that runs until stopped gets the same short duration.
+	grep -q '^duration_ms:' "$SVC_TMP/cfg-$name.pbtxt" ||
+		echo "duration_ms: 1200" >>"$SVC_TMP/cfg-$name.pbtxt"
 	if svc_perfetto "cfg-$name" 30 --txt -c "$SVC_TMP/cfg-$name.pbtxt" -o "$SVC_TMP/cfg-$name.pb" &&
 		decode "$SVC_TMP/cfg-$name.pb"; then
 		pass "probes_live/config/$name"
