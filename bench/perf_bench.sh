@@ -20,8 +20,10 @@
 # workload >= 95% of its untraced rate at 1 kHz on all CPUs; no sample lost
 # at 1 kHz.
 #
-#   bench/perf_bench.sh [--seconds S] [--freq F] [--keep] [--smoke]
-#     --smoke    3 s runs, small import set; < 40 s
+#   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--keep] [--smoke]
+#     --stack-kb N  traced_perf --stack-kb N (user stack copied per sample;
+#                   default upstream's 63.75 KiB; perf record copies 8)
+#     --smoke       3 s runs, small import set; < 40 s
 #   O=out/asan bench/perf_bench.sh   use another build directory
 #
 # Needs root (perf_event_open on every CPU); skipped with a reason
@@ -39,13 +41,15 @@ freq=1000
 keep=0
 smoke=0
 import_samples=200000
+stack_args=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--seconds) seconds=$2; shift 2 ;;
 	--freq) freq=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--stack-kb) stack_args="--stack-kb $2"; shift 2 ;;
 	--smoke) smoke=1; seconds=3; import_samples=20000; shift ;;
-	*) echo "usage: $0 [--seconds S] [--freq F] [--keep] [--smoke]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--seconds S] [--freq F] [--stack-kb N] [--keep] [--smoke]" >&2; exit 2 ;;
 	esac
 done
 
@@ -80,7 +84,7 @@ cpu_of() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
 }
 
-echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)"
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}"
 rate0=$(workload)
 
 # -- perf record ------------------------------------------------------------
@@ -108,7 +112,8 @@ export PERFETTO_CONSUMER_SOCK_NAME=$dir/consumer.sock
 traced_pid=$!
 pids="$traced_pid"
 for _ in $(seq 100); do [ -S "$PERFETTO_CONSUMER_SOCK_NAME" ] && break; sleep 0.05; done
-"$O/traced_perf" >"$dir/traced_perf.log" 2>&1 &
+# shellcheck disable=SC2086 # stack_args is a list of words
+"$O/traced_perf" $stack_args >"$dir/traced_perf.log" 2>&1 &
 tperf_pid=$!
 pids="$pids $tperf_pid"
 sleep 0.3
@@ -142,9 +147,10 @@ ours_bytes=$(stat -c %s "$dir/ours.pftrace")
 	>"$dir/ours.count" 2>"$dir/tp.err" || { echo "perf_bench: import failed: $(head -n 3 "$dir/tp.err")" >&2; exit 1; }
 ours_samples=$(tail -n 1 "$dir/ours.count" | cut -d, -f1)
 ours_stacks=$(tail -n 1 "$dir/ours.count" | cut -d, -f2)
-ours_lost=$("$TP" -Q "SELECT COALESCE(SUM(value), 0) FROM stats WHERE name IN
-	('perf_samples_skipped', 'perf_samples_skipped_dataloss', 'perf_record_skipped')
-	OR name LIKE '%records_lost%'" "$dir/ours.pftrace" 2>/dev/null | tail -n 1)
+# Records the kernel lost (kernel_records_lost: perf_cpu_lost_records) and
+# samples skipped for data loss.
+ours_lost=$("$TP" -Q "SELECT COALESCE(SUM(value), 0) FROM stats WHERE name LIKE 'perf%lost%'
+	OR name IN ('perf_samples_skipped_dataloss', 'perf_record_skipped')" "$dir/ours.pftrace" 2>/dev/null | tail -n 1)
 
 rate1=$(workload)
 base=$(awk -v a="$rate0" -v b="$rate1" 'BEGIN { print (a + b) / 2 }')

@@ -25,6 +25,17 @@ typedef Perfetto__Protos__PerfEvents__RawEvent pb_raw;
 /* BuiltinClock values (protos/common/builtin_clock.proto). */
 enum { BUILTIN_REALTIME = 1, BUILTIN_MONOTONIC = 3, BUILTIN_MONOTONIC_RAW = 5, BUILTIN_BOOTTIME = 6 };
 
+/* User stack bytes per callstack sample (traced_perf --stack-kb). */
+static uint32_t g_stack_user_bytes = PERF_STACK_USER_BYTES;
+
+int perf_config_set_stack_user_bytes(uint32_t bytes)
+{
+	if (bytes < 4096 || bytes > PERF_STACK_USER_BYTES)
+		return -EINVAL;
+	g_stack_user_bytes = bytes & ~255u;
+	return 0;
+}
+
 static const struct {
 	uint32_t type;
 	uint64_t config;
@@ -388,7 +399,7 @@ int perf_config_parse(const pb_config *pb, const char *tracefs, struct perf_conf
 	else
 		c->samples_per_tick_limit = (uint64_t)c->ring_pages * 4096 / 8;
 	c->max_enqueued_footprint_bytes = pb->max_enqueued_footprint_kb * 1024;
-	c->stack_user_bytes = PERF_STACK_USER_BYTES;
+	c->stack_user_bytes = g_stack_user_bytes;
 	c->ignore_open_failure = pb->ignore_open_failure;
 	if (pb->n_target_cpu > PERF_MAX_SCOPE_ENTRIES) {
 		snprintf(err, err_len, "more than %u target_cpu entries", PERF_MAX_SCOPE_ENTRIES);

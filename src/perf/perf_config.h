@@ -101,6 +101,14 @@ int perf_config_parse(const Perfetto__Protos__PerfEventConfig *pb, const char *t
 		      struct perf_config *out, char *err, size_t err_len);
 void perf_config_fini(struct perf_config *c);
 
+/*
+ * perf_config_set_stack_user_bytes() - traced_perf --stack-kb: the user
+ * stack bytes each callstack sample copies from now on (default
+ * PERF_STACK_USER_BYTES, upstream's). Rounded down to 256 bytes.
+ * Return: 0, or -EINVAL outside 4 KiB .. PERF_STACK_USER_BYTES.
+ */
+int perf_config_set_stack_user_bytes(uint32_t bytes);
+
 /* The leader's attr (disabled, to be enabled with an ioctl). */
 void perf_config_leader_attr(const struct perf_config *c, struct perf_event_attr *out);
 /* Follower @i's attr (enabled with its leader). */
