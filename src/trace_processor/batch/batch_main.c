@@ -58,6 +58,16 @@ static int list_add(struct list *l, const char *s)
 	return 0;
 }
 
+static void list_free(struct list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -330,8 +340,10 @@ int batch_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "s:o:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
-			if (add_path(&queries, optarg, ".sql"))
-				return 2;
+			if (add_path(&queries, optarg, ".sql")) {
+				status = 2;
+				goto out;
+			}
 			break;
 		case 'o':
 			out = optarg;
@@ -344,15 +356,19 @@ int batch_main(int argc, char **argv)
 			break;
 		case 'h':
 			usage(stdout);
-			return 0;
+			status = 0;
+			goto out;
 		default:
 			usage(stderr);
-			return 2;
+			status = 2;
+			goto out;
 		}
 	}
 	for (i = optind; i < argc; i++) {
-		if (add_path(&traces, argv[i], NULL))
-			return 2;
+		if (add_path(&traces, argv[i], NULL)) {
+			status = 2;
+			goto out;
+		}
 	}
 	if (!out || queries.n == 0 || traces.n == 0 || jobs < 1) {
 		fprintf(stderr, "pfc_batch_query: %s\n",
@@ -360,11 +376,13 @@ int batch_main(int argc, char **argv)
 			queries.n == 0 ? "no queries (-s FILE.sql or a folder with .sql files)" :
 			traces.n == 0 ? "no trace files given" : "-j must be at least 1");
 		usage(stderr);
-		return 2;
+		status = 2;
+		goto out;
 	}
 	if (format && strcmp(format, "csv") != 0 && strcmp(format, "sqlite") != 0) {
 		fprintf(stderr, "pfc_batch_query: --format is csv or sqlite, not '%s'\n", format);
-		return 2;
+		status = 2;
+		goto out;
 	}
 	if (!format)
 		format = has_suffix(out, ".sqlite") || has_suffix(out, ".db") ? "sqlite" : "csv";
@@ -374,27 +392,34 @@ int batch_main(int argc, char **argv)
 		jobs = (long)traces.n;
 
 	texts = calloc(queries.n, sizeof(*texts));
-	if (!texts)
-		return 1;
+	if (!texts) {
+		status = 1;
+		goto out;
+	}
 	for (k = 0; k < queries.n; k++) {
 		texts[k] = read_text(queries.v[k]);
 		if (!texts[k]) {
 			fprintf(stderr, "pfc_batch_query: cannot read %s: %s\n", queries.v[k],
 				strerror(errno));
-			return 2;
+			status = 2;
+			goto out;
 		}
 	}
 	/* The output must open before any work is done. */
-	if (batch_out_check(out, format))
-		return 2;
+	if (batch_out_check(out, format)) {
+		status = 2;
+		goto out;
+	}
 	if (!mkdtemp(tmpdir)) {
 		fprintf(stderr, "pfc_batch_query: mkdtemp: %s\n", strerror(errno));
-		return 1;
+		status = 1;
+		goto out;
 	}
 	next = mmap(NULL, sizeof(*next), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (next == MAP_FAILED) {
 		fprintf(stderr, "pfc_batch_query: mmap: %s\n", strerror(errno));
-		return 1;
+		status = 1;
+		goto out;
 	}
 	*next = 0;
 	fflush(NULL);
@@ -430,8 +455,12 @@ int batch_main(int argc, char **argv)
 		unlink(path);
 	}
 	rmdir(tmpdir);
-	for (k = 0; k < queries.n; k++)
+	munmap(next, sizeof(*next));
+out:
+	for (k = 0; texts && k < queries.n; k++)
 		free(texts[k]);
 	free(texts);
+	list_free(&queries);
+	list_free(&traces);
 	return status;
 }
