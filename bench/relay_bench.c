@@ -106,7 +106,6 @@ static int run(const char *dir, enum mode mode, unsigned total_mb, struct result
 		"buffers { size_kb: %u fill_policy: DISCARD }\n"
 		"trace_all_machines: true\n"
 		"data_sources { config { name: \"bench.ds\" } }\n"
-		"duration_ms: 300000\n"
 		"trigger_config {\n"
 		"  trigger_mode: STOP_TRACING\n"
 		"  trigger_timeout_ms: 300000\n"

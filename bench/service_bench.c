@@ -69,7 +69,6 @@ static int run(const char *dir, unsigned threads, unsigned total_mb, struct resu
 	fprintf(f,
 		"buffers { size_kb: %u fill_policy: DISCARD }\n"
 		"data_sources { config { name: \"bench.ds\" } }\n"
-		"duration_ms: 300000\n"
 		"trigger_config {\n"
 		"  trigger_mode: STOP_TRACING\n"
 		"  trigger_timeout_ms: 300000\n"

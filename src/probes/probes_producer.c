@@ -15,6 +15,7 @@
 #include "base/evloop.h"
 #include "base/log.h"
 #include "base/subproc.h"
+#include "pb_fields.h"
 #include "probes/ftrace_source.h"
 #include "probes/proc_stats.h"
 #include "probes/sys_stats.h"
@@ -43,6 +44,7 @@ struct ds_inst {
 	struct ftrace_instance *ftrace;
 	struct ps_state ps;
 	bool has_ps;
+	bool ps_cleared; /* the next process_stats packet says so */
 	struct ss_state ss;
 	bool has_ss;
 	uint64_t timer;
@@ -71,6 +73,23 @@ static struct ds_inst *find(struct probes *pr, uint64_t id)
 
 /* ------------------------------------------------------ process stats ---- */
 
+/*
+ * A packet of a process_stats instance. The first one after an incremental
+ * state clear carries SEQ_INCREMENTAL_STATE_CLEARED, as Perfetto's does:
+ * readers (and rotation, cmd_rotate.c) know the sequence starts afresh.
+ */
+static struct pz_msg *ps_packet(struct ds_inst *d)
+{
+	struct pz_msg *pkt = tw_new_packet(d->tw);
+
+	if (d->ps_cleared) {
+		pz_append_varint(pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS,
+				 PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED);
+		d->ps_cleared = false;
+	}
+	return pkt;
+}
+
 /* Pids ftrace saw: every process_stats instance names the new ones. */
 static void on_pids(const int32_t *pids, size_t n, void *user)
 {
@@ -83,7 +102,7 @@ static void on_pids(const int32_t *pids, size_t n, void *user)
 		if (d->kind != DS_PROCESS_STATS || !d->has_ps || !d->ps.cfg.on_demand_enabled ||
 		    !ps_count_unseen(&d->ps, pids, n))
 			continue;
-		pkt = tw_new_packet(d->tw);
+		pkt = ps_packet(d);
 		ps_lookup_pids(&d->ps, pids, n, pkt);
 		tw_finish_packet(d->tw);
 		ps_maybe_prune(&d->ps);
@@ -105,13 +124,13 @@ static void update_pids_cb(struct probes *pr)
 static void on_ps_poll(void *user)
 {
 	struct ds_inst *d = user;
-	struct pz_msg *pkt = tw_new_packet(d->tw);
+	struct pz_msg *pkt = ps_packet(d);
 	int queued = ps_poll_stats(&d->ps, pkt);
 
 	tw_finish_packet(d->tw);
 	/* Processes the poll met for the first time get named too. */
 	if (queued > 0) {
-		pkt = tw_new_packet(d->tw);
+		pkt = ps_packet(d);
 		ps_write_pending(&d->ps, pkt);
 		tw_finish_packet(d->tw);
 	}
@@ -275,8 +294,22 @@ static void on_clear_incremental(struct producer *p, const uint64_t *ids, size_t
 	for (i = 0; i < n; i++) {
 		struct ds_inst *d = find(pr, ids[i]);
 
-		if (d && d->has_ps)
-			ps_clear_incremental_state(&d->ps);
+		if (!d || !d->has_ps)
+			continue;
+		ps_clear_incremental_state(&d->ps);
+		d->ps_cleared = true;
+		/*
+		 * Our addition to Perfetto's behaviour: with scan_all_processes_on_start
+		 * the whole process tree is written again after each clear, so a ring
+		 * buffer that wrapped, a snapshot or a rotated file (each cut follows a
+		 * clear) still names every process, not only those seen since.
+		 */
+		if (d->ps.cfg.scan_all_processes_on_start) {
+			struct pz_msg *pkt = ps_packet(d);
+
+			ps_scan_all(&d->ps, pkt);
+			tw_finish_packet(d->tw);
+		}
 	}
 }
 

@@ -401,6 +401,13 @@ static int check_config(struct svc *svc, uid_t uid, const Perfetto__Protos__Trac
 		return -EINVAL;
 	}
 	if (c->trigger_config && c->trigger_config->has_trigger_mode &&
+	    c->trigger_config->trigger_mode && c->has_duration_ms && c->duration_ms) {
+		/* As in Perfetto: trigger_timeout_ms and stop_delay_ms bound it. */
+		snprintf(err, n, "duration_ms was set, this must not be set for traces with "
+				 "triggers (trigger_timeout_ms bounds the session)");
+		return -EINVAL;
+	}
+	if (c->trigger_config && c->trigger_config->has_trigger_mode &&
 	    (c->trigger_config->trigger_mode ==
 		     PERFETTO__PROTOS__TRACE_CONFIG__TRIGGER_CONFIG__TRIGGER_MODE__STOP_TRACING ||
 	     c->trigger_config->trigger_mode ==

@@ -9,7 +9,10 @@
 #   sched_order  per CPU, every sched row of a file precedes the next
 #                file's (the drain flushes before reading, so each file's
 #                sched data covers its own second, none is in two files);
-#   aligned      a file's sched rows start within 300 ms of its slices.
+#   aligned      a file's sched rows start within 300 ms of its slices;
+#   process_tree every file names a process that sleeps through the whole
+#                recording (never in sched): the tree is written again after
+#                each incremental-state clear, so each file has it.
 # Usage: OUT=out sh tests/integration/rotate_probes.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -34,6 +37,8 @@ if ! svc_wait_for 10 _svc_ready_or_exited probes || ! _svc_is_ready probes; then
 	summary
 	exit 1
 fi
+sleep 598.5 &
+sleeper=$!
 svc_bg app env LD_LIBRARY_PATH="$OUT/lib" "$OUT/sdk/sdk_app" --threads 2 --slices 40 \
 	--depth 2 --run-ms 600000
 
@@ -49,6 +54,7 @@ duration_ms: 4500'
 mkdir -p "$SVC_TMP/p"
 if ! svc_perfetto p 40 --txt -c "$SVC_TMP/p.pbtxt" -o "$SVC_TMP/p/t.pf" --rotate-seconds 1; then
 	fail rotate_probes/run "perfetto failed: $(svc_errtail p)"
+	kill $sleeper 2>/dev/null
 	summary
 	exit 1
 fi
@@ -92,6 +98,17 @@ for f in "$@"; do
 	prev=$f
 done
 if [ $ok = 1 ]; then pass rotate_probes/sched_order_aligned; else fail rotate_probes/sched_order_aligned "$why"; fi
+ok=1
+why=""
+for f in "$@"; do
+	n=$(tpq "$f" "select count(*) from process where pid = $sleeper and cmdline like '%598.5%'")
+	if [ "$n" != 1 ]; then
+		ok=0
+		why="$why $(basename "$f"): $n;"
+	fi
+done
+if [ $ok = 1 ]; then pass rotate_probes/process_tree; else fail rotate_probes/process_tree "rows for the sleeping pid $sleeper:$why"; fi
+kill $sleeper 2>/dev/null
 svc_kill app
 svc_kill probes
 summary

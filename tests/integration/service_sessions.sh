@@ -11,7 +11,7 @@
 #   trigger/*   STOP_TRACING (stops shortly after the trigger, the trace
 #               has the trigger packet; without a trigger nothing of the
 #               producers is kept), START_TRACING (data sources start only
-#               after the trigger), deferred_start;
+#               after the trigger), duration_ms with a trigger refused, deferred_start;
 #   sigint      Ctrl-C mid-session still writes a complete trace, exit 0.
 # Every trace also goes through protoc --decode.
 # Usage: OUT=out sh tests/integration/service_sessions.sh
@@ -170,10 +170,9 @@ if ! svc_start_producer tdata --ds tdata.ds --threads 2 --packets-per-thread 200
 fi
 
 # STOP_TRACING: the trigger arrives ~300 ms after the session started; the
-# session ends stop_delay_ms (200) later instead of after 20 s.
+# session ends stop_delay_ms (200) later instead of at trigger_timeout_ms.
 svc_cfg tstop 'buffers { size_kb: 2048 fill_policy: DISCARD }
 data_sources { config { name: "tdata.ds" } }
-duration_ms: 20000
 trigger_config {
   trigger_mode: STOP_TRACING
   trigger_timeout_ms: 10000
@@ -191,7 +190,7 @@ if svc_wait_for 5 sessions_started 1; then
 	if [ $rc -ne 0 ]; then
 		fail sessions/trigger/stop "perfetto exited $rc: $(svc_errtail tstop.perfetto)"
 	elif [ "$dt" -gt "$(svc_ms 5000)" ]; then
-		fail sessions/trigger/stop "perfetto took $dt ms (trigger at ~300 ms, stop_delay 200 ms, duration 20 s)"
+		fail sessions/trigger/stop "perfetto took $dt ms (trigger at ~300 ms, stop_delay 200 ms, trigger_timeout 10 s)"
 	elif [ "$(svc_tc tstop ok)" != 1 ]; then
 		fail sessions/trigger/stop "$(svc_why tstop)"
 	elif [ "$(svc_tc tstop trigger_names)" != stop_now ]; then
@@ -211,7 +210,6 @@ svc_kill tstop.perfetto
 # producers is kept.
 svc_cfg tnone 'buffers { size_kb: 2048 fill_policy: DISCARD }
 data_sources { config { name: "tdata.ds" } }
-duration_ms: 20000
 trigger_config {
   trigger_mode: STOP_TRACING
   trigger_timeout_ms: 600
@@ -234,13 +232,30 @@ else
 fi
 [ -s "$SVC_TMP/tnone.pb" ] && svc_decode sessions/trigger/stop_timeout "$SVC_TMP/tnone.pb"
 
+# duration_ms beside a trigger mode: refused, as Perfetto's traced does
+# (trigger_timeout_ms and stop_delay_ms bound such a session).
+svc_cfg tdur 'buffers { size_kb: 1024 }
+data_sources { config { name: "tdata.ds" } }
+duration_ms: 5000
+trigger_config {
+  trigger_mode: STOP_TRACING
+  trigger_timeout_ms: 5000
+  triggers { name: "never" }
+}'
+svc_perfetto tdur 30 --txt -c "$SVC_TMP/tdur.pbtxt" -o "$SVC_TMP/tdur.pb"
+rc=$?
+if [ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q "duration_ms was set" "$SVC_TMP/tdur.err"; then
+	pass sessions/trigger/duration_refused
+else
+	fail sessions/trigger/duration_refused "exit $rc: $(svc_errtail tdur)"
+fi
+
 # START_TRACING: the data sources start only when the trigger arrives
 # (~800 ms after the session was set up), then run for stop_delay_ms. The
 # producer writes at start, so every packet's timestamp (BOOTTIME) must
 # come after the trigger sender was started.
 svc_cfg tstart 'buffers { size_kb: 2048 fill_policy: DISCARD }
 data_sources { config { name: "tdata.ds" } }
-duration_ms: 20000
 trigger_config {
   trigger_mode: START_TRACING
   trigger_timeout_ms: 10000

@@ -21,7 +21,6 @@ svc_start_producer prod --ds t.ds --threads 1 --packets-per-thread 100 --emit-on
 
 svc_cfg session 'buffers { size_kb: 1024 }
 data_sources { config { name: "t.ds" } }
-duration_ms: 60000
 trigger_config {
   trigger_mode: STOP_TRACING
   trigger_timeout_ms: 60000
