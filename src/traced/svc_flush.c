@@ -13,9 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/evloop.h"
 #include "base/log.h"
 #include "ipc/producer_port.pb-c.h"
+
+#define FLUSH_WARN_PERIOD_MS 60000u
 
 struct flush_timer_ctx {
 	struct svc *svc;
@@ -57,6 +60,39 @@ static void complete(struct svc *svc, struct svc_flush *f, bool ok)
 		done(svc, sid, ok, user);
 }
 
+/*
+ * A producer that hangs fails every periodic flush of a long session: the
+ * first timeout is logged with the first silent producer's name, later
+ * ones at most once per FLUSH_WARN_PERIOD_MS with how many were not
+ * logged (TraceStats.flushes_failed counts them all).
+ */
+static void warn_timeout(struct svc *svc, const struct svc_flush *f)
+{
+	struct svc_session *s = svc_session_by_id(svc, f->session_id);
+	const struct svc_producer *p =
+		f->n_pending ? svc_producer_by_id(svc, f->pending_producers[0]) : NULL;
+	uint64_t now_ms = clock_monotonic_ns() / 1000000;
+	const char *name = p && p->name ? p->name : "?";
+
+	if (s && s->flush_warn_ms && now_ms - s->flush_warn_ms < FLUSH_WARN_PERIOD_MS) {
+		s->flush_timeouts_quiet++;
+		return;
+	}
+	if (s && s->flush_timeouts_quiet)
+		LOG_W("session %llu: flush %llu timed out with %zu producers not answering "
+		      "(first: %s); %llu more timed out in the last %u s",
+		      (unsigned long long)s->id, (unsigned long long)f->request_id, f->n_pending,
+		      name, (unsigned long long)s->flush_timeouts_quiet,
+		      (unsigned)((now_ms - s->flush_warn_ms) / 1000));
+	else
+		LOG_W("flush %llu timed out with %zu producers not answering (first: %s)",
+		      (unsigned long long)f->request_id, f->n_pending, name);
+	if (s) {
+		s->flush_warn_ms = now_ms;
+		s->flush_timeouts_quiet = 0;
+	}
+}
+
 static void on_timeout(void *user)
 {
 	struct flush_timer_ctx *t = user;
@@ -64,8 +100,7 @@ static void on_timeout(void *user)
 
 	if (!f)
 		return;
-	LOG_W("flush %llu timed out with %zu producers not answering",
-	      (unsigned long long)f->request_id, f->n_pending);
+	warn_timeout(t->svc, f);
 	f->timer_id = 0;
 	complete(t->svc, f, false);
 }

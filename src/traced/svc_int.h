@@ -337,6 +337,8 @@ struct svc_session {
 	uint64_t flushes_requested;
 	uint64_t flushes_succeeded;
 	uint64_t flushes_failed;
+	uint64_t flush_warn_ms;       /* when svc_flush.c last logged a timeout */
+	uint64_t flush_timeouts_quiet; /* timeouts since then, not logged */
 	uint64_t chunks_scraped;      /* copied by svc_scrape.c, not committed */
 };
 
