@@ -62,6 +62,7 @@ struct cmd_rotate {
 	unsigned deleted;
 	struct rot_file cur, prev;
 	uint64_t cur_open_ms;
+	uint64_t next_cut_ms;    /* --rotate-seconds: the schedule, not drift */
 	uint64_t cut_ms;         /* when prev stopped taking new sequences */
 	bool want_cut;           /* cur reached rotate_bytes */
 	struct hmap seqs;        /* trusted_packet_sequence_id -> file | SEQ_INCREMENTAL */
@@ -407,13 +408,30 @@ static void report_space(struct cmd_rotate *r)
 int cmd_rotate_before_read(struct cmd_rotate *r)
 {
 	uint64_t now_ms = clock_monotonic_ns() / 1000000;
+	bool time_due;
 	int rc;
 
 	if (r->read_bytes > r->max_read_bytes)
 		r->max_read_bytes = r->read_bytes;
 	r->read_bytes = 0;
 	maybe_close_prev(r, now_ms);
-	if (r->want_cut || (r->o.rotate_ms && now_ms - r->cur_open_ms >= r->o.rotate_ms)) {
+	/*
+	 * Cuts keep to a fixed schedule (first file's start + k * rotate_ms) at
+	 * the drain nearest each point, so N seconds make N files: cutting at
+	 * the first drain past "opened + rotate_ms" drifted a drain per file.
+	 */
+	if (r->o.rotate_ms && !r->next_cut_ms)
+		r->next_cut_ms = r->cur_open_ms + r->o.rotate_ms;
+	time_due = r->o.rotate_ms &&
+		   now_ms + cmd_rotate_drain_period_ms(&r->o) / 2 >= r->next_cut_ms;
+	if (r->want_cut || time_due) {
+		/* A cut for size starts the time schedule afresh. */
+		if (r->o.rotate_ms) {
+			r->next_cut_ms = time_due ? r->next_cut_ms + r->o.rotate_ms
+						  : now_ms + r->o.rotate_ms;
+			if (r->next_cut_ms <= now_ms)
+				r->next_cut_ms = now_ms + r->o.rotate_ms;
+		}
 		rc = cut(r);
 		if (rc < 0)
 			return rc;
