@@ -80,6 +80,9 @@ data_sources { config { name: "linux.perf" perf_event_config {
   timebase { period: 1 tracepoint { name: "sched:sched_switch" filter: "no_such_field ==== 3" } }
 } } }
 duration_ms: 300'
+# A fresh machine may boot without tracefs mounted: mount it as lib.sh does.
+[ -e /sys/kernel/tracing/trace_clock ] || [ "$(id -u)" != 0 ] ||
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 if [ -e /sys/kernel/tracing/events/sched/sched_switch/id ] ||
 	[ -e /sys/kernel/debug/tracing/events/sched/sched_switch/id ]; then
 	refused tpfilter "is the tracepoint filter valid"
