@@ -14,8 +14,6 @@
 /* Producer and data source names, as Perfetto's. */
 #define PERF_PRODUCER_NAME "perfetto.traced_perf"
 #define PERF_DATA_SOURCE_NAME "linux.perf"
-#define PERF_RECONNECT_MIN_MS 100
-#define PERF_RECONNECT_MAX_MS 30000
 #define PERF_SMB_BYTES (4u * 1024 * 1024)
 #define PERF_SMB_PAGE_BYTES (32u * 1024)
 

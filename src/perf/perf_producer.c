@@ -4,7 +4,7 @@
  * linux.perf, starts one perf_ds per data source instance (a config it
  * cannot serve is refused with one log line and the service is told the
  * instance started, so it never waits), drains on flush, clears interning
- * on request, and reconnects with backoff when the service goes away.
+ * on request; producer_daemon.c reconnects when the service goes away.
  */
 #include "perf/perf.h"
 
@@ -16,9 +16,9 @@
 #include "base/compiler.h"
 #include "base/evloop.h"
 #include "base/log.h"
-#include "base/subproc.h"
 #include "perf/perf_ds.h"
 #include "tracing/producer.h"
+#include "tracing/producer_daemon.h"
 
 struct inst {
 	struct inst *next;
@@ -29,12 +29,9 @@ struct inst {
 
 struct perf_daemon {
 	struct evloop *loop;
-	struct producer *p;
+	struct producer_daemon *pd;
 	struct perf_shared sh;
 	struct inst *instances;
-	uint32_t backoff_ms;
-	uint64_t reconnect_timer;
-	bool notified_ready;
 };
 
 static struct inst *find(struct perf_daemon *d, uint64_t id)
@@ -77,8 +74,8 @@ static void destroy_inst(struct perf_daemon *d, struct inst *in)
 	log_stats(in);
 	/* Destroying reads what the kernel still holds into the writer. */
 	perf_ds_destroy(in->ds);
-	if (in->tw && d->p)
-		producer_destroy_writer(d->p, in->tw);
+	if (in->tw && producer_daemon_producer(d->pd))
+		producer_destroy_writer(producer_daemon_producer(d->pd), in->tw);
 	free(in);
 }
 
@@ -161,108 +158,42 @@ static void on_clear_incremental(struct producer *p, const uint64_t *ids, size_t
 
 /* ------------------------------------------------------- connection ---- */
 
-static void connect_now(struct perf_daemon *d);
-
-static void on_reconnect_timer(void *user)
+static void stop_all(void *user)
 {
 	struct perf_daemon *d = user;
 
-	d->reconnect_timer = 0;
-	connect_now(d);
-}
-
-static void schedule_reconnect(struct perf_daemon *d)
-{
-	if (d->reconnect_timer)
-		return;
-	evloop_add_timer(d->loop, d->backoff_ms, 0, on_reconnect_timer, d, &d->reconnect_timer);
-	d->backoff_ms = d->backoff_ms * 2 > PERF_RECONNECT_MAX_MS ? PERF_RECONNECT_MAX_MS
-								  : d->backoff_ms * 2;
-}
-
-static void on_synced(struct producer *p, bool success, void *user)
-{
-	struct perf_daemon *d = user;
-
-	(void)p;
-	if (success && !d->notified_ready) {
-		d->notified_ready = true;
-		notify_ready_from_env("TRACED_PERF_NOTIFY_FD");
-	}
-}
-
-static void on_connected(struct producer *p, void *user)
-{
-	struct perf_daemon *d = user;
-
-	d->backoff_ms = PERF_RECONNECT_MIN_MS;
-	LOG_I("connected to the tracing service");
-	producer_sync(p, on_synced, d);
-}
-
-static void stop_all(struct perf_daemon *d)
-{
 	while (d->instances)
 		destroy_inst(d, d->instances);
 }
 
-static void on_disconnected(struct producer *p, int err, void *user)
-{
-	struct perf_daemon *d = user;
-
-	(void)p;
-	LOG_W("disconnected from the tracing service (%s); reconnecting",
-	      err ? strerror(-err) : "closed");
-	stop_all(d);
-	producer_destroy(d->p);
-	d->p = NULL;
-	schedule_reconnect(d);
-}
-
-static void connect_now(struct perf_daemon *d)
-{
-	struct producer_callbacks cbs = {
-		.on_connected = on_connected,
-		.on_disconnected = on_disconnected,
-		.start_ds = on_start,
-		.stop_ds = on_stop,
-		.flush = on_flush,
-		.clear_incremental_state = on_clear_incremental,
-	};
-	struct producer_ds_desc desc = {
-		.name = PERF_DATA_SOURCE_NAME,
-		.will_notify_on_start = true,
-		.will_notify_on_stop = true,
-		.handles_incremental_state_clear = true,
-	};
-	struct producer_opts opts;
-	int rc;
-
-	memset(&opts, 0, sizeof(opts));
-	opts.smb_size_hint_bytes = PERF_SMB_BYTES;
-	opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
-	/* Writers live on the loop thread: never stall it waiting for chunks. */
-	opts.full_policy = ARB_FULL_DROP;
-	opts.smb_scraping_mode = 2;
-	rc = producer_connect(d->loop, NULL, PERF_PRODUCER_NAME, &opts, &cbs, d, &d->p);
-	if (rc < 0) {
-		LOG_D("cannot connect to the tracing service: %s", strerror(-rc));
-		d->p = NULL;
-		schedule_reconnect(d);
-		return;
-	}
-	producer_register_ds(d->p, &desc);
-}
+static const struct producer_ds_desc k_desc = {
+	.name = PERF_DATA_SOURCE_NAME,
+	.will_notify_on_start = true,
+	.will_notify_on_stop = true,
+	.handles_incremental_state_clear = true,
+};
 
 int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 {
 	struct perf_daemon *d = calloc(1, sizeof(*d));
+	struct producer_daemon_spec spec = {
+		.name = PERF_PRODUCER_NAME,
+		.descs = &k_desc,
+		.n_descs = 1,
+		.cbs = {
+			.start_ds = on_start,
+			.stop_ds = on_stop,
+			.flush = on_flush,
+			.clear_incremental_state = on_clear_incremental,
+		},
+		.on_lost = stop_all,
+		.notify_env = "TRACED_PERF_NOTIFY_FD",
+	};
 	int rc;
 
 	if (!d)
 		return -ENOMEM;
 	d->loop = loop;
-	d->backoff_ms = PERF_RECONNECT_MIN_MS;
 	d->sh.tracefs = access("/sys/kernel/tracing/events", F_OK) == 0 ? "/sys/kernel/tracing"
 									: "/sys/kernel/debug/tracing";
 	rc = unwinder_create(&d->sh.unwinder);
@@ -270,7 +201,17 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 		free(d);
 		return rc;
 	}
-	connect_now(d);
+	spec.opts.smb_size_hint_bytes = PERF_SMB_BYTES;
+	spec.opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
+	/* Writers live on the loop thread: never stall it waiting for chunks. */
+	spec.opts.full_policy = ARB_FULL_DROP;
+	spec.opts.smb_scraping_mode = 2;
+	rc = producer_daemon_create(loop, &spec, d, &d->pd);
+	if (rc < 0) {
+		unwinder_destroy(d->sh.unwinder);
+		free(d);
+		return rc;
+	}
 	*out = d;
 	return 0;
 }
@@ -280,9 +221,7 @@ void perf_daemon_destroy(struct perf_daemon *d)
 	if (!d)
 		return;
 	stop_all(d);
-	if (d->reconnect_timer)
-		evloop_del(d->loop, d->reconnect_timer);
-	producer_destroy(d->p);
+	producer_daemon_destroy(d->pd);
 	unwinder_destroy(d->sh.unwinder);
 	if (d->sh.ksyms_loaded)
 		kallsyms_fini(&d->sh.ksyms);

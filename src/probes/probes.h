@@ -12,9 +12,6 @@
 
 /* Producer name, as Perfetto's. */
 #define PROBES_PRODUCER_NAME "perfetto.traced_probes"
-/* Reconnection backoff: from 100 ms, doubling, up to 30 s. */
-#define PROBES_RECONNECT_MIN_MS 100
-#define PROBES_RECONNECT_MAX_MS 30000
 /* SMB the probes ask for (large pages: ftrace bundles are big). */
 #define PROBES_SMB_BYTES (2u * 1024 * 1024)
 #define PROBES_SMB_PAGE_BYTES (32u * 1024)

@@ -4,7 +4,7 @@
  * instances per session, each with its own trace writer on the loop
  * thread; ftrace drains on a timer and on flush; process_stats takes the
  * pids ftrace saw; sys_stats polls on its period. A lost connection stops
- * everything (putting ftrace back) and reconnects with backoff.
+ * everything (putting ftrace back) and reconnects (producer_daemon.c).
  */
 #include "probes/probes.h"
 
@@ -14,13 +14,13 @@
 
 #include "base/evloop.h"
 #include "base/log.h"
-#include "base/subproc.h"
 #include "pb_fields.h"
 #include "probes/ftrace_source.h"
 #include "probes/proc_stats.h"
 #include "probes/sys_stats.h"
 #include "probes/system_info.h"
 #include "tracing/producer.h"
+#include "tracing/producer_daemon.h"
 
 enum ds_kind { DS_FTRACE, DS_PROCESS_STATS, DS_SYS_STATS, DS_SYSTEM_INFO };
 
@@ -52,12 +52,10 @@ struct ds_inst {
 
 struct probes {
 	struct evloop *loop;
-	struct producer *p;
+	struct producer_daemon *pd;
+	struct producer_ds_desc descs[PFC_ARRAY_SIZE(k_sources)]; /* as registered */
 	struct ftrace_ctl *ftrace;
 	struct ds_inst *instances;
-	uint32_t backoff_ms;
-	uint64_t reconnect_timer;
-	bool notified_ready;
 };
 
 static struct ds_inst *find(struct probes *pr, uint64_t id)
@@ -213,8 +211,8 @@ static void destroy_inst(struct probes *pr, struct ds_inst *d)
 		ps_fini(&d->ps);
 	if (d->has_ss)
 		ss_fini(&d->ss);
-	if (d->tw && pr->p)
-		producer_destroy_writer(pr->p, d->tw);
+	if (d->tw && producer_daemon_producer(pr->pd))
+		producer_destroy_writer(producer_daemon_producer(pr->pd), d->tw);
 	free(d);
 }
 
@@ -315,120 +313,59 @@ static void on_clear_incremental(struct producer *p, const uint64_t *ids, size_t
 
 /* ------------------------------------------------------- connection ---- */
 
-static void connect_now(struct probes *pr);
-
-static void on_reconnect_timer(void *user)
+static void stop_all(void *user)
 {
 	struct probes *pr = user;
 
-	pr->reconnect_timer = 0;
-	connect_now(pr);
-}
-
-static void schedule_reconnect(struct probes *pr)
-{
-	if (pr->reconnect_timer)
-		return;
-	evloop_add_timer(pr->loop, pr->backoff_ms, 0, on_reconnect_timer, pr, &pr->reconnect_timer);
-	pr->backoff_ms = pr->backoff_ms * 2 > PROBES_RECONNECT_MAX_MS ? PROBES_RECONNECT_MAX_MS
-								     : pr->backoff_ms * 2;
-}
-
-static void on_synced(struct producer *p, bool success, void *user)
-{
-	struct probes *pr = user;
-
-	(void)p;
-	if (success && !pr->notified_ready) {
-		pr->notified_ready = true;
-		notify_ready_from_env("TRACED_PROBES_NOTIFY_FD");
-	}
-}
-
-static void on_connected(struct producer *p, void *user)
-{
-	struct probes *pr = user;
-
-	pr->backoff_ms = PROBES_RECONNECT_MIN_MS;
-	LOG_I("connected to the tracing service");
-	/* Ready once the registrations have reached the service. */
-	producer_sync(p, on_synced, pr);
-}
-
-static void stop_all(struct probes *pr)
-{
 	while (pr->instances)
 		destroy_inst(pr, pr->instances);
 }
 
-static void on_disconnected(struct producer *p, int err, void *user)
-{
-	struct probes *pr = user;
-
-	(void)p;
-	LOG_W("disconnected from the tracing service (%s); reconnecting",
-	      err ? strerror(-err) : "closed");
-	stop_all(pr);
-	/* Destroying from inside its own callback is allowed. */
-	producer_destroy(pr->p);
-	pr->p = NULL;
-	schedule_reconnect(pr);
-}
-
-static void connect_now(struct probes *pr)
-{
-	struct producer_callbacks cbs = {
-		.on_connected = on_connected,
-		.on_disconnected = on_disconnected,
-		.start_ds = on_start,
-		.stop_ds = on_stop,
-		.flush = on_flush,
-		.clear_incremental_state = on_clear_incremental,
-	};
-	struct producer_opts opts;
-	size_t i;
-	int rc;
-
-	memset(&opts, 0, sizeof(opts));
-	opts.smb_size_hint_bytes = PROBES_SMB_BYTES;
-	opts.page_size_hint_bytes = PROBES_SMB_PAGE_BYTES;
-	/* Writers live on the loop thread: never stall it waiting for chunks. */
-	opts.full_policy = ARB_FULL_DROP;
-	opts.smb_scraping_mode = 2;
-	rc = producer_connect(pr->loop, NULL, PROBES_PRODUCER_NAME, &opts, &cbs, pr, &pr->p);
-	if (rc < 0) {
-		LOG_D("cannot connect to the tracing service: %s", strerror(-rc));
-		pr->p = NULL;
-		schedule_reconnect(pr);
-		return;
-	}
-	for (i = 0; i < PFC_ARRAY_SIZE(k_sources); i++) {
-		struct producer_ds_desc desc = {
-			.name = k_sources[i].name,
-			.will_notify_on_start = true,
-			.will_notify_on_stop = true,
-			.handles_incremental_state_clear = k_sources[i].clears_incremental_state,
-		};
-
-		producer_register_ds(pr->p, &desc);
-	}
-}
 
 int probes_create(struct evloop *loop, struct probes **out)
 {
 	struct probes *pr = calloc(1, sizeof(*pr));
+	struct producer_daemon_spec spec = {
+		.name = PROBES_PRODUCER_NAME,
+		.n_descs = PFC_ARRAY_SIZE(k_sources),
+		.cbs = {
+			.start_ds = on_start,
+			.stop_ds = on_stop,
+			.flush = on_flush,
+			.clear_incremental_state = on_clear_incremental,
+		},
+		.on_lost = stop_all,
+		.notify_env = "TRACED_PROBES_NOTIFY_FD",
+	};
+	size_t i;
 	int rc;
 
 	if (!pr)
 		return -ENOMEM;
 	pr->loop = loop;
-	pr->backoff_ms = PROBES_RECONNECT_MIN_MS;
+	for (i = 0; i < PFC_ARRAY_SIZE(k_sources); i++) {
+		pr->descs[i].name = k_sources[i].name;
+		pr->descs[i].will_notify_on_start = true;
+		pr->descs[i].will_notify_on_stop = true;
+		pr->descs[i].handles_incremental_state_clear = k_sources[i].clears_incremental_state;
+	}
+	spec.descs = pr->descs;
 	rc = ftrace_ctl_create(loop, &pr->ftrace);
 	if (rc < 0) {
 		free(pr);
 		return rc;
 	}
-	connect_now(pr);
+	spec.opts.smb_size_hint_bytes = PROBES_SMB_BYTES;
+	spec.opts.page_size_hint_bytes = PROBES_SMB_PAGE_BYTES;
+	/* Writers live on the loop thread: never stall it waiting for chunks. */
+	spec.opts.full_policy = ARB_FULL_DROP;
+	spec.opts.smb_scraping_mode = 2;
+	rc = producer_daemon_create(loop, &spec, pr, &pr->pd);
+	if (rc < 0) {
+		ftrace_ctl_destroy(pr->ftrace);
+		free(pr);
+		return rc;
+	}
 	*out = pr;
 	return 0;
 }
@@ -438,9 +375,7 @@ void probes_destroy(struct probes *pr)
 	if (!pr)
 		return;
 	stop_all(pr);
-	if (pr->reconnect_timer)
-		evloop_del(pr->loop, pr->reconnect_timer);
-	producer_destroy(pr->p);
+	producer_daemon_destroy(pr->pd);
 	ftrace_ctl_destroy(pr->ftrace);
 	free(pr);
 }
