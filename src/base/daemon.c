@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * daemon.c - the fork of `--background` with a readiness pipe between the
- * child and the parent that prints its PID (daemon.h).
+ * daemon.c - the fork of `--background`, with a readiness pipe between the
+ * child and the parent that prints its PID, or detached at once (daemon.h).
  */
 #include "base/daemon.h"
 
@@ -59,4 +59,29 @@ void daemon_ready(int ready_fd)
 	dup2(fd, STDERR_FILENO);
 	if (fd > STDERR_FILENO)
 		close(fd);
+}
+
+int daemon_detach(void)
+{
+	pid_t pid;
+	int fd;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		printf("%d\n", (int)pid);
+		exit(0);
+	}
+	setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		if (fd > STDERR_FILENO)
+			close(fd);
+	}
+	return 0;
 }

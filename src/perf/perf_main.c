@@ -7,7 +7,6 @@
 #include "perf/perf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/daemon.h"
 #include "base/evloop.h"
 #include "base/log.h"
 #include "base/version.h"
@@ -40,29 +40,6 @@ static void on_signal(int signo, void *user)
 {
 	LOG_I("received signal %d, stopping", signo);
 	evloop_quit(user);
-}
-
-static int background(void)
-{
-	pid_t pid = fork();
-	int fd;
-
-	if (pid < 0)
-		return -errno;
-	if (pid > 0) {
-		printf("%d\n", (int)pid);
-		exit(0);
-	}
-	setsid();
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
-	return 0;
 }
 
 int perf_main(int argc, char **argv)
@@ -112,7 +89,7 @@ int perf_main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (bg && background() < 0) {
+	if (bg && daemon_detach() < 0) {
 		fprintf(stderr, "traced_perf: cannot fork: %s\n", strerror(errno));
 		return 1;
 	}
