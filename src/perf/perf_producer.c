@@ -203,9 +203,6 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 	}
 	spec.opts.smb_size_hint_bytes = PERF_SMB_BYTES;
 	spec.opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
-	/* Writers live on the loop thread: never stall it waiting for chunks. */
-	spec.opts.full_policy = ARB_FULL_DROP;
-	spec.opts.smb_scraping_mode = 2;
 	rc = producer_daemon_create(loop, &spec, d, &d->pd);
 	if (rc < 0) {
 		unwinder_destroy(d->sh.unwinder);

@@ -357,9 +357,6 @@ int probes_create(struct evloop *loop, struct probes **out)
 	}
 	spec.opts.smb_size_hint_bytes = PROBES_SMB_BYTES;
 	spec.opts.page_size_hint_bytes = PROBES_SMB_PAGE_BYTES;
-	/* Writers live on the loop thread: never stall it waiting for chunks. */
-	spec.opts.full_policy = ARB_FULL_DROP;
-	spec.opts.smb_scraping_mode = 2;
 	rc = producer_daemon_create(loop, &spec, pr, &pr->pd);
 	if (rc < 0) {
 		ftrace_ctl_destroy(pr->ftrace);
