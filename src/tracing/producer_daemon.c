@@ -167,7 +167,8 @@ int producer_daemon_create(struct evloop *loop, const struct producer_daemon_spe
 	pd->spec = *spec;
 	pd->user = user;
 	/* The writers live on the loop thread: never stall it waiting for a
-	 * chunk, and let the service scrape what a hung daemon wrote. */
+	 * chunk. They commit on every flush themselves, so the service need
+	 * not scrape (SMB_SCRAPING_DISABLED, as traced_probes asks upstream). */
 	pd->spec.opts.full_policy = ARB_FULL_DROP;
 	pd->spec.opts.smb_scraping_mode = 2;
 	pd->backoff_ms = PRODUCER_DAEMON_BACKOFF_MIN_MS;

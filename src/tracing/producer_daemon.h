@@ -24,7 +24,7 @@ struct producer_daemon;
 struct producer_daemon_spec {
 	const char *name;                     /* the producer's name */
 	/* SMB sizes; the writers are taken to live on the loop thread, so a
-	 * full SMB drops (ARB_FULL_DROP) and scraping is enabled. */
+	 * full SMB drops (ARB_FULL_DROP) and scraping is disabled. */
 	struct producer_opts opts;
 	const struct producer_ds_desc *descs; /* registered on each connection */
 	size_t n_descs;
