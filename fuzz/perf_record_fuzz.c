@@ -3,12 +3,14 @@
  * perf_record_fuzz.c - libFuzzer target for traced_perf's ring parsing:
  * the input (after a 4-byte layout prefix) is a ring of 2^k bytes with the
  * kernel's head at its end; every record taken out of it is decoded as a
- * sample, lost and exit record, as the daemon does with what the kernel
- * (treated as untrusted) wrote.
+ * sample, lost, exit, fork and mmap2 record, as the daemon does with what
+ * the kernel (treated as untrusted) wrote; a decoded mapping's path is read
+ * to its end, and the mapping goes through the mmap log.
  */
 #include <linux/perf_event.h>
 #include <string.h>
 
+#include "perf/mmap_log.h"
 #include "perf/perf_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -20,6 +22,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_sample_layout l;
 	struct perf_sample s;
 	struct perf_exit ex;
+	struct perf_fork fk;
+	struct perf_mmap2 mm;
+	struct mmap_log ml;
+	struct buf text;
 	uint64_t tail, head, lost;
 	int len, guard = 0;
 
@@ -44,10 +50,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(ring, 0, sizeof(ring));
 	memcpy(ring, data, size);
 	head = tail + size;
+	mmap_log_init(&ml);
+	buf_init(&text);
 	while ((len = perf_ring_take(ring, sizeof(ring), head, &tail, scratch, &rec)) > 0 && guard++ < 4096) {
 		perf_parse_sample(&l, rec, (size_t)len, &s);
 		perf_parse_lost(rec, (size_t)len, &lost);
 		perf_parse_exit(rec, (size_t)len, &ex);
+		if (perf_parse_fork(rec, (size_t)len, &fk) == PERF_PARSE_OK)
+			mmap_log_fork(&ml, fk.ppid % 8, fk.pid % 8);
+		if (perf_parse_mmap2(rec, (size_t)len, &mm) == PERF_PARSE_OK) {
+			struct mmap_log_map m = {.addr = mm.addr, .len = mm.len, .pgoff = mm.pgoff,
+						 .maj = mm.maj, .min = mm.min, .ino = mm.ino,
+						 .path = mm.path};
+
+			mmap_log_add(&ml, mm.pid % 8, &m);
+			mmap_log_maps_text(&ml, mm.pid % 8, &text);
+		}
 	}
+	buf_fini(&text);
+	mmap_log_fini(&ml);
 	return 0;
 }

@@ -474,6 +474,10 @@ void perf_config_leader_attr(const struct perf_config *c, struct perf_event_attr
 		a->sample_type |= PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER;
 		a->sample_stack_user = c->stack_user_bytes;
 		a->sample_regs_user = perf_config_regs_mask();
+		/* Executable mappings as they happen (MMAP2 records): a process
+		 * that exits before its samples are read still unwinds. */
+		a->mmap = 1;
+		a->mmap2 = 1;
 	}
 	if (c->kernel_frames || c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;

@@ -272,6 +272,8 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 {
 	struct perf_ds *ds = user;
 	struct perf_exit ex;
+	struct perf_fork fk;
+	struct perf_mmap2 mm;
 	uint64_t lost;
 
 	switch (perf_record_type(rec)) {
@@ -294,6 +296,16 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 		break;
 	case PERF_RECORD_THROTTLE:
 		ds->stats.throttles++;
+		break;
+	case PERF_RECORD_MMAP2:
+		if (perf_parse_mmap2(rec, len, &mm) == PERF_PARSE_OK)
+			unwinder_note_mmap(ds->sh->unwinder, &mm);
+		else
+			ds->stats.malformed++;
+		break;
+	case PERF_RECORD_FORK:
+		if (perf_parse_fork(rec, len, &fk) == PERF_PARSE_OK && fk.pid != fk.ppid)
+			unwinder_note_fork(ds->sh->unwinder, fk.ppid, fk.pid);
 		break;
 	case PERF_RECORD_EXIT:
 		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid) {

@@ -250,3 +250,70 @@ enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_
 	out->tid = v[2];
 	return PERF_PARSE_OK;
 }
+
+enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_fork *out)
+{
+	struct perf_event_header h;
+	uint32_t v[4];
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len || h.size < sizeof(h) + sizeof(v))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(v, rec + sizeof(h), sizeof(v));
+	out->pid = v[0];
+	out->ppid = v[1];
+	out->tid = v[2];
+	out->ptid = v[3];
+	return PERF_PARSE_OK;
+}
+
+/* Byte offsets in a PERF_RECORD_MMAP2 (header included). */
+enum {
+	MMAP2_PID = 8,
+	MMAP2_ADDR = 16,
+	MMAP2_LEN = 24,
+	MMAP2_PGOFF = 32,
+	MMAP2_MAJ = 40,
+	MMAP2_MIN = 44,
+	MMAP2_INO = 48,
+	MMAP2_PROT = 64,
+	MMAP2_FLAGS = 68,
+	MMAP2_PATH = 72,
+};
+
+enum perf_parse_err perf_parse_mmap2(const uint8_t *rec, size_t len, struct perf_mmap2 *out)
+{
+	struct perf_event_header h;
+	const uint8_t *path, *nul;
+	uint32_t v[2];
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len || h.size <= MMAP2_PATH)
+		return PERF_PARSE_TRUNCATED;
+	memcpy(v, rec + MMAP2_PID, sizeof(v));
+	out->pid = v[0];
+	out->tid = v[1];
+	out->addr = load64(rec + MMAP2_ADDR);
+	out->len = load64(rec + MMAP2_LEN);
+	out->pgoff = load64(rec + MMAP2_PGOFF);
+	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		out->maj = out->min = 0;
+		out->ino = 0;
+	} else {
+		memcpy(&out->maj, rec + MMAP2_MAJ, 4);
+		memcpy(&out->min, rec + MMAP2_MIN, 4);
+		out->ino = load64(rec + MMAP2_INO);
+	}
+	memcpy(&out->prot, rec + MMAP2_PROT, 4);
+	memcpy(&out->flags, rec + MMAP2_FLAGS, 4);
+	path = rec + MMAP2_PATH;
+	nul = memchr(path, 0, h.size - MMAP2_PATH);
+	if (!nul || out->len == 0 || out->addr + out->len < out->addr)
+		return PERF_PARSE_BAD_VALUE;
+	out->path = (const char *)path;
+	return PERF_PARSE_OK;
+}

@@ -2,7 +2,7 @@
 /*
  * perf_record.h - parsing what the kernel writes into a perf ring buffer:
  * taking one record out of the ring (it may wrap) and decoding
- * PERF_RECORD_SAMPLE, LOST, THROTTLE and EXIT. The ring is written by the
+ * PERF_RECORD_SAMPLE, LOST, THROTTLE, EXIT, FORK and MMAP2. The ring is written by the
  * kernel but treated as untrusted: every length is checked against the
  * record and the ring, and a malformed record is an error, never a read
  * past its end. Pure functions (no I/O), so tests feed them crafted bytes.
@@ -48,6 +48,23 @@ struct perf_exit {
 	uint32_t pid, tid;
 };
 
+/* A process or thread created (attr.task): a new process when pid != ppid. */
+struct perf_fork {
+	uint32_t pid, ppid, tid, ptid;
+};
+
+/* An executable mapping (attr.mmap + attr.mmap2). @path is a view into the
+ * record, NUL-terminated inside it. With the build-id variant (misc bit
+ * PERF_RECORD_MISC_MMAP_BUILD_ID) maj, min and ino are 0. */
+struct perf_mmap2 {
+	uint32_t pid, tid;
+	uint64_t addr, len, pgoff;
+	uint32_t maj, min;
+	uint64_t ino;
+	uint32_t prot, flags;
+	const char *path;
+};
+
 enum perf_parse_err {
 	PERF_PARSE_OK = 0,
 	PERF_PARSE_TRUNCATED = -1, /* a field runs past the record */
@@ -80,6 +97,11 @@ enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *ou
 /* PERF_RECORD_EXIT. */
 enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_exit *out);
 
+/* PERF_RECORD_FORK. */
+enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_fork *out);
+/* PERF_RECORD_MMAP2; PERF_PARSE_BAD_VALUE for a path without its NUL or
+ * a mapping that wraps the address space. */
+enum perf_parse_err perf_parse_mmap2(const uint8_t *rec, size_t len, struct perf_mmap2 *out);
 /* Record type and misc of a whole record (len >= 8). */
 uint32_t perf_record_type(const uint8_t *rec);
 

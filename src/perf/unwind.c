@@ -14,11 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
+#include "base/buf.h"
 #include "base/hash.h"
 #include "base/hmap.h"
 #include "perf/fp_walk.h"
+#include "perf/mmap_log.h"
 #include "perf/symtab.h"
 
 /* A pc outside every module rereads the maps at most this often; when
@@ -38,6 +41,8 @@ struct uproc {
 struct unwinder {
 	struct hmap procs; /* pid -> struct uproc * */
 	struct symtab_cache symtabs;
+	struct mmap_log log;      /* mappings from the kernel's MMAP2 records */
+	struct buf maps_text;     /* a logged process's maps, for libdwfl */
 	uint64_t tick;
 	struct unwind_stats stats;
 	/* The sample being unwound, for the Dwfl callbacks. */
@@ -222,10 +227,52 @@ static void proc_drop_dwfl(struct unwinder *u, struct uproc *p)
 	p->attached = false;
 }
 
+static int count_module_cb(Dwfl_Module *mod, void **userdata, const char *name,
+			   Dwarf_Addr start, void *arg)
+{
+	(void)mod;
+	(void)userdata;
+	(void)name;
+	(void)start;
+	++*(size_t *)arg;
+	return DWARF_CB_OK;
+}
+
+/* Builds @p's module list from the mappings the kernel reported for it
+ * (the process is gone, or a zombie whose maps are empty). */
+static int report_from_log(struct unwinder *u, struct uproc *p)
+{
+	FILE *f;
+	int rc;
+
+	proc_drop_dwfl(u, p);
+	if (mmap_log_maps_text(&u->log, p->pid, &u->maps_text) < 0)
+		return -ESRCH;
+	f = fmemopen(u->maps_text.data, u->maps_text.len, "r");
+	if (!f)
+		return -ENOMEM;
+	p->dwfl = dwfl_begin(&k_dwfl_cbs);
+	if (!p->dwfl) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	rc = dwfl_linux_proc_maps_report(p->dwfl, f);
+	fclose(f);
+	if (dwfl_report_end(p->dwfl, NULL, NULL) != 0 || rc != 0) {
+		proc_drop_dwfl(u, p);
+		return -ESRCH;
+	}
+	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &k_thread_cbs, u);
+	u->stats.maps_from_records++;
+	return 0;
+}
+
 /* Builds @p's module list from /proc/<pid>/maps, or adds to it: modules
- * already known keep what libdw loaded for them (CFI, DWARF, symbols). */
+ * already known keep what libdw loaded for them (CFI, DWARF, symbols).
+ * Without /proc (the process exited), from the kernel's records. */
 static int proc_report(struct unwinder *u, struct uproc *p)
 {
+	size_t n_mods = 0;
 	int rc;
 
 	p->last_report_ns = now_ns();
@@ -244,10 +291,10 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 		return -ENOMEM;
 	rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
 	dwfl_report_end(p->dwfl, NULL, NULL);
-	if (rc != 0) {
-		proc_drop_dwfl(u, p);
-		return -ESRCH;
-	}
+	if (rc == 0)
+		dwfl_getmodules(p->dwfl, count_module_cb, &n_mods, 0);
+	if (rc != 0 || n_mods == 0)
+		return report_from_log(u, p);
 	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &k_thread_cbs, u);
 	u->stats.maps_reparsed++;
 	return 0;
@@ -587,16 +634,43 @@ int unwinder_create(struct unwinder **out)
 		return -ENOMEM;
 	hmap_init(&u->procs);
 	symtab_cache_init(&u->symtabs);
+	mmap_log_init(&u->log);
+	buf_init(&u->maps_text);
 	*out = u;
 	return 0;
 }
 
 void unwinder_forget(struct unwinder *u, uint32_t pid)
 {
-	uint64_t v;
+	uint64_t v, now = now_ns();
 
 	if (hmap_del(&u->procs, pid, &v) == 0)
 		proc_destroy(u, (struct uproc *)(uintptr_t)v);
+	mmap_log_exited(&u->log, pid, now);
+	mmap_log_expire(&u->log, now);
+}
+
+void unwinder_note_mmap(struct unwinder *u, const struct perf_mmap2 *m)
+{
+	struct mmap_log_map lm = {
+		.addr = m->addr,
+		.len = m->len,
+		.pgoff = m->pgoff,
+		.maj = m->maj,
+		.min = m->min,
+		.ino = m->ino,
+		.path = m->path,
+	};
+
+	/* Only what code runs from: the records of data mappings (mmap_data)
+	 * are not asked for, but a kernel may send them anyway. */
+	if (m->prot & PROT_EXEC)
+		mmap_log_add(&u->log, m->pid, &lm);
+}
+
+void unwinder_note_fork(struct unwinder *u, uint32_t parent, uint32_t child)
+{
+	mmap_log_fork(&u->log, parent, child);
 }
 
 void unwinder_destroy(struct unwinder *u)
@@ -610,6 +684,8 @@ void unwinder_destroy(struct unwinder *u)
 	while (hmap_iter_next(&it, &key, &val))
 		proc_destroy(u, (struct uproc *)(uintptr_t)val);
 	hmap_fini(&u->procs);
+	mmap_log_fini(&u->log);
+	buf_fini(&u->maps_text);
 	symtab_cache_fini(&u->symtabs);
 	free(u);
 }

@@ -2,7 +2,8 @@
 /*
  * unwind.h - user callstacks of sampled threads, with elfutils' libdw: a
  * Dwfl per process (modules from /proc/<pid>/maps, cached; rebuilt when a
- * pc falls outside every module; dropped when the process exits), unwound
+ * pc falls outside every module; dropped when the process exits; from the
+ * kernel's MMAP2 records, mmap_log.h, once /proc has nothing), unwound
  * by DWARF CFI from the sample's registers and copied stack (the target is
  * never ptrace'd), or along frame pointers. Frames are symbolized from the
  * ELF .symtab/.dynsym (MiniDebugInfo included) and carry their module's
@@ -73,6 +74,7 @@ struct unwind_stats {
 	uint64_t maps_reparsed;
 	uint64_t fp_fallbacks;
 	uint64_t symtabs_loaded; /* ELF symbol tables read (not from the cache) */
+	uint64_t maps_from_records; /* module lists built from MMAP2 records */
 };
 
 struct unwinder;
@@ -96,7 +98,13 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
 		      struct unwind_result *out);
 /* Drop @pid's state (it exited). */
+/* @pid exited: its unwinding state goes now, its logged mappings a few
+ * seconds later (samples of it may still wait in other CPUs' rings). */
 void unwinder_forget(struct unwinder *u, uint32_t pid);
+/* A PERF_RECORD_MMAP2 / a new process (FORK with pid != ppid): logged, so
+ * a process that exits before its samples are read still unwinds. */
+void unwinder_note_mmap(struct unwinder *u, const struct perf_mmap2 *m);
+void unwinder_note_fork(struct unwinder *u, uint32_t parent, uint32_t child);
 void unwinder_get_stats(const struct unwinder *u, struct unwind_stats *out);
 /* "ERROR <name>" for the synthetic frame of a failed unwind. */
 const char *unwind_error_frame_name(enum unwind_error e);

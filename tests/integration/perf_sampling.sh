@@ -15,6 +15,8 @@
 #                       only for those processes, the others' samples skipped;
 #   exits / deleted     a process that exits mid-session and one whose
 #                       binary was deleted: sampled, the daemon survives;
+#   short_lived         processes gone before the rings are read still get
+#                       named user stacks (from the MMAP2 records);
 #   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
 #                       and its filter (prev_comm) is applied by the kernel.
 # Usage: OUT=out sh tests/integration/perf_sampling.sh
@@ -267,6 +269,40 @@ if svc_running perf; then
 	pass perf_sampling/daemon_alive
 else
 	fail perf_sampling/daemon_alive "traced_perf exited: $(svc_errtail perf)"
+fi
+
+# ---------------------------------------------------------- short-lived ----
+# Two processes live 0.3 s each and are gone long before the first read of
+# the rings (every 2 s; 16 MiB rings do not get half full): /proc has
+# nothing by then, so their stacks come from the kernel's MMAP2 records.
+svc_cfg brief 'buffers { size_kb: 32768 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 100 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 4096
+  ring_buffer_read_period_ms: 2000
+} } }
+duration_ms: 3000'
+(
+	sleep 0.4
+	"$OUT/perf_hot_nofp" spin 0.3 >"$SVC_TMP/brief.1"
+	"$OUT/perf_hot_nofp" spin 0.3 >"$SVC_TMP/brief.2"
+) &
+r1=$!
+if perf_record brief 30; then
+	wait $r1
+	p1=$(head -n 1 "$SVC_TMP/brief.1")
+	p2=$(head -n 1 "$SVC_TMP/brief.2")
+	a1=$(perf_leaf_counts brief "$p1" | awk '$1 == "hot_a" || $1 == "hot_b" { s += $2 } END { print s + 0 }')
+	a2=$(perf_leaf_counts brief "$p2" | awk '$1 == "hot_a" || $1 == "hot_b" { s += $2 } END { print s + 0 }')
+	if [ "$a1" -ge 10 ] && [ "$a2" -ge 10 ] && perf_chain_has brief "$p1" hot_a main; then
+		pass perf_sampling/short_lived
+	else
+		fail perf_sampling/short_lived "hot samples of the two processes: $a1 $a2; leaves of the first: $(perf_leaf_counts brief "$p1" | head -n 4 | tr '\n' ' ')"
+	fi
+else
+	wait $r1
+	fail perf_sampling/short_lived "recording failed: $(svc_errtail brief)"
 fi
 
 # ------------------------------------------------------------ tracepoint ----

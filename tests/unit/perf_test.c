@@ -19,6 +19,7 @@
 #include "pb_fields.h"
 #include "perf/fp_walk.h"
 #include "perf/kallsyms.h"
+#include "perf/mmap_log.h"
 #include "perf/perf_config.h"
 #include "perf/perf_intern.h"
 #include "perf/perf_record.h"
@@ -216,6 +217,114 @@ TEST(perf_parse_lost_and_exit)
 	ASSERT_EQ(ex.pid, 100);
 	ASSERT_EQ(ex.tid, 100);
 	ASSERT_EQ(perf_parse_exit(r.b, 12, &ex), PERF_PARSE_TRUNCATED);
+}
+
+TEST(perf_parse_fork_and_mmap2)
+{
+	static struct rec r;
+	struct perf_fork fk;
+	struct perf_mmap2 mm;
+	static const char path[] = "/usr/lib/libx.so"; /* 17 bytes with NUL */
+
+	rec_begin(&r, PERF_RECORD_FORK, 0);
+	rec_u64(&r, 200 | (100ull << 32));
+	rec_u64(&r, 200 | (101ull << 32));
+	rec_u64(&r, 12345);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_fork(r.b, r.len, &fk), PERF_PARSE_OK);
+	ASSERT_EQ(fk.pid, 200);
+	ASSERT_EQ(fk.ppid, 100);
+	ASSERT_EQ(fk.tid, 200);
+	ASSERT_EQ(fk.ptid, 101);
+	ASSERT_EQ(perf_parse_fork(r.b, 20, &fk), PERF_PARSE_TRUNCATED);
+
+	rec_begin(&r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
+	rec_u64(&r, 300 | (301ull << 32));
+	rec_u64(&r, 0x7f0000001000ull);
+	rec_u64(&r, 0x5000);
+	rec_u64(&r, 0x1000);
+	rec_u64(&r, 8 | (1ull << 32)); /* maj 8, min 1 */
+	rec_u64(&r, 4242);
+	rec_u64(&r, 0);
+	rec_u64(&r, 5 | (2ull << 32)); /* PROT_READ|PROT_EXEC, MAP_PRIVATE */
+	memcpy(r.b + r.len, path, sizeof(path));
+	memset(r.b + r.len + sizeof(path), 0, 24 - sizeof(path));
+	r.len += 24;
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_mmap2(r.b, r.len, &mm), PERF_PARSE_OK);
+	ASSERT_EQ(mm.pid, 300);
+	ASSERT_EQ(mm.tid, 301);
+	ASSERT_U64_EQ(mm.addr, 0x7f0000001000ull);
+	ASSERT_U64_EQ(mm.len, 0x5000);
+	ASSERT_U64_EQ(mm.pgoff, 0x1000);
+	ASSERT_EQ(mm.maj, 8);
+	ASSERT_EQ(mm.min, 1);
+	ASSERT_U64_EQ(mm.ino, 4242);
+	ASSERT_EQ(mm.prot, 5);
+	ASSERT_STREQ(mm.path, path);
+	/* Cut before the path's NUL, or before the path: refused. */
+	ASSERT_EQ(perf_parse_mmap2(r.b, 72 + 8, &mm), PERF_PARSE_TRUNCATED);
+	{
+		struct perf_event_header h;
+
+		memcpy(&h, r.b, sizeof(h));
+		h.size = 72 + 8;
+		memcpy(r.b, &h, sizeof(h));
+		ASSERT_EQ(perf_parse_mmap2(r.b, 72 + 8, &mm), PERF_PARSE_BAD_VALUE);
+		h.size = 72;
+		memcpy(r.b, &h, sizeof(h));
+		ASSERT_EQ(perf_parse_mmap2(r.b, 72, &mm), PERF_PARSE_TRUNCATED);
+	}
+}
+
+TEST(mmap_log_replaces_overlaps_forks_and_expires)
+{
+	struct mmap_log l;
+	struct buf t;
+	struct mmap_log_map a = {.addr = 0x401000, .len = 0x1000, .pgoff = 0x1000,
+				 .maj = 8, .min = 1, .ino = 7, .path = "/bin/a"};
+	struct mmap_log_map b = {.addr = 0x7f0000002000ull, .len = 0x3000, .pgoff = 0x2000,
+				 .maj = 8, .min = 1, .ino = 9, .path = "/lib/b.so"};
+	struct mmap_log_map c = {.addr = 0x401800, .len = 0x100, .pgoff = 0,
+				 .maj = 0, .min = 0, .ino = 0, .path = "/bin/c"};
+	struct mmap_log_map anon = {.addr = 0x1000, .len = 0x1000, .path = "//anon"};
+	unsigned i;
+
+	mmap_log_init(&l);
+	buf_init(&t);
+	ASSERT_EQ(mmap_log_maps_text(&l, 10, &t), -ENOENT);
+	mmap_log_add(&l, 10, &b);
+	mmap_log_add(&l, 10, &a);
+	anon.path = "[anon:x]";
+	mmap_log_add(&l, 10, &anon); /* not a file: ignored */
+	ASSERT_EQ(mmap_log_maps_text(&l, 10, &t), 0);
+	/* Sorted; each range starts where file offset 0 would be mapped. */
+	ASSERT_STREQ(buf_cstr(&t), "400000-402000 r-xp 00000000 08:01 7 /bin/a\n"
+				   "7f0000000000-7f0000005000 r-xp 00000000 08:01 9 /lib/b.so\n");
+	/* Child of a fork: a copy; the parent keeps its own. */
+	mmap_log_fork(&l, 10, 11);
+	/* c overlaps a: a goes (an exec or a remap); no device: a made-up inode. */
+	mmap_log_add(&l, 10, &c);
+	ASSERT_EQ(mmap_log_maps_text(&l, 10, &t), 0);
+	ASSERT_TRUE(strstr(buf_cstr(&t), "/bin/a") == NULL);
+	ASSERT_TRUE(strstr(buf_cstr(&t), "401800-401900 r-xp 00000000 00:00 ") != NULL);
+	ASSERT_EQ(mmap_log_maps_text(&l, 11, &t), 0);
+	ASSERT_TRUE(strstr(buf_cstr(&t), "/bin/a") != NULL);
+	/* Exited: still there during the grace period, gone after. */
+	mmap_log_exited(&l, 11, 1000);
+	mmap_log_expire(&l, 1000 + MMAP_LOG_EXIT_GRACE_NS - 1);
+	ASSERT_EQ(mmap_log_maps_text(&l, 11, &t), 0);
+	mmap_log_expire(&l, 1000 + MMAP_LOG_EXIT_GRACE_NS);
+	ASSERT_EQ(mmap_log_maps_text(&l, 11, &t), -ENOENT);
+	ASSERT_EQ(mmap_log_maps_text(&l, 10, &t), 0);
+	/* Bounded: the oldest process goes when the table is full. */
+	for (i = 0; i < MMAP_LOG_MAX_PROCS + 5; i++)
+		mmap_log_add(&l, 1000 + i, &a);
+	ASSERT_EQ(l.procs.len, MMAP_LOG_MAX_PROCS);
+	ASSERT_GE(l.procs_evicted, 5);
+	ASSERT_EQ(mmap_log_maps_text(&l, 1000 + MMAP_LOG_MAX_PROCS + 4, &t), 0);
+	buf_fini(&t);
+	mmap_log_fini(&l);
 }
 
 /* --------------------------------------------------------------- ring ---- */
@@ -809,6 +918,80 @@ TEST(unwind_own_stack_by_dwarf_with_names_and_build_id)
 	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
 	ASSERT_GE(r.n, 1);
 	unwinder_forget(u, s.pid);
+	unwinder_destroy(u);
+#else
+	SKIP("user unwinding is x86-64 only");
+#endif
+}
+
+#if defined(__x86_64__)
+/* Feeds @u what the kernel would have sent for this process's executable
+ * mappings (PERF_RECORD_MMAP2), under @pid. Return: how many. */
+static int note_own_mappings(struct unwinder *u, uint32_t pid)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4096];
+	int n = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long lo, hi, off, ino;
+		unsigned maj, min;
+		char perm[8], path[3000];
+		struct perf_mmap2 m;
+
+		path[0] = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %2999s", &lo, &hi, perm, &off, &maj,
+			   &min, &ino, path) < 8 || perm[2] != 'x' || path[0] != '/')
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.pid = m.tid = pid;
+		m.addr = lo;
+		m.len = hi - lo;
+		m.pgoff = off;
+		m.maj = maj;
+		m.min = min;
+		m.ino = ino;
+		m.prot = 5; /* PROT_READ | PROT_EXEC */
+		m.path = path;
+		unwinder_note_mmap(u, &m);
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+#endif
+
+TEST(unwind_exited_process_from_mmap_records)
+{
+#if defined(__x86_64__)
+	static struct unwind_result r;
+	struct perf_sample s;
+	struct unwinder *u;
+	struct unwind_stats st;
+	const uint32_t gone = 0x3ffffff1; /* above pid_max: no /proc entry */
+
+	caller_of_take_sample(&s);
+	s.pid = s.tid = gone;
+	ASSERT_EQ(unwinder_create(&u), 0);
+	ASSERT_GT(note_own_mappings(u, gone), 0);
+	/* Its exit came first (another CPU's ring): the log keeps it a while. */
+	unwinder_forget(u, gone);
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_EQ(r.error, UNWIND_ERR_NONE);
+	ASSERT_GE(r.n, 3);
+	ASSERT_STREQ(r.frames[0].function, "take_sample");
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	ASSERT_TRUE(strstr(r.frames[0].module->path, "perf_test") != NULL);
+	ASSERT_GT(r.frames[0].module->build_id_len, 0);
+	unwinder_get_stats(u, &st);
+	ASSERT_EQ(st.maps_from_records, 1);
+	/* A forked child that never exec'd has its parent's mappings. */
+	unwinder_note_fork(u, gone, gone + 1);
+	s.pid = s.tid = gone + 1;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
 	unwinder_destroy(u);
 #else
 	SKIP("user unwinding is x86-64 only");
