@@ -5,7 +5,8 @@
 # flat over a long recording? By default the always-on recorder runs as
 # perfetto-recorder.service runs it: init/etc/recorder.pbtxt (sched, task,
 # power, block ftrace events with compact_sched and ksyms, process_stats
-# polled every 10 s, system_info) with --rotate-seconds 60 --keep 30. With
+# polled every 10 s, system_info; its buffers made small, see below) with
+# --rotate-seconds 60 --keep 30. With
 # --file instead, a 256 KiB RING_BUFFER written with write_into_file every
 # 2 s (sched events, process_stats and sys_stats every second). The RSS
 # (VmRSS and RssAnon of /proc/PID/status) and CPU time (utime + stime of
@@ -26,6 +27,7 @@
 #   bench/soak_bench.sh [--minutes N] [--interval S] [--rotate S] [--file]
 #                       [--keep] [--smoke]
 #     --minutes N   recording length (default 60); warm-up: the first minute
+#                   (--warmup S to change it)
 #     --interval S  seconds between samples (default 10)
 #     --rotate S    seconds per file (default 60, the recorder's)
 #     --file        the write_into_file session instead of rotation
@@ -53,11 +55,12 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--minutes) minutes=$2; shift 2 ;;
 	--interval) interval=$2; shift 2 ;;
+	--warmup) warmup=$2; shift 2 ;;
 	--rotate) rotate=$2; shift 2 ;;
 	--file) mode=file; shift ;;
 	--keep) keep=1; shift ;;
 	--smoke) smoke=1; shift ;;
-	*) echo "usage: $0 [--minutes N] [--interval S] [--rotate S] [--file] [--keep] [--smoke]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--minutes N] [--interval S] [--warmup S] [--rotate S] [--file] [--keep] [--smoke]" >&2; exit 2 ;;
 	esac
 done
 seconds=$((minutes * 60))
@@ -95,6 +98,12 @@ if [ $mode = rotate ]; then
 		awk '/name: "linux.ftrace"/ { skip = 1 } !skip { print } skip && /^} } }/ { skip = 0 }' \
 			"$TOP/init/etc/recorder.pbtxt" >"$SVC_TMP/soak.pbtxt"
 	fi
+	# Its buffers (32 + 4 MiB) shrunk to 2 MiB + 128 KiB: a ring's pages are
+	# first touched as its write position first goes round, which at an
+	# idle machine's ~10 KB/s takes about an hour for 32 MiB: memory the
+	# session was given, not a leak, and it would hide one. Small rings
+	# wrap within the warm-up.
+	sed -i 's/size_kb: 32768/size_kb: 2048/; s/size_kb: 4096/size_kb: 128/' "$SVC_TMP/soak.pbtxt"
 	echo "duration_ms: $(((seconds + 30) * 1000))" >>"$SVC_TMP/soak.pbtxt"
 	mkdir -p "$SVC_TMP/rot"
 	svc_bg rec "$OUT/perfetto" --txt -c "$SVC_TMP/soak.pbtxt" -o "$SVC_TMP/rot/trace" \
@@ -198,7 +207,7 @@ else
 	# cut (first sched ts of a file minus the last of the one before) and
 	# the largest step inside any file.
 	set -- $(ls "$SVC_TMP"/rot/trace.* | awk -F. '{print $NF " " $0}' | sort -n | cut -d' ' -f2)
-	echo "# files kept: $# ($(du -sk "$SVC_TMP/rot" | cut -f1) KiB), $(sed -n 's/.*wrote .*\.\([0-9]*\) (\([0-9]*\) deleted).*/\1 written, \2 deleted/p' "$SVC_TMP/rec.err" | tail -n 1)"
+	echo "# files kept: $# ($(du -sk "$SVC_TMP/rot" | cut -f1) KiB), $(sed -n 's/.*wrote .*\.\([0-9]*\) (\([0-9]*\) deleted).*/newest .\1, \2 deleted/p' "$SVC_TMP/rec.err" | tail -n 1)"
 	: >"$SVC_TMP/steps"
 	for f in "$@"; do
 		if ! "$OUT/trace_processor_shell" -Q "select cpu, min(ts), max(ts), coalesce(max(step), 0), count(*)
