@@ -297,6 +297,7 @@ if perf_record brief 30; then
 	a2=$(perf_leaf_counts brief "$p2" | awk '$1 == "hot_a" || $1 == "hot_b" { s += $2 } END { print s + 0 }')
 	if [ "$a1" -ge 10 ] && [ "$a2" -ge 10 ] && perf_chain_has brief "$p1" hot_a main; then
 		pass perf_sampling/short_lived
+		echo "# short_lived: hot_a/hot_b samples of the two gone processes: $a1 $a2"
 	else
 		fail perf_sampling/short_lived "hot samples of the two processes: $a1 $a2; leaves of the first: $(perf_leaf_counts brief "$p1" | head -n 4 | tr '\n' ' ')"
 	fi
