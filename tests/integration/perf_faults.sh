@@ -136,12 +136,16 @@ data_sources { config { name: "linux.perf" perf_event_config {
   callstack_sampling { user_frames: UNWIND_DWARF }
   ring_buffer_pages: 1
 } } }
-duration_ms: 800'
-# The spinner outlives the recording even when the session is slow to start
-# (a loaded CI machine, ASan): only its 64 KiB stack samples overflow the ring.
-"$OUT/perf_hot" spin 6 >/dev/null &
-r=$!
-if perf_record overrun 30; then
+duration_ms: 4000'
+# The kernel reports lost records with the next record that fits, so the
+# spinner must run while sampling (started once the instance is, as a
+# loaded CI machine may take a while) and end well before the session
+# does: then small samples (idle, no user stack) carry the count.
+_started=$(grep -c "linux.perf instance .* started" "$SVC_TMP/perf.err")
+svc_bg overrun.perfetto "$OUT/perfetto" --txt -c "$SVC_TMP/overrun.pbtxt" -o "$SVC_TMP/overrun.pb"
+svc_wait_for 10 sh -c "[ \$(grep -c 'linux.perf instance .* started' '$SVC_TMP/perf.err') -gt $_started ]"
+"$OUT/perf_hot" spin 1 >/dev/null
+if svc_wait overrun.perfetto 30 && [ -s "$SVC_TMP/overrun.pb" ]; then
 	lost=$(perf_q overrun "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
 	if [ "${lost:-0}" -gt 0 ] && perf_log_has perf "records lost by the kernel"; then
 		pass perf_faults/overrun_counted
@@ -149,10 +153,8 @@ if perf_record overrun 30; then
 		fail perf_faults/overrun_counted "perf_cpu_lost_records=$lost"
 	fi
 else
-	fail perf_faults/overrun_counted "recording failed: $(svc_errtail overrun)"
+	fail perf_faults/overrun_counted "recording failed: $(svc_errtail overrun.perfetto)"
 fi
-kill $r 2>/dev/null
-wait $r 2>/dev/null
 
 # ----------------------------------------------------------- incremental ----
 svc_cfg incr 'buffers { size_kb: 16384 }
