@@ -237,18 +237,15 @@ enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *ou
 
 enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_exit *out)
 {
-	struct perf_event_header h;
-	uint32_t v[4];
+	/* EXIT has FORK's layout: pid, ppid, tid, ptid, time. */
+	struct perf_fork f;
+	enum perf_parse_err rc = perf_parse_fork(rec, len, &f);
 
-	if (len < sizeof(h))
-		return PERF_PARSE_TRUNCATED;
-	memcpy(&h, rec, sizeof(h));
-	if (h.size > len || h.size < sizeof(h) + sizeof(v))
-		return PERF_PARSE_TRUNCATED;
-	memcpy(v, rec + sizeof(h), sizeof(v));
-	out->pid = v[0];
-	out->tid = v[2];
-	return PERF_PARSE_OK;
+	if (rc == PERF_PARSE_OK) {
+		out->pid = f.pid;
+		out->tid = f.tid;
+	}
+	return rc;
 }
 
 enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_fork *out)
