@@ -2,8 +2,12 @@
 /*
  * perf_hot.c - a workload with known hot functions for traced_perf's
  * tests (tests/integration/perf_*.sh). Modes:
- *   perf_hot spin SECONDS   hot_a does 2/3 of the work, hot_b 1/3 (same blocks),
- *                           both called from main through call_hot
+ *   perf_hot spin SECONDS [CPU]
+ *                           hot_a does 2/3 of the work, hot_b 1/3 (same blocks),
+ *                           both called from main through call_hot; with
+ *                           CPU, first moves to that CPU (its samples then
+ *                           land on another CPU's ring than the records of
+ *                           its exec, when started elsewhere with taskset)
  *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
  *   perf_hot naps N         sleeps 1 ms N times (N context switches)
@@ -15,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -110,8 +115,17 @@ int main(int argc, char **argv)
 {
 	double arg;
 
-	if (argc != 3) {
-		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages ARG\n");
+	if (argc == 4 && !strcmp(argv[1], "spin")) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(atoi(argv[3]), &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			perror("sched_setaffinity");
+			return 1;
+		}
+	} else if (argc != 3) {
+		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages ARG [CPU]\n");
 		return 2;
 	}
 	printf("%d\n", (int)getpid());

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,6 +67,27 @@ static const struct {
 static void copy_str(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+const char *perf_tracefs_find(void)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char p[64];
+	size_t i;
+
+	/* Looked up per config, not once at start: tracefs may be mounted
+	 * after the daemon started (traced_probes mounts it when it is not). */
+	for (i = 0; i < sizeof(roots) / sizeof(roots[0]); i++) {
+		snprintf(p, sizeof(p), "%s/events", roots[i]);
+		if (access(p, F_OK) == 0)
+			return roots[i];
+	}
+	if (mount("nodev", roots[0], "tracefs", 0, NULL) == 0) {
+		snprintf(p, sizeof(p), "%s/events", roots[0]);
+		if (access(p, F_OK) == 0)
+			return roots[0];
+	}
+	return roots[0];
 }
 
 int perf_tracepoint_id(const char *tracefs, const char *group_and_name, uint32_t *out_id)
@@ -159,6 +181,8 @@ static int make_event(int kind, uint32_t counter, const pb_tracepoint *tp, const
 			snprintf(err, err_len, "tracepoint without a name");
 			return -EINVAL;
 		}
+		if (!tracefs)
+			tracefs = perf_tracefs_find();
 		rc = perf_tracepoint_id(tracefs, tp->name, &id);
 		if (rc == -EINVAL) {
 			snprintf(err, err_len,

@@ -88,7 +88,8 @@ struct perf_config {
  * perf_config_parse() - Check and translate a PerfEventConfig.
  * @pb: the config (borrowed; NULL means all defaults).
  * @tracefs: tracefs mount point for tracepoint ids (borrowed), e.g.
- *           "/sys/kernel/tracing".
+ *           "/sys/kernel/tracing"; NULL: perf_tracefs_find(), only if the
+ *           config names a tracepoint.
  * @out: filled on success; release with perf_config_fini().
  * @err: a one-line reason on failure (@err_len bytes).
  *
@@ -115,6 +116,13 @@ void perf_config_leader_attr(const struct perf_config *c, struct perf_event_attr
 void perf_config_follower_attr(const struct perf_config *c, size_t i, struct perf_event_attr *out);
 /* The user registers the samples copy (x86-64: 17 of them; 0 elsewhere). */
 uint64_t perf_config_regs_mask(void);
+
+/*
+ * perf_tracefs_find() - Where tracefs is mounted now: /sys/kernel/tracing,
+ * else /sys/kernel/debug/tracing; mounted at the first when neither is (as
+ * traced_probes does; needs root). Return: a static path.
+ */
+const char *perf_tracefs_find(void);
 
 /* The tracepoint id from <tracefs>/events/<group>/<name>/id; -ENOENT. */
 int perf_tracepoint_id(const char *tracefs, const char *group_and_name, uint32_t *out_id);

@@ -48,6 +48,7 @@ struct perf_ds {
 	struct perf_sample_layout layout;
 	struct perf_ring **rings;
 	uint64_t *ring_watches; /* evloop ids of the rings' fds */
+	uint64_t *ring_heads;   /* read_rings(): each ring's head before the scan */
 	size_t n_rings;
 	uint64_t timer;
 	struct perf_intern intern;
@@ -268,12 +269,35 @@ static void on_sample(struct perf_ds *ds, const struct perf_sample *s)
 	emit_with_callstack(ds, s);
 }
 
+/* Side-band pass (perf_ring_scan()): what the unwinder must know before
+ * any sample is unwound, from every CPU's ring. */
+static bool on_sideband(const uint8_t *rec, size_t len, void *user)
+{
+	struct perf_ds *ds = user;
+	struct perf_fork fk;
+	struct perf_mmap2 mm;
+
+	switch (perf_record_type(rec)) {
+	case PERF_RECORD_MMAP2:
+		if (perf_parse_mmap2(rec, len, &mm) == PERF_PARSE_OK)
+			unwinder_note_mmap(ds->sh->unwinder, &mm);
+		else
+			ds->stats.malformed++;
+		break;
+	case PERF_RECORD_FORK:
+		if (perf_parse_fork(rec, len, &fk) == PERF_PARSE_OK && fk.pid != fk.ppid)
+			unwinder_note_fork(ds->sh->unwinder, fk.ppid, fk.pid);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
 static bool on_record(const uint8_t *rec, size_t len, void *user)
 {
 	struct perf_ds *ds = user;
 	struct perf_exit ex;
-	struct perf_fork fk;
-	struct perf_mmap2 mm;
 	uint64_t lost;
 
 	switch (perf_record_type(rec)) {
@@ -297,38 +321,46 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 	case PERF_RECORD_THROTTLE:
 		ds->stats.throttles++;
 		break;
-	case PERF_RECORD_MMAP2:
-		if (perf_parse_mmap2(rec, len, &mm) == PERF_PARSE_OK)
-			unwinder_note_mmap(ds->sh->unwinder, &mm);
-		else
-			ds->stats.malformed++;
-		break;
-	case PERF_RECORD_FORK:
-		if (perf_parse_fork(rec, len, &fk) == PERF_PARSE_OK && fk.pid != fk.ppid)
-			unwinder_note_fork(ds->sh->unwinder, fk.ppid, fk.pid);
-		break;
 	case PERF_RECORD_EXIT:
 		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid) {
 			unwinder_forget(ds->sh->unwinder, ex.pid);
 			hmap_del(&ds->procs, ex.pid, NULL);
 		}
 		break;
-	default:
+	default: /* MMAP2, FORK: seen by on_sideband() */
 		break;
 	}
 	return true;
 }
 
-static void read_rings(struct perf_ds *ds, size_t max_records)
+/*
+ * Every ring's new records, in two passes. A process's MMAP2 records can
+ * sit on one CPU's ring and its samples on another's, so mappings and
+ * forks from all rings are taken first (scan), then samples. Samples are
+ * read only up to the heads taken before the scan: a sample below that
+ * mark was written after its process's mappings, which the scan (later)
+ * has then seen. @only: one ring's fd to read (its half-full wake-up), or
+ * -1 for all.
+ */
+static void read_rings(struct perf_ds *ds, int only, size_t max_records)
 {
+	uint64_t *heads = ds->ring_heads;
 	size_t i;
 
+	for (i = 0; i < ds->n_rings; i++)
+		heads[i] = perf_ring_head(ds->rings[i]);
+	for (i = 0; i < ds->n_rings; i++) {
+		if (perf_ring_scan(ds->rings[i], on_sideband, ds) == -EBADMSG)
+			ds->stats.malformed++;
+	}
 	ds->tick_stack_bytes = 0;
 	for (i = 0; i < ds->n_rings; i++) {
 		int rc;
 
+		if (only >= 0 && perf_ring_fd(ds->rings[i]) != only)
+			continue;
 		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
-		rc = perf_ring_read(ds->rings[i], max_records, on_record, ds);
+		rc = perf_ring_read(ds->rings[i], heads[i], max_records, on_record, ds);
 		if (rc == -EBADMSG)
 			ds->stats.malformed++;
 	}
@@ -338,29 +370,21 @@ static void read_rings(struct perf_ds *ds, size_t max_records)
 static void on_ring_readable(int fd, unsigned revents, void *user)
 {
 	struct perf_ds *ds = user;
-	size_t i;
 
 	(void)revents;
-	for (i = 0; i < ds->n_rings; i++) {
-		if (perf_ring_fd(ds->rings[i]) != fd)
-			continue;
-		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
-		if (perf_ring_read(ds->rings[i], (size_t)ds->cfg.samples_per_tick_limit, on_record,
-				   ds) == -EBADMSG)
-			ds->stats.malformed++;
-	}
+	read_rings(ds, fd, (size_t)ds->cfg.samples_per_tick_limit);
 }
 
 static void on_tick(void *user)
 {
 	struct perf_ds *ds = user;
 
-	read_rings(ds, (size_t)ds->cfg.samples_per_tick_limit);
+	read_rings(ds, -1, (size_t)ds->cfg.samples_per_tick_limit);
 }
 
 void perf_ds_drain(struct perf_ds *ds)
 {
-	read_rings(ds, 0);
+	read_rings(ds, -1, 0);
 	tw_flush(ds->tw);
 }
 
@@ -397,7 +421,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 	n_want = ds->cfg.n_target_cpus ? ds->cfg.n_target_cpus : (size_t)n_cpus;
 	ds->rings = calloc(n_want, sizeof(*ds->rings));
 	ds->ring_watches = calloc(n_want, sizeof(*ds->ring_watches));
-	if (!ds->rings || !ds->ring_watches)
+	ds->ring_heads = calloc(n_want, sizeof(*ds->ring_heads));
+	if (!ds->rings || !ds->ring_watches || !ds->ring_heads)
 		return -ENOMEM;
 	for (i = 0; i < n_want; i++) {
 		int cpu = ds->cfg.n_target_cpus ? (int)ds->cfg.target_cpus[i] : (int)i;
@@ -450,7 +475,7 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 	ds->id = id;
 	perf_intern_init(&ds->intern);
 	hmap_init(&ds->procs);
-	rc = perf_config_parse(cfg, sh->tracefs, &ds->cfg, err, err_len);
+	rc = perf_config_parse(cfg, NULL, &ds->cfg, err, err_len);
 	if (rc < 0)
 		goto fail;
 	ds->has_cfg = true;
@@ -507,13 +532,14 @@ void perf_ds_destroy(struct perf_ds *ds)
 		perf_ring_disable(ds->rings[i]);
 	}
 	if (ds->n_rings) {
-		read_rings(ds, 0);
+		read_rings(ds, -1, 0);
 		tw_flush(ds->tw);
 	}
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_close(ds->rings[i]);
 	free(ds->rings);
 	free(ds->ring_watches);
+	free(ds->ring_heads);
 	if (ds->has_cfg)
 		perf_config_fini(&ds->cfg);
 	perf_intern_fini(&ds->intern);

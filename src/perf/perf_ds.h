@@ -24,7 +24,6 @@ struct perf_shared {
 	struct unwinder *unwinder;
 	struct kallsyms ksyms;
 	bool ksyms_loaded;
-	const char *tracefs; /* tracepoint ids */
 };
 
 /* Counters of one instance, logged when it stops. */

@@ -194,8 +194,6 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 	if (!d)
 		return -ENOMEM;
 	d->loop = loop;
-	d->sh.tracefs = access("/sys/kernel/tracing/events", F_OK) == 0 ? "/sys/kernel/tracing"
-									: "/sys/kernel/debug/tracing";
 	rc = unwinder_create(&d->sh.unwinder);
 	if (rc < 0) {
 		free(d);

@@ -27,6 +27,7 @@ struct perf_ring {
 	size_t map_bytes;
 	uint8_t *data;
 	uint64_t data_size;
+	uint64_t scanned; /* perf_ring_scan() has seen the records below this */
 	uint8_t rec[PERF_RECORD_MAX_BYTES];
 };
 
@@ -133,14 +134,44 @@ int perf_ring_fd(const struct perf_ring *r)
 	return r->leader_fd;
 }
 
-int perf_ring_read(struct perf_ring *r, size_t max_records, perf_record_cb cb, void *user)
+uint64_t perf_ring_head(const struct perf_ring *r)
 {
-	uint64_t head = __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
+}
+
+int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user)
+{
+	uint64_t head = perf_ring_head(r);
+	uint64_t pos = r->meta->data_tail;
+	const uint8_t *rec;
+	int n = 0, len;
+
+	if (r->scanned > pos && r->scanned <= head)
+		pos = r->scanned;
+	for (;;) {
+		len = perf_ring_take(r->data, r->data_size, head, &pos, r->rec, &rec);
+		if (len <= 0)
+			break;
+		n++;
+		cb(rec, (size_t)len, user);
+	}
+	r->scanned = pos;
+	return len < 0 ? len : n;
+}
+
+int perf_ring_read(struct perf_ring *r, uint64_t until, size_t max_records, perf_record_cb cb,
+		   void *user)
+{
+	uint64_t head = perf_ring_head(r);
 	uint64_t tail = r->meta->data_tail;
 	const uint8_t *rec;
 	size_t n = 0;
 	int rc = 0, len;
 
+	/* Positions only grow (u64 byte counts), so "before" is "<"; until
+	 * is a head the kernel reported, so a record boundary. */
+	if (until < head)
+		head = until < tail ? tail : until;
 	/* Records are used in place: the space goes back to the kernel only
 	 * after the callbacks have seen them (data_tail stored below). */
 	while (!max_records || n < max_records) {

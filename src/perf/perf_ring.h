@@ -42,13 +42,32 @@ int perf_ring_fd(const struct perf_ring *r);
 typedef bool (*perf_record_cb)(const uint8_t *rec, size_t len, void *user);
 
 /**
+ * perf_ring_scan() - Show @cb the records the kernel wrote since the last
+ * scan, without freeing their space: the side-band pass (mappings, forks)
+ * that must see every ring's records before any ring's samples are used,
+ * because a process's MMAP2 records and its samples can land on different
+ * CPUs' rings.
+ * Return: records scanned, or -EBADMSG at a malformed header (the scan
+ * then stops; perf_ring_read() drops the rest).
+ * Context: loop thread; never allocates.
+ */
+int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user);
+
+/* The kernel's write position now: a bound for perf_ring_read(). */
+uint64_t perf_ring_head(const struct perf_ring *r);
+
+/**
  * perf_ring_read() - Hand the records in the ring to @cb, then free their
  * space for the kernel.
+ * @until: read no record that starts at or past this position (a
+ *         perf_ring_head() taken before the rings were scanned; UINT64_MAX:
+ *         up to the kernel's head now).
  * @max_records: bound per call (0: until the ring is empty).
  * Return: records read, or -EBADMSG if the ring held a malformed header
  * (everything up to the kernel's head is then dropped and counted).
  * Context: loop thread; never allocates.
  */
-int perf_ring_read(struct perf_ring *r, size_t max_records, perf_record_cb cb, void *user);
+int perf_ring_read(struct perf_ring *r, uint64_t until, size_t max_records, perf_record_cb cb,
+		   void *user);
 
 #endif
