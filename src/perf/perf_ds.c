@@ -49,6 +49,9 @@ struct perf_ds {
 	struct perf_ring **rings;
 	uint64_t *ring_watches; /* evloop ids of the rings' fds */
 	uint64_t *ring_heads;   /* read_rings(): each ring's head before the scan */
+	uint64_t *ring_lost;    /* records lost that PERF_RECORD_LOSTs reported, per ring */
+	size_t cur_ring;
+	bool stopped;
 	size_t n_rings;
 	uint64_t timer;
 	struct perf_intern intern;
@@ -314,6 +317,7 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 			break;
 		}
 		ds->stats.records_lost += lost;
+		ds->ring_lost[ds->cur_ring] += lost;
 		write_defaults_if_needed(ds);
 		perf_write_lost(tw_new_packet(ds->tw), ds->cur_cpu, lost);
 		tw_finish_packet(ds->tw);
@@ -359,6 +363,7 @@ static void read_rings(struct perf_ds *ds, int only, size_t max_records)
 
 		if (only >= 0 && perf_ring_fd(ds->rings[i]) != only)
 			continue;
+		ds->cur_ring = i;
 		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
 		rc = perf_ring_read(ds->rings[i], heads[i], max_records, on_record, ds);
 		if (rc == -EBADMSG)
@@ -405,6 +410,10 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 	int rc = 0;
 
 	perf_config_leader_attr(&ds->cfg, &leader);
+	/* The kernel's own count of what it could not write: the losses no
+	 * PERF_RECORD_LOST reports (perf_ds_stop()). Kernels before 6.0
+	 * refuse the bit (EINVAL): the first ring retries without it. */
+	leader.read_format |= PFC_PERF_FORMAT_LOST;
 	filters[0] = ds->cfg.timebase.tp_filter;
 	for (i = 0; i < ds->cfg.n_followers; i++) {
 		perf_config_follower_attr(&ds->cfg, i, &followers[i]);
@@ -422,7 +431,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 	ds->rings = calloc(n_want, sizeof(*ds->rings));
 	ds->ring_watches = calloc(n_want, sizeof(*ds->ring_watches));
 	ds->ring_heads = calloc(n_want, sizeof(*ds->ring_heads));
-	if (!ds->rings || !ds->ring_watches || !ds->ring_heads)
+	ds->ring_lost = calloc(n_want, sizeof(*ds->ring_lost));
+	if (!ds->rings || !ds->ring_watches || !ds->ring_heads || !ds->ring_lost)
 		return -ENOMEM;
 	for (i = 0; i < n_want; i++) {
 		int cpu = ds->cfg.n_target_cpus ? (int)ds->cfg.target_cpus[i] : (int)i;
@@ -432,6 +442,12 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 			continue;
 		rc = perf_ring_open(&leader, followers, ds->cfg.n_followers, filters, cpu,
 				    ds->cfg.ring_pages, &r);
+		if (rc == -EINVAL && !ds->n_rings && (leader.read_format & PFC_PERF_FORMAT_LOST)) {
+			leader.read_format &= ~(uint64_t)PFC_PERF_FORMAT_LOST;
+			ds->layout.read_format = leader.read_format;
+			rc = perf_ring_open(&leader, followers, ds->cfg.n_followers, filters, cpu,
+					    ds->cfg.ring_pages, &r);
+		}
 		if (rc == -ENODEV && !ds->cfg.n_target_cpus) {
 			rc = 0; /* an offline CPU */
 			continue;
@@ -518,28 +534,75 @@ fail:
 	return rc;
 }
 
+/* Losses the kernel counted (PERF_FORMAT_LOST) beyond what its LOST
+ * records said: a ring whose every record was too big for it never gets a
+ * LOST record, nor do losses after the last record that fit. Written as
+ * one more kernel_records_lost packet per ring, so the trace's count is the
+ * kernel's. */
+static void report_unwritten_losses(struct perf_ds *ds)
+{
+	uint8_t buf[8 * (4 + 3 * (PERF_MAX_FOLLOWERS + 1))];
+	size_t i;
+
+	if (!(ds->layout.read_format & PFC_PERF_FORMAT_LOST))
+		return;
+	for (i = 0; i < ds->n_rings; i++) {
+		uint64_t total = 0;
+		int n = perf_ring_read_values(ds->rings[i], buf, sizeof(buf));
+
+		if (n <= 0 || perf_parse_read_lost(&ds->layout, buf, (size_t)n, &total) !=
+				      PERF_PARSE_OK) {
+			ds->stats.malformed++;
+			continue;
+		}
+		if (total <= ds->ring_lost[i])
+			continue;
+		ds->stats.records_lost += total - ds->ring_lost[i];
+		ds->stats.lost_unreported += total - ds->ring_lost[i];
+		write_defaults_if_needed(ds);
+		perf_write_lost(tw_new_packet(ds->tw), (uint32_t)perf_ring_cpu(ds->rings[i]),
+				total - ds->ring_lost[i]);
+		tw_finish_packet(ds->tw);
+		ds->ring_lost[i] = total;
+	}
+}
+
+void perf_ds_stop(struct perf_ds *ds)
+{
+	size_t i;
+
+	if (!ds || ds->stopped)
+		return;
+	ds->stopped = true;
+	if (ds->timer)
+		evloop_del(ds->loop, ds->timer);
+	ds->timer = 0;
+	for (i = 0; i < ds->n_rings; i++) {
+		if (ds->ring_watches[i])
+			evloop_del(ds->loop, ds->ring_watches[i]);
+		ds->ring_watches[i] = 0;
+		perf_ring_disable(ds->rings[i]);
+	}
+	if (ds->n_rings) {
+		read_rings(ds, -1, 0);
+		report_unwritten_losses(ds);
+		tw_flush(ds->tw);
+	}
+}
+
 void perf_ds_destroy(struct perf_ds *ds)
 {
 	size_t i;
 
 	if (!ds)
 		return;
-	if (ds->timer)
-		evloop_del(ds->loop, ds->timer);
-	for (i = 0; i < ds->n_rings; i++) {
-		if (ds->ring_watches[i])
-			evloop_del(ds->loop, ds->ring_watches[i]);
-		perf_ring_disable(ds->rings[i]);
-	}
-	if (ds->n_rings) {
-		read_rings(ds, -1, 0);
-		tw_flush(ds->tw);
-	}
+	perf_ds_stop(ds);
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_close(ds->rings[i]);
 	free(ds->rings);
 	free(ds->ring_watches);
 	free(ds->ring_heads);
+	free(ds->ring_lost);
 	if (ds->has_cfg)
 		perf_config_fini(&ds->cfg);
 	perf_intern_fini(&ds->intern);

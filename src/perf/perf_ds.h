@@ -31,7 +31,8 @@ struct perf_ds_stats {
 	uint64_t samples;
 	uint64_t skipped_scope;
 	uint64_t skipped_footprint;
-	uint64_t records_lost;
+	uint64_t records_lost;    /* all of them, the kernel's count at stop */
+	uint64_t lost_unreported; /* of those, what no PERF_RECORD_LOST said */
 	uint64_t throttles;
 	uint64_t malformed;
 	uint64_t unwind_errors;
@@ -49,7 +50,10 @@ struct perf_ds_stats {
 int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_writer *tw,
 		   uint64_t id, const Perfetto__Protos__PerfEventConfig *cfg, struct perf_ds **out,
 		   char *err, size_t err_len);
-/* Stops the events, reads what they left and frees. Accepts NULL. */
+/* Stops the events and reads what they left (and the kernel's count of
+ * lost records) into the writer; once. Accepts NULL. */
+void perf_ds_stop(struct perf_ds *ds);
+/* perf_ds_stop() if not yet, then frees. Accepts NULL. */
 void perf_ds_destroy(struct perf_ds *ds);
 /* Reads every ring to the kernel's head now (flush). */
 void perf_ds_drain(struct perf_ds *ds);

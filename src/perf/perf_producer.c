@@ -53,11 +53,12 @@ static void log_stats(struct inst *in)
 		return;
 	perf_ds_get_stats(in->ds, &st);
 	LOG_I("linux.perf instance %llu: %llu samples, %llu out of scope, %llu over the "
-	      "footprint, %llu records lost by the kernel, %llu throttles, %llu malformed, "
-	      "%llu unwind errors",
+	      "footprint, %llu records lost by the kernel (%llu of them in no LOST record), "
+	      "%llu throttles, %llu malformed, %llu unwind errors",
 	      (unsigned long long)in->id, (unsigned long long)st.samples,
 	      (unsigned long long)st.skipped_scope, (unsigned long long)st.skipped_footprint,
-	      (unsigned long long)st.records_lost, (unsigned long long)st.throttles,
+	      (unsigned long long)st.records_lost, (unsigned long long)st.lost_unreported,
+	      (unsigned long long)st.throttles,
 	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors);
 }
 
@@ -71,8 +72,9 @@ static void destroy_inst(struct perf_daemon *d, struct inst *in)
 			break;
 		}
 	}
+	/* Stopping reads what the kernel still holds into the writer. */
+	perf_ds_stop(in->ds);
 	log_stats(in);
-	/* Destroying reads what the kernel still holds into the writer. */
 	perf_ds_destroy(in->ds);
 	if (in->tw && producer_daemon_producer(d->pd))
 		producer_destroy_writer(producer_daemon_producer(d->pd), in->tw);

@@ -92,6 +92,65 @@ static bool skip(struct cur *c, uint64_t n)
 	return true;
 }
 
+/*
+ * The values of a read_format (a sample's READ part, or what read() of the
+ * leader returns): @out's timebase_count and follower counts, and the
+ * leader's count of records the kernel could not write (PFC_PERF_FORMAT_LOST)
+ * in *@lost when asked.
+ */
+static enum perf_parse_err parse_read(struct cur *c, const struct perf_sample_layout *l,
+				      struct perf_sample *out, uint64_t *lost)
+{
+	uint64_t id = !!(l->read_format & PERF_FORMAT_ID);
+	uint64_t has_lost = !!(l->read_format & PFC_PERF_FORMAT_LOST);
+	uint64_t times = !!(l->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+			 !!(l->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+	uint64_t nr, i, v;
+
+	if (!(l->read_format & PERF_FORMAT_GROUP)) {
+		/* value, [enabled], [running], [id], [lost] */
+		if (!take64(c, &out->timebase_count) || !skip(c, (times + id) * 8))
+			return PERF_PARSE_TRUNCATED;
+		if (has_lost && !take64(c, &v))
+			return PERF_PARSE_TRUNCATED;
+		if (has_lost && lost)
+			*lost = v;
+		return PERF_PARSE_OK;
+	}
+	/* nr, [enabled], [running], then nr x { value, [id], [lost] } */
+	if (!take64(c, &nr))
+		return PERF_PARSE_TRUNCATED;
+	if (nr == 0 || nr > 1 + PERF_MAX_FOLLOWER_COUNTS || nr != 1 + l->n_followers)
+		return PERF_PARSE_BAD_VALUE;
+	if (!skip(c, times * 8))
+		return PERF_PARSE_TRUNCATED;
+	for (i = 0; i < nr; i++) {
+		if (!take64(c, &v) || !skip(c, id * 8))
+			return PERF_PARSE_TRUNCATED;
+		if (i == 0)
+			out->timebase_count = v;
+		else
+			out->follower_counts[i - 1] = v;
+		if (has_lost && !take64(c, &v))
+			return PERF_PARSE_TRUNCATED;
+		if (has_lost && i == 0 && lost)
+			*lost = v;
+	}
+	out->n_followers = (uint32_t)(nr - 1);
+	return PERF_PARSE_OK;
+}
+
+enum perf_parse_err perf_parse_read_lost(const struct perf_sample_layout *l, const uint8_t *buf,
+					 size_t len, uint64_t *out_lost)
+{
+	struct perf_sample s;
+	struct cur c = {buf, len};
+
+	if (!(l->read_format & PFC_PERF_FORMAT_LOST))
+		return PERF_PARSE_BAD_VALUE;
+	return parse_read(&c, l, &s, out_lost);
+}
+
 enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,
 				      size_t len, struct perf_sample *out)
 {
@@ -138,38 +197,10 @@ enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const 
 	if ((l->sample_type & PERF_SAMPLE_PERIOD) && !skip(&c, 8))
 		return PERF_PARSE_TRUNCATED;
 	if (l->sample_type & PERF_SAMPLE_READ) {
-		uint64_t per = 1 + !!(l->read_format & PERF_FORMAT_ID);
+		enum perf_parse_err e = parse_read(&c, l, out, NULL);
 
-		if (l->read_format & PERF_FORMAT_GROUP) {
-			uint64_t nr, extra = 0;
-
-			if (!take64(&c, &nr))
-				return PERF_PARSE_TRUNCATED;
-			if (l->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED)
-				extra++;
-			if (l->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING)
-				extra++;
-			if (nr == 0 || nr > 1 + PERF_MAX_FOLLOWER_COUNTS || nr != 1 + l->n_followers)
-				return PERF_PARSE_BAD_VALUE;
-			if (!skip(&c, extra * 8))
-				return PERF_PARSE_TRUNCATED;
-			for (i = 0; i < nr; i++) {
-				if (!take64(&c, &v) || !skip(&c, (per - 1) * 8))
-					return PERF_PARSE_TRUNCATED;
-				if (i == 0)
-					out->timebase_count = v;
-				else
-					out->follower_counts[i - 1] = v;
-			}
-			out->n_followers = (uint32_t)(nr - 1);
-		} else {
-			uint64_t extra = !!(l->read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-					 !!(l->read_format & PERF_FORMAT_TOTAL_TIME_RUNNING) +
-					 !!(l->read_format & PERF_FORMAT_ID);
-
-			if (!take64(&c, &out->timebase_count) || !skip(&c, extra * 8))
-				return PERF_PARSE_TRUNCATED;
-		}
+		if (e != PERF_PARSE_OK)
+			return e;
 	}
 	if (l->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		if (!take64(&c, &v))

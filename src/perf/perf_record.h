@@ -19,6 +19,10 @@
 #define PERF_MAX_FOLLOWER_COUNTS 16u
 #define PERF_MAX_USER_REGS 32u
 
+/* PERF_FORMAT_LOST: kernels from 6.0 count a leader's lost records in its
+ * read_format (an enum constant, absent from older headers). */
+#define PFC_PERF_FORMAT_LOST (1u << 4)
+
 /* What the leader's attr asked for, so samples can be decoded. */
 struct perf_sample_layout {
 	uint64_t sample_type;
@@ -92,6 +96,15 @@ int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint6
 /* Decode a PERF_RECORD_SAMPLE (whole record, header included). */
 enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,
 				      size_t len, struct perf_sample *out);
+/*
+ * perf_parse_read_lost() - From what read() of a leader opened with
+ * @l->read_format (PFC_PERF_FORMAT_LOST set, else PERF_PARSE_BAD_VALUE)
+ * returned, the records the kernel could not write into its ring so far:
+ * all of them, also those no PERF_RECORD_LOST has reported yet (the kernel
+ * writes one only before the next record that fits).
+ */
+enum perf_parse_err perf_parse_read_lost(const struct perf_sample_layout *l, const uint8_t *buf,
+					 size_t len, uint64_t *out_lost);
 /* PERF_RECORD_LOST: the number of lost records. */
 enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *out_lost);
 /* PERF_RECORD_EXIT. */

@@ -134,6 +134,13 @@ int perf_ring_fd(const struct perf_ring *r)
 	return r->leader_fd;
 }
 
+int perf_ring_read_values(struct perf_ring *r, uint8_t *buf, size_t cap)
+{
+	ssize_t n = read(r->leader_fd, buf, cap);
+
+	return n < 0 ? -errno : (int)n;
+}
+
 uint64_t perf_ring_head(const struct perf_ring *r)
 {
 	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);

@@ -34,6 +34,8 @@ int perf_ring_disable(struct perf_ring *r);
 int perf_ring_cpu(const struct perf_ring *r);
 /* The leader's fd: readable (EPOLLIN) once the ring is half full. */
 int perf_ring_fd(const struct perf_ring *r);
+/* read() of the leader (its read_format's values) into @buf: bytes, -errno. */
+int perf_ring_read_values(struct perf_ring *r, uint8_t *buf, size_t cap);
 
 /*
  * Called for each record, with the record copied out of the ring (@rec,

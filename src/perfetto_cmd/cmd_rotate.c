@@ -4,7 +4,9 @@
  * come from periodic ReadBuffers of the command's own session, in read
  * order; each goes to the file its sequence is on. A cut opens OUT.<n+1>
  * with copies of the service's header packets (newest clock snapshot,
- * config, uuid, system info); sequences without incremental state move to
+ * config, uuid, system info, and each remote machine's newest clock sync
+ * round, without which its events could not be put on the host's clock);
+ * sequences without incremental state move to
  * it at once, the others at their first SEQ_INCREMENTAL_STATE_CLEARED
  * packet (the config asks for frequent clears), so no packet is in two
  * files and none refers to interned data or an incremental clock of an
@@ -30,7 +32,8 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
-/* Header packets kept for the next file: one system_info per machine. */
+/* Header packets kept for the next file: one system_info per machine, and
+ * one remote_clock_sync per remote machine. */
 #define ROT_MAX_SYSINFOS 16
 /* Bytes the file system must keep free, at least (see disk_guard()). */
 #define ROT_MIN_FREE_BYTES (256u * 1024)
@@ -69,6 +72,9 @@ struct cmd_rotate {
 	struct buf clock, config, uuid;
 	struct buf sysinfo[ROT_MAX_SYSINFOS];
 	size_t n_sysinfo;
+	struct buf sync[ROT_MAX_SYSINFOS];  /* newest RemoteClockSync packet... */
+	uint32_t sync_machine[ROT_MAX_SYSINFOS]; /* ...of this machine */
+	size_t n_sync;
 	uint64_t read_bytes, max_read_bytes; /* per drain */
 	bool stopped_full;
 	unsigned deleted_for_space, reported_for_space;
@@ -218,6 +224,8 @@ static void write_header(struct cmd_rotate *r, struct rot_file *f)
 		rot_write(r, f, r->uuid.data, r->uuid.len);
 	for (i = 0; i < r->n_sysinfo; i++)
 		rot_write(r, f, r->sysinfo[i].data, r->sysinfo[i].len);
+	for (i = 0; i < r->n_sync; i++)
+		rot_write(r, f, r->sync[i].data, r->sync[i].len);
 }
 
 /*
@@ -461,14 +469,25 @@ static void keep_copy(struct buf *b, const uint8_t *p, size_t n)
 static bool is_header_field(uint32_t id)
 {
 	return id == PB_TRACE_PACKET__CLOCK_SNAPSHOT || id == PB_TRACE_PACKET__TRACE_CONFIG ||
-	       id == PB_TRACE_PACKET__TRACE_UUID || id == PB_TRACE_PACKET__SYSTEM_INFO;
+	       id == PB_TRACE_PACKET__TRACE_UUID || id == PB_TRACE_PACKET__SYSTEM_INFO ||
+	       id == PB_TRACE_PACKET__REMOTE_CLOCK_SYNC;
 }
 
-static void note_header(struct cmd_rotate *r, uint32_t field, const uint8_t *p, size_t n)
+static void note_header(struct cmd_rotate *r, uint32_t field, uint32_t machine,
+			const uint8_t *p, size_t n)
 {
 	size_t i;
 
 	switch (field) {
+	case PB_TRACE_PACKET__REMOTE_CLOCK_SYNC:
+		for (i = 0; i < r->n_sync && r->sync_machine[i] != machine; i++)
+			;
+		if (i == ROT_MAX_SYSINFOS)
+			break;
+		if (i == r->n_sync)
+			r->sync_machine[r->n_sync++] = machine;
+		keep_copy(&r->sync[i], p, n);
+		break;
 	case PB_TRACE_PACKET__CLOCK_SNAPSHOT:
 		keep_copy(&r->clock, p, n);
 		break;
@@ -498,7 +517,7 @@ void cmd_rotate_packet(struct cmd_rotate *r, const uint8_t *packet, size_t len)
 	struct pz_reader rd;
 	struct pz_field f;
 	uint64_t seq_id = 0, flags = 0, v;
-	uint32_t header = 0;
+	uint32_t header = 0, machine = 0;
 	struct rot_file *dst;
 
 	pz_reader_init(&rd, packet, len);
@@ -508,12 +527,14 @@ void cmd_rotate_packet(struct cmd_rotate *r, const uint8_t *packet, size_t len)
 				seq_id = f.value;
 			else if (f.id == PB_TRACE_PACKET__SEQUENCE_FLAGS)
 				flags = f.value;
+			else if (f.id == PB_TRACE_PACKET__MACHINE_ID)
+				machine = (uint32_t)f.value;
 		} else if (f.wire_type == PZ_WIRE_LEN && is_header_field(f.id)) {
 			header = f.id;
 		}
 	}
 	if (header)
-		note_header(r, header, packet, len);
+		note_header(r, header, machine, packet, len);
 	if (!hmap_get(&r->seqs, seq_id, &v))
 		v = r->cur.idx;
 	if (flags & ROT_FLAGS_INCREMENTAL)
@@ -596,8 +617,10 @@ int cmd_rotate_create(const struct cmd_rotate_opts *o, struct cmd_rotate **out)
 	buf_init(&r->clock);
 	buf_init(&r->config);
 	buf_init(&r->uuid);
-	for (i = 0; i < ROT_MAX_SYSINFOS; i++)
+	for (i = 0; i < ROT_MAX_SYSINFOS; i++) {
 		buf_init(&r->sysinfo[i]);
+		buf_init(&r->sync[i]);
+	}
 	r->cur.fd = r->prev.fd = -1;
 	adopt_existing(r);
 	rc = open_file(r, &r->cur);
@@ -627,8 +650,10 @@ void cmd_rotate_destroy(struct cmd_rotate *r)
 	buf_fini(&r->clock);
 	buf_fini(&r->config);
 	buf_fini(&r->uuid);
-	for (i = 0; i < ROT_MAX_SYSINFOS; i++)
+	for (i = 0; i < ROT_MAX_SYSINFOS; i++) {
 		buf_fini(&r->sysinfo[i]);
+		buf_fini(&r->sync[i]);
+	}
 	free(r);
 }
 

@@ -5,7 +5,8 @@
 # and traced_probes on this machine, following Perfetto's multi-machine
 # guide. One trace must have two machine rows with different kernel
 # releases, sched events from both kernels, and the guest's events on the
-# host's timeline (inside the span of the host's own events).
+# host's timeline (inside the span of the host's own events). A rotating
+# recording (--rotate-seconds 1) must have all of that in every file.
 # With UPSTREAM_TRACEBOX set (a Perfetto tracebox) it also runs Perfetto's
 # traced_relay and traced_probes in the guest against ours on the host, and
 # ours in the guest against Perfetto's traced and traced_probes on the
@@ -103,6 +104,51 @@ check() {
 		pass "qemu/$_c/$_l/guest_on_host_time" || fail "qemu/$_c/$_l/guest_on_host_time" "$_span"
 }
 
+# rotate_case: with the guest up, --rotate-seconds 1 over both machines.
+# Every file must stand alone for the guest too: its machine row with its
+# kernel, its sched events on the host's timeline (the relay's clock sync
+# must be in each file, or they would sit at guest time) and its processes.
+svc_cfg rot 'buffers { size_kb: 16384 fill_policy: RING_BUFFER }
+duration_ms: 4500
+trace_all_machines: true
+data_sources { config { name: "linux.ftrace" ftrace_config { ftrace_events: "sched/sched_switch" ftrace_events: "sched/sched_waking" } } }
+data_sources { config { name: "linux.process_stats" process_stats_config { scan_all_processes_on_start: true } } }
+data_sources { config { name: "linux.system_info" } }'
+rotate_case() {
+	local _f _v _ok _why _n
+	mkdir -p "$SVC_TMP/rot"
+	if ! svc_perfetto rot 60 --txt -c "$SVC_TMP/rot.pbtxt" -o "$SVC_TMP/rot/t.pf" --rotate-seconds 1; then
+		fail qemu/rotate/record "$(svc_errtail rot)"
+		return
+	fi
+	_ok=1
+	_why=
+	_n=0
+	for _f in "$SVC_TMP"/rot/t.pf.*; do
+		_n=$((_n + 1))
+		_v=$("$OUT/trace_processor_shell" -Q "select
+			(select count(*) from machine) || ' ' ||
+			(select count(*) from machine where id = 1 and release is not null) || ' ' ||
+			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 1) || ' ' ||
+			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 1
+				and (ts < (select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0) - 1e9
+				  or ts > (select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0) + 1e9)) || ' ' ||
+			(select count(*) from process where machine_id = 1 and name is not null) as v" "$_f" 2>>"$SVC_TMP/tp.err" |
+			tail -n 1 | tr -d '"')
+		set -- $_v
+		if [ $# != 5 ] || [ "$1" != 2 ] || [ "$2" != 1 ] || [ "$3" -lt 1 ] || [ "$4" != 0 ] || [ "$5" -lt 1 ]; then
+			_ok=0
+			_why="$_why $(basename "$_f"): machines guest_release guest_sched guest_off_timeline guest_processes = '$_v';"
+		fi
+	done
+	echo "# rotate: $_n files"
+	if [ $_ok = 1 ] && [ $_n -ge 3 ]; then
+		pass qemu/rotate/every_file_has_the_guest
+	else
+		fail qemu/rotate/every_file_has_the_guest "$_n files;$_why"
+	fi
+}
+
 # run_case CASE HOST_TOOL GUEST_TOOL: HOST_TOOL runs traced and traced_probes
 # here, GUEST_TOOL traced_relay and traced_probes in the guest (each a
 # command taking the applet name: a tracebox, or "$OUT/" + name).
@@ -143,6 +189,7 @@ while [ ! -e '$_gd/stop' ]; do sleep 0.2; done" 2>"$SVC_TMP/tk.err")
 	fi
 	svc_perfetto "$_c" 60 --txt -c "$SVC_TMP/mm.pbtxt" -o "$SVC_TMP/$_c.pb" ||
 		fail "qemu/$_c/record" "$(svc_errtail "$_c")"
+	[ "$_c" = ours ] && rotate_case
 	touch "$_gd/stop"
 	check "$_c" our_tp "$OUT/trace_processor_shell"
 	if [ -n "$UPSTREAM_TP" ]; then

@@ -10,6 +10,8 @@
 #                  cleanly (the sampling check is skipped, saying why);
 #   overrun        a 1-page ring under 64 KiB stack samples loses records:
 #                  kernel_records_lost reaches the trace processor's stats;
+#   unwritten      losses with no LOST record at all (no record ever fits):
+#                  counted from the kernel's PERF_FORMAT_LOST at stop;
 #   incremental    interning cleared every 300 ms: defaults re-emitted and
 #                  every callstack still resolves;
 #   shards         process_shard_count 2: the shard is in the defaults and
@@ -154,6 +156,52 @@ if svc_wait overrun.perfetto 30 && [ -s "$SVC_TMP/overrun.pb" ]; then
 	fi
 else
 	fail perf_faults/overrun_counted "recording failed: $(svc_errtail overrun.perfetto)"
+fi
+
+# ------------------------------------------------------------ unwritten ----
+# Every record too big for the ring: user-mode samples only (modifier
+# COUNT_USERSPACE, so no small kernel-thread samples) of a spinner on CPU 0,
+# which runs on after the session. No record ever fits, so the kernel never
+# writes a PERF_RECORD_LOST; the count must come from its PERF_FORMAT_LOST
+# read at stop. The test's own processes stay on CPU 1 meanwhile (their
+# fork and exit records would carry a LOST record on CPU 0).
+kmajor=$(uname -r | cut -d. -f1)
+if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+	skip perf_faults/overrun_unwritten "needs two CPUs and taskset"
+elif [ "${kmajor:-0}" -lt 6 ]; then
+	skip perf_faults/overrun_unwritten "kernel $(uname -r) has no PERF_FORMAT_LOST (6.0+)"
+else
+	svc_cfg unwritten 'buffers { size_kb: 4096 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 1000 counter: SW_CPU_CLOCK modifiers: EVENT_MODIFIER_COUNT_USERSPACE }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 1
+  target_cpu: 0
+} } }
+duration_ms: 1500'
+	_stops=$(grep -c 'in no LOST record' "$SVC_TMP/perf.err")
+	taskset -cp 1 $$ >/dev/null
+	"$OUT/perf_hot" spin 6 0 >/dev/null &
+	spin=$!
+	svc_perfetto unwritten 30 --txt -c "$SVC_TMP/unwritten.pbtxt" -o "$SVC_TMP/unwritten.pb"
+	rc=$?
+	kill $spin 2>/dev/null
+	wait $spin 2>/dev/null
+	taskset -cp "0-$(($(nproc) - 1))" $$ >/dev/null
+	if [ $rc -eq 0 ]; then
+		svc_wait_for 10 sh -c "[ \$(grep -c 'in no LOST record' '$SVC_TMP/perf.err') -gt $_stops ]"
+		lost=$(perf_q unwritten "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
+		unrep=$(grep -o '([0-9]* of them in no LOST record)' "$SVC_TMP/perf.err" | tail -n 1 | tr -dc 0-9)
+		# 1.5 s at 1 kHz of a spinner on CPU 0: about 1500 samples, none
+		# written; half of that at least, the bulk in no LOST record.
+		if [ "${lost:-0}" -ge 700 ] && [ "${unrep:-0}" -ge 350 ]; then
+			pass perf_faults/overrun_unwritten
+		else
+			fail perf_faults/overrun_unwritten "perf_cpu_lost_records=$lost, in no LOST record: $unrep"
+		fi
+	else
+		fail perf_faults/overrun_unwritten "recording failed: $(svc_errtail unwritten)"
+	fi
 fi
 
 # ----------------------------------------------------------- incremental ----

@@ -117,6 +117,53 @@ TEST(perf_parse_sample_reads_every_field)
 	ASSERT_TRUE(s.stack != NULL);
 }
 
+/* PERF_FORMAT_LOST: a lost count after each group entry's value (and id),
+ * in samples and in read() of the leader; the last one of a lone leader. */
+TEST(perf_parse_read_format_lost)
+{
+	static const uint64_t group[] = {2, 500, 41, 7, 600, 42, 0};
+	static const uint64_t lone[] = {500, 900, 800, 3};
+	struct perf_sample_layout gl = {
+		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_READ,
+		.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PFC_PERF_FORMAT_LOST,
+		.n_followers = 1,
+	};
+	struct perf_sample_layout ll = {
+		.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+			       PFC_PERF_FORMAT_LOST,
+	};
+	static struct rec r;
+	struct perf_sample s;
+	uint64_t lost = 0;
+	size_t i, cut;
+
+	ASSERT_EQ(perf_parse_read_lost(&gl, (const uint8_t *)group, sizeof(group), &lost),
+		  PERF_PARSE_OK);
+	ASSERT_U64_EQ(lost, 7);
+	ASSERT_EQ(perf_parse_read_lost(&ll, (const uint8_t *)lone, sizeof(lone), &lost),
+		  PERF_PARSE_OK);
+	ASSERT_U64_EQ(lost, 3);
+	for (cut = 0; cut < sizeof(group); cut += 8)
+		ASSERT_EQ(perf_parse_read_lost(&gl, (const uint8_t *)group, cut, &lost),
+			  PERF_PARSE_TRUNCATED);
+	gl.read_format &= ~(uint64_t)PFC_PERF_FORMAT_LOST;
+	ASSERT_EQ(perf_parse_read_lost(&gl, (const uint8_t *)group, sizeof(group), &lost),
+		  PERF_PARSE_BAD_VALUE);
+	gl.read_format |= PFC_PERF_FORMAT_LOST;
+
+	/* The same values inside a sample: the follower's count is not
+	 * taken for a lost count, nor the other way round. */
+	rec_begin(&r, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
+	rec_u64(&r, 7 | (8ull << 32));
+	for (i = 0; i < sizeof(group) / sizeof(group[0]); i++)
+		rec_u64(&r, group[i]);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_sample(&gl, r.b, r.len, &s), PERF_PARSE_OK);
+	ASSERT_U64_EQ(s.timebase_count, 500);
+	ASSERT_U64_EQ(s.follower_counts[0], 600);
+	ASSERT_EQ(perf_parse_sample(&gl, r.b, r.len - 8, &s), PERF_PARSE_TRUNCATED);
+}
+
 TEST(perf_parse_sample_clamps_dyn_size_to_the_copy)
 {
 	static struct rec r;

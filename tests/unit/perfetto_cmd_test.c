@@ -455,3 +455,60 @@ TEST(rotate_sequences_move_at_their_clear)
 	unlink(path);
 	rmdir(dir);
 }
+
+/* A RemoteClockSync packet of @machine, told apart by its timestamp @mark
+ * (the rotator reads neither). */
+static size_t sync_packet(uint8_t *out, size_t cap, uint32_t machine, uint64_t mark)
+{
+	struct pz_stream s;
+	struct pz_msg m, sync;
+
+	pz_stream_init_flat(&s, out, cap);
+	pz_msg_begin(&m, &s, NULL);
+	pz_append_varint(&m, PB_TRACE_PACKET__TIMESTAMP, mark);
+	pz_append_varint(&m, PB_TRACE_PACKET__MACHINE_ID, machine);
+	pz_begin_nested(&m, PB_TRACE_PACKET__REMOTE_CLOCK_SYNC, &sync);
+	pz_end(&sync);
+	pz_end(&m);
+	return (size_t)(s.cur - out);
+}
+
+/* A remote machine's events need a clock sync round in their own file:
+ * each new file starts with every machine's newest one. */
+TEST(rotate_repeats_each_machines_newest_clock_sync)
+{
+	char dir[] = "/tmp/pfc-rot.XXXXXX", out[256], path[300], marks[64];
+	struct cmd_rotate_opts o = {.rotate_ms = 1};
+	struct timespec ts = {0, 3 * 1000 * 1000};
+	struct cmd_rotate *r;
+	uint8_t pkt[64];
+	size_t n;
+	unsigned i;
+
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(out, sizeof(out), "%s/t.pf", dir);
+	o.out_path = out;
+	ASSERT_EQ(cmd_rotate_create(&o, &r), 0);
+	n = sync_packet(pkt, sizeof(pkt), 7, 1);
+	cmd_rotate_packet(r, pkt, n);
+	n = sync_packet(pkt, sizeof(pkt), 9, 2);
+	cmd_rotate_packet(r, pkt, n);
+	n = sync_packet(pkt, sizeof(pkt), 7, 3);
+	cmd_rotate_packet(r, pkt, n);
+	nanosleep(&ts, NULL);
+	ASSERT_EQ(cmd_rotate_before_read(r), 0);
+	n = rot_packet(pkt, sizeof(pkt), 6, 0, 4);
+	cmd_rotate_packet(r, pkt, n);
+	cmd_rotate_destroy(r);
+	snprintf(path, sizeof(path), "%s.0", out);
+	file_marks(path, marks, sizeof(marks));
+	ASSERT_STREQ(marks, "123");
+	snprintf(path, sizeof(path), "%s.1", out);
+	file_marks(path, marks, sizeof(marks));
+	ASSERT_STREQ(marks, "324");
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s.%u", out, i);
+		unlink(path);
+	}
+	rmdir(dir);
+}
