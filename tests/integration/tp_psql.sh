@@ -24,10 +24,6 @@ DATA="$ROOT/tests/data/tp"
 tp_encode sched_basic
 TRACE="$tmp/sched_basic.pb"
 
-oneline() {
-	tr '\n' '|' <"$1" | head -c 400
-}
-
 # expect_file NAME WANT: runs $tmp/NAME.sql with -q; exit 0 and stdout is
 # exactly WANT plus a newline.
 expect_file() {

@@ -191,6 +191,15 @@ static int exec(sqlite3 *conn, const char *sql, const char *tag, char **err)
 	return -EINVAL;
 }
 
+/* exec() of @sql made by sqlite3_mprintf(), then freed. */
+static int exec_free(sqlite3 *conn, char *sql, const char *tag, char **err)
+{
+	int rc = exec(conn, sql, tag, err);
+
+	sqlite3_free(sql);
+	return rc;
+}
+
 /* The plain name at @p; its end, or NULL. */
 static const char *name_end(const char *p, const char *end)
 {
@@ -256,15 +265,14 @@ static int create_relation(struct tp_psql *p, bool table, bool replace, const ch
 	if (rc < 0)
 		return rc;
 	if (replace)
-		rc = exec(p->conn, sqlite3_mprintf("DROP %s IF EXISTS %.*s", kind, (int)(ne - name), name),
-			  tag, err);
-	if (rc == 0) {
-		char *sql = sqlite3_mprintf("CREATE %s %.*s AS %.*s\n", kind, (int)(ne - name),
-					    name, (int)(end - body), body);
-
-		rc = exec(p->conn, sql, NULL, err);
-		sqlite3_free(sql);
-	}
+		rc = exec_free(p->conn,
+			       sqlite3_mprintf("DROP %s IF EXISTS %.*s", kind, (int)(ne - name), name),
+			       tag, err);
+	if (rc == 0)
+		rc = exec_free(p->conn,
+			       sqlite3_mprintf("CREATE %s %.*s AS %.*s\n", kind, (int)(ne - name), name,
+					       (int)(end - body), body),
+			       NULL, err);
 	if (rc < 0) {
 		sqlite3_exec(p->conn, "ROLLBACK TO __tp_psql", NULL, NULL, NULL);
 		sqlite3_exec(p->conn, "RELEASE __tp_psql", NULL, NULL, NULL);
@@ -307,7 +315,6 @@ static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q,
 	const char *name = q, *ne = name_end(q, end), *tab, *te, *cols = NULL, *close = NULL;
 	bool virt = false;
 	int n = 0, rc;
-	char *sql;
 
 	tab = ne ? psql_keyword(psql_skip_space(ne), "ON") : NULL;
 	te = tab ? name_end(tab, end) : NULL;
@@ -329,8 +336,8 @@ static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q,
 					       name);
 		if (n <= 0)
 			return n < 0 ? n : -EINVAL;
-		return exec(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name),
-			    tag, err);
+		return exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name),
+				 tag, err);
 	}
 	n = master_row(p->conn, tab, (size_t)(te - tab), "table", &virt);
 	if (n < 0)
@@ -349,14 +356,13 @@ static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q,
 				       name);
 		return -EINVAL;
 	}
-	if (rc > 0 && exec(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name), tag,
-			   err) < 0)
+	if (rc > 0 && exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name),
+				tag, err) < 0)
 		return -EINVAL;
-	sql = sqlite3_mprintf("CREATE INDEX %.*s ON %.*s%.*s", (int)(ne - name), name,
-			      (int)(te - tab), tab, (int)(close - cols), cols);
-	rc = exec(p->conn, sql, tag, err);
-	sqlite3_free(sql);
-	return rc;
+	return exec_free(p->conn,
+			 sqlite3_mprintf("CREATE INDEX %.*s ON %.*s%.*s", (int)(ne - name), name,
+					 (int)(te - tab), tab, (int)(close - cols), cols),
+			 tag, err);
 }
 
 /* ---------------------------------------------------------------- dispatch ---- */

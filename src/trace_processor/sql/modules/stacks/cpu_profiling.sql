@@ -42,15 +42,6 @@ CREATE PERFETTO INDEX _cpu_profiling_self_callsites_id ON _cpu_profiling_self_ca
 
 -- Each node's self count added to it and to every ancestor; a node met
 -- twice (one frame split into several functions) is summed into one row.
-CREATE PERFETTO TABLE cpu_profiling_summary_tree(
-  id LONG,
-  parent_id LONG,
-  name STRING,
-  mapping_name STRING,
-  source_file STRING,
-  line_number LONG,
-  self_count LONG,
-  cumulative_count LONG
-) AS
+CREATE PERFETTO TABLE cpu_profiling_summary_tree AS
 SELECT * FROM _callstacks_self_to_cumulative!(_cpu_profiling_self_callsites)
 ORDER BY id;

@@ -21,15 +21,6 @@ ORDER BY id;
 CREATE PERFETTO INDEX _linux_perf_raw_callstacks_id ON _linux_perf_raw_callstacks(id);
 
 -- Each node's self count added to it and to every ancestor.
-CREATE PERFETTO TABLE linux_perf_samples_summary_tree(
-  id LONG,
-  parent_id LONG,
-  name STRING,
-  mapping_name STRING,
-  source_file STRING,
-  line_number LONG,
-  self_count LONG,
-  cumulative_count LONG
-) AS
+CREATE PERFETTO TABLE linux_perf_samples_summary_tree AS
 SELECT * FROM _callstacks_self_to_cumulative!(_linux_perf_raw_callstacks)
 ORDER BY id;
