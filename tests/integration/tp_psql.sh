@@ -3,12 +3,12 @@
 # tp_psql.sh - PerfettoSQL statements through trace_processor_shell, on
 # the small sched trace of tp_shell.sh (tests/data/tp/sched_basic.textproto):
 #   file/*         a -q file mixing CREATE PERFETTO TABLE / VIEW / FUNCTION
-#                  / MACRO / INDEX with plain SQL, comments and ';' inside
+#                  (scalar and table) / MACRO / INDEX with plain SQL, comments and ';' inside
 #                  strings: each statement's result set, in order;
 #   replace        OR REPLACE of each kind;
 #   null_args      a function called with NULL;
 #   errors/*       schema mismatch, bad syntax, a recursive macro, an
-#                  unknown macro, a table-returning function: exit 1,
+#                  unknown macro, a table function's columns: exit 1,
 #                  upstream's message on stderr, and the results before
 #                  the failing statement only;
 #   interactive    a macro defined and used at the REPL;
@@ -74,6 +74,9 @@ CREATE PERFETTO MACRO top(t TableOrSubquery, c ColumnName) RETURNS TableOrSubque
 (SELECT * FROM $t ORDER BY $c DESC, name LIMIT 2);
 SELECT label(name, runs) AS l FROM top!(ran_named, runs);
 SELECT 'a;b' AS s;
+CREATE PERFETTO FUNCTION on_cpu(c LONG) RETURNS TABLE(ts TIMESTAMP, utid LONG) AS
+SELECT ts, utid FROM sched WHERE cpu = $c ORDER BY ts;
+SELECT * FROM on_cpu(1);
 DROP PERFETTO INDEX ran_utid ON ran;
 SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ran'
 EOF
@@ -83,6 +86,10 @@ expect_file file '"l"
 
 "s"
 "a;b"
+
+"ts","utid"
+1200,3
+3000,0
 
 "n"
 0'
@@ -126,8 +133,8 @@ expect_error after_results 'CREATE PERFETTO FUNCTION: expected' \
 expect_error recursive_macro "recursive macro expansion: 'r'" \
 	'' 'CREATE PERFETTO MACRO r(a Expr) RETURNS Expr AS r!($a); SELECT r!(1)'
 expect_error unknown_macro "unknown macro 'nope'" '' 'SELECT nope!(1)'
-expect_error table_function 'functions returning TABLE(...) are not supported yet' \
-	'' 'CREATE PERFETTO FUNCTION tf() RETURNS TABLE(a LONG) AS SELECT 1 AS a'
+expect_error table_function_columns 'tf: column b at index 0 does not match return value name a.' \
+	'' 'CREATE PERFETTO FUNCTION tf() RETURNS TABLE(a LONG) AS SELECT 1 AS b'
 expect_error function_type 'f[arg=x]: argument 0 does not have expected type: expected LONG, actual STRING' \
 	'' "CREATE PERFETTO FUNCTION f(a LONG) RETURNS LONG AS SELECT \$a; SELECT f('x')"
 

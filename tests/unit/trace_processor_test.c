@@ -1048,11 +1048,6 @@ TEST(sql_psql_function)
 			       "SELECT loop($x); SELECT loop(1)",
 			       o),
 			"loop: SQL functions nested deeper than 100");
-	ASSERT_PS_ERROR(ps_run(p, conn,
-			       "CREATE PERFETTO FUNCTION tab(x LONG) RETURNS TABLE(a LONG) AS "
-			       "SELECT $x AS a",
-			       o),
-			"functions returning TABLE(...) are not supported yet");
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO FUNCTION f(x FOO) RETURNS LONG AS SELECT 1",
 			       o),
 			"Unknown argument type: FOO");
@@ -1060,6 +1055,60 @@ TEST(sql_psql_function)
 			"Unknown return type: FOO");
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO FUNCTION f() RETURNS LONG AS SELECT * FROM nope", o),
 			"no such table: nope");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_table_function)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO FUNCTION runs_of(u JOINID(thread.id), min_ts TIMESTAMP) "
+			    "RETURNS TABLE(ts TIMESTAMP, cpu LONG) AS SELECT ts, cpu FROM sched "
+			    "WHERE utid = $u AND ts >= $min_ts ORDER BY ts LIMIT 3;"
+			    "SELECT * FROM runs_of(3, 1100)",
+			    o),
+		     "1110|3\n1160|1\n1210|3\n");
+	/* Arguments from another table (a join per row); NULL matches nothing. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "SELECT t.utid, count(r.ts) FROM thread AS t JOIN runs_of(t.utid, 0) AS r "
+			    "WHERE t.utid < 2 GROUP BY t.utid",
+			    o),
+		     "0|3\n1|3\n");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT count(*) FROM runs_of(NULL, 0)", o), "0\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO FUNCTION runs_of(u LONG, min_ts LONG) "
+			    "RETURNS TABLE(n LONG) AS SELECT $u + $min_ts AS n;"
+			    "SELECT n FROM runs_of(1, 2)",
+			    o),
+		     "3\n");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION runs_of(u LONG) RETURNS TABLE(n LONG) AS "
+			       "SELECT 1 AS n",
+			       o),
+			"function already exists");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM runs_of(1)", o),
+			"runs_of: invalid number of args; expected 2, received 1");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM runs_of('a', 1)", o),
+			"runs_of[arg=a]: argument 0 does not have expected type");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION t2() RETURNS TABLE(a LONG, b LONG) AS "
+			       "SELECT 1 AS a",
+			       o),
+			"t2: number of return values 2 does not match SQL statement column count 1.");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION t2() RETURNS TABLE(a LONG) AS SELECT 1 AS b",
+			       o),
+			"t2: column b at index 0 does not match return value name a.");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM t2()", o), "no such table: t2");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION deep(x LONG) RETURNS TABLE(a LONG) AS "
+			       "SELECT a FROM deep($x); SELECT * FROM deep(1)",
+			       o),
+			"deep: SQL functions nested deeper than 100");
 	ps_close(&db, conn, p);
 }
 

@@ -14,6 +14,7 @@
 
 struct sqlite3;
 struct sqlite3_stmt;
+struct sqlite3_value;
 struct tp_agg;
 struct psql_macros;
 struct psql_functions;
@@ -91,6 +92,65 @@ char *psql_macro_expand(struct psql_macros *m, const char *p, const char *end, c
 
 /* ---------------------------------------------------------- functions ---- */
 
+/* Nested calls of SQL functions (each one a nested sqlite3_step()). */
+#define PSQL_FN_MAX_DEPTH 100
+/* Most arguments, and most columns a function's table may have. */
+#define PSQL_FN_MAX_ARGS 64
+
+/* What an argument must be; T_ANY takes anything. */
+enum fn_type { T_ANY, T_LONG, T_BOOL, T_DOUBLE, T_STRING, T_BYTES };
+
+/* One CREATE PERFETTO FUNCTION (psql_function.c owns it). */
+struct psql_fn {
+	struct psql_functions *owner;
+	char *name;
+	char *proto; /* "name(args)" for messages */
+	char *body;
+	size_t n_args;
+	char *args[PSQL_FN_MAX_ARGS]; /* "$name" */
+	enum fn_type types[PSQL_FN_MAX_ARGS];
+	size_t n_cols;                /* RETURNS TABLE(...): its columns */
+	char *cols[PSQL_FN_MAX_ARGS];
+	struct sqlite3_stmt *stmt;    /* scalar: the body, prepared once */
+	bool busy;                    /* @stmt is being stepped (a recursive call) */
+	struct psql_fn *next;
+};
+
+struct psql_functions {
+	struct sqlite3 *conn;
+	struct psql_fn *head;
+	int depth;        /* calls running, nested */
+	bool inner_error; /* a nested call failed: its message goes up as is */
+};
+
+/*
+ * psql_fn_check_args() - Upstream's type check of a call's arguments
+ * (NULL always passes).
+ * Return: NULL, or the message (sqlite3_free it).
+ */
+char *psql_fn_check_args(const struct psql_fn *d, int argc, struct sqlite3_value **argv);
+
+/* Binds each argument of a call to its $name in @st. */
+void psql_fn_bind(const struct psql_fn *d, struct sqlite3_stmt *st, int argc,
+		  struct sqlite3_value **argv);
+
+/*
+ * psql_table_fn_register() - Make table function @d (n_cols > 0) callable
+ * as "SELECT * FROM name(args)": an eponymous virtual table whose hidden
+ * columns are the arguments (psql_table_fn.c). Replaces a module of the
+ * same name. @d is borrowed until it is unregistered or replaced.
+ * Return: SQLite's result code.
+ */
+int psql_table_fn_register(struct sqlite3 *conn, struct psql_fn *d);
+void psql_table_fn_unregister(struct sqlite3 *conn, const char *name);
+
+/*
+ * psql_table_fn_check() - Upstream's checks of a table function's body,
+ * prepared as @st, against its declared columns.
+ * Return: NULL, or the message (sqlite3_free it).
+ */
+char *psql_table_fn_check(const struct psql_fn *d, struct sqlite3_stmt *st);
+
 int psql_functions_create(struct sqlite3 *conn, struct psql_functions **out);
 /* Finalizes their statements; call it before sqlite3_close(). */
 void psql_functions_destroy(struct psql_functions *f);
@@ -99,7 +159,8 @@ void psql_functions_destroy(struct psql_functions *f);
  * psql_function_define() - CREATE PERFETTO FUNCTION: @proto is the text
  * from the name to the end of the statement ("name(a LONG) RETURNS LONG
  * AS SELECT ..."). Registers a scalar SQL function that runs the body with
- * $a bound to its argument. RETURNS TABLE(...) is refused (not yet).
+ * $a bound to its argument, or, for RETURNS TABLE(col TYPE, ...), a table
+ * function (SELECT * FROM name(1)).
  * Return: 0, or -EINVAL/-ENOMEM with *@err (sqlite3_malloc'd) set.
  */
 int psql_function_define(struct psql_functions *f, bool replace, const char *proto,

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * psql_function.c - CREATE PERFETTO FUNCTION (psql.h): a scalar SQL
- * function whose body is one SELECT reading its arguments as $name. The
- * body is prepared once when the function is created (so its errors and
- * unknown $parameters are reported then) and, per call, bound by name,
- * stepped and reset; a recursive call prepares a statement of its own.
- * Arguments are type-checked as upstream does (NULL always passes); the
- * first row's single column is the result, no row is NULL and a second
- * row is an error. Functions returning TABLE(...) are refused for now.
+ * psql_function.c - CREATE PERFETTO FUNCTION (psql.h): a function whose
+ * body is one SELECT reading its arguments as $name. The body is prepared
+ * when the function is created (so its errors, unknown $parameters and,
+ * for RETURNS TABLE(...), wrong column names are reported then). A scalar
+ * function keeps that statement and, per call, binds it by name, steps
+ * and resets it (a recursive call prepares one of its own): the first
+ * row's single column is the result, no row is NULL, a second row is an
+ * error. A table function is a virtual table (psql_table_fn.c).
+ * Arguments are type-checked as upstream does (NULL always passes).
  */
 #include "trace_processor/sql/psql.h"
 
@@ -16,33 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-/* Nested calls of SQL functions (each one a nested sqlite3_step()). */
-#define FN_MAX_DEPTH 100
-#define FN_MAX_ARGS 64
-
-/* What an argument must be; T_ANY takes anything. */
-enum fn_type { T_ANY, T_LONG, T_BOOL, T_DOUBLE, T_STRING, T_BYTES };
-
-struct fn_def {
-	struct psql_functions *owner;
-	char *name;
-	char *proto; /* "name(args)" for messages */
-	char *body;
-	size_t n_args;
-	char *args[FN_MAX_ARGS]; /* "$name" */
-	enum fn_type types[FN_MAX_ARGS];
-	sqlite3_stmt *stmt; /* the body, prepared once */
-	bool busy;          /* @stmt is being stepped (a recursive call) */
-	struct fn_def *next;
-};
-
-struct psql_functions {
-	sqlite3 *conn;
-	struct fn_def *head;
-	int depth;
-	bool inner_error; /* a nested call failed: its message goes up as is */
-};
 
 int psql_functions_create(struct sqlite3 *conn, struct psql_functions **out)
 {
@@ -53,7 +27,7 @@ int psql_functions_create(struct sqlite3 *conn, struct psql_functions **out)
 	return 0;
 }
 
-static void def_free(struct fn_def *d)
+static void def_free(struct psql_fn *d)
 {
 	size_t i;
 
@@ -62,6 +36,8 @@ static void def_free(struct fn_def *d)
 	sqlite3_finalize(d->stmt);
 	for (i = 0; i < d->n_args; i++)
 		free(d->args[i]);
+	for (i = 0; i < d->n_cols; i++)
+		free(d->cols[i]);
 	free(d->name);
 	free(d->proto);
 	free(d->body);
@@ -70,7 +46,7 @@ static void def_free(struct fn_def *d)
 
 void psql_functions_destroy(struct psql_functions *f)
 {
-	struct fn_def *d, *next;
+	struct psql_fn *d, *next;
 
 	if (!f)
 		return;
@@ -135,8 +111,36 @@ static const char *actual_name(int sqlite_type)
 	}
 }
 
+char *psql_fn_check_args(const struct psql_fn *d, int argc, sqlite3_value **argv)
+{
+	size_t i;
+
+	for (i = 0; i < (size_t)argc && i < d->n_args; i++) {
+		int want = sqlite_type(d->types[i]), have = sqlite3_value_type(argv[i]);
+
+		if (want && have != SQLITE_NULL && have != want)
+			return sqlite3_mprintf("%s[arg=%s]: argument %d does not have expected "
+					       "type: expected %s, actual %s",
+					       d->name, sqlite3_value_text(argv[i]), (int)i,
+					       k_expected[d->types[i]], actual_name(have));
+	}
+	return NULL;
+}
+
+void psql_fn_bind(const struct psql_fn *d, sqlite3_stmt *st, int argc, sqlite3_value **argv)
+{
+	size_t i;
+	int idx;
+
+	for (i = 0; i < (size_t)argc && i < d->n_args; i++) {
+		idx = sqlite3_bind_parameter_index(st, d->args[i]);
+		if (idx > 0)
+			sqlite3_bind_value(st, idx, argv[i]);
+	}
+}
+
 /* Runs @st (bound) for @d and sets the result. */
-static void run_body(sqlite3_context *ctx, struct fn_def *d, sqlite3_stmt *st)
+static void run_body(sqlite3_context *ctx, struct psql_fn *d, sqlite3_stmt *st)
 {
 	sqlite3 *db = sqlite3_db_handle(st);
 	int rc = sqlite3_step(st);
@@ -187,33 +191,18 @@ sql_error:
 
 static void fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	struct fn_def *d = sqlite3_user_data(ctx);
+	struct psql_fn *d = sqlite3_user_data(ctx);
 	sqlite3_stmt *st = d->stmt;
 	bool own = false;
-	size_t i;
-	int idx;
+	char *msg;
 
 	if (d->owner->depth == 0)
 		d->owner->inner_error = false;
-	for (i = 0; i < (size_t)argc && i < d->n_args; i++) {
-		int want = sqlite_type(d->types[i]), have = sqlite3_value_type(argv[i]);
-
-		if (want && have != SQLITE_NULL && have != want) {
-			char *msg = sqlite3_mprintf("%s[arg=%s]: argument %d does not have expected "
-						    "type: expected %s, actual %s",
-						    d->name, sqlite3_value_text(argv[i]), (int)i,
-						    k_expected[d->types[i]], actual_name(have));
-
-			sqlite3_result_error(ctx, msg ? msg : "out of memory", -1);
-			sqlite3_free(msg);
-			d->owner->inner_error = true;
-			return;
-		}
-	}
-	if (d->owner->depth >= FN_MAX_DEPTH) {
-		char *msg = sqlite3_mprintf("%s: SQL functions nested deeper than %d", d->name,
-					    FN_MAX_DEPTH);
-
+	msg = psql_fn_check_args(d, argc, argv);
+	if (msg || d->owner->depth >= PSQL_FN_MAX_DEPTH) {
+		if (!msg)
+			msg = sqlite3_mprintf("%s: SQL functions nested deeper than %d", d->name,
+					      PSQL_FN_MAX_DEPTH);
 		sqlite3_result_error(ctx, msg ? msg : "out of memory", -1);
 		sqlite3_free(msg);
 		d->owner->inner_error = true;
@@ -230,11 +219,7 @@ static void fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		}
 		own = true;
 	}
-	for (i = 0; i < (size_t)argc && i < d->n_args; i++) {
-		idx = sqlite3_bind_parameter_index(st, d->args[i]);
-		if (idx > 0)
-			sqlite3_bind_value(st, idx, argv[i]);
-	}
+	psql_fn_bind(d, st, argc, argv);
 	if (!own)
 		d->busy = true;
 	d->owner->depth++;
@@ -250,22 +235,22 @@ static void fn_call(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 }
 
 struct arg_ctx {
-	struct fn_def *d;
+	struct psql_fn *d;
 	char **err;
 };
 
 static int add_arg(void *ctx, const char *name, size_t name_len, const char *type, size_t type_len)
 {
 	struct arg_ctx *a = ctx;
-	struct fn_def *d = a->d;
+	struct psql_fn *d = a->d;
 	size_t base = strcspn(type, "(");
 
 	if (!psql_type_known(type, type_len, false)) {
 		*a->err = sqlite3_mprintf("Unknown argument type: %.*s", (int)type_len, type);
 		return -EINVAL;
 	}
-	if (d->n_args == FN_MAX_ARGS) {
-		*a->err = sqlite3_mprintf("more than %d arguments", FN_MAX_ARGS);
+	if (d->n_args == PSQL_FN_MAX_ARGS) {
+		*a->err = sqlite3_mprintf("more than %d arguments", PSQL_FN_MAX_ARGS);
 		return -EINVAL;
 	}
 	d->args[d->n_args] = malloc(name_len + 2);
@@ -279,8 +264,28 @@ static int add_arg(void *ctx, const char *name, size_t name_len, const char *typ
 	return 0;
 }
 
-/* Parses "name(args) RETURNS type AS body" into @d. */
-static int parse(struct fn_def *d, const char *p, const char *end, char **err)
+static int add_col(void *ctx, const char *name, size_t name_len, const char *type, size_t type_len)
+{
+	struct arg_ctx *a = ctx;
+	struct psql_fn *d = a->d;
+
+	if (!psql_type_known(type, type_len, false)) {
+		*a->err = sqlite3_mprintf("Unknown argument type: %.*s", (int)type_len, type);
+		return -EINVAL;
+	}
+	if (d->n_cols == PSQL_FN_MAX_ARGS) {
+		*a->err = sqlite3_mprintf("more than %d columns", PSQL_FN_MAX_ARGS);
+		return -EINVAL;
+	}
+	d->cols[d->n_cols] = strndup(name, name_len);
+	if (!d->cols[d->n_cols])
+		return -ENOMEM;
+	d->n_cols++;
+	return 0;
+}
+
+/* Parses "name(args) RETURNS type AS body" (or RETURNS TABLE(cols)) into @d. */
+static int parse(struct psql_fn *d, const char *p, const char *end, char **err)
 {
 	const char *name = p, *args, *close, *ret, *ret_end;
 	int rc;
@@ -306,10 +311,21 @@ static int parse(struct fn_def *d, const char *p, const char *end, char **err)
 	if (!p)
 		goto bad;
 	if (psql_keyword(p, "TABLE") || strncasecmp(p, "TABLE(", 6) == 0) {
-		*err = sqlite3_mprintf("CREATE PERFETTO FUNCTION[prototype=%s]: functions "
-				       "returning TABLE(...) are not supported yet",
-				       d->proto);
-		return -EINVAL;
+		ret = psql_skip_space(p + 5);
+		close = ret < end && *ret == '(' ? psql_close_paren(ret, end) : NULL;
+		if (!close)
+			goto bad;
+		rc = psql_arg_list(ret + 1, close - 1, add_col, &(struct arg_ctx){d, err}, err);
+		if (rc < 0)
+			return rc;
+		if (d->n_cols == 0) {
+			*err = sqlite3_mprintf("CREATE PERFETTO FUNCTION[prototype=%s]: a table "
+					       "function needs at least one column",
+					       d->proto);
+			return -EINVAL;
+		}
+		p = close;
+		goto body;
 	}
 	ret = p;
 	while (p < end && psql_name_char(*p))
@@ -324,7 +340,8 @@ static int parse(struct fn_def *d, const char *p, const char *end, char **err)
 		*err = sqlite3_mprintf("Unknown return type: %.*s", (int)(ret_end - ret), ret);
 		return -EINVAL;
 	}
-	p = psql_keyword(psql_skip_space(ret_end), "AS");
+body:
+	p = psql_keyword(psql_skip_space(p), "AS");
 	if (!p || p >= end)
 		goto bad;
 	d->body = strndup(p, (size_t)(end - p));
@@ -337,7 +354,7 @@ bad:
 }
 
 /* Checks the body's $parameters against the arguments (upstream's messages). */
-static int check_params(struct fn_def *d, char **err)
+static int check_params(struct psql_fn *d, char **err)
 {
 	int i, n = sqlite3_bind_parameter_count(d->stmt);
 	size_t k;
@@ -371,18 +388,34 @@ static int check_params(struct fn_def *d, char **err)
 	return 0;
 }
 
-static struct fn_def **find(struct psql_functions *f, const char *name, size_t n_args)
+/* The function @d replaces: a table function of its name, or a scalar
+ * one of its name and argument count. */
+static struct psql_fn **find(struct psql_functions *f, const struct psql_fn *d)
 {
-	struct fn_def **pp;
+	struct psql_fn **pp;
 
-	for (pp = &f->head; *pp; pp = &(*pp)->next)
-		if ((*pp)->n_args == n_args && strcasecmp((*pp)->name, name) == 0)
+	for (pp = &f->head; *pp; pp = &(*pp)->next) {
+		if (strcasecmp((*pp)->name, d->name) != 0 || !(*pp)->n_cols != !d->n_cols)
+			continue;
+		if (d->n_cols || (*pp)->n_args == d->n_args)
 			return pp;
+	}
 	return NULL;
 }
 
-static int do_register(struct psql_functions *f, struct fn_def *d)
+static void unregister(struct psql_functions *f, struct psql_fn *d)
 {
+	if (d->n_cols)
+		psql_table_fn_unregister(f->conn, d->name);
+	else
+		sqlite3_create_function_v2(f->conn, d->name, (int)d->n_args, SQLITE_UTF8, NULL,
+					   NULL, NULL, NULL, NULL);
+}
+
+static int do_register(struct psql_functions *f, struct psql_fn *d)
+{
+	if (d->n_cols)
+		return psql_table_fn_register(f->conn, d);
 	return sqlite3_create_function_v2(f->conn, d->name, (int)d->n_args, SQLITE_UTF8, d,
 					  fn_call, NULL, NULL, NULL);
 }
@@ -390,7 +423,7 @@ static int do_register(struct psql_functions *f, struct fn_def *d)
 int psql_function_define(struct psql_functions *f, bool replace, const char *proto,
 			 const char *end, char **err)
 {
-	struct fn_def *d = calloc(1, sizeof(*d)), **oldp, *old;
+	struct psql_fn *d = calloc(1, sizeof(*d)), **oldp, *old;
 	const char *tail = NULL;
 	int rc;
 
@@ -400,7 +433,7 @@ int psql_function_define(struct psql_functions *f, bool replace, const char *pro
 	rc = parse(d, psql_skip_space(proto), end, err);
 	if (rc < 0)
 		goto fail;
-	oldp = find(f, d->name, d->n_args);
+	oldp = find(f, d);
 	old = oldp ? *oldp : NULL;
 	if (old && !replace) {
 		*err = sqlite3_mprintf("CREATE PERFETTO FUNCTION[prototype=%s]: function already "
@@ -434,7 +467,14 @@ int psql_function_define(struct psql_functions *f, bool replace, const char *pro
 	else if (rc != SQLITE_OK)
 		*err = sqlite3_mprintf("%s: SQLite error while executing function body: %s",
 				       d->proto, sqlite3_errmsg(f->conn));
+	if (!*err && d->n_cols)
+		*err = psql_table_fn_check(d, d->stmt);
 	if (!*err && check_params(d, err) == 0) {
+		if (d->n_cols) {
+			/* Each scan of a table function prepares its own. */
+			sqlite3_finalize(d->stmt);
+			d->stmt = NULL;
+		}
 		if (old) {
 			*oldp = old->next;
 			def_free(old);
@@ -448,8 +488,7 @@ int psql_function_define(struct psql_functions *f, bool replace, const char *pro
 	if (old)
 		do_register(f, old);
 	else
-		sqlite3_create_function_v2(f->conn, d->name, (int)d->n_args, SQLITE_UTF8, NULL,
-					   NULL, NULL, NULL, NULL);
+		unregister(f, d);
 fail:
 	def_free(d);
 	return rc;
