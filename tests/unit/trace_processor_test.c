@@ -940,6 +940,17 @@ TEST(sql_psql_table_and_view)
 			"but do not exist: z");
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT 1 AS a, 2 AS a", o),
 			"multiple columns are named: a");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT count(*) FROM sched", o),
+			"CREATE PERFETTO TABLE: Column 0: name 'count(*)' has to contain only "
+			"alphanumeric characters and underscores.");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT 1", o),
+			"CREATE PERFETTO TABLE: Column 0: name '1' has to start with a letter or "
+			"underscore.");
+	/* A view is checked only against a schema, as upstream's. */
+	ASSERT_STREQ(ps_run(p, conn, "CREATE PERFETTO VIEW any_names AS SELECT 1, 2 AS a, 3 AS a;"
+			    "SELECT * FROM any_names",
+			    o),
+		     "1|2|3\n");
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a WHATEVER) AS SELECT 1 AS a", o),
 			"Unknown argument type: WHATEVER");
 	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM t", o), "no such table: t");

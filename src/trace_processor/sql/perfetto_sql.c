@@ -119,6 +119,16 @@ static bool columns_have(sqlite3_stmt *st, const char *name, size_t len)
 	return false;
 }
 
+/* Letters, digits and underscores only. */
+static bool valid_name(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
 /* Upstream's checks of a body's column names against the declared schema. */
 static char *check_columns(sqlite3_stmt *st, const struct schema *s, const char *tag)
 {
@@ -133,6 +143,18 @@ static char *check_columns(sqlite3_stmt *st, const struct schema *s, const char 
 
 		if (!col || !*col) {
 			msg = sqlite3_mprintf("%s: column %d: name must not be empty", tag, i);
+			break;
+		}
+		if (!psql_name_start(*col) || (unsigned char)*col >= 0x80) {
+			msg = sqlite3_mprintf("%s: Column %d: name '%s' has to start with a letter or "
+					      "underscore.",
+					      tag, i, col);
+			break;
+		}
+		if (!valid_name(col)) {
+			msg = sqlite3_mprintf("%s: Column %d: name '%s' has to contain only "
+					      "alphanumeric characters and underscores.",
+					      tag, i, col);
 			break;
 		}
 		for (j = i + 1; j < n; j++) {
@@ -257,7 +279,8 @@ static int create_relation(struct tp_psql *p, bool table, bool replace, const ch
 		sqlite3_finalize(st);
 		return -EINVAL;
 	}
-	*err = check_columns(st, &s, tag);
+	/* Upstream checks a view's columns only against a schema. */
+	*err = table || s.n ? check_columns(st, &s, tag) : NULL;
 	sqlite3_finalize(st);
 	if (*err)
 		return -EINVAL;
