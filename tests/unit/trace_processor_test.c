@@ -953,6 +953,14 @@ TEST(sql_psql_table_and_view)
 		     "1|2|3\n");
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a WHATEVER) AS SELECT 1 AS a", o),
 			"Unknown argument type: WHATEVER");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a BYTES) AS SELECT x'00' AS a", o),
+			"CREATE PERFETTO TABLE(t): Bytes type is not supported");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a ANY) AS SELECT 1 AS a", o),
+			"CREATE PERFETTO TABLE(t): ANY type cannot be used in table columns");
+	ASSERT_STREQ(ps_run(p, conn, "CREATE PERFETTO VIEW vb(a BYTES) AS SELECT x'00' AS a;"
+			    "SELECT length(a) FROM vb",
+			    o),
+		     "1\n");
 	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM t", o), "no such table: t");
 	/* A failed OR REPLACE leaves the old one. */
 	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE OR REPLACE PERFETTO TABLE busy AS SELECT * FROM nope",
@@ -962,7 +970,7 @@ TEST(sql_psql_table_and_view)
 	/* Types in any case, id types with their reference. */
 	ASSERT_STREQ(ps_run(p, conn,
 			    "CREATE PERFETTO TABLE ty(a long, b Timestamp, c DURATION, d "
-			    "ID(sched.id), e ARGSETID, f bool, g double, h string, i bytes, j int) "
+			    "ID(sched.id), e ARGSETID, f bool, g double, h string, i uint, j int) "
 			    "AS SELECT 1 AS a, 2 AS b, 3 AS c, 4 AS d, 5 AS e, 1 AS f, 0.5 AS g, "
 			    "'s' AS h, x'00' AS i, 9 AS j; SELECT a, j FROM ty",
 			    o),

@@ -74,6 +74,8 @@ struct schema {
 	size_t n;
 	const char *name[PSQL_MAX_COLS];
 	size_t len[PSQL_MAX_COLS];
+	const char *type[PSQL_MAX_COLS];
+	size_t type_len[PSQL_MAX_COLS];
 	char **err;
 };
 
@@ -92,6 +94,8 @@ static int schema_add(void *ctx, const char *name, size_t name_len, const char *
 	}
 	s->name[s->n] = name;
 	s->len[s->n] = name_len;
+	s->type[s->n] = type;
+	s->type_len[s->n] = type_len;
 	s->n++;
 	return 0;
 }
@@ -117,6 +121,28 @@ static bool columns_have(sqlite3_stmt *st, const char *name, size_t len)
 			return true;
 	}
 	return false;
+}
+
+/* Upstream's tables hold no BYTES nor ANY column. */
+static char *check_table_types(const struct schema *s, const char *name, size_t name_len)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const char *t = s->type[i];
+		size_t n = s->type_len[i];
+
+		if ((n == 5 && strncasecmp(t, "bytes", 5) == 0) ||
+		    (n == 5 && strncasecmp(t, "proto", 5) == 0))
+			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): Bytes type is not "
+					       "supported",
+					       (int)name_len, name);
+		if (n == 3 && strncasecmp(t, "any", 3) == 0)
+			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): ANY type cannot be used "
+					       "in table columns",
+					       (int)name_len, name);
+	}
+	return NULL;
 }
 
 /* Letters, digits and underscores only. */
@@ -281,6 +307,8 @@ static int create_relation(struct tp_psql *p, bool table, bool replace, const ch
 	}
 	/* Upstream checks a view's columns only against a schema. */
 	*err = table || s.n ? check_columns(st, &s, tag) : NULL;
+	if (!*err && table)
+		*err = check_table_types(&s, name, (size_t)(ne - name));
 	sqlite3_finalize(st);
 	if (*err)
 		return -EINVAL;
