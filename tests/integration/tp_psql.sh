@@ -123,7 +123,7 @@ expect_error schema_mismatch \
 expect_error schema_missing \
 	'CREATE PERFETTO VIEW: the following columns are missing from the schema: c' \
 	'' 'CREATE PERFETTO VIEW t(a LONG) AS SELECT 1 AS a, 2 AS c'
-expect_error bad_kind 'expected TABLE, VIEW, FUNCTION, MACRO or INDEX' \
+expect_error bad_kind "CREATE PERFETTO: expected TABLE, VIEW, FUNCTION, MACRO or INDEX at 'TABEL t AS SELECT 1'" \
 	'' 'CREATE PERFETTO TABEL t AS SELECT 1'
 expect_error bad_table 'CREATE PERFETTO TABLE: syntax error' \
 	'' 'CREATE PERFETTO TABLE t SELECT 1'

@@ -418,7 +418,7 @@ static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q,
 
 /* ---------------------------------------------------------------- dispatch ---- */
 
-enum kind { K_NONE, K_TABLE, K_VIEW, K_FUNCTION, K_MACRO, K_INDEX, K_DROP_INDEX, K_BAD };
+enum kind { K_NONE, K_TABLE, K_VIEW, K_FUNCTION, K_MACRO, K_INDEX, K_DROP_INDEX, K_BAD_DROP, K_BAD };
 
 /* What PerfettoSQL statement starts at @s; *@rest: after its kind word. */
 static enum kind classify(const char *s, bool *replace, const char **rest)
@@ -436,7 +436,10 @@ static enum kind classify(const char *s, bool *replace, const char **rest)
 	*replace = false;
 	if ((q = psql_keyword(s, "DROP")) && (q = psql_keyword(q, "PERFETTO"))) {
 		*rest = psql_keyword(q, "INDEX");
-		return *rest ? K_DROP_INDEX : K_BAD;
+		if (*rest)
+			return K_DROP_INDEX;
+		*rest = q;
+		return K_BAD_DROP;
 	}
 	if (!(q = psql_keyword(s, "CREATE")))
 		return K_NONE;
@@ -491,17 +494,14 @@ static int run(struct tp_psql *p, enum kind k, bool replace, const char *rest, c
 	case K_INDEX:
 	case K_DROP_INDEX:
 		return index_stmt(p, k == K_DROP_INDEX, replace, rest, end, err);
+	case K_BAD_DROP:
+		*err = sqlite3_mprintf("DROP PERFETTO: expected INDEX at '%.*s'",
+				       (int)(end - rest > 40 ? 40 : end - rest), rest);
+		return -EINVAL;
 	default:
-		*err = syntax_error("PERFETTO", rest, end);
-		if (*err) {
-			char *m = sqlite3_mprintf("%s (expected TABLE, VIEW, FUNCTION, MACRO or "
-						  "INDEX after CREATE [OR REPLACE] PERFETTO, or "
-						  "INDEX after DROP PERFETTO)",
-						  *err);
-
-			sqlite3_free(*err);
-			*err = m;
-		}
+		*err = sqlite3_mprintf("CREATE PERFETTO: expected TABLE, VIEW, FUNCTION, MACRO or "
+				       "INDEX at '%.*s'",
+				       (int)(end - rest > 40 ? 40 : end - rest), rest);
 		return -EINVAL;
 	}
 }
