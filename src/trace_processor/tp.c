@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <sqlite3.h>
 
@@ -22,6 +21,7 @@ struct tp {
 	struct tp_read *read;
 	struct sqlite3 *sql;
 	struct tp_agg *agg;      /* the native GROUP BY path over @sql */
+	struct tp_psql *psql;    /* PerfettoSQL's statements and macros */
 };
 
 int tp_create(const struct tp_options *opt, struct tp **out)
@@ -56,6 +56,7 @@ void tp_destroy(struct tp *tp)
 {
 	if (!tp)
 		return;
+	tp_psql_destroy(tp->psql);
 	if (tp->sql)
 		sqlite3_close(tp->sql);
 	tp_agg_destroy(tp->agg);
@@ -85,34 +86,17 @@ struct sqlite3 *tp_sqlite(struct tp *tp)
 	/* Without the native path every query still works, only slower. */
 	if (tp_agg_create(tp->sql, &tp->db, &tp->agg) < 0)
 		tp->agg = NULL;
+	if (tp_psql_create(tp->sql, tp->agg, &tp->psql) < 0) {
+		tp->psql = NULL;
+		sqlite3_close(tp->sql);
+		tp->sql = NULL;
+	}
 	return tp->sql;
 }
 
 int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail)
 {
-	sqlite3 *conn = tp_sqlite(tp);
-	sqlite3_stmt *stmt = NULL;
-	const char *tail = NULL;
-	int rc;
-
-	if (!conn)
+	if (!tp_sqlite(tp))
 		return SQLITE_NOMEM;
-	rc = tp_sql_prepare_include(conn, sql, &stmt, &tail);
-	if (rc < 0)
-		return rc == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR;
-	if (rc == 1) {
-		*out = stmt;
-		*out_tail = tail;
-		return SQLITE_OK;
-	}
-	rc = sqlite3_prepare_v2(conn, sql, -1, &stmt, &tail);
-	if (rc != SQLITE_OK)
-		return rc;
-	if (!tail)
-		tail = sql + strlen(sql);
-	if (stmt)
-		tp_agg_prepare(tp->agg, sql, tail, &stmt);
-	*out = stmt;
-	*out_tail = tail;
-	return SQLITE_OK;
+	return tp_psql_prepare(tp->psql, sql, out, out_tail);
 }

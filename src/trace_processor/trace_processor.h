@@ -78,10 +78,11 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
  * tp_sqlite(), where GROUP BY aggregates of the shape sql/agg.h describes
  * are computed natively now and the statement reads their result.
  * *@out may be NULL (only blanks or a comment); *@out_tail is where the
- * next statement starts. "INCLUDE PERFETTO MODULE name;" runs our module
- * of that name now (sql.h: tp_sql_prepare_include()) and gives a statement
- * with no result columns, or one that fails with Perfetto's message when
- * stepped. A statement of the native path reads a result
+ * next statement starts. PerfettoSQL (sql.h: tp_psql_prepare()): macro
+ * calls are expanded first; "INCLUDE PERFETTO MODULE name;" and the
+ * CREATE PERFETTO TABLE / VIEW / FUNCTION / MACRO / INDEX statements run
+ * now and give a statement with no result columns, or one that fails
+ * with Perfetto's message when stepped. A statement of the native path reads a result
  * kept until 8 newer ones are made: step it before preparing many more.
  * Return: SQLITE_OK, or SQLite's error code (sqlite3_errmsg() says why).
  */

@@ -65,6 +65,11 @@ expect() {
 	fi
 }
 
+# oneline FILE: the start of FILE on one line, for messages.
+oneline() {
+	tr '\n' '|' <"$1" | head -c 400
+}
+
 # run NAME ARGS...: runs trace_processor_shell with ARGS and stdin from
 # /dev/null; leaves $tmp/NAME.out, $tmp/NAME.err and the exit status in $rc.
 run() {

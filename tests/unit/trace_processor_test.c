@@ -814,6 +814,470 @@ TEST(sql_views_and_functions)
 	tp_db_fini(&db);
 }
 
+/* ------------------------------------------------------- PerfettoSQL ---- */
+
+/*
+ * Runs every statement of @sql through tp_psql_prepare() as the shell does
+ * (each tail is the next start); @out: the rows of the last statement with
+ * rows, as sq_render_stmt() prints them, or "error: <message>" for the
+ * first statement that fails (the ones after it do not run).
+ */
+static const char *ps_run(struct tp_psql *p, sqlite3 *conn, const char *sql, char *out)
+{
+	const char *pos = sql, *tail;
+	sqlite3_stmt *st;
+	size_t len;
+	int rc, i;
+
+	out[0] = '\0';
+	while (*pos) {
+		st = NULL;
+		tail = NULL;
+		if (tp_psql_prepare(p, pos, &st, &tail) != SQLITE_OK) {
+			snprintf(out, SQ_OUT_BYTES, "error: %s", sqlite3_errmsg(conn));
+			return out;
+		}
+		ASSERT_TRUE(tail != NULL && tail > pos && tail <= pos + strlen(pos));
+		pos = tail;
+		if (!st)
+			continue;
+		len = 0;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (len == 0)
+				out[0] = '\0';
+			for (i = 0; i < sqlite3_column_count(st); i++) {
+				const char *v = (const char *)sqlite3_column_text(st, i);
+				int n = snprintf(out + len, SQ_OUT_BYTES - len, "%s%s", i ? "|" : "",
+						 v ? v : "NULL");
+
+				ASSERT_TRUE(n >= 0 && (size_t)n < SQ_OUT_BYTES - len);
+				len += (size_t)n;
+			}
+			ASSERT_TRUE(len + 1 < SQ_OUT_BYTES);
+			out[len++] = '\n';
+			out[len] = '\0';
+		}
+		if (rc != SQLITE_DONE) {
+			snprintf(out, SQ_OUT_BYTES, "error: %s", sqlite3_errmsg(conn));
+			sqlite3_finalize(st);
+			return out;
+		}
+		sqlite3_finalize(st);
+	}
+	return out;
+}
+
+static struct tp_psql *ps_open(struct tp_db *db, sqlite3 **conn)
+{
+	struct tp_psql *p = NULL;
+
+	sq_fill(db);
+	*conn = sq_open(db);
+	ASSERT_EQ(tp_psql_create(*conn, NULL, &p), 0);
+	return p;
+}
+
+static void ps_close(struct tp_db *db, sqlite3 *conn, struct tp_psql *p)
+{
+	tp_psql_destroy(p);
+	ASSERT_EQ(sqlite3_close(conn), SQLITE_OK);
+	tp_db_fini(db);
+}
+
+/* The start of @out is "error: " and it holds @want. */
+#define ASSERT_PS_ERROR(out, want)                                                   \
+	do {                                                                         \
+		const char *o_ = (out);                                              \
+		if (strncmp(o_, "error: ", 7) != 0 || !strstr(o_, (want)))          \
+			FAIL("want an error with '%s', got '%s'", (want), o_);       \
+	} while (0)
+
+TEST(sql_psql_table_and_view)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO TABLE busy(utid JOINID(thread.id), n LONG) AS "
+			    "SELECT utid, count(*) AS n FROM sched WHERE utid < 2 GROUP BY utid;"
+			    "SELECT * FROM busy ORDER BY utid",
+			    o),
+		     "0|100\n1|100\n");
+	/* A real table: it keeps its rows, and is listed as one. */
+	ASSERT_STREQ(ps_run(p, conn, "SELECT type FROM sqlite_master WHERE name = 'busy'", o),
+		     "table\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE busy AS SELECT 1 AS a", o),
+			"already exists");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "create or replace perfetto table busy as select 7 as a; "
+			    "select * from busy",
+			    o),
+		     "7\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO VIEW v(a LONG, b STRING) AS SELECT a, 'x' AS b FROM "
+			    "busy; SELECT * FROM v; SELECT type FROM sqlite_master WHERE name = 'v'",
+			    o),
+		     "view\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO VIEW v AS SELECT a + 1 AS c FROM busy;"
+			    "SELECT c FROM v",
+			    o),
+		     "8\n");
+	/* Schema checks, with upstream's messages; nothing is created. */
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a LONG) AS SELECT 1 AS a, 2 AS b",
+			       o),
+			"CREATE PERFETTO TABLE: the following columns are missing from the "
+			"schema: b");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO TABLE t(a LONG, c LONG) AS SELECT 1 AS a, 2 AS b",
+			       o),
+			"declared in the schema, but do not exist: c; and the following columns "
+			"exist, but are not declared: b");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO VIEW t(a LONG, z INT) AS SELECT 1 AS a", o),
+			"CREATE PERFETTO VIEW: the following columns are declared in the schema, "
+			"but do not exist: z");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT 1 AS a, 2 AS a", o),
+			"multiple columns are named: a");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT count(*) FROM sched", o),
+			"CREATE PERFETTO TABLE: Column 0: name 'count(*)' has to contain only "
+			"alphanumeric characters and underscores.");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t AS SELECT 1", o),
+			"CREATE PERFETTO TABLE: Column 0: name '1' has to start with a letter or "
+			"underscore.");
+	/* A view is checked only against a schema, as upstream's. */
+	ASSERT_STREQ(ps_run(p, conn, "CREATE PERFETTO VIEW any_names AS SELECT 1, 2 AS a, 3 AS a;"
+			    "SELECT * FROM any_names",
+			    o),
+		     "1|2|3\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a WHATEVER) AS SELECT 1 AS a", o),
+			"Unknown argument type: WHATEVER");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a BYTES) AS SELECT x'00' AS a", o),
+			"CREATE PERFETTO TABLE(t): Bytes type is not supported");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO TABLE t(a ANY) AS SELECT 1 AS a", o),
+			"CREATE PERFETTO TABLE(t): ANY type cannot be used in table columns");
+	ASSERT_STREQ(ps_run(p, conn, "CREATE PERFETTO VIEW vb(a BYTES) AS SELECT x'00' AS a;"
+			    "SELECT length(a) FROM vb",
+			    o),
+		     "1\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM t", o), "no such table: t");
+	/* A failed OR REPLACE leaves the old one. */
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE OR REPLACE PERFETTO TABLE busy AS SELECT * FROM nope",
+			       o),
+			"no such table: nope");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT * FROM busy", o), "7\n");
+	/* Types in any case, id types with their reference. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO TABLE ty(a long, b Timestamp, c DURATION, d "
+			    "ID(sched.id), e ARGSETID, f bool, g double, h string, i uint, j int) "
+			    "AS SELECT 1 AS a, 2 AS b, 3 AS c, 4 AS d, 5 AS e, 1 AS f, 0.5 AS g, "
+			    "'s' AS h, x'00' AS i, 9 AS j; SELECT a, j FROM ty",
+			    o),
+		     "1|9\n");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_index)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO TABLE s AS SELECT ts, utid FROM sched;"
+			    "CREATE PERFETTO INDEX s_utid ON s(utid);"
+			    "SELECT name, tbl_name FROM sqlite_master WHERE type = 'index'",
+			    o),
+		     "s_utid|s\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO INDEX s_utid ON s(ts)", o),
+			"CREATE PERFETTO INDEX: Index 's_utid' already exists");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO INDEX s_utid ON s(utid, ts);"
+			    "SELECT sql FROM sqlite_master WHERE type = 'index'",
+			    o),
+		     "CREATE INDEX s_utid ON s(utid, ts)\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO INDEX x ON nope(a)", o),
+			"CREATE PERFETTO INDEX: table 'nope' does not exist");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "DROP PERFETTO INDEX s_utid ON s;"
+			    "SELECT count(*) FROM sqlite_master WHERE type = 'index'",
+			    o),
+		     "0\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "DROP PERFETTO INDEX s_utid ON s", o),
+			"DROP PERFETTO INDEX: Index 's_utid' not found");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_function)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO FUNCTION plus(x LONG, y LONG) RETURNS LONG AS "
+			    "SELECT $x + $y;"
+			    "SELECT plus(1, 2), plus(NULL, 2), plus(utid, 1) FROM thread WHERE "
+			    "utid = 3",
+			    o),
+		     "3|NULL|4\n");
+	/* No row is NULL; the body reads tables. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO FUNCTION name_of(u LONG) RETURNS STRING AS "
+			    "SELECT name FROM thread WHERE utid = $u;"
+			    "SELECT name_of(2), name_of(99)",
+			    o),
+		     "thread-2|NULL\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO FUNCTION fact(n INT) RETURNS LONG AS "
+			    "SELECT IIF($n <= 1, 1, $n * fact($n - 1)); SELECT fact(10)",
+			    o),
+		     "3628800\n");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION plus(x LONG, y LONG) RETURNS LONG AS "
+			       "SELECT 0",
+			       o),
+			"CREATE PERFETTO FUNCTION[prototype=plus(x LONG, y LONG)]: function "
+			"already exists");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO FUNCTION plus(x LONG, y LONG) RETURNS LONG "
+			    "AS SELECT $x * $y; SELECT plus(3, 4)",
+			    o),
+		     "12\n");
+	/* A failed replacement keeps the old body. */
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE OR REPLACE PERFETTO FUNCTION plus(x LONG, y LONG) RETURNS "
+			       "LONG AS SELECT $z",
+			       o),
+			"plus: parameter $z does not appear in the list of arguments");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT plus(3, 4)", o), "12\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT plus('a', 4)", o),
+			"plus[arg=a]: argument 0 does not have expected type: expected LONG, "
+			"actual STRING");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION two() RETURNS LONG AS SELECT 1 UNION ALL "
+			       "SELECT 2; SELECT two()",
+			       o),
+			"two: multiple values were returned");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION loop(x LONG) RETURNS LONG AS "
+			       "SELECT loop($x); SELECT loop(1)",
+			       o),
+			"loop: SQL functions nested deeper than 100");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO FUNCTION f(x FOO) RETURNS LONG AS SELECT 1",
+			       o),
+			"Unknown argument type: FOO");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO FUNCTION f() RETURNS FOO AS SELECT 1", o),
+			"Unknown return type: FOO");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO FUNCTION f() RETURNS LONG AS SELECT * FROM nope", o),
+			"no such table: nope");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_table_function)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO FUNCTION runs_of(u JOINID(thread.id), min_ts TIMESTAMP) "
+			    "RETURNS TABLE(ts TIMESTAMP, cpu LONG) AS SELECT ts, cpu FROM sched "
+			    "WHERE utid = $u AND ts >= $min_ts ORDER BY ts LIMIT 3;"
+			    "SELECT * FROM runs_of(3, 1100)",
+			    o),
+		     "1110|3\n1160|1\n1210|3\n");
+	/* Arguments from another table (a join per row); NULL matches nothing. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "SELECT t.utid, count(r.ts) FROM thread AS t JOIN runs_of(t.utid, 0) AS r "
+			    "WHERE t.utid < 2 GROUP BY t.utid",
+			    o),
+		     "0|3\n1|3\n");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT count(*) FROM runs_of(NULL, 0)", o), "0\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO FUNCTION runs_of(u LONG, min_ts LONG) "
+			    "RETURNS TABLE(n LONG) AS SELECT $u + $min_ts AS n;"
+			    "SELECT n FROM runs_of(1, 2)",
+			    o),
+		     "3\n");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION runs_of(u LONG) RETURNS TABLE(n LONG) AS "
+			       "SELECT 1 AS n",
+			       o),
+			"function already exists");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM runs_of(1)", o),
+			"runs_of: invalid number of args; expected 2, received 1");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM runs_of('a', 1)", o),
+			"runs_of[arg=a]: argument 0 does not have expected type");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION t2() RETURNS TABLE(a LONG, b LONG) AS "
+			       "SELECT 1 AS a",
+			       o),
+			"t2: number of return values 2 does not match SQL statement column count 1.");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION t2() RETURNS TABLE(a LONG) AS SELECT 1 AS b",
+			       o),
+			"t2: column b at index 0 does not match return value name a.");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT * FROM t2()", o), "no such table: t2");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO FUNCTION deep(x LONG) RETURNS TABLE(a LONG) AS "
+			       "SELECT a FROM deep($x); SELECT * FROM deep(1)",
+			       o),
+			"deep: SQL functions nested deeper than 100");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_macro)
+{
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a, text[4096];
+	size_t len = 0;
+	int i;
+
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO MACRO diff(a Expr, b Expr) RETURNS Expr AS $a - $b;"
+			    "SELECT diff!(123, 100) AS r",
+			    o),
+		     "23\n");
+	/* Arguments are SQL text, commas inside parentheses included; macros
+	 * call macros; a call can be a whole statement, and the statement after
+	 * it still runs. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO MACRO rows_of(t TableOrSubquery, c ColumnName) "
+			    "RETURNS TableOrSubquery AS (SELECT $c FROM $t WHERE $c < diff!(3, 1));"
+			    "SELECT count(*) FROM rows_of!((SELECT utid FROM thread WHERE "
+			    "utid IN (0, 1, 5)), utid); SELECT 'next'",
+			    o),
+		     "next\n");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT count(*) FROM rows_of!(thread, utid)", o), "2\n");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO MACRO whole(b Expr) RETURNS TableOrSubquery AS "
+			    "SELECT $b AS v; whole!(diff!(5, 1))",
+			    o),
+		     "4\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO MACRO diff() RETURNS Expr AS 1", o),
+			"Macro already exists");
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE OR REPLACE PERFETTO MACRO diff(a Expr, b Expr) RETURNS Expr AS "
+			    "$b - $a; SELECT diff!(1, 10)",
+			    o),
+		     "9\n");
+	/* Quoted text and comments are not expanded; stringify. */
+	ASSERT_STREQ(ps_run(p, conn,
+			    "SELECT 'diff!(1, 2)', __intrinsic_stringify!(foo bar) /* x!(1) */",
+			    o),
+		     "diff!(1, 2)|foo bar\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT nope!(1)", o), "unknown macro 'nope'");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT diff!(1)", o),
+			"macro 'diff' expects 2 arguments, got 1");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT diff!(1, (2)", o), "no ')' closes its arguments");
+	ASSERT_PS_ERROR(ps_run(p, conn,
+			       "CREATE PERFETTO MACRO self(a Expr) RETURNS Expr AS self!($a);"
+			       "SELECT self!(1)",
+			       o),
+			"recursive macro expansion: 'self'");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO MACRO m(a Foo) RETURNS Expr AS 1", o),
+			"Macro 'm' argument 'a' is unknown type 'Foo'");
+	ASSERT_PS_ERROR(ps_run(p, conn, "CREATE PERFETTO MACRO m() RETURNS Long AS 1", o),
+			"Macro m return type Long is unknown");
+	/* Sixteen levels expand, seventeen do not. */
+	for (i = 0; i < 17; i++) {
+		if (i == 0)
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"CREATE PERFETTO MACRO l0() RETURNS Expr AS 1;");
+		else
+			len += (size_t)snprintf(text + len, sizeof(text) - len,
+						"CREATE PERFETTO MACRO l%d() RETURNS Expr AS "
+						"l%d!() + 1;",
+						i, i - 1);
+	}
+	ASSERT_TRUE(len < sizeof(text));
+	ASSERT_STREQ(ps_run(p, conn, text, o), "");
+	ASSERT_STREQ(ps_run(p, conn, "SELECT l15!()", o), "16\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT l16!()", o),
+			"macro expansion depth limit exceeded (16)");
+	/* Tripling at each level stops at the size bound, not memory. */
+	len = 0;
+	for (i = 0; i < 15; i++)
+		len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"CREATE PERFETTO MACRO d%d(x Expr) RETURNS Expr AS "
+					"d%d!($x) + d%d!($x) + d%d!($x);",
+					i + 1, i, i, i);
+	ASSERT_STREQ(ps_run(p, conn,
+			    "CREATE PERFETTO MACRO d0(x Expr) RETURNS Expr AS "
+			    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+			    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'",
+			    o),
+		     "");
+	ASSERT_STREQ(ps_run(p, conn, text, o), "");
+	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT d15!(1)", o), "macro expansion larger than");
+	ps_close(&db, conn, p);
+}
+
+TEST(sql_psql_bad_syntax_never_crashes)
+{
+	static const char *const k_bad[] = {
+		"CREATE PERFETTO TABL t AS SELECT 1",
+		"CREATE PERFETTO",
+		"CREATE OR REPLACE PERFETTO",
+		"DROP PERFETTO TABLE t",
+		"CREATE PERFETTO TABLE",
+		"CREATE PERFETTO TABLE t",
+		"CREATE PERFETTO TABLE t AS",
+		"CREATE PERFETTO TABLE t(a LONG AS SELECT 1 AS a",
+		"CREATE PERFETTO TABLE t(a) AS SELECT 1 AS a",
+		"CREATE PERFETTO TABLE 't' AS SELECT 1",
+		"CREATE PERFETTO VIEW v AS SELECT",
+		"CREATE PERFETTO FUNCTION",
+		"CREATE PERFETTO FUNCTION f",
+		"CREATE PERFETTO FUNCTION f(",
+		"CREATE PERFETTO FUNCTION f() RETURNS",
+		"CREATE PERFETTO FUNCTION f() RETURNS LONG",
+		"CREATE PERFETTO FUNCTION f() RETURNS LONG AS",
+		"CREATE PERFETTO FUNCTION f(a LONG,) RETURNS LONG AS SELECT 1",
+		"CREATE PERFETTO FUNCTION f(a LONG) RETURNS LONG AS SELECT 1; SELECT f()",
+		"CREATE PERFETTO MACRO",
+		"CREATE PERFETTO MACRO m",
+		"CREATE PERFETTO MACRO m() RETURNS",
+		"CREATE PERFETTO MACRO m() RETURNS Expr",
+		"CREATE PERFETTO INDEX",
+		"CREATE PERFETTO INDEX i ON",
+		"CREATE PERFETTO INDEX i ON t(",
+		"DROP PERFETTO INDEX i",
+		"SELECT m!(",
+		"SELECT m!('",
+		"SELECT m!(\"",
+		"SELECT m!(/*",
+	};
+	static const char k_full[] =
+		"CREATE OR REPLACE PERFETTO FUNCTION f(a LONG, b JOINID(slice.id)) RETURNS LONG "
+		"AS SELECT $a + 1; CREATE OR REPLACE PERFETTO MACRO m(a Expr) RETURNS Expr AS "
+		"($a + f(1, 2)); SELECT m!(f(m!(1), 2)) /* c */ -- d";
+	struct tp_db db;
+	sqlite3 *conn;
+	struct tp_psql *p = ps_open(&db, &conn);
+	char *o = g_sq_a, prefix[sizeof(k_full)];
+	size_t i;
+
+	for (i = 0; i < sizeof(k_bad) / sizeof(k_bad[0]); i++)
+		ASSERT_PS_ERROR(ps_run(p, conn, k_bad[i], o), "");
+	/* Every prefix of a valid text runs or fails cleanly. */
+	for (i = 0; i <= strlen(k_full); i++) {
+		memcpy(prefix, k_full, i);
+		prefix[i] = '\0';
+		ps_run(p, conn, prefix, o);
+	}
+	ASSERT_STREQ(ps_run(p, conn, k_full, o), "6\n");
+	ps_close(&db, conn, p);
+}
+
 /* ---------------------------------------------- native GROUP BY path ---- */
 
 /* Two processes (upid 2 has none: LEFT JOIN vs JOIN differ), pid 1000 + i,

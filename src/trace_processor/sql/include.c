@@ -17,49 +17,12 @@
 #include <string.h>
 
 #include "trace_processor/sql/modules.h"
+#include "trace_processor/sql/psql.h"
 
 /* How deep modules may include modules; ours nest two or three levels. */
 #define INCLUDE_MAX_DEPTH 16
 /* Longest module name, dots included. */
 #define INCLUDE_MAX_NAME 256
-
-static bool is_blank(char c)
-{
-	return c == ' ' || (c >= '\t' && c <= '\r');
-}
-
-/* Past blanks and SQL comments. */
-static const char *skip_space(const char *p)
-{
-	for (;;) {
-		while (is_blank(*p))
-			p++;
-		if (p[0] == '-' && p[1] == '-') {
-			while (*p && *p != '\n')
-				p++;
-		} else if (p[0] == '/' && p[1] == '*') {
-			const char *e = strstr(p + 2, "*/");
-
-			p = e ? e + 2 : p + strlen(p);
-		} else {
-			return p;
-		}
-	}
-}
-
-/* Matches keyword @kw (case-insensitive) and at least one blank or
- * comment after it; returns the position past them, or NULL. */
-static const char *keyword(const char *p, const char *kw)
-{
-	size_t n = strlen(kw);
-
-	if (strncasecmp(p, kw, n) != 0)
-		return NULL;
-	p += n;
-	if (!is_blank(*p) && !(p[0] == '-' && p[1] == '-') && !(p[0] == '/' && p[1] == '*'))
-		return NULL;
-	return skip_space(p);
-}
 
 static bool is_name_char(char c)
 {
@@ -74,11 +37,11 @@ static bool is_name_char(char c)
  */
 static const char *parse_include(const char *sql, char name[INCLUDE_MAX_NAME])
 {
-	const char *p = skip_space(sql), *start;
+	const char *p = psql_skip_space(sql), *start;
 	size_t n;
 
-	if (!(p = keyword(p, "INCLUDE")) || !(p = keyword(p, "PERFETTO")) ||
-	    !(p = keyword(p, "MODULE")))
+	if (!(p = psql_keyword(p, "INCLUDE")) || !(p = psql_keyword(p, "PERFETTO")) ||
+	    !(p = psql_keyword(p, "MODULE")))
 		return NULL;
 	start = p;
 	while (is_name_char(*p))
@@ -88,7 +51,7 @@ static const char *parse_include(const char *sql, char name[INCLUDE_MAX_NAME])
 		return NULL;
 	memcpy(name, start, n);
 	name[n] = '\0';
-	p = skip_space(p);
+	p = psql_skip_space(p);
 	if (*p == ';')
 		return p + 1;
 	return *p ? NULL : p;
@@ -127,20 +90,24 @@ static int mark(sqlite3 *conn, const char *name, bool on)
 }
 
 /* *err, on failure: the message, freed with sqlite3_free() (NULL if out of memory). */
-static int include_name(sqlite3 *conn, const char *name, int depth, char **err);
+static int include_name(sqlite3 *conn, struct tp_psql *p, const char *name, int depth,
+			char **err);
 
-/* Runs every statement of @sql; an INCLUDE among them recurses. */
-static int run_text(sqlite3 *conn, const char *module, const char *sql, int depth, char **err)
+/* Runs every statement of @sql; an INCLUDE among them recurses. With @p,
+ * PerfettoSQL statements and macros work there too (not in the prelude,
+ * which runs before @p exists). */
+static int run_text(sqlite3 *conn, struct tp_psql *p, const char *module, const char *sql,
+		    int depth, char **err)
 {
 	char name[INCLUDE_MAX_NAME];
 	const char *pos = sql, *tail;
 	sqlite3_stmt *st;
 	int rc;
 
-	while (*(pos = skip_space(pos))) {
+	while (*(pos = psql_skip_space(pos))) {
 		tail = parse_include(pos, name);
 		if (tail) {
-			rc = include_name(conn, name, depth + 1, err);
+			rc = include_name(conn, p, name, depth + 1, err);
 			if (rc < 0)
 				return rc;
 			pos = tail;
@@ -148,7 +115,15 @@ static int run_text(sqlite3 *conn, const char *module, const char *sql, int dept
 		}
 		st = NULL;
 		tail = NULL;
-		rc = sqlite3_prepare_v2(conn, pos, -1, &st, &tail);
+		if (p) {
+			int saved = p->include_depth;
+
+			p->include_depth = depth + 1;
+			rc = tp_psql_prepare(p, pos, &st, &tail);
+			p->include_depth = saved;
+		} else {
+			rc = sqlite3_prepare_v2(conn, pos, -1, &st, &tail);
+		}
 		if (rc == SQLITE_OK && st) {
 			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 				;
@@ -169,7 +144,8 @@ static int run_text(sqlite3 *conn, const char *module, const char *sql, int dept
 	return 0;
 }
 
-static int include_one(sqlite3 *conn, const struct tp_sql_module *m, int depth, char **err)
+static int include_one(sqlite3 *conn, struct tp_psql *p, const struct tp_sql_module *m, int depth,
+		       char **err)
 {
 	int rc = is_included(conn, m->name);
 
@@ -183,7 +159,7 @@ static int include_one(sqlite3 *conn, const struct tp_sql_module *m, int depth, 
 	rc = mark(conn, m->name, true);
 	if (rc < 0)
 		return rc;
-	rc = run_text(conn, m->name, m->sql, depth, err);
+	rc = run_text(conn, p, m->name, m->sql, depth, err);
 	if (rc < 0)
 		mark(conn, m->name, false);
 	return rc;
@@ -200,7 +176,8 @@ static bool in_package(const struct tp_sql_module *m, const char *pkg, size_t n)
  * every module under it ("*" alone: all of them). Perfetto's errors: a
  * package (first component) we have no module of, or an unknown module.
  */
-static int include_name(sqlite3 *conn, const char *name, int depth, char **err)
+static int include_name(sqlite3 *conn, struct tp_psql *p, const char *name, int depth,
+			char **err)
 {
 	const struct tp_sql_module *m;
 	size_t len = strlen(name), pkg_len = strcspn(name, ".");
@@ -213,7 +190,7 @@ static int include_name(sqlite3 *conn, const char *name, int depth, char **err)
 		for (m = tp_sql_modules; m->name; m++) {
 			if (strncmp(m->name, name, prefix) != 0)
 				continue;
-			rc = include_one(conn, m, depth, err);
+			rc = include_one(conn, p, m, depth, err);
 			if (rc < 0)
 				return rc;
 		}
@@ -221,7 +198,7 @@ static int include_name(sqlite3 *conn, const char *name, int depth, char **err)
 	}
 	for (m = tp_sql_modules; m->name; m++) {
 		if (strcmp(m->name, name) == 0)
-			return include_one(conn, m, depth, err);
+			return include_one(conn, p, m, depth, err);
 		if (in_package(m, name, pkg_len))
 			has_pkg = true;
 	}
@@ -244,10 +221,17 @@ static void fn_error(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 /* True if @sql creates a table or view named exactly @name. */
 static bool creates(const char *sql, const char *name)
 {
-	static const char *const k_kinds[] = {"CREATE TABLE ", "CREATE VIEW "};
+	static const char *const k_kinds[] = {
+		"CREATE TABLE ",
+		"CREATE VIEW ",
+		"CREATE PERFETTO TABLE ",
+		"CREATE PERFETTO VIEW ",
+		"CREATE OR REPLACE PERFETTO TABLE ",
+		"CREATE OR REPLACE PERFETTO VIEW ",
+	};
 	size_t n = strlen(name), i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < sizeof(k_kinds) / sizeof(k_kinds[0]); i++) {
 		const char *p = sql;
 		size_t k = strlen(k_kinds[i]);
 
@@ -298,15 +282,15 @@ int tp_sql_include_init(struct sqlite3 *conn)
 	if (rc != SQLITE_OK)
 		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 	/* The prelude is there before any query, as Perfetto's. */
-	rc = include_name(conn, "prelude.*", 0, &err);
+	rc = include_name(conn, NULL, "prelude.*", 0, &err);
 	if (rc < 0 && err)
 		fprintf(stderr, "trace_processor: %s\n", err);
 	sqlite3_free(err);
 	return rc;
 }
 
-int tp_sql_prepare_include(struct sqlite3 *conn, const char *sql, struct sqlite3_stmt **out,
-			   const char **out_tail)
+int tp_sql_include_run(struct sqlite3 *conn, struct tp_psql *p, const char *sql,
+		       struct sqlite3_stmt **out, const char **out_tail)
 {
 	char name[INCLUDE_MAX_NAME], *err = NULL;
 	const char *tail = parse_include(sql, name);
@@ -315,14 +299,12 @@ int tp_sql_prepare_include(struct sqlite3 *conn, const char *sql, struct sqlite3
 
 	if (!tail)
 		return 0;
-	rc = include_name(conn, name, 0, &err);
+	rc = include_name(conn, p, name, p ? p->include_depth : 0, &err);
 	if (rc == -ENOMEM && !err)
 		return -ENOMEM;
 	if (rc < 0) {
 		/* The error comes out when the statement runs, as SQLite's do. */
-		rc = sqlite3_prepare_v2(conn, "SELECT __tp_error(?1)", -1, &st, NULL);
-		if (rc == SQLITE_OK)
-			sqlite3_bind_text(st, 1, err ? err : "INCLUDE failed", -1, SQLITE_TRANSIENT);
+		rc = psql_error_stmt(conn, err ? err : "INCLUDE failed", &st);
 	} else {
 		/* No result columns; records the name again, harmlessly. */
 		rc = sqlite3_prepare_v2(conn,

@@ -33,27 +33,45 @@ struct tp_db;
  */
 int tp_sql_open(struct tp_db *db, struct sqlite3 **out);
 
-/**
- * tp_sql_prepare_include() - Handle PerfettoSQL's INCLUDE PERFETTO MODULE.
- * @conn: a connection from tp_sql_open().
- * @sql: text whose first statement is to run.
- * @out: set, when the statement is an INCLUDE, to a statement to step
- *       (finalize it): it has no result columns if the module (and what it
- *       includes) is now in, or fails with Perfetto's message ("INCLUDE:
- *       Package 'x' not found", "INCLUDE: unknown module 'x.y'", or the
- *       error of a module's statement) when stepped.
- * @out_tail: set with @out: the text after the statement.
- *
- * The modules are ours (sql/modules/: linux.perf.samples, ...); each runs
- * once per connection, so including one twice does nothing. "pkg.*"
- * includes every module under pkg.
- *
- * Return: 1 if the statement was an INCLUDE (@out set), 0 if not (prepare
- * it with SQLite), -ENOMEM or -EIO.
- * Context: runs SQL on @conn; the caller's thread.
+/*
+ * PerfettoSQL (perfetto_sql.c): the statements Perfetto adds to SQLite.
  */
-int tp_sql_prepare_include(struct sqlite3 *conn, const char *sql, struct sqlite3_stmt **out,
-			   const char **out_tail);
+struct tp_psql;
+
+/**
+ * tp_psql_create() - PerfettoSQL state for @conn: its macros and functions.
+ * @conn: a connection from tp_sql_open() (borrowed).
+ * @agg: the native GROUP BY path for plain statements, or NULL.
+ * @out: set to the state; free it with tp_psql_destroy() before closing
+ *       @conn (its functions' statements are finalized then).
+ * Return: 0 or -ENOMEM.
+ */
+int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out);
+void tp_psql_destroy(struct tp_psql *p);
+
+/**
+ * tp_psql_prepare() - Prepare the first statement of @sql as PerfettoSQL.
+ * @p: from tp_psql_create().
+ * @sql: text whose first statement is to run (more may follow).
+ * @out: set to the statement to step (finalize it), or NULL if @sql holds
+ *       only blanks and comments.
+ * @out_tail: set to where the next statement starts in @sql.
+ *
+ * Macro calls ("name!(args)") are expanded first. INCLUDE PERFETTO MODULE
+ * runs our module now (modules are ours, from sql/modules/; each runs
+ * once per connection; "pkg.*" includes every module under pkg; errors
+ * are Perfetto's: "INCLUDE: Package 'x' not found", "INCLUDE: unknown
+ * module 'x.y'"). CREATE [OR REPLACE] PERFETTO TABLE / VIEW / FUNCTION /
+ * MACRO / INDEX and DROP PERFETTO INDEX run now too. For those *@out has
+ * no result columns, or fails with the message when stepped. Anything
+ * else is SQLite's statement (through the native GROUP BY path when
+ * @p has one).
+ *
+ * Return: SQLITE_OK, or SQLite's error code (sqlite3_errmsg() says why).
+ * Context: runs SQL on the connection; the caller's thread.
+ */
+int tp_psql_prepare(struct tp_psql *p, const char *sql, struct sqlite3_stmt **out,
+		    const char **out_tail);
 
 /*
  * tp_sql_include_init() - Set @conn up for INCLUDE and run the prelude

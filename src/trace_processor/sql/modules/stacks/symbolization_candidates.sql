@@ -9,7 +9,7 @@
 
 INCLUDE PERFETTO MODULE stacks.cpu_profiling;
 
-CREATE TABLE _stacks_symbolization_candidates AS
+CREATE PERFETTO TABLE _stacks_symbolization_candidates AS
 WITH RECURSIVE
   sampled AS (
     SELECT DISTINCT t.upid, s.callsite_id

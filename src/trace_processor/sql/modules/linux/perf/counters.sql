@@ -5,7 +5,7 @@
 -- one value; it is a C function of sql/sql.c, there with or without
 -- this module.
 
-CREATE VIEW linux_perf_sample_with_counters AS
+CREATE PERFETTO VIEW linux_perf_sample_with_counters AS
 SELECT
   s.id AS sample_id,
   s.ts,

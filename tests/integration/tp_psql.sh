@@ -1,0 +1,175 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tp_psql.sh - PerfettoSQL statements through trace_processor_shell, on
+# the small sched trace of tp_shell.sh (tests/data/tp/sched_basic.textproto):
+#   file/*         a -q file mixing CREATE PERFETTO TABLE / VIEW / FUNCTION
+#                  (scalar and table) / MACRO / INDEX with plain SQL, comments and ';' inside
+#                  strings: each statement's result set, in order;
+#   replace        OR REPLACE of each kind;
+#   null_args      a function called with NULL;
+#   errors/*       schema mismatch, bad syntax, a recursive macro, an
+#                  unknown macro, a table function's columns: exit 1,
+#                  upstream's message on stderr, and the results before
+#                  the failing statement only;
+#   interactive    a macro defined and used at the REPL;
+#   module         INCLUDE of our modules, whose tables are PERFETTO ones
+#                  built with macros.
+# Usage: OUT=out sh tests/integration/tp_psql.sh
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
+
+tp_setup tp_psql
+DATA="$ROOT/tests/data/tp"
+
+tp_encode sched_basic
+TRACE="$tmp/sched_basic.pb"
+
+# expect_file NAME WANT: runs $tmp/NAME.sql with -q; exit 0 and stdout is
+# exactly WANT plus a newline.
+expect_file() {
+	run "$1" -q "$tmp/$1.sql" "$TRACE"
+	printf '%s\n' "$2" >"$tmp/$1.want"
+	if [ $rc -ne 0 ]; then
+		fail "tp_psql/$1" "exit $rc: $(oneline "$tmp/$1.err")"
+	elif ! cmp -s "$tmp/$1.want" "$tmp/$1.out"; then
+		fail "tp_psql/$1" "stdout '$(oneline "$tmp/$1.out")' want '$(oneline "$tmp/$1.want")'"
+	else
+		pass "tp_psql/$1"
+	fi
+}
+
+# expect_error NAME PATTERN STDOUT SQL: -Q SQL exits 1 with PATTERN on
+# stderr and exactly STDOUT (may be empty) on stdout.
+expect_error() {
+	run "$1" -Q "$4" "$TRACE"
+	if [ -n "$3" ]; then
+		printf '%s\n' "$3" >"$tmp/$1.want"
+	else
+		: >"$tmp/$1.want"
+	fi
+	if [ $rc -ne 1 ]; then
+		fail "tp_psql/errors/$1" "exit $rc (want 1): $(oneline "$tmp/$1.err")"
+	elif ! grep -qF -- "$2" "$tmp/$1.err"; then
+		fail "tp_psql/errors/$1" "stderr lacks '$2': $(oneline "$tmp/$1.err")"
+	elif ! cmp -s "$tmp/$1.want" "$tmp/$1.out"; then
+		fail "tp_psql/errors/$1" "stdout '$(oneline "$tmp/$1.out")' want '$(oneline "$tmp/$1.want")'"
+	else
+		pass "tp_psql/errors/$1"
+	fi
+}
+
+# ---------------------------------------------------------------- file ----
+
+cat >"$tmp/file.sql" <<'EOF'
+-- Threads of the trace that ran, as a real table.
+CREATE PERFETTO TABLE ran(utid JOINID(thread.id), runs LONG) AS
+SELECT utid, count(*) AS runs FROM sched WHERE utid != 0 GROUP BY utid;
+CREATE PERFETTO INDEX ran_utid ON ran(utid);
+CREATE PERFETTO VIEW ran_named(name STRING, runs LONG) AS
+SELECT t.name, r.runs FROM ran AS r JOIN thread AS t USING (utid);
+CREATE PERFETTO FUNCTION label(name STRING, n LONG) RETURNS STRING AS
+SELECT $name || ' x' || $n || ';';
+/* a macro taking a table and a column */
+CREATE PERFETTO MACRO top(t TableOrSubquery, c ColumnName) RETURNS TableOrSubquery AS
+(SELECT * FROM $t ORDER BY $c DESC, name LIMIT 2);
+SELECT label(name, runs) AS l FROM top!(ran_named, runs);
+SELECT 'a;b' AS s;
+CREATE PERFETTO FUNCTION on_cpu(c LONG) RETURNS TABLE(ts TIMESTAMP, utid LONG) AS
+SELECT ts, utid FROM sched WHERE cpu = $c ORDER BY ts;
+SELECT * FROM on_cpu(1);
+DROP PERFETTO INDEX ran_utid ON ran;
+SELECT count(*) AS n FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ran'
+EOF
+expect_file file '"l"
+"alpha x1;"
+"alpha_worker x1;"
+
+"s"
+"a;b"
+
+"ts","utid"
+1200,3
+3000,0
+
+"n"
+0'
+
+cat >"$tmp/replace.sql" <<'EOF'
+CREATE PERFETTO TABLE t AS SELECT 1 AS a;
+CREATE OR REPLACE PERFETTO TABLE t AS SELECT 2 AS a;
+CREATE PERFETTO VIEW v AS SELECT a FROM t;
+CREATE OR REPLACE PERFETTO VIEW v AS SELECT a * 10 AS a FROM t;
+CREATE PERFETTO FUNCTION f() RETURNS LONG AS SELECT 1;
+CREATE OR REPLACE PERFETTO FUNCTION f() RETURNS LONG AS SELECT 3;
+CREATE PERFETTO MACRO m() RETURNS Expr AS 4;
+CREATE OR REPLACE PERFETTO MACRO m() RETURNS Expr AS 5;
+SELECT v.a AS a, f() AS f, m!() AS m FROM v
+EOF
+expect_file replace '"a","f","m"
+20,3,5'
+
+cat >"$tmp/null_args.sql" <<'EOF'
+CREATE PERFETTO FUNCTION twice(x LONG) RETURNS LONG AS SELECT $x * 2;
+SELECT twice(NULL) AS n, twice(21) AS v, twice(NULL) IS NULL AS is_null
+EOF
+expect_file null_args '"n","v","is_null"
+"[NULL]",42,1'
+
+# -------------------------------------------------------------- errors ----
+
+expect_error schema_mismatch \
+	'CREATE PERFETTO TABLE: the following columns are declared in the schema, but do not exist: b; and the following columns exist, but are not declared: c' \
+	'' 'CREATE PERFETTO TABLE t(a LONG, b LONG) AS SELECT 1 AS a, 2 AS c'
+expect_error schema_missing \
+	'CREATE PERFETTO VIEW: the following columns are missing from the schema: c' \
+	'' 'CREATE PERFETTO VIEW t(a LONG) AS SELECT 1 AS a, 2 AS c'
+expect_error bad_kind "CREATE PERFETTO: expected TABLE, VIEW, FUNCTION, MACRO or INDEX at 'TABEL t AS SELECT 1'" \
+	'' 'CREATE PERFETTO TABEL t AS SELECT 1'
+expect_error bad_table 'CREATE PERFETTO TABLE: syntax error' \
+	'' 'CREATE PERFETTO TABLE t SELECT 1'
+expect_error after_results 'CREATE PERFETTO FUNCTION: expected' \
+	'"x"
+1' "SELECT 1 AS x; CREATE PERFETTO FUNCTION f(x LONG RETURNS LONG AS SELECT 1; SELECT 2"
+expect_error recursive_macro "recursive macro expansion: 'r'" \
+	'' 'CREATE PERFETTO MACRO r(a Expr) RETURNS Expr AS r!($a); SELECT r!(1)'
+expect_error unknown_macro "unknown macro 'nope'" '' 'SELECT nope!(1)'
+expect_error table_function_columns 'tf: column b at index 0 does not match return value name a.' \
+	'' 'CREATE PERFETTO FUNCTION tf() RETURNS TABLE(a LONG) AS SELECT 1 AS b'
+expect_error function_type 'f[arg=x]: argument 0 does not have expected type: expected LONG, actual STRING' \
+	'' "CREATE PERFETTO FUNCTION f(a LONG) RETURNS LONG AS SELECT \$a; SELECT f('x')"
+
+# --------------------------------------------------------- interactive ----
+
+printf 'CREATE PERFETTO MACRO cpus() RETURNS Expr AS (SELECT count(DISTINCT cpu) FROM sched);\nSELECT cpus!() AS n;\n' |
+	timeout 60 "$TP" "$TRACE" >"$tmp/repl.out" 2>"$tmp/repl.err"
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail tp_psql/interactive "exit $rc: $(oneline "$tmp/repl.err")"
+elif ! grep -q '^ *2 *$' "$tmp/repl.out"; then
+	fail tp_psql/interactive "no count of 2 cpus: $(oneline "$tmp/repl.out")"
+else
+	pass tp_psql/interactive
+fi
+
+# -------------------------------------------------------------- module ----
+
+cat >"$tmp/module.sql" <<'EOF'
+INCLUDE PERFETTO MODULE linux.perf.samples;
+INCLUDE PERFETTO MODULE stacks.cpu_profiling;
+SELECT count(*) AS n FROM linux_perf_samples_summary_tree;
+SELECT type, name FROM sqlite_master
+WHERE name IN ('linux_perf_samples_summary_tree', 'cpu_profiling_summary_tree')
+ORDER BY name;
+SELECT count(*) AS n FROM _callstacks_for_callsites!(_linux_perf_callsite_counts)
+EOF
+expect_file module '"n"
+0
+
+"type","name"
+"table","cpu_profiling_summary_tree"
+"table","linux_perf_samples_summary_tree"
+
+"n"
+0'
+
+summary
