@@ -9,6 +9,10 @@
  *                           land on another CPU's ring than the records of
  *                           its exec, when started elsewhere with taskset)
  *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
+ *   perf_hot relspin FILE   writes a tiny relocatable object (ET_REL, one
+ *                           function busy_rel in .text) to FILE, maps it
+ *                           executable and runs busy_rel for 2 s: samples
+ *                           whose pc is in an object file, as in compilers
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
  *   perf_hot naps N         sleeps 1 ms N times (N context switches)
  *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
@@ -21,6 +25,8 @@
 #include <stdlib.h>
 #include <sched.h>
 #include <string.h>
+#include <elf.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -111,6 +117,81 @@ __attribute__((noinline)) static void touch_pages(long n)
 	munmap(p, (size_t)(n * page));
 }
 
+/*
+ * A relocatable object (ET_REL) as small as it gets: .text holds
+ * busy_rel(n) { do n--; while (n); } (sub rdi,1; jnz; ret), .symtab
+ * names it. Section addresses are 0, as in any object file.
+ */
+static void write_rel_object(const char *path)
+{
+	static const uint8_t code[16] = {0x48, 0x83, 0xef, 0x01, 0x75, 0xfa, 0xc3};
+	static const char strtab[16] = "\0busy_rel";
+	static const char shstrtab[48] = "\0.text\0.symtab\0.strtab\0.shstrtab";
+	enum { TEXT = 64, SYMTAB = 80, STRTAB = 128, SHSTRTAB = 144, SHDRS = 192 };
+	uint8_t img[SHDRS + 5 * sizeof(Elf64_Shdr)];
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Sym *sym = (Elf64_Sym *)(img + SYMTAB);
+	Elf64_Shdr *sh = (Elf64_Shdr *)(img + SHDRS);
+	FILE *f;
+
+	memset(img, 0, sizeof(img));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_REL;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(Elf64_Ehdr);
+	eh->e_shoff = SHDRS;
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 5;
+	eh->e_shstrndx = 4;
+	memcpy(img + TEXT, code, sizeof(code));
+	sym[1].st_name = 1;
+	sym[1].st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC);
+	sym[1].st_shndx = 1;
+	sym[1].st_size = 7;
+	memcpy(img + STRTAB, strtab, sizeof(strtab));
+	memcpy(img + SHSTRTAB, shstrtab, sizeof(shstrtab));
+	sh[1] = (Elf64_Shdr){.sh_name = 1, .sh_type = SHT_PROGBITS,
+			     .sh_flags = SHF_ALLOC | SHF_EXECINSTR, .sh_offset = TEXT,
+			     .sh_size = 7, .sh_addralign = 16};
+	sh[2] = (Elf64_Shdr){.sh_name = 7, .sh_type = SHT_SYMTAB, .sh_offset = SYMTAB,
+			     .sh_size = 2 * sizeof(Elf64_Sym), .sh_link = 3, .sh_info = 1,
+			     .sh_addralign = 8, .sh_entsize = sizeof(Elf64_Sym)};
+	sh[3] = (Elf64_Shdr){.sh_name = 15, .sh_type = SHT_STRTAB, .sh_offset = STRTAB,
+			     .sh_size = 10, .sh_addralign = 1};
+	sh[4] = (Elf64_Shdr){.sh_name = 23, .sh_type = SHT_STRTAB, .sh_offset = SHSTRTAB,
+			     .sh_size = 33, .sh_addralign = 1};
+	f = fopen(path, "wb");
+	if (!f || fwrite(img, sizeof(img), 1, f) != 1 || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+__attribute__((noinline)) static void run_rel_object(const char *path, double seconds)
+{
+	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	void (*busy)(uint64_t);
+	int fd;
+	void *p;
+
+	write_rel_object(path);
+	fd = open(path, O_RDONLY);
+	p = fd < 0 ? MAP_FAILED
+		   : mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(1);
+	}
+	close(fd);
+	*(void **)&busy = (uint8_t *)p + 64;
+	while (now_ns() < end)
+		busy(1000000);
+}
+
 int main(int argc, char **argv)
 {
 	double arg;
@@ -125,7 +206,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else if (argc != 3) {
-		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages ARG [CPU]\n");
+		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages|relspin ARG [CPU]\n");
 		return 2;
 	}
 	printf("%d\n", (int)getpid());
@@ -136,6 +217,8 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "rate")) {
 		call_hot(arg);
 		printf("blocks_per_s %.0f\n", (double)g_blocks / arg);
+	} else if (!strcmp(argv[1], "relspin")) {
+		run_rel_object(argv[2], 2.0);
 	} else if (!strcmp(argv[1], "naps")) {
 		for (long i = 0; i < (long)arg; i++)
 			usleep(1000);

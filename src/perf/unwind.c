@@ -71,9 +71,30 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 					    debuglink_file, debuglink_crc, debuginfo_file_name);
 }
 
+/*
+ * Where a section of a relocatable object (ET_REL: compilers, linkers and
+ * JITs map .o files) sits in the process. libdw asks before it reads such
+ * a module's symbols or ELF, and calls this without checking for NULL.
+ * The object is mapped whole from offset 0 (what the maps report as one
+ * module), so a section is at the module's base plus its file offset.
+ */
+static int section_address(Dwfl_Module *mod, void **userdata, const char *modname,
+			   Dwarf_Addr base, const char *secname, GElf_Word shndx,
+			   const GElf_Shdr *shdr, Dwarf_Addr *addr)
+{
+	(void)mod;
+	(void)userdata;
+	(void)modname;
+	(void)secname;
+	(void)shndx;
+	*addr = shdr->sh_type == SHT_NOBITS ? (Dwarf_Addr)-1 : base + shdr->sh_offset;
+	return 0;
+}
+
 static const Dwfl_Callbacks k_dwfl_cbs = {
 	.find_elf = dwfl_linux_proc_find_elf,
 	.find_debuginfo = find_debuginfo,
+	.section_address = section_address,
 };
 
 static uint64_t now_ns(void)

@@ -196,6 +196,7 @@ duration_ms: 1500'
 		# written; half of that at least, the bulk in no LOST record.
 		if [ "${lost:-0}" -ge 700 ] && [ "${unrep:-0}" -ge 350 ]; then
 			pass perf_faults/overrun_unwritten
+			echo "# overrun_unwritten: perf_cpu_lost_records=$lost, in no LOST record: $unrep"
 		else
 			fail perf_faults/overrun_unwritten "perf_cpu_lost_records=$lost, in no LOST record: $unrep"
 		fi

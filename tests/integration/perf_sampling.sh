@@ -15,6 +15,9 @@
 #                       only for those processes, the others' samples skipped;
 #   exits / deleted     a process that exits mid-session and one whose
 #                       binary was deleted: sampled, the daemon survives;
+#   object_file_mapped  samples whose pc is in an object file (ET_REL)
+#                       mapped executable: named from its .symtab, the
+#                       daemon lives;
 #   short_lived         processes gone before the rings are read still get
 #                       named user stacks (from the MMAP2 records);
 #   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
@@ -269,6 +272,33 @@ if svc_running perf; then
 	pass perf_sampling/daemon_alive
 else
 	fail perf_sampling/daemon_alive "traced_perf exited: $(svc_errtail perf)"
+fi
+
+# ---------------------------------------------------------- object file ----
+# Compilers and linkers map object files (ET_REL). Symbolizing a pc in one
+# makes libdw relocate the module through the section_address callback: a
+# NULL one crashed the daemon (seen when a build ran beside a recording).
+svc_cfg objmap 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 250 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 1500'
+(sleep 0.2 && exec "$OUT/perf_hot_nofp" relspin "$SVC_TMP/busy_rel.o" >"$SVC_TMP/objmap.hot") &
+r=$!
+if perf_record objmap 30; then
+	wait $r
+	pid=$(head -n 1 "$SVC_TMP/objmap.hot")
+	n=$(perf_leaf_counts objmap "$pid" | awk '$1 == "busy_rel" { print $2 }')
+	if svc_running perf && [ "${n:-0}" -ge 50 ]; then
+		pass perf_sampling/object_file_mapped
+	else
+		fail perf_sampling/object_file_mapped "daemon running: $(svc_running perf && echo yes || echo no), busy_rel leaves: $n ($(perf_leaf_counts objmap "$pid" | head -n 3 | tr '\n' ' ')) $(svc_errtail perf 2)"
+	fi
+else
+	wait $r
+	fail perf_sampling/object_file_mapped "recording failed: $(svc_errtail objmap) $(svc_errtail perf 2)"
 fi
 
 # ---------------------------------------------------------- short-lived ----
