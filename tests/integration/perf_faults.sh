@@ -193,8 +193,10 @@ duration_ms: 1500'
 		lost=$(perf_q unwritten "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
 		unrep=$(grep -o '([0-9]* of them in no LOST record)' "$SVC_TMP/perf.err" | tail -n 1 | tr -dc 0-9)
 		# 1.5 s at 1 kHz of a spinner on CPU 0: about 1500 samples, none
-		# written; half of that at least, the bulk in no LOST record.
-		if [ "${lost:-0}" -ge 700 ] && [ "${unrep:-0}" -ge 350 ]; then
+		# written; half of that at least, and some in no LOST record (a
+		# stray fork on CPU 0 would carry a LOST record for those before
+		# it, so not all: without PERF_FORMAT_LOST both counts are 0).
+		if [ "${lost:-0}" -ge 700 ] && [ "${unrep:-0}" -ge 1 ]; then
 			pass perf_faults/overrun_unwritten
 			echo "# overrun_unwritten: perf_cpu_lost_records=$lost, in no LOST record: $unrep"
 		else
