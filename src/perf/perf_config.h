@@ -25,6 +25,8 @@
 #define PERF_DEFAULT_FREQUENCY_HZ 10u
 #define PERF_DEFAULT_RING_PAGES 256u
 #define PERF_DEFAULT_READ_PERIOD_MS 100u
+/* Bytes queued for unwinding when max_enqueued_footprint_kb is unset. */
+#define PERF_DEFAULT_ENQUEUED_BYTES (64ull << 20)
 /* Bytes of user stack each sample copies (< 64 KiB, low 8 bits clear). */
 #define PERF_STACK_USER_BYTES ((1u << 16) - 256)
 #define PERF_MAX_RING_PAGES (1u << 16)

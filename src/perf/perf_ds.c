@@ -1,17 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * perf_ds.c - one linux.perf instance (see perf_ds.h). Each read tick
- * takes a bounded number of records from every CPU's ring; a sample is
- * written at once: counter-only, skipped (out of scope, footprint), or
- * with its callstack (kernel frames from the callchain named by kallsyms,
- * then the user frames unwound here, then an "ERROR" frame if unwinding
- * stopped early). Unwinding happens on the loop thread: the per-tick
- * bound keeps a drain short.
+ * perf_ds.c - one linux.perf instance (see perf_ds.h). Its reader thread
+ * (perf_reader.c) empties the CPUs' rings into a queue and classifies the
+ * samples; here, on the loop thread, each queued record is used in order:
+ * mappings and forks go to the unwinder, and a sample is written
+ * counter-only, skipped (out of scope, over the footprint), or with its
+ * callstack (kernel frames from the callchain named by kallsyms, then the
+ * user frames unwound here, then an "ERROR" frame if unwinding stopped
+ * early). The queue is drained in batches so the loop stays responsive.
  */
 #include "perf/perf_ds.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,20 +25,22 @@
 #include "perf/perf_config.h"
 #include "perf/perf_intern.h"
 #include "perf/perf_packets.h"
+#include "perf/perf_reader.h"
 #include "perf/perf_record.h"
 #include "perf/perf_ring.h"
-#include "perf/perf_scope.h"
 #include "tracing/tracing.h"
 
 #define PERF_MAX_CPUS 1024u
 /* Kernel frames kept per sample (the kernel's own limit is 127). */
 #define PERF_MAX_KERNEL_FRAMES 128u
 #define PERF_MAX_FRAMES (PERF_MAX_KERNEL_FRAMES + UNWIND_MAX_FRAMES + 1)
-/* Scope decisions kept; past this (exit records lost) they are all made again. */
-#define PERF_MAX_SCOPE_PIDS 65536u
+/* Queued records used per loop wake-up before other events get a turn. */
+#define PERF_DRAIN_BATCH 64u
+/* Queue room beyond the footprint limit, for samples queued without their
+ * stack, counter-only samples and side-band records. */
+#define PERF_QUEUE_HEADROOM_BYTES (8u << 20)
 
 enum { SKIP_UNWIND_ENQUEUE = 3, SKIP_NOT_IN_SCOPE = 4 };
-enum { PROC_ACCEPTED = 1, PROC_REJECTED = 2 };
 
 struct perf_ds {
 	struct evloop *loop;
@@ -47,43 +51,23 @@ struct perf_ds {
 	bool has_cfg;
 	struct perf_sample_layout layout;
 	struct perf_ring **rings;
-	uint64_t *ring_watches; /* evloop ids of the rings' fds */
-	uint64_t *ring_heads;   /* read_rings(): each ring's head before the scan */
-	uint64_t *ring_lost;    /* records lost that PERF_RECORD_LOSTs reported, per ring */
+	uint64_t *ring_lost; /* records lost that PERF_RECORD_LOSTs reported, per ring */
 	size_t cur_ring;
 	bool stopped;
 	size_t n_rings;
-	uint64_t timer;
+	struct rec_queue queue;
+	bool has_queue;
+	struct perf_reader *reader;
+	int notify_fd; /* eventfd: the reader queued records */
+	uint64_t notify_watch;
 	struct perf_intern intern;
 	bool needs_defaults;
-	struct hmap procs; /* pid -> PROC_* */
-	uint64_t tick_stack_bytes;
 	uint32_t cur_cpu;
 	struct perf_ds_stats stats;
 	struct unwind_result unwound;
 	struct intern_frame frames[PERF_MAX_FRAMES];
 	struct perf_sample sample;
 };
-
-/* ------------------------------------------------------------ scope ---- */
-
-static bool in_scope(struct perf_ds *ds, uint32_t pid)
-{
-	char argv0[256];
-	uint64_t v;
-	bool ok;
-
-	if (!ds->cfg.has_scope)
-		return true;
-	if (hmap_get(&ds->procs, pid, &v))
-		return v == PROC_ACCEPTED;
-	if (hmap_len(&ds->procs) >= PERF_MAX_SCOPE_PIDS)
-		hmap_clear(&ds->procs);
-	perf_read_argv0((int32_t)pid, argv0, sizeof(argv0));
-	ok = perf_scope_accepts(&ds->cfg.scope, (int32_t)pid, argv0);
-	hmap_put(&ds->procs, pid, ok ? PROC_ACCEPTED : PROC_REJECTED);
-	return ok;
-}
 
 /* ---------------------------------------------------------- samples ---- */
 
@@ -157,17 +141,6 @@ static size_t kernel_user_pcs(const struct perf_sample *s, uint64_t *pcs, size_t
 	return n;
 }
 
-static bool has_user_context(const struct perf_sample *s)
-{
-	uint64_t i;
-
-	for (i = 0; i < s->n_ips; i++) {
-		if (perf_sample_ip(s, i) == (uint64_t)PERF_CONTEXT_USER)
-			return true;
-	}
-	return false;
-}
-
 static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 {
 	struct unwind_result *u = &ds->unwound;
@@ -237,46 +210,32 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 	tw_finish_packet(ds->tw);
 }
 
-static void on_sample(struct perf_ds *ds, const struct perf_sample *s)
+/* A sample as the reader classified it (enum perf_sample_class). */
+static void on_sample(struct perf_ds *ds, const struct perf_sample *s, unsigned cls)
 {
-	const struct perf_config *c = &ds->cfg;
-	bool user_frames = c->unwind != PERF_UNWIND_SKIP;
-	bool is_kthread;
-
 	ds->stats.samples++;
-	if (!c->kernel_frames && !user_frames) {
-		emit_plain(ds, s, 0);
-		return;
-	}
-	/* A kernel thread has no user context: no user registers, or (when
-	 * the kernel walks user stacks) no user part in its callchain. */
-	is_kthread = c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER ? !has_user_context(s)
-		     : !user_frames				   ? s->pid == 0
-								   : !s->has_regs;
-	if ((is_kthread && !c->kernel_frames) || !in_scope(ds, s->pid)) {
+	switch (cls) {
+	case PERF_CLASS_CALLSTACK:
+		emit_with_callstack(ds, s);
+		break;
+	case PERF_CLASS_OUT_OF_SCOPE:
 		ds->stats.skipped_scope++;
 		emit_plain(ds, s, SKIP_NOT_IN_SCOPE);
-		return;
-	}
-	if (!user_frames && s->cpu_mode == PERF_RECORD_MISC_USER) {
-		emit_plain(ds, s, 0);
-		return;
-	}
-	if (c->max_enqueued_footprint_bytes && s->stack_bytes &&
-	    ds->tick_stack_bytes + s->stack_bytes >= c->max_enqueued_footprint_bytes) {
+		break;
+	case PERF_CLASS_OVER_FOOTPRINT:
 		ds->stats.skipped_footprint++;
 		emit_plain(ds, s, SKIP_UNWIND_ENQUEUE);
-		return;
+		break;
+	default:
+		emit_plain(ds, s, 0);
+		break;
 	}
-	ds->tick_stack_bytes += s->stack_bytes;
-	emit_with_callstack(ds, s);
 }
 
-/* Side-band pass (perf_ring_scan()): what the unwinder must know before
- * any sample is unwound, from every CPU's ring. */
-static bool on_sideband(const uint8_t *rec, size_t len, void *user)
+/* Mappings and forks: what the unwinder must know before the samples the
+ * reader queued after them. */
+static void on_sideband(struct perf_ds *ds, const uint8_t *rec, size_t len)
 {
-	struct perf_ds *ds = user;
 	struct perf_fork fk;
 	struct perf_mmap2 mm;
 
@@ -294,12 +253,10 @@ static bool on_sideband(const uint8_t *rec, size_t len, void *user)
 	default:
 		break;
 	}
-	return true;
 }
 
-static bool on_record(const uint8_t *rec, size_t len, void *user)
+static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsigned cls)
 {
-	struct perf_ds *ds = user;
 	struct perf_exit ex;
 	uint64_t lost;
 
@@ -309,7 +266,7 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 			ds->stats.malformed++;
 			break;
 		}
-		on_sample(ds, &ds->sample);
+		on_sample(ds, &ds->sample, cls);
 		break;
 	case PERF_RECORD_LOST:
 		if (perf_parse_lost(rec, len, &lost) != PERF_PARSE_OK) {
@@ -326,70 +283,67 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 		ds->stats.throttles++;
 		break;
 	case PERF_RECORD_EXIT:
-		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid) {
+		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid)
 			unwinder_forget(ds->sh->unwinder, ex.pid);
-			hmap_del(&ds->procs, ex.pid, NULL);
-		}
 		break;
-	default: /* MMAP2, FORK: seen by on_sideband() */
+	case PERF_RECORD_MMAP2:
+	case PERF_RECORD_FORK:
+		on_sideband(ds, rec, len);
+		break;
+	default:
 		break;
 	}
-	return true;
 }
 
-/*
- * Every ring's new records, in two passes. A process's MMAP2 records can
- * sit on one CPU's ring and its samples on another's, so mappings and
- * forks from all rings are taken first (scan), then samples. Samples are
- * read only up to the heads taken before the scan: a sample below that
- * mark was written after its process's mappings, which the scan (later)
- * has then seen. @only: one ring's fd to read (its half-full wake-up), or
- * -1 for all.
- */
-static void read_rings(struct perf_ds *ds, int only, size_t max_records)
+/* Uses up to @max queued records (0: all). Return: true if some are left. */
+static bool drain_queue(struct perf_ds *ds, size_t max)
 {
-	uint64_t *heads = ds->ring_heads;
-	size_t i;
+	struct rq_entry e;
+	size_t n = 0;
 
-	for (i = 0; i < ds->n_rings; i++)
-		heads[i] = perf_ring_head(ds->rings[i]);
-	for (i = 0; i < ds->n_rings; i++) {
-		if (perf_ring_scan(ds->rings[i], on_sideband, ds) == -EBADMSG)
-			ds->stats.malformed++;
+	while ((!max || n < max) && rq_peek(&ds->queue, &e)) {
+		if (e.tag < ds->n_rings && e.len >= 8) {
+			ds->cur_ring = e.tag;
+			ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[e.tag]);
+			on_record(ds, e.data, e.len, e.flags);
+		}
+		rq_pop(&ds->queue);
+		n++;
 	}
-	ds->tick_stack_bytes = 0;
-	for (i = 0; i < ds->n_rings; i++) {
-		int rc;
-
-		if (only >= 0 && perf_ring_fd(ds->rings[i]) != only)
-			continue;
-		ds->cur_ring = i;
-		ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[i]);
-		rc = perf_ring_read(ds->rings[i], heads[i], max_records, on_record, ds);
-		if (rc == -EBADMSG)
-			ds->stats.malformed++;
-	}
+	return rq_peek(&ds->queue, &e);
 }
 
-/* A ring is half full: read it now rather than at the next tick. */
-static void on_ring_readable(int fd, unsigned revents, void *user)
+/* The reader queued records: use a batch, and come back for more after
+ * the loop's other events. */
+static void on_queued(int fd, unsigned revents, void *user)
 {
 	struct perf_ds *ds = user;
+	uint64_t v, one = 1;
 
 	(void)revents;
-	read_rings(ds, fd, (size_t)ds->cfg.samples_per_tick_limit);
+	if (read(fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: another wake-up read it */
+	}
+	if (drain_queue(ds, PERF_DRAIN_BATCH) && write(fd, &one, sizeof(one)) < 0) {
+		/* only on counter overflow, when a wake-up is pending anyway */
+	}
 }
 
-static void on_tick(void *user)
+/* Everything the kernel holds now, read and used on this thread (while
+ * the queue is at its budget: read, use, read again). */
+static void read_all_now(struct perf_ds *ds)
 {
-	struct perf_ds *ds = user;
+	enum perf_read_rc rc;
 
-	read_rings(ds, -1, (size_t)ds->cfg.samples_per_tick_limit);
+	do {
+		rc = perf_reader_read(ds->reader, true);
+		drain_queue(ds, 0);
+	} while (rc == PERF_READ_QUEUE_FULL);
 }
 
 void perf_ds_drain(struct perf_ds *ds)
 {
-	read_rings(ds, -1, 0);
+	read_all_now(ds);
 	tw_flush(ds->tw);
 }
 
@@ -429,10 +383,8 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 		n_cpus = PERF_MAX_CPUS;
 	n_want = ds->cfg.n_target_cpus ? ds->cfg.n_target_cpus : (size_t)n_cpus;
 	ds->rings = calloc(n_want, sizeof(*ds->rings));
-	ds->ring_watches = calloc(n_want, sizeof(*ds->ring_watches));
-	ds->ring_heads = calloc(n_want, sizeof(*ds->ring_heads));
 	ds->ring_lost = calloc(n_want, sizeof(*ds->ring_lost));
-	if (!ds->rings || !ds->ring_watches || !ds->ring_heads || !ds->ring_lost)
+	if (!ds->rings || !ds->ring_lost)
 		return -ENOMEM;
 	for (i = 0; i < n_want; i++) {
 		int cpu = ds->cfg.n_target_cpus ? (int)ds->cfg.target_cpus[i] : (int)i;
@@ -475,6 +427,46 @@ static int open_rings(struct perf_ds *ds, char *err, size_t err_len)
 	return 0;
 }
 
+/* The queue, its reader and the loop's watch on it (the thread starts
+ * once the events are enabled). */
+static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
+{
+	uint64_t limit = ds->cfg.max_enqueued_footprint_bytes ? ds->cfg.max_enqueued_footprint_bytes
+							       : PERF_DEFAULT_ENQUEUED_BYTES;
+	struct perf_reader_spec spec = {
+		.rings = ds->rings,
+		.n_rings = ds->n_rings,
+		.cfg = &ds->cfg,
+		.layout = &ds->layout,
+		.queue = &ds->queue,
+		.footprint_limit = limit,
+		.footprint = &ds->sh->enqueued_bytes,
+		.max_records = (size_t)ds->cfg.samples_per_tick_limit,
+	};
+	int rc;
+
+	rc = rq_init(&ds->queue, limit + PERF_QUEUE_HEADROOM_BYTES, &ds->sh->enqueued_bytes);
+	if (rc < 0)
+		goto fail;
+	ds->has_queue = true;
+	ds->notify_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ds->notify_fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	spec.notify_fd = ds->notify_fd;
+	rc = perf_reader_create(&spec, &ds->reader);
+	if (rc < 0)
+		goto fail;
+	rc = evloop_add_fd(ds->loop, ds->notify_fd, EVLOOP_READ, on_queued, ds, &ds->notify_watch);
+	if (rc < 0)
+		goto fail;
+	return 0;
+fail:
+	snprintf(err, err_len, "cannot set up the ring reader: %s", strerror(-rc));
+	return rc;
+}
+
 int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_writer *tw,
 		   uint64_t id, const Perfetto__Protos__PerfEventConfig *cfg, struct perf_ds **out,
 		   char *err, size_t err_len)
@@ -489,8 +481,8 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 	ds->sh = sh;
 	ds->tw = tw;
 	ds->id = id;
+	ds->notify_fd = -1;
 	perf_intern_init(&ds->intern);
-	hmap_init(&ds->procs);
 	rc = perf_config_parse(cfg, NULL, &ds->cfg, err, err_len);
 	if (rc < 0)
 		goto fail;
@@ -504,6 +496,9 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 	rc = open_rings(ds, err, err_len);
 	if (rc < 0)
 		goto fail;
+	rc = start_queue(ds, err, err_len);
+	if (rc < 0)
+		goto fail;
 	ds->needs_defaults = true;
 	write_defaults_if_needed(ds);
 	for (i = 0; i < ds->n_rings; i++) {
@@ -513,18 +508,9 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 			goto fail;
 		}
 	}
-	for (i = 0; i < ds->n_rings; i++) {
-		rc = evloop_add_fd(loop, perf_ring_fd(ds->rings[i]), EVLOOP_READ, on_ring_readable,
-				   ds, &ds->ring_watches[i]);
-		if (rc < 0) {
-			snprintf(err, err_len, "cannot watch the rings: %s", strerror(-rc));
-			goto fail;
-		}
-	}
-	rc = evloop_add_timer(loop, ds->cfg.read_period_ms, ds->cfg.read_period_ms, on_tick, ds,
-			      &ds->timer);
+	rc = perf_reader_start(ds->reader);
 	if (rc < 0) {
-		snprintf(err, err_len, "cannot add the read timer: %s", strerror(-rc));
+		snprintf(err, err_len, "cannot start the ring reader: %s", strerror(-rc));
 		goto fail;
 	}
 	*out = ds;
@@ -574,17 +560,15 @@ void perf_ds_stop(struct perf_ds *ds)
 	if (!ds || ds->stopped)
 		return;
 	ds->stopped = true;
-	if (ds->timer)
-		evloop_del(ds->loop, ds->timer);
-	ds->timer = 0;
-	for (i = 0; i < ds->n_rings; i++) {
-		if (ds->ring_watches[i])
-			evloop_del(ds->loop, ds->ring_watches[i]);
-		ds->ring_watches[i] = 0;
+	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_disable(ds->rings[i]);
-	}
-	if (ds->n_rings) {
-		read_rings(ds, -1, 0);
+	/* The rings are this thread's from here: no reader, no wake-ups. */
+	perf_reader_stop(ds->reader);
+	if (ds->notify_watch)
+		evloop_del(ds->loop, ds->notify_watch);
+	ds->notify_watch = 0;
+	if (ds->reader) {
+		read_all_now(ds);
 		report_unwritten_losses(ds);
 		tw_flush(ds->tw);
 	}
@@ -597,16 +581,18 @@ void perf_ds_destroy(struct perf_ds *ds)
 	if (!ds)
 		return;
 	perf_ds_stop(ds);
+	perf_reader_destroy(ds->reader);
+	if (ds->notify_fd >= 0)
+		close(ds->notify_fd);
+	if (ds->has_queue)
+		rq_fini(&ds->queue);
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_close(ds->rings[i]);
 	free(ds->rings);
-	free(ds->ring_watches);
-	free(ds->ring_heads);
 	free(ds->ring_lost);
 	if (ds->has_cfg)
 		perf_config_fini(&ds->cfg);
 	perf_intern_fini(&ds->intern);
-	hmap_fini(&ds->procs);
 	free(ds);
 }
 
@@ -618,4 +604,6 @@ uint64_t perf_ds_id(const struct perf_ds *ds)
 void perf_ds_get_stats(const struct perf_ds *ds, struct perf_ds_stats *out)
 {
 	*out = ds->stats;
+	if (ds->reader)
+		out->malformed += perf_reader_malformed(ds->reader);
 }

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * perf_ds.h - one linux.perf data source instance: its events on every
- * CPU, the timer that drains their rings, the per-sample work (scope,
- * unwinding, kernel symbols) and the packets of its sequence. Created and
- * driven by traced_perf's producer on its loop thread.
+ * CPU, the reader thread that empties their rings into a queue
+ * (perf_reader.h), the per-sample work on the loop thread (unwinding,
+ * kernel symbols) and the packets of its sequence. Created and driven by
+ * traced_perf's producer on its loop thread.
  */
 #ifndef PFC_PERF_PERF_DS_H
 #define PFC_PERF_PERF_DS_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +26,9 @@ struct perf_shared {
 	struct unwinder *unwinder;
 	struct kallsyms ksyms;
 	bool ksyms_loaded;
+	/* Bytes every instance's reader has queued and the loop has not used
+	 * yet: max_enqueued_footprint_kb counts them all, as upstream's. */
+	_Atomic uint64_t enqueued_bytes;
 };
 
 /* Counters of one instance, logged when it stops. */

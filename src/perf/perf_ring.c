@@ -156,11 +156,17 @@ int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user)
 	if (r->scanned > pos && r->scanned <= head)
 		pos = r->scanned;
 	for (;;) {
+		uint64_t at = pos;
+
 		len = perf_ring_take(r->data, r->data_size, head, &pos, r->rec, &rec);
 		if (len <= 0)
 			break;
+		if (!cb(rec, (size_t)len, user)) {
+			pos = at; /* shown again by the next scan */
+			len = 0;
+			break;
+		}
 		n++;
-		cb(rec, (size_t)len, user);
 	}
 	r->scanned = pos;
 	return len < 0 ? len : n;
@@ -182,6 +188,8 @@ int perf_ring_read(struct perf_ring *r, uint64_t until, size_t max_records, perf
 	/* Records are used in place: the space goes back to the kernel only
 	 * after the callbacks have seen them (data_tail stored below). */
 	while (!max_records || n < max_records) {
+		uint64_t at = tail;
+
 		len = perf_ring_take(r->data, r->data_size, head, &tail, r->rec, &rec);
 		if (len < 0) {
 			rc = len;
@@ -189,9 +197,11 @@ int perf_ring_read(struct perf_ring *r, uint64_t until, size_t max_records, perf
 		}
 		if (len == 0)
 			break;
-		n++;
-		if (!cb(rec, (size_t)len, user))
+		if (!cb(rec, (size_t)len, user)) {
+			tail = at; /* left in the ring for the next read */
 			break;
+		}
+		n++;
 	}
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 	return rc < 0 ? rc : (int)n;

@@ -2,8 +2,8 @@
 /*
  * perf_ring.h - one CPU's perf events for one data source: the timebase
  * (group leader, cpu-wide: every process on that CPU) with its followers,
- * and the leader's mmap'ed ring buffer, read by the loop thread on a timer
- * and on flush/stop.
+ * and the leader's mmap'ed ring buffer, read by perf_reader.c's thread on
+ * a timer and at half full, and on flush/stop.
  */
 #ifndef PFC_PERF_PERF_RING_H
 #define PFC_PERF_PERF_RING_H
@@ -39,7 +39,8 @@ int perf_ring_read_values(struct perf_ring *r, uint8_t *buf, size_t cap);
 
 /*
  * Called for each record, with the record copied out of the ring (@rec,
- * @len bytes; valid during the call). Return false to stop reading.
+ * @len bytes; valid during the call). Return false to stop reading: that
+ * record stays in the ring and is shown again by the next call.
  */
 typedef bool (*perf_record_cb)(const uint8_t *rec, size_t len, void *user);
 
@@ -51,7 +52,7 @@ typedef bool (*perf_record_cb)(const uint8_t *rec, size_t len, void *user);
  * CPUs' rings.
  * Return: records scanned, or -EBADMSG at a malformed header (the scan
  * then stops; perf_ring_read() drops the rest).
- * Context: loop thread; never allocates.
+ * Context: one thread at a time per ring; never allocates.
  */
 int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user);
 
@@ -67,7 +68,7 @@ uint64_t perf_ring_head(const struct perf_ring *r);
  * @max_records: bound per call (0: until the ring is empty).
  * Return: records read, or -EBADMSG if the ring held a malformed header
  * (everything up to the kernel's head is then dropped and counted).
- * Context: loop thread; never allocates.
+ * Context: one thread at a time per ring; never allocates.
  */
 int perf_ring_read(struct perf_ring *r, uint64_t until, size_t max_records, perf_record_cb cb,
 		   void *user);

@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * perf_reader.c - see perf_reader.h. The thread sleeps in epoll on the
+ * rings' fds (readable at half full), a timerfd (the read period) and a
+ * stop eventfd. A pass holds the reader's lock, so a flush or stop on the
+ * loop thread can run one too. When the queue is at its budget the pass
+ * stops with the record left in the ring and the thread waits for room;
+ * the kernel then counts what it cannot write (PERF_RECORD_LOST).
+ */
+#include "perf/perf_reader.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "base/hmap.h"
+#include "perf/perf_scope.h"
+
+/* Scope decisions kept; past this (exit records lost) they are all made again. */
+#define READER_MAX_SCOPE_PIDS 65536u
+/* How long a reader waits for the loop thread to make room, at most. */
+#define READER_FULL_WAIT_MS 50u
+
+enum { PROC_ACCEPTED = 1, PROC_REJECTED = 2 };
+
+struct perf_reader {
+	struct perf_reader_spec s;
+	pthread_mutex_t lock; /* the rings and everything below */
+	uint64_t *heads;      /* each ring's head before the pass's scan */
+	size_t cur;	      /* ring being read */
+	bool full;	      /* the pass met a full queue */
+	size_t queued;	      /* entries queued by the pass */
+	struct hmap procs;    /* pid -> PROC_* */
+	uint64_t malformed;
+	struct perf_sample sample;
+	int epfd, stop_fd, timer_fd;
+	pthread_t thread;
+	bool running;
+};
+
+/* ------------------------------------------------------ classification -- */
+
+static bool in_scope(struct perf_reader *r, uint32_t pid)
+{
+	char argv0[256];
+	uint64_t v;
+	bool ok;
+
+	if (!r->s.cfg->has_scope)
+		return true;
+	if (hmap_get(&r->procs, pid, &v))
+		return v == PROC_ACCEPTED;
+	if (hmap_len(&r->procs) >= READER_MAX_SCOPE_PIDS)
+		hmap_clear(&r->procs);
+	perf_read_argv0((int32_t)pid, argv0, sizeof(argv0));
+	ok = perf_scope_accepts(&r->s.cfg->scope, (int32_t)pid, argv0);
+	hmap_put(&r->procs, pid, ok ? PROC_ACCEPTED : PROC_REJECTED);
+	return ok;
+}
+
+static bool has_user_context(const struct perf_sample *s)
+{
+	uint64_t i;
+
+	for (i = 0; i < s->n_ips; i++) {
+		if (perf_sample_ip(s, i) == (uint64_t)PERF_CONTEXT_USER)
+			return true;
+	}
+	return false;
+}
+
+static enum perf_sample_class classify(struct perf_reader *r, const struct perf_sample *s)
+{
+	const struct perf_config *c = r->s.cfg;
+	bool user_frames = c->unwind != PERF_UNWIND_SKIP;
+	bool is_kthread;
+
+	if (!c->kernel_frames && !user_frames)
+		return PERF_CLASS_PLAIN;
+	/* A kernel thread has no user context: no user registers, or (when
+	 * the kernel walks user stacks) no user part in its callchain. */
+	is_kthread = c->unwind == PERF_UNWIND_KERNEL_FRAME_POINTER ? !has_user_context(s)
+		     : !user_frames				   ? s->pid == 0
+								   : !s->has_regs;
+	if ((is_kthread && !c->kernel_frames) || !in_scope(r, s->pid))
+		return PERF_CLASS_OUT_OF_SCOPE;
+	if (!user_frames && s->cpu_mode == PERF_RECORD_MISC_USER)
+		return PERF_CLASS_PLAIN;
+	return PERF_CLASS_CALLSTACK;
+}
+
+/* ------------------------------------------------------------ queueing -- */
+
+static bool queue_raw(struct perf_reader *r, const uint8_t *rec, size_t len, uint16_t flags)
+{
+	uint8_t *room = rq_reserve(r->s.queue, len);
+
+	if (!room) {
+		r->full = true;
+		return false;
+	}
+	memcpy(room, rec, len);
+	rq_commit(r->s.queue, len, (uint16_t)r->cur, flags);
+	r->queued++;
+	return true;
+}
+
+/*
+ * A sample into the queue with its user stack cut to @keep bytes (0: the
+ * stack field emptied, size 0 and no dyn_size, as the kernel writes it
+ * when nothing could be copied). The kernel reserves the full requested
+ * size in the ring (64 KiB by default) whatever it copied; dyn_size says
+ * what it did.
+ */
+static bool queue_sample(struct perf_reader *r, const uint8_t *rec, size_t len,
+			 const struct perf_sample *s, uint64_t keep, uint16_t cls)
+{
+	size_t off, tail_off, out_len, pad;
+	uint64_t size;
+	uint16_t hsz;
+	uint8_t *room;
+
+	if (!s->stack)
+		return queue_raw(r, rec, len, cls);
+	off = (size_t)(s->stack - rec); /* the stack's bytes; its size field before */
+	memcpy(&size, rec + off - 8, 8);
+	tail_off = off + size + 8; /* past dyn_size: any fields after the stack */
+	pad = (size_t)(((keep + 7) & ~(uint64_t)7) - keep);
+	out_len = (keep ? off + keep + pad + 8 : off) + (len - tail_off);
+	room = rq_reserve(r->s.queue, out_len);
+	if (!room) {
+		r->full = true;
+		return false;
+	}
+	memcpy(room, rec, off);
+	size = keep + pad;
+	memcpy(room + off - 8, &size, 8);
+	if (keep) {
+		memcpy(room + off, s->stack, keep);
+		memset(room + off + keep, 0, pad);
+		memcpy(room + off + keep + pad, &keep, 8);
+		memcpy(room + off + keep + pad + 8, rec + tail_off, len - tail_off);
+	} else {
+		memcpy(room + off, rec + tail_off, len - tail_off);
+	}
+	hsz = (uint16_t)out_len; /* header.size: shorter now, still a u16 */
+	memcpy(room + 6, &hsz, 2);
+	rq_commit(r->s.queue, out_len, (uint16_t)r->cur, cls);
+	r->queued++;
+	return true;
+}
+
+static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
+{
+	struct perf_sample *s = &r->sample;
+	enum perf_sample_class cls;
+
+	if (perf_parse_sample(r->s.layout, rec, len, s) != PERF_PARSE_OK) {
+		r->malformed++;
+		return true;
+	}
+	cls = classify(r, s);
+	if (cls == PERF_CLASS_CALLSTACK && s->stack_bytes && r->s.footprint_limit &&
+	    atomic_load(r->s.footprint) + s->stack_bytes >= r->s.footprint_limit)
+		cls = PERF_CLASS_OVER_FOOTPRINT;
+	return queue_sample(r, rec, len, s, cls == PERF_CLASS_CALLSTACK ? s->stack_bytes : 0,
+			    (uint16_t)cls);
+}
+
+/* Scan pass: mappings and forks, queued before any sample of the pass. */
+static bool on_sideband(const uint8_t *rec, size_t len, void *user)
+{
+	struct perf_reader *r = user;
+	uint32_t type = perf_record_type(rec);
+
+	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_FORK)
+		return true;
+	return queue_raw(r, rec, len, 0);
+}
+
+static bool on_record(const uint8_t *rec, size_t len, void *user)
+{
+	struct perf_reader *r = user;
+	struct perf_exit ex;
+
+	switch (perf_record_type(rec)) {
+	case PERF_RECORD_SAMPLE:
+		return on_sample(r, rec, len);
+	case PERF_RECORD_EXIT:
+		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid)
+			hmap_del(&r->procs, ex.pid, NULL);
+		return queue_raw(r, rec, len, 0);
+	case PERF_RECORD_LOST:
+	case PERF_RECORD_THROTTLE:
+		return queue_raw(r, rec, len, 0);
+	default: /* MMAP2, FORK: queued by the scan */
+		return true;
+	}
+}
+
+static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
+{
+	size_t i;
+	int rc;
+
+	r->full = false;
+	for (i = 0; i < r->s.n_rings; i++)
+		r->heads[i] = perf_ring_head(r->s.rings[i]);
+	for (i = 0; i < r->s.n_rings; i++) {
+		r->cur = i;
+		if (perf_ring_scan(r->s.rings[i], on_sideband, r) == -EBADMSG)
+			r->malformed++;
+		if (r->full)
+			return PERF_READ_QUEUE_FULL; /* no sample before its mappings */
+	}
+	for (i = 0; i < r->s.n_rings && !r->full; i++) {
+		r->cur = i;
+		rc = perf_ring_read(r->s.rings[i], r->heads[i], max_records, on_record, r);
+		if (rc == -EBADMSG)
+			r->malformed++;
+	}
+	return r->full ? PERF_READ_QUEUE_FULL : PERF_READ_DONE;
+}
+
+enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
+{
+	enum perf_read_rc rc;
+	size_t queued;
+
+	pthread_mutex_lock(&r->lock);
+	r->queued = 0;
+	rc = pass_locked(r, all ? 0 : r->s.max_records);
+	queued = r->queued;
+	pthread_mutex_unlock(&r->lock);
+	if (queued && r->s.notify_fd >= 0) {
+		uint64_t one = 1;
+
+		if (write(r->s.notify_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: the counter is already non-zero, the loop will look. */
+		}
+	}
+	return rc;
+}
+
+uint64_t perf_reader_malformed(struct perf_reader *r)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&r->lock);
+	n = r->malformed;
+	pthread_mutex_unlock(&r->lock);
+	return n;
+}
+
+/* -------------------------------------------------------------- thread -- */
+
+static void *reader_main(void *arg)
+{
+	struct perf_reader *r = arg;
+	struct epoll_event ev[16];
+
+	for (;;) {
+		bool stop = false;
+		int n = epoll_wait(r->epfd, ev, 16, -1), i;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t v;
+
+			if (ev[i].data.fd == r->stop_fd) {
+				stop = true;
+			} else if (ev[i].data.fd == r->timer_fd) {
+				if (read(r->timer_fd, &v, sizeof(v)) < 0) {
+					/* EAGAIN: already read */
+				}
+			} else if (ev[i].events & (EPOLLERR | EPOLLHUP)) {
+				/* A ring that cannot be waited on: the timer reads it. */
+				epoll_ctl(r->epfd, EPOLL_CTL_DEL, ev[i].data.fd, NULL);
+			}
+		}
+		if (stop)
+			break;
+		if (perf_reader_read(r, false) == PERF_READ_QUEUE_FULL)
+			rq_wait_space(r->s.queue, READER_FULL_WAIT_MS);
+	}
+	return NULL;
+}
+
+static int watch(int epfd, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.fd = fd };
+
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) < 0 ? -errno : 0;
+}
+
+int perf_reader_create(const struct perf_reader_spec *spec, struct perf_reader **out)
+{
+	struct perf_reader *r = calloc(1, sizeof(*r));
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	r->s = *spec;
+	r->epfd = r->stop_fd = r->timer_fd = -1;
+	hmap_init(&r->procs);
+	rc = -pthread_mutex_init(&r->lock, NULL);
+	if (rc) {
+		hmap_fini(&r->procs);
+		free(r);
+		return rc;
+	}
+	r->heads = calloc(spec->n_rings ? spec->n_rings : 1, sizeof(*r->heads));
+	if (!r->heads) {
+		perf_reader_destroy(r);
+		return -ENOMEM;
+	}
+	*out = r;
+	return 0;
+}
+
+int perf_reader_start(struct perf_reader *r)
+{
+	struct itimerspec its = { 0 };
+	uint32_t ms = r->s.cfg->read_period_ms;
+	sigset_t all, old;
+	size_t i;
+	int rc;
+
+	if (r->running)
+		return 0;
+	r->epfd = epoll_create1(EPOLL_CLOEXEC);
+	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	r->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
+	if (r->epfd < 0 || r->stop_fd < 0 || r->timer_fd < 0)
+		return -errno;
+	its.it_interval.tv_sec = ms / 1000;
+	its.it_interval.tv_nsec = (long)(ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	if (timerfd_settime(r->timer_fd, 0, &its, NULL) < 0)
+		return -errno;
+	rc = watch(r->epfd, r->stop_fd);
+	if (!rc)
+		rc = watch(r->epfd, r->timer_fd);
+	for (i = 0; !rc && i < r->s.n_rings; i++)
+		rc = watch(r->epfd, perf_ring_fd(r->s.rings[i]));
+	if (rc)
+		return rc;
+	/* Signals stay with the loop thread (signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rc = -pthread_create(&r->thread, NULL, reader_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc)
+		return rc;
+	pthread_setname_np(r->thread, "perf_reader");
+	r->running = true;
+	return 0;
+}
+
+void perf_reader_stop(struct perf_reader *r)
+{
+	uint64_t one = 1;
+
+	if (!r || !r->running)
+		return;
+	if (write(r->stop_fd, &one, sizeof(one)) < 0) {
+		/* only on counter overflow: it is written once */
+	}
+	pthread_join(r->thread, NULL);
+	r->running = false;
+}
+
+void perf_reader_destroy(struct perf_reader *r)
+{
+	if (!r)
+		return;
+	perf_reader_stop(r);
+	if (r->epfd >= 0)
+		close(r->epfd);
+	if (r->stop_fd >= 0)
+		close(r->stop_fd);
+	if (r->timer_fd >= 0)
+		close(r->timer_fd);
+	free(r->heads);
+	hmap_fini(&r->procs);
+	pthread_mutex_destroy(&r->lock);
+	free(r);
+}
