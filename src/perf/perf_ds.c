@@ -150,6 +150,8 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 	uint64_t cs;
 	bool unwound = false;
 
+	if (ds->sh->test_unwind_delay_us)
+		usleep(ds->sh->test_unwind_delay_us);
 	n = ds->cfg.kernel_frames ? kernel_frames(ds, s) : 0;
 	u->n = 0;
 	if (ds->cfg.unwind == PERF_UNWIND_KERNEL_FRAME_POINTER) {

@@ -29,6 +29,9 @@ struct perf_shared {
 	/* Bytes every instance's reader has queued and the loop has not used
 	 * yet: max_enqueued_footprint_kb counts them all, as upstream's. */
 	_Atomic uint64_t enqueued_bytes;
+	/* Tests only (TRACED_PERF_TEST_UNWIND_DELAY_US): each unwind first
+	 * sleeps this long, as a slow unwinder (a cold cache, a big binary). */
+	uint32_t test_unwind_delay_us;
 };
 
 /* Counters of one instance, logged when it stops. */

@@ -196,6 +196,9 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 	if (!d)
 		return -ENOMEM;
 	d->loop = loop;
+	if (getenv("TRACED_PERF_TEST_UNWIND_DELAY_US"))
+		d->sh.test_unwind_delay_us =
+			(uint32_t)strtoul(getenv("TRACED_PERF_TEST_UNWIND_DELAY_US"), NULL, 10);
 	rc = unwinder_create(&d->sh.unwinder);
 	if (rc < 0) {
 		free(d);

@@ -111,46 +111,18 @@ static bool queue_raw(struct perf_reader *r, const uint8_t *rec, size_t len, uin
 	return true;
 }
 
-/*
- * A sample into the queue with its user stack cut to @keep bytes (0: the
- * stack field emptied, size 0 and no dyn_size, as the kernel writes it
- * when nothing could be copied). The kernel reserves the full requested
- * size in the ring (64 KiB by default) whatever it copied; dyn_size says
- * what it did.
- */
+/* A sample into the queue with its user stack cut to @keep bytes. */
 static bool queue_sample(struct perf_reader *r, const uint8_t *rec, size_t len,
 			 const struct perf_sample *s, uint64_t keep, uint16_t cls)
 {
-	size_t off, tail_off, out_len, pad;
-	uint64_t size;
-	uint16_t hsz;
-	uint8_t *room;
+	size_t out_len = perf_sample_cut_len(rec, len, s, keep);
+	uint8_t *room = rq_reserve(r->s.queue, out_len);
 
-	if (!s->stack)
-		return queue_raw(r, rec, len, cls);
-	off = (size_t)(s->stack - rec); /* the stack's bytes; its size field before */
-	memcpy(&size, rec + off - 8, 8);
-	tail_off = off + size + 8; /* past dyn_size: any fields after the stack */
-	pad = (size_t)(((keep + 7) & ~(uint64_t)7) - keep);
-	out_len = (keep ? off + keep + pad + 8 : off) + (len - tail_off);
-	room = rq_reserve(r->s.queue, out_len);
 	if (!room) {
 		r->full = true;
 		return false;
 	}
-	memcpy(room, rec, off);
-	size = keep + pad;
-	memcpy(room + off - 8, &size, 8);
-	if (keep) {
-		memcpy(room + off, s->stack, keep);
-		memset(room + off + keep, 0, pad);
-		memcpy(room + off + keep + pad, &keep, 8);
-		memcpy(room + off + keep + pad + 8, rec + tail_off, len - tail_off);
-	} else {
-		memcpy(room + off, rec + tail_off, len - tail_off);
-	}
-	hsz = (uint16_t)out_len; /* header.size: shorter now, still a u16 */
-	memcpy(room + 6, &hsz, 2);
+	perf_sample_cut_stack(rec, len, s, keep, room);
 	rq_commit(r->s.queue, out_len, (uint16_t)r->cur, cls);
 	r->queued++;
 	return true;

@@ -253,6 +253,66 @@ enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const 
 	return PERF_PARSE_OK;
 }
 
+/* Where @s's stack field lies in @rec: its bytes at *off (the size word
+ * before them), and the fields after its dyn_size at *tail_off. */
+static void stack_span(const uint8_t *rec, const struct perf_sample *s, size_t *off,
+		       size_t *tail_off)
+{
+	uint64_t size;
+
+	*off = (size_t)(s->stack - rec);
+	memcpy(&size, rec + *off - 8, 8);
+	*tail_off = *off + (size_t)size + 8;
+}
+
+static uint64_t round8(uint64_t n)
+{
+	return (n + 7) & ~(uint64_t)7;
+}
+
+size_t perf_sample_cut_len(const uint8_t *rec, size_t len, const struct perf_sample *s,
+			   uint64_t keep)
+{
+	size_t off, tail_off;
+
+	if (!s->stack)
+		return len;
+	if (keep > s->stack_bytes)
+		keep = s->stack_bytes;
+	stack_span(rec, s, &off, &tail_off);
+	return (keep ? off + (size_t)round8(keep) + 8 : off) + (len - tail_off);
+}
+
+void perf_sample_cut_stack(const uint8_t *rec, size_t len, const struct perf_sample *s,
+			   uint64_t keep, uint8_t *out)
+{
+	size_t off, tail_off, pad, out_len;
+	uint64_t size;
+	uint16_t hsz;
+
+	if (!s->stack) {
+		memcpy(out, rec, len);
+		return;
+	}
+	if (keep > s->stack_bytes)
+		keep = s->stack_bytes;
+	stack_span(rec, s, &off, &tail_off);
+	out_len = perf_sample_cut_len(rec, len, s, keep);
+	pad = (size_t)(round8(keep) - keep);
+	memcpy(out, rec, off);
+	size = keep + pad;
+	memcpy(out + off - 8, &size, 8);
+	if (keep) {
+		memcpy(out + off, s->stack, keep);
+		memset(out + off + keep, 0, pad);
+		memcpy(out + off + keep + pad, &keep, 8);
+		off += keep + pad + 8;
+	}
+	memcpy(out + off, rec + tail_off, len - tail_off);
+	hsz = (uint16_t)out_len; /* header.size: shorter now, still a u16 */
+	memcpy(out + 6, &hsz, 2);
+}
+
 enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *out_lost)
 {
 	struct perf_event_header h;

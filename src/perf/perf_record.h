@@ -115,6 +115,20 @@ enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_
 /* PERF_RECORD_MMAP2; PERF_PARSE_BAD_VALUE for a path without its NUL or
  * a mapping that wraps the address space. */
 enum perf_parse_err perf_parse_mmap2(const uint8_t *rec, size_t len, struct perf_mmap2 *out);
+/*
+ * perf_sample_cut_len() / perf_sample_cut_stack() - @rec (@len bytes,
+ * parsed into @s) with its user stack cut to its first @keep bytes
+ * (<= s->stack_bytes; 0 empties the field: size 0 and no dyn_size, as the
+ * kernel writes it when it copies nothing), written to @out (cut_len
+ * bytes). The kernel reserves the whole requested stack (64 KiB by
+ * default) in every sample, whatever it could copy; dyn_size says what it
+ * did, and only that is worth keeping. The result parses as a sample.
+ */
+size_t perf_sample_cut_len(const uint8_t *rec, size_t len, const struct perf_sample *s,
+			   uint64_t keep);
+void perf_sample_cut_stack(const uint8_t *rec, size_t len, const struct perf_sample *s,
+			   uint64_t keep, uint8_t *out);
+
 /* Record type and misc of a whole record (len >= 8). */
 uint32_t perf_record_type(const uint8_t *rec);
 

@@ -16,6 +16,11 @@
 #                  every callstack still resolves;
 #   shards         process_shard_count 2: the shard is in the defaults and
 #                  only its processes get callstacks;
+#   slow unwinder  each unwind delayed 1.2 ms (a test knob) under 1 kHz
+#                  on one CPU: the reader thread keeps the ring empty, none
+#                  lost, 99% of the samples unwound; with a 512 KiB footprint
+#                  the overflow is skipped as PROFILER_SKIP_UNWIND_ENQUEUE,
+#                  still none lost;
 #   reconnect      traced restarts: traced_perf registers again.
 # Usage: OUT=out sh tests/integration/perf_faults.sh
 . "$(dirname "$0")/lib.sh"
@@ -25,6 +30,8 @@
 svc_require_bins traced traced_perf perfetto trace_processor_shell perf_hot pfc_pbtxt
 perf_require perf_faults
 perf_setup perf_faults
+# CPUs online (nproc would answer for the CPUs this shell is pinned to).
+ncpu=$(getconf _NPROCESSORS_ONLN)
 
 # refused NAME LOGTEXT: recording NAME works, the log says LOGTEXT, no samples.
 refused() {
@@ -166,7 +173,7 @@ fi
 # read at stop. The test's own processes stay on CPU 1 meanwhile (their
 # fork and exit records would carry a LOST record on CPU 0).
 kmajor=$(uname -r | cut -d. -f1)
-if [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+if [ "$ncpu" -lt 2 ] || ! command -v taskset >/dev/null; then
 	skip perf_faults/overrun_unwritten "needs two CPUs and taskset"
 elif [ "${kmajor:-0}" -lt 6 ]; then
 	skip perf_faults/overrun_unwritten "kernel $(uname -r) has no PERF_FORMAT_LOST (6.0+)"
@@ -187,7 +194,7 @@ duration_ms: 1500'
 	rc=$?
 	kill $spin 2>/dev/null
 	wait $spin 2>/dev/null
-	taskset -cp "0-$(($(nproc) - 1))" $$ >/dev/null
+	taskset -cp "0-$((ncpu - 1))" $$ >/dev/null
 	if [ $rc -eq 0 ]; then
 		svc_wait_for 10 sh -c "[ \$(grep -c 'in no LOST record' '$SVC_TMP/perf.err') -gt $_stops ]"
 		lost=$(perf_q unwritten "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
@@ -261,6 +268,76 @@ else
 	fail perf_faults/process_shards "recording failed: $(svc_errtail shard)"
 fi
 wait $r1 $r2
+
+# --------------------------------------------------------- slow unwinder ----
+# Unwinding slower than the samples arrive (0.83 per ms against 1): the
+# rings must still be read on time (64 KiB stack samples fill a 1 MiB ring
+# in 16 ms), the backlog waits in traced_perf's queue. With unwinding on
+# the thread that read the rings, 391 of about 1,550 were lost, and the
+# footprint limit never applied.
+slow_case() { # NAME FOOTPRINT_LINE
+	svc_cfg "$1" "buffers { size_kb: 16384 }
+data_sources { config { name: \"linux.perf\" perf_event_config {
+  timebase { frequency: 1000 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  target_cpu: 0
+  $2
+} } }
+duration_ms: 1500"
+	taskset -cp 1 $$ >/dev/null
+	"$OUT/perf_hot" spin 3 0 >"$SVC_TMP/$1.hot" &
+	_spin=$!
+	svc_perfetto "$1" 60 --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pb"
+	_rc=$?
+	kill $_spin 2>/dev/null
+	wait $_spin 2>/dev/null
+	taskset -cp "0-$((ncpu - 1))" $$ >/dev/null
+	return $_rc
+}
+if [ "$ncpu" -lt 2 ] || ! command -v taskset >/dev/null; then
+	skip perf_faults/slow_unwinder "needs two CPUs and taskset"
+	skip perf_faults/slow_unwinder_footprint "needs two CPUs and taskset"
+else
+	kill -TERM "$(svc_pid perf)" 2>/dev/null
+	svc_wait perf 10
+	if ! perf_start slow TRACED_PERF_TEST_UNWIND_DELAY_US=1200; then
+		fail perf_faults/slow_unwinder "traced_perf did not register: $(svc_errtail slow)"
+	else
+		if slow_case slowq ""; then
+			pid=$(head -n 1 "$SVC_TMP/slowq.hot")
+			lost=$(perf_q slowq "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
+			got=$(perf_q slowq "select count(*), sum(callsite_id is not null) from perf_sample s
+				join thread t using(utid) where t.tid = $pid")
+			n=${got%%,*}
+			cs=${got##*,}
+			echo "# slow_unwinder: spinner samples $n, with a callstack $cs, lost $lost"
+			if [ "${lost:-1}" -eq 0 ] && [ "${n:-0}" -ge 1000 ] && [ "${cs:-0}" -ge $((${n:-0} * 99 / 100)) ]; then
+				pass perf_faults/slow_unwinder
+			else
+				fail perf_faults/slow_unwinder "lost $lost, spinner samples $n, with a callstack $cs"
+			fi
+		else
+			fail perf_faults/slow_unwinder "recording failed: $(svc_errtail slowq)"
+		fi
+		if slow_case slowf "max_enqueued_footprint_kb: 512"; then
+			lost=$(perf_q slowf "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
+			skipped=$(perf_q slowf "select coalesce(sum(value), 0) from stats where name = 'perf_samples_skipped_dataloss'")
+			n=$(perf_q slowf "select count(*) from perf_sample")
+			echo "# slow_unwinder_footprint: samples $n, skipped at enqueue $skipped, lost $lost"
+			if [ "${lost:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 50 ] && [ "${n:-0}" -ge 1000 ] &&
+				perf_log_has slow "[1-9][0-9]* over the footprint"; then
+				pass perf_faults/slow_unwinder_footprint
+			else
+				fail perf_faults/slow_unwinder_footprint "lost $lost, skipped $skipped, samples $n; log: $(svc_errtail slow 1)"
+			fi
+		else
+			fail perf_faults/slow_unwinder_footprint "recording failed: $(svc_errtail slowf)"
+		fi
+	fi
+	kill -TERM "$(svc_pid slow)" 2>/dev/null
+	svc_wait slow 10
+	perf_start perf || fail perf_faults/perf_restart "traced_perf did not register again: $(svc_errtail perf)"
+fi
 
 # ------------------------------------------------------------- reconnect ----
 svc_stop_traced traced

@@ -29,11 +29,13 @@ perf_require() {
 	fi
 }
 
-# perf_start NAME: traced_perf (PFC_LOG_LEVEL=info, log in NAME.err),
-# waits until linux.perf is registered.
+# perf_start NAME [VAR=VALUE...]: traced_perf (PFC_LOG_LEVEL=info, log in
+# NAME.err, with those variables too), waits until linux.perf is registered.
 perf_start() {
-	svc_bg "$1" env PFC_LOG_LEVEL=info TRACED_PERF_NOTIFY_FD=9 "$OUT/traced_perf"
-	svc_wait_for 10 _svc_ready_or_exited "$1" && _svc_is_ready "$1"
+	local _name=$1
+	shift
+	svc_bg "$_name" env PFC_LOG_LEVEL=info TRACED_PERF_NOTIFY_FD=9 "$@" "$OUT/traced_perf"
+	svc_wait_for 10 _svc_ready_or_exited "$_name" && _svc_is_ready "$_name"
 }
 
 # perf_setup SUITE: traced + traced_perf, or fail and exit.

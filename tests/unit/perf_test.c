@@ -4,12 +4,14 @@
  * parser on crafted and malformed records, taking records out of a
  * wrapping ring, kallsyms parsing and lookup, the frame-pointer walk on
  * synthetic stacks, PerfEventConfig translation (with a fake tracefs),
- * the process scope and per-sequence interning. No kernel needed.
+ * the process scope, per-sequence interning and the reader's queue (with
+ * a producer thread). No kernel needed.
  */
 #include "harness.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +26,7 @@
 #include "perf/perf_intern.h"
 #include "perf/perf_record.h"
 #include "perf/perf_scope.h"
+#include "perf/rec_queue.h"
 #include "perf/symtab.h"
 #include "perf/unwind.h"
 #include "protozero/protozero.h"
@@ -172,6 +175,45 @@ TEST(perf_parse_sample_clamps_dyn_size_to_the_copy)
 	make_sample(&r, 1u << 20);
 	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_OK);
 	ASSERT_U64_EQ(s.stack_bytes, 64);
+}
+
+/* Cutting the stack to what was copied keeps every other field, and the
+ * result parses; 0 empties the field (no dyn_size), as the kernel does. */
+TEST(perf_sample_cut_stack_keeps_the_rest)
+{
+	static struct rec r;
+	static uint8_t out[PERF_RECORD_MAX_BYTES];
+	struct perf_sample s, c;
+	uint64_t keeps[] = { 20, 24, 64, 0 }, i;
+
+	make_sample(&r, 20);
+	ASSERT_EQ(perf_parse_sample(&k_layout, r.b, r.len, &s), PERF_PARSE_OK);
+	for (i = 0; i < sizeof(keeps) / sizeof(keeps[0]); i++) {
+		uint64_t keep = keeps[i] < s.stack_bytes ? keeps[i] : s.stack_bytes;
+		size_t n = perf_sample_cut_len(r.b, r.len, &s, keeps[i]);
+		uint16_t hsz;
+
+		/* 64 stack bytes of which 20 valid: 24 (20 + pad) are kept. */
+		ASSERT_EQ(n, keep ? r.len - 64 + 24 : r.len - 64 - 8);
+		memset(out, 0xee, sizeof(out));
+		perf_sample_cut_stack(r.b, r.len, &s, keeps[i], out);
+		memcpy(&hsz, out + 6, 2);
+		ASSERT_EQ(hsz, n);
+		ASSERT_EQ(perf_parse_sample(&k_layout, out, n, &c), PERF_PARSE_OK);
+		ASSERT_EQ(c.pid, 7);
+		ASSERT_EQ(c.tid, 8);
+		ASSERT_U64_EQ(c.ts, 1000);
+		ASSERT_U64_EQ(c.follower_counts[1], 33);
+		ASSERT_U64_EQ(c.n_ips, 3);
+		ASSERT_U64_EQ(perf_sample_ip(&c, 2), 0xffffffff81000200ull);
+		ASSERT_TRUE(c.has_regs);
+		ASSERT_U64_EQ(c.regs[2], 0x300);
+		ASSERT_U64_EQ(c.stack_bytes, keep);
+		if (keep)
+			ASSERT_MEMEQ(c.stack, s.stack, keep);
+		else
+			ASSERT_TRUE(c.stack == NULL);
+	}
 }
 
 TEST(perf_parse_sample_rejects_every_truncation)
@@ -1062,4 +1104,154 @@ TEST(unwind_gone_process_gives_an_error_not_a_crash)
 #else
 	SKIP("user unwinding is x86-64 only");
 #endif
+}
+
+/* --------------------------------------------------------- rec_queue ---- */
+
+/* Entry @i: i % 3000 + 1 bytes of (i & 0xff), tag i & 0xffff, flags i % 4. */
+static size_t q_len(uint32_t i)
+{
+	return i % 3000 + 1;
+}
+
+static bool q_push(struct rec_queue *q, uint32_t i)
+{
+	uint8_t *room = rq_reserve(q, q_len(i));
+
+	if (!room)
+		return false;
+	memset(room, (int)(i & 0xff), q_len(i));
+	rq_commit(q, q_len(i), (uint16_t)i, (uint16_t)(i % 4));
+	return true;
+}
+
+static bool q_check(const struct rq_entry *e, uint32_t i)
+{
+	size_t k;
+
+	if (e->len != q_len(i) || e->tag != (uint16_t)i || e->flags != i % 4)
+		return false;
+	for (k = 0; k < e->len; k++) {
+		if (e->data[k] != (uint8_t)i)
+			return false;
+	}
+	return true;
+}
+
+TEST(rec_queue_in_order_across_blocks_within_its_budget)
+{
+	struct rec_queue q;
+	_Atomic uint64_t shared = 0;
+	struct rq_entry e;
+	uint32_t i, n = 0;
+
+	ASSERT_EQ(rq_init(&q, 4u << 20, &shared), 0);
+	ASSERT_FALSE(rq_peek(&q, &e));
+	/* Fill to the budget: about 4 MiB of 1..3000-byte entries, over
+	 * several 1 MiB blocks; the one that does not fit is refused. */
+	while (q_push(&q, n))
+		n++;
+	ASSERT_GT(n, 2000);
+	ASSERT_LE(rq_bytes(&q), 4u << 20);
+	ASSERT_GT(rq_bytes(&q) + 8 + q_len(n), 4u << 20);
+	ASSERT_U64_EQ(atomic_load(&shared), rq_bytes(&q));
+	for (i = 0; i < n / 2; i++) {
+		ASSERT_TRUE(rq_peek(&q, &e));
+		ASSERT_TRUE(q_check(&e, i));
+		rq_pop(&q);
+	}
+	/* Room again: the producer goes on while half is still queued. */
+	while (q_push(&q, n))
+		n++;
+	for (; i < n; i++) {
+		ASSERT_TRUE(rq_peek(&q, &e));
+		ASSERT_TRUE(q_check(&e, i));
+		rq_pop(&q);
+	}
+	ASSERT_FALSE(rq_peek(&q, &e));
+	ASSERT_EQ(rq_bytes(&q), 0);
+	ASSERT_U64_EQ(atomic_load(&shared), 0);
+	/* Empty: the next entry starts at the block's start again. */
+	ASSERT_TRUE(q_push(&q, 7));
+	ASSERT_TRUE(rq_peek(&q, &e));
+	ASSERT_TRUE(q_check(&e, 7));
+	rq_fini(&q);
+	ASSERT_U64_EQ(atomic_load(&shared), 0);
+}
+
+TEST(rec_queue_entry_bigger_than_a_block)
+{
+	struct rec_queue q;
+	struct rq_entry e;
+	uint8_t *room;
+
+	ASSERT_EQ(rq_init(&q, 8u << 20, NULL), 0);
+	ASSERT_TRUE(q_push(&q, 1));
+	room = rq_reserve(&q, 3u << 20);
+	ASSERT_TRUE(room != NULL);
+	memset(room, 0x5a, 3u << 20);
+	rq_commit(&q, 3u << 20, 2, 1);
+	ASSERT_TRUE(q_push(&q, 3));
+	ASSERT_TRUE(rq_peek(&q, &e));
+	ASSERT_TRUE(q_check(&e, 1));
+	rq_pop(&q);
+	ASSERT_TRUE(rq_peek(&q, &e));
+	ASSERT_EQ(e.len, 3u << 20);
+	ASSERT_EQ(e.data[(3u << 20) - 1], 0x5a);
+	rq_pop(&q);
+	ASSERT_TRUE(rq_peek(&q, &e));
+	ASSERT_TRUE(q_check(&e, 3));
+	rq_pop(&q);
+	ASSERT_FALSE(rq_peek(&q, &e));
+	/* Past the budget at once: refused, nothing queued. */
+	ASSERT_TRUE(rq_reserve(&q, 9u << 20) == NULL);
+	ASSERT_FALSE(rq_peek(&q, &e));
+	rq_fini(&q);
+}
+
+struct q_thread {
+	struct rec_queue *q;
+	uint32_t n;
+};
+
+static void *q_producer(void *arg)
+{
+	struct q_thread *t = arg;
+	uint32_t i;
+
+	for (i = 0; i < t->n;) {
+		if (q_push(t->q, i))
+			i++;
+		else
+			rq_wait_space(t->q, 10);
+	}
+	return NULL;
+}
+
+/* A producer thread and this consumer, through a small budget: every
+ * entry arrives once, in order, intact. */
+TEST(rec_queue_two_threads_in_order)
+{
+	struct rec_queue q;
+	struct q_thread t = { &q, 50000 };
+	struct rq_entry e;
+	pthread_t th;
+	uint32_t i = 0;
+
+	ASSERT_EQ(rq_init(&q, 256u << 10, NULL), 0);
+	ASSERT_EQ(pthread_create(&th, NULL, q_producer, &t), 0);
+	while (i < t.n) {
+		if (!rq_peek(&q, &e)) {
+			usleep(50);
+			continue;
+		}
+		if (!q_check(&e, i))
+			break;
+		rq_pop(&q);
+		i++;
+	}
+	pthread_join(th, NULL);
+	ASSERT_EQ(i, t.n);
+	ASSERT_FALSE(rq_peek(&q, &e));
+	rq_fini(&q);
 }
