@@ -423,6 +423,7 @@ int perf_config_parse(const pb_config *pb, const char *tracefs, struct perf_conf
 	else
 		c->samples_per_tick_limit = (uint64_t)c->ring_pages * 4096 / 8;
 	c->max_enqueued_footprint_bytes = pb->max_enqueued_footprint_kb * 1024;
+	c->max_daemon_memory_kb = pb->max_daemon_memory_kb;
 	c->stack_user_bytes = g_stack_user_bytes;
 	c->ignore_open_failure = pb->ignore_open_failure;
 	if (pb->n_target_cpu > PERF_MAX_SCOPE_ENTRIES) {

@@ -80,6 +80,7 @@ struct perf_config {
 	uint32_t read_period_ms;
 	uint64_t samples_per_tick_limit;
 	uint64_t max_enqueued_footprint_bytes;
+	uint32_t max_daemon_memory_kb; /* 0: no guardrail */
 	uint32_t stack_user_bytes;
 	bool ignore_open_failure;
 	uint32_t target_cpus[PERF_MAX_SCOPE_ENTRIES];

@@ -576,6 +576,32 @@ void perf_ds_stop(struct perf_ds *ds)
 	}
 }
 
+void perf_ds_purge(struct perf_ds *ds)
+{
+	struct rq_entry e;
+	size_t i;
+
+	if (!ds || ds->stopped)
+		return;
+	ds->stopped = true;
+	for (i = 0; i < ds->n_rings; i++)
+		perf_ring_disable(ds->rings[i]);
+	perf_reader_stop(ds->reader);
+	if (ds->notify_watch)
+		evloop_del(ds->loop, ds->notify_watch);
+	ds->notify_watch = 0;
+	while (ds->has_queue && rq_peek(&ds->queue, &e))
+		rq_pop(&ds->queue);
+	perf_write_guardrail_stop(tw_new_packet(ds->tw));
+	tw_finish_packet(ds->tw);
+	tw_flush(ds->tw);
+}
+
+uint32_t perf_ds_memory_limit_kb(const struct perf_ds *ds)
+{
+	return ds->cfg.max_daemon_memory_kb;
+}
+
 void perf_ds_destroy(struct perf_ds *ds)
 {
 	size_t i;

@@ -61,6 +61,12 @@ int perf_ds_create(struct evloop *loop, struct perf_shared *sh, struct trace_wri
 /* Stops the events and reads what they left (and the kernel's count of
  * lost records) into the writer; once. Accepts NULL. */
 void perf_ds_stop(struct perf_ds *ds);
+/* The memory guardrail fired: stops the events, drops what is queued
+ * (unwinding it is what costs memory), writes the guardrail stop packet
+ * and flushes; once, like perf_ds_stop(). */
+void perf_ds_purge(struct perf_ds *ds);
+/* The config's max_daemon_memory_kb (0: none). */
+uint32_t perf_ds_memory_limit_kb(const struct perf_ds *ds);
 /* perf_ds_stop() if not yet, then frees. Accepts NULL. */
 void perf_ds_destroy(struct perf_ds *ds);
 /* Reads every ring to the kernel's head now (flush). */

@@ -141,6 +141,21 @@ void perf_write_sample_common(struct pz_msg *ps, uint32_t cpu, const struct perf
 		pz_append_varint(ps, PB_PERF_SAMPLE__FOLLOWER_COUNTS, s->follower_counts[i]);
 }
 
+void perf_write_guardrail_stop(struct pz_msg *pkt)
+{
+	struct pz_msg ps, ev;
+
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP, (uint64_t)clock_boottime_ns());
+	pz_append_varint(pkt, PB_TRACE_PACKET__TIMESTAMP_CLOCK_ID, BUILTIN_CLOCK_BOOTTIME);
+	pz_append_varint(pkt, PB_TRACE_PACKET__SEQUENCE_FLAGS, SEQ_NEEDS_INCREMENTAL_STATE);
+	pz_begin_nested(pkt, PB_TRACE_PACKET__PERF_SAMPLE, &ps);
+	pz_begin_nested(&ps, PB_PERF_SAMPLE__PRODUCER_EVENT, &ev);
+	pz_append_varint(&ev, PB_PERF_SAMPLE_PRODUCER_EVENT__SOURCE_STOP_REASON,
+			 PBE_PERF_SAMPLE_PRODUCER_EVENT_DATA_SOURCE_STOP_REASON__PROFILER_STOP_GUARDRAIL);
+	pz_end(&ev);
+	pz_end(&ps);
+}
+
 void perf_write_lost(struct pz_msg *pkt, uint32_t cpu, uint64_t lost)
 {
 	struct pz_msg ps;

@@ -26,5 +26,8 @@ void perf_write_sample_common(struct pz_msg *perf_sample, uint32_t cpu,
 
 /* A note that the kernel lost @lost records of @cpu's ring. */
 void perf_write_lost(struct pz_msg *pkt, uint32_t cpu, uint64_t lost);
+/* The data source stopped early by the memory guardrail (BOOTTIME now):
+ * PerfSample.producer_event.source_stop_reason = PROFILER_STOP_GUARDRAIL. */
+void perf_write_guardrail_stop(struct pz_msg *pkt);
 
 #endif

@@ -4,11 +4,14 @@
  * linux.perf, starts one perf_ds per data source instance (a config it
  * cannot serve is refused with one log line and the service is told the
  * instance started, so it never waits), drains on flush, clears interning
- * on request; producer_daemon.c reconnects when the service goes away.
+ * on request, and once a second stops early any instance whose
+ * max_daemon_memory_kb the daemon's RssAnon + swap exceeds (as upstream);
+ * producer_daemon.c reconnects when the service goes away.
  */
 #include "perf/perf.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,11 +30,15 @@ struct inst {
 	struct perf_ds *ds;
 };
 
+/* How often the memory guardrail is checked (upstream's period). */
+#define PERF_GUARDRAIL_PERIOD_MS 1000u
+
 struct perf_daemon {
 	struct evloop *loop;
 	struct producer_daemon *pd;
 	struct perf_shared sh;
 	struct inst *instances;
+	uint64_t guardrail_timer;
 };
 
 static struct inst *find(struct perf_daemon *d, uint64_t id)
@@ -62,7 +69,9 @@ static void log_stats(struct inst *in)
 	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors);
 }
 
-static void destroy_inst(struct perf_daemon *d, struct inst *in)
+/* Ends an instance: stopped (what the kernel holds is read and written
+ * first) or, when @purge, cut short by the guardrail. */
+static void end_inst(struct perf_daemon *d, struct inst *in, bool purge)
 {
 	struct inst **pp;
 
@@ -72,13 +81,64 @@ static void destroy_inst(struct perf_daemon *d, struct inst *in)
 			break;
 		}
 	}
-	/* Stopping reads what the kernel still holds into the writer. */
-	perf_ds_stop(in->ds);
+	if (purge)
+		perf_ds_purge(in->ds);
+	else
+		perf_ds_stop(in->ds);
 	log_stats(in);
 	perf_ds_destroy(in->ds);
 	if (in->tw && producer_daemon_producer(d->pd))
 		producer_destroy_writer(producer_daemon_producer(d->pd), in->tw);
 	free(in);
+}
+
+static void destroy_inst(struct perf_daemon *d, struct inst *in)
+{
+	end_inst(d, in, false);
+}
+
+/* RssAnon + VmSwap of this process in KiB, from /proc/self/status; -1 if
+ * unreadable. */
+static long self_anon_swap_kb(void)
+{
+	char line[256];
+	long total = -1, v;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "RssAnon: %ld", &v) == 1 || sscanf(line, "VmSwap: %ld", &v) == 1)
+			total = (total < 0 ? 0 : total) + v;
+	}
+	fclose(f);
+	return total;
+}
+
+/* The memory guardrail: an instance whose max_daemon_memory_kb the daemon
+ * is over is stopped with a PROFILER_STOP_GUARDRAIL packet; the service
+ * still stops it later (on_stop then has nothing left to do but ack). */
+static void on_guardrail_tick(void *user)
+{
+	struct perf_daemon *d = user;
+	struct inst *in, *next;
+	long kb = -2;
+
+	for (in = d->instances; in; in = next) {
+		uint32_t limit = perf_ds_memory_limit_kb(in->ds);
+
+		next = in->next;
+		if (!limit)
+			continue;
+		if (kb == -2)
+			kb = self_anon_swap_kb();
+		if (kb < 0 || (unsigned long)kb <= limit)
+			continue;
+		LOG_E("linux.perf instance %llu stopped: traced_perf holds %ld KiB (RssAnon + swap), "
+		      "over its max_daemon_memory_kb %u",
+		      (unsigned long long)in->id, kb, limit);
+		end_inst(d, in, true);
+	}
 }
 
 static void on_start(struct producer *p, uint64_t id, const Perfetto__Protos__DataSourceConfig *cfg,
@@ -212,6 +272,12 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 		free(d);
 		return rc;
 	}
+	rc = evloop_add_timer(loop, PERF_GUARDRAIL_PERIOD_MS, PERF_GUARDRAIL_PERIOD_MS,
+			      on_guardrail_tick, d, &d->guardrail_timer);
+	if (rc < 0) {
+		perf_daemon_destroy(d);
+		return rc;
+	}
 	*out = d;
 	return 0;
 }
@@ -220,6 +286,8 @@ void perf_daemon_destroy(struct perf_daemon *d)
 {
 	if (!d)
 		return;
+	if (d->guardrail_timer)
+		evloop_del(d->loop, d->guardrail_timer);
 	stop_all(d);
 	producer_daemon_destroy(d->pd);
 	unwinder_destroy(d->sh.unwinder);

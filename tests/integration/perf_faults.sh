@@ -21,6 +21,8 @@
 #                  lost, 99% of the samples unwound; with a 512 KiB footprint
 #                  the overflow is skipped as PROFILER_SKIP_UNWIND_ENQUEUE,
 #                  still none lost;
+#   guardrail      max_daemon_memory_kb exceeded: the instance stops within
+#                  a second with a PROFILER_STOP_GUARDRAIL packet;
 #   reconnect      traced restarts: traced_perf registers again.
 # Usage: OUT=out sh tests/integration/perf_faults.sh
 . "$(dirname "$0")/lib.sh"
@@ -338,6 +340,38 @@ else
 	svc_wait slow 10
 	perf_start perf || fail perf_faults/perf_restart "traced_perf did not register again: $(svc_errtail perf)"
 fi
+
+# ------------------------------------------------------------- guardrail ----
+# max_daemon_memory_kb below what the daemon holds: stopped at the next
+# check (within a second) with upstream's PROFILER_STOP_GUARDRAIL packet;
+# the session still ends normally and the daemon serves the next one.
+svc_cfg guard 'buffers { size_kb: 16384 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 200 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_FRAME_POINTER }
+  max_daemon_memory_kb: 1
+} } }
+duration_ms: 3000'
+"$OUT/perf_hot" spin 3.2 >/dev/null &
+r=$!
+t0=$(date +%s%N)
+if perf_record guard 30; then
+	t1=$(date +%s%N)
+	stop_ts=$(perf_q guard "select value from stats where name = 'perf_guardrail_stop_ts'")
+	n=$(perf_q guard "select count(*) from perf_sample")
+	after=$(perf_q guard "select count(*) from perf_sample where ts > ${stop_ts:-0}")
+	span=$(perf_q guard "select (max(ts) - min(ts)) / 1000000 from perf_sample")
+	echo "# guardrail: $n samples over ${span} ms, $after after the stop packet, session $(((t1 - t0) / 1000000)) ms"
+	if [ -n "$stop_ts" ] && [ "${n:-0}" -ge 1 ] && [ "${after:-1}" -eq 0 ] && [ "${span:-9999}" -lt 1500 ] &&
+		perf_log_has perf "over its max_daemon_memory_kb 1"; then
+		pass perf_faults/guardrail
+	else
+		fail perf_faults/guardrail "stop ts '$stop_ts', samples $n ($after after it, over $span ms); log: $(svc_errtail perf 1)"
+	fi
+else
+	fail perf_faults/guardrail "recording failed: $(svc_errtail guard)"
+fi
+wait $r
 
 # ------------------------------------------------------------- reconnect ----
 svc_stop_traced traced
