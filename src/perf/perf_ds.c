@@ -7,7 +7,8 @@
  * counter-only, skipped (out of scope, over the footprint), or with its
  * callstack (kernel frames from the callchain named by kallsyms, then the
  * user frames unwound here, then an "ERROR" frame if unwinding stopped
- * early). The queue is drained in batches so the loop stays responsive.
+ * early). The queue is drained every 20 ms (sooner when much waits) in
+ * slices of 10 ms, so the loop stays responsive.
  */
 #include "perf/perf_ds.h"
 
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/evloop.h"
 #include "base/hmap.h"
 #include "base/log.h"
@@ -34,8 +36,12 @@
 /* Kernel frames kept per sample (the kernel's own limit is 127). */
 #define PERF_MAX_KERNEL_FRAMES 128u
 #define PERF_MAX_FRAMES (PERF_MAX_KERNEL_FRAMES + UNWIND_MAX_FRAMES + 1)
-/* Queued records used per loop wake-up before other events get a turn. */
-#define PERF_DRAIN_BATCH 64u
+/* The loop uses what the reader queued every PERF_DRAIN_PERIOD_MS, or
+ * sooner once PERF_DRAIN_NOTIFY_BYTES wait, for at most PERF_DRAIN_SLICE_NS
+ * at a time before other events get a turn. */
+#define PERF_DRAIN_PERIOD_MS 20u
+#define PERF_DRAIN_NOTIFY_BYTES (1u << 20)
+#define PERF_DRAIN_SLICE_NS 10000000ull
 /* Queue room beyond the footprint limit, for samples queued without their
  * stack, counter-only samples and side-band records. */
 #define PERF_QUEUE_HEADROOM_BYTES (8u << 20)
@@ -60,6 +66,8 @@ struct perf_ds {
 	struct perf_reader *reader;
 	int notify_fd; /* eventfd: the reader queued records */
 	uint64_t notify_watch;
+	atomic_bool notified; /* the reader wrote notify_fd since the last drain */
+	uint64_t drain_timer;
 	struct perf_intern intern;
 	bool needs_defaults;
 	uint32_t cur_cpu;
@@ -297,13 +305,18 @@ static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsign
 	}
 }
 
-/* Uses up to @max queued records (0: all). Return: true if some are left. */
-static bool drain_queue(struct perf_ds *ds, size_t max)
+/* Uses queued records for up to @budget_ns (0: until the queue is empty).
+ * Return: true if some are left. */
+static bool drain_queue(struct perf_ds *ds, uint64_t budget_ns)
 {
+	uint64_t end = budget_ns ? clock_monotonic_ns() + budget_ns : 0;
 	struct rq_entry e;
 	size_t n = 0;
 
-	while ((!max || n < max) && rq_peek(&ds->queue, &e)) {
+	atomic_store(&ds->notified, false);
+	while (rq_peek(&ds->queue, &e)) {
+		if (end && (n & 15) == 15 && clock_monotonic_ns() >= end)
+			break;
 		if (e.tag < ds->n_rings && e.len >= 8) {
 			ds->cur_ring = e.tag;
 			ds->cur_cpu = (uint32_t)perf_ring_cpu(ds->rings[e.tag]);
@@ -315,20 +328,33 @@ static bool drain_queue(struct perf_ds *ds, size_t max)
 	return rq_peek(&ds->queue, &e);
 }
 
-/* The reader queued records: use a batch, and come back for more after
- * the loop's other events. */
+/* A slice of the queue; what is left waits for the loop's other events
+ * (a wake-up of our own, on this thread: no IPI). */
+static void drain_slice(struct perf_ds *ds)
+{
+	uint64_t one = 1;
+
+	if (drain_queue(ds, PERF_DRAIN_SLICE_NS) && write(ds->notify_fd, &one, sizeof(one)) < 0) {
+		/* only on counter overflow, when a wake-up is pending anyway */
+	}
+}
+
+/* The reader says much is queued (or a slice left some). */
 static void on_queued(int fd, unsigned revents, void *user)
 {
 	struct perf_ds *ds = user;
-	uint64_t v, one = 1;
+	uint64_t v;
 
 	(void)revents;
 	if (read(fd, &v, sizeof(v)) < 0) {
 		/* EAGAIN: another wake-up read it */
 	}
-	if (drain_queue(ds, PERF_DRAIN_BATCH) && write(fd, &one, sizeof(one)) < 0) {
-		/* only on counter overflow, when a wake-up is pending anyway */
-	}
+	drain_slice(ds);
+}
+
+static void on_drain_tick(void *user)
+{
+	drain_slice(user);
 }
 
 /* Everything the kernel holds now, read and used on this thread (while
@@ -444,6 +470,8 @@ static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
 		.footprint_limit = limit,
 		.footprint = &ds->sh->enqueued_bytes,
 		.max_records = (size_t)ds->cfg.samples_per_tick_limit,
+		.notify_bytes = PERF_DRAIN_NOTIFY_BYTES,
+		.notified = &ds->notified,
 	};
 	int rc;
 
@@ -461,6 +489,10 @@ static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
 	if (rc < 0)
 		goto fail;
 	rc = evloop_add_fd(ds->loop, ds->notify_fd, EVLOOP_READ, on_queued, ds, &ds->notify_watch);
+	if (rc < 0)
+		goto fail;
+	rc = evloop_add_timer(ds->loop, PERF_DRAIN_PERIOD_MS, PERF_DRAIN_PERIOD_MS, on_drain_tick,
+			      ds, &ds->drain_timer);
 	if (rc < 0)
 		goto fail;
 	return 0;
@@ -569,6 +601,9 @@ void perf_ds_stop(struct perf_ds *ds)
 	if (ds->notify_watch)
 		evloop_del(ds->loop, ds->notify_watch);
 	ds->notify_watch = 0;
+	if (ds->drain_timer)
+		evloop_del(ds->loop, ds->drain_timer);
+	ds->drain_timer = 0;
 	if (ds->reader) {
 		read_all_now(ds);
 		report_unwritten_losses(ds);
@@ -590,6 +625,9 @@ void perf_ds_purge(struct perf_ds *ds)
 	if (ds->notify_watch)
 		evloop_del(ds->loop, ds->notify_watch);
 	ds->notify_watch = 0;
+	if (ds->drain_timer)
+		evloop_del(ds->loop, ds->drain_timer);
+	ds->drain_timer = 0;
 	while (ds->has_queue && rq_peek(&ds->queue, &e))
 		rq_pop(&ds->queue);
 	perf_write_guardrail_stop(tw_new_packet(ds->tw));

@@ -146,14 +146,11 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 }
 
 /* Scan pass: mappings and forks, queued before any sample of the pass. */
+#define SIDEBAND_TYPES ((1ull << PERF_RECORD_MMAP2) | (1ull << PERF_RECORD_FORK))
+
 static bool on_sideband(const uint8_t *rec, size_t len, void *user)
 {
-	struct perf_reader *r = user;
-	uint32_t type = perf_record_type(rec);
-
-	if (type != PERF_RECORD_MMAP2 && type != PERF_RECORD_FORK)
-		return true;
-	return queue_raw(r, rec, len, 0);
+	return queue_raw(user, rec, len, 0);
 }
 
 static bool on_record(const uint8_t *rec, size_t len, void *user)
@@ -186,7 +183,7 @@ static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
 		r->heads[i] = perf_ring_head(r->s.rings[i]);
 	for (i = 0; i < r->s.n_rings; i++) {
 		r->cur = i;
-		if (perf_ring_scan(r->s.rings[i], on_sideband, r) == -EBADMSG)
+		if (perf_ring_scan(r->s.rings[i], SIDEBAND_TYPES, on_sideband, r) == -EBADMSG)
 			r->malformed++;
 		if (r->full)
 			return PERF_READ_QUEUE_FULL; /* no sample before its mappings */
@@ -210,7 +207,8 @@ enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
 	rc = pass_locked(r, all ? 0 : r->s.max_records);
 	queued = r->queued;
 	pthread_mutex_unlock(&r->lock);
-	if (queued && r->s.notify_fd >= 0) {
+	if (queued && r->s.notify_fd >= 0 && rq_bytes(r->s.queue) >= r->s.notify_bytes &&
+	    !atomic_exchange(r->s.notified, true)) {
 		uint64_t one = 1;
 
 		if (write(r->s.notify_fd, &one, sizeof(one)) < 0) {

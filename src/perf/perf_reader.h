@@ -17,6 +17,7 @@
 #ifndef PFC_PERF_PERF_READER_H
 #define PFC_PERF_PERF_READER_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -48,7 +49,13 @@ struct perf_reader_spec {
 	const struct perf_config *cfg;	       /* borrowed, read-only */
 	const struct perf_sample_layout *layout; /* borrowed, read-only */
 	struct rec_queue *queue;		       /* borrowed */
-	int notify_fd;	 /* eventfd written after a pass queued something */
+	/* An eventfd written after a pass that left at least @notify_bytes
+	 * queued, once until *@notified is cleared again (by the consumer,
+	 * before it drains): the consumer otherwise drains on its own timer,
+	 * since every cross-thread wake-up costs (IPIs, context switches). */
+	int notify_fd;
+	size_t notify_bytes;
+	atomic_bool *notified;
 	/* Queued bytes (@footprint: the queue's shared_bytes, every
 	 * instance's) past which a sample with a stack is queued without it,
 	 * as PERF_CLASS_OVER_FOOTPRINT; 0: no limit. */

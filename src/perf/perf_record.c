@@ -21,6 +21,12 @@ static uint64_t load64(const uint8_t *p)
 int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
 		   uint8_t *scratch, const uint8_t **out_rec)
 {
+	return perf_ring_take_types(data, data_size, head, tail, scratch, ~(uint64_t)0, out_rec);
+}
+
+int perf_ring_take_types(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
+			 uint8_t *scratch, uint64_t type_mask, const uint8_t **out_rec)
+{
 	struct perf_event_header h;
 	uint64_t avail = head - *tail, off, first;
 
@@ -39,8 +45,10 @@ int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint6
 	}
 	if (h.size < sizeof(h) || h.size > avail)
 		goto bad;
-	/* Most records do not wrap: read them in place (64 KiB stacks). */
-	if (first >= h.size) {
+	if (h.type >= 64 || !(type_mask & (1ull << h.type))) {
+		*out_rec = NULL; /* not wanted: stepped over, never copied */
+	} else if (first >= h.size) {
+		/* Most records do not wrap: read them in place (64 KiB stacks). */
 		*out_rec = data + off;
 	} else {
 		memcpy(scratch, data + off, (size_t)first);

@@ -92,6 +92,11 @@ enum perf_parse_err {
  */
 int perf_ring_take(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
 		   uint8_t *scratch, const uint8_t **out_rec);
+/* perf_ring_take() of the record types in @type_mask (bit 1 << type) only:
+ * a record of another type is stepped over with *@out_rec NULL, never
+ * copied (a side-band scan meets 64 KiB samples that wrap). */
+int perf_ring_take_types(const uint8_t *data, uint64_t data_size, uint64_t head, uint64_t *tail,
+			 uint8_t *scratch, uint64_t type_mask, const uint8_t **out_rec);
 
 /* Decode a PERF_RECORD_SAMPLE (whole record, header included). */
 enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const uint8_t *rec,

@@ -146,7 +146,7 @@ uint64_t perf_ring_head(const struct perf_ring *r)
 	return __atomic_load_n(&r->meta->data_head, __ATOMIC_ACQUIRE);
 }
 
-int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user)
+int perf_ring_scan(struct perf_ring *r, uint64_t type_mask, perf_record_cb cb, void *user)
 {
 	uint64_t head = perf_ring_head(r);
 	uint64_t pos = r->meta->data_tail;
@@ -158,10 +158,11 @@ int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user)
 	for (;;) {
 		uint64_t at = pos;
 
-		len = perf_ring_take(r->data, r->data_size, head, &pos, r->rec, &rec);
+		len = perf_ring_take_types(r->data, r->data_size, head, &pos, r->rec, type_mask,
+					   &rec);
 		if (len <= 0)
 			break;
-		if (!cb(rec, (size_t)len, user)) {
+		if (rec && !cb(rec, (size_t)len, user)) {
 			pos = at; /* shown again by the next scan */
 			len = 0;
 			break;

@@ -45,8 +45,9 @@ int perf_ring_read_values(struct perf_ring *r, uint8_t *buf, size_t cap);
 typedef bool (*perf_record_cb)(const uint8_t *rec, size_t len, void *user);
 
 /**
- * perf_ring_scan() - Show @cb the records the kernel wrote since the last
- * scan, without freeing their space: the side-band pass (mappings, forks)
+ * perf_ring_scan() - Show @cb the records of the types in @type_mask (bit
+ * 1 << type) the kernel wrote since the last scan, without freeing their
+ * space (others are stepped over): the side-band pass (mappings, forks)
  * that must see every ring's records before any ring's samples are used,
  * because a process's MMAP2 records and its samples can land on different
  * CPUs' rings.
@@ -54,7 +55,7 @@ typedef bool (*perf_record_cb)(const uint8_t *rec, size_t len, void *user);
  * then stops; perf_ring_read() drops the rest).
  * Context: one thread at a time per ring; never allocates.
  */
-int perf_ring_scan(struct perf_ring *r, perf_record_cb cb, void *user);
+int perf_ring_scan(struct perf_ring *r, uint64_t type_mask, perf_record_cb cb, void *user);
 
 /* The kernel's write position now: a bound for perf_ring_read(). */
 uint64_t perf_ring_head(const struct perf_ring *r);
