@@ -4,10 +4,13 @@
  * the input (after a 4-byte layout prefix) is a ring of 2^k bytes with the
  * kernel's head at its end; every record taken out of it is decoded as a
  * sample, lost, exit, fork and mmap2 record, as the daemon does with what
- * the kernel (treated as untrusted) wrote; a decoded mapping's path is read
- * to its end, and the mapping goes through the mmap log.
+ * the kernel (treated as untrusted) wrote; a decoded sample's stack is cut
+ * as the reader thread cuts it (half and none of it) and the result must
+ * parse again; a decoded mapping's path is read to its end, and the
+ * mapping goes through the mmap log.
  */
 #include <linux/perf_event.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "perf/mmap_log.h"
@@ -17,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t ring[4096], scratch[PERF_RECORD_MAX_BYTES];
+	static uint8_t ring[4096], scratch[PERF_RECORD_MAX_BYTES], cut[PERF_RECORD_MAX_BYTES];
 	const uint8_t *rec;
 	struct perf_sample_layout l;
 	struct perf_sample s;
@@ -53,7 +56,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	mmap_log_init(&ml);
 	buf_init(&text);
 	while ((len = perf_ring_take(ring, sizeof(ring), head, &tail, scratch, &rec)) > 0 && guard++ < 4096) {
-		perf_parse_sample(&l, rec, (size_t)len, &s);
+		if (perf_parse_sample(&l, rec, (size_t)len, &s) == PERF_PARSE_OK) {
+			uint64_t keeps[2] = { s.stack_bytes / 2, 0 };
+			struct perf_sample c;
+			int i;
+
+			for (i = 0; i < 2; i++) {
+				size_t n = perf_sample_cut_len(rec, (size_t)len, &s, keeps[i]);
+
+				if (n > (size_t)len)
+					abort();
+				perf_sample_cut_stack(rec, (size_t)len, &s, keeps[i], cut);
+				if (perf_parse_sample(&l, cut, n, &c) != PERF_PARSE_OK ||
+				    c.stack_bytes > keeps[i] || c.n_ips != s.n_ips || c.ts != s.ts)
+					abort();
+			}
+		}
 		perf_parse_lost(rec, (size_t)len, &lost);
 		perf_parse_exit(rec, (size_t)len, &ex);
 		if (perf_parse_fork(rec, (size_t)len, &fk) == PERF_PARSE_OK)

@@ -45,7 +45,8 @@ int perf_ring_take_types(const uint8_t *data, uint64_t data_size, uint64_t head,
 	}
 	if (h.size < sizeof(h) || h.size > avail)
 		goto bad;
-	if (h.type >= 64 || !(type_mask & (1ull << h.type))) {
+	/* All ones: every type, also those past 63 no mask bit can name. */
+	if (type_mask != ~(uint64_t)0 && (h.type >= 64 || !(type_mask & (1ull << h.type)))) {
 		*out_rec = NULL; /* not wanted: stepped over, never copied */
 	} else if (first >= h.size) {
 		/* Most records do not wrap: read them in place (64 KiB stacks). */
@@ -262,15 +263,22 @@ enum perf_parse_err perf_parse_sample(const struct perf_sample_layout *l, const 
 }
 
 /* Where @s's stack field lies in @rec: its bytes at *off (the size word
- * before them), and the fields after its dyn_size at *tail_off. */
-static void stack_span(const uint8_t *rec, const struct perf_sample *s, size_t *off,
-		       size_t *tail_off)
+ * before them), and the fields after its dyn_size at *tail_off. Return:
+ * @keep, lowered if needed so that, padded to 8, it fits the field (a
+ * size that is not a multiple of 8 never comes from the kernel). */
+static uint64_t stack_span(const uint8_t *rec, const struct perf_sample *s, uint64_t keep,
+			   size_t *off, size_t *tail_off)
 {
 	uint64_t size;
 
 	*off = (size_t)(s->stack - rec);
 	memcpy(&size, rec + *off - 8, 8);
 	*tail_off = *off + (size_t)size + 8;
+	if (keep > s->stack_bytes)
+		keep = s->stack_bytes;
+	if (((keep + 7) & ~(uint64_t)7) > size)
+		keep = size & ~(uint64_t)7;
+	return keep;
 }
 
 static uint64_t round8(uint64_t n)
@@ -285,9 +293,7 @@ size_t perf_sample_cut_len(const uint8_t *rec, size_t len, const struct perf_sam
 
 	if (!s->stack)
 		return len;
-	if (keep > s->stack_bytes)
-		keep = s->stack_bytes;
-	stack_span(rec, s, &off, &tail_off);
+	keep = stack_span(rec, s, keep, &off, &tail_off);
 	return (keep ? off + (size_t)round8(keep) + 8 : off) + (len - tail_off);
 }
 
@@ -302,9 +308,7 @@ void perf_sample_cut_stack(const uint8_t *rec, size_t len, const struct perf_sam
 		memcpy(out, rec, len);
 		return;
 	}
-	if (keep > s->stack_bytes)
-		keep = s->stack_bytes;
-	stack_span(rec, s, &off, &tail_off);
+	keep = stack_span(rec, s, keep, &off, &tail_off);
 	out_len = perf_sample_cut_len(rec, len, s, keep);
 	pad = (size_t)(round8(keep) - keep);
 	memcpy(out, rec, off);

@@ -123,7 +123,8 @@ enum perf_parse_err perf_parse_mmap2(const uint8_t *rec, size_t len, struct perf
 /*
  * perf_sample_cut_len() / perf_sample_cut_stack() - @rec (@len bytes,
  * parsed into @s) with its user stack cut to its first @keep bytes
- * (<= s->stack_bytes; 0 empties the field: size 0 and no dyn_size, as the
+ * (at most s->stack_bytes, and what fits the field padded to 8, so the
+ * result is never longer than @rec; 0 empties the field: size 0 and no dyn_size, as the
  * kernel writes it when it copies nothing), written to @out (cut_len
  * bytes). The kernel reserves the whole requested stack (64 KiB by
  * default) in every sample, whatever it could copy; dyn_size says what it
