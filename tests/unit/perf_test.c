@@ -461,6 +461,39 @@ TEST(perf_ring_take_unwraps_and_stops_at_garbage)
 	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 1000, &tail, out, &rec), -EBADMSG);
 }
 
+/* The side-band scan's filter: other types are stepped over uncopied (a
+ * wrapped 64 KiB sample), the named ones taken; no filter takes any type,
+ * also one past 63 that no mask bit can name. */
+TEST(perf_ring_take_types_steps_over_the_others)
+{
+	static uint8_t out[PERF_RECORD_MAX_BYTES];
+	uint8_t ring[64];
+	const uint8_t *rec;
+	struct perf_event_header s = {.type = PERF_RECORD_SAMPLE, .size = 24};
+	struct perf_event_header m = {.type = PERF_RECORD_MMAP2, .size = 16};
+	struct perf_event_header odd = {.type = 100, .size = 8};
+	uint64_t mask = 1ull << PERF_RECORD_MMAP2, tail = 48;
+
+	memset(ring, 0, sizeof(ring));
+	memcpy(ring + 48, &s, 8); /* 48..72: wraps */
+	memcpy(ring + 8, &m, 8);  /* 72..88 */
+	memcpy(ring + 24, &odd, 8); /* 88..96 */
+	memset(out, 0x55, 64);
+	rec = ring;
+	ASSERT_EQ(perf_ring_take_types(ring, sizeof(ring), 96, &tail, out, mask, &rec), 24);
+	ASSERT_TRUE(rec == NULL);
+	ASSERT_EQ(out[0], 0x55); /* not copied */
+	ASSERT_EQ(perf_ring_take_types(ring, sizeof(ring), 96, &tail, out, mask, &rec), 16);
+	ASSERT_TRUE(rec == ring + 8);
+	ASSERT_EQ(perf_ring_take_types(ring, sizeof(ring), 96, &tail, out, mask, &rec), 8);
+	ASSERT_TRUE(rec == NULL);
+	ASSERT_U64_EQ(tail, 96);
+	tail = 88;
+	ASSERT_EQ(perf_ring_take(ring, sizeof(ring), 96, &tail, out, &rec), 8);
+	ASSERT_TRUE(rec == ring + 24);
+	ASSERT_EQ(perf_record_type(rec), 100);
+}
+
 /* ----------------------------------------------------------- kallsyms ---- */
 
 TEST(kallsyms_parses_sorts_and_looks_up)
