@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf/mmap_log.h"
-#include "perf/perf_record.h"
+#include "perf/unwind/mmap_log.h"
+#include "perf/ring/perf_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

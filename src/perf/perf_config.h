@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "config/perf_event_config.pb-c.h"
+#include "perf/unwind/unwind.h"
 
 /* Named limits of one config. */
 #define PERF_MAX_FOLLOWERS 16u
@@ -30,13 +31,6 @@
 /* Bytes of user stack each sample copies (< 64 KiB, low 8 bits clear). */
 #define PERF_STACK_USER_BYTES ((1u << 16) - 256)
 #define PERF_MAX_RING_PAGES (1u << 16)
-
-enum perf_unwind_mode {
-	PERF_UNWIND_SKIP = 1,
-	PERF_UNWIND_DWARF = 2,
-	PERF_UNWIND_FRAME_POINTER = 3,
-	PERF_UNWIND_KERNEL_FRAME_POINTER = 4,
-};
 
 /* One event: how it was described (for PerfSampleDefaults) and its attr. */
 struct perf_event_desc {

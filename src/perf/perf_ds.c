@@ -28,8 +28,8 @@
 #include "perf/perf_intern.h"
 #include "perf/perf_packets.h"
 #include "perf/perf_reader.h"
-#include "perf/perf_record.h"
-#include "perf/perf_ring.h"
+#include "perf/ring/perf_record.h"
+#include "perf/ring/perf_ring.h"
 #include "tracing/tracing.h"
 
 #define PERF_MAX_CPUS 1024u

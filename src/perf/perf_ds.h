@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "config/perf_event_config.pb-c.h"
-#include "perf/kallsyms.h"
-#include "perf/unwind.h"
+#include "perf/unwind/kallsyms.h"
+#include "perf/unwind/unwind.h"
 
 struct evloop;
 struct trace_writer;

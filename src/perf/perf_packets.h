@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "perf/perf_config.h"
-#include "perf/perf_record.h"
+#include "perf/ring/perf_record.h"
 #include "protozero/protozero.h"
 
 /* Writes the defaults packet into @pkt (a fresh TracePacket). */

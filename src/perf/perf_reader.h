@@ -23,9 +23,9 @@
 #include <stdint.h>
 
 #include "perf/perf_config.h"
-#include "perf/perf_record.h"
-#include "perf/perf_ring.h"
-#include "perf/rec_queue.h"
+#include "perf/ring/perf_record.h"
+#include "perf/ring/perf_ring.h"
+#include "perf/ring/rec_queue.h"
 
 /* What the reader decided about a queued sample (rq_entry.flags). */
 enum perf_sample_class {

@@ -19,16 +19,16 @@
 #include <unistd.h>
 
 #include "pb_fields.h"
-#include "perf/fp_walk.h"
-#include "perf/kallsyms.h"
-#include "perf/mmap_log.h"
+#include "perf/unwind/fp_walk.h"
+#include "perf/unwind/kallsyms.h"
+#include "perf/unwind/mmap_log.h"
 #include "perf/perf_config.h"
 #include "perf/perf_intern.h"
-#include "perf/perf_record.h"
+#include "perf/ring/perf_record.h"
 #include "perf/perf_scope.h"
-#include "perf/rec_queue.h"
-#include "perf/symtab.h"
-#include "perf/unwind.h"
+#include "perf/ring/rec_queue.h"
+#include "perf/unwind/symtab.h"
+#include "perf/unwind/unwind.h"
 #include "protozero/protozero.h"
 
 /* ------------------------------------------------------ record parser ---- */

@@ -4,7 +4,7 @@
  * leader (see perf_ring.h). The kernel's data_head is read with acquire
  * order and our data_tail stored with release order, as perf_event.h asks.
  */
-#include "perf/perf_ring.h"
+#include "perf/ring/perf_ring.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -15,13 +15,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "perf/perf_config.h"
-#include "perf/perf_record.h"
+#include "perf/ring/perf_record.h"
 
 struct perf_ring {
 	int cpu;
 	int leader_fd;
-	int follower_fds[PERF_MAX_FOLLOWERS];
+	int follower_fds[PERF_MAX_FOLLOWER_COUNTS];
 	size_t n_followers;
 	struct perf_event_mmap_page *meta;
 	size_t map_bytes;
@@ -55,7 +54,7 @@ int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event
 	void *map;
 	int rc;
 
-	if (n_followers > PERF_MAX_FOLLOWERS)
+	if (n_followers > PERF_MAX_FOLLOWER_COUNTS)
 		return -EINVAL;
 	r = calloc(1, sizeof(*r));
 	if (!r)

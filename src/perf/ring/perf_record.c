@@ -4,7 +4,7 @@
  * perf_record.h). Field order follows the kernel's perf_event.h
  * documentation of PERF_RECORD_SAMPLE for the sample_type bits we set.
  */
-#include "perf/perf_record.h"
+#include "perf/ring/perf_record.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>

@@ -3,7 +3,7 @@
  * kallsyms.c - /proc/kallsyms as a sorted table (see kallsyms.h). About
  * 200k lines on a distribution kernel: parsed once, a few MB kept.
  */
-#include "perf/kallsyms.h"
+#include "perf/unwind/kallsyms.h"
 
 #include <errno.h>
 #include <stdlib.h>

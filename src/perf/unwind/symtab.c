@@ -2,7 +2,7 @@
 /*
  * symtab.c - per-ELF function tables and their cache (see symtab.h).
  */
-#include "perf/symtab.h"
+#include "perf/unwind/symtab.h"
 
 #include <errno.h>
 #include <stdlib.h>

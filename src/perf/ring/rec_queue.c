@@ -7,7 +7,7 @@
  * positions change under it. A drained block goes back to the system,
  * but one is kept for the next burst.
  */
-#include "perf/rec_queue.h"
+#include "perf/ring/rec_queue.h"
 
 #include <errno.h>
 #include <stdlib.h>

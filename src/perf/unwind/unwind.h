@@ -16,8 +16,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "perf/perf_config.h"
-#include "perf/perf_record.h"
+#include "perf/ring/perf_record.h"
+
+/* How user frames are found (PerfEventConfig's unwind_mode numbers). */
+enum perf_unwind_mode {
+	PERF_UNWIND_SKIP = 1,
+	PERF_UNWIND_DWARF = 2,
+	PERF_UNWIND_FRAME_POINTER = 3,
+	PERF_UNWIND_KERNEL_FRAME_POINTER = 4,
+};
 
 #define UNWIND_MAX_FRAMES 128u
 /* Processes whose unwinding state is kept (least recently used go). */

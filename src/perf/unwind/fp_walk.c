@@ -4,7 +4,7 @@
  * frame records are the same pair: [fp] = caller's fp, [fp + 8] = return
  * address. Every read is checked against the copy's bounds.
  */
-#include "perf/fp_walk.h"
+#include "perf/unwind/fp_walk.h"
 
 #include <string.h>
 

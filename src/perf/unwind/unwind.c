@@ -5,7 +5,7 @@
  * sample: registers from the sample, stack words from its copy, other
  * words from the ELF file image of the module holding them.
  */
-#include "perf/unwind.h"
+#include "perf/unwind/unwind.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -20,9 +20,9 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/hmap.h"
-#include "perf/fp_walk.h"
-#include "perf/mmap_log.h"
-#include "perf/symtab.h"
+#include "perf/unwind/fp_walk.h"
+#include "perf/unwind/mmap_log.h"
+#include "perf/unwind/symtab.h"
 
 /* A pc outside every module rereads the maps at most this often; when
  * rereading does not help (JIT code, anonymous memory) the wait doubles. */

@@ -4,7 +4,7 @@
  * (see mmap_log.h): a sorted array per process, replaced where a new
  * mapping overlaps; exits queued and expired after a grace period.
  */
-#include "perf/mmap_log.h"
+#include "perf/unwind/mmap_log.h"
 
 #include <errno.h>
 #include <stdlib.h>
