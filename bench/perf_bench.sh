@@ -4,14 +4,16 @@
 # perf_bench.sh - CPU profiling side by side with `perf record`.
 #
 # The workload (out/bench/perf_workload: one busy thread per CPU, no frame
-# pointers) runs S seconds (default 10) four times: alone, under `perf
-# record -a -F F --call-graph dwarf` (Debian's linux-perf), under our
-# traced + traced_perf recording linux.perf at F Hz on every CPU with
-# kernel frames and DWARF-unwound user frames, and alone again. Printed for
-# both profilers: CPU seconds of the profiler per thousand samples (perf
-# record's own process; for us traced_perf + traced + the perfetto CLI),
-# the workload's rate as a share of its untraced rate (mean of the two
-# untraced runs), bytes of output per sample, samples kept and lost. Then
+# pointers) runs S seconds (default 10) alone, under `perf record -a -F F
+# --call-graph dwarf` (Debian's linux-perf), under our traced +
+# traced_perf (started cold) recording linux.perf at F Hz on every CPU
+# with kernel frames and DWARF-unwound user frames, and alone again; with
+# --rounds N the three runs after the first repeat N times, interleaved.
+# Printed for both profilers (medians over the rounds, with ranges): CPU
+# seconds of the profiler per thousand samples (perf record's own process;
+# for us traced_perf + traced + the perfetto CLI), the workload's rate as a
+# share of its untraced rate (mean of the untraced runs around the round),
+# bytes of output per sample, samples kept and lost. Then
 # our trace_processor_shell imports a large sample set (our trace repeated
 # until it holds >= 200,000 samples) and the flame graph of every sample is
 # folded: samples per second of import, and the fold's time.
@@ -20,7 +22,9 @@
 # workload >= 95% of its untraced rate at 1 kHz on all CPUs; no sample lost
 # at 1 kHz.
 #
-#   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--keep] [--smoke]
+#   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--rounds N] [--keep] [--smoke]
+#     --rounds N    N interleaved rounds (untraced, perf record, ours, ...,
+#                   untraced): medians and ranges (default 1)
 #     --stack-kb N  traced_perf --stack-kb N (user stack copied per sample;
 #                   default upstream's 63.75 KiB; perf record copies 8)
 #     --smoke       3 s runs, small import set; < 40 s
@@ -38,6 +42,7 @@ WORKLOAD=$O/bench/perf_workload
 
 seconds=10
 freq=1000
+rounds=1
 keep=0
 smoke=0
 import_samples=200000
@@ -47,9 +52,11 @@ while [ $# -gt 0 ]; do
 	--seconds) seconds=$2; shift 2 ;;
 	--freq) freq=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--rounds) rounds=$2; shift 2
+		case $rounds in '' | *[!0-9]* | 0) echo "perf_bench: --rounds takes a positive number" >&2; exit 2 ;; esac ;;
 	--stack-kb) stack_args="--stack-kb $2"; shift 2 ;;
 	--smoke) smoke=1; seconds=3; import_samples=20000; shift ;;
-	*) echo "usage: $0 [--seconds S] [--freq F] [--stack-kb N] [--keep] [--smoke]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--seconds S] [--freq F] [--stack-kb N] [--rounds N] [--keep] [--smoke]" >&2; exit 2 ;;
 	esac
 done
 
@@ -84,96 +91,140 @@ cpu_of() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
 }
 
-echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}"
-rate0=$(workload)
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, $rounds round(s)"
 
-# -- perf record ------------------------------------------------------------
-/usr/bin/time -f "%U %S" -o "$dir/perf.time" "$PERF" record -q -a -F "$freq" --call-graph dwarf \
-	-o "$dir/perf.data" -- sleep $((seconds + 1)) >"$dir/perf.log" 2>&1 &
-perf_pid=$!
-pids="$perf_pid"
-sleep 0.5
-rate_perf=$(workload)
-wait "$perf_pid"
-pids=""
-perf_cpu=$(awk '{ print $1 + $2 }' "$dir/perf.time")
-"$PERF" report -i "$dir/perf.data" --stats >"$dir/perf.stats" 2>/dev/null
-perf_samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' "$dir/perf.stats")
-# Samples the kernel dropped (PERF_RECORD_LOST counts), as perf report sums them.
-perf_lost=$("$PERF" report -i "$dir/perf.data" -g none --sort pid --stdio 2>/dev/null |
-	sed -n 's/^# Total Lost Samples: //p' | head -n 1)
-perf_lost=${perf_lost:-0}
-perf_bytes=$(stat -c %s "$dir/perf.data")
+# run_perf: one perf record run beside the workload; sets perf_*.
+run_perf() {
+	/usr/bin/time -f "%U %S" -o "$dir/perf.time" "$PERF" record -q -a -F "$freq" --call-graph dwarf \
+		-o "$dir/perf.data" -- sleep $((seconds + 1)) >"$dir/perf.log" 2>&1 &
+	perf_pid=$!
+	pids="$perf_pid"
+	sleep 0.5
+	rate_perf=$(workload)
+	wait "$perf_pid"
+	pids=""
+	perf_cpu=$(awk '{ print $1 + $2 }' "$dir/perf.time")
+	"$PERF" report -i "$dir/perf.data" --stats >"$dir/perf.stats" 2>/dev/null
+	perf_samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' "$dir/perf.stats")
+	# Samples the kernel dropped (PERF_RECORD_LOST counts), as perf report sums them.
+	perf_lost=$("$PERF" report -i "$dir/perf.data" -g none --sort pid --stdio 2>/dev/null |
+		sed -n 's/^# Total Lost Samples: //p' | head -n 1)
+	perf_lost=${perf_lost:-0}
+	perf_bytes=$(stat -c %s "$dir/perf.data")
+}
 
-# -- traced + traced_perf ---------------------------------------------------
-export PERFETTO_PRODUCER_SOCK_NAME=$dir/producer.sock
-export PERFETTO_CONSUMER_SOCK_NAME=$dir/consumer.sock
-"$O/traced" >"$dir/traced.log" 2>&1 &
-traced_pid=$!
-pids="$traced_pid"
-for _ in $(seq 100); do [ -S "$PERFETTO_CONSUMER_SOCK_NAME" ] && break; sleep 0.05; done
-# shellcheck disable=SC2086 # stack_args is a list of words
-"$O/traced_perf" $stack_args >"$dir/traced_perf.log" 2>&1 &
-tperf_pid=$!
-pids="$pids $tperf_pid"
-sleep 0.3
-cat >"$dir/cfg.pbtxt" <<EOF
-buffers { size_kb: 262144 fill_policy: DISCARD }
-data_sources { config { name: "linux.perf" perf_event_config {
-  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }
-  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
-  ring_buffer_pages: 256
-} } }
-duration_ms: $(((seconds + 1) * 1000))
-EOF
-cpu_before=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" 'BEGIN { print a + b }')
-/usr/bin/time -f "%U %S" -o "$dir/cmd.time" "$O/perfetto" --txt -c "$dir/cfg.pbtxt" \
-	-o "$dir/ours.pftrace" >"$dir/cmd.log" 2>&1 &
-cmd_pid=$!
-sleep 0.5
-rate_ours=$(workload)
-if ! wait "$cmd_pid"; then
-	echo "perf_bench: recording failed:" >&2
-	tail -n 5 "$dir/cmd.log" "$dir/traced_perf.log" >&2
-	exit 1
-fi
-ours_cpu=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" -v c="$cpu_before" \
-	-v d="$(awk '{ print $1 + $2 }' "$dir/cmd.time")" 'BEGIN { print a + b - c + d }')
-kill "$tperf_pid" "$traced_pid" 2>/dev/null
-wait 2>/dev/null
-pids=""
-ours_bytes=$(stat -c %s "$dir/ours.pftrace")
-"$TP" -Q "SELECT COUNT(*), SUM(callsite_id IS NOT NULL) FROM perf_sample" "$dir/ours.pftrace" \
-	>"$dir/ours.count" 2>"$dir/tp.err" || { echo "perf_bench: import failed: $(head -n 3 "$dir/tp.err")" >&2; exit 1; }
-ours_samples=$(tail -n 1 "$dir/ours.count" | cut -d, -f1)
-ours_stacks=$(tail -n 1 "$dir/ours.count" | cut -d, -f2)
-# Records the kernel lost (kernel_records_lost: perf_cpu_lost_records) and
-# samples skipped for data loss.
-ours_lost=$("$TP" -Q "SELECT COALESCE(SUM(value), 0) FROM stats WHERE name LIKE 'perf%lost%'
-	OR name IN ('perf_samples_skipped_dataloss', 'perf_record_skipped')" "$dir/ours.pftrace" 2>/dev/null | tail -n 1)
-
-rate1=$(workload)
-base=$(awk -v a="$rate0" -v b="$rate1" 'BEGIN { print (a + b) / 2 }')
+# run_ours: traced + traced_perf, started cold as a user's session meets
+# them, beside the workload; sets ours_*.
+run_ours() {
+	export PERFETTO_PRODUCER_SOCK_NAME=$dir/producer.sock
+	export PERFETTO_CONSUMER_SOCK_NAME=$dir/consumer.sock
+	rm -f "$PERFETTO_PRODUCER_SOCK_NAME" "$PERFETTO_CONSUMER_SOCK_NAME"
+	"$O/traced" >"$dir/traced.log" 2>&1 &
+	traced_pid=$!
+	pids="$traced_pid"
+	for _ in $(seq 100); do [ -S "$PERFETTO_CONSUMER_SOCK_NAME" ] && break; sleep 0.05; done
+	# shellcheck disable=SC2086 # stack_args is a list of words
+	"$O/traced_perf" $stack_args >"$dir/traced_perf.log" 2>&1 &
+	tperf_pid=$!
+	pids="$pids $tperf_pid"
+	sleep 0.3
+	printf '%s\n' 'buffers { size_kb: 262144 fill_policy: DISCARD }' \
+		'data_sources { config { name: "linux.perf" perf_event_config {' \
+		"  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }" \
+		'  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }' \
+		'  ring_buffer_pages: 256' \
+		'} } }' \
+		"duration_ms: $(((seconds + 1) * 1000))" >"$dir/cfg.pbtxt"
+	cpu_before=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" 'BEGIN { print a + b }')
+	/usr/bin/time -f "%U %S" -o "$dir/cmd.time" "$O/perfetto" --txt -c "$dir/cfg.pbtxt" \
+		-o "$dir/ours.pftrace" >"$dir/cmd.log" 2>&1 &
+	cmd_pid=$!
+	sleep 0.5
+	rate_ours=$(workload)
+	if ! wait "$cmd_pid"; then
+		echo "perf_bench: recording failed:" >&2
+		tail -n 5 "$dir/cmd.log" "$dir/traced_perf.log" >&2
+		exit 1
+	fi
+	ours_cpu=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" -v c="$cpu_before" \
+		-v d="$(awk '{ print $1 + $2 }' "$dir/cmd.time")" 'BEGIN { print a + b - c + d }')
+	kill "$tperf_pid" "$traced_pid" 2>/dev/null
+	wait 2>/dev/null
+	pids=""
+	ours_bytes=$(stat -c %s "$dir/ours.pftrace")
+	"$TP" -Q "SELECT COUNT(*), SUM(callsite_id IS NOT NULL) FROM perf_sample" "$dir/ours.pftrace" \
+		>"$dir/ours.count" 2>"$dir/tp.err" || { echo "perf_bench: import failed: $(head -n 3 "$dir/tp.err")" >&2; exit 1; }
+	ours_samples=$(tail -n 1 "$dir/ours.count" | cut -d, -f1)
+	ours_stacks=$(tail -n 1 "$dir/ours.count" | cut -d, -f2)
+	# Records the kernel lost (kernel_records_lost: perf_cpu_lost_records) and
+	# samples skipped for data loss.
+	ours_lost=$("$TP" -Q "SELECT COALESCE(SUM(value), 0) FROM stats WHERE name LIKE 'perf%lost%'
+		OR name IN ('perf_samples_skipped_dataloss', 'perf_record_skipped')" "$dir/ours.pftrace" 2>/dev/null | tail -n 1)
+}
 
 per1k() { awk -v c="$1" -v n="$2" 'BEGIN { printf "%.3f", (n > 0 ? c / n * 1000 : 0) }'; }
-share() { awk -v r="$1" -v b="$base" 'BEGIN { printf "%.1f", r / b * 100 }'; }
+pct() { awk -v r="$1" -v b="$2" 'BEGIN { printf "%.1f", r / b * 100 }'; }
 per_sample() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? b / n : 0) }'; }
+# median / range of the numbers given as words
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+span() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print (lo == hi ? lo : lo "-" hi) }'; }
 
-perf_k=$(per1k "$perf_cpu" "$perf_samples")
-ours_k=$(per1k "$ours_cpu" "$ours_samples")
+# Rounds: untraced, perf record, ours, untraced, perf record, ours, ...,
+# untraced. A round's rates are shares of the mean of the untraced runs
+# around it, so the machine's drift cancels.
+prev=$(workload)
+rate0=$prev
+r_perf_k="" r_ours_k="" r_perf_share="" r_ours_share="" r_ours_lost="" r_perf_lost=""
+for r in $(seq "$rounds"); do
+	run_perf
+	run_ours
+	next=$(workload)
+	base=$(awk -v a="$prev" -v b="$next" 'BEGIN { print (a + b) / 2 }')
+	r_perf_k="$r_perf_k $(per1k "$perf_cpu" "$perf_samples")"
+	r_ours_k="$r_ours_k $(per1k "$ours_cpu" "$ours_samples")"
+	r_perf_share="$r_perf_share $(pct "$rate_perf" "$base")"
+	r_ours_share="$r_ours_share $(pct "$rate_ours" "$base")"
+	r_ours_lost="$r_ours_lost $ours_lost"
+	r_perf_lost="$r_perf_lost $perf_lost"
+	if [ "$rounds" -gt 1 ]; then
+		echo "round $r: per 1000 samples $(per1k "$ours_cpu" "$ours_samples") vs $(per1k "$perf_cpu" "$perf_samples") s," \
+			"workload $(pct "$rate_ours" "$base")% vs $(pct "$rate_perf" "$base")%, lost $ours_lost vs $perf_lost" \
+			"($ours_samples vs $perf_samples samples)"
+	fi
+	prev=$next
+done
+rate1=$prev
+
+# shellcheck disable=SC2086 # word lists
+{
+	ours_k=$(median $r_ours_k)
+	perf_k=$(median $r_perf_k)
+	ours_share=$(median $r_ours_share)
+	perf_share=$(median $r_perf_share)
+	ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
+	ours_k_span=$(span $r_ours_k)
+	perf_k_span=$(span $r_perf_k)
+	ours_share_span=$(span $r_ours_share)
+	perf_share_span=$(span $r_perf_share)
+	ours_lost_span=$(span $r_ours_lost)
+	perf_lost_span=$(span $r_perf_lost)
+}
 echo
+[ "$rounds" -gt 1 ] && echo "(medians of $rounds rounds, ranges in brackets; samples, CPU and bytes of the last round)"
 printf "%-24s | %16s | %16s\n" "" "perfetto-c" "perf record"
 printf -- "-------------------------+------------------+-----------------\n"
 printf "%-24s | %16s | %16s\n" "samples" "$ours_samples" "$perf_samples"
 printf "%-24s | %16s | %16s\n" "  with a callstack" "$ours_stacks" "-"
-printf "%-24s | %16s | %16s\n" "lost" "$ours_lost" "$perf_lost"
+printf "%-24s | %16s | %16s\n" "lost" "$ours_lost_span" "$perf_lost_span"
 printf "%-24s | %14s s | %14s s\n" "profiler CPU" "$ours_cpu" "$perf_cpu"
 printf "%-24s | %14s s | %14s s\n" "  per 1000 samples" "$ours_k" "$perf_k"
-printf "%-24s | %14s %% | %14s %%\n" "workload rate kept" "$(share "$rate_ours")" "$(share "$rate_perf")"
+[ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_k_span]" "[$perf_k_span]"
+printf "%-24s | %14s %% | %14s %%\n" "workload rate kept" "$ours_share" "$perf_share"
+[ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_share_span]" "[$perf_share_span]"
 printf "%-24s | %14s B | %14s B\n" "bytes per sample" "$(per_sample "$ours_bytes" "$ours_samples")" \
 	"$(per_sample "$perf_bytes" "$perf_samples")"
-echo "(untraced: $rate0 and $rate1 iterations/s; perf record's samples need 'perf report' to unwind later;"
-echo " ours are unwound and named in the trace)"
+echo "(untraced: $rate0 and $rate1 iterations/s at the start and the end; perf record's samples"
+echo " need 'perf report' to unwind later; ours are unwound and named in the trace)"
 
 # -- import and flame graph of a large sample set ---------------------------
 big=$dir/big.pftrace
@@ -202,6 +253,6 @@ echo "flame graph of every sample (import included): folded $(awk -v a="$t0" -v 
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo "met   ($2)"; else echo "MISSED ($2)"; fi; }
 echo "target cost per sample <= perf record --call-graph dwarf: $(verdict "$ours_k <= $perf_k" "$ours_k vs $perf_k CPU-ms per sample")"
-echo "target workload >= 95% of untraced:                     $(verdict "$(share "$rate_ours") >= 95" "$(share "$rate_ours")%")"
-echo "target nothing lost at $freq Hz:                          $(verdict "$ours_lost == 0" "$ours_lost lost")"
+echo "target workload >= 95% of untraced:                     $(verdict "$ours_share >= 95" "$ours_share%")"
+echo "target nothing lost at $freq Hz:                          $(verdict "$ours_lost_max == 0" "$ours_lost_span lost")"
 if [ "$ours_samples" -gt 0 ]; then echo "1 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
