@@ -22,7 +22,8 @@
 # workload >= 95% of its untraced rate at 1 kHz on all CPUs; no sample lost
 # at 1 kHz.
 #
-#   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--rounds N] [--keep] [--smoke]
+#   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--ring-pages N] [--rounds N] [--keep] [--smoke]
+#     --ring-pages N  ring_buffer_pages of our config (default 256, upstream's)
 #     --rounds N    N interleaved rounds (untraced, perf record, ours, ...,
 #                   untraced): medians and ranges (default 1)
 #     --stack-kb N  traced_perf --stack-kb N (user stack copied per sample;
@@ -43,6 +44,7 @@ WORKLOAD=$O/bench/perf_workload
 seconds=10
 freq=1000
 rounds=1
+ring_pages=256
 keep=0
 smoke=0
 import_samples=200000
@@ -52,11 +54,12 @@ while [ $# -gt 0 ]; do
 	--seconds) seconds=$2; shift 2 ;;
 	--freq) freq=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
+	--ring-pages) ring_pages=$2; shift 2 ;;
 	--rounds) rounds=$2; shift 2
 		case $rounds in '' | *[!0-9]* | 0) echo "perf_bench: --rounds takes a positive number" >&2; exit 2 ;; esac ;;
 	--stack-kb) stack_args="--stack-kb $2"; shift 2 ;;
 	--smoke) smoke=1; seconds=3; import_samples=20000; shift ;;
-	*) echo "usage: $0 [--seconds S] [--freq F] [--stack-kb N] [--rounds N] [--keep] [--smoke]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--seconds S] [--freq F] [--stack-kb N] [--ring-pages N] [--rounds N] [--keep] [--smoke]" >&2; exit 2 ;;
 	esac
 done
 
@@ -91,7 +94,7 @@ cpu_of() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
 }
 
-echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, $rounds round(s)"
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, rings of $ring_pages pages, $rounds round(s)"
 
 # run_perf: one perf record run beside the workload; sets perf_*.
 run_perf() {
@@ -132,7 +135,7 @@ run_ours() {
 		'data_sources { config { name: "linux.perf" perf_event_config {' \
 		"  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }" \
 		'  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }' \
-		'  ring_buffer_pages: 256' \
+		"  ring_buffer_pages: $ring_pages" \
 		'} } }' \
 		"duration_ms: $(((seconds + 1) * 1000))" >"$dir/cfg.pbtxt"
 	cpu_before=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" 'BEGIN { print a + b }')
