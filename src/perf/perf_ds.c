@@ -587,16 +587,18 @@ static void report_unwritten_losses(struct perf_ds *ds)
 	}
 }
 
-void perf_ds_stop(struct perf_ds *ds)
+/* Ends the instance's events, reader thread and wake-ups (once): the
+ * rings and the queue are this thread's from then on. Return: false if it
+ * was already stopped. */
+static bool quiesce(struct perf_ds *ds)
 {
 	size_t i;
 
 	if (!ds || ds->stopped)
-		return;
+		return false;
 	ds->stopped = true;
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_disable(ds->rings[i]);
-	/* The rings are this thread's from here: no reader, no wake-ups. */
 	perf_reader_stop(ds->reader);
 	if (ds->notify_watch)
 		evloop_del(ds->loop, ds->notify_watch);
@@ -604,30 +606,24 @@ void perf_ds_stop(struct perf_ds *ds)
 	if (ds->drain_timer)
 		evloop_del(ds->loop, ds->drain_timer);
 	ds->drain_timer = 0;
-	if (ds->reader) {
-		read_all_now(ds);
-		report_unwritten_losses(ds);
-		tw_flush(ds->tw);
-	}
+	return true;
+}
+
+void perf_ds_stop(struct perf_ds *ds)
+{
+	if (!quiesce(ds) || !ds->reader)
+		return;
+	read_all_now(ds);
+	report_unwritten_losses(ds);
+	tw_flush(ds->tw);
 }
 
 void perf_ds_purge(struct perf_ds *ds)
 {
 	struct rq_entry e;
-	size_t i;
 
-	if (!ds || ds->stopped)
+	if (!quiesce(ds))
 		return;
-	ds->stopped = true;
-	for (i = 0; i < ds->n_rings; i++)
-		perf_ring_disable(ds->rings[i]);
-	perf_reader_stop(ds->reader);
-	if (ds->notify_watch)
-		evloop_del(ds->loop, ds->notify_watch);
-	ds->notify_watch = 0;
-	if (ds->drain_timer)
-		evloop_del(ds->loop, ds->drain_timer);
-	ds->drain_timer = 0;
 	while (ds->has_queue && rq_peek(&ds->queue, &e))
 		rq_pop(&ds->queue);
 	perf_write_guardrail_stop(tw_new_packet(ds->tw));
