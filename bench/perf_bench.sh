@@ -23,7 +23,8 @@
 # at 1 kHz.
 #
 #   bench/perf_bench.sh [--seconds S] [--freq F] [--stack-kb N] [--ring-pages N] [--rounds N] [--keep] [--smoke]
-#     --ring-pages N  ring_buffer_pages of our config (default 256, upstream's)
+#     --ring-pages N  ring_buffer_pages of our config (default: unset, so
+#                   traced_perf sizes the rings: 4 MiB each at 1 kHz here)
 #     --rounds N    N interleaved rounds (untraced, perf record, ours, ...,
 #                   untraced): medians and ranges (default 1)
 #     --stack-kb N  traced_perf --stack-kb N (user stack copied per sample;
@@ -44,7 +45,7 @@ WORKLOAD=$O/bench/perf_workload
 seconds=10
 freq=1000
 rounds=1
-ring_pages=256
+ring_pages=
 keep=0
 smoke=0
 import_samples=200000
@@ -94,7 +95,7 @@ cpu_of() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
 }
 
-echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, rings of $ring_pages pages, $rounds round(s)"
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, rings of ${ring_pages:-traced_perf's default} pages, $rounds round(s)"
 
 # run_perf: one perf record run beside the workload; sets perf_*.
 run_perf() {
@@ -135,7 +136,7 @@ run_ours() {
 		'data_sources { config { name: "linux.perf" perf_event_config {' \
 		"  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }" \
 		'  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }' \
-		"  ring_buffer_pages: $ring_pages" \
+		"${ring_pages:+  ring_buffer_pages: $ring_pages}" \
 		'} } }' \
 		"duration_ms: $(((seconds + 1) * 1000))" >"$dir/cfg.pbtxt"
 	cpu_before=$(awk -v a="$(cpu_of "$traced_pid")" -v b="$(cpu_of "$tperf_pid")" 'BEGIN { print a + b }')

@@ -410,6 +410,7 @@ int perf_config_parse(const pb_config *pb, const char *tracefs, struct perf_conf
 	}
 
 	c->ring_pages = pb->ring_buffer_pages ? pb->ring_buffer_pages : PERF_DEFAULT_RING_PAGES;
+	c->ring_pages_auto = !pb->ring_buffer_pages;
 	if ((c->ring_pages & (c->ring_pages - 1)) || c->ring_pages > PERF_MAX_RING_PAGES) {
 		snprintf(err, err_len, "ring_buffer_pages %u: must be a power of two up to %u",
 			 c->ring_pages, PERF_MAX_RING_PAGES);
@@ -454,6 +455,27 @@ void perf_config_fini(struct perf_config *c)
 	for (i = 0; i < c->scope.n_exclude_cmdlines; i++)
 		free(c->scope.exclude_cmdlines[i]);
 	c->scope.n_cmdlines = c->scope.n_exclude_cmdlines = 0;
+}
+
+uint32_t perf_config_ring_pages(const struct perf_config *c, size_t n_rings)
+{
+	uint64_t per_sample, want, cap;
+	uint32_t pages = c->ring_pages;
+
+	if (!c->ring_pages_auto || !c->frequency ||
+	    (c->unwind != PERF_UNWIND_DWARF && c->unwind != PERF_UNWIND_FRAME_POINTER) ||
+	    !perf_config_regs_mask())
+		return pages;
+	/* The stack as reserved, its size word and dyn_size, and about 512 B
+	 * of header, registers, callchain and counts. */
+	per_sample = (uint64_t)c->stack_user_bytes + 16 + 512;
+	want = c->frequency * per_sample * PERF_AUTO_RING_MS / 1000;
+	cap = PERF_AUTO_RING_TOTAL_BYTES / (n_rings ? n_rings : 1);
+	if (cap > (uint64_t)PERF_AUTO_RING_MAX_PAGES * 4096)
+		cap = (uint64_t)PERF_AUTO_RING_MAX_PAGES * 4096;
+	while ((uint64_t)pages * 4096 < want && (uint64_t)pages * 2 * 4096 <= cap)
+		pages *= 2;
+	return pages;
 }
 
 uint64_t perf_config_regs_mask(void)

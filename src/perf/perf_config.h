@@ -31,6 +31,13 @@
 /* Bytes of user stack each sample copies (< 64 KiB, low 8 bits clear). */
 #define PERF_STACK_USER_BYTES ((1u << 16) - 256)
 #define PERF_MAX_RING_PAGES (1u << 16)
+/* ring_buffer_pages unset with user stacks at a known frequency: each ring
+ * holds PERF_AUTO_RING_MS of samples (the reader wakes at half a ring),
+ * up to PERF_AUTO_RING_MAX_PAGES a ring and PERF_AUTO_RING_TOTAL_BYTES
+ * for all rings together, never under the default. */
+#define PERF_AUTO_RING_MS 64u
+#define PERF_AUTO_RING_MAX_PAGES 1024u
+#define PERF_AUTO_RING_TOTAL_BYTES (64ull << 20)
 
 /* One event: how it was described (for PerfSampleDefaults) and its attr. */
 struct perf_event_desc {
@@ -71,6 +78,7 @@ struct perf_config {
 	bool has_scope; /* false: every process */
 	struct perf_scope scope;
 	uint32_t ring_pages;
+	bool ring_pages_auto; /* ring_buffer_pages unset: see perf_config_ring_pages() */
 	uint32_t read_period_ms;
 	uint64_t samples_per_tick_limit;
 	uint64_t max_enqueued_footprint_bytes;
@@ -98,6 +106,22 @@ struct perf_config {
 int perf_config_parse(const Perfetto__Protos__PerfEventConfig *pb, const char *tracefs,
 		      struct perf_config *out, char *err, size_t err_len);
 void perf_config_fini(struct perf_config *c);
+
+/**
+ * perf_config_ring_pages() - Data pages of each of @n_rings rings.
+ * @c: a parsed config.  @n_rings: the rings the session opens (CPUs).
+ *
+ * The config's ring_buffer_pages when set. Unset, upstream's 256, grown
+ * when samples copy user stacks at a known frequency: the kernel reserves
+ * the whole stack size per sample whatever it copies, so a 1 MiB ring holds
+ * 16 samples and, at 1 kHz, wakes the reader 125 times a second. Grown to
+ * hold PERF_AUTO_RING_MS of samples, a power of two, within
+ * PERF_AUTO_RING_MAX_PAGES and PERF_AUTO_RING_TOTAL_BYTES / @n_rings.
+ *
+ * Return: pages, a power of two.
+ * Context: pure.
+ */
+uint32_t perf_config_ring_pages(const struct perf_config *c, size_t n_rings);
 
 /*
  * perf_config_set_stack_user_bytes() - traced_perf --stack-kb: the user

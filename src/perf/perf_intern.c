@@ -66,10 +66,11 @@ static uint64_t get_or_add(struct perf_intern *in, struct hmap *m, int table, ui
 	return iid;
 }
 
-static uint64_t intern_bytes(struct perf_intern *in, struct hmap *m, int table, uint32_t field,
-			     const void *data, size_t len, struct pz_msg *out)
+/* The iid of @data (hash @h) in @m, emitted as an InternedString in
+ * @field when new. */
+static uint64_t intern_hashed(struct perf_intern *in, struct hmap *m, int table, uint32_t field,
+			      uint64_t h, const void *data, size_t len, struct pz_msg *out)
 {
-	uint64_t h = fnv1a64(data, len);
 	bool is_new;
 	uint64_t iid = get_or_add(in, m, table, h, &is_new);
 
@@ -82,6 +83,13 @@ static uint64_t intern_bytes(struct perf_intern *in, struct hmap *m, int table, 
 		pz_end(&s);
 	}
 	return iid;
+}
+
+static uint64_t intern_bytes(struct perf_intern *in, struct hmap *m, int table, uint32_t field,
+			     const void *data, size_t len, struct pz_msg *out)
+{
+	return intern_hashed(in, m, table, field, hash_bytes64(data, len, (uint64_t)table), data,
+			     len, out);
 }
 
 /* Path components of @path (split at '/'), interned; their iids in @ids. */
@@ -106,17 +114,33 @@ static size_t intern_path(struct perf_intern *in, const char *path, uint64_t *id
 	return n;
 }
 
-static uint64_t intern_mapping(struct perf_intern *in, const struct intern_frame *f,
+/* What identifies a mapping: path, build id, range and bias. */
+static uint64_t mapping_hash(const struct intern_frame *f)
+{
+	uint64_t h = hash_bytes64(f->map_path, strlen(f->map_path), T_MAPPINGS);
+
+	h ^= hash_mix64(hash_bytes64(f->build_id, f->build_id_len, T_BUILD_IDS));
+	return hash_mix64(h ^ f->map_start) ^ hash_mix64(f->map_end + 0x9e3779b97f4a7c15ull) ^
+	       f->load_bias;
+}
+
+/* Whether @a and @b name one mapping by the same borrowed pointers (both
+ * live for the whole callstack, so equal pointers mean equal content). */
+static bool same_mapping(const struct intern_frame *a, const struct intern_frame *b)
+{
+	return a->map_path == b->map_path && a->build_id == b->build_id &&
+	       a->build_id_len == b->build_id_len && a->map_start == b->map_start &&
+	       a->map_end == b->map_end && a->load_bias == b->load_bias;
+}
+
+/* @h: mapping_hash(@f). */
+static uint64_t intern_mapping(struct perf_intern *in, const struct intern_frame *f, uint64_t h,
 			       struct pz_msg *out)
 {
-	uint64_t h, bid = 0, path_ids[64], iid;
+	uint64_t bid = 0, path_ids[64], iid;
 	size_t n_path, i;
 	bool is_new;
 
-	h = fnv1a64(f->map_path, strlen(f->map_path));
-	h = fnv1a64_update(h, f->build_id, f->build_id_len);
-	h = hash_mix64(h ^ f->map_start) ^ hash_mix64(f->map_end + 0x9e3779b97f4a7c15ull) ^
-	    f->load_bias;
 	iid = get_or_add(in, &in->mappings, T_MAPPINGS, h, &is_new);
 	if (!iid || !is_new)
 		return iid;
@@ -142,24 +166,31 @@ static uint64_t intern_mapping(struct perf_intern *in, const struct intern_frame
 	return iid;
 }
 
+/* A frame is keyed by its content (function name, mapping, rel_pc), so a
+ * frame seen before costs one lookup; its name and mapping are interned
+ * only when it is new. @map_h: mapping_hash(@f), or 0 without a mapping. */
 static uint64_t intern_frame(struct perf_intern *in, const struct intern_frame *f,
-			     struct pz_msg *out)
+			     uint64_t map_h, struct pz_msg *out)
 {
+	size_t name_len = f->function ? strlen(f->function) : 0;
+	uint64_t name_h = name_len ? hash_bytes64(f->function, name_len, T_NAMES) : 0;
 	uint64_t name = 0, map = 0, h, iid;
 	bool is_new;
 
-	if (f->function && f->function[0]) {
-		name = intern_bytes(in, &in->names, T_NAMES, PB_INTERNED_DATA__FUNCTION_NAMES,
-				    f->function, strlen(f->function), out);
+	h = hash_mix64(name_h * 0x100000001b3ull ^ hash_mix64(map_h + 1) ^ hash_mix64(f->rel_pc + 7));
+	if (hmap_get(&in->frames, h, &iid))
+		return iid;
+	if (name_len) {
+		name = intern_hashed(in, &in->names, T_NAMES, PB_INTERNED_DATA__FUNCTION_NAMES, name_h,
+				     f->function, name_len, out);
 		if (!name)
 			return 0;
 	}
 	if (f->map_path) {
-		map = intern_mapping(in, f, out);
+		map = intern_mapping(in, f, map_h, out);
 		if (!map)
 			return 0;
 	}
-	h = hash_mix64(name * 0x100000001b3ull ^ hash_mix64(map + 1) ^ hash_mix64(f->rel_pc + 7));
 	iid = get_or_add(in, &in->frames, T_FRAMES, h, &is_new);
 	if (iid && is_new) {
 		struct pz_msg m;
@@ -183,10 +214,23 @@ uint64_t perf_intern_callstack(struct perf_intern *in, const struct intern_frame
 	size_t i;
 	bool is_new;
 
+	const struct intern_frame *last_map = NULL;
+	uint64_t map_h = 0;
+
 	if (n > INTERN_MAX_DEPTH)
 		n = INTERN_MAX_DEPTH;
 	for (i = 0; i < n; i++) {
-		ids[i] = intern_frame(in, &frames[i], interned);
+		const struct intern_frame *f = &frames[i];
+
+		/* Frames of one module sit together: hash its mapping once. */
+		if (!f->map_path) {
+			map_h = 0;
+			last_map = NULL;
+		} else if (!last_map || !same_mapping(last_map, f)) {
+			map_h = mapping_hash(f);
+			last_map = f;
+		}
+		ids[i] = intern_frame(in, f, map_h, interned);
 		if (!ids[i])
 			return 0;
 		h = hash_mix64(h ^ ids[i]) + i;

@@ -52,13 +52,15 @@ static struct inst *find(struct perf_daemon *d, uint64_t id)
 	return NULL;
 }
 
-static void log_stats(struct inst *in)
+static void log_stats(struct perf_daemon *d, struct inst *in)
 {
 	struct perf_ds_stats st;
+	struct unwind_stats us;
 
 	if (!in->ds)
 		return;
 	perf_ds_get_stats(in->ds, &st);
+	unwinder_get_stats(d->sh.unwinder, &us);
 	LOG_I("linux.perf instance %llu: %llu samples, %llu out of scope, %llu over the "
 	      "footprint, %llu records lost by the kernel (%llu of them in no LOST record), "
 	      "%llu throttles, %llu malformed, %llu unwind errors",
@@ -67,6 +69,10 @@ static void log_stats(struct inst *in)
 	      (unsigned long long)st.records_lost, (unsigned long long)st.lost_unreported,
 	      (unsigned long long)st.throttles,
 	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors);
+	LOG_I("unwinder (daemon lifetime): %llu DWARF stacks by cached CFI rules, %llu by libdw; "
+	      "crosscheck: %llu compared, %llu differ",
+	      (unsigned long long)us.fast_unwinds, (unsigned long long)us.libdw_unwinds,
+	      (unsigned long long)us.crosscheck_compared, (unsigned long long)us.crosscheck_differ);
 }
 
 /* Ends an instance: stopped (what the kernel holds is read and written
@@ -85,7 +91,7 @@ static void end_inst(struct perf_daemon *d, struct inst *in, bool purge)
 		perf_ds_purge(in->ds);
 	else
 		perf_ds_stop(in->ds);
-	log_stats(in);
+	log_stats(d, in);
 	perf_ds_destroy(in->ds);
 	if (in->tw && producer_daemon_producer(d->pd))
 		producer_destroy_writer(producer_daemon_producer(d->pd), in->tw);
@@ -264,6 +270,10 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 		free(d);
 		return rc;
 	}
+	/* Tests only: every stack the cached CFI rules unwind, libdw unwinds
+	 * again; differences are counted in the instance's closing log line. */
+	if (getenv("TRACED_PERF_TEST_UNWIND_CROSSCHECK"))
+		unwinder_set_crosscheck(d->sh.unwinder, true);
 	spec.opts.smb_size_hint_bytes = PERF_SMB_BYTES;
 	spec.opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
 	rc = producer_daemon_create(loop, &spec, d, &d->pd);

@@ -38,15 +38,18 @@ perf_start() {
 	svc_wait_for 10 _svc_ready_or_exited "$_name" && _svc_is_ready "$_name"
 }
 
-# perf_setup SUITE: traced + traced_perf, or fail and exit.
+# perf_setup SUITE [VAR=VALUE...]: traced + traced_perf (with those
+# variables), or fail and exit.
 perf_setup() {
+	local _suite=$1
+	shift
 	if ! svc_start_traced traced; then
-		fail "$1/traced_start" "traced did not start: $(svc_errtail traced)"
+		fail "$_suite/traced_start" "traced did not start: $(svc_errtail traced)"
 		summary
 		exit 1
 	fi
-	if ! perf_start perf; then
-		fail "$1/perf_start" "traced_perf did not register: $(svc_errtail perf)"
+	if ! perf_start perf "$@"; then
+		fail "$_suite/perf_start" "traced_perf did not register: $(svc_errtail perf)"
 		summary
 		exit 1
 	fi

@@ -21,7 +21,10 @@
 #   short_lived         processes gone before the rings are read still get
 #                       named user stacks (from the MMAP2 records);
 #   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
-#                       and its filter (prev_comm) is applied by the kernel.
+#                       and its filter (prev_comm) is applied by the kernel;
+#   unwind_rules_match_libdw  every stack unwound with cached CFI rules
+#                       (most of them) is unwound by libdw as well
+#                       (TRACED_PERF_TEST_UNWIND_CROSSCHECK): none differ.
 # Usage: OUT=out sh tests/integration/perf_sampling.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -29,7 +32,9 @@
 
 svc_require_bins traced traced_perf perfetto trace_processor_shell perf_hot perf_hot_nofp pfc_pbtxt
 perf_require perf_sampling
-perf_setup perf_sampling
+# Every stack the cached CFI rules unwind is unwound by libdw too
+# (unwind_rules_match_libdw, at the end).
+perf_setup perf_sampling TRACED_PERF_TEST_UNWIND_CROSSCHECK=1
 
 # Rings of 8 MiB: 64 KiB stack samples fill upstream's default 1 MiB in 16
 # samples, which a loaded machine can fail to drain in time.
@@ -400,5 +405,16 @@ else
 fi
 
 perf_check_exit perf_sampling
+
+# The daemon's closing lines: how many DWARF stacks the cached rules did,
+# and whether libdw, unwinding the same samples, ever disagreed.
+line=$(grep 'unwinder (daemon lifetime)' "$SVC_TMP/perf.err" | tail -n 1)
+fast=$(printf '%s\n' "$line" | sed -n 's/.*: \([0-9]*\) DWARF stacks by cached CFI rules.*/\1/p')
+differ=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) differ.*/\1/p')
+if [ "${fast:-0}" -ge 500 ] && [ "$differ" = 0 ]; then
+	pass perf_sampling/unwind_rules_match_libdw
+else
+	fail perf_sampling/unwind_rules_match_libdw "${line:-no unwinder line in the log}; $(grep 'unwind crosscheck' "$SVC_TMP/perf.err" | head -n 2)"
+fi
 
 summary

@@ -24,6 +24,7 @@
 #include "perf/unwind/mmap_log.h"
 #include "perf/perf_config.h"
 #include "perf/perf_intern.h"
+#include "perf/unwind/cfi_rule.h"
 #include "perf/ring/perf_record.h"
 #include "perf/perf_scope.h"
 #include "perf/ring/rec_queue.h"
@@ -694,6 +695,47 @@ TEST(perf_config_callstacks_followers_and_tracepoints)
 	ASSERT_EQ(perf_config_parse(&pb, fake_tracefs(), &c, err, sizeof(err)), -EINVAL);
 }
 
+TEST(perf_config_ring_pages_grow_for_stacks_when_unset)
+{
+	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
+	Perfetto__Protos__PerfEvents__Timebase tb = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INIT;
+	Perfetto__Protos__PerfEventConfig__CallstackSampling cs =
+		PERFETTO__PROTOS__PERF_EVENT_CONFIG__CALLSTACK_SAMPLING__INIT;
+	struct perf_config c;
+	char err[128];
+
+	tb.interval_case = PERFETTO__PROTOS__PERF_EVENTS__TIMEBASE__INTERVAL_FREQUENCY;
+	tb.frequency = 1000;
+	pb.timebase = &tb;
+	pb.callstack_sampling = &cs;
+	ASSERT_EQ(perf_config_parse(&pb, "/nonexistent", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(c.ring_pages, PERF_DEFAULT_RING_PAGES);
+#if defined(__x86_64__)
+	/* 64 KiB a sample at 1 kHz: 64 ms is ~4.2 MB, capped at 4 MiB a ring. */
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), PERF_AUTO_RING_MAX_PAGES);
+	/* 64 MiB across 64 rings leaves each upstream's 1 MiB. */
+	ASSERT_EQ(perf_config_ring_pages(&c, 64), 256);
+	ASSERT_EQ(perf_config_ring_pages(&c, 32), 512);
+	c.frequency = 100; /* 64 ms of samples fit in 1 MiB */
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), 256);
+	c.frequency = 250;
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), 512);
+#endif
+	perf_config_fini(&c);
+
+	/* Set by the user: kept as given. */
+	pb.ring_buffer_pages = 128;
+	ASSERT_EQ(perf_config_parse(&pb, "/nonexistent", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), 128);
+	perf_config_fini(&c);
+	/* No user stacks: nothing grows. */
+	pb.ring_buffer_pages = 0;
+	pb.callstack_sampling = NULL;
+	ASSERT_EQ(perf_config_parse(&pb, "/nonexistent", &c, err, sizeof(err)), 0);
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), PERF_DEFAULT_RING_PAGES);
+	perf_config_fini(&c);
+}
+
 TEST(perf_config_refusals)
 {
 	Perfetto__Protos__PerfEventConfig pb = PERFETTO__PROTOS__PERF_EVENT_CONFIG__INIT;
@@ -836,6 +878,108 @@ TEST(perf_intern_defines_once_and_again_after_clear)
 	ASSERT_EQ(perf_intern_callstack(&in, fr, 3, &m), 1);
 	len2 = m.size;
 	ASSERT_EQ(len2, len1);
+	perf_intern_fini(&in);
+}
+
+/* One frame stepped with packed rules over a hand-made stack copy. */
+TEST(cfi_rule_steps_frames)
+{
+	uint64_t stack[8] = {0}, base = 0x7ffd0000;
+	struct cfi_regs r = {.pc = 0x401000, .sp = base, .bp = 0x1234, .bp_known = true};
+	uint64_t rule;
+
+	/* push rbp; sub rsp, 24: CFA = rsp + 40, rip at CFA - 8, rbp at CFA - 16 */
+	stack[3] = 0x7ffd0100; /* saved rbp */
+	stack[4] = 0x401234;   /* return address */
+	rule = cfi_rule_pack(false, 40, false, -8, 1, -16);
+	ASSERT_TRUE(rule != CFI_RULE_NONE);
+	ASSERT_EQ(cfi_rule_step(rule, &r, (const uint8_t *)stack, sizeof(stack), base), CFI_STEP_OK);
+	ASSERT_U64_EQ(r.pc, 0x401234);
+	ASSERT_U64_EQ(r.sp, base + 40);
+	ASSERT_U64_EQ(r.bp, 0x7ffd0100);
+	/* The caller keeps a CFA in rbp: rbp + 16, rbp unchanged, rip at -8. */
+	r.bp = base + 40; /* frame at stack[5..] */
+	stack[6] = 0x405678;
+	rule = cfi_rule_pack(true, 16, false, -8, 0, 0);
+	ASSERT_EQ(cfi_rule_step(rule, &r, (const uint8_t *)stack, sizeof(stack), base), CFI_STEP_OK);
+	ASSERT_U64_EQ(r.pc, 0x405678);
+	ASSERT_U64_EQ(r.sp, base + 56);
+	ASSERT_U64_EQ(r.bp, base + 40);
+	/* Beyond the copy: failed, registers kept. */
+	rule = cfi_rule_pack(false, 64, false, -8, 0, 0);
+	ASSERT_EQ(cfi_rule_step(rule, &r, (const uint8_t *)stack, sizeof(stack), base), CFI_STEP_FAILED);
+	ASSERT_U64_EQ(r.pc, 0x405678);
+	/* No return address: the outermost frame. */
+	rule = cfi_rule_pack(false, 8, true, 0, 2, 0);
+	ASSERT_EQ(cfi_rule_step(rule, &r, (const uint8_t *)stack, sizeof(stack), base), CFI_STEP_END);
+	/* rbp undefined, then a CFA from rbp: failed. */
+	r = (struct cfi_regs){.pc = 1, .sp = base, .bp = 0, .bp_known = true};
+	stack[0] = 0x401111;
+	ASSERT_EQ(cfi_rule_step(cfi_rule_pack(false, 8, false, -8, 2, 0), &r, (const uint8_t *)stack,
+				sizeof(stack), base), CFI_STEP_OK);
+	ASSERT_FALSE(r.bp_known);
+	ASSERT_EQ(cfi_rule_step(cfi_rule_pack(true, 16, false, -8, 0, 0), &r, (const uint8_t *)stack,
+				sizeof(stack), base), CFI_STEP_FAILED);
+	/* A CFA under the stack copy's start (wrapping): failed. */
+	r = (struct cfi_regs){.pc = 1, .sp = base, .bp = 0, .bp_known = true};
+	ASSERT_EQ(cfi_rule_step(cfi_rule_pack(false, -64, false, -8, 0, 0), &r,
+				(const uint8_t *)stack, sizeof(stack), base), CFI_STEP_FAILED);
+	/* Offsets that do not fit, an unknown rbp rule, and NONE itself. */
+	ASSERT_U64_EQ(cfi_rule_pack(false, 1 << 23, false, -8, 0, 0), CFI_RULE_NONE);
+	ASSERT_U64_EQ(cfi_rule_pack(false, 8, false, 1 << 15, 0, 0), CFI_RULE_NONE);
+	ASSERT_U64_EQ(cfi_rule_pack(false, 8, false, -8, 1, 1 << 14), CFI_RULE_NONE);
+	ASSERT_U64_EQ(cfi_rule_pack(false, 8, false, -8, 3, 0), CFI_RULE_NONE);
+	ASSERT_EQ(cfi_rule_step(CFI_RULE_NONE, &r, (const uint8_t *)stack, sizeof(stack), base),
+		  CFI_STEP_FAILED);
+	/* Negative offsets survive packing. */
+	r = (struct cfi_regs){.pc = 1, .sp = base + 32, .bp = 0, .bp_known = true};
+	stack[1] = 0x409999;
+	ASSERT_EQ(cfi_rule_step(cfi_rule_pack(false, -16, false, -8, 0, 0), &r,
+				(const uint8_t *)stack, sizeof(stack), base), CFI_STEP_OK);
+	ASSERT_U64_EQ(r.pc, 0x409999);
+	ASSERT_U64_EQ(r.sp, base + 16);
+}
+
+/* Mappings are told apart by content, whatever pointers name them; a
+ * frame without a mapping between two of one module changes nothing. */
+TEST(perf_intern_mappings_by_content)
+{
+	static uint8_t buf[8192];
+	static char path_a[] = "/usr/lib/liby.so", path_b[] = "/usr/lib/liby.so";
+	struct perf_intern in;
+	struct intern_frame fr[5];
+	struct pz_stream s;
+	struct pz_msg m;
+
+	memset(fr, 0, sizeof(fr));
+	fr[0].function = "f0";
+	fr[0].map_path = path_a;
+	fr[0].map_start = 0x1000;
+	fr[0].map_end = 0x2000;
+	fr[1] = fr[0];
+	fr[1].function = "f1";
+	fr[1].map_path = path_b; /* same content, another pointer */
+	fr[2].function = "error frame"; /* no mapping */
+	fr[3] = fr[1]; /* fr[1]'s pointers again, after the unmapped frame */
+	fr[3].function = "f3";
+	fr[4] = fr[0];
+	fr[4].function = "f4";
+	fr[4].map_start = 0x3000; /* same path pointer, another range */
+	fr[4].map_end = 0x4000;
+	perf_intern_init(&in);
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	ASSERT_EQ(perf_intern_callstack(&in, fr, 5, &m), 1);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__FRAMES), 5);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__MAPPINGS), 2);
+	/* Same name and rel_pc in the other mapping: another frame. */
+	fr[0].map_start = 0x3000;
+	fr[0].map_end = 0x4000;
+	pz_stream_init_flat(&s, buf, sizeof(buf));
+	pz_msg_begin(&m, &s, NULL);
+	ASSERT_EQ(perf_intern_callstack(&in, fr, 1, &m), 2);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__FRAMES), 1);
+	ASSERT_EQ(count_field(buf, m.size, PB_INTERNED_DATA__MAPPINGS), 0);
 	perf_intern_fini(&in);
 }
 

@@ -44,6 +44,19 @@ static int set_filter(int fd, const char *const *filters, size_t i)
 	return ioctl(fd, PERF_EVENT_IOC_SET_FILTER, filters[i]) < 0 ? -errno : 0;
 }
 
+/* Bytes left free when the reader is woken (see perf_ring_open()). */
+static size_t ring_slack(const struct perf_event_attr *a, size_t size)
+{
+	/* A sample reserves its whole stack size, plus header, registers,
+	 * callchain and counts (~512 B). */
+	size_t per_sample = 512 + ((a->sample_type & PERF_SAMPLE_STACK_USER) ? a->sample_stack_user : 0);
+	size_t room = 16 * per_sample;
+
+	if (room > size / 2)
+		room = size / 2;
+	return room > size / 4 ? room : size / 4;
+}
+
 int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event_attr *followers,
 		   size_t n_followers, const char *const *filters, int cpu, uint32_t n_pages,
 		   struct perf_ring **out)
@@ -61,10 +74,13 @@ int perf_ring_open(const struct perf_event_attr *leader, const struct perf_event
 		return -ENOMEM;
 	r->cpu = cpu;
 	r->leader_fd = -1;
-	/* Wake the reader at half a ring: a timer alone cannot keep up with
-	 * 64 KiB stack samples at high rates. */
+	/* Wake the reader while a quarter of the ring is free, or more: half
+	 * the ring or 16 samples' room, whichever is less (a timer alone
+	 * cannot keep up with 64 KiB stack samples at high rates). Each
+	 * wake-up preempts the workload, so fewer of them is cheaper; the
+	 * room left is the reader's time to get there. */
 	la.watermark = 1;
-	la.wakeup_watermark = (uint32_t)(page * n_pages / 2);
+	la.wakeup_watermark = (uint32_t)(page * n_pages - ring_slack(&la, page * n_pages));
 	rc = event_open(&la, cpu, -1);
 	if (rc < 0)
 		goto fail;

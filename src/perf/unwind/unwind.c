@@ -20,6 +20,7 @@
 #include "base/buf.h"
 #include "base/hash.h"
 #include "base/hmap.h"
+#include "perf/unwind/cfi_rule.h"
 #include "perf/unwind/fp_walk.h"
 #include "perf/unwind/mmap_log.h"
 #include "perf/unwind/symtab.h"
@@ -28,6 +29,9 @@
  * rereading does not help (JIT code, anonymous memory) the wait doubles. */
 #define UNWIND_REPARSE_MIN_NS 200000000ull
 #define UNWIND_REPARSE_MAX_NS 10000000000ull
+/* CFI rules cached per process (pc -> packed rule); past this the cache
+ * starts over. */
+#define UNWIND_MAX_RULES 65536u
 
 struct uproc {
 	uint32_t pid;
@@ -36,6 +40,9 @@ struct uproc {
 	uint64_t last_use;
 	uint64_t last_report_ns;
 	uint64_t reparse_wait_ns;
+	/* Packed CFI rule (or CFI_RULE_NONE) per lookup address; valid while
+	 * the module list is unchanged, so every report clears it. */
+	struct hmap rules;
 };
 
 struct unwinder {
@@ -50,6 +57,8 @@ struct unwinder {
 	bool mem_error;
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	size_t n_pcs;
+	bool crosscheck; /* tests: unwind with libdw too and compare */
+	uint64_t check_pcs[UNWIND_MAX_FRAMES];
 };
 
 /*
@@ -267,6 +276,7 @@ static int report_from_log(struct unwinder *u, struct uproc *p)
 	int rc;
 
 	proc_drop_dwfl(u, p);
+	hmap_clear(&p->rules);
 	if (mmap_log_maps_text(&u->log, p->pid, &u->maps_text) < 0)
 		return -ESRCH;
 	f = fmemopen(u->maps_text.data, u->maps_text.len, "r");
@@ -297,6 +307,7 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 	int rc;
 
 	p->last_report_ns = now_ns();
+	hmap_clear(&p->rules);
 	if (p->dwfl && p->attached) {
 		dwfl_report_begin_add(p->dwfl);
 		rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
@@ -450,6 +461,7 @@ static void proc_destroy(struct unwinder *u, struct uproc *p)
 	if (!p)
 		return;
 	proc_drop_dwfl(u, p);
+	hmap_fini(&p->rules);
 	free(p);
 }
 
@@ -493,6 +505,7 @@ static struct uproc *proc_get(struct unwinder *u, uint32_t pid)
 		return NULL;
 	p->pid = pid;
 	p->last_use = ++u->tick;
+	hmap_init(&p->rules);
 	if (hmap_put(&u->procs, pid, (uint64_t)(uintptr_t)p) < 0) {
 		free(p);
 		return NULL;
@@ -539,7 +552,61 @@ static enum unwind_error fp_unwind(struct unwinder *u, const struct perf_sample 
 #endif
 }
 
-static enum unwind_error dwarf_unwind(struct unwinder *u, struct uproc *p,
+#if UNWIND_HAS_ARCH
+/* The packed CFI rule for lookup address @addr of @p, cached. */
+static uint64_t rule_for(struct uproc *p, uint64_t addr)
+{
+	Dwfl_Module *mod;
+	Dwarf_CFI *cfi;
+	Dwarf_Addr bias;
+	uint64_t rule;
+
+	if (hmap_get(&p->rules, addr, &rule))
+		return rule;
+	mod = dwfl_addrmodule(p->dwfl, addr);
+	cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
+	rule = cfi ? cfi_rule_read(cfi, addr - bias) : CFI_RULE_NONE;
+	if (hmap_len(&p->rules) >= UNWIND_MAX_RULES)
+		hmap_clear(&p->rules);
+	hmap_put(&p->rules, addr, rule); /* on ENOMEM the next sample asks again */
+	return rule;
+}
+
+/* Unwinds @s with cached rules into u->pcs, as libdw would. False when a
+ * frame needs more than a packed rule (libdw then unwinds the sample). */
+static bool fast_unwind(struct unwinder *u, struct uproc *p, const struct perf_sample *s)
+{
+	struct cfi_regs r = {
+		.pc = s->regs[REG_SAMPLE_IP],
+		.sp = s->regs[REG_SAMPLE_SP],
+		.bp = s->regs[REG_SAMPLE_FP],
+		.bp_known = true,
+	};
+
+	u->n_pcs = 0;
+	for (;;) {
+		/* A return address is looked up inside its call. */
+		uint64_t rule = rule_for(p, r.pc - (u->n_pcs ? 1 : 0));
+
+		if (u->n_pcs == UNWIND_MAX_FRAMES || rule == CFI_RULE_NONE)
+			return false;
+		u->pcs[u->n_pcs++] = r.pc;
+		switch (cfi_rule_step(rule, &r, s->stack, (size_t)s->stack_bytes,
+				      s->regs[REG_SAMPLE_SP])) {
+		case CFI_STEP_END:
+			return true;
+		case CFI_STEP_OK:
+			if (r.pc == 0)
+				return false;
+			break;
+		default:
+			return false;
+		}
+	}
+}
+#endif
+
+static enum unwind_error libdw_unwind(struct unwinder *u, struct uproc *p,
 				      const struct perf_sample *s)
 {
 	int rc;
@@ -554,6 +621,47 @@ static enum unwind_error dwarf_unwind(struct unwinder *u, struct uproc *p,
 	if (u->n_pcs == UNWIND_MAX_FRAMES)
 		return UNWIND_ERR_MAX_FRAMES_EXCEEDED;
 	return u->mem_error ? UNWIND_ERR_MEMORY_INVALID : UNWIND_ERR_UNWIND_INFO;
+}
+
+#if UNWIND_HAS_ARCH
+/* Tests: unwinds @s with libdw after the cached rules did, counts and
+ * reports a difference, and keeps libdw's answer. */
+static enum unwind_error crosscheck(struct unwinder *u, struct uproc *p,
+				    const struct perf_sample *s)
+{
+	size_t n = u->n_pcs, i;
+	enum unwind_error err;
+
+	memcpy(u->check_pcs, u->pcs, n * sizeof(u->pcs[0]));
+	err = libdw_unwind(u, p, s);
+	u->stats.crosscheck_compared++;
+	if (err == UNWIND_ERR_NONE && u->n_pcs == n &&
+	    !memcmp(u->check_pcs, u->pcs, n * sizeof(u->pcs[0])))
+		return err;
+	if (++u->stats.crosscheck_differ <= 5) {
+		fprintf(stderr, "unwind crosscheck: pid %u: rules gave %zu frames, libdw %zu (error %d):",
+			s->pid, n, u->n_pcs, (int)err);
+		for (i = 0; i < n || i < u->n_pcs; i++)
+			fprintf(stderr, " %llx/%llx", i < n ? (unsigned long long)u->check_pcs[i] : 0ull,
+				i < u->n_pcs ? (unsigned long long)u->pcs[i] : 0ull);
+		fputc('\n', stderr);
+	}
+	return err;
+}
+#endif
+
+/* Cached rules first; libdw for what they cannot do. */
+static enum unwind_error dwarf_unwind(struct unwinder *u, struct uproc *p,
+				      const struct perf_sample *s)
+{
+#if UNWIND_HAS_ARCH
+	if (p->attached && fast_unwind(u, p, s)) {
+		u->stats.fast_unwinds++;
+		return u->crosscheck ? crosscheck(u, p, s) : UNWIND_ERR_NONE;
+	}
+#endif
+	u->stats.libdw_unwinds++;
+	return libdw_unwind(u, p, s);
 }
 
 void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_unwind_mode mode,
@@ -645,6 +753,11 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 	symbolize(u, p, pcs, n, out);
 	if (n == UNWIND_MAX_FRAMES)
 		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
+}
+
+void unwinder_set_crosscheck(struct unwinder *u, bool on)
+{
+	u->crosscheck = on;
 }
 
 int unwinder_create(struct unwinder **out)

@@ -82,11 +82,21 @@ struct unwind_stats {
 	uint64_t fp_fallbacks;
 	uint64_t symtabs_loaded; /* ELF symbol tables read (not from the cache) */
 	uint64_t maps_from_records; /* module lists built from MMAP2 records */
+	uint64_t fast_unwinds;  /* DWARF stacks unwound with cached CFI rules */
+	uint64_t libdw_unwinds; /* ... and by libdw (a frame the rules cannot do) */
+	uint64_t crosscheck_compared; /* unwinder_set_crosscheck() */
+	uint64_t crosscheck_differ;
 };
 
 struct unwinder;
 
 int unwinder_create(struct unwinder **out);
+/**
+ * unwinder_set_crosscheck() - Tests: unwind every stack the cached CFI
+ * rules unwound with libdw as well, keep libdw's frames, count (and print
+ * the first few of) the stacks where the two differ.
+ */
+void unwinder_set_crosscheck(struct unwinder *u, bool on);
 void unwinder_destroy(struct unwinder *u);
 
 /**
