@@ -7,8 +7,10 @@
 # pointers) runs S seconds (default 10) alone, under `perf record -a -F F
 # --call-graph dwarf` (Debian's linux-perf), under our traced +
 # traced_perf (started cold) recording linux.perf at F Hz on every CPU
-# with kernel frames and DWARF-unwound user frames, and alone again; with
-# --rounds N the three runs after the first repeat N times, interleaved.
+# without callstacks (the floor: what the sampling interrupts alone cost
+# the workload) and with kernel frames and DWARF-unwound user frames, and
+# alone again; with --rounds N the four runs after the first repeat N
+# times, interleaved.
 # Printed for both profilers (medians over the rounds, with ranges): CPU
 # seconds of the profiler per thousand samples (perf record's own process;
 # for us traced_perf + traced + the perfetto CLI), the workload's rate as a
@@ -95,7 +97,7 @@ cpu_of() {
 	awk -v hz="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) / hz }' "/proc/$1/stat"
 }
 
-echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, rings of ${ring_pages:-traced_perf's default} pages, $rounds round(s)"
+echo "perf_bench: $ncpu CPUs, workload ${seconds} s, ${freq} Hz, callstacks (kernel + DWARF user)${stack_args:+, traced_perf $stack_args}, rings of ${ring_pages:-traced_perf default} pages, $rounds round(s)"
 
 # run_perf: one perf record run beside the workload; sets perf_*.
 run_perf() {
@@ -117,9 +119,14 @@ run_perf() {
 	perf_bytes=$(stat -c %s "$dir/perf.data")
 }
 
-# run_ours: traced + traced_perf, started cold as a user's session meets
-# them, beside the workload; sets ours_*.
+# run_ours [floor]: traced + traced_perf, started cold as a user's session
+# meets them, beside the workload; sets ours_*. With "floor", the same
+# timebase without callstacks: what sampling alone costs the workload
+# here (the timer interrupts), a floor no profiler goes under.
 run_ours() {
+	local cs='  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }'
+	[ "${1:-}" = floor ] && cs=''
+
 	export PERFETTO_PRODUCER_SOCK_NAME=$dir/producer.sock
 	export PERFETTO_CONSUMER_SOCK_NAME=$dir/consumer.sock
 	rm -f "$PERFETTO_PRODUCER_SOCK_NAME" "$PERFETTO_CONSUMER_SOCK_NAME"
@@ -135,7 +142,7 @@ run_ours() {
 	printf '%s\n' 'buffers { size_kb: 262144 fill_policy: DISCARD }' \
 		'data_sources { config { name: "linux.perf" perf_event_config {' \
 		"  timebase { frequency: $freq counter: SW_CPU_CLOCK timestamp_clock: PERF_CLOCK_MONOTONIC }" \
-		'  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }' \
+		"$cs" \
 		"${ring_pages:+  ring_buffer_pages: $ring_pages}" \
 		'} } }' \
 		"duration_ms: $(((seconds + 1) * 1000))" >"$dir/cfg.pbtxt"
@@ -178,9 +185,11 @@ span() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END
 # around it, so the machine's drift cancels.
 prev=$(workload)
 rate0=$prev
-r_perf_k="" r_ours_k="" r_perf_share="" r_ours_share="" r_ours_lost="" r_perf_lost=""
+r_perf_k="" r_ours_k="" r_perf_share="" r_ours_share="" r_ours_lost="" r_perf_lost="" r_floor_share=""
 for r in $(seq "$rounds"); do
 	run_perf
+	run_ours floor
+	rate_floor=$rate_ours
 	run_ours
 	next=$(workload)
 	base=$(awk -v a="$prev" -v b="$next" 'BEGIN { print (a + b) / 2 }')
@@ -188,11 +197,13 @@ for r in $(seq "$rounds"); do
 	r_ours_k="$r_ours_k $(per1k "$ours_cpu" "$ours_samples")"
 	r_perf_share="$r_perf_share $(pct "$rate_perf" "$base")"
 	r_ours_share="$r_ours_share $(pct "$rate_ours" "$base")"
+	r_floor_share="$r_floor_share $(pct "$rate_floor" "$base")"
 	r_ours_lost="$r_ours_lost $ours_lost"
 	r_perf_lost="$r_perf_lost $perf_lost"
 	if [ "$rounds" -gt 1 ]; then
 		echo "round $r: per 1000 samples $(per1k "$ours_cpu" "$ours_samples") vs $(per1k "$perf_cpu" "$perf_samples") s," \
-			"workload $(pct "$rate_ours" "$base")% vs $(pct "$rate_perf" "$base")%, lost $ours_lost vs $perf_lost" \
+			"workload $(pct "$rate_ours" "$base")% vs $(pct "$rate_perf" "$base")% (sampling alone $(pct "$rate_floor" "$base")%)," \
+			"lost $ours_lost vs $perf_lost" \
 			"($ours_samples vs $perf_samples samples)"
 	fi
 	prev=$next
@@ -205,6 +216,8 @@ rate1=$prev
 	perf_k=$(median $r_perf_k)
 	ours_share=$(median $r_ours_share)
 	perf_share=$(median $r_perf_share)
+	floor_share=$(median $r_floor_share)
+	floor_share_span=$(span $r_floor_share)
 	ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
 	ours_k_span=$(span $r_ours_k)
 	perf_k_span=$(span $r_perf_k)
@@ -225,6 +238,8 @@ printf "%-24s | %14s s | %14s s\n" "  per 1000 samples" "$ours_k" "$perf_k"
 [ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_k_span]" "[$perf_k_span]"
 printf "%-24s | %14s %% | %14s %%\n" "workload rate kept" "$ours_share" "$perf_share"
 [ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_share_span]" "[$perf_share_span]"
+printf "%-24s | %14s %% | %16s\n" "  sampling alone" "$floor_share" "-"
+[ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$floor_share_span]" ""
 printf "%-24s | %14s B | %14s B\n" "bytes per sample" "$(per_sample "$ours_bytes" "$ours_samples")" \
 	"$(per_sample "$perf_bytes" "$perf_samples")"
 echo "(untraced: $rate0 and $rate1 iterations/s at the start and the end; perf record's samples"
