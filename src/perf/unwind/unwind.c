@@ -29,9 +29,9 @@
  * rereading does not help (JIT code, anonymous memory) the wait doubles. */
 #define UNWIND_REPARSE_MIN_NS 200000000ull
 #define UNWIND_REPARSE_MAX_NS 10000000000ull
-/* CFI rules cached per process (pc -> packed rule); past this the cache
- * starts over. */
-#define UNWIND_MAX_RULES 65536u
+/* CFI rules cached (pc -> packed rule, per process) across all processes,
+ * ~32 B each; past this every cache starts over. */
+#define UNWIND_MAX_RULES 262144u
 
 struct uproc {
 	uint32_t pid;
@@ -57,6 +57,7 @@ struct unwinder {
 	bool mem_error;
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	size_t n_pcs;
+	size_t n_rules; /* cached CFI rules, all processes */
 	bool crosscheck; /* tests: unwind with libdw too and compare */
 	uint64_t check_pcs[UNWIND_MAX_FRAMES];
 };
@@ -105,6 +106,13 @@ static const Dwfl_Callbacks k_dwfl_cbs = {
 	.find_debuginfo = find_debuginfo,
 	.section_address = section_address,
 };
+
+/* Forgets @p's cached CFI rules. */
+static void rules_clear(struct unwinder *u, struct uproc *p)
+{
+	u->n_rules -= hmap_len(&p->rules);
+	hmap_clear(&p->rules);
+}
 
 static uint64_t now_ns(void)
 {
@@ -276,7 +284,7 @@ static int report_from_log(struct unwinder *u, struct uproc *p)
 	int rc;
 
 	proc_drop_dwfl(u, p);
-	hmap_clear(&p->rules);
+	rules_clear(u, p);
 	if (mmap_log_maps_text(&u->log, p->pid, &u->maps_text) < 0)
 		return -ESRCH;
 	f = fmemopen(u->maps_text.data, u->maps_text.len, "r");
@@ -307,7 +315,7 @@ static int proc_report(struct unwinder *u, struct uproc *p)
 	int rc;
 
 	p->last_report_ns = now_ns();
-	hmap_clear(&p->rules);
+	rules_clear(u, p);
 	if (p->dwfl && p->attached) {
 		dwfl_report_begin_add(p->dwfl);
 		rc = dwfl_linux_proc_report(p->dwfl, (pid_t)p->pid);
@@ -461,6 +469,7 @@ static void proc_destroy(struct unwinder *u, struct uproc *p)
 	if (!p)
 		return;
 	proc_drop_dwfl(u, p);
+	rules_clear(u, p);
 	hmap_fini(&p->rules);
 	free(p);
 }
@@ -554,7 +563,7 @@ static enum unwind_error fp_unwind(struct unwinder *u, const struct perf_sample 
 
 #if UNWIND_HAS_ARCH
 /* The packed CFI rule for lookup address @addr of @p, cached. */
-static uint64_t rule_for(struct uproc *p, uint64_t addr)
+static uint64_t rule_for(struct unwinder *u, struct uproc *p, uint64_t addr)
 {
 	Dwfl_Module *mod;
 	Dwarf_CFI *cfi;
@@ -566,9 +575,17 @@ static uint64_t rule_for(struct uproc *p, uint64_t addr)
 	mod = dwfl_addrmodule(p->dwfl, addr);
 	cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
 	rule = cfi ? cfi_rule_read(cfi, addr - bias) : CFI_RULE_NONE;
-	if (hmap_len(&p->rules) >= UNWIND_MAX_RULES)
-		hmap_clear(&p->rules);
-	hmap_put(&p->rules, addr, rule); /* on ENOMEM the next sample asks again */
+	if (u->n_rules >= UNWIND_MAX_RULES) {
+		struct hmap_iter it;
+		uint64_t key, val;
+
+		hmap_iter_init(&it, &u->procs);
+		while (hmap_iter_next(&it, &key, &val))
+			rules_clear(u, (struct uproc *)(uintptr_t)val);
+	}
+	/* On ENOMEM the next sample asks libdw again. */
+	if (hmap_put(&p->rules, addr, rule) == 1)
+		u->n_rules++;
 	return rule;
 }
 
@@ -586,7 +603,7 @@ static bool fast_unwind(struct unwinder *u, struct uproc *p, const struct perf_s
 	u->n_pcs = 0;
 	for (;;) {
 		/* A return address is looked up inside its call. */
-		uint64_t rule = rule_for(p, r.pc - (u->n_pcs ? 1 : 0));
+		uint64_t rule = rule_for(u, p, r.pc - (u->n_pcs ? 1 : 0));
 
 		if (u->n_pcs == UNWIND_MAX_FRAMES || rule == CFI_RULE_NONE)
 			return false;
