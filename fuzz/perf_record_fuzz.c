@@ -6,13 +6,15 @@
  * sample, lost, exit, fork and mmap2 record, as the daemon does with what
  * the kernel (treated as untrusted) wrote; a decoded sample's stack is cut
  * as the reader thread cuts it (half and none of it) and the result must
- * parse again; a decoded mapping's path is read to its end, and the
- * mapping goes through the mmap log.
+ * parse again; the stack is walked with CFI rules made of its own bytes
+ * (every read must stay inside the copy); a decoded mapping's path is read
+ * to its end, and the mapping goes through the mmap log.
  */
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "perf/unwind/cfi_rule.h"
 #include "perf/unwind/mmap_log.h"
 #include "perf/ring/perf_record.h"
 
@@ -70,6 +72,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (perf_parse_sample(&l, cut, n, &c) != PERF_PARSE_OK ||
 				    c.stack_bytes > keeps[i] || c.n_ips != s.n_ips || c.ts != s.ts)
 					abort();
+			}
+			if (s.stack_bytes >= 16) {
+				struct cfi_regs r = {.pc = 1, .bp_known = true};
+				uint64_t rule, base;
+				int k;
+
+				memcpy(&rule, s.stack, 8);
+				memcpy(&base, s.stack + 8, 8);
+				r.sp = base + (rule & 0xff);
+				r.bp = base ^ rule;
+				for (k = 0; k < 128; k++)
+					if (cfi_rule_step(rule | (1ull << 63), &r, s.stack,
+							  (size_t)s.stack_bytes, base) != CFI_STEP_OK)
+						break;
+				rule = cfi_rule_pack(rule & 2, (int8_t)(rule >> 8), rule & 4,
+						     (int8_t)(rule >> 16), (int)((rule >> 24) % 4),
+						     (int8_t)(rule >> 32));
+				cfi_rule_step(rule, &r, s.stack, (size_t)s.stack_bytes, base);
 			}
 		}
 		perf_parse_lost(rec, (size_t)len, &lost);
