@@ -28,6 +28,7 @@
 #include "perf/perf_intern.h"
 #include "perf/perf_packets.h"
 #include "perf/perf_reader.h"
+#include "perf/ring/stack_tops.h"
 #include "perf/ring/perf_record.h"
 #include "perf/ring/perf_ring.h"
 #include "tracing/tracing.h"
@@ -65,6 +66,8 @@ struct perf_ds {
 	size_t n_rings;
 	struct rec_queue queue;
 	bool has_queue;
+	struct stack_tops tops; /* per thread: how much stack the reader queues */
+	bool has_tops;
 	struct perf_reader *reader;
 	int notify_fd; /* eventfd: the reader queued records */
 	uint64_t notify_watch;
@@ -75,6 +78,7 @@ struct perf_ds {
 	uint32_t cur_cpu;
 	struct perf_ds_stats stats;
 	struct unwind_result unwound;
+	struct unwind_result cut_unwound; /* sh->test_stack_cut_check */
 	struct intern_frame frames[PERF_MAX_FRAMES];
 	struct perf_sample sample;
 };
@@ -151,6 +155,38 @@ static size_t kernel_user_pcs(const struct perf_sample *s, uint64_t *pcs, size_t
 	return n;
 }
 
+/* Tests: unwinds @s cut as the reader would cut it now (before this
+ * sample teaches anything), into ds->cut_unwound (n = 0: not cut). */
+static void unwind_cut(struct perf_ds *ds, const struct perf_sample *s)
+{
+	struct perf_sample cut = *s;
+
+	ds->cut_unwound.n = 0;
+	cut.stack_bytes = stack_tops_keep(&ds->tops, s->pid, s->tid, perf_sample_user_sp(s),
+					  s->stack_bytes);
+	if (cut.stack_bytes < s->stack_bytes)
+		unwind_sample(ds->sh->unwinder, &cut, PERF_UNWIND_DWARF, &ds->cut_unwound);
+}
+
+/* Tests: the cut stack's frames and error against the whole stack's. */
+static void check_cut(struct perf_ds *ds, const struct perf_sample *s)
+{
+	const struct unwind_result *a = &ds->cut_unwound, *b = &ds->unwound;
+	size_t i;
+	bool same = a->n == b->n && a->error == b->error;
+
+	for (i = 0; same && i < a->n; i++)
+		same = a->frames[i].pc == b->frames[i].pc;
+	ds->stats.stack_cut_compared++;
+	if (!same && ++ds->stats.stack_cut_differ <= 5)
+		LOG_W("stack cut check: pid %u tid %u: %zu bytes of %llu gave %zu frames (error %d), "
+		      "the whole stack %zu (error %d)",
+		      s->pid, s->tid, (size_t)stack_tops_keep(&ds->tops, s->pid, s->tid,
+							       perf_sample_user_sp(s), s->stack_bytes),
+		      (unsigned long long)s->stack_bytes, a->n, (int)a->error, b->n, (int)b->error);
+	ds->cut_unwound.n = 0;
+}
+
 static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 {
 	struct unwind_result *u = &ds->unwound;
@@ -164,6 +200,8 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 		usleep(ds->sh->test_unwind_delay_us);
 	n = ds->cfg.kernel_frames ? kernel_frames(ds, s) : 0;
 	u->n = 0;
+	u->stack_top = 0;
+	u->past_copy = false;
 	if (ds->cfg.unwind == PERF_UNWIND_KERNEL_FRAME_POINTER) {
 		uint64_t pcs[UNWIND_MAX_FRAMES];
 		size_t n_pcs = kernel_user_pcs(s, pcs, UNWIND_MAX_FRAMES);
@@ -175,7 +213,11 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 	} else if ((ds->cfg.unwind == PERF_UNWIND_DWARF ||
 		    ds->cfg.unwind == PERF_UNWIND_FRAME_POINTER) &&
 		   s->has_regs) {
+		if (ds->sh->test_stack_cut_check && ds->cfg.unwind == PERF_UNWIND_DWARF)
+			unwind_cut(ds, s);
 		unwind_sample(ds->sh->unwinder, s, ds->cfg.unwind, u);
+		if (ds->cut_unwound.n)
+			check_cut(ds, s);
 		unwound = true;
 	}
 	if (unwound) {
@@ -198,6 +240,10 @@ static void emit_with_callstack(struct perf_ds *ds, const struct perf_sample *s)
 			}
 		}
 		err = u->error;
+		if (u->stack_top)
+			stack_tops_learn(&ds->tops, s->pid, s->tid, u->stack_top);
+		else if (u->past_copy)
+			stack_tops_forget(&ds->tops, s->pid, s->tid); /* maybe cut too short */
 		if (err != UNWIND_ERR_NONE) {
 			struct intern_frame *f = &ds->frames[n++];
 
@@ -295,7 +341,10 @@ static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsign
 		ds->stats.throttles++;
 		break;
 	case PERF_RECORD_EXIT:
-		if (perf_parse_exit(rec, len, &ex) == PERF_PARSE_OK && ex.pid == ex.tid)
+		if (perf_parse_exit(rec, len, &ex) != PERF_PARSE_OK)
+			break;
+		stack_tops_forget(&ds->tops, ex.pid, ex.tid);
+		if (ex.pid == ex.tid)
 			unwinder_forget(ds->sh->unwinder, ex.pid);
 		break;
 	case PERF_RECORD_MMAP2:
@@ -483,9 +532,14 @@ static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
 		.max_records = (size_t)ds->cfg.samples_per_tick_limit,
 		.notify_bytes = PERF_DRAIN_NOTIFY_BYTES,
 		.notified = &ds->notified,
+		.tops = ds->sh->test_stack_cut_check ? NULL : &ds->tops,
 	};
 	int rc;
 
+	rc = stack_tops_init(&ds->tops);
+	if (rc < 0)
+		goto fail;
+	ds->has_tops = true;
 	rc = rq_init(&ds->queue, limit + PERF_QUEUE_HEADROOM_BYTES, &ds->sh->enqueued_bytes);
 	if (rc < 0)
 		goto fail;
@@ -659,6 +713,8 @@ void perf_ds_destroy(struct perf_ds *ds)
 		close(ds->notify_fd);
 	if (ds->has_queue)
 		rq_fini(&ds->queue);
+	if (ds->has_tops)
+		stack_tops_fini(&ds->tops);
 	for (i = 0; i < ds->n_rings; i++)
 		perf_ring_close(ds->rings[i]);
 	free(ds->rings);
@@ -676,7 +732,13 @@ uint64_t perf_ds_id(const struct perf_ds *ds)
 
 void perf_ds_get_stats(const struct perf_ds *ds, struct perf_ds_stats *out)
 {
+	struct perf_reader_stats rs;
+
 	*out = ds->stats;
-	if (ds->reader)
-		out->malformed += perf_reader_malformed(ds->reader);
+	if (ds->reader) {
+		perf_reader_get_stats(ds->reader, &rs);
+		out->malformed += rs.malformed;
+		out->stack_bytes_copied = rs.stack_bytes_copied;
+		out->stack_bytes_queued = rs.stack_bytes_queued;
+	}
 }

@@ -32,6 +32,10 @@ struct perf_shared {
 	/* Tests only (TRACED_PERF_TEST_UNWIND_DELAY_US): each unwind first
 	 * sleeps this long, as a slow unwinder (a cold cache, a big binary). */
 	uint32_t test_unwind_delay_us;
+	/* Tests only (TRACED_PERF_TEST_STACK_CUT_CHECK): the reader queues
+	 * whole stacks, and each DWARF stack is unwound twice, cut as the
+	 * reader would have cut it and whole; differences are counted. */
+	bool test_stack_cut_check;
 };
 
 /* Counters of one instance, logged when it stops. */
@@ -44,6 +48,10 @@ struct perf_ds_stats {
 	uint64_t throttles;
 	uint64_t malformed;
 	uint64_t unwind_errors;
+	uint64_t stack_bytes_copied; /* by the kernel, with the samples */
+	uint64_t stack_bytes_queued; /* of those, kept for unwinding */
+	uint64_t stack_cut_compared; /* test_stack_cut_check */
+	uint64_t stack_cut_differ;
 };
 
 /**

@@ -63,16 +63,23 @@ static void log_stats(struct perf_daemon *d, struct inst *in)
 	unwinder_get_stats(d->sh.unwinder, &us);
 	LOG_I("linux.perf instance %llu: %llu samples, %llu out of scope, %llu over the "
 	      "footprint, %llu records lost by the kernel (%llu of them in no LOST record), "
-	      "%llu throttles, %llu malformed, %llu unwind errors",
+	      "%llu throttles, %llu malformed, %llu unwind errors; user stacks: %llu KiB "
+	      "copied by the kernel, %llu KiB of them queued for unwinding",
 	      (unsigned long long)in->id, (unsigned long long)st.samples,
 	      (unsigned long long)st.skipped_scope, (unsigned long long)st.skipped_footprint,
 	      (unsigned long long)st.records_lost, (unsigned long long)st.lost_unreported,
 	      (unsigned long long)st.throttles,
-	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors);
+	      (unsigned long long)st.malformed, (unsigned long long)st.unwind_errors,
+	      (unsigned long long)(st.stack_bytes_copied >> 10),
+	      (unsigned long long)(st.stack_bytes_queued >> 10));
 	LOG_I("unwinder (daemon lifetime): %llu DWARF stacks by cached CFI rules, %llu by libdw; "
 	      "crosscheck: %llu compared, %llu differ",
 	      (unsigned long long)us.fast_unwinds, (unsigned long long)us.libdw_unwinds,
 	      (unsigned long long)us.crosscheck_compared, (unsigned long long)us.crosscheck_differ);
+	if (d->sh.test_stack_cut_check)
+		LOG_I("stack cut check: %llu compared, %llu differ",
+		      (unsigned long long)st.stack_cut_compared,
+		      (unsigned long long)st.stack_cut_differ);
 }
 
 /* Ends an instance: stopped (what the kernel holds is read and written
@@ -274,6 +281,7 @@ int perf_daemon_create(struct evloop *loop, struct perf_daemon **out)
 	 * again; differences are counted in the instance's closing log line. */
 	if (getenv("TRACED_PERF_TEST_UNWIND_CROSSCHECK"))
 		unwinder_set_crosscheck(d->sh.unwinder, true);
+	d->sh.test_stack_cut_check = getenv("TRACED_PERF_TEST_STACK_CUT_CHECK") != NULL;
 	spec.opts.smb_size_hint_bytes = PERF_SMB_BYTES;
 	spec.opts.page_size_hint_bytes = PERF_SMB_PAGE_BYTES;
 	rc = producer_daemon_create(loop, &spec, d, &d->pd);

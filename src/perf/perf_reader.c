@@ -22,6 +22,7 @@
 
 #include "base/hmap.h"
 #include "perf/perf_scope.h"
+#include "perf/ring/stack_tops.h"
 
 /* Scope decisions kept; past this (exit records lost) they are all made again. */
 #define READER_MAX_SCOPE_PIDS 65536u
@@ -40,7 +41,7 @@ struct perf_reader {
 	bool full;	      /* the pass met a full queue */
 	size_t queued;	      /* entries queued by the pass */
 	struct hmap procs;    /* pid -> PROC_* */
-	uint64_t malformed;
+	struct perf_reader_stats stats;
 	struct perf_sample sample;
 	int epfd, stop_fd, timer_fd;
 	pthread_t thread;
@@ -135,17 +136,26 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 {
 	struct perf_sample *s = &r->sample;
 	enum perf_sample_class cls;
+	uint64_t keep;
 
 	if (perf_parse_sample(r->s.layout, rec, len, s) != PERF_PARSE_OK) {
-		r->malformed++;
+		r->stats.malformed++;
 		return true;
 	}
 	cls = classify(r, s);
-	if (cls == PERF_CLASS_CALLSTACK && s->stack_bytes && r->s.footprint_limit &&
-	    atomic_load(r->s.footprint) + s->stack_bytes >= r->s.footprint_limit)
+	keep = s->stack_bytes;
+	if (cls == PERF_CLASS_CALLSTACK && keep && r->s.tops && s->has_regs)
+		keep = stack_tops_keep(r->s.tops, s->pid, s->tid, perf_sample_user_sp(s), keep);
+	if (cls == PERF_CLASS_CALLSTACK && keep && r->s.footprint_limit &&
+	    atomic_load(r->s.footprint) + keep >= r->s.footprint_limit)
 		cls = PERF_CLASS_OVER_FOOTPRINT;
-	return queue_sample(r, rec, len, s, cls == PERF_CLASS_CALLSTACK ? s->stack_bytes : 0,
-			    (uint16_t)cls);
+	if (cls != PERF_CLASS_CALLSTACK)
+		keep = 0;
+	if (!queue_sample(r, rec, len, s, keep, (uint16_t)cls))
+		return false;
+	r->stats.stack_bytes_copied += s->stack_bytes;
+	r->stats.stack_bytes_queued += keep;
+	return true;
 }
 
 /* Scan pass: mappings and forks, queued before any sample of the pass. */
@@ -187,7 +197,7 @@ static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
 	for (i = 0; i < r->s.n_rings; i++) {
 		r->cur = i;
 		if (perf_ring_scan(r->s.rings[i], SIDEBAND_TYPES, on_sideband, r) == -EBADMSG)
-			r->malformed++;
+			r->stats.malformed++;
 		if (r->full)
 			return PERF_READ_QUEUE_FULL; /* no sample before its mappings */
 	}
@@ -195,7 +205,7 @@ static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
 		r->cur = i;
 		rc = perf_ring_read(r->s.rings[i], r->heads[i], max_records, on_record, r);
 		if (rc == -EBADMSG)
-			r->malformed++;
+			r->stats.malformed++;
 	}
 	return r->full ? PERF_READ_QUEUE_FULL : PERF_READ_DONE;
 }
@@ -221,14 +231,11 @@ enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
 	return rc;
 }
 
-uint64_t perf_reader_malformed(struct perf_reader *r)
+void perf_reader_get_stats(struct perf_reader *r, struct perf_reader_stats *out)
 {
-	uint64_t n;
-
 	pthread_mutex_lock(&r->lock);
-	n = r->malformed;
+	*out = r->stats;
 	pthread_mutex_unlock(&r->lock);
-	return n;
 }
 
 /* -------------------------------------------------------------- thread -- */

@@ -43,6 +43,8 @@ enum perf_read_rc {
 
 struct perf_reader;
 
+struct stack_tops;
+
 struct perf_reader_spec {
 	struct perf_ring *const *rings; /* borrowed; rq_entry.tag is the index */
 	size_t n_rings;
@@ -62,6 +64,9 @@ struct perf_reader_spec {
 	uint64_t footprint_limit;
 	_Atomic uint64_t *footprint;
 	size_t max_records; /* per ring and pass; 0: no bound */
+	/* Per thread, how much of a sample's stack to queue (the rest is
+	 * above the thread's outermost frame); NULL: all of it. */
+	struct stack_tops *tops;
 };
 
 /* Return: 0 and *out, or -errno. The thread starts with perf_reader_start(). */
@@ -81,7 +86,12 @@ void perf_reader_destroy(struct perf_reader *r);
  */
 enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all);
 
-/* Malformed records met so far (dropped and counted). */
-uint64_t perf_reader_malformed(struct perf_reader *r);
+struct perf_reader_stats {
+	uint64_t malformed;	     /* records dropped as malformed */
+	uint64_t stack_bytes_copied; /* user stack bytes the kernel copied (dyn_size) */
+	uint64_t stack_bytes_queued; /* ... and the reader queued (spec.tops) */
+};
+
+void perf_reader_get_stats(struct perf_reader *r, struct perf_reader_stats *out);
 
 #endif

@@ -24,7 +24,13 @@
 #                       and its filter (prev_comm) is applied by the kernel;
 #   unwind_rules_match_libdw  every stack unwound with cached CFI rules
 #                       (most of them) is unwound by libdw as well
-#                       (TRACED_PERF_TEST_UNWIND_CROSSCHECK): none differ.
+#                       (TRACED_PERF_TEST_UNWIND_CROSSCHECK): none differ;
+#   stacks_cut_at_thread_tops  the reader queued under half of the stack
+#                       bytes the kernel copied (cut above each thread's
+#                       outermost frame);
+#   stack_cut_matches_whole  unwound cut and whole
+#                       (TRACED_PERF_TEST_STACK_CUT_CHECK), every stack
+#                       gives the same frames.
 # Usage: OUT=out sh tests/integration/perf_sampling.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -415,6 +421,48 @@ if [ "${fast:-0}" -ge 500 ] && [ "$differ" = 0 ]; then
 	pass perf_sampling/unwind_rules_match_libdw
 else
 	fail perf_sampling/unwind_rules_match_libdw "${line:-no unwinder line in the log}; $(grep 'unwind crosscheck' "$SVC_TMP/perf.err" | head -n 2)"
+fi
+
+# The reader queued each DWARF sample's stack only up to its thread's
+# outermost frame (and slack): of a hot session's stacks, under half of
+# what the kernel copied (the cases above passed with stacks cut so).
+cut=$(sed -n 's/.*user stacks: \([0-9]*\) KiB copied by the kernel, \([0-9]*\) KiB of them queued.*/\1 \2/p' \
+	"$SVC_TMP/perf.err" | awk '$1 >= 1024 && $2 * 2 < $1' | head -n 1)
+if [ -n "$cut" ]; then
+	pass perf_sampling/stacks_cut_at_thread_tops
+else
+	fail perf_sampling/stacks_cut_at_thread_tops "no session queued under half its stack bytes: $(grep 'user stacks' "$SVC_TMP/perf.err" | sed 's/.*user stacks/user stacks/' | head -n 3)"
+fi
+
+# The cut loses nothing: a daemon that queues whole stacks
+# (TRACED_PERF_TEST_STACK_CUT_CHECK) unwinds each DWARF sample twice, cut
+# where the reader would have cut it and whole; the frames must match.
+if ! perf_start cutchk TRACED_PERF_TEST_STACK_CUT_CHECK=1; then
+	fail perf_sampling/stack_cut_matches_whole "traced_perf did not register: $(svc_errtail cutchk)"
+else
+	svc_cfg cutchk_rec 'buffers { size_kb: 32768 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 500 counter: SW_CPU_CLOCK }
+  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 2000'
+	"$OUT/perf_hot_nofp" spin 2.3 >"$SVC_TMP/cutchk.hot" &
+	r=$!
+	perf_record cutchk_rec 30
+	rc=$?
+	wait $r
+	kill -TERM "$(svc_pid cutchk)" 2>/dev/null
+	svc_wait cutchk 10
+	line=$(grep 'stack cut check:' "$SVC_TMP/cutchk.err" | tail -n 1)
+	compared=$(printf '%s\n' "$line" | sed -n 's/.*check: \([0-9]*\) compared.*/\1/p')
+	differ=$(printf '%s\n' "$line" | sed -n 's/.* \([0-9]*\) differ.*/\1/p')
+	echo "# stack_cut_matches_whole: ${line:-no check line}"
+	if [ "$rc" -eq 0 ] && [ "${compared:-0}" -ge 300 ] && [ "$differ" = 0 ]; then
+		pass perf_sampling/stack_cut_matches_whole
+	else
+		fail perf_sampling/stack_cut_matches_whole "recording rc $rc; ${line:-no check line}; $(grep 'stack cut check: pid' "$SVC_TMP/cutchk.err" | head -n 2)"
+	fi
 fi
 
 summary

@@ -28,6 +28,7 @@
 #include "perf/ring/perf_record.h"
 #include "perf/perf_scope.h"
 #include "perf/ring/rec_queue.h"
+#include "perf/ring/stack_tops.h"
 #include "perf/unwind/symtab.h"
 #include "perf/unwind/unwind.h"
 #include "protozero/protozero.h"
@@ -942,6 +943,35 @@ TEST(cfi_rule_steps_frames)
 
 /* Mappings are told apart by content, whatever pointers name them; a
  * frame without a mapping between two of one module changes nothing. */
+/* How much of a sample's stack the reader queues, per thread. */
+TEST(stack_tops_keep_learn_forget)
+{
+	struct stack_tops t;
+	uint64_t sp = 0x7ffd0000;
+
+	ASSERT_EQ(stack_tops_init(&t), 0);
+	/* Unknown thread: all of it. */
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 20000), 20000);
+	stack_tops_learn(&t, 10, 11, sp + 1000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 20000), 1000 + STACK_TOPS_SLACK);
+	/* Deeper samples keep more; the top is per thread and per process. */
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp - 4000, 20000), 5000 + STACK_TOPS_SLACK);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 12, sp, 20000), 20000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 11, 11, sp, 20000), 20000);
+	/* A copy not longer than top + slack, an sp above the top: as copied. */
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 1200), 1200);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp + 1000, 20000), 20000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp + 5000, 20000), 20000);
+	/* The top only grows. */
+	stack_tops_learn(&t, 10, 11, sp + 800);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 20000), 1000 + STACK_TOPS_SLACK);
+	stack_tops_learn(&t, 10, 11, sp + 3000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 20000), 3000 + STACK_TOPS_SLACK);
+	stack_tops_forget(&t, 10, 11);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 10, 11, sp, 20000), 20000);
+	stack_tops_fini(&t);
+}
+
 TEST(perf_intern_mappings_by_content)
 {
 	static uint8_t buf[8192];
@@ -1157,6 +1187,8 @@ TEST(unwind_own_stack_by_dwarf_with_names_and_build_id)
 	struct perf_sample s;
 	struct unwinder *u;
 	struct unwind_stats st;
+	uint64_t whole;
+	size_t n;
 
 	caller_of_take_sample(&s);
 	ASSERT_EQ(unwinder_create(&u), 0);
@@ -1174,10 +1206,28 @@ TEST(unwind_own_stack_by_dwarf_with_names_and_build_id)
 	unwinder_get_stats(u, &st);
 	ASSERT_EQ(st.procs_created, 1);
 	ASSERT_TRUE(has_frame(&r, "caller_of_take_sample"));
+	/* The whole stack was copied: the unwind reached _start, and says how
+	 * high it read. Cut there, the same frames; a word lower, it runs off
+	 * the copy and says so (traced_perf's reader cuts stacks by this). */
+	ASSERT_FALSE(r.past_copy);
+	ASSERT_GT(r.stack_top, s.regs[7]);
+	ASSERT_LE(r.stack_top - s.regs[7], s.stack_bytes);
+	n = r.n;
+	whole = s.stack_bytes;
+	s.stack_bytes = r.stack_top - s.regs[7];
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_EQ(r.n, n);
+	ASSERT_FALSE(r.past_copy);
+	s.stack_bytes -= 8;
+	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
+	ASSERT_TRUE(r.past_copy);
+	ASSERT_U64_EQ(r.stack_top, 0);
+	s.stack_bytes = whole;
 	/* A stack copy cut short: fewer frames or an error, never a crash. */
 	s.stack_bytes = 16;
 	unwind_sample(u, &s, PERF_UNWIND_DWARF, &r);
 	ASSERT_GE(r.n, 1);
+	ASSERT_TRUE(r.past_copy);
 	ASSERT_STREQ(r.frames[0].function, "take_sample");
 	s.stack_bytes = 0;
 	s.stack = NULL;

@@ -47,6 +47,23 @@ struct perf_sample {
 	uint64_t stack_bytes; /* dyn_size, clamped to what was copied */
 };
 
+#if defined(__x86_64__)
+/* The stack pointer's index in perf_sample.regs (perf_regs.h order, with
+ * the user register mask traced_perf asks for). */
+#define PERF_SAMPLE_REG_SP 7
+#endif
+
+/* The user stack pointer of @s (where its stack copy starts); 0 if unknown. */
+static inline uint64_t perf_sample_user_sp(const struct perf_sample *s)
+{
+#ifdef PERF_SAMPLE_REG_SP
+	return s->has_regs ? s->regs[PERF_SAMPLE_REG_SP] : 0;
+#else
+	(void)s;
+	return 0;
+#endif
+}
+
 /* A process exit (attr.task). */
 struct perf_exit {
 	uint32_t pid, tid;

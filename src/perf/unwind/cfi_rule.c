@@ -61,13 +61,19 @@ uint64_t cfi_rule_pack(bool cfa_is_bp, int64_t cfa_off, bool ra_undefined, int64
 }
 
 static bool read_word(const uint8_t *stack, size_t len, uint64_t base, uint64_t addr,
-		      uint64_t *out)
+		      uint64_t *out, struct cfi_regs *regs)
 {
 	uint64_t off = addr - base;
 
-	if (addr < base || off > len || len - off < 8)
+	if (addr < base)
 		return false;
+	if (off > len || len - off < 8) {
+		regs->past_copy = true;
+		return false;
+	}
 	memcpy(out, stack + off, 8);
+	if (addr + 8 > regs->read_end)
+		regs->read_end = addr + 8;
 	return true;
 }
 
@@ -88,11 +94,13 @@ enum cfi_step cfi_rule_step(uint64_t rule, struct cfi_regs *regs, const uint8_t 
 	}
 	if (rule & RA_UNDEF)
 		return CFI_STEP_END;
-	if (!read_word(stack, len, stack_base, cfa + (uint64_t)field(rule, RA_SHIFT, 16), &ra))
+	if (!read_word(stack, len, stack_base, cfa + (uint64_t)field(rule, RA_SHIFT, 16), &ra,
+		       regs))
 		return CFI_STEP_FAILED;
 	bp_rule = (int)((rule >> BP_SHIFT) & 3);
 	if (bp_rule == BP_SAVED &&
-	    !read_word(stack, len, stack_base, cfa + (uint64_t)field(rule, BPOFF_SHIFT, 15), &bp))
+	    !read_word(stack, len, stack_base, cfa + (uint64_t)field(rule, BPOFF_SHIFT, 15), &bp,
+		       regs))
 		return CFI_STEP_FAILED;
 	regs->bp = bp;
 	if (bp_rule == BP_UNDEF)

@@ -24,6 +24,8 @@ struct cfi_regs {
 	uint64_t sp;
 	uint64_t bp;
 	bool bp_known; /* false once a frame's CFI left rbp undefined */
+	uint64_t read_end; /* one past the highest stack byte a step read */
+	bool past_copy;    /* a step wanted a word above the copied stack */
 };
 
 enum cfi_step {

@@ -55,6 +55,9 @@ struct unwinder {
 	/* The sample being unwound, for the Dwfl callbacks. */
 	const struct perf_sample *cur;
 	bool mem_error;
+	uint64_t read_end;  /* one past the highest stack byte the unwind read */
+	uint64_t stack_top; /* read_end of a complete DWARF unwind, else 0 */
+	bool past_copy;     /* the unwind wanted stack above the copy */
 	uint64_t pcs[UNWIND_MAX_FRAMES];
 	size_t n_pcs;
 	size_t n_rules; /* cached CFI rules, all processes */
@@ -129,7 +132,7 @@ static uint64_t now_ns(void)
  * r8..r15. DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8..r15 rip. */
 static const uint8_t k_dwarf_from_sample[17] = {0, 3, 2, 1, 4, 5, 6, 7, 9,
 						10, 11, 12, 13, 14, 15, 16, 8};
-enum { REG_SAMPLE_IP = 8, REG_SAMPLE_SP = 7, REG_SAMPLE_FP = 6, N_DWARF_REGS = 17 };
+enum { REG_SAMPLE_IP = 8, REG_SAMPLE_SP = PERF_SAMPLE_REG_SP, REG_SAMPLE_FP = 6, N_DWARF_REGS = 17 };
 #define UNWIND_HAS_ARCH 1
 #else
 #define UNWIND_HAS_ARCH 0
@@ -197,6 +200,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 
 	if (addr >= sp && addr - sp <= s->stack_bytes && s->stack_bytes - (addr - sp) >= 8) {
 		memcpy(result, s->stack + (addr - sp), 8);
+		if (addr + 8 > u->read_end)
+			u->read_end = addr + 8;
 		return true;
 	}
 #else
@@ -204,6 +209,10 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 #endif
 	if (read_from_elf(dwfl, addr, result))
 		return true;
+#if UNWIND_HAS_ARCH
+	if (addr >= sp && addr - sp < (1ull << 20))
+		u->past_copy = true;
+#endif
 	u->mem_error = true;
 	return false;
 }
@@ -598,6 +607,7 @@ static bool fast_unwind(struct unwinder *u, struct uproc *p, const struct perf_s
 		.sp = s->regs[REG_SAMPLE_SP],
 		.bp = s->regs[REG_SAMPLE_FP],
 		.bp_known = true,
+		.read_end = s->regs[REG_SAMPLE_SP],
 	};
 
 	u->n_pcs = 0;
@@ -611,12 +621,14 @@ static bool fast_unwind(struct unwinder *u, struct uproc *p, const struct perf_s
 		switch (cfi_rule_step(rule, &r, s->stack, (size_t)s->stack_bytes,
 				      s->regs[REG_SAMPLE_SP])) {
 		case CFI_STEP_END:
+			u->stack_top = r.read_end;
 			return true;
 		case CFI_STEP_OK:
 			if (r.pc == 0)
 				return false;
 			break;
 		default:
+			u->past_copy |= r.past_copy;
 			return false;
 		}
 	}
@@ -630,11 +642,16 @@ static enum unwind_error libdw_unwind(struct unwinder *u, struct uproc *p,
 
 	u->n_pcs = 0;
 	u->mem_error = false;
+#if UNWIND_HAS_ARCH
+	u->read_end = s->regs[REG_SAMPLE_SP];
+#endif
 	if (!p->attached)
 		return UNWIND_ERR_INVALID_ELF;
 	rc = dwfl_getthread_frames(p->dwfl, (pid_t)s->tid, frame_cb, u);
-	if (rc == 0)
+	if (rc == 0) {
+		u->stack_top = u->read_end;
 		return UNWIND_ERR_NONE;
+	}
 	if (u->n_pcs == UNWIND_MAX_FRAMES)
 		return UNWIND_ERR_MAX_FRAMES_EXCEEDED;
 	return u->mem_error ? UNWIND_ERR_MEMORY_INVALID : UNWIND_ERR_UNWIND_INFO;
@@ -649,8 +666,12 @@ static enum unwind_error crosscheck(struct unwinder *u, struct uproc *p,
 	size_t n = u->n_pcs, i;
 	enum unwind_error err;
 
+	uint64_t top = u->stack_top;
+
 	memcpy(u->check_pcs, u->pcs, n * sizeof(u->pcs[0]));
 	err = libdw_unwind(u, p, s);
+	/* libdw reads no higher than the rules did (differences are reported). */
+	u->stack_top = top;
 	u->stats.crosscheck_compared++;
 	if (err == UNWIND_ERR_NONE && u->n_pcs == n &&
 	    !memcmp(u->check_pcs, u->pcs, n * sizeof(u->pcs[0])))
@@ -689,6 +710,10 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 	uint64_t ip;
 
 	out->n = 0;
+	out->stack_top = 0;
+	out->past_copy = false;
+	u->stack_top = 0;
+	u->past_copy = false;
 #if !UNWIND_HAS_ARCH
 	(void)mode;
 	(void)p;
@@ -746,6 +771,10 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
 	if (out->n && !out->frames[0].module && err == UNWIND_ERR_NONE)
 		err = UNWIND_ERR_INVALID_MAP;
 	out->error = err;
+	out->past_copy = u->past_copy;
+	/* A stack cut too short can end early without an error: no top then. */
+	if (mode == PERF_UNWIND_DWARF && err == UNWIND_ERR_NONE && !u->past_copy)
+		out->stack_top = u->stack_top;
 	u->cur = NULL;
 #endif
 }
@@ -758,6 +787,8 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 	if (n > UNWIND_MAX_FRAMES)
 		n = UNWIND_MAX_FRAMES;
 	out->n = 0;
+	out->stack_top = 0;
+	out->past_copy = false;
 	out->error = UNWIND_ERR_NONE;
 	if (p && !p->dwfl && reparse_due(p) && n)
 		reparse_for(u, p, pcs[0]);

@@ -73,6 +73,12 @@ struct unwind_result {
 	struct unwind_frame frames[UNWIND_MAX_FRAMES];
 	size_t n;
 	enum unwind_error error;
+	/* DWARF unwinds that reached the outermost frame: one past the
+	 * highest stack address read (see perf/ring/stack_tops.h); else 0. */
+	uint64_t stack_top;
+	/* The unwind wanted stack words above the copy's end (a deep stack,
+	 * or one cut too short). */
+	bool past_copy;
 };
 
 struct unwind_stats {
