@@ -457,6 +457,22 @@ void perf_config_fini(struct perf_config *c)
 	c->scope.n_cmdlines = c->scope.n_exclude_cmdlines = 0;
 }
 
+/* At most: header, ids, time, counts, registers (~512 B), a callchain of
+ * the kernel's default depth (127 entries), the reserved stack. */
+#define SAMPLE_MAX_FIXED_BYTES (512u + 1024u)
+
+uint32_t perf_config_ring_ms(const struct perf_config *c, uint32_t pages)
+{
+	uint64_t per_sample = SAMPLE_MAX_FIXED_BYTES, ms;
+
+	if (!c->frequency)
+		return 0;
+	if (c->unwind == PERF_UNWIND_DWARF || c->unwind == PERF_UNWIND_FRAME_POINTER)
+		per_sample += (uint64_t)c->stack_user_bytes + 16;
+	ms = (uint64_t)pages * 4096 * 1000 / (per_sample * c->frequency);
+	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 uint32_t perf_config_ring_pages(const struct perf_config *c, size_t n_rings)
 {
 	uint64_t per_sample, want, cap;

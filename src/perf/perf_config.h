@@ -32,11 +32,14 @@
 #define PERF_STACK_USER_BYTES ((1u << 16) - 256)
 #define PERF_MAX_RING_PAGES (1u << 16)
 /* ring_buffer_pages unset with user stacks at a known frequency: each ring
- * holds PERF_AUTO_RING_MS of samples (the reader wakes at half a ring),
- * up to PERF_AUTO_RING_MAX_PAGES a ring and PERF_AUTO_RING_TOTAL_BYTES
- * for all rings together, never under the default. */
-#define PERF_AUTO_RING_MS 64u
-#define PERF_AUTO_RING_MAX_PAGES 1024u
+ * holds PERF_AUTO_RING_MS of samples, up to PERF_AUTO_RING_MAX_PAGES a
+ * ring and PERF_AUTO_RING_TOTAL_BYTES for all rings together, never under
+ * the default. */
+#define PERF_AUTO_RING_MS 256u
+#define PERF_AUTO_RING_MAX_PAGES 4096u
+/* Rings that hold this many read periods of samples at the config's
+ * frequency are read on the read period alone (see perf_config_ring_ms()). */
+#define PERF_TIMER_ONLY_PERIODS 2u
 #define PERF_AUTO_RING_TOTAL_BYTES (64ull << 20)
 
 /* One event: how it was described (for PerfSampleDefaults) and its attr. */
@@ -122,6 +125,19 @@ void perf_config_fini(struct perf_config *c);
  * Context: pure.
  */
 uint32_t perf_config_ring_pages(const struct perf_config *c, size_t n_rings);
+
+/**
+ * perf_config_ring_ms() - How long a ring of @pages data pages holds the
+ * samples of @c at its frequency, counting each at its most (the whole
+ * reserved stack, a full kernel callchain). The kernel wakes a ring's
+ * reader every wakeup_watermark bytes written, read or not; rings that
+ * hold PERF_TIMER_ONLY_PERIODS read periods are not waited on, and the
+ * reader wakes on its period alone (10 times a second by default instead
+ * of once per watermark per CPU).
+ * Return: milliseconds; 0 for a period timebase (no known rate).
+ * Context: pure.
+ */
+uint32_t perf_config_ring_ms(const struct perf_config *c, uint32_t pages);
 
 /*
  * perf_config_set_stack_user_bytes() - traced_perf --stack-kb: the user

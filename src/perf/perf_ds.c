@@ -42,7 +42,7 @@
  * at a time before other events get a turn. Each wake-up costs (50 us
  * of context switch on a paravirtualized VM): at 1 kHz on two CPUs a
  * 100 ms period queues ~2 MB of cut stacks, under the notify mark. */
-#define PERF_DRAIN_PERIOD_MS 100u
+#define PERF_DRAIN_PERIOD_MS 250u
 #define PERF_DRAIN_NOTIFY_BYTES (4u << 20)
 #define PERF_DRAIN_SLICE_NS 10000000ull
 /* Queue room beyond the footprint limit, for samples queued without their
@@ -533,6 +533,8 @@ static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
 		.notify_bytes = PERF_DRAIN_NOTIFY_BYTES,
 		.notified = &ds->notified,
 		.tops = ds->sh->test_stack_cut_check ? NULL : &ds->tops,
+		.watch_rings = perf_config_ring_ms(&ds->cfg, ds->cfg.ring_pages) <
+			       (uint64_t)PERF_TIMER_ONLY_PERIODS * ds->cfg.read_period_ms,
 	};
 	int rc;
 
@@ -550,6 +552,9 @@ static int start_queue(struct perf_ds *ds, char *err, size_t err_len)
 		goto fail;
 	}
 	spec.notify_fd = ds->notify_fd;
+	LOG_I("linux.perf instance %llu: %zu rings of %u pages, read every %u ms%s",
+	      (unsigned long long)ds->id, ds->n_rings, ds->cfg.ring_pages, ds->cfg.read_period_ms,
+	      spec.watch_rings ? " and on their wake-ups" : " (they hold over two periods)");
 	rc = perf_reader_create(&spec, &ds->reader);
 	if (rc < 0)
 		goto fail;

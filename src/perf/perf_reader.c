@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * perf_reader.c - see perf_reader.h. The thread sleeps in epoll on the
- * rings' fds (readable at half full), a timerfd (the read period) and a
- * stop eventfd. A pass holds the reader's lock, so a flush or stop on the
- * loop thread can run one too. When the queue is at its budget the pass
- * stops with the record left in the ring and the thread waits for room;
- * the kernel then counts what it cannot write (PERF_RECORD_LOST).
+ * perf_reader.c - see perf_reader.h. The thread sleeps in epoll on a
+ * timerfd (the read period), a stop eventfd and, unless the rings hold
+ * several periods, the rings' fds (the kernel wakes them every
+ * wakeup_watermark bytes). A pass holds the reader's lock, so a flush or
+ * stop on the loop thread can run one too. When the queue is at its
+ * budget the pass stops with the record left in the ring and the thread
+ * waits for room, then reads again; the kernel counts what it cannot
+ * write meanwhile (PERF_RECORD_LOST).
  */
 #include "perf/perf_reader.h"
 
@@ -46,6 +48,7 @@ struct perf_reader {
 	int epfd, stop_fd, timer_fd;
 	pthread_t thread;
 	bool running;
+	atomic_bool stopping;
 };
 
 /* ------------------------------------------------------ classification -- */
@@ -277,7 +280,10 @@ static void *reader_main(void *arg)
 		}
 		if (stop)
 			break;
-		if (perf_reader_read(r, false) == PERF_READ_QUEUE_FULL)
+		/* A full queue: read again as soon as the loop thread makes room
+		 * (or the wait ends), not at the next wake-up. */
+		while (perf_reader_read(r, false) == PERF_READ_QUEUE_FULL &&
+		       !atomic_load(&r->stopping))
 			rq_wait_space(r->s.queue, READER_FULL_WAIT_MS);
 	}
 	return NULL;
@@ -325,6 +331,7 @@ int perf_reader_start(struct perf_reader *r)
 
 	if (r->running)
 		return 0;
+	atomic_store(&r->stopping, false);
 	r->epfd = epoll_create1(EPOLL_CLOEXEC);
 	r->stop_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	r->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK);
@@ -338,7 +345,7 @@ int perf_reader_start(struct perf_reader *r)
 	rc = watch(r->epfd, r->stop_fd);
 	if (!rc)
 		rc = watch(r->epfd, r->timer_fd);
-	for (i = 0; !rc && i < r->s.n_rings; i++)
+	for (i = 0; !rc && r->s.watch_rings && i < r->s.n_rings; i++)
 		rc = watch(r->epfd, perf_ring_fd(r->s.rings[i]));
 	if (rc)
 		return rc;
@@ -360,6 +367,7 @@ void perf_reader_stop(struct perf_reader *r)
 
 	if (!r || !r->running)
 		return;
+	atomic_store(&r->stopping, true);
 	if (write(r->stop_fd, &one, sizeof(one)) < 0) {
 		/* only on counter overflow: it is written once */
 	}

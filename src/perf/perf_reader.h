@@ -67,6 +67,10 @@ struct perf_reader_spec {
 	/* Per thread, how much of a sample's stack to queue (the rest is
 	 * above the thread's outermost frame); NULL: all of it. */
 	struct stack_tops *tops;
+	/* Wait on the rings' own wake-ups too (else the read period alone
+	 * wakes the thread: rings that hold several periods, see
+	 * perf_config_ring_ms()). */
+	bool watch_rings;
 };
 
 /* Return: 0 and *out, or -errno. The thread starts with perf_reader_start(). */

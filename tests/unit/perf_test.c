@@ -712,15 +712,24 @@ TEST(perf_config_ring_pages_grow_for_stacks_when_unset)
 	ASSERT_EQ(perf_config_parse(&pb, "/nonexistent", &c, err, sizeof(err)), 0);
 	ASSERT_EQ(c.ring_pages, PERF_DEFAULT_RING_PAGES);
 #if defined(__x86_64__)
-	/* 64 KiB a sample at 1 kHz: 64 ms is ~4.2 MB, capped at 4 MiB a ring. */
+	/* 64 KiB a sample at 1 kHz: 256 ms is ~16.8 MB, capped at 16 MiB a
+	 * ring, which holds ~250 ms: read on the 100 ms period alone. */
 	ASSERT_EQ(perf_config_ring_pages(&c, 2), PERF_AUTO_RING_MAX_PAGES);
-	/* 64 MiB across 64 rings leaves each upstream's 1 MiB. */
+	ASSERT_EQ(PERF_AUTO_RING_MAX_PAGES, 4096);
+	ASSERT_EQ(perf_config_ring_ms(&c, 4096), 251);
+	ASSERT_GE(perf_config_ring_ms(&c, 4096), PERF_TIMER_ONLY_PERIODS * c.read_period_ms);
+	/* 64 MiB across 64 rings leaves each upstream's 1 MiB (15 ms: the
+	 * rings' own wake-ups are waited on). */
 	ASSERT_EQ(perf_config_ring_pages(&c, 64), 256);
-	ASSERT_EQ(perf_config_ring_pages(&c, 32), 512);
-	c.frequency = 100; /* 64 ms of samples fit in 1 MiB */
-	ASSERT_EQ(perf_config_ring_pages(&c, 2), 256);
-	c.frequency = 250;
+	ASSERT_EQ(perf_config_ring_ms(&c, 256), 15);
+	ASSERT_EQ(perf_config_ring_pages(&c, 16), 1024);
+	c.frequency = 100; /* 256 ms of samples fit in 2 MiB */
 	ASSERT_EQ(perf_config_ring_pages(&c, 2), 512);
+	c.frequency = 50;
+	ASSERT_EQ(perf_config_ring_pages(&c, 2), 256);
+	/* A period timebase: no known rate. */
+	c.frequency = 0;
+	ASSERT_EQ(perf_config_ring_ms(&c, 4096), 0);
 #endif
 	perf_config_fini(&c);
 
