@@ -15,7 +15,9 @@
 # seconds of the profiler per thousand samples (perf record's own process;
 # for us traced_perf + traced + the perfetto CLI), the workload's rate as a
 # share of its untraced rate (mean of the untraced runs around the round),
-# bytes of output per sample, samples kept and lost. Then
+# and what each profiler costs beyond sampling alone (the round's floor
+# less its share: paired within a round, so it moves less with the host
+# than the shares do), bytes of output per sample, samples kept and lost. Then
 # our trace_processor_shell imports a large sample set (our trace repeated
 # until it holds >= 200,000 samples) and the flame graph of every sample is
 # folded: samples per second of import, and the fold's time.
@@ -186,6 +188,7 @@ span() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END
 prev=$(workload)
 rate0=$prev
 r_perf_k="" r_ours_k="" r_perf_share="" r_ours_share="" r_ours_lost="" r_perf_lost="" r_floor_share=""
+r_ours_beyond="" r_perf_beyond=""
 for r in $(seq "$rounds"); do
 	run_perf
 	run_ours floor
@@ -198,6 +201,10 @@ for r in $(seq "$rounds"); do
 	r_perf_share="$r_perf_share $(pct "$rate_perf" "$base")"
 	r_ours_share="$r_ours_share $(pct "$rate_ours" "$base")"
 	r_floor_share="$r_floor_share $(pct "$rate_floor" "$base")"
+	# Beyond sampling alone: the round's floor less the profiler's share
+	# (paired in the round, so the host's drift between rounds cancels).
+	r_ours_beyond="$r_ours_beyond $(awk -v f="$rate_floor" -v o="$rate_ours" -v b="$base" 'BEGIN { printf "%.1f", (f - o) / b * 100 }')"
+	r_perf_beyond="$r_perf_beyond $(awk -v f="$rate_floor" -v o="$rate_perf" -v b="$base" 'BEGIN { printf "%.1f", (f - o) / b * 100 }')"
 	r_ours_lost="$r_ours_lost $ours_lost"
 	r_perf_lost="$r_perf_lost $perf_lost"
 	if [ "$rounds" -gt 1 ]; then
@@ -218,6 +225,10 @@ rate1=$prev
 	perf_share=$(median $r_perf_share)
 	floor_share=$(median $r_floor_share)
 	floor_share_span=$(span $r_floor_share)
+	ours_beyond=$(median $r_ours_beyond)
+	perf_beyond=$(median $r_perf_beyond)
+	ours_beyond_span=$(span $r_ours_beyond)
+	perf_beyond_span=$(span $r_perf_beyond)
 	ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
 	ours_k_span=$(span $r_ours_k)
 	perf_k_span=$(span $r_perf_k)
@@ -240,6 +251,8 @@ printf "%-24s | %14s %% | %14s %%\n" "workload rate kept" "$ours_share" "$perf_s
 [ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_share_span]" "[$perf_share_span]"
 printf "%-24s | %14s %% | %16s\n" "  sampling alone" "$floor_share" "-"
 [ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$floor_share_span]" ""
+printf "%-24s | %14s %% | %14s %%\n" "  cost beyond that" "$ours_beyond" "$perf_beyond"
+[ "$rounds" -gt 1 ] && printf "%-24s | %16s | %16s\n" "" "[$ours_beyond_span]" "[$perf_beyond_span]"
 printf "%-24s | %14s B | %14s B\n" "bytes per sample" "$(per_sample "$ours_bytes" "$ours_samples")" \
 	"$(per_sample "$perf_bytes" "$perf_samples")"
 echo "(untraced: $rate0 and $rate1 iterations/s at the start and the end; perf record's samples"
