@@ -41,7 +41,9 @@
  * sooner once PERF_DRAIN_NOTIFY_BYTES wait, for at most PERF_DRAIN_SLICE_NS
  * at a time before other events get a turn. Each wake-up costs (50 us
  * of context switch on a paravirtualized VM): at 1 kHz on two CPUs a
- * 100 ms period queues ~2 MB of cut stacks, under the notify mark. */
+ * 250 ms period queues ~0.7 MB of stacks cut at their threads' tops,
+ * under the notify mark (whole stacks, before the tops are known, reach
+ * it sooner). */
 #define PERF_DRAIN_PERIOD_MS 250u
 #define PERF_DRAIN_NOTIFY_BYTES (4u << 20)
 #define PERF_DRAIN_SLICE_NS 10000000ull
