@@ -457,35 +457,38 @@ void perf_config_fini(struct perf_config *c)
 	c->scope.n_cmdlines = c->scope.n_exclude_cmdlines = 0;
 }
 
-/* At most: header, ids, time, counts, registers (~512 B), a callchain of
- * the kernel's default depth (127 entries), the reserved stack. */
-#define SAMPLE_MAX_FIXED_BYTES (512u + 1024u)
+static bool copies_user_stacks(const struct perf_config *c)
+{
+	return c->unwind == PERF_UNWIND_DWARF || c->unwind == PERF_UNWIND_FRAME_POINTER;
+}
+
+/* A sample's ring bytes at most: header, ids, time, counts and registers
+ * (~512 B), a callchain of the kernel's default depth (127 entries), and
+ * the stack as reserved with its size word and dyn_size. */
+static uint64_t sample_bytes_at_most(const struct perf_config *c)
+{
+	return 512 + 1024 + (copies_user_stacks(c) ? (uint64_t)c->stack_user_bytes + 16 : 0);
+}
 
 uint32_t perf_config_ring_ms(const struct perf_config *c, uint32_t pages)
 {
-	uint64_t per_sample = SAMPLE_MAX_FIXED_BYTES, ms;
+	uint64_t ms;
 
 	if (!c->frequency)
 		return 0;
-	if (c->unwind == PERF_UNWIND_DWARF || c->unwind == PERF_UNWIND_FRAME_POINTER)
-		per_sample += (uint64_t)c->stack_user_bytes + 16;
-	ms = (uint64_t)pages * 4096 * 1000 / (per_sample * c->frequency);
+	ms = (uint64_t)pages * 4096 * 1000 / (sample_bytes_at_most(c) * c->frequency);
 	return ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 }
 
 uint32_t perf_config_ring_pages(const struct perf_config *c, size_t n_rings)
 {
-	uint64_t per_sample, want, cap;
+	uint64_t want, cap;
 	uint32_t pages = c->ring_pages;
 
-	if (!c->ring_pages_auto || !c->frequency ||
-	    (c->unwind != PERF_UNWIND_DWARF && c->unwind != PERF_UNWIND_FRAME_POINTER) ||
+	if (!c->ring_pages_auto || !c->frequency || !copies_user_stacks(c) ||
 	    !perf_config_regs_mask())
 		return pages;
-	/* The stack as reserved, its size word and dyn_size, and about 512 B
-	 * of header, registers, callchain and counts. */
-	per_sample = (uint64_t)c->stack_user_bytes + 16 + 512;
-	want = c->frequency * per_sample * PERF_AUTO_RING_MS / 1000;
+	want = c->frequency * sample_bytes_at_most(c) * PERF_AUTO_RING_MS / 1000;
 	cap = PERF_AUTO_RING_TOTAL_BYTES / (n_rings ? n_rings : 1);
 	if (cap > (uint64_t)PERF_AUTO_RING_MAX_PAGES * 4096)
 		cap = (uint64_t)PERF_AUTO_RING_MAX_PAGES * 4096;

@@ -81,6 +81,7 @@ struct perf_ds {
 	struct perf_ds_stats stats;
 	struct unwind_result unwound;
 	struct unwind_result cut_unwound; /* sh->test_stack_cut_check */
+	uint64_t cut_keep;		  /* ... the stack bytes it kept */
 	struct intern_frame frames[PERF_MAX_FRAMES];
 	struct perf_sample sample;
 };
@@ -166,6 +167,7 @@ static void unwind_cut(struct perf_ds *ds, const struct perf_sample *s)
 	ds->cut_unwound.n = 0;
 	cut.stack_bytes = stack_tops_keep(&ds->tops, s->pid, s->tid, perf_sample_user_sp(s),
 					  s->stack_bytes);
+	ds->cut_keep = cut.stack_bytes;
 	if (cut.stack_bytes < s->stack_bytes)
 		unwind_sample(ds->sh->unwinder, &cut, PERF_UNWIND_DWARF, &ds->cut_unwound);
 }
@@ -181,10 +183,9 @@ static void check_cut(struct perf_ds *ds, const struct perf_sample *s)
 		same = a->frames[i].pc == b->frames[i].pc;
 	ds->stats.stack_cut_compared++;
 	if (!same && ++ds->stats.stack_cut_differ <= 5)
-		LOG_W("stack cut check: pid %u tid %u: %zu bytes of %llu gave %zu frames (error %d), "
+		LOG_W("stack cut check: pid %u tid %u: %llu bytes of %llu gave %zu frames (error %d), "
 		      "the whole stack %zu (error %d)",
-		      s->pid, s->tid, (size_t)stack_tops_keep(&ds->tops, s->pid, s->tid,
-							       perf_sample_user_sp(s), s->stack_bytes),
+		      s->pid, s->tid, (unsigned long long)ds->cut_keep,
 		      (unsigned long long)s->stack_bytes, a->n, (int)a->error, b->n, (int)b->error);
 	ds->cut_unwound.n = 0;
 }

@@ -210,6 +210,7 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 	if (read_from_elf(dwfl, addr, result))
 		return true;
 #if UNWIND_HAS_ARCH
+	/* Just above the copy (a stack address, not a wild one): cut short. */
 	if (addr >= sp && addr - sp < (1ull << 20))
 		u->past_copy = true;
 #endif
@@ -665,7 +666,6 @@ static enum unwind_error crosscheck(struct unwinder *u, struct uproc *p,
 {
 	size_t n = u->n_pcs, i;
 	enum unwind_error err;
-
 	uint64_t top = u->stack_top;
 
 	memcpy(u->check_pcs, u->pcs, n * sizeof(u->pcs[0]));
