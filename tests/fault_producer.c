@@ -34,6 +34,8 @@
  *                    plus a 22nd (seq 21) counted but not finished: the
  *                    service must scrape seq 0..20 and drop seq 21.
  *   hang-noscrape    the same without asking for scraping: only 0..7.
+ *   silent           writes nothing and answers no flush: each flush of a
+ *                    session with it (the final one too) runs to its timeout.
  *   garbage-smb      one committed chunk, then random bytes over the whole
  *                    SMB (page headers included), rewritten every ms.
  * Valid packets: TracePacket{for_testing{str "fault", seq_value = i,
@@ -113,7 +115,7 @@ static bool is_scrape_mode(void)
 
 static bool is_hang_mode(void)
 {
-	return is_scrape_mode() || is_mode("hang-noscrape");
+	return is_scrape_mode() || is_mode("hang-noscrape") || is_mode("silent");
 }
 
 static void usage(void)
@@ -121,7 +123,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: fault_producer --fault MODE [--name NAME] [--ds NAME] [--sock NAME]\n"
 		"MODE: big-frame truncated-frame garbage-frame bad-writer-id huge-count\n"
-		"      frag-past-end bad-patch page-past-end none hang hang-noscrape\n"
+		"      frag-past-end bad-patch page-past-end none hang hang-noscrape silent\n"
 		"      garbage-smb\n");
 	exit(2);
 }
@@ -547,6 +549,8 @@ static void on_start(struct app *app, const Perfetto__Protos__GetAsyncCommandRes
 		return;
 	}
 	app->done = true;
+	if (is_mode("silent"))
+		return;
 	if (is_hang_mode()) {
 		register_writer(app, GOOD_WRITER, tb);
 		write_good_chunk(app, tb, false);

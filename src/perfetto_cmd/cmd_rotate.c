@@ -416,7 +416,7 @@ static void report_space(struct cmd_rotate *r)
 int cmd_rotate_before_read(struct cmd_rotate *r)
 {
 	uint64_t now_ms = clock_monotonic_ns() / 1000000;
-	bool time_due;
+	bool time_due, ending;
 	int rc;
 
 	if (r->read_bytes > r->max_read_bytes)
@@ -432,7 +432,14 @@ int cmd_rotate_before_read(struct cmd_rotate *r)
 		r->next_cut_ms = r->cur_open_ms + r->o.rotate_ms;
 	time_due = r->o.rotate_ms &&
 		   now_ms + cmd_rotate_drain_period_ms(&r->o) / 2 >= r->next_cut_ms;
-	if (r->want_cut || time_due) {
+	/*
+	 * Past the session's planned end only its final flush is still to come
+	 * (slow producers, e.g. a guest behind a relay, take up to the flush
+	 * timeout): it belongs to the last file, not to new ones holding
+	 * nothing else.
+	 */
+	ending = r->o.end_ms && now_ms + cmd_rotate_drain_period_ms(&r->o) / 2 >= r->o.end_ms;
+	if (!ending && (r->want_cut || time_due)) {
 		/* A cut for size starts the time schedule afresh. */
 		if (r->o.rotate_ms) {
 			r->next_cut_ms = time_due ? r->next_cut_ms + r->o.rotate_ms

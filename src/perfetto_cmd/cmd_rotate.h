@@ -27,6 +27,8 @@ struct cmd_rotate_opts {
 	uint64_t rotate_bytes;  /* 0: no size limit */
 	unsigned keep;          /* 0: keep every file */
 	bool no_clobber;        /* --no-clobber: never overwrite an OUT.<n> */
+	uint64_t end_ms;        /* CLOCK_MONOTONIC ms the config's duration_ms
+				 * ends (0: none): no file starts after it */
 };
 
 /* Incremental-state clears and reads: how often, for these options. */

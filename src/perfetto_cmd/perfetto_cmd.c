@@ -412,6 +412,8 @@ static void start_tracing(struct run *r)
 	if (r->rot_opts.out_path) {
 		uint32_t ms = cmd_rotate_drain_period_ms(&r->rot_opts);
 
+		if (r->duration_ms)
+			r->rot_opts.end_ms = r->start_ms + r->duration_ms;
 		if (cmd_rotate_create(&r->rot_opts, &r->rot) < 0 ||
 		    evloop_add_timer(r->loop, ms, ms, on_drain, r, &r->drain_timer) < 0) {
 			consumer_disable_tracing(r->c);

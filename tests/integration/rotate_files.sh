@@ -17,6 +17,9 @@
 #              with no gap or duplicate.
 #   restart    a second run into the same name continues the numbering
 #              and --keep counts the files already there
+#   slow_stop/* a producer answering no flush holds the end 2 s past
+#              duration_ms: no file starts after the planned end, the last
+#              one takes what arrives until the stop
 #   full/*     (root: a 3 MiB tmpfs) a 1 MB/s recording keeps going while
 #              the oldest files are deleted, and the newest data stays;
 #              with one file bigger than the file system, recording stops
@@ -27,7 +30,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
 
-svc_require_bins traced perfetto test_producer trace_check trace_processor_shell sdk/sdk_app
+svc_require_bins traced perfetto test_producer trace_check trace_processor_shell sdk/sdk_app fault_producer
 TP=$OUT/trace_processor_shell
 
 if ! svc_start_traced traced; then
@@ -193,6 +196,50 @@ if svc_perfetto rs 30 --txt -c "$SVC_TMP/rs.pbtxt" -o "$SVC_TMP/rs/t.pf" --rotat
 else
 	fail rotate/restart/continues_numbering "perfetto failed: $(svc_errtail rs)"
 fi
+# -------------------------------------------------------------- slow stop
+# A producer that answers no flush holds the session's end for
+# flush_timeout_ms past duration_ms (a guest behind a relay under load did
+# in CI). What still arrives then belongs to the last file: no file starts
+# after the planned end, so 2.5 s at 1 s a file make OUT.0 .. OUT.2, and
+# the stream goes on in the last file until the data source stops.
+big slowp 64
+if svc_start_fault mute --fault silent --ds mute.ds; then
+	svc_cfg slow 'buffers { size_kb: 16384 fill_policy: RING_BUFFER }
+data_sources { config { name: "slowp.ds" } }
+data_sources { config { name: "mute.ds" } }
+duration_ms: 2500
+flush_timeout_ms: 2000
+data_source_stop_timeout_ms: 1000'
+	mkdir -p "$SVC_TMP/slow"
+	t0=$(svc_now_ms)
+	if svc_perfetto slow 30 --txt -c "$SVC_TMP/slow.pbtxt" -o "$SVC_TMP/slow/t.pf" \
+		--rotate-seconds 1; then
+		ms=$(($(svc_now_ms) - t0))
+		set -- $(files "$SVC_TMP/slow/t.pf")
+		span=""
+		# Drains wait out the flush timeout (250 ms) here, so the cut due
+		# at 2 s may come too late: OUT.1 then is the last.
+		if { [ $# = 3 ] || [ $# = 2 ]; } && svc_check_trace slow0 "$1" --allow-loss &&
+			eval "svc_check_trace slowN \"\${$#}\" --allow-loss"; then
+			span=$((($(svc_tc slowN test_ts_max) - $(svc_tc slow0 test_ts_min)) / 1000000))
+		fi
+		# The stop really was slow (else this proves nothing), and the
+		# stream reaches the stop (4.5 s) in the last file.
+		if [ $ms -ge 4000 ] && [ -n "$span" ] && [ "$span" -ge 4000 ]; then
+			pass rotate/slow_stop/no_file_after_the_end
+		else
+			fail rotate/slow_stop/no_file_after_the_end "$# files after $ms ms: $(ls "$SVC_TMP/slow" | tr '\n' ' '); stream span '$span' ms"
+		fi
+		chain rotate/slow_stop/abut "$@"
+	else
+		fail rotate/slow_stop "perfetto failed: $(svc_errtail slow)"
+	fi
+	svc_kill mute
+else
+	fail rotate/slow_stop "fault_producer did not register: $(svc_errtail mute)"
+fi
+svc_kill slowp
+
 # --------------------------------------------------------------------- mb
 svc_kill prod
 big big1
