@@ -18,6 +18,10 @@
 #   object_file_mapped  samples whose pc is in an object file (ET_REL)
 #                       mapped executable: named from its .symtab, the
 #                       daemon lives;
+#   debug_files         stripped binaries named from a .gnu_debuglink debug
+#                       file and from MiniDebugInfo; one with neither stays
+#                       unnamed; no_debuginfod_client: the daemon never
+#                       loads libdw's debuginfod client;
 #   short_lived         processes gone before the rings are read still get
 #                       named user stacks (from the MMAP2 records);
 #   tracepoint          a tracepoint timebase (sched:sched_switch) samples,
@@ -310,6 +314,86 @@ if perf_record objmap 30; then
 else
 	wait $r
 	fail perf_sampling/object_file_mapped "recording failed: $(svc_errtail objmap) $(svc_errtail perf 2)"
+fi
+
+# ---------------------------------------------------------- debug files ----
+# Stripped binaries (no .symtab; hot_a and hot_b are static, so not in
+# .dynsym either) named from a separate debug file found by its
+# .gnu_debuglink in the .debug folder beside it, and from MiniDebugInfo
+# (.gnu_debugdata: an xz-compressed ELF holding the symbol table); the same
+# binary stripped with neither stays unnamed. The lookup never loads
+# libdw's debuginfod client (it used to, with ~25 libraries, when a module
+# had no debug file).
+debug_files() {
+	local _d _b _ok _why _n _pid _a _b2 _tot _pids
+	_d=$SVC_TMP/dbg
+	_b=$OUT/perf_hot_nofp
+	mkdir -p "$_d/.debug"
+	# Each copy gets a build id of its own: symbol tables are shared by
+	# build id, so one with perf_hot_nofp's would be named from its
+	# .symtab, read when the cases above sampled it.
+	for _n in link mini bare; do
+		cp "$_b" "$_d/hot_$_n" || return 1
+		printf '\004\000\000\000\024\000\000\000\003\000\000\000GNU\000perfetto-c-test-id-%s' \
+			"$(printf %s $_n | cut -c1)" >"$_d/note.$_n"
+		objcopy --update-section .note.gnu.build-id="$_d/note.$_n" "$_d/hot_$_n" || return 1
+	done
+	objcopy --only-keep-debug "$_d/hot_link" "$_d/.debug/hot_link.debug" &&
+		strip --strip-all "$_d/hot_link" &&
+		(cd "$_d" && objcopy --add-gnu-debuglink=.debug/hot_link.debug hot_link) &&
+		objcopy --only-keep-debug --wildcard -R '.debug*' -R .comment "$_d/hot_mini" "$_d/mini.elf" &&
+		xz -f "$_d/mini.elf" && strip --strip-all "$_d/hot_mini" &&
+		objcopy --add-section .gnu_debugdata="$_d/mini.elf.xz" "$_d/hot_mini" &&
+		strip --strip-all "$_d/hot_bare" || return 1
+	svc_cfg dbgf 'buffers { size_kb: 32768 }
+data_sources { config { name: "linux.perf" perf_event_config {
+  timebase { frequency: 250 counter: SW_CPU_CLOCK }
+  callstack_sampling { user_frames: UNWIND_DWARF }
+  ring_buffer_pages: 2048
+} } }
+duration_ms: 2500'
+	_pids=
+	for _n in link mini bare; do
+		(sleep 0.2 && exec "$_d/hot_$_n" spin 2.0 >"$SVC_TMP/dbgf.$_n") &
+		_pids="$_pids $!"
+	done
+	perf_record dbgf 30
+	_ok=$?
+	wait $_pids
+	[ $_ok = 0 ] || {
+		fail perf_sampling/debug_files "recording failed: $(svc_errtail dbgf) $(svc_errtail perf 2)"
+		return 0
+	}
+	_ok=1
+	_why=
+	for _n in link mini bare; do
+		_pid=$(head -n 1 "$SVC_TMP/dbgf.$_n")
+		perf_leaf_counts dbgf "$_pid" >"$SVC_TMP/dbgf.$_n.leaves"
+		_a=$(awk '$1 == "hot_a" { print $2 }' "$SVC_TMP/dbgf.$_n.leaves")
+		_b2=$(awk '$1 == "hot_b" { print $2 }' "$SVC_TMP/dbgf.$_n.leaves")
+		_tot=$(awk '{ s += $2 } END { print s + 0 }' "$SVC_TMP/dbgf.$_n.leaves")
+		_why="$_why hot_$_n: hot_a=${_a:-0} hot_b=${_b2:-0} of $_tot;"
+		if [ $_n = bare ]; then
+			[ "$_tot" -ge 100 ] && [ -z "$_a$_b2" ] || _ok=0
+		else
+			[ "$_tot" -ge 100 ] && [ $((${_a:-0} + ${_b2:-0})) -ge $((_tot / 2)) ] || _ok=0
+		fi
+	done
+	if [ $_ok = 1 ]; then
+		pass perf_sampling/debug_files
+	else
+		fail perf_sampling/debug_files "$_why"
+	fi
+	if grep -q debuginfod "/proc/$(svc_pid perf)/maps" 2>/dev/null; then
+		fail perf_sampling/no_debuginfod_client "traced_perf mapped $(grep -o '[^ /]*debuginfod[^ ]*' "/proc/$(svc_pid perf)/maps" | sort -u | tr '\n' ' ')"
+	else
+		pass perf_sampling/no_debuginfod_client
+	fi
+}
+if command -v objcopy >/dev/null && command -v strip >/dev/null && command -v xz >/dev/null; then
+	debug_files || fail perf_sampling/debug_files "could not make the stripped binaries (objcopy, strip, xz)"
+else
+	skip perf_sampling/debug_files "objcopy, strip or xz missing (binutils, xz-utils)"
 fi
 
 # ---------------------------------------------------------- short-lived ----
