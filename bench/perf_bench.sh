@@ -136,10 +136,16 @@ run_perf() {
 	perf_cpu=$(awk '{ print $1 + $2 }' "$dir/perf.time")
 	"$PERF" report -i "$dir/perf.data" --stats >"$dir/perf.stats" 2>/dev/null
 	perf_samples=$(awk '/^ *SAMPLE events:/ { print $3; exit }' "$dir/perf.stats")
-	# Samples the kernel dropped (PERF_RECORD_LOST counts), as perf report sums them.
-	perf_lost=$("$PERF" report -i "$dir/perf.data" -g none --sort pid --stdio 2>/dev/null |
-		sed -n 's/^# Total Lost Samples: //p' | head -n 1)
-	perf_lost=${perf_lost:-0}
+	# Samples the kernel dropped (PERF_RECORD_LOST counts), as perf report
+	# sums them; only when the stats show such records: the report resolves
+	# the symbols of every process the system-wide run met (minutes with
+	# addr2line when one is a large binary such as node).
+	perf_lost=0
+	if grep -q -E "^ *LOST(_SAMPLES)? events:" "$dir/perf.stats"; then
+		perf_lost=$("$PERF" report -i "$dir/perf.data" -g none --no-children --sort pid --stdio 2>/dev/null |
+			sed -n 's/^# Total Lost Samples: //p' | head -n 1)
+		perf_lost=${perf_lost:-0}
+	fi
 	perf_bytes=$(stat -c %s "$dir/perf.data")
 }
 
