@@ -47,7 +47,8 @@ if [ ! -e "$TFS/events/raw_syscalls/sys_enter" ]; then
 fi
 # Another reader of trace_pipe_raw (another tracer) would take pages from
 # ours, or change the events: the counts would mean nothing. Prints the pids
-# (but @1's tree) that have one open.
+# (but @1 and its children) that have one open, each with its command line
+# and parent, so a skip says who it was.
 other_tracers() {
 	for fd in /proc/[0-9]*/fd/*; do
 		case $(readlink "$fd" 2>/dev/null) in
@@ -56,8 +57,8 @@ other_tracers() {
 	done | sort -u | while read -r p; do
 		pp=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$p/stat" 2>/dev/null)
 		[ -n "$1" ] && { [ "$p" = "$1" ] || [ "$pp" = "$1" ]; } && continue
-		echo "$p"
-	done | head -n 3 | tr '\n' ' '
+		echo "$p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)(parent $pp: $(tr '\0' ' ' <"/proc/$pp/cmdline" 2>/dev/null | cut -c1-60))"
+	done | head -n 3 | tr '\n' ';'
 }
 other=$(other_tracers "")
 if [ -n "$other" ]; then
