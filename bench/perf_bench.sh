@@ -225,6 +225,21 @@ per_sample() { awk -v b="$1" -v n="$2" 'BEGIN { printf "%.0f", (n > 0 ? b / n : 
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.3f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 span() { printf '%s\n' "$@" | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print (lo == hi ? lo : lo "-" hi) }'; }
 
+# cost_figures: medians, ranges and the worst loss of the per-run cost
+# lists (r_ours_k, r_perf_k, r_ours_lost, r_perf_lost), for either mode.
+cost_figures() {
+	# shellcheck disable=SC2086 # word lists
+	{
+		ours_k=$(median $r_ours_k)
+		perf_k=$(median $r_perf_k)
+		ours_k_span=$(span $r_ours_k)
+		perf_k_span=$(span $r_perf_k)
+		ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
+		ours_lost_span=$(span $r_ours_lost)
+		perf_lost_span=$(span $r_perf_lost)
+	}
+}
+
 # run_rounds: the rounds (see the top); sets the figures the verdicts use.
 run_rounds() {
 	# Rounds: untraced, perf record, ours, untraced, perf record, ours, ...,
@@ -269,8 +284,6 @@ run_rounds() {
 
 	# shellcheck disable=SC2086 # word lists
 	{
-		ours_k=$(median $r_ours_k)
-		perf_k=$(median $r_perf_k)
 		ours_share=$(median $r_ours_share)
 		perf_share=$(median $r_perf_share)
 		floor_share=$(median $r_floor_share)
@@ -285,14 +298,10 @@ run_rounds() {
 		perf_beyond=$(median $r_perf_beyond)
 		ours_beyond_span=$(span $r_ours_beyond)
 		perf_beyond_span=$(span $r_perf_beyond)
-		ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
-		ours_k_span=$(span $r_ours_k)
-		perf_k_span=$(span $r_perf_k)
 		ours_share_span=$(span $r_ours_share)
 		perf_share_span=$(span $r_perf_share)
-		ours_lost_span=$(span $r_ours_lost)
-		perf_lost_span=$(span $r_perf_lost)
 	}
+	cost_figures
 	echo
 	[ "$rounds" -gt 1 ] && echo "(medians of $rounds rounds, ranges in brackets; samples, CPU and bytes of the last round)"
 	printf "%-24s | %16s | %16s\n" "" "perfetto-c" "perf record"
@@ -378,15 +387,9 @@ run_pairs() {
 		read -r perf_share perf_lo perf_hi <<<"$(ci95 $l_perf)"
 		read -r floor_share floor_lo floor_hi <<<"$(ci95 $l_floor)"
 		read -r kfloor_share kfloor_lo kfloor_hi <<<"$(ci95 $l_kfloor)"
-		ours_k=$(median $r_ours_k)
-		perf_k=$(median $r_perf_k)
-		ours_k_span=$(span $r_ours_k)
-		perf_k_span=$(span $r_perf_k)
-		ours_lost_max=$(printf '%s\n' $r_ours_lost | sort -g | tail -n 1)
-		ours_lost_span=$(span $r_ours_lost)
-		perf_lost_span=$(span $r_perf_lost)
 		untraced_span=$(span $untraced)
 	}
+	cost_figures
 	echo
 	echo "(means of $pairs pairs, 95% confidence intervals in brackets; CPU per sample: medians and"
 	echo " ranges; samples and bytes of the last run)"
