@@ -11,8 +11,11 @@
 # tid, timebase_count, follower_counts, callstack_iid; interned
 # function_names, frames (function_name_id, mapping_id, rel_pc),
 # callstacks (frame_ids), mappings (build_id, path_string_ids), build_ids,
-# mapping_paths; perf_sample_defaults in trace_packet_defaults.
-# Usage: OUT=out sh tests/integration/perf_upstream_wire.sh
+# mapping_paths; perf_sample_defaults in trace_packet_defaults. With
+# UPSTREAM_TP set (Perfetto's trace_processor_shell; skipped otherwise),
+# its trace processor and ours give the same rows for the samples, their
+# leaf frames, the callsite tree and the mappings.
+# Usage: OUT=out [UPSTREAM_TP=...] sh tests/integration/perf_upstream_wire.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
 . "$(dirname "$0")/perf_lib.sh"
@@ -96,6 +99,38 @@ has mapping_paths '^    mapping_paths \{'
 has mapping_path_ids '^      path_string_ids: '
 has build_ids '^    build_ids \{'
 has hot_name 'str: "hot_[ab]"'
+
+# With UPSTREAM_TP (Perfetto's trace_processor_shell), both trace
+# processors read the same trace: the same sample counts, the same leaf
+# frame names per sample, the same callsite tree (frame names, depths) and
+# mappings, to the byte of their CSV output.
+# same_as_upstream NAME SQL
+same_as_upstream() {
+	printf '%s\n' "$2" >"$SVC_TMP/q_$1.sql"
+	"$OUT/trace_processor_shell" -q "$SVC_TMP/q_$1.sql" "$SVC_TMP/wire.pb" >"$SVC_TMP/ours_$1.csv" 2>"$SVC_TMP/ours_$1.err"
+	"$UPSTREAM_TP" -q "$SVC_TMP/q_$1.sql" "$SVC_TMP/wire.pb" >"$SVC_TMP/up_$1.csv" 2>"$SVC_TMP/up_$1.err"
+	if [ ! -s "$SVC_TMP/up_$1.csv" ]; then
+		fail "$T/upstream_tp_$1" "upstream's trace processor printed nothing: $(tail -n 2 "$SVC_TMP/up_$1.err" | tr '\n' ' ')"
+	elif cmp -s "$SVC_TMP/ours_$1.csv" "$SVC_TMP/up_$1.csv"; then
+		pass "$T/upstream_tp_$1"
+	else
+		fail "$T/upstream_tp_$1" "ours and upstream's differ: $(diff "$SVC_TMP/ours_$1.csv" "$SVC_TMP/up_$1.csv" | grep '^[<>]' | head -n 4 | tr '\n' ' ')"
+	fi
+}
+if [ -z "${UPSTREAM_TP:-}" ]; then
+	skip $T/upstream_tp "UPSTREAM_TP is not set (Perfetto's trace_processor_shell)"
+else
+	same_as_upstream counts "SELECT COUNT(*) AS samples, COUNT(callsite_id) AS with_stack,
+  COUNT(DISTINCT utid) AS threads, COUNT(DISTINCT cpu) AS cpus FROM perf_sample;"
+	same_as_upstream leaves "SELECT f.name AS name, COUNT(*) AS n FROM perf_sample s
+  JOIN stack_profile_callsite c ON c.id = s.callsite_id
+  JOIN stack_profile_frame f ON f.id = c.frame_id GROUP BY f.name ORDER BY n DESC, name;"
+	same_as_upstream frames "SELECT f.name AS name, COUNT(*) AS n, SUM(c.depth) AS depths
+  FROM stack_profile_callsite c JOIN stack_profile_frame f ON f.id = c.frame_id
+  GROUP BY f.name ORDER BY name;"
+	same_as_upstream mappings "SELECT name, build_id, COUNT(*) AS n FROM stack_profile_mapping
+  GROUP BY name, build_id ORDER BY name, build_id;"
+fi
 
 perf_check_exit $T
 summary
