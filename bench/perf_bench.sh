@@ -330,7 +330,7 @@ run_rounds() {
 
 # ci95 LOG_RATIO...: "mean lo hi" as percentages: exp of the mean of the
 # log ratios and of its 95% confidence interval (Student's t, n - 1
-# degrees of freedom; n >= 2).
+# degrees of freedom, past 20 the quantile rounded up; n >= 2).
 ci95() {
 	printf '%s\n' "$@" | awk '
 		{ x[NR] = $1; s += $1 }
@@ -340,7 +340,7 @@ ci95() {
 			split("12.706 4.303 3.182 2.776 2.571 2.447 2.365 2.306 2.262 2.228 " \
 			      "2.201 2.179 2.160 2.145 2.131 2.120 2.110 2.101 2.093 2.086", t, " ")
 			df = n - 1
-			q = df <= 20 ? t[df] : (df <= 30 ? 2.06 : (df <= 60 ? 2.02 : 1.98))
+			q = df <= 20 ? t[df] : (df <= 30 ? 2.08 : (df <= 60 ? 2.04 : 2.00)) # rounded up
 			h = q * sqrt(ss / df / n)
 			printf "%.1f %.1f %.1f\n", exp(m) * 100, exp(m - h) * 100, exp(m + h) * 100
 		}'
