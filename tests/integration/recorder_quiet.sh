@@ -45,18 +45,35 @@ if [ ! -e "$TFS/events/raw_syscalls/sys_enter" ]; then
 	summary
 	exit 0
 fi
+# ppid PID: its parent's pid; nothing (and false) once it is gone.
+ppid() {
+	awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$1/stat" 2>/dev/null
+}
+# in_tree PID ROOT: PID is ROOT or one of its descendants, at any depth
+# (tracebox's daemons have children of their own: under LeakSanitizer the
+# exit-time leak check runs in a task that shares the daemon's open files).
+in_tree() {
+	_p=$1
+	while [ -n "$_p" ] && [ "$_p" -gt 1 ]; do
+		[ "$_p" = "$2" ] && return 0
+		_p=$(ppid "$_p")
+	done
+	return 1
+}
 # Another reader of trace_pipe_raw (another tracer) would take pages from
 # ours, or change the events: the counts would mean nothing. Prints the pids
-# (but @1 and its children) that have one open, each with its command line
-# and parent, so a skip says who it was.
+# (but @1's process tree, and processes gone by the time they are looked
+# at) that have one open, each with its command line and parent, so a skip
+# says who it was.
 other_tracers() {
 	for fd in /proc/[0-9]*/fd/*; do
 		case $(readlink "$fd" 2>/dev/null) in
 		*/per_cpu/cpu*/trace_pipe_raw) p=${fd#/proc/}; echo "${p%%/*}" ;;
 		esac
 	done | sort -u | while read -r p; do
-		pp=$(awk '{ sub(/.*\) /, ""); print $2 }' "/proc/$p/stat" 2>/dev/null)
-		[ -n "$1" ] && { [ "$p" = "$1" ] || [ "$pp" = "$1" ]; } && continue
+		pp=$(ppid "$p") || continue
+		[ -n "$pp" ] || continue
+		[ -n "$1" ] && in_tree "$p" "$1" && continue
 		echo "$p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | cut -c1-80)(parent $pp: $(tr '\0' ' ' <"/proc/$pp/cmdline" 2>/dev/null | cut -c1-60))"
 	done | head -n 3 | tr '\n' ';'
 }
