@@ -49,6 +49,8 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${O:-$ROOT/out}
 TRACE_CMD=${TRACE_CMD:-trace-cmd}
 TRACEFS=/sys/kernel/tracing
+. "$ROOT/tools/tracefs_lock.sh"
+tracefs_lock
 REC_CPU=0
 STORM_CPU=1
 

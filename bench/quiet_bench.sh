@@ -41,6 +41,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 O=${O:-$ROOT/out}
 TRACEFS=/sys/kernel/tracing
+. "$ROOT/tools/tracefs_lock.sh"
+tracefs_lock
 # Issue 15 item 4: upstream's tracebox made about 7,000 syscall events
 # (sys_enter + sys_exit) in the 2 s trace.
 UPSTREAM_EV_PER_S=3500

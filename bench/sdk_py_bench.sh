@@ -42,6 +42,7 @@ svc_require_bins traced perfetto trace_processor_shell
 marker=-
 inst=""
 tfs=/sys/kernel/tracing
+tracefs_lock
 [ -d "$tfs/instances" ] || mount -t tracefs nodev "$tfs" 2>/dev/null
 if [ -d "$tfs/instances" ] && mkdir "$tfs/instances/pfc_py_bench_$$" 2>/dev/null; then
 	inst=$tfs/instances/pfc_py_bench_$$

@@ -79,6 +79,7 @@ svc_require_bins traced traced_probes perfetto trace_processor_shell
 have_ftrace=0
 if [ "$(id -u)" = 0 ] && [ -w /sys/kernel/tracing/tracing_on ]; then
 	have_ftrace=1
+	tracefs_lock
 else
 	echo "# soak_bench: no root or no tracefs: recording process_stats and sys_stats only"
 fi

@@ -76,6 +76,8 @@ if [ -z "$trace" ]; then
 		echo "0 passed, 0 failed, 1 skipped"
 		exit 0
 	fi
+	. "$(dirname "$0")/../tools/tracefs_lock.sh"
+	tracefs_lock
 	[ -e "$tfs/trace_clock" ] || mount -t tracefs nodev "$tfs" 2>/dev/null
 	if [ ! -e "$tfs/trace_clock" ]; then
 		echo "tp_bench: skipped: no tracefs (or pass --trace FILE)"

@@ -55,8 +55,12 @@ summary() {
 	[ "$T_FAILED" -eq 0 ]
 }
 
+# Benches that source this file set TOP to the repository root.
+. "${TOP:-$(dirname "$0")/../..}/tools/tracefs_lock.sh"
+
 # require_tracefs SUITE: sets TFS to the mounted tracefs (mounting it if
-# needed); without root or tracefs, reports SUITE/all as skipped and exits.
+# needed) and takes the tracefs lock (tools/tracefs_lock.sh); without root
+# or tracefs, reports SUITE/all as skipped and exits.
 require_tracefs() {
 	TFS=/sys/kernel/tracing
 	if [ "$(id -u)" != 0 ]; then
@@ -70,6 +74,7 @@ require_tracefs() {
 		summary
 		exit 0
 	fi
+	tracefs_lock
 }
 
 # The repository root (tests/integration/..), so scripts run from anywhere.

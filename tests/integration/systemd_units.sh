@@ -143,6 +143,8 @@ if [ "$rc" = 0 ]; then pass $T/relay_stop; else fail $T/relay_stop "exit $rc"; f
 
 # -- probes ------------------------------------------------------------------
 TFS=/sys/kernel/tracing
+tracefs_lock
+tracefs_lock
 [ -e "$TFS/trace_clock" ] || mount -t tracefs nodev "$TFS" 2>/dev/null
 unit_start probes traced-probes.service
 r=$(unit_ready probes)
