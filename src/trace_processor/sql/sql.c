@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "trace_processor/sql/callstacks.h"
+#include "trace_processor/sql/ops/ops.h"
 #include "trace_processor/sql/to_ftrace.h"
 #include "trace_processor/sql/vtab.h"
 #include "trace_processor/storage/storage.h"
@@ -326,6 +327,8 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		rc = tp_sql_add_to_ftrace(conn, db);
 	if (rc == SQLITE_OK)
 		rc = tp_sql_add_callstacks(conn, db);
+	if (rc == SQLITE_OK)
+		rc = tp_ops_register(conn, db);
 	if (rc != SQLITE_OK)
 		goto fail;
 
