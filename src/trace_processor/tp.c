@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -20,6 +21,7 @@ struct tp {
 	struct tp_db db;
 	struct tp_read *read;
 	struct tp_sql *sql;      /* made on first use, after the import */
+	struct tp_sql_modules *modules; /* what INCLUDE runs: ours and packages */
 };
 
 int tp_create(const struct tp_options *opt, struct tp **out)
@@ -41,6 +43,12 @@ int tp_create(const struct tp_options *opt, struct tp **out)
 		free(tp);
 		return rc;
 	}
+	rc = tp_sql_modules_create(&tp->modules);
+	if (rc < 0) {
+		tp_db_fini(&tp->db);
+		free(tp);
+		return rc;
+	}
 	rc = tp_read_create(&tp->db, &ro, &tp->read);
 	if (rc < 0) {
 		tp_destroy(tp);
@@ -55,6 +63,7 @@ void tp_destroy(struct tp *tp)
 	if (!tp)
 		return;
 	tp_sql_destroy(tp->sql);
+	tp_sql_modules_destroy(tp->modules);
 	tp_read_destroy(tp->read);
 	tp_db_fini(&tp->db);
 	free(tp);
@@ -72,7 +81,7 @@ struct tp_db *tp_get_db(struct tp *tp)
 
 struct sqlite3 *tp_sqlite(struct tp *tp)
 {
-	if (!tp->sql && tp_sql_create(&tp->db, &tp->sql) < 0)
+	if (!tp->sql && tp_sql_create(&tp->db, tp->modules, &tp->sql) < 0)
 		tp->sql = NULL;
 	return tp->sql ? tp_sql_conn(tp->sql) : NULL;
 }
@@ -97,4 +106,22 @@ char *tp_error(struct tp *tp, const char *step_msg)
 	if (!tp->sql)
 		return sqlite3_mprintf("%s", step_msg ? step_msg : "cannot start SQLite");
 	return tp_sql_error(tp->sql, step_msg);
+}
+
+int tp_register_sql_package(struct tp *tp, const char *name, size_t n, const char *const *names,
+			    const char *const *sqls, const size_t *sql_lens, bool allow_override,
+			    char **err)
+{
+	char *msg = NULL;
+	int rc = tp_sql_modules_register(tp->modules, name, n, names, sqls, sql_lens,
+					 allow_override, &msg);
+
+	*err = NULL;
+	if (msg) {
+		*err = strdup(msg);
+		sqlite3_free(msg);
+		if (!*err)
+			rc = -ENOMEM;
+	}
+	return rc;
 }

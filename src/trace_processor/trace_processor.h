@@ -35,6 +35,7 @@
 #define PFC_TRACE_PROCESSOR_TRACE_PROCESSOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct sqlite3;
@@ -104,6 +105,25 @@ int tp_prepare_in(struct tp *tp, const char *doc, const char *sql, struct sqlite
  * Return: the text (sqlite3_free it), or NULL if out of memory.
  */
 char *tp_error(struct tp *tp, const char *step_msg);
+
+/**
+ * tp_register_sql_package() - Register SQL package @name for INCLUDE
+ * PERFETTO MODULE (Perfetto's RegisterSqlPackage, what the shell's
+ * --add-sql-package / --override-sql-package and the RPC's
+ * TPM_REGISTER_SQL_PACKAGE do), before or after the import.
+ * @n: its modules; module i is named @names[i], its include key
+ *     ("name.sub.mod": it must start with "@name."), and its text is
+ *     [@sqls[i], @sqls[i] + @sql_lens[i]) (copied).
+ * @allow_override: a package of the same name (ours included) is replaced,
+ *     if none of its modules was included yet; without it that is an error.
+ * Package names are no prefixes of each other ("linux.foo" clashes with
+ * "linux").
+ * Return: 0, -ENOMEM, or -EINVAL with *@err (free() it) Perfetto's message,
+ * e.g. "Package 'linux' is already registered. Choose a different name.".
+ */
+int tp_register_sql_package(struct tp *tp, const char *name, size_t n, const char *const *names,
+			    const char *const *sqls, const size_t *sql_lens, bool allow_override,
+			    char **err);
 
 /* The tables (borrowed). */
 struct tp_db *tp_get_db(struct tp *tp);

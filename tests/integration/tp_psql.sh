@@ -172,4 +172,140 @@ expect_file module '"n"
 "n"
 0'
 
+# ----------------------------------------------------------- traceback ----
+
+# expect_stderr NAME WANT ARGS...: exit 1 and stderr exactly WANT.
+expect_stderr() {
+	_name=$1 _want=$2
+	shift 2
+	run "$_name" "$@"
+	printf '%s\n' "$_want" >"$tmp/$_name.want_err"
+	if [ $rc -ne 1 ]; then
+		fail "tp_psql/$_name" "exit $rc (want 1): $(oneline "$tmp/$_name.err")"
+	elif ! cmp -s "$tmp/$_name.want_err" "$tmp/$_name.err"; then
+		fail "tp_psql/$_name" "stderr '$(oneline "$tmp/$_name.err")' want '$(oneline "$tmp/$_name.want_err")'"
+	else
+		pass "tp_psql/$_name"
+	fi
+}
+
+printf 'SELECT 1 AS x;\nSELECT ts,\n  nope FROM sched;\n' >"$tmp/tb_sqlite.sql"
+expect_stderr traceback_sqlite 'Traceback (most recent call last):
+  File "stdin" line 3 col 3
+      nope FROM sched
+      ^
+no such column: nope
+Hint: sched has no column nope' -q "$tmp/tb_sqlite.sql" "$TRACE"
+printf 'CREATE PERFETTO MACRO m(a Expr) RETURNS Expr AS $a + 1;\nSELECT m!(nope) FROM sched\n' >"$tmp/tb_macro.sql"
+expect_stderr traceback_macro 'Fully expanded statement
+  SELECT nope + 1 FROM sched
+         ^
+Traceback (most recent call last):
+  File "stdin" line 2 col 8
+    SELECT m!(nope) FROM sched
+           ^
+  File "stdin" line 1 col 49
+    $a + 1
+    ^
+  File "stdin" line 2 col 11
+    nope
+    ^
+no such column: nope
+Hint: sched has no column nope' -q "$tmp/tb_macro.sql" "$TRACE"
+expect_stderr traceback_parse "Traceback (most recent call last):
+  File \"stdin\" line 1 col 11
+     selec 2
+     ^
+syntax error near 'selec'" -Q 'SELECT 1; selec 2' "$TRACE"
+expect_stderr traceback_create_table 'Traceback (most recent call last):
+  File "stdin" line 1 col 35
+    SELECT nope FROM sched
+           ^
+no such column: nope
+Hint: sched has no column nope' -Q 'CREATE PERFETTO TABLE t AS SELECT nope FROM sched' "$TRACE"
+
+# ------------------------------------------------------------ packages ----
+
+mkdir -p "$tmp/pkg/mine/sub" "$tmp/pkg/bad"
+printf '%s\n' 'CREATE PERFETTO FUNCTION mine_twice(x LONG) RETURNS LONG AS SELECT $x * 2;' \
+	>"$tmp/pkg/mine/good.sql"
+printf '%s\n' 'INCLUDE PERFETTO MODULE mine.good;' \
+	'CREATE PERFETTO TABLE mine_cpus AS SELECT DISTINCT cpu FROM sched ORDER BY cpu;' \
+	>"$tmp/pkg/mine/sub/uses.sql"
+printf '%s\n' '-- fails on purpose' 'CREATE PERFETTO TABLE mine_t1 AS SELECT 1 AS a;' '' \
+	'CREATE PERFETTO TABLE mine_t2 AS' 'SELECT nope FROM mine_t1;' >"$tmp/pkg/mine/broken.sql"
+echo 'SELECT 1;' >"$tmp/pkg/bad/values.sql"
+
+# expect_pkg NAME WANT ARGS...: exit 0 and stdout (lines joined by '|') WANT.
+expect_pkg() {
+	_name=$1 _want=$2
+	shift 2
+	run "$_name" "$@"
+	if [ $rc -eq 0 ] && [ "$(oneline "$tmp/$_name.out")" = "$_want" ]; then
+		pass "tp_psql/$_name"
+	else
+		fail "tp_psql/$_name" "exit $rc: $(oneline "$tmp/$_name.out") $(oneline "$tmp/$_name.err")"
+	fi
+}
+
+expect_pkg package_add '"v","n"|42,2|' --add-sql-package "$tmp/pkg/mine" -Q \
+	'INCLUDE PERFETTO MODULE mine.sub.uses; SELECT mine_twice(21) AS v, (SELECT count(*) FROM mine_cpus) AS n' "$TRACE"
+expect_pkg package_rename '"v"|4|' --add-sql-package "$tmp/pkg/mine@other" -Q \
+	'INCLUDE PERFETTO MODULE other.good; SELECT mine_twice(2) AS v' "$TRACE"
+expect_pkg package_wildcard '"v"|6|' --add-sql-package "$tmp/pkg/mine" -Q \
+	'INCLUDE PERFETTO MODULE mine.sub.*; SELECT mine_twice(3) AS v' "$TRACE"
+expect_pkg package_override '"v"|10|' --override-sql-package "$tmp/pkg/mine@stacks" -Q \
+	'INCLUDE PERFETTO MODULE stacks.good; SELECT mine_twice(5) AS v' "$TRACE"
+printf 'SELECT 1 AS a;\nINCLUDE PERFETTO MODULE mine.broken;\n' >"$tmp/pkg_broken.sql"
+expect_stderr package_module_error 'Traceback (most recent call last):
+  File "stdin" line 2 col 1
+    INCLUDE PERFETTO MODULE mine.broken
+    ^
+  Module include "mine.broken" line 5 col 8
+    SELECT nope FROM mine_t1
+           ^
+no such column: nope' --add-sql-package "$tmp/pkg/mine" -q "$tmp/pkg_broken.sql" "$TRACE"
+expect_stderr package_values 'Traceback (most recent call last):
+  File "stdin" line 1 col 1
+    INCLUDE PERFETTO MODULE bad.values
+    ^
+INCLUDE: Included module returning values.' --add-sql-package "$tmp/pkg/bad" \
+	-Q 'INCLUDE PERFETTO MODULE bad.values' "$TRACE"
+expect_stderr package_unknown_module "INCLUDE: unknown module 'mine.nope'" \
+	--add-sql-package "$tmp/pkg/mine" -Q 'INCLUDE PERFETTO MODULE mine.nope' "$TRACE"
+expect_stderr package_missing_dir "Couldn't add SQL package: Directory $tmp/pkg/none does not exist." \
+	--add-sql-package "$tmp/pkg/none" -Q 'SELECT 1' "$TRACE"
+expect_stderr package_taken "Couldn't add SQL package: Package 'stacks' is already registered. Choose a different name.
+If you want to replace the existing package using trace processor shell, you need to pass the --dev flag and use --override-sql-package to pass the module path." \
+	--add-sql-package "$tmp/pkg/mine@stacks" -Q 'SELECT 1' "$TRACE"
+expect_stderr package_clash "Couldn't add SQL package: Package 'mine.x' clashes with existing package 'mine'. Package names cannot be prefixes of each other." \
+	--add-sql-package "$tmp/pkg/mine" --add-sql-package "$tmp/pkg/mine@mine.x" -Q 'SELECT 1' "$TRACE"
+expect_stderr package_stdlib_needs_dev 'Overriding stdlib requires --dev flag' \
+	--override-stdlib "$tmp/pkg" -Q 'SELECT 1' "$TRACE"
+
+# -------------------------------------------------------------- legacy ----
+
+printf '%s\n' \
+	"SELECT create_function('fact(x INT)', 'INT', 'SELECT IIF(\$x = 0, 1, \$x * fact(\$x - 1))');" \
+	"SELECT create_function('fact(x INT)', 'INT', 'SELECT IIF(\$x = 0, 1, \$x * fact(\$x - 1))');" \
+	"SELECT create_function('pow2(x INT)', 'INT', 'SELECT IIF(\$x = 0, 1, pow2(\$x - 1) + pow2(\$x - 1))');" \
+	"SELECT EXPERIMENTAL_MEMOIZE('pow2');" \
+	"SELECT create_view_function('upto(n INT)', 'i INT', 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < \$n) SELECT i FROM c');" \
+	"SELECT IMPORT('stacks.cpu_profiling');" \
+	"SELECT fact(5) AS f, pow2(60) AS p, (SELECT sum(i) FROM upto(4)) AS s," \
+	"  (SELECT count(*) FROM cpu_profiling_summary_tree) AS t" >"$tmp/legacy.sql"
+expect_file legacy '"f","p","s","t"
+120,1152921504606846976,10,0'
+expect_error legacy_memoize_missing "EXPERIMENTAL_MEMOIZE: Function 'nope'(INT) does not exist" '' \
+	"SELECT EXPERIMENTAL_MEMOIZE('nope')"
+
+# ----------------------------------------------------------- intrinsic ----
+
+printf '%s\n' 'CREATE PERFETTO MACRO eq(a Expr, b Expr) RETURNS Expr AS $a = $b;' \
+	'CREATE PERFETTO MACRO id(a Expr) RETURNS Expr AS $a;' \
+	'SELECT __intrinsic_stringify!(foo bar) AS s, __intrinsic_token_apply!(id, (1, 2)),' \
+	'  1 __intrinsic_token_apply_and_prefix!(eq, (1, 2), (1, 2)) AS t' >"$tmp/intrinsic.sql"
+expect_file intrinsic '"s","1","2","t"
+"foo bar",1,2,1'
+
 summary

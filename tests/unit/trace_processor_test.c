@@ -875,7 +875,7 @@ static struct tp_psql *ps_open(struct tp_db *db, sqlite3 **conn)
 
 	sq_fill(db);
 	*conn = sq_open(db);
-	ASSERT_EQ(tp_psql_create(*conn, NULL, &p), 0);
+	ASSERT_EQ(tp_psql_create(*conn, NULL, NULL, &p), 0);
 	return p;
 }
 
@@ -1242,6 +1242,99 @@ TEST(sql_psql_macro)
 	ASSERT_STREQ(ps_run(p, conn, text, o), "");
 	ASSERT_PS_ERROR(ps_run(p, conn, "SELECT d15!(1)", o), "macro expansion larger than");
 	ps_close(&db, conn, p);
+}
+
+/* Registers package @name with the @n modules of @mods (name, text pairs). */
+static int ps_package(struct tp_sql_modules *m, const char *name, const char *const *mods,
+		      size_t n, bool allow_override, char **err)
+{
+	const char *names[8], *sqls[8];
+	size_t lens[8], i;
+
+	ASSERT_TRUE(n <= 8);
+	for (i = 0; i < n; i++) {
+		names[i] = mods[2 * i];
+		sqls[i] = mods[2 * i + 1];
+		lens[i] = strlen(sqls[i]);
+	}
+	return tp_psql_modules_register(m, name, n, names, sqls, lens, allow_override, err);
+}
+
+TEST(sql_psql_packages)
+{
+	static const char *const k_pkg[] = {
+		"pkg.a", "INCLUDE PERFETTO MODULE pkg.b; CREATE PERFETTO VIEW pkg_a AS SELECT b + 1 "
+			 "AS a FROM pkg_b;",
+		"pkg.b", "CREATE PERFETTO TABLE pkg_b AS SELECT 41 AS b;",
+		"pkg.sub.c", "CREATE PERFETTO MACRO pkg_c() RETURNS Expr AS 7;",
+		"pkg.bad", "CREATE PERFETTO TABLE pkg_ok AS SELECT 1 AS x;\n"
+			   "CREATE PERFETTO TABLE pkg_bad AS\nSELECT nope FROM pkg_ok;",
+		"pkg.loop1", "INCLUDE PERFETTO MODULE pkg.loop2;",
+		"pkg.loop2", "INCLUDE PERFETTO MODULE pkg.loop1;",
+	};
+	static const char *const k_bad_name[] = {"other.x", "SELECT 1;"};
+	struct tp_sql_modules *m = NULL;
+	struct tp_psql *p = NULL;
+	struct tp_db db;
+	sqlite3 *conn;
+	char *o = g_sq_a, *err = NULL, *text;
+
+	ASSERT_EQ(tp_psql_modules_create(&m), 0);
+	ASSERT_EQ(ps_package(m, "pkg", k_pkg, 6, false, &err), 0);
+	/* Upstream's rules and words. */
+	ASSERT_EQ(ps_package(m, "pkg", k_pkg, 1, false, &err), -EINVAL);
+	ASSERT_TRUE(strstr(err, "Package 'pkg' is already registered.") != NULL);
+	sqlite3_free(err);
+	ASSERT_EQ(ps_package(m, "pkg.x", k_pkg, 0, false, &err), -EINVAL);
+	ASSERT_STREQ(err, "Package 'pkg.x' clashes with existing package 'pkg'. Package names "
+			  "cannot be prefixes of each other.");
+	sqlite3_free(err);
+	ASSERT_EQ(ps_package(m, "mine", k_bad_name, 1, false, &err), -EINVAL);
+	ASSERT_STREQ(err, "Module name 'other.x' must start with package name 'mine.' as prefix.");
+	sqlite3_free(err);
+
+	sq_fill(&db);
+	conn = sq_open(&db);
+	ASSERT_EQ(tp_psql_create(conn, NULL, m, &p), 0);
+	ASSERT_STREQ(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.a; SELECT a FROM pkg_a", o),
+		     "42\n");
+	ASSERT_STREQ(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.sub.*; SELECT pkg_c!()", o),
+		     "7\n");
+	ASSERT_PS_ERROR(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.none", o),
+			"INCLUDE: unknown module 'pkg.none'");
+	ASSERT_PS_ERROR(ps_run(p, conn, "INCLUDE PERFETTO MODULE nopkg.x", o),
+			"INCLUDE: Package 'nopkg.x' not found");
+	/* A module that failed fails again with its reason; its traceback
+	 * names the module and the line in it. */
+	ASSERT_PS_ERROR(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.bad", o),
+			"no such column: nope");
+	text = tp_psql_error(p, "no such column: nope");
+	ASSERT_STREQ(text, "Traceback (most recent call last):\n"
+			   "  File \"stdin\" line 1 col 1\n"
+			   "    INCLUDE PERFETTO MODULE pkg.bad\n"
+			   "    ^\n"
+			   "  Module include \"pkg.bad\" line 3 col 8\n"
+			   "    SELECT nope FROM pkg_ok\n"
+			   "           ^\n"
+			   "no such column: nope");
+	sqlite3_free(text);
+	ASSERT_PS_ERROR(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.bad", o),
+			"INCLUDE: module 'pkg.bad' poisoned by earlier failure: ");
+	ASSERT_PS_ERROR(ps_run(p, conn, "INCLUDE PERFETTO MODULE pkg.loop1", o),
+			"INCLUDE: cycle detected \xe2\x80\x94 module 'pkg.loop1' is already "
+			"mid-import in this execution.");
+	/* Included modules cannot be replaced; a fresh package can come in. */
+	ASSERT_EQ(ps_package(m, "pkg", k_pkg, 2, true, &err), -EINVAL);
+	ASSERT_TRUE(strstr(err, "module 'pkg.a' has already been included") != NULL);
+	sqlite3_free(err);
+	ASSERT_EQ(ps_package(m, "late", (const char *const[]){"late.m", "SELECT 1 AS x WHERE 0;"},
+			     1, false, &err),
+		  0);
+	ASSERT_STREQ(ps_run(p, conn, "INCLUDE PERFETTO MODULE late.m; SELECT 5", o), "5\n");
+	tp_psql_destroy(p);
+	ASSERT_EQ(sqlite3_close(conn), SQLITE_OK);
+	tp_psql_modules_destroy(m);
+	tp_db_fini(&db);
 }
 
 TEST(sql_psql_bad_syntax_never_crashes)

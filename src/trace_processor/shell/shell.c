@@ -49,8 +49,16 @@ enum {
 	OPT_NO_FTRACE_RAW,
 	OPT_ANALYZE_CONTENT,
 	OPT_CROP_TRACK_EVENTS,
+	OPT_ADD_SQL_PACKAGE,
+	OPT_OVERRIDE_SQL_PACKAGE,
+	OPT_OVERRIDE_STDLIB,
+	OPT_DEV,
+	OPT_DEV_FLAG,
 	OPT_IGNORED,
 };
+
+/* Most --add-sql-package and --override-sql-package flags of one command. */
+#define TP_SHELL_MAX_PACKAGES 64
 
 static struct {
 	const char *trace_path;
@@ -64,6 +72,9 @@ static struct {
 	bool analyze_content;
 	bool crop_track_events;
 	bool wide;
+	const char *add_pkgs[TP_SHELL_MAX_PACKAGES];
+	const char *override_pkgs[TP_SHELL_MAX_PACKAGES];
+	struct shell_sql_packages packages;
 } g_args;
 
 static const struct option k_options[] = {
@@ -82,7 +93,12 @@ static const struct option k_options[] = {
 	{"crop-track-events", no_argument, NULL, OPT_CROP_TRACK_EVENTS},
 	{"extra-checks", no_argument, NULL, OPT_IGNORED},
 	{"no-ftrace-raw", no_argument, NULL, OPT_NO_FTRACE_RAW},
-	{"dev", no_argument, NULL, OPT_IGNORED},
+	{"dev", no_argument, NULL, OPT_DEV},
+	{"dev-flag", required_argument, NULL, OPT_DEV_FLAG},
+	{"allow-sql-file-access", no_argument, NULL, OPT_IGNORED},
+	{"add-sql-package", required_argument, NULL, OPT_ADD_SQL_PACKAGE},
+	{"override-sql-package", required_argument, NULL, OPT_OVERRIDE_SQL_PACKAGE},
+	{"override-stdlib", required_argument, NULL, OPT_OVERRIDE_STDLIB},
 	{NULL, 0, NULL, 0},
 };
 
@@ -112,10 +128,23 @@ static void usage(FILE *f)
 		"                            track events (Perfetto's content analysis).\n"
 		"      --crop-track-events   Drop track events before the trace's\n"
 		"                            TrackEventRangeOfInterest start.\n"
+		"      --add-sql-package PATH[@PKG]\n"
+		"                            Register the .sql files under PATH as the\n"
+		"                            modules of package PKG (default: PATH's\n"
+		"                            name): PATH/a/b.sql is PKG.a.b, for\n"
+		"                            INCLUDE PERFETTO MODULE.\n"
+		"      --override-sql-package PATH[@PKG]\n"
+		"                            Same, replacing a package of that name\n"
+		"                            (one of ours too).\n"
+		"      --override-stdlib PATH  With --dev: each folder under PATH\n"
+		"                            replaces the standard library package\n"
+		"                            of its name.\n"
+		"      --dev                 Enable development features (--override-stdlib).\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
-		"Accepted for compatibility and ignored: --extra-checks, --dev.\n");
+		"Accepted for compatibility and ignored: --extra-checks, --dev-flag,\n"
+		"--allow-sql-file-access (no SQL function reads files here).\n");
 }
 
 enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };
@@ -125,6 +154,8 @@ static enum parse_result parse_args(int argc, char **argv)
 	int c;
 
 	memset(&g_args, 0, sizeof(g_args));
+	g_args.packages.add = g_args.add_pkgs;
+	g_args.packages.override = g_args.override_pkgs;
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":q:Q:ie:p:Wvh", k_options, NULL)) != -1) {
@@ -158,6 +189,28 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case OPT_FULL_SORT:
 			g_args.full_sort = true;
+			break;
+		case OPT_ADD_SQL_PACKAGE:
+		case OPT_OVERRIDE_SQL_PACKAGE:
+			if (g_args.packages.n_add + g_args.packages.n_override ==
+			    TP_SHELL_MAX_PACKAGES) {
+				fprintf(stderr, PROG ": more than %d SQL packages\n",
+					TP_SHELL_MAX_PACKAGES);
+				return PARSE_ERROR;
+			}
+			if (c == OPT_ADD_SQL_PACKAGE)
+				g_args.add_pkgs[g_args.packages.n_add++] = optarg;
+			else
+				g_args.override_pkgs[g_args.packages.n_override++] = optarg;
+			break;
+		case OPT_OVERRIDE_STDLIB:
+			g_args.packages.override_stdlib = optarg;
+			break;
+		case OPT_DEV:
+			g_args.packages.dev = true;
+			break;
+		case OPT_DEV_FLAG:
+			/* Development flags of Perfetto's importers: none here. */
 			break;
 		case OPT_IGNORED:
 			break;
@@ -1090,6 +1143,9 @@ int tp_shell_main(int argc, char **argv)
 		fprintf(stderr, PROG ": %s\n", strerror(-rc));
 		goto out;
 	}
+	/* Before the trace, as Perfetto's shell: a bad package costs no import. */
+	if (shell_sql_packages(tp, &g_args.packages) < 0)
+		goto out;
 	t0 = clock_monotonic_ns();
 	rc = tp_import_fd(tp, fd, name);
 	if (rc < 0) {

@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * shell_int.h - private to shell/: what shell.c asks of hint.c.
+ * shell_int.h - private to shell/: what shell.c asks of hint.c and of
+ * sql_packages.c.
  */
 #ifndef PFC_TRACE_PROCESSOR_SHELL_SHELL_INT_H
 #define PFC_TRACE_PROCESSOR_SHELL_SHELL_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct buf;
 struct sqlite3;
+struct tp;
 
 /*
  * shell_column_hint() - Explain a "no such column: X" error: which table of
@@ -31,5 +34,25 @@ int shell_column_hint(struct sqlite3 *db, const char *errmsg, const char *sql, s
  * Return: 1 if appended, 0 if no module defines it, -ENOMEM.
  */
 int shell_module_hint(struct sqlite3 *db, const char *errmsg, struct buf *out);
+
+/* The SQL packages of the command line. */
+struct shell_sql_packages {
+	const char **add;          /* --add-sql-package PATH[@PKG], in order */
+	size_t n_add;
+	const char **override;     /* --override-sql-package PATH[@PKG] */
+	size_t n_override;
+	const char *override_stdlib; /* --override-stdlib PATH, or NULL */
+	bool dev;                  /* --dev: what --override-stdlib needs */
+};
+
+/*
+ * shell_sql_packages() - Register the packages of @sp with @tp, as
+ * Perfetto's shell does before loading the trace: --override-stdlib (with
+ * --dev only), then each --override-sql-package, then each
+ * --add-sql-package. Prints Perfetto's message on stderr on failure
+ * ("Couldn't add SQL package: Directory x does not exist.").
+ * Return: 0 or -1.
+ */
+int shell_sql_packages(struct tp *tp, const struct shell_sql_packages *sp);
 
 #endif

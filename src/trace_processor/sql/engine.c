@@ -19,7 +19,24 @@ struct tp_sql {
 	struct tp_psql *psql; /* PerfettoSQL's statements, macros and modules */
 };
 
-int tp_sql_create(struct tp_db *db, struct tp_sql **out)
+int tp_sql_modules_create(struct tp_sql_modules **out)
+{
+	return tp_psql_modules_create(out);
+}
+
+void tp_sql_modules_destroy(struct tp_sql_modules *m)
+{
+	tp_psql_modules_destroy(m);
+}
+
+int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n,
+			    const char *const *names, const char *const *sqls,
+			    const size_t *sql_lens, bool allow_override, char **err)
+{
+	return tp_psql_modules_register(m, name, n, names, sqls, sql_lens, allow_override, err);
+}
+
+int tp_sql_create(struct tp_db *db, struct tp_sql_modules *modules, struct tp_sql **out)
 {
 	struct tp_sql *s = calloc(1, sizeof(*s));
 	int rc;
@@ -34,7 +51,7 @@ int tp_sql_create(struct tp_db *db, struct tp_sql **out)
 	/* Without the native path every query still works, only slower. */
 	if (tp_agg_create(s->conn, db, &s->agg) < 0)
 		s->agg = NULL;
-	rc = tp_psql_create(s->conn, s->agg, &s->psql);
+	rc = tp_psql_create(s->conn, s->agg, modules, &s->psql);
 	if (rc < 0) {
 		tp_sql_destroy(s);
 		return rc;

@@ -12,10 +12,14 @@
 #ifndef PFC_TRACE_PROCESSOR_SQL_SQL_H
 #define PFC_TRACE_PROCESSOR_SQL_SQL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct sqlite3;
 struct sqlite3_stmt;
 struct tp_db;
 struct tp_sql;
+struct tp_sql_modules;
 
 /**
  * tp_sql_open() - Open an in-memory SQLite database over @db.
@@ -36,16 +40,29 @@ struct tp_sql;
  */
 int tp_sql_open(struct tp_db *db, struct sqlite3 **out);
 
+/*
+ * The PerfettoSQL modules INCLUDE can run (psql/psql.h says how): ours,
+ * plus SQL packages registered before or after the engine is made.
+ */
+int tp_sql_modules_create(struct tp_sql_modules **out);
+void tp_sql_modules_destroy(struct tp_sql_modules *m);
+/* Perfetto's RegisterSqlPackage (tp_psql_modules_register()); *@err: sqlite3_free() it. */
+int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n,
+			    const char *const *names, const char *const *sqls,
+			    const size_t *sql_lens, bool allow_override, char **err);
+
 /**
  * tp_sql_create() - The whole SQL engine over @db: tp_sql_open()'s
  * connection, the native GROUP BY path and PerfettoSQL (the prelude
  * modules run now).
  * @db: borrowed, as for tp_sql_open().
+ * @modules: what INCLUDE runs (borrowed; outlives the engine), or NULL
+ *           for ours alone.
  * @out: set to the engine; free it with tp_sql_destroy().
  * Return: 0, -ENOMEM, -EIO, or -EINVAL if the prelude failed (the message
  * goes to stderr).
  */
-int tp_sql_create(struct tp_db *db, struct tp_sql **out);
+int tp_sql_create(struct tp_db *db, struct tp_sql_modules *modules, struct tp_sql **out);
 void tp_sql_destroy(struct tp_sql *s);
 
 /* The engine's connection (borrowed). */

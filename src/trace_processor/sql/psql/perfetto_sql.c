@@ -722,6 +722,44 @@ done:
 
 /* ------------------------------------------------------------ interface ---- */
 
+/* The line after the one at @p (or the end). */
+static const char *next_line(const char *p)
+{
+	const char *nl = strchr(p, '\n');
+
+	return nl ? nl + 1 : p + strlen(p);
+}
+
+/* True if the line at @p is a caret line: blanks, then '^' alone. */
+static bool caret_line(const char *p)
+{
+	while (*p == ' ')
+		p++;
+	return p[0] == '^' && (p[1] == '\n' || p[1] == '\0');
+}
+
+/* @msg without the traceback psql_traceback() put before it. */
+static const char *strip_traceback(const char *msg)
+{
+	static const char k_expanded[] = "Fully expanded statement\n";
+	static const char k_header[] = "Traceback (most recent call last):\n";
+	const char *p = msg;
+
+	if (strncmp(p, k_expanded, sizeof(k_expanded) - 1) == 0)
+		p = next_line(next_line(next_line(p)));
+	if (strncmp(p, k_header, sizeof(k_header) - 1) == 0)
+		p += sizeof(k_header) - 1;
+	/* Frames: "  NAME line L col C", "    context", "    ^". */
+	while (p[0] == ' ' && p[1] == ' ' && p[2] != ' ') {
+		const char *ctx = next_line(p), *caret = next_line(ctx);
+
+		if (!caret_line(caret))
+			break;
+		p = next_line(caret);
+	}
+	return p;
+}
+
 int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
 		       struct sqlite3_stmt **out, const char **out_tail)
 {
@@ -766,22 +804,9 @@ int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
 	}
 	/* The message alone when the statement runs; the traceback is
 	 * tp_psql_error()'s. */
-	{
-		const char *plain = msg;
-		const char *nl;
-
-		if (e.tb) {
-			/* The message follows the last frame's caret line. */
-			nl = strstr(msg, "^\n");
-			while (nl && strstr(nl + 2, "^\n"))
-				nl = strstr(nl + 2, "^\n");
-			if (nl)
-				plain = nl + 2;
-		}
-		sqlite3_finalize(*out);
-		*out = NULL;
-		rc = error_stmt(p->conn, plain, out);
-	}
+	sqlite3_finalize(*out);
+	*out = NULL;
+	rc = error_stmt(p->conn, e.tb ? strip_traceback(msg) : msg, out);
 	psql_err_free(&e);
 	return rc;
 }

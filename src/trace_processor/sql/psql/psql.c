@@ -39,7 +39,8 @@ static void fn_error(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_error(ctx, msg ? msg : "PerfettoSQL statement failed", -1);
 }
 
-int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out)
+int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_sql_modules *modules,
+		   struct tp_psql **out)
 {
 	struct tp_psql *p = calloc(1, sizeof(*p));
 	struct psql_src none = {.name = "Trace Processor Internal", .text = "", .line = 1,
@@ -51,8 +52,11 @@ int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **ou
 		return -ENOMEM;
 	p->conn = conn;
 	p->agg = agg;
+	p->modules = modules;
+	p->own_modules = !modules;
 	if (psql_macros_create(&p->macros) < 0 || psql_functions_create(conn, &p->functions) < 0 ||
-	    psql_modules_create(&p->modules) < 0 || psql_tables_create(&p->tables) < 0) {
+	    (!modules && tp_psql_modules_create(&p->modules) < 0) ||
+	    psql_tables_create(&p->tables) < 0) {
 		tp_psql_destroy(p);
 		return -ENOMEM;
 	}
@@ -101,7 +105,8 @@ void tp_psql_destroy(struct tp_psql *p)
 	}
 	psql_macros_destroy(p->macros);
 	psql_functions_destroy(p->functions);
-	psql_modules_destroy(p->modules);
+	if (p->own_modules)
+		tp_psql_modules_destroy(p->modules);
 	psql_tables_destroy(p->tables);
 	psql_layer_fini(&p->last_layer);
 	psql_arena_free(&p->last_arena);

@@ -9,22 +9,54 @@
 #ifndef PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_H
 #define PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 struct sqlite3;
 struct sqlite3_stmt;
 struct tp_agg;
 struct tp_psql;
+struct tp_sql_modules;
+
+/**
+ * tp_psql_modules_create() - The modules INCLUDE can run: ours (built in
+ * from sql/modules/, one package per first name component), and packages
+ * registered later. It may be made before any connection (the shell's
+ * --add-sql-package comes before the trace) and outlives the tp_psql
+ * states given it. Return: 0 or -ENOMEM.
+ */
+int tp_psql_modules_create(struct tp_sql_modules **out);
+void tp_psql_modules_destroy(struct tp_sql_modules *m);
+
+/**
+ * tp_psql_modules_register() - Register SQL package @name: @n modules,
+ * module i named @names[i] (its include key, "name.sub.mod") with text
+ * [@sqls[i], @sqls[i] + @sql_lens[i]) (copied), as Perfetto's
+ * RegisterSqlPackage: a package of that name is replaced only with
+ * @allow_override and none of its modules included yet; names of
+ * packages are no prefixes of each other; each module's name starts with
+ * "@name.".
+ * Return: 0, -ENOMEM, or -EINVAL with *@err (sqlite3_malloc'd) Perfetto's
+ * message.
+ */
+int tp_psql_modules_register(struct tp_sql_modules *m, const char *name, size_t n,
+			     const char *const *names, const char *const *sqls,
+			     const size_t *sql_lens, bool allow_override, char **err);
 
 /**
  * tp_psql_create() - PerfettoSQL state for @conn: its macros, functions
  * and modules. The prelude modules run now.
  * @conn: a connection from tp_sql_open() (borrowed).
  * @agg: the native GROUP BY path for plain statements, or NULL.
+ * @modules: the modules INCLUDE runs (borrowed; outlives the state), or
+ *           NULL for ours alone.
  * @out: set to the state; free it with tp_psql_destroy() before closing
  *       @conn (its functions' statements are finalized then).
  * Return: 0, -ENOMEM, -EIO, or -EINVAL if a prelude statement failed
  * (the message goes to stderr).
  */
-int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out);
+int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_sql_modules *modules,
+		   struct tp_psql **out);
 void tp_psql_destroy(struct tp_psql *p);
 
 /**

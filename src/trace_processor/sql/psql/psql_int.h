@@ -23,7 +23,7 @@ struct psql_chunk;
 struct tp_agg;
 struct psql_macros;
 struct psql_functions;
-struct psql_modules;
+struct tp_sql_modules;
 struct psql_tables;
 struct tp_psql;
 
@@ -449,8 +449,6 @@ struct psql_module {
 	char *poison;     /* why it failed (malloc'd) */
 };
 
-int psql_modules_create(struct psql_modules **out);
-void psql_modules_destroy(struct psql_modules *m);
 
 /*
  * psql_modules_match() - The modules INCLUDE PERFETTO MODULE @name means:
@@ -460,17 +458,17 @@ void psql_modules_destroy(struct psql_modules *m);
  * -EINVAL with *@err (sqlite3_malloc'd) set to Perfetto's message for an
  * unknown package or module.
  */
-int psql_modules_match(struct psql_modules *m, const char *name,
+int psql_modules_match(struct tp_sql_modules *m, const char *name,
 		       int (*fn)(void *ctx, struct psql_module *mod), void *ctx, char **err);
 
 /*
  * psql_modules_defining() - The module, but the prelude, whose text
  * creates table, view or function @name; NULL if none does.
  */
-const char *psql_modules_defining(const struct psql_modules *m, const char *name);
+const char *psql_modules_defining(const struct tp_sql_modules *m, const char *name);
 
 /* Calls @fn with every module whose name starts with @prefix, in name order. */
-void psql_modules_each(struct psql_modules *m, const char *prefix,
+void psql_modules_each(struct tp_sql_modules *m, const char *prefix,
 		       void (*fn)(void *ctx, struct psql_module *mod), void *ctx);
 
 /* ------------------------------------------------------------- the state ---- */
@@ -481,7 +479,8 @@ struct tp_psql {
 	struct tp_agg *agg;               /* may be NULL */
 	struct psql_macros *macros;
 	struct psql_functions *functions;
-	struct psql_modules *modules;
+	struct tp_sql_modules *modules;
+	bool own_modules;                 /* made by tp_psql_create(), not given */
 	struct psql_tables *tables;       /* the PERFETTO tables */
 	int include_depth;                /* INCLUDEs being run, nested */
 	/* The query statement prepared last, for the traceback of its error. */
