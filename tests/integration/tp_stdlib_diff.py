@@ -11,7 +11,8 @@ left out) and every public table or view it creates, runs
 with our trace_processor_shell and with upstream's, and compares the
 printed text. Functions and macros are called with the queries listed in
 tests/data/stdlib_diff/calls.txt (one line each: module, a label, the
-SQL). One result line per (module, object, trace):
+SQL). Private tables (a name starting with '_') are compared when
+tests/data/stdlib_diff/private.txt names them: Perfetto's UI reads them. One result line per (module, object, trace):
 
   ok   <module>/<object>/<trace>
   FAIL <module>/<object>/<trace>: <first differing line, or the error>
@@ -42,12 +43,26 @@ DATA_DIR = os.path.join(ROOT, 'tests', 'data', 'stdlib_diff')
 MARK = '@@stdlib_diff'
 MARK_COL = 'stdlib_diff_mark'
 CREATE_RE = re.compile(
-    r'^\s*CREATE\s+(?:OR\s+REPLACE\s+)?PERFETTO\s+(TABLE|VIEW)\s+([A-Za-z]\w*)',
+    r'^\s*CREATE\s+(?:OR\s+REPLACE\s+)?PERFETTO\s+(TABLE|VIEW)\s+(\w+)',
     re.I | re.M)
+
+
+def read_private():
+  """Private tables and views compared all the same: Perfetto's UI reads them."""
+  names = set()
+  path = os.path.join(DATA_DIR, 'private.txt')
+  if os.path.exists(path):
+    with open(path) as fh:
+      for line in fh:
+        line = line.split('#', 1)[0].strip()
+        if line:
+          names.add(line)
+  return names
 
 
 def our_modules(only):
   """[(module, [public tables and views])], by module name."""
+  private = read_private()
   mods = []
   for dp, _, fn in os.walk(MODULES_DIR):
     for f in fn:
@@ -63,6 +78,8 @@ def our_modules(only):
         text = fh.read()
       objs = []
       for _, obj in CREATE_RE.findall(text):
+        if obj.startswith('_') and obj not in private:
+          continue
         if obj not in objs:
           objs.append(obj)
       mods.append((name, objs))

@@ -1,0 +1,40 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
+-- import (Android heap graphs, Java/native heap profiles, smaps of
+-- profilers, callstacks of track events). They exist, empty, with
+-- Perfetto's columns, so that the modules and queries reading them (the
+-- UI's process summaries among them) give their empty answers instead of
+-- failing.
+
+CREATE VIEW heap_profile_allocation AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS upid, NULL AS heap_name, NULL AS callsite_id,
+  NULL AS count, NULL AS size
+WHERE 0;
+
+CREATE VIEW heap_graph_object AS
+SELECT
+  NULL AS id, NULL AS upid, NULL AS graph_sample_ts, NULL AS self_size,
+  NULL AS native_size, NULL AS reference_set_id, NULL AS reachable,
+  NULL AS heap_type, NULL AS type_id, NULL AS root_type, NULL AS root_distance,
+  NULL AS object_data_id
+WHERE 0;
+
+CREATE VIEW profiler_smaps AS
+SELECT
+  NULL AS id, NULL AS upid, NULL AS ts, NULL AS path, NULL AS path_trimmed,
+  NULL AS aggregate_count, NULL AS is_deleted, NULL AS size_kb,
+  NULL AS private_dirty_kb, NULL AS swap_kb, NULL AS file_name,
+  NULL AS start_address, NULL AS module_timestamp, NULL AS module_debugid,
+  NULL AS module_debug_path, NULL AS protection_flags,
+  NULL AS private_clean_resident_kb, NULL AS shared_dirty_resident_kb,
+  NULL AS shared_clean_resident_kb, NULL AS locked_kb,
+  NULL AS proportional_resident_kb, NULL AS rss_kb, NULL AS anonymous_kb,
+  NULL AS pss_dirty_kb, NULL AS swap_pss_kb
+WHERE 0;
+
+CREATE VIEW __intrinsic_track_event_callstacks AS
+SELECT
+  NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
+  NULL AS end_callsite_id, NULL AS weight
+WHERE 0;
