@@ -38,3 +38,10 @@ SELECT
   NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
   NULL AS end_callsite_id, NULL AS weight
 WHERE 0;
+
+-- Log entries (Android's logcat, systemd's journal).
+CREATE VIEW logs AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS utid, NULL AS prio, NULL AS log_source,
+  NULL AS tag, NULL AS msg, NULL AS arg_set_id
+WHERE 0;
