@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * psql_fuzz.c - libFuzzer target for PerfettoSQL (sql/perfetto_sql.c and
+ * psql_fuzz.c - libFuzzer target for PerfettoSQL (sql/psql/perfetto_sql.c and
  * the macro, function and scanner files under it): the input is SQL text,
  * run statement by statement through tp_prepare() as the shell runs a -q
  * file, on a trace processor with an empty trace. Statements may define

@@ -10,17 +10,25 @@ header (matched as gen/<name>); its layer must be the file's own, or one
 the rules let the file's layer use, and when the rules name the files a
 layer exports, one of those. `#include <...>` is checked only for the
 system headers the rules restrict. Files must not include each other in a
-cycle. Every violation is printed as `file:line: ...`; the exit status is
-1 if there was one. Run by `make check` and .ci/run; Python 3 stdlib only.
+cycle. With --objects, the objects built from the sources under an
+`acyclic` path of the rules must not call each other in a cycle either:
+a file's object refers to a symbol another object of the path defines
+(nm), and such references must form no loop, which #include lines alone
+do not show (two .c files sharing one header). Every violation is printed
+as `file:line: ...`; the exit status is 1 if there was one. Run by `make
+check` and .ci/run; Python 3 stdlib only (and binutils' nm for --objects).
 
-usage: check_layers.py [--rules FILE] [--root DIR] [--graph]
-  --graph  also print the include graph: files per layer and every
-           include between two layers (to measure, not to check)
+usage: check_layers.py [--rules FILE] [--root DIR] [--graph] [--objects DIR]
+  --graph    also print the include graph: files per layer and every
+             include between two layers (to measure, not to check)
+  --objects  the object tree of a build (out/obj: src/x/y.c -> DIR/src/x/y.o);
+             objects not built yet are skipped
 """
 import argparse
 import fnmatch
 import os
 import re
+import subprocess
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
@@ -33,6 +41,7 @@ class Rules:
         self.exports = {}     # layer -> set of paths (relative to the root)
         self.system = {}      # '<header>' -> set of layers allowed to include it
         self.order = []       # layers in the order the rules define them
+        self.acyclic = []     # paths whose objects must not call in a cycle
 
 
 def parse_rules(path):
@@ -64,6 +73,8 @@ def parse_rules(path):
                         r.uses[name].add(u)
                 else:
                     r.exports.setdefault(name, set()).update(rest[1:])
+            elif kind == 'acyclic' and rest:
+                r.acyclic.extend(p.rstrip('/') for p in rest)
             elif kind == 'system' and len(rest) >= 1 and rest[0].startswith('<'):
                 for u in rest[1:]:
                     if u not in r.uses:
@@ -162,12 +173,45 @@ def find_cycles(edges):
     return out
 
 
+def symbols(obj):
+    """(defined, undefined) global symbols of an object file, from nm."""
+    out = subprocess.run(['nm', obj], capture_output=True, text=True, check=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) == 3 and f[1] in 'TDBRCVWG':
+            defined.add(f[2])
+        elif len(f) == 2 and f[0] == 'U':
+            undefined.add(f[1])
+    return defined, undefined
+
+
+def link_edges(root, objects, sources):
+    """Source -> sources whose objects define a symbol its object uses."""
+    syms = {}
+    for src in sources:
+        obj = os.path.join(objects, src[:-2] + '.o')
+        if os.path.isfile(obj):
+            syms[src] = symbols(obj)
+    owner = {}
+    for src, (defined, _) in syms.items():
+        for s in defined:
+            owner[s] = src
+    edges = {}
+    for src, (_, undefined) in syms.items():
+        for s in undefined:
+            if s in owner and owner[s] != src:
+                edges.setdefault(src, set()).add(owner[s])
+    return edges, len(syms)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser()
     ap.add_argument('--rules', default=os.path.join(here, 'layers.rules'))
     ap.add_argument('--root', default=os.path.dirname(here))
     ap.add_argument('--graph', action='store_true')
+    ap.add_argument('--objects')
     a = ap.parse_args()
     rules = parse_rules(a.rules)
     errors = 0
@@ -221,14 +265,25 @@ def main():
                           ', '.join(sorted(rules.exports[theirs]))))
     for comp in find_cycles(edges):
         fail('%s:1: include cycle: %s' % (comp[0], ' -> '.join(comp + [comp[0]])))
+    n_objects = 0
+    if a.objects:
+        for path in rules.acyclic:
+            srcs = [f for f in source_files(a.root)
+                    if f.endswith('.c') and (f == path or f.startswith(path + '/'))]
+            calls, n = link_edges(a.root, a.objects, srcs)
+            n_objects += n
+            for comp in find_cycles(calls):
+                fail('%s:1: call cycle between objects: %s' %
+                     (comp[0], ' -> '.join(comp + [comp[0]])))
     if a.graph:
         for name in rules.order:
             if name in per_layer:
                 print('files %-28s %d' % (name, per_layer[name]))
         for (x, y), k in sorted(between.items()):
             print('uses  %-28s %-28s %d' % (x, y, k))
-    print('check_layers: %d files, %d includes, %d violation%s' %
-          (sum(per_layer.values()), n_includes, errors, '' if errors == 1 else 's'))
+    print('check_layers: %d files, %d includes, %d objects, %d violation%s' %
+          (sum(per_layer.values()), n_includes, n_objects, errors,
+           '' if errors == 1 else 's'))
     return 1 if errors else 0
 
 

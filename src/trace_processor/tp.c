@@ -19,9 +19,7 @@
 struct tp {
 	struct tp_db db;
 	struct tp_read *read;
-	struct sqlite3 *sql;
-	struct tp_agg *agg;      /* the native GROUP BY path over @sql */
-	struct tp_psql *psql;    /* PerfettoSQL's statements and macros */
+	struct tp_sql *sql;      /* made on first use, after the import */
 };
 
 int tp_create(const struct tp_options *opt, struct tp **out)
@@ -56,10 +54,7 @@ void tp_destroy(struct tp *tp)
 {
 	if (!tp)
 		return;
-	tp_psql_destroy(tp->psql);
-	if (tp->sql)
-		sqlite3_close(tp->sql);
-	tp_agg_destroy(tp->agg);
+	tp_sql_destroy(tp->sql);
 	tp_read_destroy(tp->read);
 	tp_db_fini(&tp->db);
 	free(tp);
@@ -77,26 +72,14 @@ struct tp_db *tp_get_db(struct tp *tp)
 
 struct sqlite3 *tp_sqlite(struct tp *tp)
 {
-	if (tp->sql)
-		return tp->sql;
-	if (tp_sql_open(&tp->db, &tp->sql) < 0) {
+	if (!tp->sql && tp_sql_create(&tp->db, &tp->sql) < 0)
 		tp->sql = NULL;
-		return NULL;
-	}
-	/* Without the native path every query still works, only slower. */
-	if (tp_agg_create(tp->sql, &tp->db, &tp->agg) < 0)
-		tp->agg = NULL;
-	if (tp_psql_create(tp->sql, tp->agg, &tp->psql) < 0) {
-		tp->psql = NULL;
-		sqlite3_close(tp->sql);
-		tp->sql = NULL;
-	}
-	return tp->sql;
+	return tp->sql ? tp_sql_conn(tp->sql) : NULL;
 }
 
 int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail)
 {
 	if (!tp_sqlite(tp))
 		return SQLITE_NOMEM;
-	return tp_psql_prepare(tp->psql, sql, out, out_tail);
+	return tp_sql_prepare(tp->sql, sql, out, out_tail);
 }

@@ -75,10 +75,10 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
 
 /*
  * tp_prepare() - sqlite3_prepare_v2() of the first statement of @sql on
- * tp_sqlite(), where GROUP BY aggregates of the shape sql/agg.h describes
+ * tp_sqlite(), where GROUP BY aggregates of the shape sql/agg/agg.h describes
  * are computed natively now and the statement reads their result.
  * *@out may be NULL (only blanks or a comment); *@out_tail is where the
- * next statement starts. PerfettoSQL (sql.h: tp_psql_prepare()): macro
+ * next statement starts. PerfettoSQL (sql.h: tp_sql_prepare()): macro
  * calls are expanded first; "INCLUDE PERFETTO MODULE name;" and the
  * CREATE PERFETTO TABLE / VIEW / FUNCTION / MACRO / INDEX statements run
  * now and give a statement with no result columns, or one that fails

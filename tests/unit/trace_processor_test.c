@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "trace_processor/flamegraph/flamegraph_int.h"
+#include "trace_processor/sql/agg/agg.h"
+#include "trace_processor/sql/psql/psql.h"
 #include "trace_processor/sql/sql.h"
 #include "trace_processor/storage/storage.h"
 

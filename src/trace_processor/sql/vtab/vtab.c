@@ -6,7 +6,7 @@
  * columns, by binary search) or an equality index lookup, and checks the
  * rest in C. Assumes big append-only tables and many point lookups from joins.
  */
-#include "trace_processor/sql/vtab.h"
+#include "trace_processor/sql/vtab/vtab.h"
 
 #include <errno.h>
 #include <math.h>

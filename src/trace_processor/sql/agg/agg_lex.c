@@ -4,7 +4,7 @@
  * It only has to be right for the statements it accepts: whatever it does
  * not recognise returns -1 and SQLite answers the statement itself.
  */
-#include "trace_processor/sql/agg_lex.h"
+#include "trace_processor/sql/agg/agg_lex.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * walks a callsite to its root and marks ART's frames (interpreted, JIT,
  * AOT, and the libart frames between them) as Perfetto does.
  */
-#include "trace_processor/sql/callstacks.h"
+#include "trace_processor/sql/funcs/funcs_int.h"
 
 #include <dlfcn.h>
 #include <errno.h>

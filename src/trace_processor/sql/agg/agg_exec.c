@@ -11,7 +11,7 @@
  * it), SUM of reals and AVG and TOTAL are doubles summed in row order,
  * MIN/MAX/SUM/AVG of no values are NULL, COUNT skips NULLs.
  */
-#include "trace_processor/sql/agg.h"
+#include "trace_processor/sql/agg/agg_int.h"
 
 #include <errno.h>
 #include <math.h>

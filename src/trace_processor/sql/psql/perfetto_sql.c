@@ -2,7 +2,9 @@
 /*
  * perfetto_sql.c - PerfettoSQL on top of SQLite (sql.h: tp_psql_*): every
  * statement the facade prepares comes here first. Macro calls in it are
- * expanded (psql_macro.c); INCLUDE PERFETTO MODULE goes to include.c;
+ * expanded (psql_macro.c); INCLUDE PERFETTO MODULE runs the modules
+ * psql_modules.c names, statement by statement through this same path
+ * (a module's own INCLUDEs first; each module once per connection);
  * CREATE [OR REPLACE] PERFETTO TABLE / VIEW / FUNCTION / MACRO / INDEX and
  * DROP PERFETTO INDEX run now, with upstream's checks and messages, and
  * hand back a statement with no columns (or one failing with the message
@@ -10,33 +12,89 @@
  * through the native GROUP BY path. The tail given back always points
  * into the caller's text, so multi-statement text splits as before.
  */
-#include "trace_processor/sql/sql.h"
+#include "trace_processor/sql/psql/psql.h"
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "trace_processor/sql/psql.h"
+#include "trace_processor/sql/agg/agg.h"
+#include "trace_processor/sql/psql/psql_int.h"
 
 /* Longest table, view or index name. */
 #define PSQL_MAX_NAME 256
 /* Most columns a schema may declare. */
 #define PSQL_MAX_COLS 256
 
+static int include_name(struct tp_psql *p, const char *name, int depth, char **err);
+
+/* __tp_error(msg): fails with @msg; what a failed PerfettoSQL statement steps. */
+static void fn_error(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *msg = (const char *)sqlite3_value_text(argv[0]);
+
+	(void)argc;
+	sqlite3_result_error(ctx, msg ? msg : "PerfettoSQL statement failed", -1);
+}
+
+/*
+ * __tp_module_for(name): the module that makes table, view or function
+ * @name, for the shell's hint after "no such table"; NULL if none does.
+ */
+static void fn_module_for(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct tp_psql *p = sqlite3_user_data(ctx);
+	const char *m = tp_psql_module_for(p, (const char *)sqlite3_value_text(argv[0]));
+
+	(void)argc;
+	if (m)
+		sqlite3_result_text(ctx, m, -1, SQLITE_TRANSIENT);
+}
+
+const char *tp_psql_module_for(const struct tp_psql *p, const char *name)
+{
+	return psql_modules_defining(p->modules, name);
+}
+
 int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out)
 {
 	struct tp_psql *p = calloc(1, sizeof(*p));
+	char *err = NULL;
+	int rc;
 
 	if (!p)
 		return -ENOMEM;
 	p->conn = conn;
 	p->agg = agg;
 	if (psql_macros_create(&p->macros) < 0 ||
-	    psql_functions_create(conn, &p->functions) < 0) {
+	    psql_functions_create(conn, &p->functions) < 0 ||
+	    psql_modules_create(&p->modules) < 0) {
 		tp_psql_destroy(p);
 		return -ENOMEM;
+	}
+	rc = sqlite3_create_function_v2(conn, "__tp_error", 1, SQLITE_UTF8, NULL, fn_error, NULL,
+					NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "__tp_module_for", 1, SQLITE_UTF8, p,
+						fn_module_for, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_exec(conn, "CREATE TEMP TABLE IF NOT EXISTS __tp_psql_noop(x)", NULL,
+				  NULL, NULL);
+	if (rc != SQLITE_OK) {
+		tp_psql_destroy(p);
+		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	}
+	/* The prelude is there before any query, as Perfetto's. */
+	rc = include_name(p, "prelude.*", 0, &err);
+	if (rc < 0) {
+		if (err)
+			fprintf(stderr, "trace_processor: %s\n", err);
+		sqlite3_free(err);
+		tp_psql_destroy(p);
+		return rc;
 	}
 	*out = p;
 	return 0;
@@ -46,16 +104,22 @@ void tp_psql_destroy(struct tp_psql *p)
 {
 	if (!p)
 		return;
+	if (p->conn) {
+		sqlite3_create_function_v2(p->conn, "__tp_module_for", 1, SQLITE_UTF8, NULL, NULL,
+					   NULL, NULL, NULL);
+	}
 	psql_macros_destroy(p->macros);
 	psql_functions_destroy(p->functions);
+	psql_modules_destroy(p->modules);
 	free(p);
 }
 
 /* ----------------------------------------------------------- statements ---- */
 
-int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt **out)
+/* A statement that fails with @msg when stepped (how PerfettoSQL errors
+ * reach the shell, like SQLite's own). */
+static int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt **out)
 {
-	/* __tp_error() is include.c's. */
 	int rc = sqlite3_prepare_v2(conn, "SELECT __tp_error(?1)", -1, out, NULL);
 
 	if (rc == SQLITE_OK)
@@ -63,9 +127,10 @@ int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt *
 	return rc;
 }
 
-int psql_done_stmt(struct sqlite3 *conn, struct sqlite3_stmt **out)
+/* A statement with no result columns that does nothing. */
+static int psql_done_stmt(struct sqlite3 *conn, struct sqlite3_stmt **out)
 {
-	return sqlite3_prepare_v2(conn, "DELETE FROM temp.__tp_included WHERE 0", -1, out, NULL);
+	return sqlite3_prepare_v2(conn, "DELETE FROM temp.__tp_psql_noop WHERE 0", -1, out, NULL);
 }
 
 /* ------------------------------------------------------ tables and views ---- */
@@ -416,6 +481,154 @@ static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q,
 			 tag, err);
 }
 
+/* ---------------------------------------------------------------- INCLUDE ---- */
+
+/* How deep modules may include modules; ours nest two or three levels. */
+#define INCLUDE_MAX_DEPTH 16
+/* Longest module name, dots included. */
+#define INCLUDE_MAX_NAME 256
+
+static bool is_module_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '_' || c == '.' || c == '*';
+}
+
+/*
+ * If @sql starts with "INCLUDE PERFETTO MODULE <name>" and then ';' or
+ * the end, copies the name into @name and returns the position after the
+ * statement; otherwise NULL (SQLite then reports what is wrong).
+ */
+static const char *parse_include(const char *sql, char name[INCLUDE_MAX_NAME])
+{
+	const char *p = psql_skip_space(sql), *start;
+	size_t n;
+
+	if (!(p = psql_keyword(p, "INCLUDE")) || !(p = psql_keyword(p, "PERFETTO")) ||
+	    !(p = psql_keyword(p, "MODULE")))
+		return NULL;
+	start = p;
+	while (is_module_char(*p))
+		p++;
+	n = (size_t)(p - start);
+	if (n == 0 || n >= INCLUDE_MAX_NAME)
+		return NULL;
+	memcpy(name, start, n);
+	name[n] = '\0';
+	p = psql_skip_space(p);
+	if (*p == ';')
+		return p + 1;
+	return *p ? NULL : p;
+}
+
+/* Runs every statement of module @module's text @sql; an INCLUDE among
+ * them recurses. */
+static int run_module_text(struct tp_psql *p, const char *module, const char *sql, int depth,
+			   char **err)
+{
+	char name[INCLUDE_MAX_NAME];
+	const char *pos = sql, *tail;
+	sqlite3_stmt *st;
+	int rc, saved;
+
+	while (*(pos = psql_skip_space(pos))) {
+		tail = parse_include(pos, name);
+		if (tail) {
+			rc = include_name(p, name, depth + 1, err);
+			if (rc < 0)
+				return rc;
+			pos = tail;
+			continue;
+		}
+		st = NULL;
+		tail = NULL;
+		saved = p->include_depth;
+		p->include_depth = depth + 1;
+		rc = tp_psql_prepare(p, pos, &st, &tail);
+		p->include_depth = saved;
+		if (rc == SQLITE_OK && st) {
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+				;
+			if (rc == SQLITE_DONE)
+				rc = SQLITE_OK;
+		}
+		if (rc != SQLITE_OK) {
+			*err = sqlite3_mprintf("INCLUDE: error in module '%s': %s", module,
+					      sqlite3_errmsg(p->conn));
+			sqlite3_finalize(st);
+			return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
+		}
+		sqlite3_finalize(st);
+		if (!tail || tail == pos)
+			break;
+		pos = tail;
+	}
+	return 0;
+}
+
+struct include_ctx {
+	struct tp_psql *p;
+	int depth;
+	char **err;
+};
+
+static int include_one(void *ctx, struct psql_module *m)
+{
+	struct include_ctx *c = ctx;
+	int rc;
+
+	if (m->included)
+		return 0;
+	if (c->depth > INCLUDE_MAX_DEPTH) {
+		*c->err = sqlite3_mprintf("INCLUDE: modules nested too deep at '%s'", m->name);
+		return -EINVAL;
+	}
+	/* Marked first, so a module that includes itself back stops here. */
+	m->included = true;
+	rc = run_module_text(c->p, m->name, m->sql, c->depth, c->err);
+	if (rc < 0)
+		m->included = false;
+	return rc;
+}
+
+/* Includes module @name (or every one a wildcard names); *@err on failure. */
+static int include_name(struct tp_psql *p, const char *name, int depth, char **err)
+{
+	struct include_ctx c = {p, depth, err};
+
+	return psql_modules_match(p->modules, name, include_one, &c, err);
+}
+
+/*
+ * If @sql is an INCLUDE, runs it: *@out is then a statement with no
+ * columns, or one failing with the message, and *@out_tail the position
+ * after it. Return: 1 if it was an INCLUDE, 0 if not, -ENOMEM or -EIO.
+ */
+static int include_stmt(struct tp_psql *p, const char *sql, sqlite3_stmt **out,
+			const char **out_tail)
+{
+	char name[INCLUDE_MAX_NAME], *err = NULL;
+	const char *tail = parse_include(sql, name);
+	int rc;
+
+	if (!tail)
+		return 0;
+	rc = include_name(p, name, p->include_depth, &err);
+	if (rc == -ENOMEM && !err)
+		return -ENOMEM;
+	/* The error comes out when the statement runs, as SQLite's do. */
+	rc = rc < 0 ? psql_error_stmt(p->conn, err ? err : "INCLUDE failed", out)
+		    : psql_done_stmt(p->conn, out);
+	sqlite3_free(err);
+	if (rc != SQLITE_OK) {
+		sqlite3_finalize(*out);
+		*out = NULL;
+		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	}
+	*out_tail = tail;
+	return 1;
+}
+
 /* ---------------------------------------------------------------- dispatch ---- */
 
 enum kind { K_NONE, K_TABLE, K_VIEW, K_FUNCTION, K_MACRO, K_INDEX, K_DROP_INDEX, K_BAD_DROP, K_BAD };
@@ -564,7 +777,7 @@ int tp_psql_prepare(struct tp_psql *p, const char *sql, struct sqlite3_stmt **ou
 	}
 	e = end;
 	if (k == K_NONE) {
-		rc = tp_sql_include_run(p->conn, p, s, out, &t);
+		rc = include_stmt(p, s, out, &t);
 		if (rc == 0 && !text) {
 			rc = prepare_sqlite(p, sql, -1, out, out_tail);
 		} else if (rc == 0) {

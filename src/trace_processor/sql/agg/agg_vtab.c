@@ -4,9 +4,9 @@
  * results, shows them to SQLite as the eponymous virtual table __tp_agg
  * (columns __c0.. plus a hidden __handle that picks the result), and swaps
  * a prepared statement for its rewritten form (tp_agg_prepare): the entry
- * points sql.h declares. Which names still mean our tables is agg_schema.c's.
+ * points agg.h declares. Which names still mean our tables is agg_schema.c's.
  */
-#include "trace_processor/sql/sql.h"
+#include "trace_processor/sql/agg/agg.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/sql/agg.h"
+#include "trace_processor/sql/agg/agg_int.h"
 #include "trace_processor/storage/storage.h"
 
 /* Results kept at once: a statement reads its own until this many newer

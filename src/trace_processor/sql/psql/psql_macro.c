@@ -9,7 +9,7 @@
  * messages: 16 levels, no macro inside its own expansion. The built-in
  * __intrinsic_stringify!(x) gives x as a string literal.
  */
-#include "trace_processor/sql/psql.h"
+#include "trace_processor/sql/psql/psql_int.h"
 
 #include <errno.h>
 #include <sqlite3.h>

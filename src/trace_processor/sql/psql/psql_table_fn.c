@@ -10,7 +10,7 @@
  * binds the arguments by $name and steps it row by row; scans nest (a
  * body may read the function again) up to PSQL_FN_MAX_DEPTH.
  */
-#include "trace_processor/sql/psql.h"
+#include "trace_processor/sql/psql/psql_int.h"
 
 #include <sqlite3.h>
 #include <stdlib.h>

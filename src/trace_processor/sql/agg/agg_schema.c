@@ -7,7 +7,7 @@
  * agg_vtab.c (once per prepare) and agg_parse.c (per table name); the
  * usual case, no DDL since the snapshot, costs two pragmas per statement.
  */
-#include "trace_processor/sql/agg.h"
+#include "trace_processor/sql/agg/agg_int.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -6,7 +6,7 @@
  * prototypes and schemas, with the types PerfettoSQL knows. Everything is
  * bounded by the NUL or an explicit end, so any text is safe to scan.
  */
-#include "trace_processor/sql/psql.h"
+#include "trace_processor/sql/psql/psql_int.h"
 
 #include <errno.h>
 #include <sqlite3.h>

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * vtab.h - the SQLite virtual table over one struct tp_table (vtab.c),
- * private to the SQL layer: sql.c attaches every table of the database
+ * the one header of sql/vtab/: sql.c attaches every table of the database
  * with it.
  */
-#ifndef PFC_TRACE_PROCESSOR_SQL_VTAB_H
-#define PFC_TRACE_PROCESSOR_SQL_VTAB_H
+#ifndef PFC_TRACE_PROCESSOR_SQL_VTAB_VTAB_H
+#define PFC_TRACE_PROCESSOR_SQL_VTAB_VTAB_H
 
 #include <stdint.h>
 

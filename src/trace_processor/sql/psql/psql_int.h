@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * psql.h - private to sql/: the pieces of PerfettoSQL (the CREATE PERFETTO
- * statements and macros) that perfetto_sql.c puts together: a token-level
- * scanner of SQL text (psql_lex.c), the macro table and its expansion
- * (psql_macro.c) and functions defined in SQL (psql_function.c). sql.h
- * offers the result (tp_psql_*); nothing outside sql/ includes this.
+ * psql_int.h - private to sql/psql/: the pieces of PerfettoSQL that
+ * perfetto_sql.c puts together, from the bottom up: a token-level scanner
+ * of SQL text (psql_lex.c), the macro table and its expansion
+ * (psql_macro.c), the arguments of functions defined in SQL
+ * (psql_fn_args.c), table functions (psql_table_fn.c) and functions
+ * (psql_function.c), and the modules INCLUDE runs (psql_modules.c).
+ * psql.h offers the result (tp_psql_*); nothing outside psql/ includes
+ * this.
  */
-#ifndef PFC_TRACE_PROCESSOR_SQL_PSQL_H
-#define PFC_TRACE_PROCESSOR_SQL_PSQL_H
+#ifndef PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_INT_H
+#define PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -18,13 +21,15 @@ struct sqlite3_value;
 struct tp_agg;
 struct psql_macros;
 struct psql_functions;
+struct psql_modules;
 
-/* What tp_psql_create() makes (sql.h). */
+/* What tp_psql_create() makes (psql.h). */
 struct tp_psql {
 	struct sqlite3 *conn;
 	struct tp_agg *agg;               /* may be NULL */
 	struct psql_macros *macros;
 	struct psql_functions *functions;
+	struct psql_modules *modules;
 	int include_depth;                /* INCLUDEs being run, nested */
 };
 
@@ -123,6 +128,8 @@ struct psql_functions {
 	bool inner_error; /* a nested call failed: its message goes up as is */
 };
 
+/* psql_fn_args.c: what a function's call passes. */
+
 /*
  * psql_fn_check_args() - Upstream's type check of a call's arguments
  * (NULL always passes).
@@ -133,6 +140,8 @@ char *psql_fn_check_args(const struct psql_fn *d, int argc, struct sqlite3_value
 /* Binds each argument of a call to its $name in @st. */
 void psql_fn_bind(const struct psql_fn *d, struct sqlite3_stmt *st, int argc,
 		  struct sqlite3_value **argv);
+
+/* psql_table_fn.c */
 
 /*
  * psql_table_fn_register() - Make table function @d (n_cols > 0) callable
@@ -150,6 +159,8 @@ void psql_table_fn_unregister(struct sqlite3 *conn, const char *name);
  * Return: NULL, or the message (sqlite3_free it).
  */
 char *psql_table_fn_check(const struct psql_fn *d, struct sqlite3_stmt *st);
+
+/* psql_function.c */
 
 int psql_functions_create(struct sqlite3 *conn, struct psql_functions **out);
 /* Finalizes their statements; call it before sqlite3_close(). */
@@ -191,21 +202,37 @@ int psql_arg_list(const char *p, const char *end,
  */
 bool psql_type_known(const char *t, size_t n, bool macro);
 
-/*
- * psql_error_stmt() - A statement that fails with @msg when stepped (how
- * PerfettoSQL errors reach the shell, like SQLite's own).
- * Return: SQLITE_OK or SQLite's error.
- */
-int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt **out);
+/* ------------------------------------------------------------- modules ---- */
 
-/* A statement with no result columns that does nothing. */
-int psql_done_stmt(struct sqlite3 *conn, struct sqlite3_stmt **out);
+/* One module INCLUDE can run (psql_modules.c owns it). */
+struct psql_module {
+	const char *name; /* dotted: "linux.perf.samples" */
+	const char *sql;  /* its text */
+	bool included;    /* run (or running) on this connection */
+};
+
+int psql_modules_create(struct psql_modules **out);
+void psql_modules_destroy(struct psql_modules *m);
 
 /*
- * tp_sql_include_run() - INCLUDE with @p (macros and CREATE PERFETTO in
- * module text): include.c's half of tp_psql_prepare().
+ * psql_modules_match() - The modules INCLUDE PERFETTO MODULE @name means:
+ * @name itself, or for "pkg.*" every module under pkg ("*": all). Calls
+ * @fn with each, in name order, until it returns non-zero.
+ * Return: what @fn returned last (0 if never called for a wildcard), or
+ * -EINVAL with *@err (sqlite3_malloc'd) set to Perfetto's message for an
+ * unknown package or module.
  */
-int tp_sql_include_run(struct sqlite3 *conn, struct tp_psql *p, const char *sql,
-		       struct sqlite3_stmt **out, const char **out_tail);
+int psql_modules_match(struct psql_modules *m, const char *name,
+		       int (*fn)(void *ctx, struct psql_module *mod), void *ctx, char **err);
+
+/*
+ * psql_modules_defining() - The module, but the prelude, whose text
+ * creates table, view or function @name; NULL if none does.
+ */
+const char *psql_modules_defining(const struct psql_modules *m, const char *name);
+
+/* Calls @fn with every module whose name starts with @prefix, in name order. */
+void psql_modules_each(struct psql_modules *m, const char *prefix,
+		       void (*fn)(void *ctx, struct psql_module *mod), void *ctx);
 
 #endif

@@ -11,7 +11,7 @@
  * layout (sched_switch, sched_wakeup, print, ...); any other prints each
  * arg as " key=value" in arg set order.
  */
-#include "trace_processor/sql/sql.h"
+#include "trace_processor/sql/funcs/funcs_int.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -21,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_processor/sql/to_ftrace.h"
 #include "trace_processor/storage/storage.h"
 
 /* A growing line; @oom is set once an append failed. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * agg.h - the native GROUP BY path, private to the SQL layer (sql.h has
- * its entry points).
+ * agg_int.h - the native GROUP BY path's own parts, private to sql/agg/
+ * (agg.h has its entry points).
  *
  * SQLite reads a virtual table one row and one cell at a time (~100 ns a
  * row), which bounds "SUM(dur) FROM sched GROUP BY utid" over millions of
@@ -21,8 +21,8 @@
  * SQL leaves open anyway). PFC_TP_NO_FAST_AGG=1 in the environment turns
  * the path off (benchmarks and tests compare both).
  */
-#ifndef PFC_TRACE_PROCESSOR_SQL_AGG_H
-#define PFC_TRACE_PROCESSOR_SQL_AGG_H
+#ifndef PFC_TRACE_PROCESSOR_SQL_AGG_AGG_INT_H
+#define PFC_TRACE_PROCESSOR_SQL_AGG_AGG_INT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
  * column reference replaced by a result column, so SQLite still evaluates
  * the arithmetic, CASE, functions, HAVING, ORDER BY and LIMIT itself.
  */
-#include "trace_processor/sql/agg.h"
+#include "trace_processor/sql/agg/agg_int.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "trace_processor/sql/agg_lex.h"
+#include "trace_processor/sql/agg/agg_lex.h"
 #include "trace_processor/storage/storage.h"
 
 /* A view of ours that is one table under another name, maybe with aliases. */

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * engine.c - the SQL engine the facade uses (sql.h: tp_sql_*): the
+ * connection of sql.c, the native GROUP BY path (agg/) and PerfettoSQL
+ * (psql/) put together, and every statement prepared through them.
+ */
+#include "trace_processor/sql/sql.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+
+#include "trace_processor/sql/agg/agg.h"
+#include "trace_processor/sql/psql/psql.h"
+
+struct tp_sql {
+	struct sqlite3 *conn;
+	struct tp_agg *agg;   /* the native GROUP BY path; NULL if it failed */
+	struct tp_psql *psql; /* PerfettoSQL's statements, macros and modules */
+};
+
+int tp_sql_create(struct tp_db *db, struct tp_sql **out)
+{
+	struct tp_sql *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	rc = tp_sql_open(db, &s->conn);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	/* Without the native path every query still works, only slower. */
+	if (tp_agg_create(s->conn, db, &s->agg) < 0)
+		s->agg = NULL;
+	rc = tp_psql_create(s->conn, s->agg, &s->psql);
+	if (rc < 0) {
+		tp_sql_destroy(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void tp_sql_destroy(struct tp_sql *s)
+{
+	if (!s)
+		return;
+	tp_psql_destroy(s->psql);
+	sqlite3_close(s->conn);
+	tp_agg_destroy(s->agg);
+	free(s);
+}
+
+struct sqlite3 *tp_sql_conn(const struct tp_sql *s)
+{
+	return s->conn;
+}
+
+int tp_sql_prepare(struct tp_sql *s, const char *sql, struct sqlite3_stmt **out,
+		   const char **out_tail)
+{
+	return tp_psql_prepare(s->psql, sql, out, out_tail);
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * funcs_int.h - private to sql/funcs/: the families of built-in functions
+ * funcs.c registers, one file each.
+ */
+#ifndef PFC_TRACE_PROCESSOR_SQL_FUNCS_FUNCS_INT_H
+#define PFC_TRACE_PROCESSOR_SQL_FUNCS_FUNCS_INT_H
+
+struct sqlite3;
+struct tp_db;
+
+/*
+ * tp_sql_add_callstacks() - Add demangle() (and __intrinsic_demangle())
+ * and the table function experimental_annotated_callstack(callsite_id)
+ * over @db's stack_profile_* tables to @conn (callstacks.c). @db is
+ * borrowed and outlives @conn.
+ * Return: SQLITE_OK or SQLite's error code.
+ */
+int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
+
+/*
+ * tp_sql_add_to_ftrace() - Add to_ftrace(id) to @conn: the ftrace_event
+ * row @id as its systrace text line, as Perfetto prints it (to_ftrace.c).
+ * Return: a SQLite result code.
+ */
+int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * psql.h - sql/psql/, PerfettoSQL: the statements Perfetto adds to SQLite
+ * (INCLUDE PERFETTO MODULE, CREATE [OR REPLACE] PERFETTO TABLE / VIEW /
+ * FUNCTION / MACRO / INDEX, DROP PERFETTO INDEX), macros, and the modules
+ * of the standard library. The one header of the folder; psql_int.h holds
+ * what its files share.
+ */
+#ifndef PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_H
+#define PFC_TRACE_PROCESSOR_SQL_PSQL_PSQL_H
+
+struct sqlite3;
+struct sqlite3_stmt;
+struct tp_agg;
+struct tp_psql;
+
+/**
+ * tp_psql_create() - PerfettoSQL state for @conn: its macros, functions
+ * and modules. The prelude modules run now.
+ * @conn: a connection from tp_sql_open() (borrowed).
+ * @agg: the native GROUP BY path for plain statements, or NULL.
+ * @out: set to the state; free it with tp_psql_destroy() before closing
+ *       @conn (its functions' statements are finalized then).
+ * Return: 0, -ENOMEM, -EIO, or -EINVAL if a prelude statement failed
+ * (the message goes to stderr).
+ */
+int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out);
+void tp_psql_destroy(struct tp_psql *p);
+
+/**
+ * tp_psql_prepare() - Prepare the first statement of @sql as PerfettoSQL.
+ * @p: from tp_psql_create().
+ * @sql: text whose first statement is to run (more may follow).
+ * @out: set to the statement to step (finalize it), or NULL if @sql holds
+ *       only blanks and comments.
+ * @out_tail: set to where the next statement starts in @sql.
+ *
+ * Macro calls ("name!(args)") are expanded first. INCLUDE PERFETTO MODULE
+ * runs the module now (each runs once per connection; "pkg.*" includes
+ * every module under pkg; errors are Perfetto's: "INCLUDE: Package 'x'
+ * not found", "INCLUDE: unknown module 'x.y'"). CREATE [OR REPLACE]
+ * PERFETTO TABLE / VIEW / FUNCTION / MACRO / INDEX and DROP PERFETTO
+ * INDEX run now too. For those *@out has no result columns, or fails with
+ * the message when stepped. Anything else is SQLite's statement (through
+ * the native GROUP BY path when @p has one).
+ *
+ * Return: SQLITE_OK, or SQLite's error code (sqlite3_errmsg() says why).
+ * Context: runs SQL on the connection; the caller's thread.
+ */
+int tp_psql_prepare(struct tp_psql *p, const char *sql, struct sqlite3_stmt **out,
+		    const char **out_tail);
+
+/*
+ * tp_psql_module_for() - The module that creates table, view or function
+ * @name (case-insensitive), for the hint after "no such table"; NULL if
+ * none does. The prelude, always included, is not named.
+ */
+const char *tp_psql_module_for(const struct tp_psql *p, const char *name);
+
+#endif
