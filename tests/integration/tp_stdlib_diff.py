@@ -304,7 +304,8 @@ def main():
     for label, sql in calls.get(m, []):
       units.append(Unit(m, label, sql))
 
-  passed = failed = skipped = 0
+  passed = failed = skipped = with_rows = 0
+  empty = {}
   for t in traces:
     tname = os.path.splitext(t)[0]
     path = os.path.join(a.traces, t)
@@ -326,6 +327,10 @@ def main():
       if ok:
         print('ok   %s' % name)
         passed += 1
+        if ul and len(ul) > 1:
+          with_rows += 1
+        else:
+          empty[u.key] = empty.get(u.key, 0) + 1
         if why:
           print('# %s now matches upstream: take it out of %s' % (name, a.known))
       elif why:
@@ -337,6 +342,10 @@ def main():
         if a.v and ul is not None and ol is not None:
           print('  upstream:\n    ' + '\n    '.join(ul[:40]))
           print('  ours:\n    ' + '\n    '.join(ol[:40]))
+  # What the traces exercise: equal and empty on every trace proves little.
+  never = sorted(k for k, n in empty.items() if n == len(traces))
+  print('# %d of %d equal pairs have rows; empty on every trace: %s' % (
+      with_rows, passed, ', '.join(never) if never else 'none'))
   print('%d passed, %d failed, %d skipped' % (passed, failed, skipped))
   return 1 if failed else 0
 
