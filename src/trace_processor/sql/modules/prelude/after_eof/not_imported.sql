@@ -4,7 +4,8 @@
 -- profilers, callstacks of track events). They exist, empty, with
 -- Perfetto's columns, so that the modules and queries reading them (the
 -- UI's process summaries among them) give their empty answers instead of
--- failing.
+-- failing. An importer that comes to fill one of them deletes its view
+-- here: the view would hide a table of the same name.
 
 CREATE VIEW heap_profile_allocation AS
 SELECT
