@@ -63,3 +63,16 @@ WHERE 0;
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
 WHERE 0;
+
+-- Heap profile dumps (heapprofd, Java heap profiles).
+CREATE VIEW heap_profile AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS ts_end, NULL AS dur, NULL AS upid, NULL AS heap_name
+WHERE 0;
+
+-- The OutOfMemoryErrors behind Java heap dumps.
+CREATE VIEW __intrinsic_heap_graph_java_oome_details AS
+SELECT
+  NULL AS id, NULL AS heap_graph_id, NULL AS allocation_size_bytes,
+  NULL AS total_bytes_free, NULL AS free_bytes_until_oom, NULL AS error_msg
+WHERE 0;
