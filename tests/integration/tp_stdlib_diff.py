@@ -309,7 +309,7 @@ def main():
       units.append(Unit(m, label, sql))
 
   passed = failed = skipped = with_rows = 0
-  empty = {}
+  empty, seen_fail, first_fail = {}, {}, {}
   for t in traces:
     tname = os.path.splitext(t)[0]
     path = os.path.join(a.traces, t)
@@ -341,7 +341,12 @@ def main():
         print('skip %s: known difference (%s): %s' % (name, verdict, why))
         skipped += 1
       else:
-        print('FAIL %s: %s' % (name, verdict))
+        # The same failure on several traces is spelled out once.
+        if seen_fail.get(u.key) == verdict:
+          print('FAIL %s: as on %s' % (name, first_fail[u.key]))
+        else:
+          print('FAIL %s: %s' % (name, verdict))
+          seen_fail[u.key], first_fail[u.key] = verdict, tname
         failed += 1
         if a.v and ul is not None and ol is not None:
           print('  upstream:\n    ' + '\n    '.join(ul[:40]))
