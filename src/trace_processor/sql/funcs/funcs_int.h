@@ -26,7 +26,7 @@ int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
 int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
 
 /*
- * tp_sql_add_text() - Add the string built-ins (str_split) to @conn
+ * tp_sql_add_text() - Add str_split() and hash() to @conn
  * (text.c).
  * Return: a SQLite result code.
  */

@@ -7,6 +7,8 @@
  * non-integer field number, is an error.
  */
 #include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "trace_processor/sql/funcs/funcs_int.h"
@@ -44,9 +46,59 @@ static void fn_str_split(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_text(ctx, s, hit ? (int)(hit - s) : -1, SQLITE_TRANSIENT);
 }
 
+#define FNV_OFFSET 14695981039346656037ULL
+#define FNV_PRIME 1099511628211ULL
+
+static uint64_t fnv_bytes(uint64_t h, const unsigned char *p, size_t n)
+{
+	while (n--)
+		h = (h ^ *p++) * FNV_PRIME;
+	return h;
+}
+
+static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	uint64_t h = FNV_OFFSET;
+	unsigned char le[8];
+	int i, b;
+
+	for (i = 0; i < argc; i++) {
+		uint64_t v;
+		const unsigned char *s;
+
+		switch (sqlite3_value_type(argv[i])) {
+		case SQLITE_INTEGER:
+			v = (uint64_t)sqlite3_value_int64(argv[i]);
+			for (b = 0; b < 8; b++)
+				le[b] = (unsigned char)(v >> (8 * b));
+			h = fnv_bytes(h, le, sizeof(le));
+			break;
+		case SQLITE_TEXT:
+			s = sqlite3_value_text(argv[i]);
+			h = fnv_bytes(h, s, strlen((const char *)s));
+			break;
+		default: {
+			char msg[48];
+
+			snprintf(msg, sizeof(msg), "HASH: arg %d has unknown type", i);
+			sqlite3_result_error(ctx, msg, -1);
+			return;
+		}
+		}
+	}
+	sqlite3_result_int64(ctx, (sqlite3_int64)h);
+}
+
 int tp_sql_add_text(struct sqlite3 *conn)
 {
-	return sqlite3_create_function_v2(conn, "str_split", 3,
-					  SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
-					  fn_str_split, NULL, NULL, NULL);
+	int rc = sqlite3_create_function_v2(conn, "str_split", 3,
+					    SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					    NULL, fn_str_split, NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, "hash", -1,
+						SQLITE_UTF8 | SQLITE_DETERMINISTIC |
+							SQLITE_INNOCUOUS,
+						NULL, fn_hash, NULL, NULL, NULL);
+	return rc;
 }
