@@ -130,7 +130,7 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 	if (rc == SQLITE_OK)
 		rc = tp_sql_funcs_register(conn, db);
 	if (rc == SQLITE_OK)
-		rc = tp_sql_ops_register(conn, db);
+		rc = tp_ops_register(conn, db);
 	if (rc != SQLITE_OK)
 		goto fail;
 

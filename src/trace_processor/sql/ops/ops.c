@@ -1,23 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * ops.c - registers the operator families of sql/ops/ (ops.h): each family
- * file offers one registration call, listed here.
+ * ops.c - adds every family of sql/ops/ to a connection; tp_sql_open()
+ * calls it once, before the views and the prelude modules that use them.
  */
 #include "trace_processor/sql/ops/ops.h"
 
 #include <sqlite3.h>
-#include <stddef.h>
 
-int tp_sql_ops_register(struct sqlite3 *conn, struct tp_db *db)
+#include "trace_processor/sql/ops/ops_int.h"
+
+int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 {
-	static int (*const k_families[])(struct sqlite3 *, struct tp_db *) = {
-		NULL, /* no family yet */
-	};
-	size_t i;
-	int rc = SQLITE_OK;
+	int rc = ops_table_ptr_register(conn);
 
-	for (i = 0; i < sizeof(k_families) / sizeof(k_families[0]) && rc == SQLITE_OK; i++)
-		if (k_families[i])
-			rc = k_families[i](conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_types_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_interval_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_counter_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_mipmap_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_layout_register(conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_slice_fns_register(conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_args_register(conn, db);
 	return rc;
 }
