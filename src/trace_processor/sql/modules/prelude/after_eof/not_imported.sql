@@ -81,3 +81,20 @@ WHERE 0;
 CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
 SELECT NULL AS id, NULL AS track_id, NULL AS uid, NULL AS cluster, NULL AS total_cpu_millis
 WHERE 0;
+
+-- The counter tracks of GPUs (those with a ugpu dimension), with the GPU.
+CREATE VIEW gpu_counter_track AS
+SELECT
+  ct.id,
+  ct.name,
+  ct.type,
+  ct.parent_id,
+  ct.source_arg_set_id,
+  ct.machine_id,
+  ct.unit,
+  ct.description,
+  extract_arg(ct.dimension_arg_set_id, 'ugpu') AS ugpu,
+  extract_arg(ct.dimension_arg_set_id, 'gpu') AS gpu_id
+FROM counter_track AS ct
+JOIN args AS a ON a.arg_set_id = ct.dimension_arg_set_id
+WHERE a.key = 'ugpu';
