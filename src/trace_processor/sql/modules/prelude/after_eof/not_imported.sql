@@ -98,3 +98,22 @@ SELECT
 FROM counter_track AS ct
 JOIN args AS a ON a.arg_set_id = ct.dimension_arg_set_id
 WHERE a.key = 'ugpu';
+
+-- SurfaceFlinger's frame timeline (Android's frametimeline data source).
+CREATE VIEW actual_frame_timeline_slice AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS dur, NULL AS track_id, NULL AS category, NULL AS name,
+  NULL AS depth, NULL AS parent_id, NULL AS arg_set_id, NULL AS display_frame_token,
+  NULL AS surface_frame_token, NULL AS upid, NULL AS layer_name, NULL AS present_type,
+  NULL AS on_time_finish, NULL AS gpu_composition, NULL AS jank_type,
+  NULL AS jank_severity_type, NULL AS prediction_type, NULL AS jank_tag,
+  NULL AS jank_tag_experimental, NULL AS jank_score, NULL AS latched_unsignaled_count,
+  NULL AS addressable_unsignaled_latch_count, NULL AS latched_fence_state
+WHERE 0;
+
+CREATE VIEW expected_frame_timeline_slice AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS dur, NULL AS track_id, NULL AS category, NULL AS name,
+  NULL AS depth, NULL AS parent_id, NULL AS arg_set_id, NULL AS display_frame_token,
+  NULL AS surface_frame_token, NULL AS upid, NULL AS layer_name
+WHERE 0;
