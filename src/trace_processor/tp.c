@@ -83,3 +83,18 @@ int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const 
 		return SQLITE_NOMEM;
 	return tp_sql_prepare(tp->sql, sql, out, out_tail);
 }
+
+int tp_prepare_in(struct tp *tp, const char *doc, const char *sql, struct sqlite3_stmt **out,
+		  const char **out_tail)
+{
+	if (!tp_sqlite(tp))
+		return SQLITE_NOMEM;
+	return tp_sql_prepare_in(tp->sql, doc, sql, out, out_tail);
+}
+
+char *tp_error(struct tp *tp, const char *step_msg)
+{
+	if (!tp->sql)
+		return sqlite3_mprintf("%s", step_msg ? step_msg : "cannot start SQLite");
+	return tp_sql_error(tp->sql, step_msg);
+}

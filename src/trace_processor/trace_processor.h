@@ -88,6 +88,23 @@ struct sqlite3 *tp_sqlite(struct tp *tp);
  */
 int tp_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out, const char **out_tail);
 
+/*
+ * tp_prepare_in() - tp_prepare() of the statement at @sql, a position in
+ * the query text @doc (a -q file): errors name @doc's lines and columns.
+ */
+int tp_prepare_in(struct tp *tp, const char *doc, const char *sql, struct sqlite3_stmt **out,
+		  const char **out_tail);
+
+/*
+ * tp_error() - The error of the statement prepared last, as Perfetto
+ * prints it: "Traceback (most recent call last):", one frame per text
+ * it came through (the query, modules, macros) with a caret, then the
+ * message. @step_msg: sqlite3_errmsg() after stepping the statement
+ * failed; NULL after tp_prepare*() failed.
+ * Return: the text (sqlite3_free it), or NULL if out of memory.
+ */
+char *tp_error(struct tp *tp, const char *step_msg);
+
 /* The tables (borrowed). */
 struct tp_db *tp_get_db(struct tp *tp);
 

@@ -68,7 +68,7 @@ expect_error include/unknown_module "$M linux.perf.nope; SELECT 1" \
 expect_error include/not_yet "SELECT * FROM linux_perf_samples_summary_tree" \
 	"no such table: linux_perf_samples_summary_tree"
 expect_error include/hint "SELECT * FROM cpu_profiling_summary_tree" \
-	"Hint: cpu_profiling_summary_tree comes from a module: run INCLUDE PERFETTO MODULE stacks.cpu_profiling; first"
+	"no such table: cpu_profiling_summary_tree; INCLUDE PERFETTO MODULE stacks.cpu_profiling"
 
 # ------------------------------------------------------------- prelude ----
 expect prelude/profiler_sample perf_sql "SELECT * FROM __intrinsic_profiler_sample ORDER BY id" \

@@ -158,11 +158,11 @@ fi
 expect_fail errors_sql 'no such table: no_such_table' \
 	-Q 'SELECT * FROM no_such_table' "$TRACE"
 run errors_sql_prefix -Q 'SELECT * FROM no_such_table' "$TRACE"
-if grep -q '^Error: ' "$tmp/errors_sql_prefix.err" &&
-	grep -q 'SELECT \* FROM no_such_table' "$tmp/errors_sql_prefix.err"; then
+# Perfetto's form: the traceback (the statement, a caret), then the message.
+if [ "$(oneline "$tmp/errors_sql_prefix.err")" = 'Traceback (most recent call last):|  File "stdin" line 1 col 1|    SELECT * FROM no_such_table|    ^|no such table: no_such_table|' ]; then
 	pass tp_shell/errors_sql_format
 else
-	fail tp_shell/errors_sql_format "want 'Error: ...' and the statement: $(oneline "$tmp/errors_sql_prefix.err")"
+	fail tp_shell/errors_sql_format "want Perfetto's traceback and message: $(oneline "$tmp/errors_sql_prefix.err")"
 fi
 # The first result set is out before the second statement fails (Perfetto's too).
 run errors_sql_later -Q 'SELECT 1 AS a; SELECT nope FROM (SELECT 1 AS x); SELECT 2' "$TRACE"
@@ -172,7 +172,7 @@ if [ $rc -eq 1 ] && grep -q 'no such column' "$tmp/errors_sql_later.err" &&
 else
 	fail tp_shell/errors_sql_later "exit $rc, stdout '$(oneline "$tmp/errors_sql_later.out")', stderr $(oneline "$tmp/errors_sql_later.err")"
 fi
-expect_fail errors_sql_runtime 'Error: ' \
+expect_fail errors_sql_runtime 'integer overflow' \
 	-Q "SELECT abs(-9223372036854775807 - 1)" "$TRACE"
 expect_fail errors_missing_trace 'no_such_trace.pb' -Q 'SELECT 1' "$tmp/no_such_trace.pb"
 expect_fail errors_missing_query_file 'no_such.sql' -q "$tmp/no_such.sql" "$TRACE"

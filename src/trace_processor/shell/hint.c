@@ -580,25 +580,28 @@ out:
 	return rc;
 }
 
-int shell_table_hint(sqlite3 *db, const char *errmsg, struct buf *out)
+int shell_module_hint(sqlite3 *db, const char *errmsg, struct buf *out)
 {
-	static const char k_prefix[] = "no such table: ";
+	static const char *const k_prefixes[] = {"no such table: ", "no such function: "};
 	sqlite3_stmt *st = NULL;
-	const char *name, *module;
+	const char *name = NULL, *module;
+	size_t i;
 	int rc = 0;
 
-	if (!errmsg || strncmp(errmsg, k_prefix, sizeof(k_prefix) - 1) != 0)
+	for (i = 0; errmsg && i < sizeof(k_prefixes) / sizeof(k_prefixes[0]) && !name; i++)
+		if (strncmp(errmsg, k_prefixes[i], strlen(k_prefixes[i])) == 0)
+			name = errmsg + strlen(k_prefixes[i]);
+	if (!name)
 		return 0;
-	name = errmsg + sizeof(k_prefix) - 1;
+	/* "no such table: main.x": the name alone. */
+	if (strchr(name, '.'))
+		name = strrchr(name, '.') + 1;
 	if (sqlite3_prepare_v2(db, "SELECT __tp_module_for(?1)", -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW &&
 	    (module = (const char *)sqlite3_column_text(st, 0)) != NULL)
-		rc = buf_appendf(out, "%s comes from a module: run INCLUDE PERFETTO MODULE %s; first",
-				 name, module) < 0
-			     ? -ENOMEM
-			     : 1;
+		rc = buf_append_str(out, module) < 0 ? -ENOMEM : 1;
 	sqlite3_finalize(st);
 	return rc;
 }

@@ -267,6 +267,9 @@ static int step_all(sqlite3_stmt *stmt)
 
 /* ----------------------------------------------------------------- CSV ---- */
 
+/* print_csv()'s result for a statement without output: done, nothing printed. */
+#define SQLITE_VOID_DONE (-1)
+
 /*
  * Perfetto's CSV: quoted column names; integers in decimal, reals with "%f",
  * strings in double quotes with nothing escaped, NULL as "[NULL]". The
@@ -283,6 +286,13 @@ static int print_csv(sqlite3_stmt *stmt, struct buf *out)
 	rc = sqlite3_step(stmt);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return rc;
+	/* A "void" function's statement (IMPORT(), create_function(), ...)
+	 * has no output, as in Perfetto. */
+	if (rc == SQLITE_ROW && n == 1 &&
+	    sqlite3_value_pointer(sqlite3_column_value(stmt, 0), "VOID")) {
+		rc = step_all(stmt);
+		return rc == SQLITE_DONE ? SQLITE_VOID_DONE : rc;
+	}
 	for (i = 0; i < n; i++) {
 		name = sqlite3_column_name(stmt, i);
 		err |= buf_appendf(out, "%s\"%s\"", i ? "," : "", name ? name : "");
@@ -495,20 +505,33 @@ out:
 enum out_mode { OUT_CSV, OUT_TABLE };
 
 /*
- * Prints "Error: MESSAGE" and the statement like report_sql_error(), then,
- * for a column the statement's tables lack, a "Hint: " line saying which
- * table lacks it and what to join or type instead (hint.c).
+ * Prints the error of the statement prepared last as Perfetto does (its
+ * traceback, then the message; tp_error()), the module to include when
+ * the message names a table or function only a module defines ("no such
+ * table: x; INCLUDE PERFETTO MODULE m"), then, for a column the
+ * statement's tables lack, a "Hint: " line saying which table lacks it and
+ * what to join or type instead (hint.c). @step_msg: SQLite's message when
+ * stepping failed, NULL when preparing did.
  */
-static void report_prepare_error(sqlite3 *db, const char *start, const char *end)
+static void report_stmt_error(struct tp *tp, sqlite3 *db, const char *step_msg,
+			      const char *start, const char *end)
 {
-	struct buf hint = BUF_INIT;
-	const char *msg = sqlite3_errmsg(db);
+	struct buf hint = BUF_INIT, module = BUF_INIT;
+	char *copy = strdup(step_msg ? step_msg : sqlite3_errmsg(db));
+	char *text = tp_error(tp, step_msg);
+	const char *msg = copy ? copy : "out of memory";
 
-	report_sql_error(msg, start, end);
-	if (shell_column_hint(db, msg, start, (size_t)(end - start), &hint) > 0 ||
-	    shell_table_hint(db, msg, &hint) > 0)
+	if (shell_module_hint(db, msg, &module) > 0)
+		fprintf(stderr, "%s; INCLUDE PERFETTO MODULE %s\n", text ? text : msg,
+			buf_cstr(&module));
+	else
+		fprintf(stderr, "%s\n", text ? text : msg);
+	if (shell_column_hint(db, msg, start, (size_t)(end - start), &hint) > 0)
 		fprintf(stderr, "Hint: %s\n", buf_cstr(&hint));
+	sqlite3_free(text);
+	free(copy);
 	buf_fini(&hint);
+	buf_fini(&module);
 }
 
 /*
@@ -526,17 +549,20 @@ static void report_prepare_error(sqlite3 *db, const char *start, const char *end
  */
 static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mode)
 {
-	const char *pos = skip_blank(sql), *tail;
+	const char *pos = sql, *tail;
 	struct buf csv = BUF_INIT;
 	sqlite3_stmt *stmt;
 	bool is_last, printed = false, ran = false;
 	int rc, err = -EINVAL;
 
-	while (*pos) {
+	/* Each statement starts right after the previous one's ';', blanks
+	 * included, as Perfetto's do (its errors show them). */
+	while (*skip_blank(pos)) {
 		stmt = NULL;
 		tail = NULL;
-		if (tp_prepare(tp, pos, &stmt, &tail) != SQLITE_OK) {
-			report_prepare_error(db, pos, statement_end(pos));
+		if (tp_prepare_in(tp, sql, pos, &stmt, &tail) != SQLITE_OK) {
+			report_stmt_error(tp, db, NULL, skip_blank(pos),
+					  statement_end(skip_blank(pos)));
 			goto out;
 		}
 		if (!tail)
@@ -547,7 +573,9 @@ static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mo
 			if (mode == OUT_CSV && has_output(stmt)) {
 				buf_reset(&csv);
 				rc = print_csv(stmt, &csv);
-				if (rc == SQLITE_DONE) {
+				if (rc == SQLITE_VOID_DONE) {
+					rc = SQLITE_DONE;
+				} else if (rc == SQLITE_DONE) {
 					if (printed)
 						putchar('\n');
 					printed = true;
@@ -559,18 +587,19 @@ static int run_sql(struct tp *tp, sqlite3 *db, const char *sql, enum out_mode mo
 				rc = print_table(stmt);
 			}
 			if (rc != SQLITE_DONE) {
-				report_sql_error(rc == SQLITE_NOMEM ? "out of memory"
-								    : sqlite3_errmsg(db),
-						 pos, tail);
+				report_stmt_error(tp, db,
+						  rc == SQLITE_NOMEM ? "out of memory"
+								     : sqlite3_errmsg(db),
+						  skip_blank(pos), tail);
 				sqlite3_finalize(stmt);
 				goto out;
 			}
 			sqlite3_finalize(stmt);
 		}
-		pos = skip_blank(tail);
+		pos = tail;
 	}
 	if (!ran && mode == OUT_CSV) {
-		fprintf(stderr, "Error: No valid SQL to run\n");
+		fprintf(stderr, "No valid SQL to run\n");
 		goto out;
 	}
 	err = 0;

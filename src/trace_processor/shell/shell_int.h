@@ -25,13 +25,11 @@ int shell_column_hint(struct sqlite3 *db, const char *errmsg, const char *sql, s
 		      struct buf *out);
 
 /*
- * shell_table_hint() - Explain a "no such table: X" error when one of our
- * PerfettoSQL modules makes X: the INCLUDE to run first.
- * @db:     the connection the statement failed on (borrowed).
- * @errmsg: SQLite's message for the failure.
- * @out:    receives one line of text, without "Hint: " or a newline.
- * Return: 1 if a hint was appended to @out, 0 if none, -ENOMEM.
+ * shell_module_hint() - For "no such table: X" or "no such function: X"
+ * when a module of the standard library defines X: appends the module's
+ * name to @out.
+ * Return: 1 if appended, 0 if no module defines it, -ENOMEM.
  */
-int shell_table_hint(struct sqlite3 *db, const char *errmsg, struct buf *out);
+int shell_module_hint(struct sqlite3 *db, const char *errmsg, struct buf *out);
 
 #endif

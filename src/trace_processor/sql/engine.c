@@ -63,3 +63,14 @@ int tp_sql_prepare(struct tp_sql *s, const char *sql, struct sqlite3_stmt **out,
 {
 	return tp_psql_prepare(s->psql, sql, out, out_tail);
 }
+
+int tp_sql_prepare_in(struct tp_sql *s, const char *doc, const char *sql,
+		      struct sqlite3_stmt **out, const char **out_tail)
+{
+	return tp_psql_prepare_in(s->psql, doc, sql, out, out_tail);
+}
+
+char *tp_sql_error(struct tp_sql *s, const char *sqlite_msg)
+{
+	return tp_psql_error(s->psql, sqlite_msg ? sqlite_msg : sqlite3_errmsg(s->conn));
+}

@@ -63,4 +63,19 @@ struct sqlite3 *tp_sql_conn(const struct tp_sql *s);
 int tp_sql_prepare(struct tp_sql *s, const char *sql, struct sqlite3_stmt **out,
 		   const char **out_tail);
 
+/*
+ * tp_sql_prepare_in() - tp_sql_prepare() of the statement at @sql, a
+ * position in the query text @doc: errors name lines and columns of @doc.
+ */
+int tp_sql_prepare_in(struct tp_sql *s, const char *doc, const char *sql,
+		      struct sqlite3_stmt **out, const char **out_tail);
+
+/*
+ * tp_sql_error() - The error of the statement prepared last, as Perfetto
+ * prints it (its traceback, then the message); @sqlite_msg is
+ * sqlite3_errmsg() after stepping it failed, NULL after prepare failed.
+ * Return: the text (sqlite3_free it), or NULL if out of memory.
+ */
+char *tp_sql_error(struct tp_sql *s, const char *sqlite_msg);
+
 #endif

@@ -1,21 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * perfetto_sql.c - PerfettoSQL on top of SQLite (sql.h: tp_psql_*): every
- * statement the facade prepares comes here first. Macro calls in it are
- * expanded (psql_macro.c); INCLUDE PERFETTO MODULE runs the modules
- * psql_modules.c names, statement by statement through this same path
- * (a module's own INCLUDEs first; each module once per connection);
- * CREATE [OR REPLACE] PERFETTO TABLE / VIEW / FUNCTION / MACRO / INDEX and
- * DROP PERFETTO INDEX run now, with upstream's checks and messages, and
- * hand back a statement with no columns (or one failing with the message
- * when stepped, as SQLite's own errors do); anything else is SQLite's,
- * through the native GROUP BY path. The tail given back always points
- * into the caller's text, so multi-statement text splits as before.
+ * perfetto_sql.c - PerfettoSQL on top of SQLite (psql.h: tp_psql_*): every
+ * statement the engine prepares comes here first. The statement is split
+ * off its text by tokens (psql_lex.c), its macro calls are expanded
+ * (psql_macro.c) with the origin of every byte kept (psql_source.c), and
+ * then it is one of:
+ *   - INCLUDE PERFETTO MODULE: the modules psql_modules.c names run now,
+ *     statement by statement through this same path (a module's own
+ *     INCLUDEs first; each module once per connection; one that failed
+ *     fails again with its reason; a cycle is an error);
+ *   - CREATE [OR REPLACE] PERFETTO TABLE / VIEW / INDEX, DROP PERFETTO
+ *     INDEX (psql_relation.c), FUNCTION (psql_function.c), MACRO: run
+ *     now, with upstream's checks and messages;
+ *   - anything else: SQLite's, through the native GROUP BY path.
+ * A statement of ours hands back a statement with no columns, or one that
+ * fails with the message when stepped, as SQLite's own errors do; the
+ * error with its traceback, as Perfetto prints it, is tp_psql_error()'s.
  */
 #include "trace_processor/sql/psql/psql.h"
 
 #include <errno.h>
 #include <sqlite3.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,101 +30,29 @@
 #include "trace_processor/sql/agg/agg.h"
 #include "trace_processor/sql/psql/psql_int.h"
 
-/* Longest table, view or index name. */
-#define PSQL_MAX_NAME 256
-/* Most columns a schema may declare. */
-#define PSQL_MAX_COLS 256
+/* How deep modules may include modules. */
+#define INCLUDE_MAX_DEPTH 32
+/* Longest module name, dots included. */
+#define INCLUDE_MAX_NAME 256
+/* Longest name of a query's text ("File \"stdin\"", "Module include ..."). */
+#define DOC_NAME_MAX (INCLUDE_MAX_NAME + 32)
 
-static int include_name(struct tp_psql *p, const char *name, int depth, char **err);
+/* A text statements are prepared from: a query, or a module. */
+struct doc {
+	const char *name;
+	const char *text;
+	size_t len;
+	bool header; /* a query's: its tracebacks start with the header */
+};
 
-/* __tp_error(msg): fails with @msg; what a failed PerfettoSQL statement steps. */
-static void fn_error(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const char *msg = (const char *)sqlite3_value_text(argv[0]);
-
-	(void)argc;
-	sqlite3_result_error(ctx, msg ? msg : "PerfettoSQL statement failed", -1);
-}
-
-/*
- * __tp_module_for(name): the module that makes table, view or function
- * @name, for the shell's hint after "no such table"; NULL if none does.
- */
-static void fn_module_for(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const struct tp_psql *p = sqlite3_user_data(ctx);
-	const char *m = tp_psql_module_for(p, (const char *)sqlite3_value_text(argv[0]));
-
-	(void)argc;
-	if (m)
-		sqlite3_result_text(ctx, m, -1, SQLITE_TRANSIENT);
-}
-
-const char *tp_psql_module_for(const struct tp_psql *p, const char *name)
-{
-	return psql_modules_defining(p->modules, name);
-}
-
-int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_psql **out)
-{
-	struct tp_psql *p = calloc(1, sizeof(*p));
-	char *err = NULL;
-	int rc;
-
-	if (!p)
-		return -ENOMEM;
-	p->conn = conn;
-	p->agg = agg;
-	if (psql_macros_create(&p->macros) < 0 ||
-	    psql_functions_create(conn, &p->functions) < 0 ||
-	    psql_modules_create(&p->modules) < 0) {
-		tp_psql_destroy(p);
-		return -ENOMEM;
-	}
-	rc = sqlite3_create_function_v2(conn, "__tp_error", 1, SQLITE_UTF8, NULL, fn_error, NULL,
-					NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_function_v2(conn, "__tp_module_for", 1, SQLITE_UTF8, p,
-						fn_module_for, NULL, NULL, NULL);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_exec(conn, "CREATE TEMP TABLE IF NOT EXISTS __tp_psql_noop(x)", NULL,
-				  NULL, NULL);
-	if (rc != SQLITE_OK) {
-		tp_psql_destroy(p);
-		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
-	}
-	/* The prelude is there before any query, as Perfetto's. */
-	rc = include_name(p, "prelude.*", 0, &err);
-	if (rc < 0) {
-		if (err)
-			fprintf(stderr, "trace_processor: %s\n", err);
-		sqlite3_free(err);
-		tp_psql_destroy(p);
-		return rc;
-	}
-	*out = p;
-	return 0;
-}
-
-void tp_psql_destroy(struct tp_psql *p)
-{
-	if (!p)
-		return;
-	if (p->conn) {
-		sqlite3_create_function_v2(p->conn, "__tp_module_for", 1, SQLITE_UTF8, NULL, NULL,
-					   NULL, NULL, NULL);
-	}
-	psql_macros_destroy(p->macros);
-	psql_functions_destroy(p->functions);
-	psql_modules_destroy(p->modules);
-	free(p);
-}
+static int prepare_doc(struct tp_psql *p, const struct doc *d, size_t off, sqlite3_stmt **out,
+		       size_t *next, struct psql_err *e, struct psql_arena *a,
+		       struct psql_layer *l);
 
 /* ----------------------------------------------------------- statements ---- */
 
-/* A statement that fails with @msg when stepped (how PerfettoSQL errors
- * reach the shell, like SQLite's own). */
-static int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt **out)
+/* A statement that fails with @msg when stepped. */
+static int error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3_stmt **out)
 {
 	int rc = sqlite3_prepare_v2(conn, "SELECT __tp_error(?1)", -1, out, NULL);
 
@@ -128,513 +62,398 @@ static int psql_error_stmt(struct sqlite3 *conn, const char *msg, struct sqlite3
 }
 
 /* A statement with no result columns that does nothing. */
-static int psql_done_stmt(struct sqlite3 *conn, struct sqlite3_stmt **out)
+static int done_stmt(struct sqlite3 *conn, struct sqlite3_stmt **out)
 {
 	return sqlite3_prepare_v2(conn, "DELETE FROM temp.__tp_psql_noop WHERE 0", -1, out, NULL);
 }
 
-/* ------------------------------------------------------ tables and views ---- */
+/* ------------------------------------------------------------- parsing ---- */
 
-struct schema {
-	size_t n;
-	const char *name[PSQL_MAX_COLS];
-	size_t len[PSQL_MAX_COLS];
-	const char *type[PSQL_MAX_COLS];
-	size_t type_len[PSQL_MAX_COLS];
-	char **err;
+/* Tokens of a statement, significant ones only, from @p to @end. */
+struct scan {
+	const char *p, *end;
+	struct psql_tok t; /* the current one */
 };
 
-static int schema_add(void *ctx, const char *name, size_t name_len, const char *type,
-		      size_t type_len)
+static void next(struct scan *s)
 {
-	struct schema *s = ctx;
-
-	if (!psql_type_known(type, type_len, false)) {
-		*s->err = sqlite3_mprintf("Unknown argument type: %.*s", (int)type_len, type);
-		return -EINVAL;
-	}
-	if (s->n == PSQL_MAX_COLS) {
-		*s->err = sqlite3_mprintf("more than %d columns in the schema", PSQL_MAX_COLS);
-		return -EINVAL;
-	}
-	s->name[s->n] = name;
-	s->len[s->n] = name_len;
-	s->type[s->n] = type;
-	s->type_len[s->n] = type_len;
-	s->n++;
-	return 0;
+	s->p = psql_lex_sig(s->p, s->end, &s->t);
 }
 
-static bool schema_has(const struct schema *s, const char *col)
+static bool accept(struct scan *s, const char *kw)
 {
-	size_t i;
-
-	for (i = 0; i < s->n; i++)
-		if (strlen(col) == s->len[i] && strncmp(col, s->name[i], s->len[i]) == 0)
-			return true;
-	return false;
-}
-
-static bool columns_have(sqlite3_stmt *st, const char *name, size_t len)
-{
-	int i;
-
-	for (i = 0; i < sqlite3_column_count(st); i++) {
-		const char *c = sqlite3_column_name(st, i);
-
-		if (c && strlen(c) == len && strncmp(c, name, len) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* Upstream's tables hold no BYTES nor ANY column. */
-static char *check_table_types(const struct schema *s, const char *name, size_t name_len)
-{
-	size_t i;
-
-	for (i = 0; i < s->n; i++) {
-		const char *t = s->type[i];
-		size_t n = s->type_len[i];
-
-		if ((n == 5 && strncasecmp(t, "bytes", 5) == 0) ||
-		    (n == 5 && strncasecmp(t, "proto", 5) == 0))
-			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): Bytes type is not "
-					       "supported",
-					       (int)name_len, name);
-		if (n == 3 && strncasecmp(t, "any", 3) == 0)
-			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): ANY type cannot be used "
-					       "in table columns",
-					       (int)name_len, name);
-	}
-	return NULL;
-}
-
-/* Letters, digits and underscores only. */
-static bool valid_name(const char *s)
-{
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '_'))
-			return false;
+	if (!psql_tok_is(&s->t, kw))
+		return false;
+	next(s);
 	return true;
 }
 
-/* Upstream's checks of a body's column names against the declared schema. */
-static char *check_columns(sqlite3_stmt *st, const struct schema *s, const char *tag)
+/* A name: plain, or quoted with "" `` []. */
+static bool is_name(const struct psql_tok *t)
 {
-	sqlite3_str *dup = sqlite3_str_new(NULL), *extra = sqlite3_str_new(NULL),
-		    *missing = sqlite3_str_new(NULL);
-	char *a, *b, *c, *msg = NULL;
-	int i, j, n = sqlite3_column_count(st);
-	size_t k;
-
-	for (i = 0; i < n && !msg; i++) {
-		const char *col = sqlite3_column_name(st, i);
-
-		if (!col || !*col) {
-			msg = sqlite3_mprintf("%s: column %d: name must not be empty", tag, i);
-			break;
-		}
-		if (!psql_name_start(*col) || (unsigned char)*col >= 0x80) {
-			msg = sqlite3_mprintf("%s: Column %d: name '%s' has to start with a letter or "
-					      "underscore.",
-					      tag, i, col);
-			break;
-		}
-		if (!valid_name(col)) {
-			msg = sqlite3_mprintf("%s: Column %d: name '%s' has to contain only "
-					      "alphanumeric characters and underscores.",
-					      tag, i, col);
-			break;
-		}
-		for (j = i + 1; j < n; j++) {
-			const char *o = sqlite3_column_name(st, j);
-
-			if (o && strcmp(o, col) == 0) {
-				sqlite3_str_appendf(dup, "%s%s", sqlite3_str_length(dup) ? ", " : "",
-						    col);
-				break;
-			}
-		}
-		if (s->n && !schema_has(s, col))
-			sqlite3_str_appendf(extra, "%s%s", sqlite3_str_length(extra) ? ", " : "",
-					    col);
-	}
-	for (k = 0; k < s->n; k++)
-		if (!columns_have(st, s->name[k], s->len[k]))
-			sqlite3_str_appendf(missing, "%s%.*s",
-					    sqlite3_str_length(missing) ? ", " : "",
-					    (int)s->len[k], s->name[k]);
-	a = sqlite3_str_finish(dup);
-	b = sqlite3_str_finish(extra);
-	c = sqlite3_str_finish(missing);
-	if (msg)
-		;
-	else if (a)
-		msg = sqlite3_mprintf("%s: multiple columns are named: %s", tag, a);
-	else if (b && c)
-		msg = sqlite3_mprintf("%s: the following columns are declared in the schema, but "
-				      "do not exist: %s; and the following columns exist, but are "
-				      "not declared: %s",
-				      tag, c, b);
-	else if (b)
-		msg = sqlite3_mprintf("%s: the following columns are missing from the schema: %s",
-				      tag, b);
-	else if (c)
-		msg = sqlite3_mprintf("%s: the following columns are declared in the schema, but "
-				      "do not exist: %s",
-				      tag, c);
-	sqlite3_free(a);
-	sqlite3_free(b);
-	sqlite3_free(c);
-	return msg;
+	return t->type == TK_ID || t->type == TK_QID || t->type == TK_STRING;
 }
 
-/* Runs @sql (one statement); on failure *@err is "@tag: SQLite's message". */
-static int exec(sqlite3 *conn, const char *sql, const char *tag, char **err)
+static int syntax_error(struct psql_err *e, const struct psql_layer *l, const struct psql_tok *t)
 {
-	if (!sql)
-		return -ENOMEM;
-	if (sqlite3_exec(conn, sql, NULL, NULL, NULL) == SQLITE_OK)
-		return 0;
-	if (err && !*err)
-		*err = tag ? sqlite3_mprintf("%s: %s", tag, sqlite3_errmsg(conn))
-			   : sqlite3_mprintf("%s", sqlite3_errmsg(conn));
-	return -EINVAL;
-}
-
-/* exec() of @sql made by sqlite3_mprintf(), then freed. */
-static int exec_free(sqlite3 *conn, char *sql, const char *tag, char **err)
-{
-	int rc = exec(conn, sql, tag, err);
-
-	sqlite3_free(sql);
-	return rc;
-}
-
-/* The plain name at @p; its end, or NULL. */
-static const char *name_end(const char *p, const char *end)
-{
-	const char *e = p;
-
-	if (p >= end || !psql_name_start(*p))
-		return NULL;
-	while (e < end && psql_name_char(*e) && *e != '$')
-		e++;
-	return e - p < PSQL_MAX_NAME ? e : NULL;
-}
-
-static char *syntax_error(const char *what, const char *at, const char *end)
-{
-	return sqlite3_mprintf("%s: syntax error near '%.*s'", what,
-			       (int)(end - at > 40 ? 40 : end - at), at);
-}
-
-/* CREATE [OR REPLACE] PERFETTO TABLE|VIEW name [(schema)] AS body. */
-static int create_relation(struct tp_psql *p, bool table, bool replace, const char *q,
-			   const char *end, char **err)
-{
-	const char *tag = table ? "CREATE PERFETTO TABLE" : "CREATE PERFETTO VIEW";
-	const char *kind = table ? "TABLE" : "VIEW";
-	struct schema s = {.err = err};
-	const char *name = q, *ne = name_end(q, end), *body, *tail = NULL;
-	sqlite3_stmt *st = NULL;
-	int rc;
-
-	if (!ne) {
-		*err = syntax_error(tag, q, end);
-		return -EINVAL;
-	}
-	q = psql_skip_space(ne);
-	if (q < end && *q == '(') {
-		const char *close = psql_close_paren(q, end);
-
-		if (!close) {
-			*err = syntax_error(tag, q, end);
-			return -EINVAL;
-		}
-		rc = psql_arg_list(q + 1, close - 1, schema_add, &s, err);
-		if (rc < 0)
-			return rc;
-		q = psql_skip_space(close);
-	}
-	body = psql_keyword(q, "AS");
-	if (!body || body >= end) {
-		*err = syntax_error(tag, q, end);
-		return -EINVAL;
-	}
-	rc = sqlite3_prepare_v2(p->conn, body, (int)(end - body), &st, &tail);
-	if (rc != SQLITE_OK || !st) {
-		*err = st ? NULL : sqlite3_mprintf("%s: %s", tag, rc == SQLITE_OK ? "no SELECT after AS" : sqlite3_errmsg(p->conn));
-		sqlite3_finalize(st);
-		return -EINVAL;
-	}
-	/* Upstream checks a view's columns only against a schema. */
-	*err = table || s.n ? check_columns(st, &s, tag) : NULL;
-	if (!*err && table)
-		*err = check_table_types(&s, name, (size_t)(ne - name));
-	sqlite3_finalize(st);
-	if (*err)
-		return -EINVAL;
-	rc = exec(p->conn, "SAVEPOINT __tp_psql", NULL, err);
-	if (rc < 0)
-		return rc;
-	if (replace)
-		rc = exec_free(p->conn,
-			       sqlite3_mprintf("DROP %s IF EXISTS %.*s", kind, (int)(ne - name), name),
-			       tag, err);
-	if (rc == 0)
-		rc = exec_free(p->conn,
-			       sqlite3_mprintf("CREATE %s %.*s AS %.*s\n", kind, (int)(ne - name), name,
-					       (int)(end - body), body),
-			       NULL, err);
-	if (rc < 0) {
-		sqlite3_exec(p->conn, "ROLLBACK TO __tp_psql", NULL, NULL, NULL);
-		sqlite3_exec(p->conn, "RELEASE __tp_psql", NULL, NULL, NULL);
-		return rc;
-	}
-	return exec(p->conn, "RELEASE __tp_psql", NULL, err);
-}
-
-/* ---------------------------------------------------------------- indexes ---- */
-
-/* The type ("table", "index", ...) and SQL of @name in the main schema. */
-static int master_row(sqlite3 *conn, const char *name, size_t n, const char *type, bool *virt)
-{
-	sqlite3_stmt *st = NULL;
-	int rc, found;
-
-	rc = sqlite3_prepare_v2(conn,
-				"SELECT sql FROM sqlite_master WHERE type = ?1 AND name = ?2 "
-				"COLLATE NOCASE",
-				-1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return -EIO;
-	sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, name, (int)n, SQLITE_STATIC);
-	found = sqlite3_step(st) == SQLITE_ROW;
-	if (found && virt) {
-		const char *sql = (const char *)sqlite3_column_text(st, 0);
-
-		*virt = sql && strncasecmp(sql, "CREATE VIRTUAL", 14) == 0;
-	}
-	sqlite3_finalize(st);
-	return found;
-}
-
-/* [CREATE [OR REPLACE]|DROP] PERFETTO INDEX name ON table[(cols)]. */
-static int index_stmt(struct tp_psql *p, bool drop, bool replace, const char *q, const char *end,
-		      char **err)
-{
-	const char *tag = drop ? "DROP PERFETTO INDEX" : "CREATE PERFETTO INDEX";
-	const char *name = q, *ne = name_end(q, end), *tab, *te, *cols = NULL, *close = NULL;
-	bool virt = false;
-	int n = 0, rc;
-
-	tab = ne ? psql_keyword(psql_skip_space(ne), "ON") : NULL;
-	te = tab ? name_end(tab, end) : NULL;
-	if (te && !drop) {
-		cols = psql_skip_space(te);
-		close = cols < end && *cols == '(' ? psql_close_paren(cols, end) : NULL;
-		te = close && psql_skip_space(close) >= end ? te : NULL;
-	} else if (te && psql_skip_space(te) < end) {
-		te = NULL;
-	}
-	if (!te) {
-		*err = syntax_error(tag, q, end);
-		return -EINVAL;
-	}
-	if (drop) {
-		n = master_row(p->conn, name, (size_t)(ne - name), "index", NULL);
-		if (n == 0)
-			*err = sqlite3_mprintf("%s: Index '%.*s' not found", tag, (int)(ne - name),
-					       name);
-		if (n <= 0)
-			return n < 0 ? n : -EINVAL;
-		return exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name),
-				 tag, err);
-	}
-	n = master_row(p->conn, tab, (size_t)(te - tab), "table", &virt);
-	if (n < 0)
-		return n;
-	if (n == 0 || virt) {
-		*err = n == 0 ? sqlite3_mprintf("%s: table '%.*s' does not exist", tag,
-						(int)(te - tab), tab)
-			      : sqlite3_mprintf("%s: indexes on intrinsic table '%.*s' must be "
-						"declared at compile time, not via SQL",
-						tag, (int)(te - tab), tab);
-		return -EINVAL;
-	}
-	rc = master_row(p->conn, name, (size_t)(ne - name), "index", NULL);
-	if (rc > 0 && !replace) {
-		*err = sqlite3_mprintf("%s: Index '%.*s' already exists", tag, (int)(ne - name),
-				       name);
-		return -EINVAL;
-	}
-	if (rc > 0 && exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)(ne - name), name),
-				tag, err) < 0)
-		return -EINVAL;
-	return exec_free(p->conn,
-			 sqlite3_mprintf("CREATE INDEX %.*s ON %.*s%.*s", (int)(ne - name), name,
-					 (int)(te - tab), tab, (int)(close - cols), cols),
-			 tag, err);
+	return psql_err_syntax(e, l, t);
 }
 
 /* ---------------------------------------------------------------- INCLUDE ---- */
 
-/* How deep modules may include modules; ours nest two or three levels. */
-#define INCLUDE_MAX_DEPTH 16
-/* Longest module name, dots included. */
-#define INCLUDE_MAX_NAME 256
-
-static bool is_module_char(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == '.' || c == '*';
-}
-
-/*
- * If @sql starts with "INCLUDE PERFETTO MODULE <name>" and then ';' or
- * the end, copies the name into @name and returns the position after the
- * statement; otherwise NULL (SQLite then reports what is wrong).
- */
-static const char *parse_include(const char *sql, char name[INCLUDE_MAX_NAME])
-{
-	const char *p = psql_skip_space(sql), *start;
-	size_t n;
-
-	if (!(p = psql_keyword(p, "INCLUDE")) || !(p = psql_keyword(p, "PERFETTO")) ||
-	    !(p = psql_keyword(p, "MODULE")))
-		return NULL;
-	start = p;
-	while (is_module_char(*p))
-		p++;
-	n = (size_t)(p - start);
-	if (n == 0 || n >= INCLUDE_MAX_NAME)
-		return NULL;
-	memcpy(name, start, n);
-	name[n] = '\0';
-	p = psql_skip_space(p);
-	if (*p == ';')
-		return p + 1;
-	return *p ? NULL : p;
-}
-
-/* Runs every statement of module @module's text @sql; an INCLUDE among
- * them recurses. */
-static int run_module_text(struct tp_psql *p, const char *module, const char *sql, int depth,
-			   char **err)
-{
-	char name[INCLUDE_MAX_NAME];
-	const char *pos = sql, *tail;
-	sqlite3_stmt *st;
-	int rc, saved;
-
-	while (*(pos = psql_skip_space(pos))) {
-		tail = parse_include(pos, name);
-		if (tail) {
-			rc = include_name(p, name, depth + 1, err);
-			if (rc < 0)
-				return rc;
-			pos = tail;
-			continue;
-		}
-		st = NULL;
-		tail = NULL;
-		saved = p->include_depth;
-		p->include_depth = depth + 1;
-		rc = tp_psql_prepare(p, pos, &st, &tail);
-		p->include_depth = saved;
-		if (rc == SQLITE_OK && st) {
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-				;
-			if (rc == SQLITE_DONE)
-				rc = SQLITE_OK;
-		}
-		if (rc != SQLITE_OK) {
-			*err = sqlite3_mprintf("INCLUDE: error in module '%s': %s", module,
-					      sqlite3_errmsg(p->conn));
-			sqlite3_finalize(st);
-			return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
-		}
-		sqlite3_finalize(st);
-		if (!tail || tail == pos)
-			break;
-		pos = tail;
-	}
-	return 0;
-}
-
 struct include_ctx {
 	struct tp_psql *p;
+	const struct psql_src *stmt; /* the INCLUDE, for the tracebacks */
 	int depth;
-	char **err;
+	struct psql_err *e;
 };
+
+/* Runs every statement of module @m. */
+static int run_module(struct tp_psql *p, struct psql_module *m, int depth, struct psql_err *e)
+{
+	char name[DOC_NAME_MAX];
+	struct doc d = {.name = name, .text = m->sql, .len = strlen(m->sql)};
+	size_t off = 0, next_off;
+	int rc = 0, saved = p->include_depth;
+
+	snprintf(name, sizeof(name), "Module include \"%s\"", m->name);
+	p->include_depth = depth + 1;
+	while (off < d.len) {
+		struct psql_arena a = {0};
+		struct psql_layer l = {0};
+		sqlite3_stmt *st = NULL;
+
+		rc = prepare_doc(p, &d, off, &st, &next_off, e, &a, &l);
+		if (rc == 0 && st) {
+			int src = sqlite3_step(st);
+
+			if (src == SQLITE_ROW && sqlite3_column_count(st) > 0 &&
+			    !(sqlite3_column_count(st) == 1 &&
+			      strcmp(sqlite3_column_name(st, 0), "suppress_query_output") == 0)) {
+				psql_err_msg(e, sqlite3_mprintf("INCLUDE: Included module returning "
+								"values."));
+				rc = -EINVAL;
+			}
+			while (src == SQLITE_ROW)
+				src = sqlite3_step(st);
+			if (rc == 0 && src != SQLITE_DONE) {
+				psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
+				psql_err_wrap(e, &l);
+				rc = src == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
+			}
+		}
+		sqlite3_finalize(st);
+		psql_layer_fini(&l);
+		psql_arena_free(&a);
+		if (rc < 0)
+			break;
+		if (next_off <= off)
+			break;
+		off = next_off;
+	}
+	p->include_depth = saved;
+	return rc < 0 ? rc : 0;
+}
 
 static int include_one(void *ctx, struct psql_module *m)
 {
 	struct include_ctx *c = ctx;
 	int rc;
 
-	if (m->included)
+	switch (m->state) {
+	case PSQL_MOD_DONE:
 		return 0;
+	case PSQL_MOD_RUNNING:
+		psql_err_msg(c->e, sqlite3_mprintf("INCLUDE: cycle detected \xe2\x80\x94 module '%s' "
+						   "is already mid-import in this execution.",
+						   m->name));
+		psql_err_under(c->e, c->stmt, 0);
+		return -EINVAL;
+	case PSQL_MOD_POISONED:
+		psql_err_msg(c->e, sqlite3_mprintf("INCLUDE: module '%s' poisoned by earlier "
+						   "failure: %s",
+						   m->name, m->poison ? m->poison : ""));
+		psql_err_under(c->e, c->stmt, 0);
+		return -EINVAL;
+	case PSQL_MOD_NEW:
+		break;
+	}
 	if (c->depth > INCLUDE_MAX_DEPTH) {
-		*c->err = sqlite3_mprintf("INCLUDE: modules nested too deep at '%s'", m->name);
+		psql_err_msg(c->e, sqlite3_mprintf("INCLUDE: modules nested too deep at '%s'",
+						   m->name));
+		psql_err_under(c->e, c->stmt, 0);
 		return -EINVAL;
 	}
-	/* Marked first, so a module that includes itself back stops here. */
-	m->included = true;
-	rc = run_module_text(c->p, m->name, m->sql, c->depth, c->err);
-	if (rc < 0)
-		m->included = false;
+	m->state = PSQL_MOD_RUNNING;
+	rc = run_module(c->p, m, c->depth, c->e);
+	if (rc < 0) {
+		m->state = PSQL_MOD_POISONED;
+		free(m->poison);
+		m->poison = c->e->msg ? strdup(c->e->msg) : NULL;
+		psql_err_under(c->e, c->stmt, 0);
+		return rc;
+	}
+	m->state = PSQL_MOD_DONE;
+	return 0;
+}
+
+/* Includes module @name (or every one a wildcard names) for statement @stmt. */
+static int include_name(struct tp_psql *p, const char *name, const struct psql_src *stmt,
+			int depth, struct psql_err *e)
+{
+	struct include_ctx c = {p, stmt, depth, e};
+	char *err = NULL;
+	int rc = psql_modules_match(p->modules, name, include_one, &c, &err);
+
+	if (err)
+		psql_err_msg(e, err);
 	return rc;
 }
 
-/* Includes module @name (or every one a wildcard names); *@err on failure. */
-static int include_name(struct tp_psql *p, const char *name, int depth, char **err)
+/* INCLUDE PERFETTO MODULE name: @s is past MODULE. */
+static int include_stmt(struct tp_psql *p, const struct psql_layer *l, struct scan *s,
+			struct psql_err *e)
 {
-	struct include_ctx c = {p, depth, err};
+	char name[INCLUDE_MAX_NAME];
+	const char *start = s->t.p, *end = start;
+	const struct psql_org *o;
+	struct psql_src src;
+	size_t in;
 
-	return psql_modules_match(p->modules, name, include_one, &c, err);
+	for (;;) {
+		if (s->t.type != TK_ID && !(s->t.type == TK_OP && s->t.n == 1 && *s->t.p == '*'))
+			return syntax_error(e, l, &s->t);
+		end = s->t.p + s->t.n;
+		next(s);
+		if (s->t.type != TK_DOT)
+			break;
+		next(s);
+	}
+	if (s->t.type != TK_EOF)
+		return syntax_error(e, l, &s->t);
+	if ((size_t)(end - start) >= sizeof(name)) {
+		psql_err_msg(e, sqlite3_mprintf("INCLUDE: module name too long"));
+		return -EINVAL;
+	}
+	/* The name without blanks or comments between its parts. */
+	{
+		struct scan n = {start, end, {0}};
+		size_t k = 0;
+
+		for (next(&n); n.t.type != TK_EOF; next(&n)) {
+			memcpy(name + k, n.t.p, n.t.n);
+			k += n.t.n;
+		}
+		name[k] = '\0';
+	}
+	o = psql_layer_org(l, 0, &in);
+	if (!o) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	while (o->up)
+		o = o->up;
+	src = *o->src;
+	return include_name(p, name, &src, p->include_depth, e);
 }
 
-/*
- * If @sql is an INCLUDE, runs it: *@out is then a statement with no
- * columns, or one failing with the message, and *@out_tail the position
- * after it. Return: 1 if it was an INCLUDE, 0 if not, -ENOMEM or -EIO.
- */
-static int include_stmt(struct tp_psql *p, const char *sql, sqlite3_stmt **out,
-			const char **out_tail)
+/* ------------------------------------------------------------ CREATE ... ---- */
+
+/* CREATE [OR REPLACE] PERFETTO TABLE|VIEW name [USING impl] [(schema)] AS select. */
+static int relation_stmt(struct tp_psql *p, const struct psql_layer *l, struct scan *s,
+			 bool table, bool replace, struct psql_err *e)
 {
-	char name[INCLUDE_MAX_NAME], *err = NULL;
-	const char *tail = parse_include(sql, name);
+	struct psql_rel r = {.table = table, .replace = replace};
+
+	if (!is_name(&s->t))
+		return syntax_error(e, l, &s->t);
+	r.name = s->t.p;
+	r.name_len = s->t.n;
+	/* A quoted name is the name. */
+	if (s->t.type != TK_ID && s->t.n >= 2) {
+		r.name++;
+		r.name_len -= 2;
+	}
+	next(s);
+	if (table && accept(s, "USING")) {
+		if (s->t.type != TK_ID)
+			return syntax_error(e, l, &s->t);
+		if (!(s->t.n == 9 && strncasecmp(s->t.p, "dataframe", 9) == 0)) {
+			psql_err_msg(e, sqlite3_mprintf("Invalid table implementation '%.*s'",
+							(int)s->t.n, s->t.p));
+			return -EINVAL;
+		}
+		next(s);
+	}
+	if (s->t.type == TK_LP) {
+		const char *close = psql_close_paren(s->t.p, s->end);
+
+		if (!close) {
+			struct psql_tok eof = {TK_EOF, s->end, 0};
+
+			return syntax_error(e, l, &eof);
+		}
+		r.schema = s->t.p + 1;
+		r.schema_end = close - 1;
+		s->p = close;
+		next(s);
+	}
+	if (!accept(s, "AS"))
+		return syntax_error(e, l, &s->t);
+	if (s->t.type == TK_EOF)
+		return syntax_error(e, l, &s->t);
+	r.sel_start = (size_t)(s->t.p - l->text);
+	r.sel_end = l->len;
+	while (r.sel_end > r.sel_start && (l->text[r.sel_end - 1] == ' ' ||
+					   (l->text[r.sel_end - 1] >= '\t' &&
+					    l->text[r.sel_end - 1] <= '\r')))
+		r.sel_end--;
+	return psql_create_relation(p, l, &r, e);
+}
+
+/* [CREATE [OR REPLACE] | DROP] PERFETTO INDEX name ON table[(cols)]. */
+static int index_stmt(struct tp_psql *p, const struct psql_layer *l, struct scan *s, bool drop,
+		      bool replace, struct psql_err *e)
+{
+	struct psql_index ix = {.drop = drop, .replace = replace};
+
+	if (!is_name(&s->t))
+		return syntax_error(e, l, &s->t);
+	ix.name = s->t.p;
+	ix.name_len = s->t.n;
+	next(s);
+	if (!accept(s, "ON"))
+		return syntax_error(e, l, &s->t);
+	if (!is_name(&s->t))
+		return syntax_error(e, l, &s->t);
+	ix.table = s->t.p;
+	ix.table_len = s->t.n;
+	next(s);
+	if (!drop) {
+		const char *close;
+
+		if (s->t.type != TK_LP)
+			return syntax_error(e, l, &s->t);
+		close = psql_close_paren(s->t.p, s->end);
+		if (!close) {
+			struct psql_tok eof = {TK_EOF, s->end, 0};
+
+			return syntax_error(e, l, &eof);
+		}
+		ix.cols = s->t.p + 1;
+		ix.cols_end = close - 1;
+		s->p = close;
+		next(s);
+	}
+	if (s->t.type != TK_EOF)
+		return syntax_error(e, l, &s->t);
+	return psql_index_stmt(p, l, &ix, e);
+}
+
+/* CREATE [OR REPLACE] PERFETTO MACRO name(args) RETURNS Type AS body. */
+static int macro_stmt(struct tp_psql *p, const struct psql_layer *l, struct scan *s, bool replace,
+		      struct psql_err *e)
+{
+	struct psql_macro_def def = {.replace = replace};
+	const struct psql_org *o;
+	const char *close, *err_at = NULL, *body_end;
+	size_t in, err_len = 0;
+	char *err = NULL;
 	int rc;
 
-	if (!tail)
-		return 0;
-	rc = include_name(p, name, p->include_depth, &err);
-	if (rc == -ENOMEM && !err)
-		return -ENOMEM;
-	/* The error comes out when the statement runs, as SQLite's do. */
-	rc = rc < 0 ? psql_error_stmt(p->conn, err ? err : "INCLUDE failed", out)
-		    : psql_done_stmt(p->conn, out);
-	sqlite3_free(err);
-	if (rc != SQLITE_OK) {
-		sqlite3_finalize(*out);
-		*out = NULL;
-		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
+	if (s->t.type != TK_ID)
+		return syntax_error(e, l, &s->t);
+	def.name = s->t.p;
+	def.name_len = s->t.n;
+	next(s);
+	if (s->t.type != TK_LP)
+		return syntax_error(e, l, &s->t);
+	close = psql_close_paren(s->t.p, s->end);
+	if (!close) {
+		struct psql_tok eof = {TK_EOF, s->end, 0};
+
+		return syntax_error(e, l, &eof);
 	}
-	*out_tail = tail;
-	return 1;
+	def.args = s->t.p + 1;
+	def.args_end = close - 1;
+	s->p = close;
+	next(s);
+	if (!accept(s, "RETURNS"))
+		return syntax_error(e, l, &s->t);
+	if (s->t.type != TK_ID)
+		return syntax_error(e, l, &s->t);
+	def.ret = s->t.p;
+	def.ret_len = s->t.n;
+	next(s);
+	if (!accept(s, "AS"))
+		return syntax_error(e, l, &s->t);
+	if (s->t.type == TK_EOF)
+		return syntax_error(e, l, &s->t);
+	body_end = s->end;
+	while (body_end > s->t.p &&
+	       (body_end[-1] == ' ' || (body_end[-1] >= '\t' && body_end[-1] <= '\r')))
+		body_end--;
+	/* The body as written: a macro's statement is never expanded. */
+	o = psql_layer_org(l, (size_t)(s->t.p - l->text), &in);
+	if (!o) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	psql_src_sub(o->src, in, (size_t)(body_end - s->t.p), &def.body);
+	rc = psql_macro_define(p->macros, &def, &err, &err_at, &err_len);
+	if (rc < 0 && !err && err_at) {
+		struct psql_tok bad = {TK_OP, err_at, err_len};
+
+		return syntax_error(e, l, &bad);
+	}
+	if (rc < 0 && err && err_at) {
+		struct psql_src at;
+
+		o = psql_layer_org(l, (size_t)(err_at - l->text), &in);
+		if (o) {
+			psql_src_sub(o->src, in, err_len, &at);
+			psql_err_frame(e, &at, 0, err);
+			sqlite3_free(err);
+			return rc;
+		}
+	}
+	if (rc < 0)
+		psql_err_msg(e, err);
+	return rc;
 }
 
-/* ---------------------------------------------------------------- dispatch ---- */
+/* CREATE [OR REPLACE] PERFETTO FUNCTION ...: @s is past FUNCTION. */
+static int function_stmt(struct tp_psql *p, const struct psql_layer *l, struct scan *s,
+			 bool replace, struct psql_err *e)
+{
+	struct psql_fn_def def = {.replace = replace};
+	char *err = NULL;
+	bool wrap = false;
+	int rc;
 
-enum kind { K_NONE, K_TABLE, K_VIEW, K_FUNCTION, K_MACRO, K_INDEX, K_DROP_INDEX, K_BAD_DROP, K_BAD };
+	def.text = s->t.p;
+	def.end = s->end;
+	def.layer = l;
+	rc = psql_function_define(p->functions, &def, &err, &wrap, e);
+	if (rc < 0 && err) {
+		psql_err_msg(e, err);
+		if (wrap)
+			psql_err_wrap(e, l);
+	}
+	return rc;
+}
 
-/* What PerfettoSQL statement starts at @s; *@rest: after its kind word. */
-static enum kind classify(const char *s, bool *replace, const char **rest)
+/* ------------------------------------------------------------- dispatch ---- */
+
+/* The kinds of PerfettoSQL statements. */
+enum kind { K_SQLITE, K_INCLUDE, K_TABLE, K_VIEW, K_FUNCTION, K_MACRO, K_INDEX, K_DROP_INDEX };
+
+/*
+ * What statement layer @l is, @s left past its kind words. A statement
+ * that starts like ours but is not is a syntax error at the token that
+ * makes it so (K_SQLITE with *@bad set).
+ */
+static enum kind classify(struct scan *s, bool *replace, const struct psql_tok **bad)
 {
 	static const struct {
 		const char *word;
@@ -643,163 +462,395 @@ static enum kind classify(const char *s, bool *replace, const char **rest)
 		{"TABLE", K_TABLE}, {"VIEW", K_VIEW},   {"FUNCTION", K_FUNCTION},
 		{"MACRO", K_MACRO}, {"INDEX", K_INDEX},
 	};
-	const char *q, *r;
 	size_t i;
 
 	*replace = false;
-	if ((q = psql_keyword(s, "DROP")) && (q = psql_keyword(q, "PERFETTO"))) {
-		*rest = psql_keyword(q, "INDEX");
-		if (*rest)
-			return K_DROP_INDEX;
-		*rest = q;
-		return K_BAD_DROP;
+	*bad = NULL;
+	if (accept(s, "INCLUDE")) {
+		if (!accept(s, "PERFETTO") || !accept(s, "MODULE")) {
+			*bad = &s->t;
+			return K_SQLITE;
+		}
+		return K_INCLUDE;
 	}
-	if (!(q = psql_keyword(s, "CREATE")))
-		return K_NONE;
-	if ((r = psql_keyword(q, "OR")) && (r = psql_keyword(r, "REPLACE"))) {
-		*replace = true;
+	if (psql_tok_is(&s->t, "DROP")) {
+		struct scan save = *s;
+
+		next(s);
+		if (!accept(s, "PERFETTO")) {
+			*s = save;
+			return K_SQLITE;
+		}
+		if (!accept(s, "INDEX"))
+			*bad = &s->t;
+		return *bad ? K_SQLITE : K_DROP_INDEX;
+	}
+	if (psql_tok_is(&s->t, "CREATE")) {
+		struct scan save = *s;
+
+		next(s);
+		if (accept(s, "OR")) {
+			if (!accept(s, "REPLACE")) {
+				*s = save;
+				return K_SQLITE;
+			}
+			*replace = true;
+		}
+		if (!accept(s, "PERFETTO")) {
+			*s = save;
+			*replace = false;
+			return K_SQLITE;
+		}
+		for (i = 0; i < sizeof(k_kinds) / sizeof(k_kinds[0]); i++)
+			if (accept(s, k_kinds[i].word))
+				return k_kinds[i].kind;
+		*bad = &s->t;
+	}
+	return K_SQLITE;
+}
+
+/* SQLite's prepare of @l, then the native path. */
+static int prepare_sqlite(struct tp_psql *p, const struct doc *d, size_t from, size_t stmt_off,
+			  const struct psql_layer *l, sqlite3_stmt **out, struct psql_err *e)
+{
+	const char *tail = NULL;
+	int rc = sqlite3_prepare_v2(p->conn, l->text, (int)l->len, out, &tail);
+	const char *msg;
+	int off;
+
+	if (rc == SQLITE_OK) {
+		if (*out && p->agg)
+			tp_agg_prepare(p->agg, l->text, l->text + l->len, out);
+		if (!*out)
+			return 1;
+		return 0;
+	}
+	if (rc == SQLITE_NOMEM) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	msg = sqlite3_errmsg(p->conn);
+	off = sqlite3_error_offset(p->conn);
+	e->sqlite = true;
+	if (strcmp(msg, "incomplete input") == 0 || strncmp(msg, "near \"", 6) == 0) {
+		/* Perfetto's parser finds these: its words, in the query's text. */
+		struct psql_src rest = {.name = d->name, .text = d->text, .len = d->len,
+					.line = 1, .col = 1, .header = d->header};
+		size_t at = d->len;
+		char *m;
+
+		if (strncmp(msg, "near \"", 6) == 0) {
+			const char *q = strstr(msg + 6, "\": syntax error");
+
+			m = sqlite3_mprintf("syntax error near '%.*s'",
+					    (int)(q ? q - msg - 6 : (long)strlen(msg + 6)), msg + 6);
+			if (!l->expanded && off >= 0)
+				at = stmt_off + (size_t)off;
+		} else {
+			m = sqlite3_mprintf("incomplete SQL statement");
+		}
+		psql_src_sub(&rest, from, d->len - from, &rest);
+		if (m)
+			psql_err_frame(e, &rest, at - from, m);
+		else
+			psql_err_msg(e, NULL);
+		sqlite3_free(m);
+		e->sqlite = true;
+		return -EINVAL;
+	}
+	psql_err_at(e, l, off < 0 ? 0 : (size_t)off, 0, l->len, msg);
+	e->sqlite = true;
+	return -EINVAL;
+}
+
+/*
+ * The statement of @d starting at @off (after the previous one's ';'):
+ * *@out is the statement to step (NULL: only blanks and comments were
+ * left), *@next where the next one starts. @a and @l receive the
+ * statement's text and origins (the caller frees them).
+ * Return: 0, or -EINVAL / -ENOMEM with @e set.
+ */
+static int prepare_doc(struct tp_psql *p, const struct doc *d, size_t off, sqlite3_stmt **out,
+		       size_t *next_off, struct psql_err *e, struct psql_arena *a,
+		       struct psql_layer *l)
+{
+	const char *text = d->text, *end = d->text + d->len, *start = NULL, *last = NULL, *q;
+	struct psql_src *root = psql_alloc(a, sizeof(*root));
+	struct psql_org *org = psql_alloc(a, sizeof(*org));
+	struct psql_layer raw = {0};
+	const struct psql_tok *bad;
+	struct psql_tok t;
+	struct scan s;
+	enum kind k;
+	bool replace;
+	char *err = NULL;
+	size_t err_off;
+	int rc = 0;
+
+	*out = NULL;
+	if (!root || !org) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	/* The statement: its first token to its last before ';'. */
+	for (q = text + off;;) {
+		const char *r = psql_lex(q, end, &t);
+
+		if (t.type == TK_EOF)
+			break;
+		if (t.type == TK_SEMI && start)
+			break;
+		if (t.type != TK_SPACE && t.type != TK_COMMENT && t.type != TK_SEMI) {
+			if (!start)
+				start = t.p;
+			last = r;
+		}
 		q = r;
 	}
-	if (!(q = psql_keyword(q, "PERFETTO")))
-		return K_NONE;
-	for (i = 0; i < sizeof(k_kinds) / sizeof(k_kinds[0]); i++) {
-		if ((*rest = psql_keyword(q, k_kinds[i].word)))
-			return k_kinds[i].kind;
+	*next_off = t.type == TK_SEMI ? (size_t)(t.p + 1 - text) : d->len;
+	if (!start)
+		return 0;
+	root->name = d->name;
+	root->text = start;
+	root->len = (size_t)(last - start);
+	root->header = d->header;
+	{
+		struct psql_src whole = {.name = d->name, .text = text, .len = d->len, .line = 1,
+					 .col = 1, .header = d->header};
+
+		psql_src_sub(&whole, (size_t)(start - text), root->len, root);
 	}
-	*rest = q;
-	return K_BAD;
-}
+	org->src = root;
+	org->off = 0;
+	org->len = 0;
+	org->up = NULL;
+	psql_layer_add(&raw, start, root->len, org);
+	{
+		struct psql_src *rest = psql_alloc(a, sizeof(*rest));
+		struct psql_src whole = {.name = d->name, .text = text, .len = d->len, .line = 1,
+					 .col = 1, .header = d->header};
 
-/* CREATE PERFETTO MACRO name(args) RETURNS Type AS body. */
-static int create_macro(struct tp_psql *p, bool replace, const char *q, const char *end,
-			char **err)
-{
-	const char *ne = name_end(q, end), *args, *close = NULL, *ret = NULL, *re = NULL, *body;
-
-	args = ne ? psql_skip_space(ne) : NULL;
-	if (args && args < end && *args == '(')
-		close = psql_close_paren(args, end);
-	if (close)
-		ret = psql_keyword(psql_skip_space(close), "RETURNS");
-	if (ret)
-		re = name_end(ret, end);
-	body = re ? psql_keyword(psql_skip_space(re), "AS") : NULL;
-	if (!body || body > end) {
-		*err = syntax_error("CREATE PERFETTO MACRO", q, end);
-		return -EINVAL;
+		if (rest) {
+			psql_src_sub(&whole, off, d->len - off, rest);
+			raw.rest = rest;
+			raw.rest_at = (size_t)(start - text) - off;
+		}
 	}
-	return psql_macro_define(p->macros, replace, q, (size_t)(ne - q), args + 1, close - 1, ret,
-				 (size_t)(re - ret), body, end, err);
-}
+	if (raw.oom) {
+		psql_layer_fini(&raw);
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
 
-/* Runs the PerfettoSQL statement [@s, @end) of kind @k. */
-static int run(struct tp_psql *p, enum kind k, bool replace, const char *rest, const char *end,
-	       char **err)
-{
+	s.p = raw.text;
+	s.end = raw.text + raw.len;
+	next(&s);
+	k = classify(&s, &replace, &bad);
+	if (k == K_MACRO) {
+		/* A macro's body is expanded where it is used, not here. */
+		*l = raw;
+		rc = macro_stmt(p, l, &s, replace, e);
+		goto done;
+	}
+	if (psql_has_macro_call(raw.text, raw.text + raw.len)) {
+		rc = psql_macro_expand(p->macros, a, &raw, l, &err, &err_off);
+		l->rest = raw.rest;
+		l->rest_at = raw.rest_at;
+		psql_layer_fini(&raw);
+		if (rc < 0) {
+			if (err) {
+				struct psql_src rest = {.name = d->name, .text = text,
+							.len = d->len, .line = 1, .col = 1,
+							.header = d->header};
+				size_t at = err_off == SIZE_MAX
+						    ? d->len
+						    : (size_t)(start - text) + err_off;
+
+				psql_src_sub(&rest, off, d->len - off, &rest);
+				psql_err_frame(e, &rest, at - off, err);
+				sqlite3_free(err);
+			} else {
+				psql_err_msg(e, NULL);
+			}
+			return rc;
+		}
+		s.p = l->text;
+		s.end = l->text + l->len;
+		next(&s);
+		k = classify(&s, &replace, &bad);
+	} else {
+		*l = raw;
+	}
+	if (bad) {
+		rc = syntax_error(e, l, bad);
+		goto done;
+	}
 	switch (k) {
+	case K_SQLITE:
+		rc = prepare_sqlite(p, d, off, (size_t)(start - text), l, out, e);
+		if (rc == 1) {
+			/* Only comments after all: nothing to run. */
+			rc = 0;
+		}
+		return rc;
+	case K_INCLUDE:
+		rc = include_stmt(p, l, &s, e);
+		break;
 	case K_TABLE:
 	case K_VIEW:
-		return create_relation(p, k == K_TABLE, replace, rest, end, err);
+		rc = relation_stmt(p, l, &s, k == K_TABLE, replace, e);
+		break;
 	case K_FUNCTION:
-		return psql_function_define(p->functions, replace, rest, end, err);
-	case K_MACRO:
-		return create_macro(p, replace, rest, end, err);
+		rc = function_stmt(p, l, &s, replace, e);
+		break;
 	case K_INDEX:
 	case K_DROP_INDEX:
-		return index_stmt(p, k == K_DROP_INDEX, replace, rest, end, err);
-	case K_BAD_DROP:
-		*err = sqlite3_mprintf("DROP PERFETTO: expected INDEX at '%.*s'",
-				       (int)(end - rest > 40 ? 40 : end - rest), rest);
-		return -EINVAL;
-	default:
-		*err = sqlite3_mprintf("CREATE PERFETTO: expected TABLE, VIEW, FUNCTION, MACRO or "
-				       "INDEX at '%.*s'",
-				       (int)(end - rest > 40 ? 40 : end - rest), rest);
-		return -EINVAL;
+		rc = index_stmt(p, l, &s, k == K_DROP_INDEX, replace, e);
+		break;
+	case K_MACRO:
+		break;
 	}
+done:
+	if (rc == 0 && done_stmt(p->conn, out) != SQLITE_OK) {
+		psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
+		rc = -EINVAL;
+	}
+	if (rc < 0 && !e->msg && !e->oom)
+		psql_err_msg(e, sqlite3_mprintf("PerfettoSQL statement failed"));
+	return rc;
 }
 
-/* SQLite's prepare of [@s, @end) (one statement), then the native path. */
-static int prepare_sqlite(struct tp_psql *p, const char *s, int len, sqlite3_stmt **out,
-			  const char **tail)
+/* ------------------------------------------------------------ interface ---- */
+
+int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
+		       struct sqlite3_stmt **out, const char **out_tail)
 {
-	int rc = sqlite3_prepare_v2(p->conn, s, len, out, tail);
+	struct doc d = {.name = "File \"stdin\"", .text = doc, .len = strlen(doc), .header = true};
+	struct psql_err e = {0};
+	size_t next_off = 0, off = (size_t)(sql - doc);
+	const char *msg;
+	int rc;
 
-	if (rc != SQLITE_OK)
-		return rc;
-	if (!*tail)
-		*tail = s + (len < 0 ? (int)strlen(s) : len);
-	if (*out && p->agg)
-		tp_agg_prepare(p->agg, s, *tail, out);
-	return SQLITE_OK;
-}
+	*out = NULL;
+	if (p->include_depth == 0) {
+		psql_layer_fini(&p->last_layer);
+		psql_arena_free(&p->last_arena);
+		free(p->last_error);
+		p->last_error = NULL;
+		p->has_last = false;
+		rc = prepare_doc(p, &d, off, out, &next_off, &e, &p->last_arena, &p->last_layer);
+		p->has_last = *out != NULL;
+	} else {
+		/* A statement run while another runs (IMPORT()): keep the outer's. */
+		struct psql_arena a = {0};
+		struct psql_layer l = {0};
 
-/* A statement of ours is done: *@out is the no-op or the error. */
-static int finish(struct tp_psql *p, int rc, char *err, sqlite3_stmt **out)
-{
-	int src;
-
-	if (rc == -ENOMEM && !err)
+		rc = prepare_doc(p, &d, off, out, &next_off, &e, &a, &l);
+		psql_layer_fini(&l);
+		psql_arena_free(&a);
+	}
+	*out_tail = doc + next_off;
+	if (rc == 0)
+		return SQLITE_OK;
+	if (e.oom && !e.msg)
 		return SQLITE_NOMEM;
-	src = rc < 0 ? psql_error_stmt(p->conn, err ? err : "out of memory", out)
-		     : psql_done_stmt(p->conn, out);
-	sqlite3_free(err);
-	return src;
+	msg = e.msg ? e.msg : "PerfettoSQL statement failed";
+	if (p->include_depth == 0) {
+		p->last_error = strdup(msg);
+		p->has_last = false;
+	}
+	if (e.sqlite) {
+		/* SQLite's own failure: its code, and its words in sqlite3_errmsg(). */
+		psql_err_free(&e);
+		return SQLITE_ERROR;
+	}
+	/* The message alone when the statement runs; the traceback is
+	 * tp_psql_error()'s. */
+	{
+		const char *plain = msg;
+		const char *nl;
+
+		if (e.tb) {
+			/* The message follows the last frame's caret line. */
+			nl = strstr(msg, "^\n");
+			while (nl && strstr(nl + 2, "^\n"))
+				nl = strstr(nl + 2, "^\n");
+			if (nl)
+				plain = nl + 2;
+		}
+		sqlite3_finalize(*out);
+		*out = NULL;
+		rc = error_stmt(p->conn, plain, out);
+	}
+	psql_err_free(&e);
+	return rc;
 }
 
 int tp_psql_prepare(struct tp_psql *p, const char *sql, struct sqlite3_stmt **out,
 		    const char **out_tail)
 {
-	const char *s = psql_skip_space(sql), *end = psql_statement_end(s), *next, *rest = NULL;
-	const char *e, *t = NULL;
-	char *text = NULL, *err = NULL;
-	bool replace;
-	enum kind k;
-	int rc;
+	return tp_psql_prepare_in(p, sql, sql, out, out_tail);
+}
 
-	*out = NULL;
-	next = *end == ';' ? end + 1 : end;
-	k = classify(s, &replace, &rest);
-	if (k == K_MACRO) {
-		/* A macro's body is expanded where it is used, not here. */
-		*out_tail = next;
-		rc = create_macro(p, replace, rest, end, &err);
-		return finish(p, rc, err, out);
-	}
-	if (psql_has_macro_call(s, end)) {
-		text = psql_macro_expand(p->macros, s, end, &err);
-		*out_tail = next;
-		if (!text)
-			return finish(p, -EINVAL, err, out);
-		s = psql_skip_space(text);
-		end = text + strlen(text);
-		k = classify(s, &replace, &rest);
-	}
-	e = end;
-	if (k == K_NONE) {
-		rc = include_stmt(p, s, out, &t);
-		if (rc == 0 && !text) {
-			rc = prepare_sqlite(p, sql, -1, out, out_tail);
-		} else if (rc == 0) {
-			rc = prepare_sqlite(p, s, (int)(e - s), out, &t);
-			if (rc == SQLITE_OK && *psql_skip_space(t) && *psql_skip_space(t) != ';') {
-				sqlite3_finalize(*out);
-				rc = finish(p, -EINVAL,
-					    sqlite3_mprintf("a macro expanded to more than one "
-							    "statement: %s", s),
-					    out);
+char *tp_psql_error(struct tp_psql *p, const char *sqlite_msg)
+{
+	sqlite3_str *s;
+
+	if (p->last_error)
+		return sqlite3_mprintf("%s", p->last_error);
+	if (!p->has_last || !sqlite_msg)
+		return sqlite3_mprintf("%s", sqlite_msg ? sqlite_msg : "");
+	/* Upstream: an error of the statement as a whole points at its start. */
+	if (strstr(sqlite_msg, "Traceback (most recent call last):"))
+		return sqlite3_mprintf("%s", sqlite_msg);
+	s = sqlite3_str_new(NULL);
+	psql_traceback(s, &p->last_layer, 0, 0, p->last_layer.len);
+	sqlite3_str_appendall(s, sqlite_msg);
+	return sqlite3_str_finish(s);
+}
+
+int psql_include(struct tp_psql *p, const char *name, const struct psql_src *stmt,
+		 struct psql_err *e)
+{
+	return include_name(p, name, stmt, p->include_depth, e);
+}
+
+int psql_exec_internal(struct tp_psql *p, const char *sql, char **err)
+{
+	struct doc d = {.name = "Trace Processor Internal", .text = sql, .len = strlen(sql)};
+	size_t off = 0, next_off;
+	int rc = 0;
+
+	*err = NULL;
+	while (off < d.len) {
+		struct psql_arena a = {0};
+		struct psql_layer l = {0};
+		struct psql_err e = {0};
+		sqlite3_stmt *st = NULL;
+
+		rc = prepare_doc(p, &d, off, &st, &next_off, &e, &a, &l);
+		if (rc == 0 && st) {
+			int src;
+
+			while ((src = sqlite3_step(st)) == SQLITE_ROW)
+				;
+			if (src != SQLITE_DONE) {
+				psql_err_msg(&e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
+				psql_err_wrap(&e, &l);
+				rc = src == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
 			}
-		} else {
-			if (!text)
-				*out_tail = t;
-			rc = rc < 0 ? (rc == -ENOMEM ? SQLITE_NOMEM : SQLITE_ERROR) : SQLITE_OK;
 		}
-		sqlite3_free(text);
-		return rc;
+		sqlite3_finalize(st);
+		psql_layer_fini(&l);
+		psql_arena_free(&a);
+		if (rc < 0) {
+			*err = e.msg;
+			return rc;
+		}
+		psql_err_free(&e);
+		if (next_off <= off)
+			break;
+		off = next_off;
 	}
-	if (!text)
-		*out_tail = next;
-	rc = run(p, k, replace, rest, e, &err);
-	sqlite3_free(text);
-	return finish(p, rc, err, out);
+	return 0;
 }

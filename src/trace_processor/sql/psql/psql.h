@@ -51,6 +51,24 @@ int tp_psql_prepare(struct tp_psql *p, const char *sql, struct sqlite3_stmt **ou
 		    const char **out_tail);
 
 /*
+ * tp_psql_prepare_in() - tp_psql_prepare() of the statement at @sql, a
+ * position in the query text @doc (lines and columns of errors count
+ * from @doc's start, as Perfetto's do: "File \"stdin\" line 2 col 1").
+ */
+int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
+		       struct sqlite3_stmt **out, const char **out_tail);
+
+/*
+ * tp_psql_error() - The error of the statement tp_psql_prepare() gave
+ * last, as Perfetto prints it: "Traceback (most recent call last):", a
+ * frame per text it came through (the query, modules, macros), then the
+ * message. @sqlite_msg: sqlite3_errmsg() once stepping the statement
+ * failed (a statement of ours that failed to run steps to its message).
+ * Return: the text (sqlite3_free it), or NULL if out of memory.
+ */
+char *tp_psql_error(struct tp_psql *p, const char *sqlite_msg);
+
+/*
  * tp_psql_module_for() - The module that creates table, view or function
  * @name (case-insensitive), for the hint after "no such table"; NULL if
  * none does. The prelude, always included, is not named.

@@ -261,9 +261,10 @@ char *psql_table_fn_check(const struct psql_fn *d, struct sqlite3_stmt *st)
 	int i, n = sqlite3_column_count(st);
 
 	if (n != (int)d->n_cols)
+		/* Upstream's numbers, in upstream's (swapped) order. */
 		return sqlite3_mprintf("%s: number of return values %d does not match SQL "
 				       "statement column count %d.",
-				       d->name, (int)d->n_cols, n);
+				       d->name, n, (int)d->n_cols);
 	for (i = 0; i < n; i++) {
 		const char *name = sqlite3_column_name(st, i);
 

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * psql_relation.c - CREATE [OR REPLACE] PERFETTO TABLE / VIEW and
+ * [CREATE [OR REPLACE] | DROP] PERFETTO INDEX (psql_int.h), with
+ * upstream's checks and messages: the body's column names (valid, not
+ * repeated, the declared schema's), the types a table may hold, indexes
+ * only on PERFETTO tables. A PERFETTO table is a SQLite table filled from
+ * its SELECT once; a view is SQLite's view. perfetto_sql.c parses the
+ * statement and hands the parts here.
+ */
+#include "trace_processor/sql/psql/psql_int.h"
+
+#include <errno.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Most columns a schema may declare. */
+#define PSQL_MAX_COLS 256
+
+struct schema {
+	size_t n;
+	const char *name[PSQL_MAX_COLS];
+	size_t len[PSQL_MAX_COLS];
+	const char *type[PSQL_MAX_COLS];
+	size_t type_len[PSQL_MAX_COLS];
+	char **err;
+};
+
+static int schema_add(void *ctx, const char *name, size_t name_len, const char *type,
+		      size_t type_len)
+{
+	struct schema *s = ctx;
+	size_t base = type_len;
+
+	if (memchr(type, '(', type_len))
+		base = (size_t)((const char *)memchr(type, '(', type_len) - type);
+	if (!psql_type_known(type, type_len, false)) {
+		*s->err = sqlite3_mprintf("Unknown argument type: %.*s", (int)base, type);
+		return -EINVAL;
+	}
+	if (s->n == PSQL_MAX_COLS) {
+		*s->err = sqlite3_mprintf("more than %d columns in the schema", PSQL_MAX_COLS);
+		return -EINVAL;
+	}
+	s->name[s->n] = name;
+	s->len[s->n] = name_len;
+	s->type[s->n] = type;
+	s->type_len[s->n] = base;
+	s->n++;
+	return 0;
+}
+
+static bool schema_has(const struct schema *s, const char *col)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (strlen(col) == s->len[i] && strncmp(col, s->name[i], s->len[i]) == 0)
+			return true;
+	return false;
+}
+
+static bool columns_have(sqlite3_stmt *st, const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < sqlite3_column_count(st); i++) {
+		const char *c = sqlite3_column_name(st, i);
+
+		if (c && strlen(c) == len && strncmp(c, name, len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Upstream's tables hold no BYTES nor ANY column. */
+static char *check_table_types(const struct schema *s, const char *name, size_t name_len)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		const char *t = s->type[i];
+		size_t n = s->type_len[i];
+
+		if ((n == 5 && strncasecmp(t, "bytes", 5) == 0) ||
+		    (n == 5 && strncasecmp(t, "proto", 5) == 0))
+			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): Bytes type is not "
+					       "supported",
+					       (int)name_len, name);
+		if (n == 3 && strncasecmp(t, "any", 3) == 0)
+			return sqlite3_mprintf("CREATE PERFETTO TABLE(%.*s): ANY type cannot be used "
+					       "in table columns",
+					       (int)name_len, name);
+	}
+	return NULL;
+}
+
+/* Letters, digits and underscores only. */
+static bool valid_name(const char *s)
+{
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      *s == '_'))
+			return false;
+	return true;
+}
+
+static bool is_alpha(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Upstream's checks of a body's column names against the declared schema. */
+static char *check_columns(sqlite3_stmt *st, const struct schema *s, const char *tag)
+{
+	sqlite3_str *dup, *extra, *missing;
+	char *a, *b, *c, *msg = NULL;
+	int i, j, n = sqlite3_column_count(st);
+	size_t k;
+
+	for (i = 0; i < n; i++) {
+		const char *col = sqlite3_column_name(st, i);
+
+		if (!col || !*col)
+			return sqlite3_mprintf("%s: column %d: name must not be empty", tag, i);
+		if (!is_alpha(*col) && *col != '_')
+			return sqlite3_mprintf("%s: Column %d: name '%s' has to start with a letter "
+					       "or underscore.",
+					       tag, i, col);
+		if (!valid_name(col))
+			return sqlite3_mprintf("%s: Column %d: name '%s' has to contain only "
+					       "alphanumeric characters and underscores.",
+					       tag, i, col);
+	}
+	dup = sqlite3_str_new(NULL);
+	extra = sqlite3_str_new(NULL);
+	missing = sqlite3_str_new(NULL);
+	for (i = 0; i < n; i++) {
+		const char *col = sqlite3_column_name(st, i);
+
+		for (j = i + 1; j < n; j++) {
+			if (strcmp(sqlite3_column_name(st, j), col) == 0) {
+				sqlite3_str_appendf(dup, "%s%s", sqlite3_str_length(dup) ? ", " : "",
+						    col);
+				break;
+			}
+		}
+		if (s->n && !schema_has(s, col))
+			sqlite3_str_appendf(extra, "%s%s", sqlite3_str_length(extra) ? ", " : "",
+					    col);
+	}
+	for (k = 0; k < s->n; k++)
+		if (!columns_have(st, s->name[k], s->len[k]))
+			sqlite3_str_appendf(missing, "%s%.*s",
+					    sqlite3_str_length(missing) ? ", " : "",
+					    (int)s->len[k], s->name[k]);
+	a = sqlite3_str_finish(dup);
+	b = sqlite3_str_finish(extra);
+	c = sqlite3_str_finish(missing);
+	if (a)
+		msg = sqlite3_mprintf("%s: multiple columns are named: %s", tag, a);
+	else if (b && c)
+		msg = sqlite3_mprintf("%s: the following columns are declared in the schema, but "
+				      "do not exist: %s; and the following columns exist, but are "
+				      "not declared: %s",
+				      tag, c, b);
+	else if (b)
+		msg = sqlite3_mprintf("%s: the following columns are missing from the schema: %s",
+				      tag, b);
+	else if (c)
+		msg = sqlite3_mprintf("%s: the following columns are declared in the schema, but "
+				      "do not exist: %s",
+				      tag, c);
+	sqlite3_free(a);
+	sqlite3_free(b);
+	sqlite3_free(c);
+	return msg;
+}
+
+/* Runs @sql (one statement, sqlite3_malloc'd, freed here); SQLite's message on failure. */
+static int exec_free(sqlite3 *conn, char *sql, struct psql_err *e)
+{
+	int rc;
+
+	if (!sql) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	rc = sqlite3_exec(conn, sql, NULL, NULL, NULL);
+	sqlite3_free(sql);
+	if (rc == SQLITE_OK)
+		return 0;
+	psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(conn)));
+	return rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
+}
+
+/* Prepares the SELECT of @r; a failure's traceback points into it. */
+static int prepare_body(struct tp_psql *p, const struct psql_layer *l, size_t start, size_t end,
+			sqlite3_stmt **st, struct psql_err *e)
+{
+	const char *tail = NULL;
+	int rc, off;
+
+	rc = sqlite3_prepare_v2(p->conn, l->text + start, (int)(end - start), st, &tail);
+	if (rc == SQLITE_OK && *st)
+		return 0;
+	if (rc == SQLITE_NOMEM) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	off = rc == SQLITE_OK ? -1 : sqlite3_error_offset(p->conn);
+	psql_err_at(e, l, start + (off < 0 ? 0 : (size_t)off), start, end,
+		    rc == SQLITE_OK ? "incomplete SQL statement" : sqlite3_errmsg(p->conn));
+	return -EINVAL;
+}
+
+/* Perfetto's message for a name that is taken, from the statement it runs. */
+static void exists_error(struct psql_err *e, const char *kind, const char *name, size_t name_len,
+			 const char *msg)
+{
+	struct psql_src src = {.name = "Trace Processor Internal", .line = 4, .col = 7};
+	char *text = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING %s", (int)name_len, name,
+				     kind);
+
+	if (!text) {
+		psql_err_msg(e, NULL);
+		return;
+	}
+	src.text = text;
+	src.len = strlen(text);
+	psql_err_frame(e, &src, 21, msg);
+	sqlite3_free(text);
+}
+
+int psql_create_relation(struct tp_psql *p, const struct psql_layer *l, const struct psql_rel *r,
+			 struct psql_err *e)
+{
+	const char *tag = r->table ? "CREATE PERFETTO TABLE" : "CREATE PERFETTO VIEW";
+	struct schema s = {0};
+	sqlite3_stmt *st = NULL;
+	char *err = NULL;
+	int rc;
+
+	s.err = &err;
+	if (r->schema) {
+		struct psql_tok bad;
+
+		rc = psql_arg_list(r->schema, r->schema_end, schema_add, &s, &err, &bad);
+		if (rc < 0 && !err)
+			return psql_err_syntax(e, l, &bad);
+		if (rc < 0) {
+			psql_err_msg(e, err);
+			return rc;
+		}
+	}
+	rc = prepare_body(p, l, r->sel_start, r->sel_end, &st, e);
+	if (rc < 0)
+		return rc;
+	/* Upstream checks a view's columns only against a schema. */
+	err = r->table || s.n ? check_columns(st, &s, tag) : NULL;
+	if (!err && r->table)
+		err = check_table_types(&s, r->name, r->name_len);
+	sqlite3_finalize(st);
+	if (err) {
+		psql_err_msg(e, err);
+		psql_err_wrap(e, l);
+		return -EINVAL;
+	}
+	if (sqlite3_exec(p->conn, "SAVEPOINT __tp_psql", NULL, NULL, NULL) != SQLITE_OK) {
+		psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
+		psql_err_wrap(e, l);
+		return -EINVAL;
+	}
+	rc = 0;
+	if (r->replace)
+		rc = exec_free(p->conn,
+			       sqlite3_mprintf("DROP %s IF EXISTS %.*s", r->table ? "TABLE" : "VIEW",
+					       (int)r->name_len, r->name),
+			       e);
+	if (rc == 0) {
+		rc = exec_free(p->conn,
+			       sqlite3_mprintf("CREATE %s %.*s AS %.*s\n", r->table ? "TABLE" : "VIEW",
+					       (int)r->name_len, r->name,
+					       (int)(r->sel_end - r->sel_start),
+					       l->text + r->sel_start),
+			       e);
+		if (rc < 0 && e->msg && strstr(e->msg, "already exists")) {
+			char *msg = e->msg;
+
+			e->msg = NULL;
+			exists_error(e, r->table ? "__intrinsic_dataframe" : "__intrinsic_view",
+				     r->name, r->name_len, msg);
+			sqlite3_free(msg);
+		}
+	}
+	if (rc < 0) {
+		sqlite3_exec(p->conn, "ROLLBACK TO __tp_psql", NULL, NULL, NULL);
+		sqlite3_exec(p->conn, "RELEASE __tp_psql", NULL, NULL, NULL);
+		psql_err_wrap(e, l);
+		return rc;
+	}
+	if (r->table)
+		psql_perfetto_table_add(p, r->name, r->name_len);
+	rc = exec_free(p->conn, sqlite3_mprintf("RELEASE __tp_psql"), e);
+	if (rc < 0)
+		psql_err_wrap(e, l);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- indexes ---- */
+
+/* True if index @name exists (any case). Return: 1, 0, or -EIO. */
+static int index_exists(sqlite3 *conn, const char *name, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	int found;
+
+	if (sqlite3_prepare_v2(conn,
+			       "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?1 "
+			       "COLLATE NOCASE",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -EIO;
+	sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* True if @table (a PERFETTO table) has column @col. Return: 1, 0, -EIO. */
+static int has_column(sqlite3 *conn, const char *table, size_t tn, const char *col, size_t cn)
+{
+	sqlite3_stmt *st = NULL;
+	char *sql = sqlite3_mprintf("SELECT 1 FROM pragma_table_info('%.*q') WHERE name = ?1",
+				    (int)tn, table);
+	int found;
+
+	if (!sql || sqlite3_prepare_v2(conn, sql, -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_free(sql);
+		return -EIO;
+	}
+	sqlite3_free(sql);
+	sqlite3_bind_text(st, 1, col, (int)cn, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+int psql_index_stmt(struct tp_psql *p, const struct psql_layer *l, const struct psql_index *ix,
+		    struct psql_err *e)
+{
+	const char *tag = ix->drop ? "DROP PERFETTO INDEX" : "CREATE PERFETTO INDEX";
+	const char *c, *ce, *end = ix->cols_end;
+	struct psql_tok t;
+	int rc;
+
+	if (ix->drop) {
+		rc = index_exists(p->conn, ix->name, ix->name_len);
+		if (rc == 0)
+			psql_err_msg(e, sqlite3_mprintf("%s: Index '%.*s' not found", tag,
+							(int)ix->name_len, ix->name));
+		if (rc < 0)
+			psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
+		if (rc <= 0) {
+			psql_err_wrap(e, l);
+			return -EINVAL;
+		}
+		rc = exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)ix->name_len, ix->name),
+			       e);
+		if (rc < 0)
+			psql_err_wrap(e, l);
+		return rc;
+	}
+	if (!psql_perfetto_table_has(p, ix->table, ix->table_len)) {
+		if (psql_is_intrinsic_table(p, ix->table, ix->table_len))
+			psql_err_msg(e, sqlite3_mprintf("%s: indexes on intrinsic table '%.*s' must "
+							"be declared at compile time, not via SQL",
+							tag, (int)ix->table_len, ix->table));
+		else
+			psql_err_msg(e, sqlite3_mprintf("%s: table '%.*s' does not exist", tag,
+							(int)ix->table_len, ix->table));
+		psql_err_wrap(e, l);
+		return -EINVAL;
+	}
+	rc = index_exists(p->conn, ix->name, ix->name_len);
+	if (rc > 0 && !ix->replace) {
+		psql_err_msg(e, sqlite3_mprintf("%s: Index '%.*s' already exists", tag,
+						(int)ix->name_len, ix->name));
+		psql_err_wrap(e, l);
+		return -EINVAL;
+	}
+	for (c = psql_lex_sig(ix->cols, end, &t); t.type != TK_EOF; c = psql_lex_sig(c, end, &t)) {
+		if (t.type != TK_ID && t.type != TK_QID)
+			continue;
+		ce = t.p;
+		rc = has_column(p->conn, ix->table, ix->table_len, ce, t.n);
+		if (rc == 0) {
+			psql_err_msg(e, sqlite3_mprintf("%s: Column '%.*s' not found in table '%.*s'",
+							tag, (int)t.n, t.p, (int)ix->table_len,
+							ix->table));
+			psql_err_wrap(e, l);
+			return -EINVAL;
+		}
+	}
+	if (index_exists(p->conn, ix->name, ix->name_len) > 0 &&
+	    exec_free(p->conn, sqlite3_mprintf("DROP INDEX %.*s", (int)ix->name_len, ix->name), e) <
+		    0) {
+		psql_err_wrap(e, l);
+		return -EINVAL;
+	}
+	rc = exec_free(p->conn,
+		       sqlite3_mprintf("CREATE INDEX %.*s ON %.*s(%.*s)", (int)ix->name_len, ix->name,
+				       (int)ix->table_len, ix->table, (int)(ix->cols_end - ix->cols),
+				       ix->cols),
+		       e);
+	if (rc < 0)
+		psql_err_wrap(e, l);
+	return rc;
+}
+
+/* --------------------------------------------------------- PERFETTO tables ---- */
+
+struct psql_tables {
+	char **names;
+	size_t n, cap;
+};
+
+int psql_tables_create(struct psql_tables **out)
+{
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void psql_tables_destroy(struct psql_tables *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	for (i = 0; i < t->n; i++)
+		free(t->names[i]);
+	free(t->names);
+	free(t);
+}
+
+static bool tables_find(const struct psql_tables *t, const char *name, size_t n, size_t *at)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		if (strlen(t->names[i]) == n && strncasecmp(t->names[i], name, n) == 0) {
+			*at = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+void psql_perfetto_table_add(struct tp_psql *p, const char *name, size_t n)
+{
+	struct psql_tables *t = p->tables;
+	char **v, *copy;
+	size_t at;
+
+	if (tables_find(t, name, n, &at))
+		return;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+
+		v = realloc(t->names, cap * sizeof(*v));
+		if (!v)
+			return;
+		t->names = v;
+		t->cap = cap;
+	}
+	copy = strndup(name, n);
+	if (copy)
+		t->names[t->n++] = copy;
+}
+
+/* True if @name is a table of the main schema. */
+static bool in_master(sqlite3 *conn, const char *name, size_t n, const char *type)
+{
+	sqlite3_stmt *st = NULL;
+	bool found;
+
+	if (sqlite3_prepare_v2(conn,
+			       "SELECT 1 FROM sqlite_master WHERE type = ?2 AND name = ?1 COLLATE "
+			       "NOCASE",
+			       -1, &st, NULL) != SQLITE_OK)
+		return false;
+	sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, type, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	return found;
+}
+
+bool psql_perfetto_table_has(struct tp_psql *p, const char *name, size_t n)
+{
+	size_t at;
+
+	return tables_find(p->tables, name, n, &at) && in_master(p->conn, name, n, "table");
+}
+
+bool psql_is_intrinsic_table(struct tp_psql *p, const char *name, size_t n)
+{
+	sqlite3_stmt *st = NULL;
+	char *sql;
+	bool ok;
+
+	if (in_master(p->conn, name, n, "table") || in_master(p->conn, name, n, "view"))
+		return false;
+	sql = sqlite3_mprintf("SELECT * FROM \"%.*w\" LIMIT 0", (int)n, name);
+	ok = sql && sqlite3_prepare_v2(p->conn, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return ok;
+}
