@@ -165,9 +165,17 @@ def normalize(lines):
 
 
 def error_text(err):
+  """The message of a failed run: its last line (after any traceback), with
+  the module and line of the traceback's last frame."""
   lines = [l for l in err.split('\n') if l.strip() and 'Loading trace' not in l and
            'Trace loaded' not in l and 'Query execution time' not in l]
-  return ' | '.join(lines[:3])[:300]
+  if not lines:
+    return ''
+  where = [l.strip() for l in lines if l.lstrip().startswith(('Module include', 'File '))]
+  msg = lines[-1].strip()
+  if where:
+    msg = '%s (at %s)' % (msg, where[-1])
+  return msg[:300]
 
 
 class Unit:

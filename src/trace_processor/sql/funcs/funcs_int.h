@@ -26,7 +26,8 @@ int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
 int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
 
 /*
- * tp_sql_add_text() - Add str_split() and hash() to @conn
+ * tp_sql_add_text() - Add str_split(), hash(), unhex() and regexp_extract()
+ * to @conn
  * (text.c).
  * Return: a SQLite result code.
  */

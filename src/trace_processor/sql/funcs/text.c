@@ -6,7 +6,11 @@
  * a non-text input; an empty or non-text delimiter, or a negative or
  * non-integer field number, is an error.
  */
+#include <ctype.h>
+#include <errno.h>
+#include <regex.h>
 #include <sqlite3.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -89,6 +93,95 @@ static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int64(ctx, (sqlite3_int64)h);
 }
 
+static void fn_unhex(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *s, *p;
+	char *end;
+	long long v;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL)
+		return;
+	if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+		sqlite3_result_error(ctx, "UNHEX: argument must be text", -1);
+		return;
+	}
+	s = (const char *)sqlite3_value_text(argv[0]);
+	for (p = s; *p && isspace((unsigned char)*p); p++)
+		;
+	if (!*p) {
+		sqlite3_result_error(ctx, "UNHEX: input is empty or only whitespace", -1);
+		return;
+	}
+	errno = 0;
+	v = strtoll(p, &end, 16);
+	while (*end && isspace((unsigned char)*end))
+		end++;
+	if (errno || end == p || *end) {
+		sqlite3_result_error(ctx, "UNHEX: invalid or out of range hex string", -1);
+		return;
+	}
+	sqlite3_result_int64(ctx, v);
+}
+
+static void fn_regexp_extract(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *text, *pattern;
+	regmatch_t m[2];
+	regex_t re;
+	int rc, g;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
+		return;
+	text = (const char *)sqlite3_value_text(argv[0]);
+	pattern = (const char *)sqlite3_value_text(argv[1]);
+	if (!text || !pattern) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	rc = regcomp(&re, pattern, REG_EXTENDED);
+	if (rc != 0) {
+		char msg[160], why[100];
+
+		regerror(rc, &re, why, sizeof(why));
+		snprintf(msg, sizeof(msg), "REGEXP_EXTRACT: invalid pattern: %s", why);
+		sqlite3_result_error(ctx, msg, -1);
+		return;
+	}
+	if (re.re_nsub > 1) {
+		regfree(&re);
+		sqlite3_result_error(ctx, "REGEXP_EXTRACT: pattern has more than one group.", -1);
+		return;
+	}
+	if (regexec(&re, text, 2, m, 0) == 0) {
+		g = re.re_nsub == 1 ? 1 : 0;
+		if (m[g].rm_so >= 0)
+			sqlite3_result_text(ctx, text + m[g].rm_so, (int)(m[g].rm_eo - m[g].rm_so),
+					    SQLITE_TRANSIENT);
+	}
+	regfree(&re);
+}
+
+/* @name and __intrinsic_@name. */
+static int add_pair(struct sqlite3 *conn, const char *name, int n,
+		    void (*fn)(sqlite3_context *, int, sqlite3_value **))
+{
+	char intrinsic[64];
+	int rc;
+
+	snprintf(intrinsic, sizeof(intrinsic), "__intrinsic_%s", name);
+	rc = sqlite3_create_function_v2(conn, name, n,
+					SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, fn,
+					NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function_v2(conn, intrinsic, n,
+						SQLITE_UTF8 | SQLITE_DETERMINISTIC |
+							SQLITE_INNOCUOUS,
+						NULL, fn, NULL, NULL, NULL);
+	return rc;
+}
+
 int tp_sql_add_text(struct sqlite3 *conn)
 {
 	int rc = sqlite3_create_function_v2(conn, "str_split", 3,
@@ -100,5 +193,9 @@ int tp_sql_add_text(struct sqlite3 *conn)
 						SQLITE_UTF8 | SQLITE_DETERMINISTIC |
 							SQLITE_INNOCUOUS,
 						NULL, fn_hash, NULL, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = add_pair(conn, "unhex", 1, fn_unhex);
+	if (rc == SQLITE_OK)
+		rc = add_pair(conn, "regexp_extract", 2, fn_regexp_extract);
 	return rc;
 }
