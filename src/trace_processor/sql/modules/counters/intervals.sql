@@ -7,7 +7,8 @@
 -- the first and the last row are kept and the ones between merged into
 -- one. Columns: id, ts, dur, track_id, value, next_value (the value of
 -- the following row) and delta_value (value less the preceding row's).
--- Computed by the __intrinsic_counter_intervals built-in.
+-- Computed by the __intrinsic_counter_intervals built-in; the values are
+-- reals whatever the input's type.
 CREATE PERFETTO MACRO counter_leading_intervals(
   -- The counter-like table or subquery: id, ts, track_id, value.
   counter_table TableOrSubquery
@@ -19,9 +20,9 @@ AS (
     c1 AS ts,
     c2 AS dur,
     c3 AS track_id,
-    c4 AS value,
-    c5 AS next_value,
-    c6 AS delta_value
+    CAST(c4 AS REAL) AS value,
+    CAST(c5 AS REAL) AS next_value,
+    CAST(c6 AS REAL) AS delta_value
   FROM __intrinsic_table_ptr(
     __intrinsic_counter_intervals(
       'leading',
