@@ -3,7 +3,8 @@
  * funcs.c - registers the built-in functions of sql/funcs/ (funcs.h) and
  * holds the small ones: trace_start(), trace_end(), trace_dur(),
  * extract_arg() and the perf counter of a sample. demangle() and the
- * annotated callstack are callstacks.c's, to_ftrace() is to_ftrace.c's.
+ * annotated callstack are callstacks.c's, to_ftrace() is to_ftrace.c's,
+ * str_split() text.c's, the extract_metadata() family metadata.c's.
  */
 #include "trace_processor/sql/funcs/funcs.h"
 
@@ -208,5 +209,9 @@ int tp_sql_funcs_register(struct sqlite3 *conn, struct tp_db *db)
 		rc = tp_sql_add_to_ftrace(conn, db);
 	if (rc == SQLITE_OK)
 		rc = tp_sql_add_callstacks(conn, db);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_text(conn);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_metadata(conn);
 	return rc;
 }

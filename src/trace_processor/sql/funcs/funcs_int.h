@@ -25,4 +25,19 @@ int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
  */
 int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
 
+/*
+ * tp_sql_add_text() - Add str_split(), hash(), unhex() and regexp_extract()
+ * to @conn
+ * (text.c).
+ * Return: a SQLite result code.
+ */
+int tp_sql_add_text(struct sqlite3 *conn);
+
+/*
+ * tp_sql_add_metadata() - Add extract_metadata() and its per-machine and
+ * per-trace forms to @conn (metadata.c).
+ * Return: a SQLite result code.
+ */
+int tp_sql_add_metadata(struct sqlite3 *conn);
+
 #endif

@@ -1,0 +1,119 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
+-- import (Android heap graphs, Java/native heap profiles, smaps of
+-- profilers, callstacks of track events). They exist, empty, with
+-- Perfetto's columns, so that the modules and queries reading them (the
+-- UI's process summaries among them) give their empty answers instead of
+-- failing. An importer that comes to fill one of them deletes its view
+-- here: the view would hide a table of the same name.
+
+CREATE VIEW heap_profile_allocation AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS upid, NULL AS heap_name, NULL AS callsite_id,
+  NULL AS count, NULL AS size
+WHERE 0;
+
+CREATE VIEW heap_graph_object AS
+SELECT
+  NULL AS id, NULL AS upid, NULL AS graph_sample_ts, NULL AS self_size,
+  NULL AS native_size, NULL AS reference_set_id, NULL AS reachable,
+  NULL AS heap_type, NULL AS type_id, NULL AS root_type, NULL AS root_distance,
+  NULL AS object_data_id
+WHERE 0;
+
+CREATE VIEW profiler_smaps AS
+SELECT
+  NULL AS id, NULL AS upid, NULL AS ts, NULL AS path, NULL AS path_trimmed,
+  NULL AS aggregate_count, NULL AS is_deleted, NULL AS size_kb,
+  NULL AS private_dirty_kb, NULL AS swap_kb, NULL AS file_name,
+  NULL AS start_address, NULL AS module_timestamp, NULL AS module_debugid,
+  NULL AS module_debug_path, NULL AS protection_flags,
+  NULL AS private_clean_resident_kb, NULL AS shared_dirty_resident_kb,
+  NULL AS shared_clean_resident_kb, NULL AS locked_kb,
+  NULL AS proportional_resident_kb, NULL AS rss_kb, NULL AS anonymous_kb,
+  NULL AS pss_dirty_kb, NULL AS swap_pss_kb
+WHERE 0;
+
+CREATE VIEW __intrinsic_track_event_callstacks AS
+SELECT
+  NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
+  NULL AS end_callsite_id, NULL AS weight
+WHERE 0;
+
+-- Log entries (Android's logcat, systemd's journal).
+CREATE VIEW logs AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS utid, NULL AS prio, NULL AS log_source,
+  NULL AS tag, NULL AS msg, NULL AS arg_set_id
+WHERE 0;
+
+-- IRQ numbers and names from system_info's interrupt list.
+CREATE VIEW _linux_interrupt_mapping AS
+SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
+WHERE 0;
+
+-- Android's installed packages (packages_list data source).
+CREATE VIEW package_list AS
+SELECT
+  NULL AS id, NULL AS package_name, NULL AS uid, NULL AS debuggable,
+  NULL AS profileable_from_shell, NULL AS version_code
+WHERE 0;
+
+-- Android users (android.user_list data source).
+CREATE VIEW __intrinsic_android_user_list AS
+SELECT NULL AS id, NULL AS type, NULL AS android_user_id
+WHERE 0;
+
+-- Heap profile dumps (heapprofd, Java heap profiles).
+CREATE VIEW heap_profile AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS ts_end, NULL AS dur, NULL AS upid, NULL AS heap_name
+WHERE 0;
+
+-- The OutOfMemoryErrors behind Java heap dumps.
+CREATE VIEW __intrinsic_heap_graph_java_oome_details AS
+SELECT
+  NULL AS id, NULL AS heap_graph_id, NULL AS allocation_size_bytes,
+  NULL AS total_bytes_free, NULL AS free_bytes_until_oom, NULL AS error_msg
+WHERE 0;
+
+-- Android's CPU time per uid and cluster (cpu_per_uid data source).
+CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
+SELECT NULL AS id, NULL AS track_id, NULL AS uid, NULL AS cluster, NULL AS total_cpu_millis
+WHERE 0;
+
+-- The counter tracks of GPUs (those with a ugpu dimension), with the GPU.
+CREATE VIEW gpu_counter_track AS
+SELECT
+  ct.id,
+  ct.name,
+  ct.type,
+  ct.parent_id,
+  ct.source_arg_set_id,
+  ct.machine_id,
+  ct.unit,
+  ct.description,
+  extract_arg(ct.dimension_arg_set_id, 'ugpu') AS ugpu,
+  extract_arg(ct.dimension_arg_set_id, 'gpu') AS gpu_id
+FROM counter_track AS ct
+JOIN args AS a ON a.arg_set_id = ct.dimension_arg_set_id
+WHERE a.key = 'ugpu';
+
+-- SurfaceFlinger's frame timeline (Android's frametimeline data source).
+CREATE VIEW actual_frame_timeline_slice AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS dur, NULL AS track_id, NULL AS category, NULL AS name,
+  NULL AS depth, NULL AS parent_id, NULL AS arg_set_id, NULL AS display_frame_token,
+  NULL AS surface_frame_token, NULL AS upid, NULL AS layer_name, NULL AS present_type,
+  NULL AS on_time_finish, NULL AS gpu_composition, NULL AS jank_type,
+  NULL AS jank_severity_type, NULL AS prediction_type, NULL AS jank_tag,
+  NULL AS jank_tag_experimental, NULL AS jank_score, NULL AS latched_unsignaled_count,
+  NULL AS addressable_unsignaled_latch_count, NULL AS latched_fence_state
+WHERE 0;
+
+CREATE VIEW expected_frame_timeline_slice AS
+SELECT
+  NULL AS id, NULL AS ts, NULL AS dur, NULL AS track_id, NULL AS category, NULL AS name,
+  NULL AS depth, NULL AS parent_id, NULL AS arg_set_id, NULL AS display_frame_token,
+  NULL AS surface_frame_token, NULL AS upid, NULL AS layer_name
+WHERE 0;
