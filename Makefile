@@ -33,7 +33,7 @@ CFLAGS_ALL := -std=c11 -g $(OPT) $(WARN) -fvisibility=hidden -fno-strict-aliasin
 	-fPIC -pthread -MMD -MP
 LDFLAGS_ALL := -pthread -Wl,--as-needed
 # -ldw -lelf: traced_perf's unwinding and symbols (elfutils).
-LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -ldw -lelf -lz -lm
+LDLIBS_ALL := -lprotobuf-c -lsqlite3 -ledit -ldw -lelf -lpcre2-8 -lzstd -lz -lm
 
 ifneq ($(SANITIZE),)
 CFLAGS_ALL += -fsanitize=address,undefined -fno-sanitize-recover=undefined \

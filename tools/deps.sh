@@ -10,7 +10,9 @@
 #                             (QEMU, a Debian guest kernel, busybox, cpio)
 
 # Build: compilers, protobuf-c (config/IPC structs), SQLite (trace processor),
-# libedit (interactive shell), zlib (compressed traces).
+# libedit (interactive shell), zlib (compressed traces), PCRE2 (the trace
+# processor's regexp functions: Perl-style patterns, as upstream's RE2),
+# zstd (its __intrinsic_zstd_compress, a zstd frame as upstream's).
 # Tests: protoc (oracle for the text format), clang + its runtimes (warning
 # check, libFuzzer).
 # trace-cmd: bench only: peer for ftrace_bench (bench/ftrace_bench.sh).
@@ -28,7 +30,7 @@
 # labels have a width in a known monospace font); without them that part
 # of the test is skipped and says why.
 PKGS="gcc make pkg-config libprotobuf-c-dev protobuf-c-compiler protobuf-compiler
-libsqlite3-dev libedit-dev zlib1g-dev clang libclang-rt-dev trace-cmd lttng-tools
+libsqlite3-dev libedit-dev zlib1g-dev libpcre2-dev libzstd-dev clang libclang-rt-dev trace-cmd lttng-tools
 liblttng-ust-dev python3 python3-dev iproute2 help2man chromium fonts-dejavu-core libdw-dev
 linux-perf"
 APT_FLAGS=""

@@ -213,5 +213,11 @@ int tp_sql_funcs_register(struct sqlite3 *conn, struct tp_db *db)
 		rc = tp_sql_add_text(conn);
 	if (rc == SQLITE_OK)
 		rc = tp_sql_add_metadata(conn);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_regexp(conn);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_window(conn);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_zstd(conn);
 	return rc;
 }

@@ -26,8 +26,7 @@ int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
 int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
 
 /*
- * tp_sql_add_text() - Add str_split(), hash(), unhex() and regexp_extract()
- * to @conn
+ * tp_sql_add_text() - Add str_split(), hash() and unhex() to @conn
  * (text.c).
  * Return: a SQLite result code.
  */
@@ -39,5 +38,23 @@ int tp_sql_add_text(struct sqlite3 *conn);
  * Return: a SQLite result code.
  */
 int tp_sql_add_metadata(struct sqlite3 *conn);
+
+/*
+ * tp_sql_add_regexp() - Add regexp() (2 and 3 arguments, so SQLite's
+ * REGEXP operator too), regexp_extract(), regexp_replace_simple() and their
+ * __intrinsic_ names to @conn (regexp.c).
+ * Return: a SQLite result code.
+ */
+int tp_sql_add_regexp(struct sqlite3 *conn);
+
+/*
+ * tp_sql_add_window() - Add the window functions LAST_NON_NULL(x) and
+ * INTERNAL_LAYOUT(ts, dur) to @conn (window.c).
+ * Return: a SQLite result code.
+ */
+int tp_sql_add_window(struct sqlite3 *conn);
+
+/* tp_sql_add_zstd() - Add __intrinsic_zstd_compress() to @conn (zstd.c). */
+int tp_sql_add_zstd(struct sqlite3 *conn);
 
 #endif

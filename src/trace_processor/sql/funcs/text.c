@@ -8,7 +8,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <regex.h>
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -124,45 +123,6 @@ static void fn_unhex(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int64(ctx, v);
 }
 
-static void fn_regexp_extract(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	const char *text, *pattern;
-	regmatch_t m[2];
-	regex_t re;
-	int rc, g;
-
-	(void)argc;
-	if (sqlite3_value_type(argv[0]) == SQLITE_NULL || sqlite3_value_type(argv[1]) == SQLITE_NULL)
-		return;
-	text = (const char *)sqlite3_value_text(argv[0]);
-	pattern = (const char *)sqlite3_value_text(argv[1]);
-	if (!text || !pattern) {
-		sqlite3_result_error_nomem(ctx);
-		return;
-	}
-	rc = regcomp(&re, pattern, REG_EXTENDED);
-	if (rc != 0) {
-		char msg[160], why[100];
-
-		regerror(rc, &re, why, sizeof(why));
-		snprintf(msg, sizeof(msg), "REGEXP_EXTRACT: invalid pattern: %s", why);
-		sqlite3_result_error(ctx, msg, -1);
-		return;
-	}
-	if (re.re_nsub > 1) {
-		regfree(&re);
-		sqlite3_result_error(ctx, "REGEXP_EXTRACT: pattern has more than one group.", -1);
-		return;
-	}
-	if (regexec(&re, text, 2, m, 0) == 0) {
-		g = re.re_nsub == 1 ? 1 : 0;
-		if (m[g].rm_so >= 0)
-			sqlite3_result_text(ctx, text + m[g].rm_so, (int)(m[g].rm_eo - m[g].rm_so),
-					    SQLITE_TRANSIENT);
-	}
-	regfree(&re);
-}
-
 /* @name and __intrinsic_@name. */
 static int add_pair(struct sqlite3 *conn, const char *name, int n,
 		    void (*fn)(sqlite3_context *, int, sqlite3_value **))
@@ -195,7 +155,5 @@ int tp_sql_add_text(struct sqlite3 *conn)
 						NULL, fn_hash, NULL, NULL, NULL);
 	if (rc == SQLITE_OK)
 		rc = add_pair(conn, "unhex", 1, fn_unhex);
-	if (rc == SQLITE_OK)
-		rc = add_pair(conn, "regexp_extract", 2, fn_regexp_extract);
 	return rc;
 }
