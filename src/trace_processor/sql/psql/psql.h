@@ -43,6 +43,15 @@ int tp_psql_modules_register(struct tp_sql_modules *m, const char *name, size_t 
 			     const char *const *names, const char *const *sqls,
 			     const size_t *sql_lens, bool allow_override, char **err);
 
+/*
+ * tp_psql_modules_list() - Calls @fn with every module INCLUDE can run:
+ * its name and one-line summary (the first sentence of its header
+ * comment; "" if it has none), packages in registration order, modules
+ * by name.
+ */
+void tp_psql_modules_list(struct tp_sql_modules *m,
+			  void (*fn)(void *ctx, const char *name, const char *summary), void *ctx);
+
 /**
  * tp_psql_create() - PerfettoSQL state for @conn: its macros, functions
  * and modules. The prelude modules run now.

@@ -431,6 +431,10 @@ bool psql_perfetto_table_has(struct tp_psql *p, const char *name, size_t n);
 /* True if @name is one of the trace's own tables (a virtual table). */
 bool psql_is_intrinsic_table(struct tp_psql *p, const char *name, size_t n);
 
+/* Adds the table function perfetto_table_info(name) to @p's connection
+ * (psql_table_info.c). */
+int psql_table_info_register(struct tp_psql *p);
+
 /* ------------------------------------------------------------- modules ---- */
 
 /* Where a module is on this connection. */
@@ -466,6 +470,24 @@ int psql_modules_match(struct tp_sql_modules *m, const char *name,
  * creates table, view or function @name; NULL if none does.
  */
 const char *psql_modules_defining(const struct tp_sql_modules *m, const char *name);
+
+/* Calls @fn with every module and the name of its package. */
+void psql_modules_each_in_package(struct tp_sql_modules *m,
+				  void (*fn)(void *ctx, const char *package, struct psql_module *mod),
+				  void *ctx);
+
+/* psql_docs.c: what the modules document. */
+
+/* Adds the table __intrinsic_stdlib_objects over @modules (borrowed) to @conn. */
+int psql_docs_register(struct sqlite3 *conn, struct tp_sql_modules *modules);
+
+/*
+ * psql_module_summary() - Module @module's one-line summary: the first
+ * sentence of its header comment (its first block of "--" lines, an SPDX
+ * line aside, without a leading "module:").
+ * Return: the text (sqlite3_free it), or NULL if it has none.
+ */
+char *psql_module_summary(const char *sql, const char *module);
 
 /* Calls @fn with every module whose name starts with @prefix, in name order. */
 void psql_modules_each(struct tp_sql_modules *m, const char *prefix,
