@@ -125,3 +125,15 @@ int tp_register_sql_package(struct tp *tp, const char *name, size_t n, const cha
 	}
 	return rc;
 }
+
+int tp_list_sql_modules(void (*fn)(void *ctx, const char *name, const char *summary), void *ctx)
+{
+	struct tp_sql_modules *m;
+	int rc = tp_sql_modules_create(&m);
+
+	if (rc < 0)
+		return rc;
+	tp_sql_modules_list(m, fn, ctx);
+	tp_sql_modules_destroy(m);
+	return 0;
+}

@@ -125,6 +125,15 @@ int tp_register_sql_package(struct tp *tp, const char *name, size_t n, const cha
 			    const char *const *sqls, const size_t *sql_lens, bool allow_override,
 			    char **err);
 
+/**
+ * tp_list_sql_modules() - Calls @fn with every module of our standard
+ * library, in name order: its name (what INCLUDE PERFETTO MODULE takes)
+ * and a one-line summary (the first sentence of its header comment, ""
+ * if it has none). Needs no trace.
+ * Return: 0 or -ENOMEM.
+ */
+int tp_list_sql_modules(void (*fn)(void *ctx, const char *name, const char *summary), void *ctx);
+
 /* The tables (borrowed). */
 struct tp_db *tp_get_db(struct tp *tp);
 

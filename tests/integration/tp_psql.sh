@@ -308,4 +308,25 @@ printf '%s\n' 'CREATE PERFETTO MACRO eq(a Expr, b Expr) RETURNS Expr AS $a = $b;
 expect_file intrinsic '"s","1","2","t"
 "foo bar",1,2,1'
 
+# ---------------------------------------------------------------- docs ----
+
+# The module list of docs/trace-processor.md is what the modules say.
+if python3 "$ROOT/tools/gen_module_docs.py" --tp "$TP" --check >"$tmp/docs.out" 2>&1; then
+	pass tp_psql/docs_module_list
+else
+	fail tp_psql/docs_module_list "$(oneline "$tmp/docs.out")"
+fi
+# --help lists every module but the prelude, one line each.
+"$TP" --help >"$tmp/help.out" 2>&1
+"$TP" --list-modules | cut -f1 >"$tmp/modules.txt"
+missing=$(while read -r m; do grep -q "^  $m " "$tmp/help.out" || echo "$m"; done <"$tmp/modules.txt")
+if [ -s "$tmp/modules.txt" ] && [ -z "$missing" ] && ! grep -q '^  prelude\.' "$tmp/help.out"; then
+	pass tp_psql/help_module_list
+else
+	fail tp_psql/help_module_list "--help lacks: $missing"
+fi
+# The hint names the module a missing table comes from.
+expect_error module_hint 'no such table: cpu_profiling_summary_tree; INCLUDE PERFETTO MODULE stacks.cpu_profiling' '' \
+	'SELECT * FROM cpu_profiling_summary_tree'
+
 summary

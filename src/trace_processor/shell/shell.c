@@ -54,6 +54,7 @@ enum {
 	OPT_OVERRIDE_STDLIB,
 	OPT_DEV,
 	OPT_DEV_FLAG,
+	OPT_LIST_MODULES,
 	OPT_IGNORED,
 };
 
@@ -99,8 +100,49 @@ static const struct option k_options[] = {
 	{"add-sql-package", required_argument, NULL, OPT_ADD_SQL_PACKAGE},
 	{"override-sql-package", required_argument, NULL, OPT_OVERRIDE_SQL_PACKAGE},
 	{"override-stdlib", required_argument, NULL, OPT_OVERRIDE_STDLIB},
+	{"list-modules", no_argument, NULL, OPT_LIST_MODULES},
 	{NULL, 0, NULL, 0},
 };
+
+/* Width of the module list of --help, and of its name column. */
+#define TP_SHELL_HELP_WIDTH 100
+#define TP_SHELL_HELP_NAME 34
+
+/* One line of the module list of --help: the name, the summary cut to fit. */
+static void print_module(void *ctx, const char *name, const char *summary)
+{
+	FILE *f = ctx;
+	int pad = TP_SHELL_HELP_NAME - (int)strlen(name), room;
+	size_t n = strlen(summary), cut;
+
+	if (strncmp(name, "prelude.", 8) == 0)
+		return; /* always there, never included */
+	if (pad < 2)
+		pad = 2;
+	room = TP_SHELL_HELP_WIDTH - 2 - (int)strlen(name) - pad;
+	if (room < 20)
+		room = 20;
+	if (n <= (size_t)room) {
+		fprintf(f, "  %s%*s%s\n", name, pad, "", summary);
+		return;
+	}
+	/* Cut at a blank, leaving room for "...". */
+	for (cut = (size_t)room - 3; cut > 0 && summary[cut] != ' '; cut--)
+		;
+	if (cut == 0)
+		cut = (size_t)room - 3;
+	while (cut > 0 && (summary[cut - 1] == ' ' || summary[cut - 1] == ',' ||
+			   summary[cut - 1] == ':' || summary[cut - 1] == ';'))
+		cut--;
+	fprintf(f, "  %s%*s%.*s...\n", name, pad, "", (int)cut, summary);
+}
+
+/* One line of --list-modules: the name, a tab, the whole summary. */
+static void list_module(void *ctx, const char *name, const char *summary)
+{
+	if (strncmp(name, "prelude.", 8) != 0)
+		fprintf(ctx, "%s\t%s\n", name, summary);
+}
 
 static void usage(FILE *f)
 {
@@ -140,14 +182,21 @@ static void usage(FILE *f)
 		"                            replaces the standard library package\n"
 		"                            of its name.\n"
 		"      --dev                 Enable development features (--override-stdlib).\n"
+		"      --list-modules        Print the PerfettoSQL modules below, one a line:\n"
+		"                            the name, a tab, the summary; then exit.\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
 		"Accepted for compatibility and ignored: --extra-checks, --dev-flag,\n"
 		"--allow-sql-file-access (no SQL function reads files here).\n");
+	if (f == stdout) {
+		fprintf(f, "\nPerfettoSQL modules (INCLUDE PERFETTO MODULE NAME; PKG.* includes a\n"
+			   "package, * all of them):\n");
+		tp_list_sql_modules(print_module, f);
+	}
 }
 
-enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_ERROR };
+enum parse_result { PARSE_RUN, PARSE_HELP, PARSE_VERSION, PARSE_LIST_MODULES, PARSE_ERROR };
 
 static enum parse_result parse_args(int argc, char **argv)
 {
@@ -216,6 +265,8 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case 'v':
 			return PARSE_VERSION;
+		case OPT_LIST_MODULES:
+			return PARSE_LIST_MODULES;
 		case 'h':
 			return PARSE_HELP;
 		case ':':
@@ -1099,6 +1150,8 @@ int tp_shell_main(int argc, char **argv)
 	case PARSE_VERSION:
 		printf("%s\n", PFC_VERSION_STRING);
 		return 0;
+	case PARSE_LIST_MODULES:
+		return tp_list_sql_modules(list_module, stdout) < 0 || fflush(stdout) != 0 ? 1 : 0;
 	case PARSE_ERROR:
 		usage(stderr);
 		return 1;

@@ -36,6 +36,12 @@ int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n
 	return tp_psql_modules_register(m, name, n, names, sqls, sql_lens, allow_override, err);
 }
 
+void tp_sql_modules_list(struct tp_sql_modules *m,
+			 void (*fn)(void *ctx, const char *name, const char *summary), void *ctx)
+{
+	tp_psql_modules_list(m, fn, ctx);
+}
+
 int tp_sql_create(struct tp_db *db, struct tp_sql_modules *modules, struct tp_sql **out)
 {
 	struct tp_sql *s = calloc(1, sizeof(*s));

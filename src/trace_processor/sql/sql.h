@@ -51,6 +51,10 @@ int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n
 			    const char *const *names, const char *const *sqls,
 			    const size_t *sql_lens, bool allow_override, char **err);
 
+/* Calls @fn with each module of @m: its name and one-line summary. */
+void tp_sql_modules_list(struct tp_sql_modules *m,
+			 void (*fn)(void *ctx, const char *name, const char *summary), void *ctx);
+
 /**
  * tp_sql_create() - The whole SQL engine over @db: tp_sql_open()'s
  * connection, the native GROUP BY path and PerfettoSQL (the prelude
