@@ -43,9 +43,35 @@ struct doc {
 	const char *text;
 	size_t len;
 	bool header; /* a query's: its tracebacks start with the header */
+	/* The line and column of text[at], so that the next statement's are
+	 * counted from there, not from the start. */
+	size_t at;
+	unsigned line, col;
 };
 
-static int prepare_doc(struct tp_psql *p, const struct doc *d, size_t off, sqlite3_stmt **out,
+/* @out: the part of @d from @off on, of length @len, with its line and column. */
+static void doc_sub(struct doc *d, size_t off, size_t len, struct psql_src *out)
+{
+	struct psql_src from;
+
+	if (off < d->at || d->line == 0) {
+		d->at = 0;
+		d->line = 1;
+		d->col = 1;
+	}
+	from.name = d->name;
+	from.text = d->text + d->at;
+	from.len = d->len - d->at;
+	from.line = d->line;
+	from.col = d->col;
+	from.header = d->header;
+	psql_src_sub(&from, off - d->at, len, out);
+	d->at = off;
+	d->line = out->line;
+	d->col = out->col;
+}
+
+static int prepare_doc(struct tp_psql *p, struct doc *d, size_t off, sqlite3_stmt **out,
 		       size_t *next, struct psql_err *e, struct psql_arena *a,
 		       struct psql_layer *l);
 
@@ -570,7 +596,7 @@ static int prepare_sqlite(struct tp_psql *p, const struct doc *d, size_t from, s
  * statement's text and origins (the caller frees them).
  * Return: 0, or -EINVAL / -ENOMEM with @e set.
  */
-static int prepare_doc(struct tp_psql *p, const struct doc *d, size_t off, sqlite3_stmt **out,
+static int prepare_doc(struct tp_psql *p, struct doc *d, size_t off, sqlite3_stmt **out,
 		       size_t *next_off, struct psql_err *e, struct psql_arena *a,
 		       struct psql_layer *l)
 {
@@ -615,27 +641,22 @@ static int prepare_doc(struct tp_psql *p, const struct doc *d, size_t off, sqlit
 	root->len = (size_t)(last - start);
 	root->header = d->header;
 	{
-		struct psql_src whole = {.name = d->name, .text = text, .len = d->len, .line = 1,
-					 .col = 1, .header = d->header};
+		struct psql_src *rest = psql_alloc(a, sizeof(*rest));
 
-		psql_src_sub(&whole, (size_t)(start - text), root->len, root);
+		/* Where the statement's text starts, for a parse error (from the
+		 * previous statement's end), then the statement itself. */
+		if (rest) {
+			doc_sub(d, off, d->len - off, rest);
+			raw.rest = rest;
+			raw.rest_at = (size_t)(start - text) - off;
+		}
+		doc_sub(d, (size_t)(start - text), root->len, root);
 	}
 	org->src = root;
 	org->off = 0;
 	org->len = 0;
 	org->up = NULL;
 	psql_layer_add(&raw, start, root->len, org);
-	{
-		struct psql_src *rest = psql_alloc(a, sizeof(*rest));
-		struct psql_src whole = {.name = d->name, .text = text, .len = d->len, .line = 1,
-					 .col = 1, .header = d->header};
-
-		if (rest) {
-			psql_src_sub(&whole, off, d->len - off, rest);
-			raw.rest = rest;
-			raw.rest_at = (size_t)(start - text) - off;
-		}
-	}
 	if (raw.oom) {
 		psql_layer_fini(&raw);
 		psql_err_msg(e, NULL);
@@ -769,6 +790,12 @@ int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
 	const char *msg;
 	int rc;
 
+	/* The same query as last time: count lines on from its last statement. */
+	if (sql > doc && p->doc_text == doc && p->doc_at <= (size_t)(sql - doc)) {
+		d.at = p->doc_at;
+		d.line = p->doc_line;
+		d.col = p->doc_col;
+	}
 	*out = NULL;
 	if (p->include_depth == 0) {
 		psql_layer_fini(&p->last_layer);
@@ -788,6 +815,10 @@ int tp_psql_prepare_in(struct tp_psql *p, const char *doc, const char *sql,
 		psql_arena_free(&a);
 	}
 	*out_tail = doc + next_off;
+	p->doc_text = doc;
+	p->doc_at = d.at;
+	p->doc_line = d.line;
+	p->doc_col = d.col;
 	if (rc == 0)
 		return SQLITE_OK;
 	if (e.oom && !e.msg)

@@ -510,6 +510,11 @@ struct tp_psql {
 	struct psql_layer last_layer;
 	bool has_last;
 	char *last_error;                 /* its whole error if it failed to prepare */
+	/* The query text prepared from last, and the line and column of its
+	 * offset doc_at (lines of a long query are counted once). */
+	const char *doc_text;
+	size_t doc_at;
+	unsigned doc_line, doc_col;
 };
 
 /* perfetto_sql.c */
