@@ -1,0 +1,11 @@
+INCLUDE PERFETTO MODULE fz.a;
+SELECT * FROM fz_a;
+INCLUDE PERFETTO MODULE fz.sub.*;
+SELECT fz_c(1);
+INCLUDE PERFETTO MODULE fz.bad;
+INCLUDE PERFETTO MODULE fz.bad;
+INCLUDE PERFETTO MODULE fz.loop;
+SELECT IMPORT('fz.b');
+CREATE PERFETTO TABLE t AS SELECT 0 AS a UNION ALL SELECT 1;
+SELECT * FROM perfetto_table_info('t');
+SELECT qualified_name, summary FROM __intrinsic_stdlib_objects WHERE package = 'fz';
