@@ -279,7 +279,7 @@ $(HP_TEST_BINS): $(O)/hp/%: tests/heapprofd/%.c include/perfetto-c/heap_profile.
 		$(FLAGS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC+LD    $@"
-	$(Q)$(CC) -std=gnu11 -g -O1 -Iinclude -pthread -rdynamic -o $@ $< -ldl
+	$(Q)$(CC) -std=gnu11 -g -O1 -fno-builtin -Iinclude -pthread -rdynamic -o $@ $< -ldl
 
 # SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
 # application would be: the public header only, linked with the .so.

@@ -130,6 +130,10 @@ static void send_batch(struct uclient *c, bool force)
 			atomic_load_explicit(&c->ring.hdr->client_error, memory_order_relaxed);
 	}
 	d = malloc(sizeof(*d));
+	if (d) {
+		d->u = c->u;
+		d->b = b;
+	}
 	if (!d || evloop_post(c->u->main_loop, on_delivery, d) < 0) {
 		struct hp_cstack *s, *next;
 
@@ -141,8 +145,6 @@ static void send_batch(struct uclient *c, bool force)
 		free(d);
 		return;
 	}
-	d->u = c->u;
-	d->b = b;
 }
 
 static struct hp_item *add_item(struct uclient *c)
@@ -425,6 +427,12 @@ static void close_client(struct uclient *c)
 		close(c->wake_fd);
 	c->wake_fd = -1;
 	if (c->ring.hdr) {
+		LOG_I("heapprofd: ring of pid %u closed: %llu records written by the client, read up to "
+		      "%llu of %llu bytes",
+		      c->pid,
+		      (unsigned long long)atomic_load(&c->ring.hdr->records_written),
+		      (unsigned long long)c->ring.read_pos,
+		      (unsigned long long)atomic_load(&c->ring.hdr->write_pos));
 		hp_ring_shutdown(&c->ring);
 		send_batch(c, false);
 		hp_ring_unmap(&c->ring);
@@ -525,13 +533,15 @@ static void on_task(void *user)
 		} else {
 			struct delivery *d = malloc(sizeof(*d));
 
+			if (d) {
+				d->u = u;
+				d->b = b;
+			}
 			if (!d || evloop_post(u->main_loop, on_delivery, d) < 0) {
 				free(d);
 				free(b);
 				break;
 			}
-			d->u = u;
-			d->b = b;
 		}
 		break;
 	}

@@ -18,8 +18,8 @@
 #define SMALL_BYTES (8u << 20)
 
 static void *volatile g_sink;
-static void **g_leaks;
-static void **g_small;
+void **g_leaks;
+void **g_small;
 
 __attribute__((noinline)) void leak_a(void)
 {
