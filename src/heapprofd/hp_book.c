@@ -8,6 +8,7 @@
 #include "heapprofd/hp_book.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -64,12 +65,14 @@ static struct hp_site *site_of(struct hp_book *b, uint64_t cstack, size_t *out_i
 	return &b->sites[idx];
 }
 
+static bool drop(struct hp_book *b, uint64_t addr);
+
 int hp_book_alloc(struct hp_book *b, uint64_t addr, uint64_t bytes, uint64_t cstack)
 {
 	struct hp_site *s;
 	size_t idx;
 
-	hp_book_free(b, addr);
+	drop(b, addr);
 	s = site_of(b, cstack, &idx);
 	if (!s)
 		return -ENOMEM;
@@ -89,21 +92,27 @@ int hp_book_alloc(struct hp_book *b, uint64_t addr, uint64_t bytes, uint64_t cst
 	return 0;
 }
 
-void hp_book_free(struct hp_book *b, uint64_t addr)
+/* Frees @addr if it is live. Return: whether it was. */
+static bool drop(struct hp_book *b, uint64_t addr)
 {
 	struct hp_site *s;
 	uint64_t v, bytes;
 
-	if (hmap_del(&b->live, addr, &v) < 0) {
-		b->frees_unknown++;
-		return;
-	}
+	if (hmap_del(&b->live, addr, &v) < 0)
+		return false;
 	s = &b->sites[v >> 40];
 	bytes = v & BYTES_MASK;
 	touch(b, s);
 	s->freed += bytes;
 	s->free_count++;
 	b->cur_bytes -= bytes;
+	return true;
+}
+
+void hp_book_free(struct hp_book *b, uint64_t addr)
+{
+	if (!drop(b, addr))
+		b->frees_unknown++;
 }
 
 void hp_book_peak(const struct hp_book *b, const struct hp_site *s, uint64_t *out_bytes,

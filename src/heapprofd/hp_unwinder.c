@@ -273,17 +273,12 @@ static void on_alloc(struct hp_unwinder *u, struct uclient *c, const uint8_t *re
 	struct hp_rec_alloc a;
 	struct perf_sample s;
 	struct hp_item *it;
+	const uint8_t *stack;
 	uint64_t t0;
 	size_t first = 0;
 	unsigned i;
 
-	if (len < sizeof(struct hp_rec_hdr) + sizeof(a)) {
-		count_malformed(c);
-		return;
-	}
-	memcpy(&a, rec + sizeof(struct hp_rec_hdr), sizeof(a));
-	if (a.stack_len > len - sizeof(struct hp_rec_hdr) - sizeof(a) || a.heap_id == 0 ||
-	    a.heap_id >= 256) {
+	if (hp_rec_parse_alloc(rec, len, &a, &stack) < 0) {
 		count_malformed(c);
 		return;
 	}
@@ -294,7 +289,7 @@ static void on_alloc(struct hp_unwinder *u, struct uclient *c, const uint8_t *re
 	s.has_regs = true;
 	for (i = 0; i < HP_REGS_N; i++)
 		s.regs[i] = a.regs[i];
-	s.stack = rec + sizeof(struct hp_rec_hdr) + sizeof(a);
+	s.stack = stack;
 	s.stack_bytes = a.stack_len;
 	t0 = mono_us();
 	u->res.n = 0;
@@ -323,12 +318,7 @@ static void on_free(struct uclient *c, const uint8_t *rec, uint32_t len)
 	struct hp_rec_free f;
 	struct hp_item *it;
 
-	if (len < sizeof(struct hp_rec_hdr) + sizeof(f)) {
-		count_malformed(c);
-		return;
-	}
-	memcpy(&f, rec + sizeof(struct hp_rec_hdr), sizeof(f));
-	if (f.heap_id == 0 || f.heap_id >= 256) {
+	if (hp_rec_parse_free(rec, len, &f) < 0) {
 		count_malformed(c);
 		return;
 	}

@@ -209,3 +209,34 @@ void hp_ring_shutdown(struct hp_ring *r)
 {
 	atomic_fetch_or_explicit(&r->hdr->flags, HP_RING_F_SHUTDOWN, memory_order_release);
 }
+
+/* ----------------------------------------------------------- records ---- */
+
+int hp_rec_parse_alloc(const uint8_t *rec, uint32_t len, struct hp_rec_alloc *out,
+		       const uint8_t **out_stack)
+{
+	struct hp_rec_alloc a;
+
+	if (len < sizeof(struct hp_rec_hdr) + sizeof(a))
+		return -EBADMSG;
+	memcpy(&a, rec + sizeof(struct hp_rec_hdr), sizeof(a));
+	if (a.stack_len > len - sizeof(struct hp_rec_hdr) - sizeof(a) || a.heap_id == 0 ||
+	    a.heap_id >= HP_RING_MAX_HEAPS)
+		return -EBADMSG;
+	*out = a;
+	*out_stack = rec + sizeof(struct hp_rec_hdr) + sizeof(a);
+	return 0;
+}
+
+int hp_rec_parse_free(const uint8_t *rec, uint32_t len, struct hp_rec_free *out)
+{
+	struct hp_rec_free f;
+
+	if (len < sizeof(struct hp_rec_hdr) + sizeof(f))
+		return -EBADMSG;
+	memcpy(&f, rec + sizeof(struct hp_rec_hdr), sizeof(f));
+	if (f.heap_id == 0 || f.heap_id >= HP_RING_MAX_HEAPS)
+		return -EBADMSG;
+	*out = f;
+	return 0;
+}

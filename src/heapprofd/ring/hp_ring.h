@@ -40,6 +40,7 @@
 /* Upstream's default shmem_size_bytes. */
 #define HP_RING_DEFAULT_DATA_BYTES (8u << 20)
 #define HP_RING_ALIGN 8u
+#define HP_RING_MAX_HEAPS 256u /* heap ids are below this */
 
 /* Record types. */
 enum hp_rec_type {
@@ -185,5 +186,15 @@ void hp_ring_consume(struct hp_ring *r, uint32_t len);
 bool hp_ring_sleep(struct hp_ring *r);
 /* The reader is gone: writers stop. */
 void hp_ring_shutdown(struct hp_ring *r);
+
+/**
+ * hp_rec_parse_alloc() / hp_rec_parse_free() - A record's fixed part,
+ * copied out of shared memory and checked (heap id in range, the stack
+ * within the record). @out_stack: the stack bytes, still in the ring.
+ * Return: 0, or -EBADMSG for a record that breaks the rules.
+ */
+int hp_rec_parse_alloc(const uint8_t *rec, uint32_t len, struct hp_rec_alloc *out,
+		       const uint8_t **out_stack);
+int hp_rec_parse_free(const uint8_t *rec, uint32_t len, struct hp_rec_free *out);
 
 #endif
