@@ -56,7 +56,7 @@ struct proc {
 	char argv0[512];
 	int ctl_fd;
 	uint64_t watch;
-	bool hello, ctl_closed, ring_live, from_startup, corrupt;
+	bool hello, ctl_closed, ring_live, from_startup, corrupt, exited;
 	char *heap_names[HP_MAX_HEAPS];
 	uint64_t intervals[HP_MAX_HEAPS];
 	struct hp_book *books[HP_MAX_HEAPS];
@@ -327,7 +327,7 @@ static void try_bind(struct proc *p)
 {
 	struct inst *in;
 
-	if (p->inst || !p->hello || p->ctl_closed || p->ring_live)
+	if (p->inst || !p->hello || p->ctl_closed || p->ring_live || p->exited)
 		return;
 	for (in = p->d->insts; in; in = in->next) {
 		if (in->stopping || !hp_config_matches(&in->cfg, p->pid, p->argv0))
@@ -405,7 +405,8 @@ static void on_batch(struct hp_batch *b, void *user)
 		struct inst *in = p->inst;
 
 		p->ring_live = false;
-		dump_proc(p, p->ctl_closed);
+		p->exited = p->exited || b->exited;
+		dump_proc(p, p->ctl_closed || p->exited);
 		unbind(p);
 		if (p->ctl_closed)
 			proc_destroy(p);

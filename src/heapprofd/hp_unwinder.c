@@ -400,7 +400,7 @@ static void drain_all(struct uclient *c)
 	}
 }
 
-static void close_client(struct uclient *c)
+static void close_client(struct uclient *c, bool exited)
 {
 	struct hp_unwinder *u = c->u;
 	struct uclient **pp;
@@ -428,8 +428,10 @@ static void close_client(struct uclient *c)
 		hp_ring_unmap(&c->ring);
 	}
 	batch_of(c);
-	if (c->batch)
+	if (c->batch) {
 		c->batch->gone = true;
+		c->batch->exited = exited;
+	}
 	send_batch(c, true);
 	unwinder_forget(u->unw, c->pid);
 	c->scheduled = false;
@@ -464,7 +466,7 @@ static void on_wake(int fd, unsigned revents, void *user)
 		/* The process is gone (or closed its end): what it wrote is
 		 * still in the ring. */
 		drain_all(c);
-		close_client(c);
+		close_client(c, true);
 		evloop_post(c->u->loop, free_client, c);
 	}
 }
@@ -538,7 +540,7 @@ static void on_task(void *user)
 	case T_REMOVE:
 		if (c) {
 			drain_all(c);
-			close_client(c);
+			close_client(c, false);
 			evloop_post(u->loop, free_client, c);
 		}
 		break;

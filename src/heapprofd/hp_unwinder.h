@@ -52,6 +52,7 @@ struct hp_item {
 struct hp_batch {
 	uint32_t client_id;
 	bool gone;      /* the client's ring is closed: last batch for it */
+	bool exited;    /* ... because the client closed its end (it exited) */
 	bool drained;   /* answer to hp_unwinder_drain() */
 	uint64_t drain_token;
 	bool corrupt;   /* the ring held garbage: reading stopped */

@@ -10,6 +10,10 @@
 # ../shared/upstream/bin/trace_processor_shell; skipped with the reason
 # when absent) must attribute each path within 5% of that, with churn_b's
 # bytes all freed, on one thread and with each path on its own thread.
+# Central mode too: heapprofd runs as a daemon on its own socket, hp_known
+# starts with the library before the session does and is profiled once
+# the session starts (attached to a running process; what it allocated in
+# the meantime is not in the profile).
 # Usage: OUT=out [UPSTREAM_TP=...] sh tests/integration/heapprofd_e2e.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -123,6 +127,68 @@ EOF
 	within "$T/$_n/small_c_unreleased" "$(echo "$_r" | awk '{ print $1 - $2 }')" $((10 * 1048576))
 }
 
+# central NAME: hp_known started before the session, profiled by a central
+# heapprofd.
+central() {
+	local _n _sock _i
+	_n=$1
+	_sock="@pfc-hp-$$"
+	svc_bg "$_n.heapprofd" env HEAPPROFD_NOTIFY_FD=9 "$OUT/heapprofd" --socket "$_sock"
+	if ! svc_wait_for 10 _svc_ready_or_exited "$_n.heapprofd" ||
+		! _svc_is_ready "$_n.heapprofd"; then
+		fail "$T/$_n/heapprofd" "heapprofd not ready: $(svc_errtail "$_n.heapprofd")"
+		return 1
+	fi
+	mkfifo "$SVC_TMP/$_n.fifo"
+	svc_bg "$_n.prog" sh -c 'exec env PERFETTO_HEAPPROFD_SOCK_NAME="$1" LD_PRELOAD="$2" \
+		"$3" <"$4"' sh "$_sock" "$PRELOAD" "$OUT/hp/hp_known" "$SVC_TMP/$_n.fifo"
+	exec 8>"$SVC_TMP/$_n.fifo"
+	if ! svc_wait_for 10 grep -q ready "$SVC_TMP/$_n.prog.out"; then
+		fail "$T/$_n/run" "hp_known did not start: $(svc_errtail "$_n.prog")"
+		exec 8>&-
+		return 1
+	fi
+	svc_cfg "$_n" 'buffers { size_kb: 65536 }
+duration_ms: 120000
+data_sources {
+  config {
+    name: "android.heapprofd"
+    heapprofd_config {
+      sampling_interval_bytes: 4096
+      process_cmdline: "hp_known"
+      block_client: true
+    }
+  }
+}'
+	svc_bg "$_n.perfetto" "$OUT/perfetto" --txt -c "$SVC_TMP/$_n.pbtxt" -o "$SVC_TMP/$_n.pftrace"
+	if ! svc_wait_for 10 grep -q "profiling pid" "$SVC_TMP/$_n.heapprofd.err"; then
+		fail "$T/$_n/attach" "not attached: $(svc_errtail "$_n.heapprofd")"
+		exec 8>&-
+		return 1
+	fi
+	echo go >&8
+	svc_wait_for 30 grep -q done "$SVC_TMP/$_n.prog.out"
+	echo go >&8
+	exec 8>&-
+	if ! svc_wait "$_n.prog" 30 || [ "$(svc_rc "$_n.prog")" != 0 ] ||
+		! svc_wait_for 20 grep -q "dumped pid" "$SVC_TMP/$_n.heapprofd.err"; then
+		fail "$T/$_n/run" "hp_known: $(svc_errtail "$_n.prog"), heapprofd: $(svc_errtail "$_n.heapprofd")"
+		return 1
+	fi
+	kill -INT "$(svc_pid "$_n.perfetto")"
+	if ! svc_wait "$_n.perfetto" 20 || [ "$(svc_rc "$_n.perfetto")" != 0 ]; then
+		fail "$T/$_n/perfetto" "perfetto: $(svc_errtail "$_n.perfetto")"
+		return 1
+	fi
+	# One dump: the process's exit, not a second one for a rebinding.
+	if [ "$(grep -c "dumped pid" "$SVC_TMP/$_n.heapprofd.err")" = 1 ]; then
+		pass "$T/$_n/recorded"
+	else
+		fail "$T/$_n/recorded" "dumps: $(grep "dumped pid" "$SVC_TMP/$_n.heapprofd.err" | tr '\n' ' ')"
+	fi
+}
+
 session one && verify one
 session threads --threads && verify threads
+central central && verify central
 summary
