@@ -7,7 +7,8 @@
  * qualified_name, object_type, exposed, short_description, summary,
  * description, return_type, return_description, args, cols; args and cols
  * as JSON arrays of {name, type, description}); and each module's one-line
- * summary (its header comment), for --help and the docs.
+ * summary (its header comment), for --help and the docs
+ * (tp_psql_modules_list()).
  *
  * Comments: an object's description is the last block of "--" lines just
  * before its CREATE (a blank line ends a block, so a license header above
@@ -15,7 +16,7 @@
  * before its name; a return value's, those before the type after RETURNS
  * (or before RETURNS). Names starting with '_' are not exposed.
  */
-#include "trace_processor/sql/psql/psql_int.h"
+#include "trace_processor/sql/psql/psql.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -23,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "trace_processor/sql/psql/psql_int.h"
 
 /* Bytes of a description kept as its short form (upstream's). */
 #define SHORT_DESCRIPTION 160
@@ -700,4 +703,27 @@ char *psql_module_summary(const char *sql, const char *module)
 	if (*text >= 'a' && *text <= 'z')
 		*text = (char)(*text - 'a' + 'A');
 	return text;
+}
+
+struct list_ctx {
+	void (*fn)(void *ctx, const char *name, const char *summary);
+	void *ctx;
+};
+
+static void list_one(void *ctx, const char *package, struct psql_module *m)
+{
+	struct list_ctx *l = ctx;
+	char *summary = psql_module_summary(m->sql, m->name);
+
+	(void)package;
+	l->fn(l->ctx, m->name, summary ? summary : "");
+	sqlite3_free(summary);
+}
+
+void tp_psql_modules_list(struct tp_sql_modules *m,
+			  void (*fn)(void *ctx, const char *name, const char *summary), void *ctx)
+{
+	struct list_ctx l = {fn, ctx};
+
+	psql_modules_each_in_package(m, list_one, &l);
 }

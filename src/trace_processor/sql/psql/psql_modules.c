@@ -361,19 +361,3 @@ void psql_modules_each_in_package(struct tp_sql_modules *m,
 		for (k = 0; k < m->pkgs[i].n; k++)
 			fn(ctx, m->pkgs[i].name, &m->pkgs[i].mods[k]);
 }
-
-void tp_psql_modules_list(struct tp_sql_modules *m,
-			  void (*fn)(void *ctx, const char *name, const char *summary), void *ctx)
-{
-	size_t i, k;
-
-	for (i = 0; i < m->n; i++) {
-		for (k = 0; k < m->pkgs[i].n; k++) {
-			char *summary = psql_module_summary(m->pkgs[i].mods[k].sql,
-							    m->pkgs[i].mods[k].name);
-
-			fn(ctx, m->pkgs[i].mods[k].name, summary ? summary : "");
-			sqlite3_free(summary);
-		}
-	}
-}
