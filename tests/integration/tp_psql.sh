@@ -308,6 +308,15 @@ printf '%s\n' 'CREATE PERFETTO MACRO eq(a Expr, b Expr) RETURNS Expr AS $a = $b;
 expect_file intrinsic '"s","1","2","t"
 "foo bar",1,2,1'
 
+# A trigger's body holds ';' of its own: the statement ends after its END.
+printf '%s\n' 'CREATE TABLE ta(x); CREATE TABLE tb(y);' \
+	'CREATE TRIGGER tr AFTER INSERT ON ta BEGIN INSERT INTO tb VALUES (new.x);' \
+	'  INSERT INTO tb VALUES (new.x + 1); END; INSERT INTO ta VALUES (5); SELECT * FROM tb' \
+	>"$tmp/trigger.sql"
+expect_file trigger '"y"
+5
+6'
+
 # ---------------------------------------------------------------- docs ----
 
 # The module list of docs/trace-processor.md is what the modules say.

@@ -589,6 +589,30 @@ static int prepare_sqlite(struct tp_psql *p, const struct doc *d, size_t from, s
 	return -EINVAL;
 }
 
+/* True if a statement starting at @p creates a trigger. */
+static bool is_trigger(const char *p, const char *end)
+{
+	struct psql_tok t;
+
+	p = psql_lex_sig(p, end, &t);
+	if (!psql_tok_is(&t, "CREATE"))
+		return false;
+	p = psql_lex_sig(p, end, &t);
+	if (psql_tok_is(&t, "TEMP") || psql_tok_is(&t, "TEMPORARY"))
+		psql_lex_sig(p, end, &t);
+	return psql_tok_is(&t, "TRIGGER");
+}
+
+/* True if [@start, @end) is a whole statement to SQLite (a trigger's END came). */
+static bool trigger_done(const char *start, const char *end)
+{
+	char *copy = strndup(start, (size_t)(end - start));
+	bool done = !copy || sqlite3_complete(copy);
+
+	free(copy);
+	return done;
+}
+
 /*
  * The statement of @d starting at @off (after the previous one's ';'):
  * *@out is the statement to step (NULL: only blanks and comments were
@@ -608,7 +632,7 @@ static int prepare_doc(struct tp_psql *p, struct doc *d, size_t off, sqlite3_stm
 	struct psql_tok t;
 	struct scan s;
 	enum kind k;
-	bool replace;
+	bool replace, trigger = false;
 	char *err = NULL;
 	size_t err_off;
 	int rc = 0;
@@ -618,17 +642,20 @@ static int prepare_doc(struct tp_psql *p, struct doc *d, size_t off, sqlite3_stm
 		psql_err_msg(e, NULL);
 		return -ENOMEM;
 	}
-	/* The statement: its first token to its last before ';'. */
+	/* The statement: its first token to its last before ';' (a trigger's
+	 * body holds ';' of its own: its END comes first). */
 	for (q = text + off;;) {
 		const char *r = psql_lex(q, end, &t);
 
 		if (t.type == TK_EOF)
 			break;
-		if (t.type == TK_SEMI && start)
+		if (t.type == TK_SEMI && start && (!trigger || trigger_done(start, r)))
 			break;
 		if (t.type != TK_SPACE && t.type != TK_COMMENT && t.type != TK_SEMI) {
-			if (!start)
+			if (!start) {
 				start = t.p;
+				trigger = is_trigger(start, end);
+			}
 			last = r;
 		}
 		q = r;
