@@ -22,9 +22,11 @@ tracefs_lock() {
 	_tl_fifo=$(mktemp -u "${TMPDIR:-/tmp}/pfc-tracefs-lock.XXXXXX")
 	mkfifo -m 600 "$_tl_fifo" || return 0
 	# The holder: takes the lock, says so through the fifo, then lives as
-	# long as this script ($$, also in subshells) does.
-	flock "$PFC_TRACEFS_LOCK" sh -c 'echo held >"$1"; exec tail -s 0.2 --pid="$2" -f /dev/null' \
-		sh "$_tl_fifo" $$ </dev/null >/dev/null 2>&1 &
+	# long as this script ($$, also in subshells) does. Started from a
+	# subshell that exits at once, so it is not this script's child: a
+	# script's `wait` (for its daemons) must not wait for it.
+	(flock "$PFC_TRACEFS_LOCK" sh -c 'echo held >"$1"; exec tail -s 0.2 --pid="$2" -f /dev/null' \
+		sh "$_tl_fifo" $$ </dev/null >/dev/null 2>&1 &)
 	read -r _tl_ok <"$_tl_fifo"
 	rm -f "$_tl_fifo"
 	PFC_TRACEFS_LOCKED=$$
