@@ -399,6 +399,11 @@ e2e-multi-machine: all
 	$(Q)sh tools/deps.sh e2e
 	$(Q)OUT=$(O) sh tests/integration/multi_machine_qemu.sh
 
+# A newcomer's `make demo` builds with a job per CPU (-j in the Makefile's
+# MAKEFLAGS takes effect from GNU make 4.3; it overrides a -j given).
+ifneq ($(filter demo,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
 demo: all | $(DEPS_STAMP)
 	$(Q)sh tools/demo.sh $(O)
 
