@@ -258,7 +258,7 @@ $(filter-out $(O)/perf_hot,$(TEST_BINS)): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 PERF_HOT := $(O)/perf_hot $(O)/perf_hot_nofp
 $(O)/perf_hot: FP_FLAG := -fno-omit-frame-pointer
 $(O)/perf_hot_nofp: FP_FLAG := -fomit-frame-pointer
-$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile
+$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC+LD    $@"
 	$(Q)$(CC) -std=c11 -g -O1 $(FP_FLAG) -fasynchronous-unwind-tables -o $@ $<
