@@ -134,9 +134,9 @@ GEN_HEADERS := $(PROTO_H) $(O)/gen/pb_fields.h $(O)/gen/pb_ftrace_table.h $(O)/g
 # A module with no sources yet is left out.
 # A module's sources are every .c under src/<module>/, subfolders included
 # (the trace processor has one per layer), but its main*.c files.
-module_sources = $(filter-out src/$(1)/main%.c src/$(1)/%/main%.c,\
+module_sources = $(filter-out src/$(1)/main%.c src/$(1)/%/main%.c src/heapprofd/client/%,\
 	$(shell find src/$(1) -name '*.c' 2>/dev/null | LC_ALL=C sort))
-MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay perf probes tracing ipc pbtxt protozero base,\
+MODULES := $(foreach m,trace_processor tracebox perfetto_cmd sdk traced relay heapprofd perf probes tracing ipc pbtxt protozero base,\
 	$(if $(call module_sources,$(m)),$(m)))
 MODULE_LIBS := $(foreach m,$(MODULES),$(O)/lib/lib$(m).a)
 
@@ -185,7 +185,7 @@ $(TOOL_BINS): $(O)/%: $(O)/obj/tools/%.o $(ALL_LIBS)
 # the module's library). Each entry is <module>/<main file>:<program name>.
 PROGRAMS := traced/main.c:traced perfetto_cmd/main.c:perfetto \
 	perfetto_cmd/main_trigger.c:trigger_perfetto probes/main.c:traced_probes perf/main.c:traced_perf \
-	relay/main.c:traced_relay tracebox/main.c:tracebox \
+	relay/main.c:traced_relay tracebox/main.c:tracebox heapprofd/main.c:heapprofd \
 	trace_processor/shell/main.c:trace_processor_shell \
 	trace_processor/batch/main.c:pfc_batch_query \
 	trace_processor/flamegraph/main.c:pfc_flamegraph
@@ -263,6 +263,42 @@ $(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile | $(DEPS_STAMP)
 	@echo "  CC+LD    $@"
 	$(Q)$(CC) -std=c11 -g -O1 $(FP_FLAG) -fasynchronous-unwind-tables -o $@ $<
 TEST_BINS += $(O)/perf_hot_nofp
+
+# heapprofd's client: the malloc wrappers, the custom-heap API and the
+# ring, built without sanitizers (a preloaded library cannot carry ASan's
+# runtime) and kept apart from the daemon's library:
+# libheapprofd_glibc_preload.so for LD_PRELOAD, libheapprofd_client.a to
+# link into a program.
+HP_CLIENT_SRC := $(sort $(wildcard src/heapprofd/client/*.c)) src/heapprofd/ring/hp_ring.c \
+	src/heapprofd/ring/hp_wire.c
+HP_CLIENT_OBJ := $(patsubst src/%.c,$(O)/obj/hpclient/%.o,$(HP_CLIENT_SRC))
+HP_CLIENT_CFLAGS := -std=c11 -g -O2 $(WARN) -fvisibility=hidden -fno-strict-aliasing -fPIC \
+	-pthread -ftls-model=initial-exec -MMD -MP
+HP_PRELOAD := $(O)/lib/libheapprofd_glibc_preload.so
+HP_CLIENT_A := $(O)/lib/libheapprofd_client.a
+$(O)/obj/hpclient/%.o: src/%.c $(FLAGS_STAMP) | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC       $< (client)"
+	$(Q)$(CC) -D_GNU_SOURCE -Iinclude -Isrc $(HP_CLIENT_CFLAGS) -c $< -o $@
+$(HP_PRELOAD): $(HP_CLIENT_OBJ)
+	@mkdir -p $(@D)
+	@echo "  LD       $@"
+	$(Q)$(CC) -shared -pthread -Wl,-z,defs -Wl,-soname,libheapprofd_glibc_preload.so -o $@ \
+		$(HP_CLIENT_OBJ) -lm
+$(HP_CLIENT_A): $(HP_CLIENT_OBJ)
+	@mkdir -p $(@D)
+	$(Q)rm -f $@ && ar rcs $@ $^
+HP_CLIENT_OUT := $(HP_PRELOAD) $(HP_CLIENT_A)
+
+# heapprofd's test programs: tests/heapprofd/<name>.c -> $(O)/hp/<name>,
+# plain programs (no sanitizers, frame pointers or not as they come) that
+# the preload library profiles.
+HP_TEST_BINS := $(patsubst tests/heapprofd/%.c,$(O)/hp/%,$(wildcard tests/heapprofd/*.c))
+$(HP_TEST_BINS): $(O)/hp/%: tests/heapprofd/%.c include/perfetto-c/heap_profile.h $(HP_CLIENT_A) \
+		$(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) -std=gnu11 -g -O1 -fno-builtin -Iinclude -pthread -rdynamic -o $@ $< -ldl
 
 # SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
 # application would be: the public header only, linked with the .so.
@@ -384,7 +420,7 @@ fuzz: $(DEPS_STAMP)
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(SDK_OUT) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
+all: $(BINS) $(SDK_OUT) $(HP_CLIENT_OUT) $(HP_TEST_BINS) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
 	$(TEST_BINS)
 
 test: all | $(DEPS_STAMP)

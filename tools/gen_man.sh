@@ -30,6 +30,7 @@ traced:8:the tracing service: sessions, buffers, producers and consumers
 traced_probes:8:the kernel (ftrace) and /proc data sources for traced
 traced_relay:8:forwards a machine's producers to another machine's traced
 traced_perf:8:the CPU profiling (linux.perf) data source for traced: perf counters and callstack samples
+heapprofd:8:the native heap profiling (android.heapprofd) data source for traced
 perfetto:1:records a trace with traced (config file or light mode)
 trigger_perfetto:1:activates triggers of running tracing sessions
 tracebox:1:every perfetto-c program in one binary

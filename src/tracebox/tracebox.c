@@ -21,6 +21,7 @@
 #include "base/compiler.h"
 #include "base/subproc.h"
 #include "base/version.h"
+#include "heapprofd/heapprofd.h"
 #include "perf/perf.h"
 #include "perfetto_cmd/perfetto_cmd.h"
 #include "probes/ftrace_categories.h"
@@ -41,6 +42,7 @@ static const struct applet k_applets[] = {
 	{"traced", traced_main},
 	{"traced_probes", probes_main},
 	{"traced_perf", perf_main},
+	{"heapprofd", heapprofd_main},
 	{"traced_relay", relay_main},
 	{"perfetto", perfetto_cmd_main},
 	{"trigger_perfetto", trigger_perfetto_main},

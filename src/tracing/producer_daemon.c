@@ -51,6 +51,8 @@ static void on_synced(struct producer *p, bool success, void *user)
 	struct producer_daemon *pd = user;
 
 	(void)p;
+	if (success && pd->spec.on_synced)
+		pd->spec.on_synced(pd->user);
 	if (success && !pd->notified_ready) {
 		pd->notified_ready = true;
 		if (pd->spec.notify_env)

@@ -34,6 +34,9 @@ struct producer_daemon_spec {
 	/* Lost the service: stop every instance. The old producer still
 	 * works during the call (to destroy writers), and is destroyed after. */
 	void (*on_lost)(void *user);
+	/* Optional: the registrations of a connection reached the service
+	 * (after them, it has started every instance it wants started). */
+	void (*on_synced)(void *user);
 	/* Environment variable naming the READY=1 descriptor (subproc.h), or
 	 * NULL. */
 	const char *notify_env;
