@@ -492,6 +492,8 @@ install: all man
 	$(Q)install -m 0755 $(SDK_SO) $(DESTDIR)$(LIBDIR)/$(SDK_SONAME)
 	$(Q)ln -sf $(SDK_SONAME) $(DESTDIR)$(LIBDIR)/libperfetto-c.so
 	$(Q)install -m 0644 $(SDK_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0755 $(HP_PRELOAD) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0644 $(HP_CLIENT_A) $(DESTDIR)$(LIBDIR)/
 	$(Q)$(call pc_write,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(DESTDIR)$(LIBDIR)/pkgconfig/perfetto-c.pc)
 	$(Q)site='$(PY_SITE)'; \
 	install -d "$(DESTDIR)$$site/perfetto_c" && \
@@ -506,7 +508,8 @@ uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS))) \
 		$(foreach b,$(notdir $(BINS)),$(DESTDIR)$(MANDIR)/man1/$(b).1 $(DESTDIR)$(MANDIR)/man8/$(b).8) \
 		$(addprefix $(DESTDIR)$(SYSTEMD_UNIT_DIR)/,$(notdir $(wildcard init/systemd/*.service))) \
-		$(addprefix $(DESTDIR)$(LIBDIR)/,$(SDK_SONAME) libperfetto-c.so libperfetto-c.a pkgconfig/perfetto-c.pc)
+		$(addprefix $(DESTDIR)$(LIBDIR)/,$(SDK_SONAME) libperfetto-c.so libperfetto-c.a pkgconfig/perfetto-c.pc \
+			$(notdir $(HP_PRELOAD) $(HP_CLIENT_A)))
 	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfetto-c $(DESTDIR)$(DATADIR)/perfetto-c '$(DESTDIR)$(PY_SITE)/perfetto_c'
 	$(Q)[ -n "$(DESTDIR)" ] || sh tools/install_refresh.sh '$(LIBDIR)' '$(SYSTEMD_UNIT_DIR)'
 

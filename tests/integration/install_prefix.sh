@@ -8,7 +8,8 @@
 #              reads; the installed Python module imports from the prefix;
 #              the systemd units and /etc files name the prefix's bin and
 #              the chosen SYSCONFDIR; no installed text file names
-#              /usr/local; neither ldconfig nor systemctl runs for it
+#              /usr/local; heapprofd's installed preload library starts
+#              the installed heapprofd; neither ldconfig nor systemctl runs
 #   staged     DESTDIR=<tmp>/stage PREFIX=/opt/pfc-staged: files name the
 #              final prefix, never the staging folder
 #   uninstall  make uninstall removes what install wrote (not the /etc files)
@@ -194,6 +195,35 @@ else
 	else
 		fail $T/python "imported from: $(echo "$got" | tr '\n' ' ')"
 	fi
+fi
+
+# heapprofd's preload library starts a private heapprofd from its own
+# folder's ../bin: the installed one, with no heapprofd in PATH.
+cat >"$tmp/hp_find.py" <<'EOF'
+import os, sys, time
+want, me = sys.argv[1], str(os.getpid()).encode()
+end = time.monotonic() + 10
+while time.monotonic() < end:
+    for p in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            exe = os.readlink("/proc/%s/exe" % p)
+            cmd = open("/proc/%s/cmdline" % p, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if b"--exclusive-for-pid=" + me in cmd:
+            print(exe)
+            sys.exit(0 if exe == want else 1)
+    time.sleep(0.05)
+print("no private heapprofd started")
+sys.exit(1)
+EOF
+if [ ! -f "$prefix/lib/libheapprofd_glibc_preload.so" ]; then
+	fail $T/heapprofd_preload "no $prefix/lib/libheapprofd_glibc_preload.so"
+elif got=$(cd "$tmp" && env -i PATH=/usr/bin:/bin LD_PRELOAD="$prefix/lib/libheapprofd_glibc_preload.so" \
+	PERFETTO_HEAPPROFD_BLOCKING_INIT=1 python3 "$tmp/hp_find.py" "$prefix/bin/heapprofd" 2>&1); then
+	pass $T/heapprofd_preload
+else
+	fail $T/heapprofd_preload "a program run with the installed library started: $(echo "$got" | tail -n 1)"
 fi
 
 units=$prefix/lib/systemd/system
