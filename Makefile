@@ -57,16 +57,27 @@ $(shell mkdir -p $(O) && { echo '$(FLAGS_NOW)' | cmp -s - $(FLAGS_STAMP) || \
 	echo '$(FLAGS_NOW)' > $(FLAGS_STAMP); })
 
 # ------------------------------------------------------------- packages ----
-DEPS_STAMP := $(O)/.deps-ok
+# tools/deps.sh installs the Debian packages of the groups this run's goals
+# need, before the first compile: `make` the build group; `make demo` also
+# what tools/demo.sh runs; `make install` help2man; `make test` (and what
+# CI runs beside it) the tests' and benchmarks' peers. One stamp per set.
+DEPS_FOR_TEST := $(filter test asan bench fuzz check-clang deps-test,$(MAKECMDGOALS))
+DEPS_GROUPS := build $(if $(filter demo deps,$(MAKECMDGOALS)),demo) \
+	$(if $(filter install man deps,$(MAKECMDGOALS))$(DEPS_FOR_TEST),install) \
+	$(if $(DEPS_FOR_TEST),test bench)
+DEPS_GROUPS := $(strip $(DEPS_GROUPS))
+empty :=
+space := $(empty) $(empty)
+DEPS_STAMP := $(O)/.deps-$(subst $(space),+,$(DEPS_GROUPS))
 
 $(DEPS_STAMP): tools/deps.sh
-	$(Q)sh tools/deps.sh check-or-install
+	$(Q)sh tools/deps.sh check-or-install $(DEPS_GROUPS)
 	$(Q)mkdir -p $(@D) && touch $@
 
-.PHONY: deps
-deps:
-	$(Q)sh tools/deps.sh install
-	$(Q)mkdir -p $(O) && touch $(DEPS_STAMP)
+# `make deps`: what make, make demo and make install need; `make
+# deps-test`: also what make test and make bench need.
+.PHONY: deps deps-test
+deps deps-test: $(DEPS_STAMP)
 
 # --------------------------------------------------------------- protos ----
 PROTOS := $(shell find protos -name '*.proto' 2>/dev/null | LC_ALL=C sort)
@@ -216,15 +227,23 @@ $(SDK_A): $(O)/lib/libsdk.a $(SDK_DEP_LIBS)
 	$(Q)objcopy --localize-hidden $(O)/obj/libperfetto-c.o
 	$(Q)rm -f $@ && ar rcs $@ $(O)/obj/libperfetto-c.o
 
-$(O)/perfetto-c.pc: Makefile src/base/version.h
+# perfetto-c.pc naming PREFIX $(1), LIBDIR $(2), INCLUDEDIR $(3), written to
+# $(4). `make install` writes it with the install's paths (DESTDIR is not
+# among them); the build writes $(O)/perfetto-c-uninstalled.pc naming the
+# tree (PKG_CONFIG_PATH=$(O) builds against the build; pkg-config prefers
+# NAME-uninstalled.pc).
+pc_write = printf '%s\n' 'prefix=$(1)' 'libdir=$(patsubst $(1)/%,$${prefix}/%,$(2))' \
+	'includedir=$(patsubst $(1)/%,$${prefix}/%,$(3))' '' \
+	'Name: perfetto-c' 'Description: application events on the Perfetto timeline (perfetto-c SDK)' \
+	"Version: $$(sed -n 's/^\#define PFC_VERSION "\(.*\)"/\1/p' src/base/version.h)" \
+	'Libs: -L$${libdir} -lperfetto-c' 'Libs.private: $(SDK_LDLIBS) -pthread' \
+	'Cflags: -I$${includedir}' > $(4)
+SDK_PC_UNINST := $(O)/perfetto-c-uninstalled.pc
+$(SDK_PC_UNINST): Makefile src/base/version.h
 	@mkdir -p $(@D)
-	$(Q)printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$${prefix}/lib' 'includedir=$${prefix}/include' '' \
-		'Name: perfetto-c' 'Description: application events on the Perfetto timeline (perfetto-c SDK)' \
-		"Version: $$(sed -n 's/^#define PFC_VERSION "\(.*\)"/\1/p' src/base/version.h)" \
-		'Libs: -L$${libdir} -lperfetto-c' 'Libs.private: $(SDK_LDLIBS) -pthread' \
-		'Cflags: -I$${includedir}' > $@
+	$(Q)$(call pc_write,$(CURDIR),$(abspath $(O)/lib),$(CURDIR)/include,$@)
 
-SDK_OUT := $(SDK_SO) $(SDK_A) $(O)/perfetto-c.pc
+SDK_OUT := $(SDK_SO) $(SDK_A) $(SDK_PC_UNINST)
 
 # Test programs for integration tests and benchmarks (built by `all`, not
 # installed): tests/<name>.c -> $(O)/<name>, linked with every library.
@@ -239,7 +258,7 @@ $(filter-out $(O)/perf_hot,$(TEST_BINS)): $(O)/%: $(O)/obj/tests/%.o $(ALL_LIBS)
 PERF_HOT := $(O)/perf_hot $(O)/perf_hot_nofp
 $(O)/perf_hot: FP_FLAG := -fno-omit-frame-pointer
 $(O)/perf_hot_nofp: FP_FLAG := -fomit-frame-pointer
-$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile
+$(PERF_HOT): tests/perf_hot.c $(FLAGS_STAMP) Makefile | $(DEPS_STAMP)
 	@mkdir -p $(@D)
 	@echo "  CC+LD    $@"
 	$(Q)$(CC) -std=c11 -g -O1 $(FP_FLAG) -fasynchronous-unwind-tables -o $@ $<
@@ -301,9 +320,8 @@ $(SDK_TEST_BINS): $(O)/sdk/%: tests/sdk/%.c include/perfetto-c/pfc.h $(SDK_SO)
 # rpath or installed library. Interpreter facts are asked when the rule
 # runs, after deps.sh has installed python3.
 PYTHON ?= /usr/bin/python3
-# `make install` puts the package where Debian's python3 looks: for
-# PREFIX=/usr /usr/lib/python3/dist-packages, otherwise
-# $(PREFIX)/lib/python3.X/dist-packages; PYTHON_SITE overrides.
+# `make install` puts the package in $(PY_SITE) (below); PYTHON_SITE
+# overrides.
 PYTHON_SITE ?=
 PY_PKG := $(O)/python/perfetto_c
 PY_SRC := $(wildcard python/perfetto_c/*.py)
@@ -389,7 +407,7 @@ fuzz-bins: $(FUZZ_BINS)
 # over 10 s is a finding (a hang), like a crash.
 FUZZ_SECONDS ?= 20
 FUZZ_CORPUS ?= out/fuzz/corpus
-fuzz:
+fuzz: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory O=out/fuzz CC=clang SANITIZE=1 FUZZ=1 fuzz-bins
 	$(Q)for f in out/fuzz/fuzz/*_fuzz; do \
 		n=$$(basename $$f _fuzz); mkdir -p $(FUZZ_CORPUS)/$$n; \
@@ -405,7 +423,7 @@ fuzz:
 all: $(BINS) $(SDK_OUT) $(HP_CLIENT_OUT) $(HP_TEST_BINS) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
 	$(TEST_BINS)
 
-test: all
+test: all | $(DEPS_STAMP)
 	$(Q)sh tests/run.sh $(O)
 
 asan:
@@ -417,7 +435,12 @@ e2e-multi-machine: all
 	$(Q)sh tools/deps.sh e2e
 	$(Q)OUT=$(O) sh tests/integration/multi_machine_qemu.sh
 
-demo: all
+# A newcomer's `make demo` builds with a job per CPU (-j in the Makefile's
+# MAKEFLAGS takes effect from GNU make 4.3; it overrides a -j given).
+ifneq ($(filter demo,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(shell nproc 2>/dev/null || echo 1)
+endif
+demo: all | $(DEPS_STAMP)
 	$(Q)sh tools/demo.sh $(O)
 
 bench: all
@@ -425,47 +448,70 @@ bench: all
 
 # Man pages of the installed programs, from their --help (tools/gen_man.sh).
 .PHONY: man
-man: $(BINS)
+man: $(BINS) | $(DEPS_STAMP)
 	$(Q)sh tools/gen_man.sh $(O)
 
-# systemd units (init/systemd) get the install's paths; the files of
-# init/etc go to $(SYSCONFDIR)/perfetto-c unless already there (an
-# admin's edits stay).
+# Where `make install` puts things. Files that name a path get the final
+# one (PREFIX, SYSCONFDIR, ...), never DESTDIR: a staged install
+# (DESTDIR=/tmp/stage) writes the same files as a direct one. systemd units
+# (init/systemd) get the install's paths; the files of init/etc go to
+# $(SYSCONFDIR)/perfetto-c unless already there (an admin's edits stay).
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share
 SYSCONFDIR ?= /etc
 SYSTEMD_UNIT_DIR ?= $(PREFIX)/lib/systemd/system
-MANDIR ?= $(PREFIX)/share/man
+MANDIR ?= $(DATADIR)/man
+# The Python package: where Debian's python3 looks (for PREFIX=/usr
+# /usr/lib/python3/dist-packages, otherwise $(PREFIX)/lib/python3.X/
+# dist-packages); PYTHON_SITE overrides. Asked of $(PYTHON) when used.
+PY_SITE = $(or $(PYTHON_SITE),$(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(shell \
+	$(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages))
+# Text files that name the install's folders.
+subst_paths = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@DATADIR@|$(DATADIR)|g'
 
+.PHONY: uninstall
 install: all man
 	$(Q)install -d $(DESTDIR)$(SYSTEMD_UNIT_DIR) $(DESTDIR)$(SYSCONFDIR)/perfetto-c \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8
 	$(Q)for u in init/systemd/*.service; do \
-		sed -e 's|@BINDIR@|$(PREFIX)/bin|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $$u \
-			> $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$(basename $$u) || exit 1; \
+		$(subst_paths) $$u > $(DESTDIR)$(SYSTEMD_UNIT_DIR)/$$(basename $$u) || exit 1; \
 	done
 	$(Q)for f in init/etc/*; do t=$(DESTDIR)$(SYSCONFDIR)/perfetto-c/$$(basename $$f); \
-		[ -e $$t ] || install -m 0644 $$f $$t || exit 1; done
+		[ -e $$t ] || { $(subst_paths) $$f > $$t.tmp && chmod 0644 $$t.tmp && mv $$t.tmp $$t; } || exit 1; done
 	$(Q)install -m 0644 $(O)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	$(Q)install -m 0644 $(O)/man/*.8 $(DESTDIR)$(MANDIR)/man8/
-	$(Q)install -d $(DESTDIR)$(PREFIX)/bin
-	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	$(Q)install -d $(DESTDIR)$(PREFIX)/share/perfetto-c/configs
-	$(Q)install -m 0644 configs/*.pbtxt $(DESTDIR)$(PREFIX)/share/perfetto-c/configs/
-	$(Q)install -d $(DESTDIR)$(PREFIX)/include/perfetto-c $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	$(Q)install -m 0644 include/perfetto-c/*.h $(DESTDIR)$(PREFIX)/include/perfetto-c/
-	$(Q)install -m 0755 $(SDK_SO) $(DESTDIR)$(PREFIX)/lib/$(SDK_SONAME)
-	$(Q)ln -sf $(SDK_SONAME) $(DESTDIR)$(PREFIX)/lib/libperfetto-c.so
-	$(Q)install -m 0644 $(SDK_A) $(DESTDIR)$(PREFIX)/lib/
-	$(Q)install -m 0644 $(O)/perfetto-c.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
-	$(Q)site='$(PYTHON_SITE)'; if [ -z "$$site" ]; then \
-		if [ '$(PREFIX)' = /usr ]; then site=/usr/lib/python3/dist-packages; \
-		else site='$(PREFIX)'/lib/python$$($(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages; fi; \
-	fi; \
+	$(Q)install -d $(DESTDIR)$(BINDIR)
+	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)install -d $(DESTDIR)$(DATADIR)/perfetto-c/configs
+	$(Q)install -m 0644 configs/*.pbtxt $(DESTDIR)$(DATADIR)/perfetto-c/configs/
+	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/perfetto-c $(DESTDIR)$(LIBDIR)/pkgconfig
+	$(Q)install -m 0644 include/perfetto-c/*.h $(DESTDIR)$(INCLUDEDIR)/perfetto-c/
+	$(Q)install -m 0755 $(SDK_SO) $(DESTDIR)$(LIBDIR)/$(SDK_SONAME)
+	$(Q)ln -sf $(SDK_SONAME) $(DESTDIR)$(LIBDIR)/libperfetto-c.so
+	$(Q)install -m 0644 $(SDK_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0755 $(HP_PRELOAD) $(DESTDIR)$(LIBDIR)/
+	$(Q)install -m 0644 $(HP_CLIENT_A) $(DESTDIR)$(LIBDIR)/
+	$(Q)$(call pc_write,$(PREFIX),$(LIBDIR),$(INCLUDEDIR),$(DESTDIR)$(LIBDIR)/pkgconfig/perfetto-c.pc)
+	$(Q)site='$(PY_SITE)'; \
 	install -d "$(DESTDIR)$$site/perfetto_c" && \
 	install -m 0644 $(PY_PKG)/*.py "$(DESTDIR)$$site/perfetto_c/" && \
 	install -m 0755 $(PY_PKG)/_pfc.*.so "$(DESTDIR)$$site/perfetto_c/" && \
 	echo "  INSTALL  $(DESTDIR)$$site/perfetto_c"
-	$(Q)if [ -z "$(DESTDIR)" ]; then ldconfig; \
-		if [ -d /run/systemd/system ]; then systemctl daemon-reload; fi; fi
+	$(Q)[ -n "$(DESTDIR)" ] || sh tools/install_refresh.sh '$(LIBDIR)' '$(SYSTEMD_UNIT_DIR)'
+
+# What `make install` wrote, with the same variables; $(SYSCONFDIR)/perfetto-c
+# stays (an admin's settings).
+uninstall:
+	$(Q)rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS))) \
+		$(foreach b,$(notdir $(BINS)),$(DESTDIR)$(MANDIR)/man1/$(b).1 $(DESTDIR)$(MANDIR)/man8/$(b).8) \
+		$(addprefix $(DESTDIR)$(SYSTEMD_UNIT_DIR)/,$(notdir $(wildcard init/systemd/*.service))) \
+		$(addprefix $(DESTDIR)$(LIBDIR)/,$(SDK_SONAME) libperfetto-c.so libperfetto-c.a pkgconfig/perfetto-c.pc \
+			$(notdir $(HP_PRELOAD) $(HP_CLIENT_A)))
+	$(Q)rm -rf $(DESTDIR)$(INCLUDEDIR)/perfetto-c $(DESTDIR)$(DATADIR)/perfetto-c '$(DESTDIR)$(PY_SITE)/perfetto_c'
+	$(Q)[ -n "$(DESTDIR)" ] || sh tools/install_refresh.sh '$(LIBDIR)' '$(SYSTEMD_UNIT_DIR)'
 
 # The layering of src/ (tools/layers.rules): no include across a forbidden
 # boundary, no include cycle, and (for the objects built so far) no call
@@ -477,7 +523,7 @@ check:
 # Both compilers must build warning-free; CI runs these.
 check-gcc:
 	$(Q)$(MAKE) --no-print-directory O=out/gcc CC=gcc all
-check-clang:
+check-clang: $(DEPS_STAMP)
 	$(Q)$(MAKE) --no-print-directory O=out/clang CC=clang all
 
 clean:

@@ -49,6 +49,9 @@ trap cleanup EXIT
 tfs=/sys/kernel/tracing
 if [ "$(id -u)" = 0 ] && { [ -e "$tfs/trace_clock" ] || mount -t tracefs nodev "$tfs" 2>/dev/null; } &&
 	[ -e "$tfs/trace_clock" ]; then
+	# One tracefs user at a time (a test run on this machine waits for us).
+	. tools/tracefs_lock.sh
+	tracefs_lock
 	echo "perfetto-c demo: recording this machine for 5 s"
 	echo "    \$ tracebox -o demo.pftrace -t 5s sched freq idle"
 	# Some load to look at: a shell counting for about 3 s.

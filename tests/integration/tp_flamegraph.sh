@@ -249,7 +249,7 @@ fi
 # ------------------------------------------------------------ browser ----
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 if [ ! -x "$CHROMIUM" ]; then
-	skip tp_flamegraph/browser "no $CHROMIUM to render the SVG in (sh tools/deps.sh install)"
+	skip tp_flamegraph/browser "no $CHROMIUM to render the SVG in (make deps-test installs it)"
 else
 	chrome() {
 		timeout 120 "$CHROMIUM" --headless --disable-gpu --no-sandbox --hide-scrollbars \
