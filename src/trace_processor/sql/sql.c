@@ -93,6 +93,9 @@ static const char *const k_views[] = {
 	" ELSE NULL END AS display_value FROM __intrinsic_args",
 	"CREATE VIEW stats AS SELECT id, name, key, idx, severity, source, value, description, "
 	"machine_id, trace_id FROM __intrinsic_stats",
+	/* heapprofd dumps (import/profiling). */
+	"CREATE VIEW heap_profile AS SELECT * FROM __intrinsic_heap_profile",
+	"CREATE VIEW heap_profile_allocation AS SELECT * FROM __intrinsic_heap_profile_allocation",
 	"CREATE VIEW trace_bounds AS SELECT trace_start() AS start_ts, trace_end() AS end_ts",
 };
 

@@ -486,6 +486,26 @@ void tp_rows_release(const uint32_t *rows);
 	X(PCS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)     \
 	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
 
+/* heapprofd dumps (import/profiling): the window each dump of a heap
+ * covers, and per callsite the allocations (count, size > 0) and frees
+ * (< 0) since the previous dump, as Perfetto's heap_profile(_allocation). */
+#define TP_HEAP_PROFILE_COLS(X)                                 \
+	X(HP, ID, "id", TP_ID, 0)                               \
+	X(HP, TS, "ts", TP_INT, 0)                              \
+	X(HP, TS_END, "ts_end", TP_INT, 0)                      \
+	X(HP, DUR, "dur", TP_INT, 0)                            \
+	X(HP, UPID, "upid", TP_INT, 0)                          \
+	X(HP, HEAP_NAME, "heap_name", TP_STR, 0)
+
+#define TP_HEAP_PROFILE_ALLOCATION_COLS(X)                      \
+	X(HPA, ID, "id", TP_ID, 0)                              \
+	X(HPA, TS, "ts", TP_INT, 0)                             \
+	X(HPA, UPID, "upid", TP_INT, 0)                         \
+	X(HPA, HEAP_NAME, "heap_name", TP_STR, 0)               \
+	X(HPA, CALLSITE_ID, "callsite_id", TP_INT, 0)           \
+	X(HPA, COUNT, "count", TP_INT, 0)                       \
+	X(HPA, SIZE, "size", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -511,6 +531,8 @@ enum { TP_SP_CALLSITE_COLS(TP_COL_ENUM) SP_CS_N_COLS };
 enum { TP_PERF_SAMPLE_COLS(TP_COL_ENUM) PERF_N_COLS };
 enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
 enum { TP_PROFILER_COUNTER_SET_COLS(TP_COL_ENUM) PCS_N_COLS };
+enum { TP_HEAP_PROFILE_COLS(TP_COL_ENUM) HP_N_COLS };
+enum { TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_ENUM) HPA_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -540,11 +562,13 @@ struct tp_db {
 	struct tp_table perf_sample;
 	struct tp_table perf_session;
 	struct tp_table profiler_counter_set;
+	struct tp_table heap_profile;
+	struct tp_table heap_profile_allocation;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 24
+#define TP_DB_N_TABLES 26
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

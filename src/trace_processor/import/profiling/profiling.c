@@ -18,45 +18,13 @@
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
 #include "trace_processor/import/profiling/profiling.h"
+#include "trace_processor/import/profiling/profiling_int.h"
 
-#define MAX_KEYS (1u << 24) /* rows the importer remembers (mappings, frames, ...) */
 #define MAX_PATH_PARTS 64
 #define MAX_NAME_BYTES 4096
 #define MAX_FOLLOWERS 64 /* counters read at each sample */
 
-/* What a remembered key names. */
-enum key_kind {
-	KEY_SESSION = 1, /* a = sequence id */
-	KEY_CPU_TRACK,   /* a = session, b = cpu, c = machine; row: a stream */
-	KEY_MAPPING_IID, /* a = upid + 1, b = interned entry index */
-	KEY_MAPPING,     /* a = hash of the fields, b = name, c = build id */
-	KEY_FRAME,       /* a = mapping, b = rel_pc, c = name */
-	KEY_CALLSITE,    /* a = parent + 1, b = frame */
-};
-
-struct key {
-	uint64_t kind, a, b, c;
-	int64_t row;
-};
-
-/* The counter tracks of one (session, cpu). */
-struct stream {
-	int64_t timebase;
-	int64_t *followers;
-	uint32_t n_followers;
-};
-
-struct tp_profiling {
-	struct stream *streams;
-	size_t n_streams, cap_streams;
-	struct hmap index; /* hash of a key -> its index in keys (probing on collision) */
-	struct key *keys;
-	size_t n, cap;
-	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
-	uint32_t s_cpu_clock, s_empty;
-};
-
-static struct tp_profiling *state(struct tp_import *imp)
+struct tp_profiling *tp_prof_state(struct tp_import *imp)
 {
 	struct tp_profiling *p = imp->profiling;
 
@@ -84,6 +52,7 @@ void tp_profiling_fini(struct tp_import *imp)
 	for (size_t i = 0; i < p->n_streams; i++)
 		free(p->streams[i].followers);
 	free(p->streams);
+	tp_heap_profile_fini(p);
 	free(p);
 	imp->profiling = NULL;
 }
@@ -99,7 +68,7 @@ static bool key_eq(const struct key *x, const struct key *y)
 }
 
 /* The row remembered for @k, or -1; *out_h: where to remember it. */
-static int64_t key_find(const struct tp_profiling *p, const struct key *k, uint64_t *out_h)
+int64_t tp_prof_key_find(const struct tp_profiling *p, const struct key *k, uint64_t *out_h)
 {
 	uint64_t h = key_hash(k), v;
 
@@ -112,7 +81,7 @@ static int64_t key_find(const struct tp_profiling *p, const struct key *k, uint6
 	return -1;
 }
 
-static void key_put(struct tp_profiling *p, uint64_t h, const struct key *k, int64_t row)
+void tp_prof_key_put(struct tp_profiling *p, uint64_t h, const struct key *k, int64_t row)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? p->cap * 2 : 256;
@@ -133,6 +102,20 @@ static void key_put(struct tp_profiling *p, uint64_t h, const struct key *k, int
 	p->n++;
 }
 
+void tp_prof_key_set(struct tp_profiling *p, const struct key *k, int64_t row)
+{
+	uint64_t h = key_hash(k), v;
+
+	while (hmap_get(&p->index, h, &v)) {
+		if (key_eq(&p->keys[v], k)) {
+			p->keys[v].row = row;
+			return;
+		}
+		h++;
+	}
+	tp_prof_key_put(p, h, k, row);
+}
+
 /* ----------------------------------------------------------- sessions ---- */
 
 static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_t seq_id)
@@ -140,7 +123,7 @@ static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	struct key k = {KEY_SESSION, seq_id, 0, 0, 0};
 	struct tp_table *t = &imp->db->perf_session;
 	uint64_t h;
-	int64_t row = key_find(p, &k, &h);
+	int64_t row = tp_prof_key_find(p, &k, &h);
 
 	if (row >= 0)
 		return row;
@@ -148,7 +131,7 @@ static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	if (row < 0)
 		return -1;
 	tp_set_int(t, PERF_SESS_PERF_SESSION_ID, (size_t)row, row);
-	key_put(p, h, &k, row);
+	tp_prof_key_put(p, h, &k, row);
 	return row;
 }
 
@@ -337,7 +320,7 @@ static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, i
 	struct pz_reader r;
 	struct pz_field f;
 	uint64_t h;
-	int64_t idx = key_find(p, &k, &h);
+	int64_t idx = tp_prof_key_find(p, &k, &h);
 	uint32_t name = p->s_cpu_clock;
 	const char *unit = "ns";
 	const uint8_t *defaults = g ? g->perf_defaults : NULL;
@@ -401,7 +384,7 @@ static struct stream *stream_of(struct tp_import *imp, struct tp_profiling *p, i
 					      event_name(imp, f.data, f.size, &k_follower), false);
 		}
 	}
-	key_put(p, h, &k, (int64_t)p->n_streams);
+	tp_prof_key_put(p, h, &k, (int64_t)p->n_streams);
 	p->n_streams++;
 	return st;
 }
@@ -433,7 +416,7 @@ static const struct tp_interned *lookup(struct tp_import *imp, uint32_t gen, uin
 	return e;
 }
 
-static int64_t mapping_row(struct tp_import *imp, uint32_t build_id, uint32_t name,
+int64_t tp_prof_mapping_row(struct tp_import *imp, uint32_t build_id, uint32_t name,
 			   const uint64_t v[5])
 {
 	struct tp_table *t = &imp->db->sp_mapping;
@@ -452,7 +435,7 @@ static int64_t mapping_row(struct tp_import *imp, uint32_t build_id, uint32_t na
 }
 
 /* The build id as lowercase hex, interned ("" for none). */
-static uint32_t build_id_hex(struct tp_import *imp, const uint8_t *raw, uint32_t len)
+uint32_t tp_prof_build_id_hex(struct tp_import *imp, const uint8_t *raw, uint32_t len)
 {
 	static const char digits[] = "0123456789abcdef";
 	char buf[2 * 256];
@@ -465,6 +448,26 @@ static uint32_t build_id_hex(struct tp_import *imp, const uint8_t *raw, uint32_t
 		buf[2 * i + 1] = digits[raw[i] & 15];
 	}
 	return tp_str_intern(&imp->db->strings, buf, 2 * (size_t)len);
+}
+
+int64_t tp_prof_shared_mapping(struct tp_import *imp, struct tp_profiling *p, uint32_t build_id,
+			       uint32_t name, const uint64_t v[5])
+{
+	struct key mk = {KEY_MAPPING, 0, name, build_id, 0};
+	uint64_t x = 0, h;
+	int64_t row;
+	unsigned i;
+
+	for (i = 0; i < 5; i++)
+		x = tp_hash_mix(x, v[i]);
+	mk.a = x;
+	row = tp_prof_key_find(p, &mk, &h);
+	if (row < 0) {
+		row = tp_prof_mapping_row(imp, build_id, name, v);
+		if (row >= 0)
+			tp_prof_key_put(p, h, &mk, row);
+	}
+	return row;
 }
 
 /*
@@ -480,7 +483,7 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	struct pz_reader r;
 	struct pz_field f;
 	struct key k = {KEY_MAPPING_IID, (uint64_t)(upid + 1), 0, 0, 0};
-	uint64_t h, h2, v[5] = {0}, bid_iid = 0;
+	uint64_t h, v[5] = {0}, bid_iid = 0;
 	int64_t row;
 	char name[MAX_NAME_BYTES];
 	size_t name_len = 0;
@@ -492,7 +495,7 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	if (!e)
 		return -1;
 	k.b = tp_seq_interned_index(imp, e);
-	row = key_find(p, &k, &h);
+	row = tp_prof_key_find(p, &k, &h);
 	if (row >= 0)
 		return row;
 	pz_reader_init(&r, e->msg, e->len);
@@ -554,7 +557,7 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 		if (!s)
 			return -1;
 		interned_bytes(s, &b, &bl);
-		build_id = build_id_hex(imp, b, bl);
+		build_id = tp_prof_build_id_hex(imp, b, bl);
 	} else {
 		build_id = p->s_empty;
 	}
@@ -562,24 +565,12 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	shared = v[2] == v[3] || upid < 0 ||
 		 (name_len >= 17 && memcmp(name, "[kernel.kallsyms]", 17) == 0);
 	if (shared) {
-		struct key mk = {KEY_MAPPING, 0, name_id, build_id, 0};
-		uint64_t x = 0;
-		unsigned i;
-
-		for (i = 0; i < 5; i++)
-			x = tp_hash_mix(x, v[i]);
-		mk.a = x;
-		row = key_find(p, &mk, &h2);
-		if (row < 0) {
-			row = mapping_row(imp, build_id, name_id, v);
-			if (row >= 0)
-				key_put(p, h2, &mk, row);
-		}
+		row = tp_prof_shared_mapping(imp, p, build_id, name_id, v);
 	} else {
-		row = mapping_row(imp, build_id, name_id, v);
+		row = tp_prof_mapping_row(imp, build_id, name_id, v);
 	}
 	if (row >= 0)
-		key_put(p, h, &k, row);
+		tp_prof_key_put(p, h, &k, row);
 	return row;
 }
 
@@ -591,6 +582,26 @@ static const char *frame_kind(uint64_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : NULL;
 }
 
+int64_t tp_prof_frame_row(struct tp_import *imp, struct tp_profiling *p, int64_t mapping,
+			  uint64_t rel_pc, uint32_t name)
+{
+	struct tp_table *t = &imp->db->sp_frame;
+	struct key k = {KEY_FRAME, (uint64_t)mapping, rel_pc, name, 0};
+	uint64_t h;
+	int64_t row = tp_prof_key_find(p, &k, &h);
+
+	if (row >= 0)
+		return row;
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	tp_set_str(t, SP_FRAME_NAME, (size_t)row, name);
+	tp_set_int(t, SP_FRAME_MAPPING, (size_t)row, mapping);
+	tp_set_int(t, SP_FRAME_REL_PC, (size_t)row, (int64_t)rel_pc);
+	tp_prof_key_put(p, h, &k, row);
+	return row;
+}
+
 /* The frame of interned Frame @iid in process @upid; its row, or -1 (counted). */
 static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t gen, int64_t upid,
 			uint64_t iid, uint32_t machine)
@@ -598,9 +609,8 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 	const struct tp_interned *e;
 	struct pz_field f[9];
 	struct tp_table *t = &imp->db->sp_frame;
-	struct key k = {KEY_FRAME, 0, 0, 0, 0};
 	uint32_t name = 0, type = 0;
-	uint64_t h;
+	uint64_t rel_pc = 0;
 	int64_t mapping, row;
 
 	e = lookup(imp, gen, PB_INTERNED_DATA__FRAMES, iid, "stackprofile_invalid_frame_id",
@@ -626,30 +636,21 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 		mapping = mapping_of(imp, p, gen, upid, f[PB_FRAME__MAPPING_ID].value, machine);
 		if (mapping < 0)
 			return -1;
-		k.b = f[PB_FRAME__REL_PC].value;
+		rel_pc = f[PB_FRAME__REL_PC].value;
 	} else {
 		/* Frames naming no mapping share one with nothing in it. */
 		if (p->dummy_mapping < 0) {
 			uint64_t zero[5] = {0};
 
-			p->dummy_mapping = mapping_row(imp, p->s_empty, p->s_empty, zero);
+			p->dummy_mapping = tp_prof_mapping_row(imp, p->s_empty, p->s_empty, zero);
 		}
 		mapping = p->dummy_mapping;
 		if (mapping < 0)
 			return -1;
 	}
-	k.a = (uint64_t)mapping;
-	k.c = name;
-	row = key_find(p, &k, &h);
-	if (row < 0) {
-		row = tp_table_append(t);
-		if (row < 0)
-			return -1;
-		tp_set_str(t, SP_FRAME_NAME, (size_t)row, name);
-		tp_set_int(t, SP_FRAME_MAPPING, (size_t)row, mapping);
-		tp_set_int(t, SP_FRAME_REL_PC, (size_t)row, (int64_t)k.b);
-		key_put(p, h, &k, row);
-	}
+	row = tp_prof_frame_row(imp, p, mapping, rel_pc, name);
+	if (row < 0)
+		return -1;
 	if (f[PB_FRAME__KIND].id) {
 		const char *kind = frame_kind(f[PB_FRAME__KIND].value);
 
@@ -664,13 +665,13 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 	return row;
 }
 
-static int64_t callsite(struct tp_import *imp, struct tp_profiling *p, int64_t parent,
+int64_t tp_prof_callsite(struct tp_import *imp, struct tp_profiling *p, int64_t parent,
 			int64_t frame, uint32_t depth)
 {
 	struct key k = {KEY_CALLSITE, (uint64_t)(parent + 1), (uint64_t)frame, 0, 0};
 	struct tp_table *t = &imp->db->sp_callsite;
 	uint64_t h;
-	int64_t row = key_find(p, &k, &h);
+	int64_t row = tp_prof_key_find(p, &k, &h);
 
 	if (row >= 0)
 		return row;
@@ -681,12 +682,12 @@ static int64_t callsite(struct tp_import *imp, struct tp_profiling *p, int64_t p
 	if (parent >= 0)
 		tp_set_int(t, SP_CS_PARENT_ID, (size_t)row, parent);
 	tp_set_int(t, SP_CS_FRAME_ID, (size_t)row, frame);
-	key_put(p, h, &k, row);
+	tp_prof_key_put(p, h, &k, row);
 	return row;
 }
 
 /* The leaf callsite of interned Callstack @iid (frames root first), or -1 (counted). */
-static int64_t callstack_of(struct tp_import *imp, struct tp_profiling *p, uint32_t gen,
+int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_t gen,
 			    int64_t upid, uint64_t iid, uint32_t machine)
 {
 	const struct tp_interned *e;
@@ -715,7 +716,7 @@ static int64_t callstack_of(struct tp_import *imp, struct tp_profiling *p, uint3
 
 			if (frame < 0)
 				return -1;
-			parent = callsite(imp, p, parent, frame, depth++);
+			parent = tp_prof_callsite(imp, p, parent, frame, depth++);
 			if (parent < 0)
 				return -1;
 			if (!packed)
@@ -804,7 +805,7 @@ static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t l
 void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		    size_t len)
 {
-	struct tp_profiling *p = state(imp);
+	struct tp_profiling *p = tp_prof_state(imp);
 	struct pz_field f[20];
 	struct tp_table *t;
 	uint32_t seq_id, cpu, gen;
@@ -868,7 +869,7 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 		if (gen == UINT32_MAX)
 			tp_stat_add(imp, "stackprofile_invalid_callstack_id", -1, ev->machine, 1);
 		else
-			cs = callstack_of(imp, p, gen, upid,
+			cs = tp_prof_callstack(imp, p, gen, upid,
 					  f[PB_PERF_SAMPLE__CALLSTACK_IID].value, ev->machine);
 	}
 

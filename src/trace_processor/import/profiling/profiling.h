@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * profiling.h - the profilers' importer: linux.perf samples (traced_perf)
- * with the interned mappings, frames and callstacks of their sequence.
+ * and heapprofd's heap dumps, with the interned mappings, frames and
+ * callstacks of their sequence.
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
 #define PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
@@ -18,6 +19,12 @@ struct tp_import;
  */
 void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		    size_t len);
+/*
+ * tp_profile_packet() - One TracePacket.profile_packet (heapprofd) of
+ * event @ev, whose aux is its sequence generation + 1 (0: none).
+ */
+void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		       size_t len);
 void tp_profiling_fini(struct tp_import *imp);
 
 #endif

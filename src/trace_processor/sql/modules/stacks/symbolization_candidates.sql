@@ -4,8 +4,7 @@
 -- module has a build id: what a symbolizer should be asked about. For
 -- Chrome's own libraries the Breakpad module id is derived from the build
 -- id (its first 16 bytes' three fields byte-swapped, then '0').
--- Perfetto's module also walks heapprofd allocations; we import none, so
--- only CPU profiling samples are walked here.
+-- The callstacks of heapprofd allocations are walked too.
 
 INCLUDE PERFETTO MODULE stacks.cpu_profiling;
 
@@ -15,6 +14,9 @@ WITH RECURSIVE
     SELECT DISTINCT t.upid, s.callsite_id
     FROM cpu_profiling_samples AS s
     JOIN thread AS t USING (utid)
+    UNION
+    SELECT DISTINCT a.upid, a.callsite_id
+    FROM heap_profile_allocation AS a
   ),
   walk(upid, callsite_id) AS (
     SELECT upid, callsite_id FROM sampled

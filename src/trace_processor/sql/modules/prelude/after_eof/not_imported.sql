@@ -1,17 +1,11 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
--- import (Android heap graphs, Java/native heap profiles, smaps of
+-- import (Android heap graphs, Java heap profiles, smaps of
 -- profilers, callstacks of track events). They exist, empty, with
 -- Perfetto's columns, so that the modules and queries reading them (the
 -- UI's process summaries among them) give their empty answers instead of
 -- failing. An importer that comes to fill one of them deletes its view
 -- here: the view would hide a table of the same name.
-
-CREATE VIEW heap_profile_allocation AS
-SELECT
-  NULL AS id, NULL AS ts, NULL AS upid, NULL AS heap_name, NULL AS callsite_id,
-  NULL AS count, NULL AS size
-WHERE 0;
 
 CREATE VIEW heap_graph_object AS
 SELECT
@@ -62,12 +56,6 @@ WHERE 0;
 -- Android users (android.user_list data source).
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
-WHERE 0;
-
--- Heap profile dumps (heapprofd, Java heap profiles).
-CREATE VIEW heap_profile AS
-SELECT
-  NULL AS id, NULL AS ts, NULL AS ts_end, NULL AS dur, NULL AS upid, NULL AS heap_name
 WHERE 0;
 
 -- The OutOfMemoryErrors behind Java heap dumps.
