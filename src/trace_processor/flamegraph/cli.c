@@ -50,6 +50,7 @@ enum {
 	OPT_FROM_FOLDED,
 	OPT_STATS,
 	OPT_REVERSE,
+	OPT_HEAP,
 };
 
 static struct {
@@ -71,8 +72,9 @@ static void usage(FILE *out)
 	fputs("Usage: " FG_PROG " [OPTIONS] TRACE\n"
 	      "       " FG_PROG " --from-folded FILE --svg OUT.svg [--title TEXT]\n"
 	      "Folds the CPU samples of a Perfetto trace (linux.perf, the perf_sample\n"
-	      "table) into stacks: folded text, one \"root;caller;...;leaf COUNT\" line per\n"
-	      "distinct stack as flamegraph.pl and similar tools read it, and/or a\n"
+	      "table), or with --heap its heap profile, into stacks: folded text, one\n"
+	      "\"root;caller;...;leaf COUNT\" line per distinct stack as flamegraph.pl\n"
+	      "and similar tools read it, and/or a\n"
 	      "self-contained SVG flame graph to open in a browser (click a frame to\n"
 	      "zoom, Search or Ctrl-F to highlight, Escape to reset). TRACE '-' is stdin.\n"
 	      "\n"
@@ -105,6 +107,12 @@ static void usage(FILE *out)
 	      "                        always draws them in blue)\n"
 	      "  --reverse             stacks from the leaf to the root (after the\n"
 	      "                        process/thread frames): who calls the hot functions\n"
+	      "  --heap[=WHAT]         a heap profile (heapprofd: heap_profile_allocation)\n"
+	      "                        instead of CPU samples, in bytes per stack: WHAT is\n"
+	      "                        unreleased (default: allocated and not freed by the\n"
+	      "                        end of the window) or allocated (all allocations,\n"
+	      "                        freed or not). Takes --pid, --process-name, --start,\n"
+	      "                        --end (dump times) and --per-process\n"
 	      "  --weight WHAT         samples (default: each sample counts 1) or timebase\n"
 	      "                        (each sample weighs its timebase count: ns of\n"
 	      "                        cpu-clock, cycles, ...)\n"
@@ -200,6 +208,17 @@ static int parse_opt(int c)
 		}
 		fprintf(stderr, FG_PROG ": --weight is samples or timebase, not '%s'\n", optarg);
 		return -1;
+	case OPT_HEAP:
+		if (!optarg || strcmp(optarg, "unreleased") == 0) {
+			s->heap = FG_HEAP_UNRELEASED;
+			return 0;
+		}
+		if (strcmp(optarg, "allocated") == 0) {
+			s->heap = FG_HEAP_ALLOCATED;
+			return 0;
+		}
+		fprintf(stderr, FG_PROG ": --heap is unreleased or allocated, not '%s'\n", optarg);
+		return -1;
 	case OPT_TITLE: g_args.title = optarg; return 0;
 	case OPT_WIDTH:
 		if (sv_parse_u64(sv_from_cstr(optarg), FG_MAX_WIDTH_PX, &v) < 0 || v < 100) {
@@ -248,6 +267,7 @@ static enum parse_result parse_args(int argc, char **argv)
 		{"from-folded", required_argument, NULL, OPT_FROM_FOLDED},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"reverse", no_argument, NULL, OPT_REVERSE},
+		{"heap", optional_argument, NULL, OPT_HEAP},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'v'},
 		{NULL, 0, NULL, 0},
@@ -267,12 +287,17 @@ static enum parse_result parse_args(int argc, char **argv)
 			return PARSE_ERROR;
 	}
 	if (g_args.from_folded) {
-		if (optind != argc || g_args.desc.len || g_args.sel.weight_timebase) {
+		if (optind != argc || g_args.desc.len || g_args.sel.weight_timebase ||
+		    g_args.sel.heap) {
 			fprintf(stderr,
 				FG_PROG ": --from-folded takes no trace and no selection\n");
 			return PARSE_ERROR;
 		}
 		return PARSE_RUN;
+	}
+	if (g_args.sel.heap && g_args.fold.group == FG_GROUP_THREAD) {
+		fprintf(stderr, FG_PROG ": --heap draws per process, not per thread\n");
+		return PARSE_ERROR;
 	}
 	if (optind + 1 != argc) {
 		fprintf(stderr, FG_PROG ": %s\n",
@@ -315,7 +340,7 @@ static void count_name(struct tp *tp, char *out, size_t size)
 	sqlite3_stmt *st = NULL;
 	const char *name = NULL;
 
-	snprintf(out, size, "samples");
+	snprintf(out, size, g_args.sel.heap ? "bytes" : "samples");
 	if (!g_args.sel.weight_timebase)
 		return;
 	snprintf(out, size, "timebase counts");
@@ -355,20 +380,40 @@ static int samples_of_trace(struct tp **out_tp, struct fg_counts *counts, uint64
 		fprintf(stderr, FG_PROG ": cannot import '%s': %s\n", path, strerror(-rc));
 		return -1;
 	}
-	if (!tp_sqlite(*out_tp) || fg_trace_sample_count(*out_tp, &n_trace) < 0) {
+	if (!tp_sqlite(*out_tp) ||
+	    (g_args.sel.heap ? fg_trace_heap_count(*out_tp, &n_trace)
+			     : fg_trace_sample_count(*out_tp, &n_trace)) < 0) {
 		fprintf(stderr, FG_PROG ": cannot query '%s'\n", path);
 		return -1;
 	}
+	if (n_trace == 0 && g_args.sel.heap) {
+		fprintf(stderr,
+			FG_PROG ": '%s' has no heap profile (no heap_profile_allocation rows): "
+				"record it with the android.heapprofd data source\n",
+			path);
+		return -1;
+	}
 	if (n_trace == 0) {
+		int64_t n_heap = 0;
+
+		fg_trace_heap_count(*out_tp, &n_heap);
 		fprintf(stderr,
 			FG_PROG ": '%s' has no CPU samples (no perf_sample rows): record it with "
-				"the linux.perf data source\n",
-			path);
+				"the linux.perf data source%s\n",
+			path, n_heap > 0 ? " (it has a heap profile: try --heap)" : "");
 		return -1;
 	}
 	rc = fg_select(*out_tp, &g_args.sel, g_args.fold.group, counts, why, sizeof(why));
 	if (rc < 0) {
 		fprintf(stderr, FG_PROG ": %s\n", why[0] ? why : strerror(-rc));
+		return -1;
+	}
+	if (g_args.sel.heap && counts->weight_total == 0) {
+		fprintf(stderr,
+			FG_PROG ": no %s bytes match the selection (%s); the trace has %" PRId64
+				" heap_profile_allocation rows\n",
+			g_args.sel.heap == FG_HEAP_ALLOCATED ? "allocated" : "unreleased",
+			g_args.desc.len ? buf_cstr(&g_args.desc) : "all", n_trace);
 		return -1;
 	}
 	if (counts->n_samples == 0) {

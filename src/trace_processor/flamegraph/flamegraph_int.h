@@ -28,6 +28,13 @@ enum fg_group {
 	FG_GROUP_THREAD,  /* NAME-PID;NAME-TID */
 };
 
+/* What a heap profile's flame graph weighs (--heap). */
+enum fg_heap {
+	FG_HEAP_NONE,       /* CPU samples (perf_sample) */
+	FG_HEAP_UNRELEASED, /* bytes allocated and not freed, per stack */
+	FG_HEAP_ALLOCATED,  /* bytes allocated, freed or not */
+};
+
 /* Which samples to fold. Lists hold values of one option, OR-ed. */
 #define FG_MAX_FILTERS 64
 struct fg_selection {
@@ -37,6 +44,7 @@ struct fg_selection {
 	const char *start, *end; /* as given: ns, +REL or -REL with a unit */
 	const char *sql;         /* rows with a callsite_id or an id column */
 	bool weight_timebase;    /* weigh each sample by its timebase count */
+	enum fg_heap heap;       /* heap_profile_allocation instead of perf_sample */
 };
 
 /*
@@ -88,6 +96,7 @@ int fg_prepare(struct tp *tp, const char *sql, struct sqlite3_stmt **out);
 int fg_select(struct tp *tp, const struct fg_selection *sel, enum fg_group group,
 	      struct fg_counts *out, char *why, size_t why_size);
 int fg_trace_sample_count(struct tp *tp, int64_t *out);
+int fg_trace_heap_count(struct tp *tp, int64_t *out);
 void fg_counts_fini(struct fg_counts *c);
 
 /* fold.c */
