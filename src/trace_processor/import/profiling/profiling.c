@@ -409,7 +409,7 @@ static bool interned_bytes(const struct tp_interned *e, const uint8_t **out, uin
 static const struct tp_interned *lookup(struct tp_import *imp, uint32_t gen, uint32_t field,
 					uint64_t iid, const char *stat, uint32_t machine)
 {
-	const struct tp_interned *e = tp_seq_interned_quiet(imp, gen, field, iid);
+	const struct tp_interned *e = tp_seq_interned(imp, gen, field, iid);
 
 	if (!e)
 		tp_stat_add(imp, stat, -1, machine, 1);
