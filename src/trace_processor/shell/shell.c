@@ -8,6 +8,7 @@
  * Called from main.c only; one trace, one thread, blocking stdio.
  */
 #include "trace_processor/shell/shell.h"
+#include "trace_processor/convert/convert.h"
 
 #include <editline/readline.h>
 #include <errno.h>
@@ -148,6 +149,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [FLAGS] TRACE_FILE\n"
+		"       " PROG " convert [FLAGS] profile [TRACE_FILE]   (heap profiles as\n"
+		"       pprof files; " PROG " convert --help)\n"
 		"\n"
 		"Imports TRACE_FILE ('-' reads stdin) and queries it with SQL.\n"
 		"With no -q, -Q or -e the interactive shell starts.\n"
@@ -1143,6 +1146,9 @@ int tp_shell_main(int argc, char **argv)
 	sqlite3 *db;
 	int fd = -1, exit_code = 1, rc;
 
+	/* Perfetto's `convert` subcommand (traceconv): its own command line. */
+	if (argc >= 2 && strcmp(argv[1], "convert") == 0)
+		return tp_convert_main(argc - 1, argv + 1);
 	switch (parse_args(argc, argv)) {
 	case PARSE_HELP:
 		usage(stdout);
