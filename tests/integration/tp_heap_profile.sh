@@ -11,7 +11,8 @@
 #   stacks (tests/integration/pprof_decode.py) carry the same bytes;
 # - with Perfetto's trace processor (UPSTREAM_TP, else SHARED/upstream; the
 #   reason is printed when absent) the tables and the decoded pprof
-#   profiles are the same as ours, on that trace and on the importer's
+#   profiles and the android.memory.heap_profile.* modules are the same
+#   as ours, on that trace and on the importer's
 #   fuzz seed (fuzz/corpus/tp/heap_profile.pb: both interning styles,
 #   continued and malformed dumps, every heapprofd_* stat).
 # Usage: OUT=out [UPSTREAM_TP=...] [SHARED=../shared] sh tests/integration/tp_heap_profile.sh
@@ -154,6 +155,16 @@ where value != 0 and (name like 'heapprofd%' or name like 'stackprofile%'
   or name = 'interned_data_tokenizer_errors') order by name, idx;
 select upid, pid from process order by upid;
 EOF
+cat >"$TMP/stdlib.sql" <<'EOF'
+INCLUDE PERFETTO MODULE android.memory.heap_profile.summary_tree;
+INCLUDE PERFETTO MODULE android.memory.heap_profile.callstacks;
+INCLUDE PERFETTO MODULE android.memory.heap_profile.intervals;
+SELECT * FROM android_heap_profile_summary_tree ORDER BY id;
+SELECT * FROM _android_heap_profile_callstacks_for_allocations!((
+  SELECT callsite_id, size, count, max(size, 0) AS alloc_size, max(count, 0) AS alloc_count
+  FROM heap_profile_allocation)) ORDER BY id;
+SELECT * FROM _android_heap_profile_intervals ORDER BY id;
+EOF
 if ! [ -x "$UP_TP" ]; then
 	skip "$T/upstream" "no Perfetto trace_processor_shell at $UP_TP (set UPSTREAM_TP or SHARED)"
 else
@@ -166,6 +177,13 @@ else
 			pass "$T/upstream/$_n/tables"
 		else
 			fail "$T/upstream/$_n/tables" "$(diff "$TMP/$_n.ours" "$TMP/$_n.up" | head -n 6 | tr '\n' ' ')"
+		fi
+		"$TP" -q "$TMP/stdlib.sql" "$_t" >"$TMP/$_n.std.ours" 2>&1
+		"$UP_TP" -q "$TMP/stdlib.sql" "$_t" >"$TMP/$_n.std.up" 2>/dev/null
+		if [ -s "$TMP/$_n.std.up" ] && cmp -s "$TMP/$_n.std.ours" "$TMP/$_n.std.up"; then
+			pass "$T/upstream/$_n/stdlib"
+		else
+			fail "$T/upstream/$_n/stdlib" "$(diff "$TMP/$_n.std.ours" "$TMP/$_n.std.up" | head -n 6 | tr '\n' ' ')"
 		fi
 		rm -rf "$TMP/a" "$TMP/b"
 		"$TP" convert profile --output-dir "$TMP/a" "$_t" 2>/dev/null

@@ -367,6 +367,7 @@ static void alloc_row(struct tp_import *imp, int64_t ts, int64_t upid, uint32_t 
 	tp_set_int(t, HPA_CALLSITE_ID, (size_t)row, callsite);
 	tp_set_int(t, HPA_COUNT, (size_t)row, count);
 	tp_set_int(t, HPA_SIZE, (size_t)row, size);
+	tp_bounds_add(imp->db, ts); /* the allocations bound the trace, as Perfetto's */
 }
 
 /*

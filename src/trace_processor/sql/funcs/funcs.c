@@ -22,6 +22,18 @@ static int64_t bound_or_zero(int64_t ts)
 	return ts == TP_NULL_INT ? 0 : ts;
 }
 
+/* The end bound; a trace whose events are all at one instant ends 1 ns
+ * after it, as Perfetto pins a collapsed interval. */
+static int64_t end_bound(const struct tp_db *db)
+{
+	int64_t end = bound_or_zero(db->trace_end_ts);
+
+	if (db->trace_start_ts != TP_NULL_INT && db->trace_start_ts == db->trace_end_ts &&
+	    end < INT64_MAX)
+		end++;
+	return end;
+}
+
 static void fn_trace_start(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	const struct tp_db *db = sqlite3_user_data(ctx);
@@ -37,7 +49,7 @@ static void fn_trace_end(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 
 	(void)argc;
 	(void)argv;
-	sqlite3_result_int64(ctx, bound_or_zero(db->trace_end_ts));
+	sqlite3_result_int64(ctx, end_bound(db));
 }
 
 static void fn_trace_dur(sqlite3_context *ctx, int argc, sqlite3_value **argv)
@@ -47,7 +59,7 @@ static void fn_trace_dur(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	(void)argc;
 	(void)argv;
 	/* Bounds of a hostile trace may be INT64_MIN and INT64_MAX: wrap, no UB. */
-	sqlite3_result_int64(ctx, (int64_t)((uint64_t)bound_or_zero(db->trace_end_ts) -
+	sqlite3_result_int64(ctx, (int64_t)((uint64_t)end_bound(db) -
 					    (uint64_t)bound_or_zero(db->trace_start_ts)));
 }
 

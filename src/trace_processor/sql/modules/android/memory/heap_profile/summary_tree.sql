@@ -1,0 +1,88 @@
+-- SPDX-License-Identifier: Apache-2.0
+-- android.memory.heap_profile.summary_tree: every heap profile of the trace
+-- (heap_profile_allocation, all processes and dumps together) as one tree
+-- of callstack nodes (callstacks.stack_profile's forest): per node the
+-- bytes allocated there and not freed (self_size) and the bytes allocated
+-- there at all (self_alloc_size), and the same summed over the node and
+-- everything it called (cumulative_size, cumulative_alloc_size). The
+-- nodes are those of the allocations' callstacks and their ancestors.
+
+INCLUDE PERFETTO MODULE callstacks.stack_profile;
+
+-- Per callsite: net bytes (allocations less frees) as self_count, the
+-- name _callstacks_for_callsites! reads, and the allocated bytes.
+CREATE PERFETTO TABLE _android_heap_profile_callsite_sizes AS
+SELECT
+  callsite_id,
+  sum(size) AS self_count,
+  sum(max(size, 0)) AS self_alloc_size
+FROM heap_profile_allocation
+GROUP BY callsite_id;
+
+CREATE PERFETTO TABLE _android_heap_profile_nodes AS
+SELECT
+  n.id,
+  n.parent_id,
+  n.name,
+  n.mapping_name,
+  n.source_file,
+  n.line_number,
+  n.self_count AS self_size,
+  coalesce(s.self_alloc_size, 0) AS self_alloc_size
+FROM _callstacks_for_callsites!(_android_heap_profile_callsite_sizes) AS n
+LEFT JOIN _android_heap_profile_callsite_sizes AS s ON s.callsite_id = n.id;
+
+-- Each node's own bytes carried up to every ancestor.
+CREATE PERFETTO TABLE _android_heap_profile_cumulatives AS
+WITH RECURSIVE
+  carried(id, size, alloc_size) AS (
+    SELECT id, self_size, self_alloc_size
+    FROM _android_heap_profile_nodes
+    WHERE self_size != 0 OR self_alloc_size != 0
+    UNION ALL
+    SELECT n.parent_id, c.size, c.alloc_size
+    FROM carried AS c
+    JOIN _android_heap_profile_nodes AS n ON n.id = c.id
+    WHERE n.parent_id IS NOT NULL
+  )
+SELECT id, sum(size) AS cumulative_size, sum(alloc_size) AS cumulative_alloc_size
+FROM carried
+GROUP BY id;
+
+-- The heap profile's summary tree: one row per callstack node.
+CREATE PERFETTO TABLE android_heap_profile_summary_tree(
+  -- The node (joinable with its parent_id).
+  id LONG,
+  -- Its caller's node, NULL for a root.
+  parent_id LONG,
+  -- The function.
+  name STRING,
+  -- The file of its mapping.
+  mapping_name STRING,
+  -- Its source file, if known.
+  source_file STRING,
+  -- Its line, if known.
+  line_number LONG,
+  -- Bytes allocated at this node (as the leaf) and not freed.
+  self_size LONG,
+  -- self_size of the node and all its descendants.
+  cumulative_size LONG,
+  -- Bytes allocated at this node, freed or not.
+  self_alloc_size LONG,
+  -- self_alloc_size of the node and all its descendants.
+  cumulative_alloc_size LONG
+) AS
+SELECT
+  n.id,
+  n.parent_id,
+  n.name,
+  n.mapping_name,
+  n.source_file,
+  n.line_number,
+  n.self_size,
+  coalesce(c.cumulative_size, 0) AS cumulative_size,
+  n.self_alloc_size,
+  coalesce(c.cumulative_alloc_size, 0) AS cumulative_alloc_size
+FROM _android_heap_profile_nodes AS n
+LEFT JOIN _android_heap_profile_cumulatives AS c USING (id)
+ORDER BY n.id;
