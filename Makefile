@@ -485,6 +485,7 @@ install: all man
 	$(Q)install -m 0644 $(O)/man/*.8 $(DESTDIR)$(MANDIR)/man8/
 	$(Q)install -d $(DESTDIR)$(BINDIR)
 	$(Q)install -m 0755 $(BINS) $(DESTDIR)$(BINDIR)/
+	$(Q)install -m 0755 tools/heap_profile $(DESTDIR)$(BINDIR)/
 	$(Q)install -d $(DESTDIR)$(DATADIR)/perfetto-c/configs
 	$(Q)install -m 0644 configs/*.pbtxt $(DESTDIR)$(DATADIR)/perfetto-c/configs/
 	$(Q)install -d $(DESTDIR)$(INCLUDEDIR)/perfetto-c $(DESTDIR)$(LIBDIR)/pkgconfig
@@ -505,7 +506,7 @@ install: all man
 # What `make install` wrote, with the same variables; $(SYSCONFDIR)/perfetto-c
 # stays (an admin's settings).
 uninstall:
-	$(Q)rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS))) \
+	$(Q)rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)) heap_profile) \
 		$(foreach b,$(notdir $(BINS)),$(DESTDIR)$(MANDIR)/man1/$(b).1 $(DESTDIR)$(MANDIR)/man8/$(b).8) \
 		$(addprefix $(DESTDIR)$(SYSTEMD_UNIT_DIR)/,$(notdir $(wildcard init/systemd/*.service))) \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,$(SDK_SONAME) libperfetto-c.so libperfetto-c.a pkgconfig/perfetto-c.pc \
