@@ -143,6 +143,32 @@ else
 	check "$T/pprof/no_profile" grep -q "no profile found" "$TMP/conv.err"
 fi
 
+# ------------------------------------------------------------- fuzz seed ----
+# The seed's rows as Perfetto's importer makes them (checked against it
+# below when it is available): deltas per callsite and dump, frees
+# negative, the malformed dump and the unknown callstacks left out.
+"$TP" -Q "select ts, upid, heap_name, callsite_id, count, size from heap_profile_allocation order by id" \
+	"$SEED" >"$TMP/seed.csv" 2>/dev/null
+cat >"$TMP/seed.want" <<'EOF'
+"ts","upid","heap_name","callsite_id","count","size"
+290,1,"libc.malloc",1,2,8192
+290,1,"libc.malloc",2,1,4096
+290,1,"libc.malloc",2,-1,-4096
+390,1,"libc.malloc",1,2,8192
+390,1,"libc.malloc",1,-1,-4096
+500,3,"unknown",3,3,1000
+500,3,"unknown",3,-1,-10
+EOF
+if cmp -s "$TMP/seed.csv" "$TMP/seed.want"; then
+	pass "$T/seed/allocations"
+else
+	fail "$T/seed/allocations" "$(diff "$TMP/seed.csv" "$TMP/seed.want" | head -n 6 | tr '\n' ' ')"
+fi
+"$TP" -Q "select name || ':' || coalesce(idx, '') || '=' || value from stats where name in ('heapprofd_malformed_packet', 'heapprofd_missing_packet', 'heapprofd_buffer_overran', 'heapprofd_sampling_interval_adjusted', 'stackprofile_invalid_callstack_id') and value != 0 order by name" \
+	"$SEED" >"$TMP/seed.stats" 2>/dev/null
+check "$T/seed/stats" test "$(tail -n +2 "$TMP/seed.stats" | tr -d '"' | tr '\n' ' ')" = \
+	"heapprofd_buffer_overran:42=1 heapprofd_malformed_packet:3=2 heapprofd_missing_packet:=1 heapprofd_sampling_interval_adjusted:42=4096 stackprofile_invalid_callstack_id:=1 "
+
 # -------------------------------------------------------------- upstream ----
 cat >"$TMP/tables.sql" <<'EOF'
 select * from heap_profile_allocation order by id;
