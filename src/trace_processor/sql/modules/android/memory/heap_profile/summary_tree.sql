@@ -1,11 +1,11 @@
 -- SPDX-License-Identifier: Apache-2.0
--- android.memory.heap_profile.summary_tree: every heap profile of the trace
--- (heap_profile_allocation, all processes and dumps together) as one tree
--- of callstack nodes (callstacks.stack_profile's forest): per node the
--- bytes allocated there and not freed (self_size) and the bytes allocated
--- there at all (self_alloc_size), and the same summed over the node and
--- everything it called (cumulative_size, cumulative_alloc_size). The
--- nodes are those of the allocations' callstacks and their ancestors.
+-- android.memory.heap_profile.summary_tree: the heap profiles as one
+-- callstack tree, with per node the unreleased and allocated bytes, its
+-- own and with its descendants'. Every process and dump of the trace
+-- (heap_profile_allocation) counts; the nodes are callstacks.stack_profile's
+-- (self_size: allocated there and not freed; self_alloc_size: allocated
+-- there at all; cumulative_*: summed over the node and all it called),
+-- those of the allocations' callstacks and their ancestors.
 
 INCLUDE PERFETTO MODULE callstacks.stack_profile;
 
