@@ -583,7 +583,7 @@ static int metric(struct builder *b, size_t vi)
 		if (propagate(&b->up, cum, nd) < 0)
 			return fail(b, "%s", ovf);
 	} else if (b->q->view == FG_PIVOT) {
-		struct nums w;
+		struct nums w = {false, NULL, NULL};
 		int rc = 0;
 
 		if (nums_init(&w, is_int, b->n) < 0)
