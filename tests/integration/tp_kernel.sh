@@ -20,7 +20,8 @@
 #                     oom_score_adj and rss_stat counters with a utid arg, on
 #                     the process's track or the *_thread_fallback one;
 #   triggers          trigger/clone_snapshot_trigger instants on "Trace
-#                     Triggers", trace_trigger metadata, clone trigger stat;
+#                     Triggers", trace_trigger metadata, clone trigger stat,
+#                     clone start / buffer cloned stats (traced.stats);
 #   display           InitialDisplayState and atrace ScreenState on the one
 #                     global ScreenState counter;
 #   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
@@ -128,6 +129,9 @@ expect trigger/metadata triggers \
 	"SELECT str_value FROM metadata WHERE name = 'trace_trigger'" '"clone"'
 expect trigger/clone_ts triggers \
 	"SELECT value FROM stats WHERE name = 'traced_clone_trigger_timestamp_ns'" '300'
+expect trigger/clone_flush triggers \
+	"INCLUDE PERFETTO MODULE traced.stats; SELECT c.buffer_id, c.duration_ns, t.duration_ns FROM traced_clone_flush_latency c JOIN traced_trigger_clone_flush_latency t USING (buffer_id)" \
+	'0,200,150;1,150,100'
 
 # ------------------------------------------------------------- display ----
 expect display/screen_state display \
