@@ -23,7 +23,8 @@
 #                     Triggers", trace_trigger metadata, clone trigger stat,
 #                     clone start / buffer cloned stats (traced.stats);
 #   display           InitialDisplayState and atrace ScreenState on the one
-#                     global ScreenState counter;
+#                     global ScreenState counter; packages_list rows (the
+#                     first of each name) and its error stats;
 #   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
 #                     units, MB and MB/s from sector and ms deltas);
 #   battery           linux.sysfs_power battery counters (batt.*, charge from
@@ -137,6 +138,11 @@ expect trigger/clone_flush triggers \
 expect display/screen_state display \
 	"SELECT t.name, t.type, c.ts, c.value FROM counter_track t JOIN counter c ON t.id = c.track_id ORDER BY c.ts" \
 	'"ScreenState","screen_state",1,2.000000;"ScreenState","screen_state",1000,0.000000'
+expect display/package_list display \
+	"SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code,
+	        (SELECT value FROM stats WHERE name = 'packages_list_has_read_errors') AS read_errors
+	 FROM package_list" \
+	'0,"com.a",10100,1,0,7,0;1,"com.b",10101,0,1,0,0'
 
 # ------------------------------------------------------------ sys_stats ----
 expect sys_stats/counters sys_stats \

@@ -486,6 +486,15 @@ void tp_rows_release(const uint32_t *rows);
 	X(PCS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)     \
 	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
 
+/* Android's installed packages (packages_list), each name once. */
+#define TP_PACKAGE_LIST_COLS(X)                                          \
+	X(PKG, ID, "id", TP_ID, 0)                                       \
+	X(PKG, PACKAGE_NAME, "package_name", TP_STR, 0)                  \
+	X(PKG, UID, "uid", TP_INT, 0)                                    \
+	X(PKG, DEBUGGABLE, "debuggable", TP_INT, 0)                      \
+	X(PKG, PROFILEABLE_FROM_SHELL, "profileable_from_shell", TP_INT, 0) \
+	X(PKG, VERSION_CODE, "version_code", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -511,6 +520,7 @@ enum { TP_SP_CALLSITE_COLS(TP_COL_ENUM) SP_CS_N_COLS };
 enum { TP_PERF_SAMPLE_COLS(TP_COL_ENUM) PERF_N_COLS };
 enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
 enum { TP_PROFILER_COUNTER_SET_COLS(TP_COL_ENUM) PCS_N_COLS };
+enum { TP_PACKAGE_LIST_COLS(TP_COL_ENUM) PKG_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -540,11 +550,12 @@ struct tp_db {
 	struct tp_table perf_sample;
 	struct tp_table perf_session;
 	struct tp_table profiler_counter_set;
+	struct tp_table package_list;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 24
+#define TP_DB_N_TABLES 25
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -52,13 +52,6 @@ CREATE VIEW _linux_interrupt_mapping AS
 SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
 WHERE 0;
 
--- Android's installed packages (packages_list data source).
-CREATE VIEW package_list AS
-SELECT
-  NULL AS id, NULL AS package_name, NULL AS uid, NULL AS debuggable,
-  NULL AS profileable_from_shell, NULL AS version_code
-WHERE 0;
-
 -- Android users (android.user_list data source).
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
