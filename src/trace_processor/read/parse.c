@@ -76,6 +76,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__INITIAL_DISPLAY_STATE:
 			tp_android_initial_display_state(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__JOURNALD_EVENT:
+			tp_journald_event(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__PACKAGES_LIST:
 			tp_android_packages_list(imp, ev, f.data, f.size);
 			break;

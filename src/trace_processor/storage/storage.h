@@ -495,6 +495,18 @@ void tp_rows_release(const uint32_t *rows);
 	X(PKG, PROFILEABLE_FROM_SHELL, "profileable_from_shell", TP_INT, 0) \
 	X(PKG, VERSION_CODE, "version_code", TP_INT, 0)
 
+/* Log entries (systemd's journal; Android's logcat would join them),
+ * Perfetto's __intrinsic_logs. */
+#define TP_LOG_COLS(X)                                   \
+	X(LOG, ID, "id", TP_ID, 0)                       \
+	X(LOG, TS, "ts", TP_INT, 0)                      \
+	X(LOG, UTID, "utid", TP_INT, 0)                  \
+	X(LOG, PRIO, "prio", TP_INT, 0)                  \
+	X(LOG, LOG_SOURCE, "log_source", TP_STR, 0)      \
+	X(LOG, TAG, "tag", TP_STR, 0)                    \
+	X(LOG, MSG, "msg", TP_STR, 0)                    \
+	X(LOG, ARG_SET_ID, "arg_set_id", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -521,6 +533,7 @@ enum { TP_PERF_SAMPLE_COLS(TP_COL_ENUM) PERF_N_COLS };
 enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
 enum { TP_PROFILER_COUNTER_SET_COLS(TP_COL_ENUM) PCS_N_COLS };
 enum { TP_PACKAGE_LIST_COLS(TP_COL_ENUM) PKG_N_COLS };
+enum { TP_LOG_COLS(TP_COL_ENUM) LOG_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -551,11 +564,12 @@ struct tp_db {
 	struct tp_table perf_session;
 	struct tp_table profiler_counter_set;
 	struct tp_table package_list;
+	struct tp_table logs;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 25
+#define TP_DB_N_TABLES 26
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

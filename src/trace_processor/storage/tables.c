@@ -35,6 +35,7 @@ static const struct tp_col_spec perf_sample_specs[] = {TP_PERF_SAMPLE_COLS(TP_CO
 static const struct tp_col_spec perf_session_specs[] = {TP_PERF_SESSION_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec pcs_specs[] = {TP_PROFILER_COUNTER_SET_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec package_list_specs[] = {TP_PACKAGE_LIST_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec log_specs[] = {TP_LOG_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -81,6 +82,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 pcs_specs, N(pcs_specs)},
 	{offsetof(struct tp_db, package_list), "package_list", package_list_specs,
 	 N(package_list_specs)},
+	{offsetof(struct tp_db, logs), "__intrinsic_logs", log_specs, N(log_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

@@ -40,13 +40,6 @@ SELECT
   NULL AS end_callsite_id, NULL AS weight
 WHERE 0;
 
--- Log entries (Android's logcat, systemd's journal).
-CREATE VIEW logs AS
-SELECT
-  NULL AS id, NULL AS ts, NULL AS utid, NULL AS prio, NULL AS log_source,
-  NULL AS tag, NULL AS msg, NULL AS arg_set_id
-WHERE 0;
-
 -- IRQ numbers and names from system_info's interrupt list.
 CREATE VIEW _linux_interrupt_mapping AS
 SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
