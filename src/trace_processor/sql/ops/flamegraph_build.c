@@ -310,9 +310,20 @@ static int resolve(struct builder *b)
 
 /* ----------------------------------------------------------- interner ---- */
 
+/* A bijective mix of @k (splitmix64's finalizer): ops_order_map probes
+ * with the key's own bits, so keys that are not hashes are mixed first. */
+static uint64_t mix64(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	return k ^ (k >> 31);
+}
+
 static uint32_t intern(struct interner *t, uint32_t parent, uint32_t frame, uint32_t rep)
 {
-	uint64_t key = ((uint64_t)(uint32_t)(parent + 1u) << 32) | frame;
+	uint64_t key = mix64(((uint64_t)(uint32_t)(parent + 1u) << 32) | frame);
 	const uint32_t *found = ops_order_map_find(&t->map, key);
 	uint32_t id = (uint32_t)t->n;
 

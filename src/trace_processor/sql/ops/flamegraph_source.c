@@ -65,6 +65,17 @@ static int type_columns(struct fg_source *s, char **err)
 	return 0;
 }
 
+/* A bijective mix of @k (splitmix64's finalizer): ops_order_map probes
+ * with the key's own bits, so keys that are not hashes are mixed first. */
+static uint64_t mix64(uint64_t k)
+{
+	k ^= k >> 30;
+	k *= 0xbf58476d1ce4e5b9ull;
+	k ^= k >> 27;
+	k *= 0x94d049bb133111ebull;
+	return k ^ (k >> 31);
+}
+
 /* Input row of each row's parent (FG_NONE for roots). */
 static int resolve_parents(struct fg_source *s, uint32_t *in_parent, bool *identity, char **err)
 {
@@ -86,7 +97,7 @@ static int resolve_parents(struct fg_source *s, uint32_t *in_parent, bool *ident
 			rc = fail(err, "tree: id column must be integer");
 			break;
 		}
-		ins = ops_order_map_insert(&ids, (uint64_t)id->u.i, r);
+		ins = ops_order_map_insert(&ids, mix64((uint64_t)id->u.i), r);
 		if (ins < 0)
 			rc = fail(err, "out of memory");
 		else if (ins == 0)
@@ -100,7 +111,7 @@ static int resolve_parents(struct fg_source *s, uint32_t *in_parent, bool *ident
 		in_parent[r] = FG_NONE;
 		if (pid->type != OPS_INT)
 			continue;
-		p = ops_order_map_find(&ids, (uint64_t)pid->u.i);
+		p = ops_order_map_find(&ids, mix64((uint64_t)pid->u.i));
 		if (!p) {
 			rc = fail(err, "tree: parent_id not found in id column");
 			break;
