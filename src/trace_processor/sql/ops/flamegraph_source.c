@@ -30,7 +30,14 @@ static int fail(char **err, const char *msg)
 	return -1;
 }
 
-/* Types each column; integers of a column that also has reals become reals. */
+static const char *type_name(uint8_t ty)
+{
+	return ty == OPS_INT ? "LONG" : ty == OPS_REAL ? "DOUBLE" : "STRING";
+}
+
+/* Types each column from its values in input order, as upstream infers
+ * them: integers then reals make a real column (its integers read as
+ * reals); text and numbers in one column are an error. */
 static int type_columns(struct fg_source *s, char **err)
 {
 	struct ops_table *t = s->t;
@@ -38,28 +45,29 @@ static int type_columns(struct fg_source *s, char **err)
 	size_t r;
 
 	for (c = 0; c < t->n_cols; c++) {
-		bool has_int = false, has_real = false, has_text = false;
+		uint8_t kind = OPS_NULL;
 
 		for (r = 0; r < t->n_rows; r++) {
 			uint8_t ty = t->cols[c][r].type;
 
-			has_int |= ty == OPS_INT;
-			has_real |= ty == OPS_REAL;
-			has_text |= ty == OPS_TEXT;
-		}
-		if (has_text && (has_int || has_real)) {
-			*err = sqlite3_mprintf("flamegraph: column '%s' mixes text and numbers",
-					       t->names[c] ? t->names[c] : "");
-			return -1;
-		}
-		s->kinds[c] = has_text ? OPS_TEXT : has_real ? OPS_REAL : has_int ? OPS_INT : OPS_NULL;
-		if (has_real && has_int) {
-			for (r = 0; r < t->n_rows; r++) {
-				struct ops_cell *cell = &t->cols[c][r];
-
-				if (cell->type == OPS_INT)
-					ops_set_real(t, c, r, (double)cell->u.i);
+			if (ty == OPS_NULL || ty == kind)
+				continue;
+			if (kind == OPS_NULL || (kind == OPS_INT && ty == OPS_REAL)) {
+				kind = ty;
+			} else if (!(kind == OPS_REAL && ty == OPS_INT)) {
+				*err = sqlite3_mprintf("flamegraph: column '%s' was inferred to be %s, "
+						       "but later received a value of type %s",
+						       t->names[c] ? t->names[c] : "",
+						       type_name(kind), type_name(ty));
+				return -1;
 			}
+		}
+		s->kinds[c] = kind;
+		for (r = 0; kind == OPS_REAL && r < t->n_rows; r++) {
+			struct ops_cell *cell = &t->cols[c][r];
+
+			if (cell->type == OPS_INT)
+				ops_set_real(t, c, r, (double)cell->u.i);
 		}
 	}
 	return 0;
