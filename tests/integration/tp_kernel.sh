@@ -20,9 +20,13 @@
 #                     oom_score_adj and rss_stat counters with a utid arg, on
 #                     the process's track or the *_thread_fallback one;
 #   triggers          trigger/clone_snapshot_trigger instants on "Trace
-#                     Triggers", trace_trigger metadata, clone trigger stat;
+#                     Triggers", trace_trigger metadata, clone trigger stat,
+#                     clone start / buffer cloned stats (traced.stats);
 #   display           InitialDisplayState and atrace ScreenState on the one
-#                     global ScreenState counter;
+#                     global ScreenState counter; packages_list rows (the
+#                     first of each name) and its error stats;
+#   journald          systemd journal entries in logs (thread, args) and
+#                     the journal's flush stats;
 #   sys_stats         cpuidle_state and disk_stat counters (names, dimensions,
 #                     units, MB and MB/s from sector and ms deltas);
 #   battery           linux.sysfs_power battery counters (batt.*, charge from
@@ -52,7 +56,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup ion
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display journald sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup ion
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -128,11 +132,32 @@ expect trigger/metadata triggers \
 	"SELECT str_value FROM metadata WHERE name = 'trace_trigger'" '"clone"'
 expect trigger/clone_ts triggers \
 	"SELECT value FROM stats WHERE name = 'traced_clone_trigger_timestamp_ns'" '300'
+expect trigger/clone_flush triggers \
+	"INCLUDE PERFETTO MODULE traced.stats; SELECT c.buffer_id, c.duration_ns, t.duration_ns FROM traced_clone_flush_latency c JOIN traced_trigger_clone_flush_latency t USING (buffer_id)" \
+	'0,200,150;1,150,100'
 
 # ------------------------------------------------------------- display ----
 expect display/screen_state display \
 	"SELECT t.name, t.type, c.ts, c.value FROM counter_track t JOIN counter c ON t.id = c.track_id ORDER BY c.ts" \
 	'"ScreenState","screen_state",1,2.000000;"ScreenState","screen_state",1000,0.000000'
+expect display/package_list display \
+	"SELECT id, package_name, uid, debuggable, profileable_from_shell, version_code,
+	        (SELECT value FROM stats WHERE name = 'packages_list_has_read_errors') AS read_errors
+	 FROM package_list" \
+	'0,"com.a",10100,1,0,7,0;1,"com.b",10101,0,1,0,0'
+
+# ------------------------------------------------------------- journald ----
+expect journald/logs journald \
+	"INCLUDE PERFETTO MODULE linux.systemd_journald;
+	 SELECT l.ts, t.tid, p.pid, l.prio, l.tag, l.msg, l.uid, l.comm, l.systemd_unit,
+	        l.hostname, l.transport
+	 FROM linux_systemd_journald_logs l LEFT JOIN thread t USING (utid)
+	 LEFT JOIN process p USING (upid) ORDER BY l.ts" \
+	'1000,43,42,6,"myapp","hello",1000,"myapp","myapp.service","host","journal";2000,7,7,3,"sshd","refused","[NULL]","[NULL]","[NULL]","[NULL]","syslog";3000,"[NULL]","[NULL]",0,"kernel","[NULL]","[NULL]","[NULL]","[NULL]","[NULL]","[NULL]"'
+expect journald/stats journald \
+	"SELECT name, value FROM stats WHERE name GLOB 'systemd_journal_*' ORDER BY name" \
+	'"systemd_journal_num_failed",1;"systemd_journal_num_total",5'
+expect journald/android_logs journald "SELECT count(*) FROM android_logs" '0'
 
 # ------------------------------------------------------------ sys_stats ----
 expect sys_stats/counters sys_stats \

@@ -92,6 +92,13 @@ expect nosync/metadata nosync \
 	"SELECT name, int_value, str_value, machine_id FROM metadata
 	 WHERE name IN ('ftrace_latest_data_start_ns', 'system_name') ORDER BY name, machine_id" \
 	'"ftrace_latest_data_start_ns",900,"[NULL]",0;"ftrace_latest_data_start_ns",1900,"[NULL]",1;"system_name","[NULL]","Linux",0;"system_name","[NULL]","Darwin",1'
+# Machine by machine in id order, as upstream writes them: the first row
+# of a name is the primary machine's.
+expect nosync/metadata_order nosync \
+	"SELECT extract_metadata('ftrace_latest_data_start_ns') AS primary_start,
+	        (SELECT group_concat(machine_id) FROM (SELECT machine_id FROM metadata
+	         WHERE name = 'ftrace_latest_data_start_ns' ORDER BY id)) AS machines" \
+	'900,"0,1"'
 expect nosync/no_clock_stats nosync "SELECT COUNT(*) FROM stats WHERE name GLOB '*clock*' AND name != 'clock_sync_cache_miss' AND value != 0" '0'
 
 expect nosync_mono/ftrace nosync_mono "SELECT ts, ucpu FROM ftrace_event" '900,0'

@@ -7,6 +7,8 @@
  * end, the importers finish in a fixed order and the trace's own metadata
  * is written.
  */
+#include <stdlib.h>
+
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/android/android.h"
@@ -74,6 +76,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__INITIAL_DISPLAY_STATE:
 			tp_android_initial_display_state(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__JOURNALD_EVENT:
+			tp_journald_event(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__PACKAGES_LIST:
+			tp_android_packages_list(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
 		case PB_TRACE_PACKET__THREAD_DESCRIPTOR:
 		case PB_TRACE_PACKET__PROCESS_DESCRIPTOR:
@@ -101,16 +109,25 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	}
 }
 
+/* Machines in increasing id order, as upstream writes their metadata. */
+static int cmp_machine_start(const void *a, const void *b)
+{
+	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
+
+	return x < y ? -1 : x > y;
+}
+
 /*
  * Per machine, the latest of the CPUs' data starts (token.c): to the
  * ftrace importer before the first event is parsed (@to_ftrace), or as
- * metadata once all is parsed.
+ * metadata once all is parsed, machine by machine in id order.
  */
 static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
 {
 	struct hmap latest = HMAP_INIT;
 	struct hmap_iter it;
-	uint64_t k, v, cur;
+	uint64_t k, v, cur, (*starts)[2] = NULL;
+	size_t n = 0, cap = 0, i;
 
 	hmap_iter_init(&it, &r->ftrace_cpu_start);
 	while (hmap_iter_next(&it, &k, &v)) {
@@ -123,12 +140,28 @@ static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
 	}
 	hmap_iter_init(&it, &latest);
 	while (hmap_iter_next(&it, &k, &v)) {
-		if (to_ftrace)
-			tp_ftrace_data_start(&r->imp, (uint32_t)k, (int64_t)v);
-		else
-			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
-					    (int64_t)v);
+		if (n == cap) {
+			size_t ncap = cap ? 2 * cap : 8;
+			void *p = realloc(starts, ncap * sizeof(*starts));
+
+			if (!p)
+				break;
+			starts = p;
+			cap = ncap;
+		}
+		starts[n][0] = k;
+		starts[n++][1] = v;
 	}
+	if (n)
+		qsort(starts, n, sizeof(*starts), cmp_machine_start);
+	for (i = 0; i < n; i++) {
+		if (to_ftrace)
+			tp_ftrace_data_start(&r->imp, (uint32_t)starts[i][0], (int64_t)starts[i][1]);
+		else
+			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns",
+					    (uint32_t)starts[i][0], (int64_t)starts[i][1]);
+	}
+	free(starts);
 	hmap_fini(&latest);
 }
 

@@ -505,6 +505,26 @@ void tp_rows_release(const uint32_t *rows);
 	X(HPA, CALLSITE_ID, "callsite_id", TP_INT, 0)           \
 	X(HPA, COUNT, "count", TP_INT, 0)                       \
 	X(HPA, SIZE, "size", TP_INT, 0)
+/* Android's installed packages (packages_list), each name once. */
+#define TP_PACKAGE_LIST_COLS(X)                                          \
+	X(PKG, ID, "id", TP_ID, 0)                                       \
+	X(PKG, PACKAGE_NAME, "package_name", TP_STR, 0)                  \
+	X(PKG, UID, "uid", TP_INT, 0)                                    \
+	X(PKG, DEBUGGABLE, "debuggable", TP_INT, 0)                      \
+	X(PKG, PROFILEABLE_FROM_SHELL, "profileable_from_shell", TP_INT, 0) \
+	X(PKG, VERSION_CODE, "version_code", TP_INT, 0)
+
+/* Log entries (systemd's journal; Android's logcat would join them),
+ * Perfetto's __intrinsic_logs. */
+#define TP_LOG_COLS(X)                                   \
+	X(LOG, ID, "id", TP_ID, 0)                       \
+	X(LOG, TS, "ts", TP_INT, 0)                      \
+	X(LOG, UTID, "utid", TP_INT, 0)                  \
+	X(LOG, PRIO, "prio", TP_INT, 0)                  \
+	X(LOG, LOG_SOURCE, "log_source", TP_STR, 0)      \
+	X(LOG, TAG, "tag", TP_STR, 0)                    \
+	X(LOG, MSG, "msg", TP_STR, 0)                    \
+	X(LOG, ARG_SET_ID, "arg_set_id", TP_INT, 0)
 
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
@@ -533,6 +553,8 @@ enum { TP_PERF_SESSION_COLS(TP_COL_ENUM) PERF_SESS_N_COLS };
 enum { TP_PROFILER_COUNTER_SET_COLS(TP_COL_ENUM) PCS_N_COLS };
 enum { TP_HEAP_PROFILE_COLS(TP_COL_ENUM) HP_N_COLS };
 enum { TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_ENUM) HPA_N_COLS };
+enum { TP_PACKAGE_LIST_COLS(TP_COL_ENUM) PKG_N_COLS };
+enum { TP_LOG_COLS(TP_COL_ENUM) LOG_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -564,11 +586,13 @@ struct tp_db {
 	struct tp_table profiler_counter_set;
 	struct tp_table heap_profile;
 	struct tp_table heap_profile_allocation;
+	struct tp_table package_list;
+	struct tp_table logs;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 26
+#define TP_DB_N_TABLES 28
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -36,6 +36,8 @@ static const struct tp_col_spec perf_session_specs[] = {TP_PERF_SESSION_COLS(TP_
 static const struct tp_col_spec pcs_specs[] = {TP_PROFILER_COUNTER_SET_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hp_specs[] = {TP_HEAP_PROFILE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hpa_specs[] = {TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec package_list_specs[] = {TP_PACKAGE_LIST_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec log_specs[] = {TP_LOG_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -83,6 +85,9 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, heap_profile), "__intrinsic_heap_profile", hp_specs, N(hp_specs)},
 	{offsetof(struct tp_db, heap_profile_allocation), "__intrinsic_heap_profile_allocation",
 	 hpa_specs, N(hpa_specs)},
+	{offsetof(struct tp_db, package_list), "package_list", package_list_specs,
+	 N(package_list_specs)},
+	{offsetof(struct tp_db, logs), "__intrinsic_logs", log_specs, N(log_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

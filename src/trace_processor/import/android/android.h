@@ -24,6 +24,10 @@ void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev
 /* InitialDisplayState: the first value of the global ScreenState counter. */
 void tp_android_initial_display_state(struct tp_import *imp, const struct tp_event *ev,
 				      const uint8_t *data, size_t len);
+/* PackagesList: package_list rows, the first of each name kept, and the
+ * packages_list_has_{read,parse}_errors stats. */
+void tp_android_packages_list(struct tp_import *imp, const struct tp_event *ev,
+			      const uint8_t *data, size_t len);
 /* EntityStateResidency: per-state residency counters (entity_state.c). */
 void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 			       const uint8_t *data, size_t len);

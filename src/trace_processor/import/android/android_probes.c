@@ -195,3 +195,54 @@ void tp_android_system_property(struct tp_import *imp, const struct tp_event *ev
 		if (f.id == PB_ANDROID_SYSTEM_PROPERTY__VALUES)
 			property(imp, ev, &f);
 }
+
+/* One PackageInfo: a package_list row, unless a row of that name exists. */
+static void package(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_field p[PB_PACKAGES_LIST_PACKAGE_INFO__VERSION_CODE + 1];
+	const struct pz_field *name = &p[PB_PACKAGES_LIST_PACKAGE_INFO__NAME];
+	struct tp_table *t = &imp->db->package_list;
+	uint32_t name_id;
+	int64_t row;
+	size_t i;
+
+	if (pz_decode_table(data, len, p, PB_PACKAGES_LIST_PACKAGE_INFO__VERSION_CODE + 1) != PZ_OK)
+		return;
+	name_id = name->id && name->wire_type == PZ_WIRE_LEN
+			  ? tp_str_intern(&imp->db->strings, (const char *)name->data, name->size)
+			  : tp_str_intern(&imp->db->strings, "", 0);
+	for (i = 0; i < t->n_rows; i++)
+		if (tp_get_str(t, PKG_PACKAGE_NAME, i) == name_id)
+			return;
+	row = tp_table_append(t);
+	if (row < 0)
+		return;
+	tp_set_str(t, PKG_PACKAGE_NAME, (size_t)row, name_id);
+	tp_set_int(t, PKG_UID, (size_t)row, (int64_t)p[PB_PACKAGES_LIST_PACKAGE_INFO__UID].value);
+	tp_set_int(t, PKG_DEBUGGABLE, (size_t)row,
+		   p[PB_PACKAGES_LIST_PACKAGE_INFO__DEBUGGABLE].value != 0);
+	tp_set_int(t, PKG_PROFILEABLE_FROM_SHELL, (size_t)row,
+		   p[PB_PACKAGES_LIST_PACKAGE_INFO__PROFILEABLE_FROM_SHELL].value != 0);
+	tp_set_int(t, PKG_VERSION_CODE, (size_t)row,
+		   (int64_t)p[PB_PACKAGES_LIST_PACKAGE_INFO__VERSION_CODE].value);
+}
+
+void tp_android_packages_list(struct tp_import *imp, const struct tp_event *ev,
+			      const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	bool parse_error = false, read_error = false;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		if (f.id == PB_PACKAGES_LIST__PACKAGES && f.wire_type == PZ_WIRE_LEN)
+			package(imp, f.data, f.size);
+		else if (f.id == PB_PACKAGES_LIST__PARSE_ERROR && f.wire_type == PZ_WIRE_VARINT)
+			parse_error = f.value != 0;
+		else if (f.id == PB_PACKAGES_LIST__READ_ERROR && f.wire_type == PZ_WIRE_VARINT)
+			read_error = f.value != 0;
+	}
+	tp_stat_set(imp, "packages_list_has_read_errors", -1, ev->machine, read_error);
+	tp_stat_set(imp, "packages_list_has_parse_errors", -1, ev->machine, parse_error);
+}

@@ -1242,6 +1242,13 @@ static void service_event(struct tp_import *imp, const struct tp_event *ev, cons
 	if (s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].id)
 		slow_starting(imp, s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].data,
 			      s[PB_TRACING_SERVICE_EVENT__SLOW_STARTING_DATA_SOURCES].size);
+	/* A clone's start and each buffer's cloned flush: traced.stats' latencies. */
+	if (s[PB_TRACING_SERVICE_EVENT__CLONE_STARTED].id)
+		tp_stat_set(imp, "traced_clone_started_timestamp_ns", -1, ev->machine, ev->ts);
+	if (s[PB_TRACING_SERVICE_EVENT__BUFFER_CLONED].id)
+		tp_stat_set(imp, "traced_buf_clone_done_timestamp_ns",
+			    (int32_t)s[PB_TRACING_SERVICE_EVENT__BUFFER_CLONED].value, ev->machine,
+			    ev->ts);
 }
 
 /* TraceAttributes: metadata "trace_attribute.<key>"; later values win. */

@@ -2,7 +2,7 @@
 /*
  * system.h - the importer of system and service packets (traced_probes'
  * process, system and CPU data; the service's stats, events, config and
- * uuid): what the read layer calls.
+ * uuid; systemd's journal, journald.c): what the read layer calls.
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_SYSTEM_SYSTEM_H
 #define PFC_TRACE_PROCESSOR_IMPORT_SYSTEM_SYSTEM_H
@@ -24,5 +24,11 @@ void tp_system_fini(struct tp_import *imp);
  */
 void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 		      const uint8_t *data, size_t len);
+/*
+ * tp_journald_event() - A SystemdJournaldEvent (journald.c): a log entry,
+ * or the journal's flush statistics.
+ */
+void tp_journald_event(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		       size_t len);
 
 #endif

@@ -34,23 +34,9 @@ SELECT
   NULL AS end_callsite_id, NULL AS weight
 WHERE 0;
 
--- Log entries (Android's logcat, systemd's journal).
-CREATE VIEW logs AS
-SELECT
-  NULL AS id, NULL AS ts, NULL AS utid, NULL AS prio, NULL AS log_source,
-  NULL AS tag, NULL AS msg, NULL AS arg_set_id
-WHERE 0;
-
 -- IRQ numbers and names from system_info's interrupt list.
 CREATE VIEW _linux_interrupt_mapping AS
 SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
-WHERE 0;
-
--- Android's installed packages (packages_list data source).
-CREATE VIEW package_list AS
-SELECT
-  NULL AS id, NULL AS package_name, NULL AS uid, NULL AS debuggable,
-  NULL AS profileable_from_shell, NULL AS version_code
 WHERE 0;
 
 -- Android users (android.user_list data source).

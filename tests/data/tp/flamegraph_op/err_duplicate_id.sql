@@ -1,0 +1,1 @@
+CREATE VIRTUAL TABLE fg USING __intrinsic_flamegraph((SELECT 1 AS id, NULL AS parent_id, 'a' AS name, 1 AS value UNION ALL SELECT 1, NULL, 'b', 2)); SELECT name, cumulative_value FROM fg(__intrinsic_flamegraph_config('value','value'));

@@ -1,0 +1,1 @@
+CREATE VIRTUAL TABLE fg USING __intrinsic_flamegraph((SELECT 1 AS id, NULL AS parent_id, 'a' AS name, 1 AS value, 2 AS m UNION ALL SELECT 2, 1, 'b', 2, 2.5 UNION ALL SELECT 3, 1, 'c', 3, 'k')); SELECT 1;

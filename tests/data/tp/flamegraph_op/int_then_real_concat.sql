@@ -1,0 +1,1 @@
+CREATE VIRTUAL TABLE fg USING __intrinsic_flamegraph((SELECT 1 AS id, NULL AS parent_id, 'a' AS name, 1 AS value, 2 AS m UNION ALL SELECT 2, 1, 'b', 2, 2.5)); SELECT m FROM fg(__intrinsic_flamegraph_config('value','m','aggregate','CONCAT_WITH_COMMA','m','m'));
