@@ -27,5 +27,7 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 		rc = ops_slice_fns_register(conn, db);
 	if (rc == SQLITE_OK)
 		rc = ops_args_register(conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_span_join_register(conn);
 	return rc;
 }

@@ -275,5 +275,6 @@ int ops_mipmap_register(struct sqlite3 *conn);                     /* mipmap.c *
 int ops_layout_register(struct sqlite3 *conn, struct tp_db *db);   /* layout.c */
 int ops_slice_fns_register(struct sqlite3 *conn, struct tp_db *db); /* slice_fns.c */
 int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
+int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */
 
 #endif
