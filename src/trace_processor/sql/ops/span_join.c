@@ -150,7 +150,8 @@ static const char *map_type(const char *raw, bool *is_known)
 		return "TEXT";
 	if (strcasestr(raw, "REAL") || strcasestr(raw, "FLOA") || strcasestr(raw, "DOUB"))
 		return "DOUBLE";
-	*is_known = false;
+	/* Others (NUM, ...): upstream's tables never declare them, and ours
+	 * are read like an untyped column rather than refused. */
 	return NULL;
 }
 
