@@ -8,9 +8,9 @@
  * Each row of j is a stretch of time where a row of t1 and a row of t2
  * overlap (in the same partition when both are partitioned): ts is the
  * later start, dur runs to the earlier end, and every other column of both
- * tables is passed through. The left join also keeps the stretches of t2's
- * rows (t2: the "left" table upstream) where t1 has none, the outer join
- * those of both tables, with NULL for the columns of the missing side.
+ * tables is passed through. The left join also keeps the stretches of t1's
+ * rows where t2 has none, the outer join also those of t2's rows where t1
+ * has none, with NULL for the columns of the missing side.
  * Columns: ts, dur, the partition column (if any), then t1's and t2's own.
  *
  * The join streams: each table is read once through "SELECT ... ORDER BY
