@@ -337,7 +337,7 @@ static void vtab_free(struct sj_vtab *vt)
 }
 
 /* Declares the schema and fills the map of passed-through columns. */
-static int declare(sqlite3 *db, struct sj_vtab *vt, char **err)
+static int declare(sqlite3 *db, struct sj_vtab *vt)
 {
 	sqlite3_str *s = sqlite3_str_new(db);
 	uint32_t n = vt->partitioning == PART_NONE ? 2 : 3;
@@ -358,7 +358,11 @@ static int declare(sqlite3 *db, struct sj_vtab *vt, char **err)
 		const struct sj_table *t = &vt->t[k];
 
 		for (i = 0; i < t->n_cols; i++) {
-			if (is_special(vt, t->cols[i]) || (int)i == t->part_idx)
+			/* A table's own special columns only: in a mixed join, the
+			 * unpartitioned table's column named like the partition
+			 * is declared twice and refused, as upstream's is. */
+			if (!strcmp(t->cols[i], "ts") || !strcmp(t->cols[i], "dur") ||
+			    (int)i == t->part_idx)
 				continue;
 			if (t->types[i])
 				sqlite3_str_appendf(s, "\"%w\" %s, ", t->cols[i], t->types[i]);
@@ -377,9 +381,8 @@ static int declare(sqlite3 *db, struct sj_vtab *vt, char **err)
 	sql = sqlite3_str_finish(s);
 	if (!sql)
 		return SQLITE_NOMEM;
+	/* Refused (a column twice): SQLite says "vtable constructor failed". */
 	rc = sqlite3_declare_vtab(db, sql);
-	if (rc != SQLITE_OK)
-		*err = sqlite3_mprintf("SPAN_JOIN: cannot declare %s: %s", sql, sqlite3_errmsg(db));
 	sqlite3_free(sql);
 	return rc;
 }
@@ -481,7 +484,7 @@ static int sj_create(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		rc = SQLITE_ERROR;
 		goto fail;
 	}
-	rc = declare(db, vt, err);
+	rc = declare(db, vt);
 	if (rc != SQLITE_OK)
 		goto fail;
 	*out = &vt->base;
