@@ -35,6 +35,11 @@
 /* Most columns of one joined table (a SQLite table has at most 2000). */
 #define SJ_MAX_COLS 2000
 
+/* Most reads of one span join inside each other: more is a cycle (a
+ * joined table that is a view over the join itself), refused instead of
+ * recursing until the stack overflows. */
+#define SJ_MAX_NESTING 8
+
 enum sj_kind { SJ_INNER, SJ_LEFT, SJ_OUTER };
 
 /* Which gaps a table's cursor stops on. */
@@ -68,6 +73,7 @@ struct sj_vtab {
 	uint32_t first_own;   /* output index of the first passed-through column */
 	uint32_t n_out;
 	struct sj_loc *loc;   /* n_out entries; only [first_own, n_out) used */
+	int nesting;          /* xFilter / xNext calls under way */
 };
 
 enum sj_state { ST_REAL, ST_PRESENT_SHADOW, ST_MISSING_SHADOW, ST_EOF };
@@ -954,16 +960,47 @@ static int find_overlap(struct sj_vtab *vt, struct sj_cursor *c)
 	}
 }
 
+/* Counts a read of the tables under way; refuses a cycle. */
+static int nesting_enter(struct sj_vtab *vt)
+{
+	if (vt->nesting >= SJ_MAX_NESTING) {
+		sqlite3_free(vt->base.zErrMsg);
+		vt->base.zErrMsg = sqlite3_mprintf("SPAN_JOIN: the joined tables read the join "
+						   "itself (nested %d deep)", SJ_MAX_NESTING);
+		return SQLITE_ERROR;
+	}
+	vt->nesting++;
+	return SQLITE_OK;
+}
+
+static int filter(struct sj_cursor *c, struct sj_vtab *vt, const char *idx_str, int argc,
+		  sqlite3_value **argv);
+
 static int sj_filter(sqlite3_vtab_cursor *base, int idx_num, const char *idx_str, int argc,
 		     sqlite3_value **argv)
 {
 	struct sj_cursor *c = (struct sj_cursor *)base;
 	struct sj_vtab *vt = (struct sj_vtab *)base->pVtab;
+	int rc;
+
+	(void)idx_num;
+	rc = nesting_enter(vt);
+	if (rc != SQLITE_OK) {
+		c->q[0].state = c->q[1].state = ST_EOF;
+		return rc;
+	}
+	rc = filter(c, vt, idx_str, argc, argv);
+	vt->nesting--;
+	return rc;
+}
+
+static int filter(struct sj_cursor *c, struct sj_vtab *vt, const char *idx_str, int argc,
+		  sqlite3_value **argv)
+{
 	const char *plan[2] = {NULL, NULL};
 	const char *p;
 	int k, rc;
 
-	(void)idx_num;
 	/* Split idxStr at its "k;" markers. */
 	for (p = idx_str ? idx_str : ""; *p; p++)
 		if ((p == idx_str || p[-1] == ';') && (p[0] == '0' || p[0] == '1') && p[1] == ';')
@@ -995,9 +1032,13 @@ static int sj_next(sqlite3_vtab_cursor *base)
 	int rc;
 
 	c->rowid++;
-	rc = query_next(vt, c->next);
-	if (rc == SQLITE_OK)
-		rc = find_overlap(vt, c);
+	rc = nesting_enter(vt);
+	if (rc == SQLITE_OK) {
+		rc = query_next(vt, c->next);
+		if (rc == SQLITE_OK)
+			rc = find_overlap(vt, c);
+		vt->nesting--;
+	}
 	if (rc != SQLITE_OK)
 		c->q[0].state = c->q[1].state = ST_EOF;
 	return rc;
