@@ -64,16 +64,28 @@ struct sj_loc {
 	uint32_t col;
 };
 
+/* What the three modules of one connection share: the count of span join
+ * reads under way inside each other (any span join, as a cycle may pass
+ * through several, and SQLite may connect a table anew at each level). */
+struct sj_conn {
+	int nesting;
+	int refs;
+	struct sj_aux {
+		struct sj_conn *conn;
+		enum sj_kind kind;
+	} aux[3];
+};
+
 struct sj_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	struct sj_conn *conn;
 	enum sj_kind kind;
 	enum sj_partitioning partitioning;
 	struct sj_table t[2];
 	uint32_t first_own;   /* output index of the first passed-through column */
 	uint32_t n_out;
 	struct sj_loc *loc;   /* n_out entries; only [first_own, n_out) used */
-	int nesting;          /* xFilter / xNext calls under way */
 };
 
 enum sj_state { ST_REAL, ST_PRESENT_SHADOW, ST_MISSING_SHADOW, ST_EOF };
@@ -434,7 +446,8 @@ static int sj_create(sqlite3 *db, void *aux, int argc, const char *const *argv,
 		return SQLITE_NOMEM;
 	memset(vt, 0, sizeof(*vt));
 	vt->db = db;
-	vt->kind = (enum sj_kind)(intptr_t)aux;
+	vt->conn = ((struct sj_aux *)aux)->conn;
+	vt->kind = ((struct sj_aux *)aux)->kind;
 	for (k = 0; k < 2; k++) {
 		rc = parse_descriptor(argv[3 + k], &vt->t[k], err);
 		if (rc != SQLITE_OK)
@@ -963,13 +976,13 @@ static int find_overlap(struct sj_vtab *vt, struct sj_cursor *c)
 /* Counts a read of the tables under way; refuses a cycle. */
 static int nesting_enter(struct sj_vtab *vt)
 {
-	if (vt->nesting >= SJ_MAX_NESTING) {
+	if (vt->conn->nesting >= SJ_MAX_NESTING) {
 		sqlite3_free(vt->base.zErrMsg);
 		vt->base.zErrMsg = sqlite3_mprintf("SPAN_JOIN: the joined tables read the join "
 						   "itself (nested %d deep)", SJ_MAX_NESTING);
 		return SQLITE_ERROR;
 	}
-	vt->nesting++;
+	vt->conn->nesting++;
 	return SQLITE_OK;
 }
 
@@ -990,7 +1003,7 @@ static int sj_filter(sqlite3_vtab_cursor *base, int idx_num, const char *idx_str
 		return rc;
 	}
 	rc = filter(c, vt, idx_str, argc, argv);
-	vt->nesting--;
+	vt->conn->nesting--;
 	return rc;
 }
 
@@ -1037,7 +1050,7 @@ static int sj_next(sqlite3_vtab_cursor *base)
 		rc = query_next(vt, c->next);
 		if (rc == SQLITE_OK)
 			rc = find_overlap(vt, c);
-		vt->nesting--;
+		vt->conn->nesting--;
 	}
 	if (rc != SQLITE_OK)
 		c->q[0].state = c->q[1].state = ST_EOF;
@@ -1131,24 +1144,39 @@ static const sqlite3_module k_span_join_module = {
 	.xRowid = sj_rowid,
 };
 
+/* SQLite drops each module's aux; the last one frees the shared state. */
+static void aux_destroy(void *p)
+{
+	struct sj_conn *c = ((struct sj_aux *)p)->conn;
+
+	if (--c->refs == 0)
+		sqlite3_free(c);
+}
+
 int ops_span_join_register(sqlite3 *conn)
 {
-	static const struct {
-		const char *name;
-		enum sj_kind kind;
-	} mods[] = {
-		{"span_join", SJ_INNER},
-		{"span_left_join", SJ_LEFT},
-		{"span_outer_join", SJ_OUTER},
-	};
-	size_t i;
+	static const char *const names[] = {"span_join", "span_left_join", "span_outer_join"};
+	static const enum sj_kind kinds[] = {SJ_INNER, SJ_LEFT, SJ_OUTER};
+	struct sj_conn *c = sqlite3_malloc(sizeof(*c));
+	int i;
 
-	for (i = 0; i < sizeof(mods) / sizeof(mods[0]); i++) {
-		int rc = sqlite3_create_module_v2(conn, mods[i].name, &k_span_join_module,
-						  (void *)(intptr_t)mods[i].kind, NULL);
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->refs = 3;
+	for (i = 0; i < 3; i++) {
+		int rc;
 
-		if (rc != SQLITE_OK)
+		c->aux[i].conn = c;
+		c->aux[i].kind = kinds[i];
+		/* On failure SQLite has already dropped aux[i]; drop the rest. */
+		rc = sqlite3_create_module_v2(conn, names[i], &k_span_join_module, &c->aux[i],
+					      aux_destroy);
+		if (rc != SQLITE_OK) {
+			while (++i < 3)
+				aux_destroy(&c->aux[i]);
 			return rc;
+		}
 	}
 	return SQLITE_OK;
 }
