@@ -8,7 +8,9 @@
  * small SQL package of its own (modules that include each other, one in a
  * cycle, one failing, one with a macro), so INCLUDE's paths are reachable.
  * Statements may define tables, views, functions and macros that later
- * ones use. Every failure's traceback is built (tp_error()), as the shell
+ * ones use, and the operators of sql/ops/ over them (SPAN_JOIN and its
+ * left and outer forms over overlapping, negative-dur, NULL- or
+ * text-partitioned spans; the clock built-ins): seeds in corpus/psql/. Every failure's traceback is built (tp_error()), as the shell
  * prints it. SQLite's own
  * work is bounded (a progress handler stops a statement after a few
  * million steps) so that a recursive CTE is not reported as a hang.

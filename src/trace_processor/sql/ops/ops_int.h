@@ -276,5 +276,7 @@ int ops_layout_register(struct sqlite3 *conn, struct tp_db *db);   /* layout.c *
 int ops_slice_fns_register(struct sqlite3 *conn, struct tp_db *db); /* slice_fns.c */
 int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
 int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph.c */
+int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */
+int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
 
 #endif

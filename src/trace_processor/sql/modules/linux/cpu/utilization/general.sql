@@ -86,10 +86,12 @@ CREATE PERFETTO TABLE _cpu_freq_per_thread_no_id AS
 SELECT * FROM _cpu_freq_per_thread_span_join;
 
 -- The same with a row number as id; counter_id is the frequency's
--- counter row.
-CREATE PERFETTO VIEW _cpu_freq_per_thread AS
+-- counter row. A table (not a view) with an INT id and an index on it,
+-- so that joins on id are lookups (an untyped column is not searched by
+-- an integer).
+CREATE PERFETTO TABLE _cpu_freq_per_thread AS
 SELECT
-  f.rowid - 1 AS id,
+  CAST(f.rowid - 1 AS INT) AS id,
   f.ts,
   f.dur,
   f.ucpu,
@@ -98,3 +100,5 @@ SELECT
   f.freq,
   f.id AS counter_id
 FROM _cpu_freq_per_thread_no_id AS f;
+
+CREATE PERFETTO INDEX _cpu_freq_per_thread_id_idx ON _cpu_freq_per_thread(id);
