@@ -170,7 +170,7 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 	if (row < 0 || !d || !payload->size)
 		return;
 	/* A symbolized field depends on the sequence, not only the bytes. */
-	fn_field = ev->aux ? kernel_fn_field(d->id) : 0;
+	fn_field = kernel_fn_field(d->id);
 	if (payload->size <= MEMO_MAX_BYTES && !fn_field) {
 		h = payload_hash(d->id, payload->data, payload->size);
 		m = memo_slot(imp, h);
@@ -211,8 +211,15 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_FIXED32:
 		case PB_FT_FIXED64:
 			if (fn_field && f.id == fn_field && f.wire_type == PZ_WIRE_VARINT) {
-				const struct tp_interned *sym = tp_seq_interned_quiet(
-					imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, f.value);
+				/* Perfetto looks every such field up, and counts a miss. */
+				const struct tp_interned *sym =
+					ev->aux ? tp_seq_interned(imp, ev->aux - 1,
+								  PB_INTERNED_DATA__KERNEL_SYMBOLS,
+								  f.value)
+						: NULL;
+
+				if (!ev->aux)
+					tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
 
 				if (sym && sym->str) {
 					tp_argset_str(imp, b, key_id(imp, d, fd), sym->str);
