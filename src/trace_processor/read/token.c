@@ -17,6 +17,7 @@
 #include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "trace_processor/import/system/system.h"
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
 
@@ -365,6 +366,13 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	ev.seq_idx = slot >= 0 ? (uint16_t)slot : 0;
 	ev.machine = machine;
 	switch (payload.id) {
+	case PB_TRACE_PACKET__FTRACE_STATS:
+		/*
+		 * As in Perfetto, in file order: the setup errors' logs (and their
+		 * arg sets) come before any sorted event, whatever the packet's time.
+		 */
+		tp_system_packet(imp, &ev, payload.id, payload.data, payload.size);
+		return 0;
 	case PB_TRACE_PACKET__PERF_SAMPLE: {
 		/* Samples name the callstacks interned in this generation. */
 		uint32_t gen = slot >= 0 ? tp_seq_gen_of(imp, (uint32_t)slot) : UINT32_MAX;

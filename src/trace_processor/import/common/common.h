@@ -357,7 +357,7 @@ struct tp_seq_gen *tp_seq_gen(const struct tp_import *imp, uint32_t gen);
 /* Interned entry @iid of InternedData field @field in generation @gen, or NULL (counted). */
 const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, uint32_t field,
 					  uint64_t iid);
-/* The same, not counted: Perfetto's InternedStringId (a fallback follows). */
+/* The same, not counted (Perfetto counts a miss of InternedStringId too). */
 const struct tp_interned *tp_seq_interned_quiet(struct tp_import *imp, uint32_t gen,
 						uint32_t field, uint64_t iid);
 /* A number that stays @e's (an entry of tp_seq_interned()) for the whole import. */

@@ -209,9 +209,8 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	int64_t row;
 	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
 	const struct tp_interned *sym =
-		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
-					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
-			: NULL;
+		tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+				(uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER));
 
 	row = tp_sched_open_state(imp, utid);
 	if (row < 0)
@@ -235,8 +234,7 @@ static void funcgraph(struct tp_import *imp, const struct tp_event *ev, int64_t 
 	uint64_t func = (uint64_t)fint(p, is_entry ? PB_FUNCGRAPH_ENTRY_FTRACE_EVENT__FUNC
 						   : PB_FUNCGRAPH_EXIT_FTRACE_EVENT__FUNC);
 	const struct tp_interned *sym =
-		ev->aux ? tp_seq_interned_quiet(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func)
-			: NULL;
+		tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func);
 	uint32_t name;
 	int64_t track;
 	char buf[32];

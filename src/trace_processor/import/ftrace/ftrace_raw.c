@@ -212,14 +212,8 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_FIXED64:
 			if (fn_field && f.id == fn_field && f.wire_type == PZ_WIRE_VARINT) {
 				/* Perfetto looks every such field up, and counts a miss. */
-				const struct tp_interned *sym =
-					ev->aux ? tp_seq_interned(imp, ev->aux - 1,
-								  PB_INTERNED_DATA__KERNEL_SYMBOLS,
-								  f.value)
-						: NULL;
-
-				if (!ev->aux)
-					tp_stat_add(imp, "interned_data_tokenizer_errors", -1, 0, 1);
+				const struct tp_interned *sym = tp_seq_interned(
+					imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, f.value);
 
 				if (sym && sym->str) {
 					tp_argset_str(imp, b, key_id(imp, d, fd), sym->str);
