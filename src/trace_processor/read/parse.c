@@ -99,11 +99,11 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 }
 
 /*
- * Per machine, the latest of the CPUs' data starts (token.c): to the
- * ftrace importer before the first event is parsed (@to_ftrace), or as
- * metadata once all is parsed.
+ * Per machine, the latest of the CPUs' data starts (token.c, which also
+ * keeps it as metadata): to the ftrace importer before the first event is
+ * parsed.
  */
-static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
+static void ftrace_latest_data_start(struct tp_read *r)
 {
 	struct hmap latest = HMAP_INIT;
 	struct hmap_iter it;
@@ -120,25 +120,21 @@ static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
 	}
 	hmap_iter_init(&it, &latest);
 	while (hmap_iter_next(&it, &k, &v)) {
-		if (to_ftrace)
-			tp_ftrace_data_start(&r->imp, (uint32_t)k, (int64_t)v);
-		else
-			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", (uint32_t)k,
-					    (int64_t)v);
+		tp_ftrace_data_start(&r->imp, (uint32_t)k, (int64_t)v);
 	}
 	hmap_fini(&latest);
 }
 
 void tp_parse_begin(struct tp_read *r)
 {
-	ftrace_latest_data_start(r, true);
+	ftrace_latest_data_start(r);
 }
 
 void tp_parse_finish(struct tp_read *r)
 {
 	struct tp_import *imp = &r->imp;
 
-	ftrace_latest_data_start(r, false);
+	tp_system_finish(imp);
 	tp_clock_sync_finish(imp);
 	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,

@@ -62,6 +62,21 @@ static void number_queues(struct tp_read *r, uint32_t machine, uint32_t cpu, uns
  * CPU's events in order, so the parse stage merges bundles (bundle.c)
  * instead of the sorter sorting every event.
  */
+/* The latest data start of @machine's CPUs so far, or INT64_MIN. */
+static int64_t latest_start(struct tp_read *r, uint32_t machine)
+{
+	int64_t latest = INT64_MIN;
+	struct hmap_iter it;
+	uint64_t k, v;
+
+	hmap_iter_init(&it, &r->ftrace_cpu_start);
+	while (hmap_iter_next(&it, &k, &v))
+		if ((uint32_t)(k >> 32) == machine && v != FTRACE_START_NONE &&
+		    (int64_t)v > latest)
+			latest = (int64_t)v;
+	return latest;
+}
+
 /*
  * A CPU's first bundle says from when its data is whole: the end of the
  * bundle read before it (previous_bundle_end_timestamp, or the older
@@ -95,10 +110,14 @@ static void first_bundle(struct tp_read *r, const uint8_t *data, size_t len, uin
 	}
 	if ((has_prev_end || has_last_read) &&
 	    tp_to_trace_time(&r->imp, boot, machine, (int64_t)(has_prev_end ? prev_end : last_read),
-			     false, false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE)
+			     false, false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE) {
+		/* A new latest start of the machine: the metadata, in file order. */
+		if (ts > latest_start(r, machine))
+			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", machine, ts);
 		hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ts);
-	else
+	} else {
 		hmap_put(&r->ftrace_cpu_start, k, FTRACE_START_NONE);
+	}
 }
 
 static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
@@ -366,10 +385,13 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	ev.seq_idx = slot >= 0 ? (uint16_t)slot : 0;
 	ev.machine = machine;
 	switch (payload.id) {
+	case PB_TRACE_PACKET__SERVICE_EVENT:
+	case PB_TRACE_PACKET__TRACE_STATS:
 	case PB_TRACE_PACKET__FTRACE_STATS:
 		/*
 		 * As in Perfetto, in file order: the setup errors' logs (and their
-		 * arg sets) come before any sorted event, whatever the packet's time.
+		 * arg sets) come before any sorted event, whatever the packet's
+		 * time, and the stats rows are made in the order the file has them.
 		 */
 		tp_system_packet(imp, &ev, payload.id, payload.data, payload.size);
 		return 0;

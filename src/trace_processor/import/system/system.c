@@ -22,6 +22,10 @@
 
 struct tp_system {
 	bool write_into_file;         /* from the trace config: long trace mode */
+	bool into_file;               /* the config's write_into_file */
+	bool flush_period;            /* the config sets flush_period_ms */
+	uint32_t n_buffers;           /* the config's buffers */
+	bool service_v54;             /* the host's service is Perfetto v54 or later */
 	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
@@ -306,6 +310,26 @@ static void set_machine_str(struct tp_import *imp, uint32_t machine, uint32_t co
 			   tp_str_intern(&imp->db->strings, (const char *)f->data, f->size));
 }
 
+/*
+ * Whether a tracing_service_version names Perfetto v54 or later ("Perfetto
+ * v<major>" then '.' or '-'): those flush on every write into the file.
+ */
+static bool service_v54(const char *v, size_t n)
+{
+	static const char prefix[] = "Perfetto v";
+	size_t i = sizeof(prefix) - 1, start;
+	uint64_t major = 0;
+
+	if (n < i || memcmp(v, prefix, i) != 0)
+		return false;
+	for (start = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		if (major < 1000000)
+			major = major * 10 + (uint64_t)(v[i] - '0');
+	if (i == start || i >= n || (v[i] != '.' && v[i] != '-'))
+		return false;
+	return major >= 54;
+}
+
 static void system_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len)
 {
@@ -365,10 +389,15 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_metadata_set_int(imp, "android_sdk_version", m,
 				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
 	}
-	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id)
+	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id) {
 		tp_metadata_set_str(imp, "tracing_service_version", m,
 				    (const char *)s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].data,
 				    s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].size);
+		if (m == 0)
+			imp->system->service_v54 = service_v54(
+				(const char *)s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].data,
+				s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].size);
+	}
 	{
 		static const struct {
 			uint32_t id;
@@ -945,11 +974,6 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		for (i = 0; i < sizeof(buf_keys) / sizeof(buf_keys[0]); i++)
 			tp_stat_set(imp, buf_keys[i].name, buf, ev->machine,
 				    (int64_t)b[buf_keys[i].id].value);
-		/* Written into a file, yet overwritten: the file lost data. */
-		if (imp->system->write_into_file &&
-		    b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value > 0)
-			tp_stat_set(imp, "long_trace_mode_bytes_overwritten", buf, ev->machine,
-				    (int64_t)b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value);
 		buf++;
 	}
 	/* Sequences this trace has, summed per buffer in the order buffers first appear. */
@@ -1280,7 +1304,8 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	struct buf text = BUF_INIT;
 	struct pz_reader r;
 	struct pz_field f;
-	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
+	uint64_t period_ms = 0, flush_ms = 0, uuid_msb = 0, uuid_lsb = 0;
+	uint32_t n_buffers = 0;
 	bool into_file = false;
 
 	pz_reader_init(&r, data, len);
@@ -1289,6 +1314,10 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 			into_file = f.value != 0;
 		else if (f.id == PB_TRACE_CONFIG__FILE_WRITE_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
 			period_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__FLUSH_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
+			flush_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__BUFFERS && f.wire_type == PZ_WIRE_LEN)
+			n_buffers++;
 		else if (f.id == PB_TRACE_CONFIG__TRACE_ATTRIBUTES && f.wire_type == PZ_WIRE_LEN)
 			trace_attributes(imp, f.data, f.size);
 		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_MSB && f.wire_type == PZ_WIRE_VARINT)
@@ -1311,6 +1340,28 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	 * the buffer is meant as a ring, and overwriting it is not data loss.
 	 */
 	imp->system->write_into_file = into_file && period_ms < 24ull * 3600 * 1000;
+	imp->system->into_file = into_file;
+	imp->system->flush_period = flush_ms != 0;
+	imp->system->n_buffers = n_buffers;
+}
+
+void tp_system_finish(struct tp_import *imp)
+{
+	struct tp_system *sys = imp->system;
+	uint32_t b;
+
+	if (!sys || !sys->into_file)
+		return;
+	/* Written into a file, yet overwritten: the file lost data. */
+	for (b = 0; sys->write_into_file && b < sys->n_buffers; b++) {
+		int64_t v;
+
+		if (tp_stat_get(imp, "traced_buf_bytes_overwritten", b, 0, &v) && v > 0)
+			tp_stat_set(imp, "long_trace_mode_bytes_overwritten", b, 0, v);
+	}
+	/* Before v54 a file was only flushed with flush_period_ms. */
+	if (!sys->flush_period && !sys->service_v54)
+		tp_stat_add(imp, "config_write_into_file_no_flush", -1, 0, 1);
 }
 
 /*
