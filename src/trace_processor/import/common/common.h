@@ -630,9 +630,10 @@ void tp_proc_finish(struct tp_import *imp);
 /* sched.c */
 int tp_sched_init(struct tp_import *imp);
 void tp_sched_fini(struct tp_import *imp);
+/* @prev_utid: the thread leaving the CPU, or -1 to look @prev_pid up now. */
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
-		     int64_t next_prio);
+		     int64_t prev_pid, int64_t prev_utid, int64_t prev_state, int64_t next_pid,
+		     uint32_t next_comm, int64_t next_prio);
 /*
  * tp_sched_waking() - @pid woken at @ts on @cpu by @waker_utid (-1:
  * unknown): a blocked thread becomes runnable, with the waker (and its

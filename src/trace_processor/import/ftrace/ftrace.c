@@ -422,7 +422,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		uint32_t next_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM);
 
 		tp_ftrace_name_switch(imp, ev->machine, prev, prev_comm, next, next_comm);
-		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
+		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, -1,
 				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE), next, next_comm,
 				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
 		break;
@@ -639,8 +639,9 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 		tp_bounds_add(imp->db, ev->ts);
 		return;
 	}
-	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
-			s->next_comm, s->next_prio);
+	/* As Perfetto, the thread leaving is the one that came in, not a new lookup. */
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, running, s->prev_state,
+			s->next_pid, s->next_comm, s->next_prio);
 }
 
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,
