@@ -757,6 +757,8 @@ struct buf;
  * Return: 0, or -ENOMEM (@out then holds what was printed so far).
  */
 int tp_trace_config_text(const uint8_t *data, size_t len, struct buf *out);
+/* The name of @value of the config enum @enum_name ("VmstatCounters"), or NULL. */
+const char *tp_proto_enum_name(const char *enum_name, int32_t value);
 
 /* stats.c */
 int tp_stats_init(struct tp_import *imp);

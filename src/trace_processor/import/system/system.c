@@ -26,6 +26,7 @@ struct tp_system {
 	bool flush_period;            /* the config sets flush_period_ms */
 	uint32_t n_buffers;           /* the config's buffers */
 	bool service_v54;             /* the host's service is Perfetto v54 or later */
+	uint32_t page_size;           /* SystemInfo's, 4096 if none (buddyinfo) */
 	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
@@ -340,6 +341,9 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_stat_add(imp, "system_info_malformed", -1, m, 1);
 		return;
 	}
+	imp->system->page_size = s[PB_SYSTEM_INFO__PAGE_SIZE].value
+					 ? (uint32_t)s[PB_SYSTEM_INFO__PAGE_SIZE].value
+					 : 4096;
 	if (s[PB_SYSTEM_INFO__UTSNAME].id &&
 	    pz_decode_table(s[PB_SYSTEM_INFO__UTSNAME].data, s[PB_SYSTEM_INFO__UTSNAME].size, u, 5) ==
 		    PZ_OK) {
@@ -690,15 +694,276 @@ static void disk_stat(struct tp_import *imp, const struct tp_event *ev, const ui
 	}
 }
 
+/* /proc/meminfo's key of each MeminfoCounters value (Perfetto's names). */
+static const char *const meminfo_keys[] = {
+	"MemUnspecified", "MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached",
+	"SwapCached", "Active", "Inactive", "Active(anon)", "Inactive(anon)", "Active(file)",
+	"Inactive(file)", "Unevictable", "Mlocked", "SwapTotal", "SwapFree", "Dirty",
+	"Writeback", "AnonPages", "Mapped", "Shmem", "Slab", "SReclaimable", "SUnreclaim",
+	"KernelStack", "PageTables", "CommitLimit", "Committed_AS", "VmallocTotal",
+	"VmallocUsed", "VmallocChunk", "CmaTotal", "CmaFree", "Gpu", "Zram", "Misc",
+	"ION_heap", "ION_heap_pool",
+};
+
+/* A (key, value) pair of SysStats: MeminfoValue or VmstatValue (same numbers). */
+static bool key_value(const struct pz_field *f, uint64_t *key, uint64_t *value)
+{
+	struct pz_field kv[3];
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, kv, 3) != PZ_OK)
+		return false;
+	*key = kv[PB_SYS_STATS_MEMINFO_VALUE__KEY].value;
+	*value = kv[PB_SYS_STATS_MEMINFO_VALUE__VALUE].value;
+	return true;
+}
+
+static void meminfo(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	uint64_t key, value;
+	struct tp_dim dim;
+	const char *name;
+
+	if (!key_value(f, &key, &value))
+		return;
+	if (key >= sizeof(meminfo_keys) / sizeof(meminfo_keys[0])) {
+		tp_stat_add(imp, "meminfo_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	name = meminfo_keys[key];
+	dim = (struct tp_dim){"meminfo_key", TP_DIM_STR, tp_db_str(imp->db, name)};
+	/* kB in /proc/meminfo: bytes here. */
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "meminfo", name, ev->machine, &dim, 1, "bytes"),
+		       (double)value * 1024);
+}
+
+/* vmstat keys are the enum names without "VMSTAT_", in lower case, as Perfetto's. */
+static void vmstat(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	uint64_t key, value;
+	const char *e;
+	struct tp_dim dim;
+	char name[96];
+	size_t i;
+
+	if (!key_value(f, &key, &value))
+		return;
+	e = key <= INT32_MAX ? tp_proto_enum_name("VmstatCounters", (int32_t)key) : NULL;
+	if (!e) {
+		tp_stat_add(imp, "vmstat_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	if (key == 0) {
+		snprintf(name, sizeof(name), "VmstatUnspecified");
+	} else {
+		if (!strncmp(e, "VMSTAT_", 7))
+			e += 7;
+		for (i = 0; e[i] && i < sizeof(name) - 1; i++)
+			name[i] = (char)((e[i] >= 'A' && e[i] <= 'Z') ? e[i] - 'A' + 'a' : e[i]);
+		name[i] = '\0';
+	}
+	dim = (struct tp_dim){"vmstat_key", TP_DIM_STR, tp_db_str(imp->db, name)};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "vmstat", name, ev->machine, &dim, 1, NULL),
+		       (double)value);
+}
+
+/* num_irq / num_softirq: one counter per interrupt, "<type> (id: <irq>)". */
+static void irq_count(struct tp_import *imp, const struct tp_event *ev, const char *type,
+		      const struct pz_field *f)
+{
+	struct pz_field c[3];
+	struct tp_dim dim;
+	char name[64];
+	uint32_t irq;
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, c, 3) != PZ_OK)
+		return;
+	irq = (uint32_t)c[PB_SYS_STATS_INTERRUPT_COUNT__IRQ].value;
+	snprintf(name, sizeof(name), "%s (id: %u)", type, irq);
+	dim = (struct tp_dim){"irq", TP_DIM_UINT, irq};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, type, name, ev->machine, &dim, 1, NULL),
+		       (double)c[PB_SYS_STATS_INTERRUPT_COUNT__COUNT].value);
+}
+
+/* One buddyinfo counter: free chunks of the @order'th size of (@node, @zone). */
+static void buddy_counter(struct tp_import *imp, const struct tp_event *ev, const char *node,
+			  const char *zone, uint32_t order, uint64_t pages)
+{
+	struct tp_dim dims[3];
+	char name[200];
+	uint32_t kb = order < 32 ? (uint32_t)(((uint64_t)1 << order) * imp->system->page_size / 1024)
+				 : 0;
+
+	snprintf(name, sizeof(name), "mem.buddyinfo[%s][%s][%u kB]", node, zone, kb);
+	dims[0] = (struct tp_dim){"buddyinfo_node", TP_DIM_STR, tp_db_str(imp->db, node)};
+	dims[1] = (struct tp_dim){"buddyinfo_zone", TP_DIM_STR, tp_db_str(imp->db, zone)};
+	dims[2] = (struct tp_dim){"buddyinfo_chunk_size_kb", TP_DIM_UINT, kb};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "buddyinfo", name, ev->machine, dims, 3, NULL),
+		       (double)pages);
+}
+
+/* buddyinfo: free chunks per (node, zone, chunk size), one counter each. */
+static void buddy_info(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	struct pz_field b[4], o;
+	struct pz_reader r;
+	char node[64], zone[64];
+	uint32_t order = 0;
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, b, 4) != PZ_OK)
+		return;
+	field_str(&b[PB_SYS_STATS_BUDDY_INFO__NODE], node, sizeof(node));
+	field_str(&b[PB_SYS_STATS_BUDDY_INFO__ZONE], zone, sizeof(zone));
+	pz_reader_init(&r, f->data, f->size);
+	while (pz_reader_next(&r, &o) > 0) {
+		struct pz_packed pk;
+		uint64_t pages;
+
+		if (o.id != PB_SYS_STATS_BUDDY_INFO__ORDER_PAGES)
+			continue;
+		if (o.wire_type == PZ_WIRE_VARINT) {
+			buddy_counter(imp, ev, node, zone, order++, o.value);
+		} else if (o.wire_type == PZ_WIRE_LEN) {
+			pz_packed_init(&pk, &o);
+			while (pz_packed_next_varint(&pk, &pages) > 0)
+				buddy_counter(imp, ev, node, zone, order++, pages);
+		}
+	}
+}
+
+/* cpufreq_khz: the CPUs' frequencies in order, on the cpufreq tracks. */
+static void cpufreq(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f,
+		    uint32_t *cpu)
+{
+	if (f->wire_type == PZ_WIRE_VARINT) {
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, "cpufreq", ev->machine, *cpu),
+			       (double)(uint32_t)f->value);
+		(*cpu)++;
+	} else if (f->wire_type == PZ_WIRE_LEN) {
+		struct pz_packed pk;
+		uint64_t v;
+
+		pz_packed_init(&pk, f);
+		while (pz_packed_next_varint(&pk, &v) > 0) {
+			tp_counter_add(imp, ev->ts,
+				       tp_track_cpu_counter(imp, "cpufreq", ev->machine, *cpu),
+				       (double)(uint32_t)v);
+			(*cpu)++;
+		}
+	}
+}
+
+/* A singular counter of SysStats on its global track named @name. */
+static void global_counter(struct tp_import *imp, const struct tp_event *ev, const char *name,
+			   const struct pz_field *f)
+{
+	if (f->wire_type == PZ_WIRE_VARINT)
+		tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+			       (double)f->value);
+}
+
+/* A CpuTimes field and the cpustat key and counter name Perfetto gives it. */
+struct cpu_time_key {
+	uint32_t id;
+	const char *key, *name;
+};
+
+/* One field of a SysStats (sys_stats() calls them kind by kind). */
+static void sys_stats_field(struct tp_import *imp, const struct tp_event *ev,
+			    const struct pz_field *f, uint32_t *cpufreq_cpu,
+			    const struct cpu_time_key *cpu_times, size_t n_cpu_times)
+{
+	size_t i;
+
+	switch (f->id) {
+	case PB_SYS_STATS__MEMINFO:
+		meminfo(imp, ev, f);
+		break;
+	case PB_SYS_STATS__CPUFREQ_KHZ:
+		cpufreq(imp, ev, f, cpufreq_cpu);
+		break;
+	case PB_SYS_STATS__VMSTAT:
+		vmstat(imp, ev, f);
+		break;
+	case PB_SYS_STATS__NUM_IRQ:
+		irq_count(imp, ev, "num_irq", f);
+		break;
+	case PB_SYS_STATS__NUM_SOFTIRQ:
+		irq_count(imp, ev, "num_softirq", f);
+		break;
+	case PB_SYS_STATS__NUM_IRQ_TOTAL:
+		global_counter(imp, ev, "num_irq_total", f);
+		break;
+	case PB_SYS_STATS__NUM_SOFTIRQ_TOTAL:
+		global_counter(imp, ev, "num_softirq_total", f);
+		break;
+	case PB_SYS_STATS__BUDDY_INFO:
+		buddy_info(imp, ev, f);
+		break;
+	case PB_SYS_STATS__THERMAL_ZONE: {
+		struct pz_field z[4];
+		char name[64];
+		size_t n;
+
+		if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, z, 4) != PZ_OK ||
+		    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
+			break;
+		n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
+			    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
+			    : sizeof(name) - 1;
+		memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
+		name[n] = '\0';
+		tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+			       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
+		break;
+	}
+	case PB_SYS_STATS__GPUFREQ_MHZ:
+		if (f->wire_type == PZ_WIRE_VARINT)
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
+				       (double)f->value);
+		break;
+	case PB_SYS_STATS__NUM_FORKS:
+		if (f->wire_type == PZ_WIRE_VARINT)
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
+				       (double)f->value);
+		break;
+	case PB_SYS_STATS__CPUIDLE_STATE:
+		if (f->wire_type == PZ_WIRE_LEN)
+			cpuidle_state(imp, ev, f->data, f->size);
+		break;
+	case PB_SYS_STATS__DISK_STAT:
+		if (f->wire_type == PZ_WIRE_LEN)
+			disk_stat(imp, ev, f->data, f->size);
+		break;
+	case PB_SYS_STATS__CPU_STAT: {
+		struct pz_field c[10];
+		int64_t cpu;
+
+		if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, c, 10) != PZ_OK)
+			break;
+		if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
+			tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
+			break;
+		}
+		cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
+		for (i = 0; i < n_cpu_times; i++)
+			tp_counter_add(imp, ev->ts,
+				       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
+								 ev->machine, cpu, "cpustat_key",
+								 cpu_times[i].key),
+				       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 /* sys_stats: thermal zones, GPU frequency, forks, per-CPU times, cpuidle, disks. */
 static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		      size_t len)
 {
 	/* Perfetto's cpustat keys; every one gets a value (0 when absent). */
-	static const struct {
-		uint32_t id;
-		const char *key, *name;
-	} cpu_times[] = {
+	static const struct cpu_time_key cpu_times[] = {
 		{PB_SYS_STATS_CPU_TIMES__USER_NS, "user_ns", "cpu.times.user_ns"},
 		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "user_nice_ns", "cpu.times.user_nice_ns"},
 		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "system_mode_ns", "cpu.times.system_mode_ns"},
@@ -708,69 +973,29 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "softirq_ns", "cpu.times.softirq_ns"},
 		{PB_SYS_STATS_CPU_TIMES__STEAL_NS, "steal_ns", "cpu.times.steal_ns"},
 	};
+	/*
+	 * Perfetto handles a SysStats one kind at a time, in this order (so
+	 * tracks and counter rows come out in it), each kind in field order.
+	 */
+	static const uint32_t order[] = {
+		PB_SYS_STATS__MEMINFO,	   PB_SYS_STATS__CPUFREQ_KHZ,	  PB_SYS_STATS__VMSTAT,
+		PB_SYS_STATS__CPU_STAT,	   PB_SYS_STATS__NUM_IRQ,	  PB_SYS_STATS__NUM_SOFTIRQ,
+		PB_SYS_STATS__NUM_FORKS,   PB_SYS_STATS__NUM_IRQ_TOTAL, PB_SYS_STATS__NUM_SOFTIRQ_TOTAL,
+		PB_SYS_STATS__BUDDY_INFO,  PB_SYS_STATS__DISK_STAT,	  PB_SYS_STATS__THERMAL_ZONE,
+		PB_SYS_STATS__CPUIDLE_STATE, PB_SYS_STATS__GPUFREQ_MHZ,
+	};
 	struct pz_reader r;
 	struct pz_field f;
-	size_t i;
+	uint32_t cpu = 0;
+	size_t k;
 
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		switch (f.id) {
-		case PB_SYS_STATS__THERMAL_ZONE: {
-			struct pz_field z[4];
-			char name[64];
-			size_t n;
-
-			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, z, 4) != PZ_OK ||
-			    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
-				break;
-			n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
-				    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
-				    : sizeof(name) - 1;
-			memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
-			name[n] = '\0';
-			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
-				       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
-			break;
-		}
-		case PB_SYS_STATS__GPUFREQ_MHZ:
-			if (f.wire_type == PZ_WIRE_VARINT)
-				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
-					       (double)f.value);
-			break;
-		case PB_SYS_STATS__NUM_FORKS:
-			if (f.wire_type == PZ_WIRE_VARINT)
-				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
-					       (double)f.value);
-			break;
-		case PB_SYS_STATS__CPUIDLE_STATE:
-			if (f.wire_type == PZ_WIRE_LEN)
-				cpuidle_state(imp, ev, f.data, f.size);
-			break;
-		case PB_SYS_STATS__DISK_STAT:
-			if (f.wire_type == PZ_WIRE_LEN)
-				disk_stat(imp, ev, f.data, f.size);
-			break;
-		case PB_SYS_STATS__CPU_STAT: {
-			struct pz_field c[10];
-			int64_t cpu;
-
-			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
-				break;
-			if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
-				tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
-				break;
-			}
-			cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
-			for (i = 0; i < sizeof(cpu_times) / sizeof(cpu_times[0]); i++)
-				tp_counter_add(imp, ev->ts,
-					       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
-									 ev->machine, cpu, "cpustat_key",
-									 cpu_times[i].key),
-					       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
-			break;
-		}
-		default:
-			break;
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		pz_reader_init(&r, data, len);
+		while (pz_reader_next(&r, &f) > 0) {
+			if (f.id != order[k])
+				continue;
+			sys_stats_field(imp, ev, &f, &cpu, cpu_times,
+					sizeof(cpu_times) / sizeof(cpu_times[0]));
 		}
 	}
 }
