@@ -274,7 +274,8 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_field p[25];
+		struct pz_field p[25], c;
+		struct pz_reader pr;
 		int64_t upid;
 		size_t i;
 
@@ -284,15 +285,24 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 			tp_stat_add(imp, "process_stats_malformed", -1, ev->machine, 1);
 			continue;
 		}
-		upid = tp_proc_get_process_main(imp, ev->machine,
-						(int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
-		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-			if (!p[k[i].id].id)
+		/* In wire order, as Perfetto; the process is made at its first counter. */
+		upid = -1;
+		pz_reader_init(&pr, f.data, f.size);
+		while (pz_reader_next(&pr, &c) > 0) {
+			if (c.wire_type != PZ_WIRE_VARINT)
 				continue;
+			for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+				if (k[i].id == c.id)
+					break;
+			if (i == sizeof(k) / sizeof(k[0]))
+				continue;
+			if (upid < 0)
+				upid = tp_proc_get_process_main(
+					imp, ev->machine, (int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
 			tp_counter_add(imp, ev->ts,
 				       tp_track_process_counter(imp, k[i].name, k[i].type, upid,
 								k[i].dim_key, k[i].dim_val),
-				       (double)(int64_t)p[k[i].id].value * (double)k[i].scale);
+				       (double)(int64_t)c.value * (double)k[i].scale);
 		}
 	}
 }
