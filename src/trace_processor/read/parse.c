@@ -143,9 +143,10 @@ void tp_parse_finish(struct tp_read *r)
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)r->bytes_read);
 	tp_metadata_finish(imp);
 	tp_sched_finish(imp);
-	tp_slice_finish(imp);
 	tp_te_finish(imp);
 	tp_state_finish(imp);
+	/* As Perfetto at the end: processes' args, pending counters, then open slices'. */
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
+	tp_slice_finish(imp);
 }
