@@ -341,6 +341,10 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 		snapshot_ts = tp_clock_snapshot_packet(imp, payload.data, payload.size,
 						       (uint32_t)seq_id, machine);
 		break;
+	case PB_TRACE_PACKET__TRACE_CONFIG:
+		/* Its stats in file order, as Perfetto's tokenizer; parsed later too. */
+		tp_system_trace_config_tokenized(imp, payload.data, payload.size);
+		break;
 	case PB_TRACE_PACKET__SYSTEM_INFO:
 		/* The syscall table, in file order as in Perfetto; parsed later too. */
 		tp_ftrace_system_info(imp, payload.data, payload.size);

@@ -1580,6 +1580,34 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	imp->system->n_buffers = n_buffers;
 }
 
+void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	bool into_file = false;
+	int64_t buf = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_TRACE_CONFIG__WRITE_INTO_FILE && f.wire_type == PZ_WIRE_VARINT)
+			into_file = f.value != 0;
+	if (!into_file)
+		return;
+	/* A DISCARD buffer written into a file loses data: counted per buffer. */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field b[8];
+
+		if (f.id != PB_TRACE_CONFIG__BUFFERS || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (pz_decode_table(f.data, f.size, b, 8) == PZ_OK &&
+		    b[PB_TRACE_CONFIG_BUFFER_CONFIG__FILL_POLICY].value ==
+			    PBE_TRACE_CONFIG_BUFFER_CONFIG_FILL_POLICY__DISCARD)
+			tp_stat_add(imp, "config_write_into_file_discard", buf, 0, 1);
+		buf++;
+	}
+}
+
 void tp_system_finish(struct tp_import *imp)
 {
 	struct tp_system *sys = imp->system;
