@@ -92,8 +92,9 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 	int64_t pid = 0, ppid = 0, uid = TP_NULL_INT, start = TP_NULL_INT, upid, pupid;
 	int is_kthread = -1;
 	bool cmdline_is_comm = false, has_cmdline = false;
-	char cmdline[4096];
-	size_t clen = 0, n_args = 0, argv0_len = 0;
+	struct buf cmdline = BUF_INIT;
+	bool kworker = false;
+	size_t n_args = 0, argv0_len = 0;
 	const uint8_t *argv0 = NULL;
 	uint32_t name, cmd;
 
@@ -126,12 +127,6 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 				argv0 = pf.data;
 				argv0_len = pf.size;
 			}
-			if (clen + pf.size + 2 < sizeof(cmdline)) {
-				if (n_args > 1)
-					cmdline[clen++] = ' ';
-				memcpy(cmdline + clen, pf.data, pf.size);
-				clen += pf.size;
-			}
 			break;
 		default:
 			break;
@@ -150,9 +145,7 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 			kthreads[(*n_kthreads)++] = (uint64_t)pid;
 		if (n != argv0_len) {
 			argv0_len = n;
-			memcpy(cmdline, argv0, n);
-			clen = n;
-			argv0 = (const uint8_t *)cmdline;
+			kworker = true;
 		}
 	}
 	if (n_args == 1) {
@@ -162,7 +155,22 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 			argv0_len = (size_t)((const uint8_t *)sp - argv0);
 	}
 	name = tp_str_intern(&imp->db->strings, (const char *)argv0, argv0_len);
-	cmd = tp_str_intern(&imp->db->strings, cmdline, clen);
+	if (kworker) {
+		cmd = name;
+	} else {
+		size_t k = 0;
+
+		/* Every argument, however long, joined by spaces. */
+		pz_reader_init(&pr, data, len);
+		while (pz_reader_next(&pr, &pf) > 0)
+			if (pf.id == PB_PROCESS_TREE_PROCESS__CMDLINE && pf.wire_type == PZ_WIRE_LEN &&
+			    ((k++ && buf_append_byte(&cmdline, ' ') < 0) ||
+			     buf_append(&cmdline, pf.data, pf.size) < 0))
+				break;
+		cmd = tp_str_intern(&imp->db->strings, cmdline.data ? (const char *)cmdline.data : "",
+				    cmdline.len);
+		buf_fini(&cmdline);
+	}
 	pupid = tp_proc_get_process_main(imp, ev->machine, ppid);
 	upid = tp_proc_get_process_main(imp, ev->machine, pid);
 	if (upid < 0 || pupid < 0)
