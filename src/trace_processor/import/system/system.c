@@ -44,7 +44,10 @@ enum { TRIGGER_NONE, TRIGGER_TRACE, TRIGGER_CLONE };
 int tp_system_init(struct tp_import *imp)
 {
 	imp->system = calloc(1, sizeof(*imp->system));
-	return imp->system ? 0 : -ENOMEM;
+	if (!imp->system)
+		return -ENOMEM;
+	imp->system->page_size = 4096; /* until a SystemInfo says */
+	return 0;
 }
 
 void tp_system_fini(struct tp_import *imp)
