@@ -435,7 +435,7 @@ asan:
 PARITY_N ?= 100
 .PHONY: parity
 parity: all
-	$(Q)OUT=$(O) PARITY_N=$(PARITY_N) sh tests/integration/tp_parity.sh
+	$(Q)OUT=$(O) PARITY_N=$(PARITY_N) PARITY_SEED=$${PARITY_SEED:-random} sh tests/integration/tp_parity.sh
 
 # Two real kernels: a QEMU guest (installed here) records with this machine.
 .PHONY: e2e-multi-machine
