@@ -429,6 +429,14 @@ test: all | $(DEPS_STAMP)
 asan:
 	$(Q)$(MAKE) --no-print-directory O=out/asan SANITIZE=1 OPT=-O1 test
 
+# The parity harness's long round (tests/differential/): PARITY_N random
+# configs recorded with our tracebox and upstream's, every core table of
+# every trace compared between our trace processor and upstream's.
+PARITY_N ?= 100
+.PHONY: parity
+parity: all
+	$(Q)OUT=$(O) PARITY_N=$(PARITY_N) PARITY_SEED=$${PARITY_SEED:-random} sh tests/integration/tp_parity.sh
+
 # Two real kernels: a QEMU guest (installed here) records with this machine.
 .PHONY: e2e-multi-machine
 e2e-multi-machine: all

@@ -58,6 +58,20 @@ summary() {
 # Benches that source this file set TOP to the repository root.
 . "${TOP:-$(dirname "$0")/../..}/tools/tracefs_lock.sh"
 
+# Upstream Perfetto's binaries for the interop checks: UPSTREAM_TP and
+# UPSTREAM_TRACEBOX when set, else those in $SHARED/upstream/bin (SHARED
+# defaults to ../shared beside the repository, where CI puts it) when they
+# run here (they need a few runtime libraries, listed in its README).
+SHARED=${SHARED:-$(cd "${TOP:-$(dirname "$0")/../..}" && pwd)/../shared}
+if [ -z "${UPSTREAM_TP:-}" ] &&
+	"$SHARED/upstream/bin/trace_processor_shell" --version >/dev/null 2>&1; then
+	UPSTREAM_TP=$SHARED/upstream/bin/trace_processor_shell
+fi
+if [ -z "${UPSTREAM_TRACEBOX:-}" ] &&
+	"$SHARED/upstream/bin/tracebox" --version >/dev/null 2>&1; then
+	UPSTREAM_TRACEBOX=$SHARED/upstream/bin/tracebox
+fi
+
 # require_tracefs SUITE: sets TFS to the mounted tracefs (mounting it if
 # needed) and takes the tracefs lock (tools/tracefs_lock.sh); without root
 # or tracefs, reports SUITE/all as skipped and exits.

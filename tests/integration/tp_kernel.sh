@@ -111,7 +111,7 @@ expect wq/slices wq_signal_oom "$SLICES" \
 expect wq/args wq_signal_oom "$ARGS" \
 	'"vmstat_update","cpu","cpu",2,"int";"0xdeadbeef","cpu","cpu",2,"int";"signal_generate","signal.sig","signal.sig",9,"int";"signal_deliver","signal.sig","signal.sig",9,"int"'
 expect wq/unsymbolized wq_signal_oom \
-	"SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'" '1'
+	"SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'" '2'
 expect oom/counters wq_signal_oom \
 	"SELECT c.ts, CAST(c.value AS INT), t.name, t.type,
 	 (SELECT th.tid FROM args a JOIN thread th ON th.utid = a.int_value

@@ -109,25 +109,16 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	}
 }
 
-/* Machines in increasing id order, as upstream writes their metadata. */
-static int cmp_machine_start(const void *a, const void *b)
-{
-	uint64_t x = ((const uint64_t *)a)[0], y = ((const uint64_t *)b)[0];
-
-	return x < y ? -1 : x > y;
-}
-
 /*
- * Per machine, the latest of the CPUs' data starts (token.c): to the
- * ftrace importer before the first event is parsed (@to_ftrace), or as
- * metadata once all is parsed, machine by machine in id order.
+ * Per machine, the latest of the CPUs' data starts (token.c, which also
+ * keeps it as metadata): to the ftrace importer before the first event is
+ * parsed.
  */
-static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
+static void ftrace_latest_data_start(struct tp_read *r)
 {
 	struct hmap latest = HMAP_INIT;
 	struct hmap_iter it;
-	uint64_t k, v, cur, (*starts)[2] = NULL;
-	size_t n = 0, cap = 0, i;
+	uint64_t k, v, cur;
 
 	hmap_iter_init(&it, &r->ftrace_cpu_start);
 	while (hmap_iter_next(&it, &k, &v)) {
@@ -140,41 +131,21 @@ static void ftrace_latest_data_start(struct tp_read *r, bool to_ftrace)
 	}
 	hmap_iter_init(&it, &latest);
 	while (hmap_iter_next(&it, &k, &v)) {
-		if (n == cap) {
-			size_t ncap = cap ? 2 * cap : 8;
-			void *p = realloc(starts, ncap * sizeof(*starts));
-
-			if (!p)
-				break;
-			starts = p;
-			cap = ncap;
-		}
-		starts[n][0] = k;
-		starts[n++][1] = v;
+		tp_ftrace_data_start(&r->imp, (uint32_t)k, (int64_t)v);
 	}
-	if (n)
-		qsort(starts, n, sizeof(*starts), cmp_machine_start);
-	for (i = 0; i < n; i++) {
-		if (to_ftrace)
-			tp_ftrace_data_start(&r->imp, (uint32_t)starts[i][0], (int64_t)starts[i][1]);
-		else
-			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns",
-					    (uint32_t)starts[i][0], (int64_t)starts[i][1]);
-	}
-	free(starts);
 	hmap_fini(&latest);
 }
 
 void tp_parse_begin(struct tp_read *r)
 {
-	ftrace_latest_data_start(r, true);
+	ftrace_latest_data_start(r);
 }
 
 void tp_parse_finish(struct tp_read *r)
 {
 	struct tp_import *imp = &r->imp;
 
-	ftrace_latest_data_start(r, false);
+	tp_system_finish(imp);
 	tp_clock_sync_finish(imp);
 	if (tp_clock_claimed_trace_clock(tp_clock_graph(imp)) >= 0)
 		tp_metadata_set_int(imp, "trace_time_clock_id", 0,
@@ -183,9 +154,10 @@ void tp_parse_finish(struct tp_read *r)
 	tp_metadata_set_int(imp, "trace_size_bytes", 0, (int64_t)r->bytes_read);
 	tp_metadata_finish(imp);
 	tp_sched_finish(imp);
-	tp_slice_finish(imp);
 	tp_te_finish(imp);
 	tp_state_finish(imp);
+	/* As Perfetto at the end: processes' args, pending counters, then open slices'. */
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
+	tp_slice_finish(imp);
 }

@@ -17,6 +17,7 @@
 #include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "trace_processor/import/system/system.h"
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
 
@@ -61,6 +62,21 @@ static void number_queues(struct tp_read *r, uint32_t machine, uint32_t cpu, uns
  * CPU's events in order, so the parse stage merges bundles (bundle.c)
  * instead of the sorter sorting every event.
  */
+/* The latest data start of @machine's CPUs so far, or INT64_MIN. */
+static int64_t latest_start(struct tp_read *r, uint32_t machine)
+{
+	int64_t latest = INT64_MIN;
+	struct hmap_iter it;
+	uint64_t k, v;
+
+	hmap_iter_init(&it, &r->ftrace_cpu_start);
+	while (hmap_iter_next(&it, &k, &v))
+		if ((uint32_t)(k >> 32) == machine && v != FTRACE_START_NONE &&
+		    (int64_t)v > latest)
+			latest = (int64_t)v;
+	return latest;
+}
+
 /*
  * A CPU's first bundle says from when its data is whole: the end of the
  * bundle read before it (previous_bundle_end_timestamp, or the older
@@ -94,10 +110,14 @@ static void first_bundle(struct tp_read *r, const uint8_t *data, size_t len, uin
 	}
 	if ((has_prev_end || has_last_read) &&
 	    tp_to_trace_time(&r->imp, boot, machine, (int64_t)(has_prev_end ? prev_end : last_read),
-			     false, false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE)
+			     false, false, &ts) == 0 && (uint64_t)ts != FTRACE_START_NONE) {
+		/* A new latest start of the machine: the metadata, in file order. */
+		if (ts > latest_start(r, machine))
+			tp_metadata_set_int(&r->imp, "ftrace_latest_data_start_ns", machine, ts);
 		hmap_put(&r->ftrace_cpu_start, k, (uint64_t)ts);
-	else
+	} else {
 		hmap_put(&r->ftrace_cpu_start, k, FTRACE_START_NONE);
+	}
 }
 
 static void ftrace_bundle(struct tp_read *r, const uint8_t *data, size_t len, uint32_t machine,
@@ -321,6 +341,10 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 		snapshot_ts = tp_clock_snapshot_packet(imp, payload.data, payload.size,
 						       (uint32_t)seq_id, machine);
 		break;
+	case PB_TRACE_PACKET__TRACE_CONFIG:
+		/* Its stats in file order, as Perfetto's tokenizer; parsed later too. */
+		tp_system_trace_config_tokenized(imp, payload.data, payload.size);
+		break;
 	case PB_TRACE_PACKET__SYSTEM_INFO:
 		/* The syscall table, in file order as in Perfetto; parsed later too. */
 		tp_ftrace_system_info(imp, payload.data, payload.size);
@@ -365,6 +389,16 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 	ev.seq_idx = slot >= 0 ? (uint16_t)slot : 0;
 	ev.machine = machine;
 	switch (payload.id) {
+	case PB_TRACE_PACKET__SERVICE_EVENT:
+	case PB_TRACE_PACKET__TRACE_STATS:
+	case PB_TRACE_PACKET__FTRACE_STATS:
+		/*
+		 * As in Perfetto, in file order: the setup errors' logs (and their
+		 * arg sets) come before any sorted event, whatever the packet's
+		 * time, and the stats rows are made in the order the file has them.
+		 */
+		tp_system_packet(imp, &ev, payload.id, payload.data, payload.size);
+		return 0;
 	case PB_TRACE_PACKET__PERF_SAMPLE:
 	case PB_TRACE_PACKET__PROFILE_PACKET: {
 		/* Samples name the callstacks interned in this generation. */

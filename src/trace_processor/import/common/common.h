@@ -357,7 +357,7 @@ struct tp_seq_gen *tp_seq_gen(const struct tp_import *imp, uint32_t gen);
 /* Interned entry @iid of InternedData field @field in generation @gen, or NULL (counted). */
 const struct tp_interned *tp_seq_interned(struct tp_import *imp, uint32_t gen, uint32_t field,
 					  uint64_t iid);
-/* The same, not counted: Perfetto's InternedStringId (a fallback follows). */
+/* The same, not counted (Perfetto counts a miss of InternedStringId too). */
 const struct tp_interned *tp_seq_interned_quiet(struct tp_import *imp, uint32_t gen,
 						uint32_t field, uint64_t iid);
 /* A number that stays @e's (an entry of tp_seq_interned()) for the whole import. */
@@ -630,9 +630,10 @@ void tp_proc_finish(struct tp_import *imp);
 /* sched.c */
 int tp_sched_init(struct tp_import *imp);
 void tp_sched_fini(struct tp_import *imp);
+/* @prev_utid: the thread leaving the CPU, or -1 to look @prev_pid up now. */
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
-		     int64_t next_prio);
+		     int64_t prev_pid, int64_t prev_utid, int64_t prev_state, int64_t next_pid,
+		     uint32_t next_comm, int64_t next_prio);
 /*
  * tp_sched_waking() - @pid woken at @ts on @cpu by @waker_utid (-1:
  * unknown): a blocked thread becomes runnable, with the waker (and its
@@ -756,6 +757,8 @@ struct buf;
  * Return: 0, or -ENOMEM (@out then holds what was printed so far).
  */
 int tp_trace_config_text(const uint8_t *data, size_t len, struct buf *out);
+/* The name of @value of the config enum @enum_name ("VmstatCounters"), or NULL. */
+const char *tp_proto_enum_name(const char *enum_name, int32_t value);
 
 /* stats.c */
 int tp_stats_init(struct tp_import *imp);

@@ -673,8 +673,22 @@ static int64_t thread_in(struct tp_import *imp, uint32_t machine, int64_t tid, i
 {
 	int64_t utid = thread_of_pid(imp, machine, tid, process_pid(imp, upid));
 
-	if (utid < 0)
+	if (utid >= 0) {
+		/*
+		 * Reaffirmed in its process: it becomes the tid's live thread and
+		 * the newest of its list, so bare lookups find it from now on.
+		 */
+		uint64_t k = key(machine, tid);
+		struct idvec *l = tid_list(imp->procs, k, false);
+
+		live_set(imp, k, utid);
+		if (l && l->n && l->v[l->n - 1] != utid) {
+			idvec_remove(l, utid);
+			idvec_push(l, utid);
+		}
+	} else {
 		utid = add_thread(imp, machine, TP_NULL_INT, tid);
+	}
 	if (utid < 0)
 		return utid;
 	if (thread_upid(imp, utid) == TP_NULL_INT)

@@ -412,3 +412,19 @@ int tp_trace_config_text(const uint8_t *data, size_t len, struct buf *out)
 	buf_fini(&p.indent);
 	return p.rc;
 }
+
+const char *tp_proto_enum_name(const char *enum_name, int32_t value)
+{
+	size_t i;
+	uint32_t j;
+
+	for (i = 0; i < sizeof(pb_ct_enums) / sizeof(pb_ct_enums[0]); i++) {
+		if (strcmp(pb_ct_enums[i].name, enum_name) != 0)
+			continue;
+		for (j = 0; j < pb_ct_enums[i].n_values; j++)
+			if (pb_ct_enums[i].values[j].value == value)
+				return pb_ct_enums[i].values[j].name;
+		return NULL;
+	}
+	return NULL;
+}

@@ -284,19 +284,20 @@ static void mismatched_tids(struct tp_import *imp, uint32_t machine)
 }
 
 void tp_sched_switch(struct tp_import *imp, uint32_t machine, uint32_t cpu, int64_t ts,
-		     int64_t prev_pid, int64_t prev_state, int64_t next_pid, uint32_t next_comm,
-		     int64_t next_prio)
+		     int64_t prev_pid, int64_t prev_utid, int64_t prev_state, int64_t next_pid,
+		     uint32_t next_comm, int64_t next_prio)
 {
 	struct tp_table *s = &imp->db->sched;
 	int64_t ucpu = tp_sched_ucpu(imp, machine, cpu);
-	int64_t prev_utid, next_utid, row;
+	int64_t next_utid, row;
 	struct cpu_state *c;
 	uint32_t end_state;
 
 	if (ucpu < 0)
 		return;
 	c = &imp->sched->cpus[ucpu];
-	prev_utid = tp_proc_get_thread(imp, machine, prev_pid);
+	if (prev_utid < 0)
+		prev_utid = tp_proc_get_thread(imp, machine, prev_pid);
 	next_utid = tp_proc_get_thread(imp, machine, next_pid);
 	if (prev_utid < 0 || next_utid < 0)
 		return;

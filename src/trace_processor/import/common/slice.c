@@ -243,6 +243,23 @@ static bool close_stack(struct tp_import *imp, struct stack *st, int64_t ts, int
 	return true;
 }
 
+/*
+ * A slice deeper than MAX_DEPTH is dropped; like upstream's import log of it,
+ * an arg set names the slice on top of the stack and the dropped one.
+ */
+static void log_max_depth(struct tp_import *imp, const struct stack *st, uint32_t name)
+{
+	struct tp_strings *strs = &imp->db->strings;
+	struct tp_argset b = {0};
+	uint32_t parent = tp_get_str(&imp->db->slice, SLICE_NAME, st->f[st->n - 1].row);
+
+	tp_stat_add(imp, "slice_max_depth_exceeded", -1, 0, 1);
+	tp_argset_str(imp, &b, tp_str_intern_c(strs, "parent_slice_name"), parent);
+	tp_argset_str(imp, &b, tp_str_intern_c(strs, "current_slice_name"), name);
+	tp_argset_commit(imp, &b);
+	tp_argset_fini(&b);
+}
+
 static int64_t start_slice(struct tp_import *imp, int64_t ts, int64_t dur, int64_t track,
 			   uint32_t cat, uint32_t name)
 {
@@ -260,7 +277,7 @@ static int64_t start_slice(struct tp_import *imp, int64_t ts, int64_t dur, int64
 	if (!close_stack(imp, st, ts, dur))
 		return -1;
 	if (st->n >= MAX_DEPTH) {
-		tp_stat_add(imp, "slice_max_depth_exceeded", -1, 0, 1);
+		log_max_depth(imp, st, name);
 		return -1;
 	}
 	row = tp_table_append(s);

@@ -354,7 +354,8 @@ void tp_metadata_append(struct tp_import *imp, const char *name, uint32_t machin
  * three passes over the trace: the trace's name and type and the trace
  * clock first; then, in file order as packets are tokenized, the config's
  * attributes, SystemInfo's keys, the service's events and each CPU's first
- * ftrace bundle (the recorders write them in that order); then, in
+ * ftrace bundle (the last two interleaved as the file has them, and also
+ * set here while tokenizing); then, in
  * timestamp order, what parsing sets (the config as text, triggers,
  * Chrome's keys); the trace's size last. The import sets them in one pass
  * after sorting, so this puts the rows in that order (stably).
@@ -373,8 +374,6 @@ static int meta_stage(const char *name)
 		return 3;
 	if (scope == SCOPE_MACHINE)
 		return 4;
-	if (!strcmp(name, "ftrace_latest_data_start_ns"))
-		return 6;
 	if (scope == SCOPE_MACHINE_TRACE)
 		return 5;
 	if (!strcmp(name, "trace_size_bytes"))

@@ -135,6 +135,95 @@ int64_t tp_track_cpu_counter_dims(struct tp_import *imp, const char *name, const
 	return cpu_counter(imp, name, type, machine, cpu, dim_key, dim_val);
 }
 
+#define MEM_POLLED_URL \
+	"https://perfetto.dev/docs/data-sources/memory-counters#per-process-polled-counters"
+#define MEM_FTRACE_URL \
+	"https://perfetto.dev/docs/data-sources/memory-counters#per-process-memory-events-ftrace"
+
+/*
+ * The description Perfetto gives the process_memory track of @key (the text
+ * users see in its track's description), or NULL for a key it has none for.
+ */
+static const char *process_memory_description(const char *key)
+{
+	static const struct {
+		const char *key, *text;
+	} d[] = {
+		{"virt", "Virtual memory size (VmSize): Total virtual address space reserved by the "
+			 "process. Useful for understanding address space layout and detecting "
+			 "excessive memory reservations. WARNING: Polled periodically, so may miss "
+			 "short-lived changes. See " MEM_POLLED_URL " for information."},
+		{"rss", "Resident set size (VmRSS): Total physical memory currently used by the "
+			"process (rss.anon + rss.file + rss.shmem). Key metric for understanding "
+			"actual memory pressure and OOM risk. WARNING: Polled periodically, so use "
+			"rss.anon + rss.file + rss.shmem from ftrace for complementary "
+			"high-resolution tracking. See " MEM_POLLED_URL " for information."},
+		{"rss.anon", "Anonymous resident memory (RssAnon): Physical memory for heap and "
+			     "stack allocations not backed by files. High values indicate memory "
+			     "allocations from malloc/new. Most important for app memory usage and "
+			     "detecting memory leaks. See " MEM_FTRACE_URL " for information."},
+		{"rss.file", "File-backed resident memory (RssFile): Physical memory used for "
+			     "memory-mapped files (e.g., code, libraries, mmap'd files). Useful for "
+			     "understanding shared library overhead. Can be reclaimed under memory "
+			     "pressure. See " MEM_FTRACE_URL " for information."},
+		{"rss.shmem", "Shared memory resident pages (RssShmem): Physical memory in shared "
+			      "memory regions (shmem/tmpfs). Used for IPC and shared data. Important "
+			      "for identifying inter-process memory usage. See " MEM_FTRACE_URL
+			      " for information."},
+		{"swap", "Swapped memory (VmSwap): Memory moved to swap storage. Does not "
+			 "necessarily indicate severe pressure - kswapd may swap out inactive memory "
+			 "proactively. However, if actively used and swap/anon ratio is high, this "
+			 "suggests inefficient memory usage or leaks. Accessing swapped memory causes "
+			 "major page faults and performance degradation. Available from both ftrace "
+			 "and polling for complementary views. See " MEM_FTRACE_URL " or "
+			 MEM_POLLED_URL " for information."},
+		{"locked", "Locked memory pages (VmLocked): Memory pinned in RAM that cannot be "
+			   "swapped out or reclaimed (via mlock). High values prevent memory "
+			   "reclamation during pressure. Typically set via profiler-guided "
+			   "optimization to minimize faults on critical paths. WARNING: Polled "
+			   "periodically, so may miss short-lived changes. See " MEM_POLLED_URL
+			   " for information."},
+		{"rss.watermark", "Peak RSS (VmHWM): Historical maximum RSS reached by the process. "
+				  "Useful for capacity planning and detecting memory usage spikes "
+				  "that may have triggered OOM or performance issues. WARNING: Polled "
+				  "periodically, so the time of the spike may not be accurate. Prefer "
+				  "relying on rss.anon + rss.file + rss.shmem which have pushed ftrace "
+				  "events so are more time accurate. See " MEM_POLLED_URL
+				  " for information."},
+		{"dmabuf_rss", "DMA buffer RSS: Physical memory used for DMA buffers (successor to "
+			       "Android ION). Used for surfaces, hardware bitmaps, media/camera "
+			       "buffers, and other GPU/hardware accelerator memory. Critical for "
+			       "graphics/camera apps. High values indicate GPU memory pressure or "
+			       "resource leaks in graphics/media pipelines. See dmabuf ftrace events "
+			       "or /proc/[pid]/fdinfo polling for information."},
+		{"unreclaimable", "Unreclaimable memory: KGSL driver specific event, rarely useful."},
+		{"unknown", "Unknown memory type: Memory category not recognized by the tracer. May "
+			    "indicate new kernel memory types or parsing errors. Should be "
+			    "investigated if non-zero."},
+	};
+	size_t i;
+
+	for (i = 0; key && i < sizeof(d) / sizeof(d[0]); i++)
+		if (!strcmp(d[i].key, key))
+			return d[i].text;
+	return NULL;
+}
+
+/* The track's description, kept (as Perfetto does) in its source arg set too. */
+static void set_description(struct tp_import *imp, int64_t row, const char *text)
+{
+	struct tp_argset src = {0};
+	uint32_t str = tp_db_str(imp->db, text);
+	int64_t set;
+
+	tp_argset_str(imp, &src, tp_db_str(imp->db, "description"), str);
+	set = tp_argset_commit(imp, &src);
+	tp_argset_fini(&src);
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->track, TRACK_SOURCE_ARG_SET_ID, (size_t)row, set);
+	tp_set_str(&imp->db->track, TRACK_DESCRIPTION, (size_t)row, str);
+}
+
 int64_t tp_track_process_counter(struct tp_import *imp, const char *name, const char *type,
 				 int64_t upid, const char *dim_key, const char *dim_val)
 {
@@ -154,6 +243,8 @@ int64_t tp_track_process_counter(struct tp_import *imp, const char *name, const 
 		return row;
 	tp_set_int(&imp->db->track, TRACK_UPID, (size_t)row, upid);
 	set_dims(imp, row, dims, dim_key ? 2 : 1);
+	if (!strcmp(type, "process_memory") && process_memory_description(dim_val))
+		set_description(imp, row, process_memory_description(dim_val));
 	hmap_put(&imp->tracks->process_counters, k, (uint64_t)row);
 	return row;
 }

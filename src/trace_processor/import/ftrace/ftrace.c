@@ -209,9 +209,8 @@ static void blocked_reason(struct tp_import *imp, const struct tp_event *ev,
 	int64_t row;
 	/* caller: a kernel symbol interned on the bundle's sequence, if symbolized. */
 	const struct tp_interned *sym =
-		ev->aux ? tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
-					  (uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER))
-			: NULL;
+		tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS,
+				(uint64_t)fint(p, PB_SCHED_BLOCKED_REASON_FTRACE_EVENT__CALLER));
 
 	row = tp_sched_open_state(imp, utid);
 	if (row < 0)
@@ -235,8 +234,7 @@ static void funcgraph(struct tp_import *imp, const struct tp_event *ev, int64_t 
 	uint64_t func = (uint64_t)fint(p, is_entry ? PB_FUNCGRAPH_ENTRY_FTRACE_EVENT__FUNC
 						   : PB_FUNCGRAPH_EXIT_FTRACE_EVENT__FUNC);
 	const struct tp_interned *sym =
-		ev->aux ? tp_seq_interned_quiet(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func)
-			: NULL;
+		tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, func);
 	uint32_t name;
 	int64_t track;
 	char buf[32];
@@ -424,7 +422,7 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		uint32_t next_comm = fstr(imp, &p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM);
 
 		tp_ftrace_name_switch(imp, ev->machine, prev, prev_comm, next, next_comm);
-		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev,
+		tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, -1,
 				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_STATE), next, next_comm,
 				fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO));
 		break;
@@ -641,8 +639,9 @@ void tp_ftrace_parse_compact_switch(struct tp_import *imp, const struct tp_event
 		tp_bounds_add(imp->db, ev->ts);
 		return;
 	}
-	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, s->prev_state, s->next_pid,
-			s->next_comm, s->next_prio);
+	/* As Perfetto, the thread leaving is the one that came in, not a new lookup. */
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, running, s->prev_state,
+			s->next_pid, s->next_comm, s->next_prio);
 }
 
 void tp_ftrace_parse_compact_waking(struct tp_import *imp, const struct tp_event *ev,

@@ -152,8 +152,8 @@ static void sched_switch(struct tp_import *imp, const struct tp_event *ev,
 
 	next_comm = comm(imp, &p->sw.next_comm, p->sw.next_pid);
 	tp_ftrace_name_switch(imp, ev->machine, prev, prev_comm, p->sw.next_pid, next_comm);
-	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, p->sw.prev_state, p->sw.next_pid,
-			next_comm, p->sw.next_prio);
+	tp_sched_switch(imp, ev->machine, ev->cpu, ev->ts, prev, -1, p->sw.prev_state,
+			p->sw.next_pid, next_comm, p->sw.next_prio);
 }
 
 void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,

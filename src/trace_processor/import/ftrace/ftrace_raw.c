@@ -153,6 +153,61 @@ static uint32_t kernel_fn_field(uint32_t event_id)
 	}
 }
 
+/*
+ * A legacy GenericFtraceEvent (a tracepoint the recorder had no proto for):
+ * its row is named by its event_name, its args are its fields by name,
+ * integers (signed or not) as int and strings as string, as in Perfetto.
+ */
+static void legacy_generic(struct tp_import *imp, const struct tp_event *ev,
+			   const struct pz_field *payload, int64_t utid, int64_t common_flags)
+{
+	struct tp_argset *b = &imp->ftrace->raw_args;
+	char name[256];
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t row, set;
+	size_t n = 0;
+
+	pz_reader_init(&r, payload->data, payload->size);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_GENERIC_FTRACE_EVENT__EVENT_NAME && f.wire_type == PZ_WIRE_LEN)
+			n = f.size < sizeof(name) - 1 ? f.size : sizeof(name) - 1,
+			memcpy(name, f.data, n);
+	name[n] = 0;
+	row = tp_ftrace_raw_append(imp, ev, UINT32_MAX, name, utid, common_flags);
+	if (row < 0)
+		return;
+	b->n = 0;
+	pz_reader_init(&r, payload->data, payload->size);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field v[6];
+		uint32_t key;
+
+		if (f.id != PB_GENERIC_FTRACE_EVENT__FIELD || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, v, 6) != PZ_OK ||
+		    v[PB_GENERIC_FTRACE_EVENT_FIELD__NAME].wire_type != PZ_WIRE_LEN)
+			continue;
+		key = tp_str_intern(&imp->db->strings,
+				    (const char *)v[PB_GENERIC_FTRACE_EVENT_FIELD__NAME].data,
+				    v[PB_GENERIC_FTRACE_EVENT_FIELD__NAME].size);
+		if (v[PB_GENERIC_FTRACE_EVENT_FIELD__INT_VALUE].id)
+			tp_argset_int(imp, b, key,
+				      (int64_t)v[PB_GENERIC_FTRACE_EVENT_FIELD__INT_VALUE].value);
+		else if (v[PB_GENERIC_FTRACE_EVENT_FIELD__UINT_VALUE].id)
+			tp_argset_int(imp, b, key,
+				      (int64_t)v[PB_GENERIC_FTRACE_EVENT_FIELD__UINT_VALUE].value);
+		else if (v[PB_GENERIC_FTRACE_EVENT_FIELD__STR_VALUE].id &&
+			 v[PB_GENERIC_FTRACE_EVENT_FIELD__STR_VALUE].wire_type == PZ_WIRE_LEN)
+			tp_argset_str(imp, b, key,
+				      tp_str_intern(&imp->db->strings,
+						    (const char *)v[PB_GENERIC_FTRACE_EVENT_FIELD__STR_VALUE].data,
+						    v[PB_GENERIC_FTRACE_EVENT_FIELD__STR_VALUE].size));
+	}
+	set = tp_argset_commit(imp, b);
+	if (set != TP_NULL_INT)
+		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
+}
+
 void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags)
@@ -165,12 +220,16 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 	uint64_t h = 0;
 	uint32_t fn_field;
 
+	if (d && d->id == PB_FTRACE_EVENT__GENERIC) {
+		legacy_generic(imp, ev, payload, utid, common_flags);
+		return;
+	}
 	row = tp_ftrace_raw_append(imp, ev, d ? d->id : 0, d ? d->name : "unknown", utid,
 				   common_flags);
 	if (row < 0 || !d || !payload->size)
 		return;
 	/* A symbolized field depends on the sequence, not only the bytes. */
-	fn_field = ev->aux ? kernel_fn_field(d->id) : 0;
+	fn_field = kernel_fn_field(d->id);
 	if (payload->size <= MEMO_MAX_BYTES && !fn_field) {
 		h = payload_hash(d->id, payload->data, payload->size);
 		m = memo_slot(imp, h);
@@ -211,7 +270,8 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 		case PB_FT_FIXED32:
 		case PB_FT_FIXED64:
 			if (fn_field && f.id == fn_field && f.wire_type == PZ_WIRE_VARINT) {
-				const struct tp_interned *sym = tp_seq_interned_quiet(
+				/* Perfetto looks every such field up, and counts a miss. */
+				const struct tp_interned *sym = tp_seq_interned(
 					imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, f.value);
 
 				if (sym && sym->str) {

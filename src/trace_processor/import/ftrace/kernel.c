@@ -488,8 +488,7 @@ void tp_workqueue_start(struct tp_import *imp, const struct tp_event *ev, int64_
 	uint32_t name;
 	char hex[32];
 
-	if (ev->aux)
-		sym = tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, function);
+	sym = tp_seq_interned(imp, ev->aux - 1, PB_INTERNED_DATA__KERNEL_SYMBOLS, function);
 	if (sym && sym->str) {
 		name = sym->str;
 	} else {

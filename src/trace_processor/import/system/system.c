@@ -22,6 +22,11 @@
 
 struct tp_system {
 	bool write_into_file;         /* from the trace config: long trace mode */
+	bool into_file;               /* the config's write_into_file */
+	bool flush_period;            /* the config sets flush_period_ms */
+	uint32_t n_buffers;           /* the config's buffers */
+	bool service_v54;             /* the host's service is Perfetto v54 or later */
+	uint32_t page_size;           /* SystemInfo's, 4096 if none (buddyinfo) */
 	struct hmap setup_error_seqs; /* sequence ids whose setup errors were logged */
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
@@ -39,7 +44,10 @@ enum { TRIGGER_NONE, TRIGGER_TRACE, TRIGGER_CLONE };
 int tp_system_init(struct tp_import *imp)
 {
 	imp->system = calloc(1, sizeof(*imp->system));
-	return imp->system ? 0 : -ENOMEM;
+	if (!imp->system)
+		return -ENOMEM;
+	imp->system->page_size = 4096; /* until a SystemInfo says */
+	return 0;
 }
 
 void tp_system_fini(struct tp_import *imp)
@@ -87,8 +95,9 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 	int64_t pid = 0, ppid = 0, uid = TP_NULL_INT, start = TP_NULL_INT, upid, pupid;
 	int is_kthread = -1;
 	bool cmdline_is_comm = false, has_cmdline = false;
-	char cmdline[4096];
-	size_t clen = 0, n_args = 0, argv0_len = 0;
+	struct buf cmdline = BUF_INIT;
+	bool kworker = false;
+	size_t n_args = 0, argv0_len = 0;
 	const uint8_t *argv0 = NULL;
 	uint32_t name, cmd;
 
@@ -121,12 +130,6 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 				argv0 = pf.data;
 				argv0_len = pf.size;
 			}
-			if (clen + pf.size + 2 < sizeof(cmdline)) {
-				if (n_args > 1)
-					cmdline[clen++] = ' ';
-				memcpy(cmdline + clen, pf.data, pf.size);
-				clen += pf.size;
-			}
 			break;
 		default:
 			break;
@@ -145,9 +148,7 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 			kthreads[(*n_kthreads)++] = (uint64_t)pid;
 		if (n != argv0_len) {
 			argv0_len = n;
-			memcpy(cmdline, argv0, n);
-			clen = n;
-			argv0 = (const uint8_t *)cmdline;
+			kworker = true;
 		}
 	}
 	if (n_args == 1) {
@@ -157,7 +158,22 @@ static void tree_process(struct tp_import *imp, const struct tp_event *ev, const
 			argv0_len = (size_t)((const uint8_t *)sp - argv0);
 	}
 	name = tp_str_intern(&imp->db->strings, (const char *)argv0, argv0_len);
-	cmd = tp_str_intern(&imp->db->strings, cmdline, clen);
+	if (kworker) {
+		cmd = name;
+	} else {
+		size_t k = 0;
+
+		/* Every argument, however long, joined by spaces. */
+		pz_reader_init(&pr, data, len);
+		while (pz_reader_next(&pr, &pf) > 0)
+			if (pf.id == PB_PROCESS_TREE_PROCESS__CMDLINE && pf.wire_type == PZ_WIRE_LEN &&
+			    ((k++ && buf_append_byte(&cmdline, ' ') < 0) ||
+			     buf_append(&cmdline, pf.data, pf.size) < 0))
+				break;
+		cmd = tp_str_intern(&imp->db->strings, cmdline.data ? (const char *)cmdline.data : "",
+				    cmdline.len);
+		buf_fini(&cmdline);
+	}
 	pupid = tp_proc_get_process_main(imp, ev->machine, ppid);
 	upid = tp_proc_get_process_main(imp, ev->machine, pid);
 	if (upid < 0 || pupid < 0)
@@ -269,7 +285,8 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_field p[25];
+		struct pz_field p[25], c;
+		struct pz_reader pr;
 		int64_t upid;
 		size_t i;
 
@@ -279,15 +296,24 @@ static void process_stats(struct tp_import *imp, const struct tp_event *ev, cons
 			tp_stat_add(imp, "process_stats_malformed", -1, ev->machine, 1);
 			continue;
 		}
-		upid = tp_proc_get_process_main(imp, ev->machine,
-						(int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
-		for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
-			if (!p[k[i].id].id)
+		/* In wire order, as Perfetto; the process is made at its first counter. */
+		upid = -1;
+		pz_reader_init(&pr, f.data, f.size);
+		while (pz_reader_next(&pr, &c) > 0) {
+			if (c.wire_type != PZ_WIRE_VARINT)
 				continue;
+			for (i = 0; i < sizeof(k) / sizeof(k[0]); i++)
+				if (k[i].id == c.id)
+					break;
+			if (i == sizeof(k) / sizeof(k[0]))
+				continue;
+			if (upid < 0)
+				upid = tp_proc_get_process_main(
+					imp, ev->machine, (int64_t)p[PB_PROCESS_STATS_PROCESS__PID].value);
 			tp_counter_add(imp, ev->ts,
 				       tp_track_process_counter(imp, k[i].name, k[i].type, upid,
 								k[i].dim_key, k[i].dim_val),
-				       (double)(int64_t)p[k[i].id].value * (double)k[i].scale);
+				       (double)(int64_t)c.value * (double)k[i].scale);
 		}
 	}
 }
@@ -306,6 +332,26 @@ static void set_machine_str(struct tp_import *imp, uint32_t machine, uint32_t co
 			   tp_str_intern(&imp->db->strings, (const char *)f->data, f->size));
 }
 
+/*
+ * Whether a tracing_service_version names Perfetto v54 or later ("Perfetto
+ * v<major>" then '.' or '-'): those flush on every write into the file.
+ */
+static bool service_v54(const char *v, size_t n)
+{
+	static const char prefix[] = "Perfetto v";
+	size_t i = sizeof(prefix) - 1, start;
+	uint64_t major = 0;
+
+	if (n < i || memcmp(v, prefix, i) != 0)
+		return false;
+	for (start = i; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		if (major < 1000000)
+			major = major * 10 + (uint64_t)(v[i] - '0');
+	if (i == start || i >= n || (v[i] != '.' && v[i] != '-'))
+		return false;
+	return major >= 54;
+}
+
 static void system_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			size_t len)
 {
@@ -316,6 +362,9 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_stat_add(imp, "system_info_malformed", -1, m, 1);
 		return;
 	}
+	imp->system->page_size = s[PB_SYSTEM_INFO__PAGE_SIZE].value
+					 ? (uint32_t)s[PB_SYSTEM_INFO__PAGE_SIZE].value
+					 : 4096;
 	if (s[PB_SYSTEM_INFO__UTSNAME].id &&
 	    pz_decode_table(s[PB_SYSTEM_INFO__UTSNAME].data, s[PB_SYSTEM_INFO__UTSNAME].size, u, 5) ==
 		    PZ_OK) {
@@ -365,10 +414,15 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_metadata_set_int(imp, "android_sdk_version", m,
 				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
 	}
-	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id)
+	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id) {
 		tp_metadata_set_str(imp, "tracing_service_version", m,
 				    (const char *)s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].data,
 				    s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].size);
+		if (m == 0)
+			imp->system->service_v54 = service_v54(
+				(const char *)s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].data,
+				s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].size);
+	}
 	{
 		static const struct {
 			uint32_t id;
@@ -661,15 +715,276 @@ static void disk_stat(struct tp_import *imp, const struct tp_event *ev, const ui
 	}
 }
 
+/* /proc/meminfo's key of each MeminfoCounters value (Perfetto's names). */
+static const char *const meminfo_keys[] = {
+	"MemUnspecified", "MemTotal", "MemFree", "MemAvailable", "Buffers", "Cached",
+	"SwapCached", "Active", "Inactive", "Active(anon)", "Inactive(anon)", "Active(file)",
+	"Inactive(file)", "Unevictable", "Mlocked", "SwapTotal", "SwapFree", "Dirty",
+	"Writeback", "AnonPages", "Mapped", "Shmem", "Slab", "SReclaimable", "SUnreclaim",
+	"KernelStack", "PageTables", "CommitLimit", "Committed_AS", "VmallocTotal",
+	"VmallocUsed", "VmallocChunk", "CmaTotal", "CmaFree", "Gpu", "Zram", "Misc",
+	"ION_heap", "ION_heap_pool",
+};
+
+/* A (key, value) pair of SysStats: MeminfoValue or VmstatValue (same numbers). */
+static bool key_value(const struct pz_field *f, uint64_t *key, uint64_t *value)
+{
+	struct pz_field kv[3];
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, kv, 3) != PZ_OK)
+		return false;
+	*key = kv[PB_SYS_STATS_MEMINFO_VALUE__KEY].value;
+	*value = kv[PB_SYS_STATS_MEMINFO_VALUE__VALUE].value;
+	return true;
+}
+
+static void meminfo(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	uint64_t key, value;
+	struct tp_dim dim;
+	const char *name;
+
+	if (!key_value(f, &key, &value))
+		return;
+	if (key >= sizeof(meminfo_keys) / sizeof(meminfo_keys[0])) {
+		tp_stat_add(imp, "meminfo_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	name = meminfo_keys[key];
+	dim = (struct tp_dim){"meminfo_key", TP_DIM_STR, tp_db_str(imp->db, name)};
+	/* kB in /proc/meminfo: bytes here. */
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "meminfo", name, ev->machine, &dim, 1, "bytes"),
+		       (double)value * 1024);
+}
+
+/* vmstat keys are the enum names without "VMSTAT_", in lower case, as Perfetto's. */
+static void vmstat(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	uint64_t key, value;
+	const char *e;
+	struct tp_dim dim;
+	char name[96];
+	size_t i;
+
+	if (!key_value(f, &key, &value))
+		return;
+	e = key <= INT32_MAX ? tp_proto_enum_name("VmstatCounters", (int32_t)key) : NULL;
+	if (!e) {
+		tp_stat_add(imp, "vmstat_unknown_keys", -1, ev->machine, 1);
+		return;
+	}
+	if (key == 0) {
+		snprintf(name, sizeof(name), "VmstatUnspecified");
+	} else {
+		if (!strncmp(e, "VMSTAT_", 7))
+			e += 7;
+		for (i = 0; e[i] && i < sizeof(name) - 1; i++)
+			name[i] = (char)((e[i] >= 'A' && e[i] <= 'Z') ? e[i] - 'A' + 'a' : e[i]);
+		name[i] = '\0';
+	}
+	dim = (struct tp_dim){"vmstat_key", TP_DIM_STR, tp_db_str(imp->db, name)};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "vmstat", name, ev->machine, &dim, 1, NULL),
+		       (double)value);
+}
+
+/* num_irq / num_softirq: one counter per interrupt, "<type> (id: <irq>)". */
+static void irq_count(struct tp_import *imp, const struct tp_event *ev, const char *type,
+		      const struct pz_field *f)
+{
+	struct pz_field c[3];
+	struct tp_dim dim;
+	char name[64];
+	uint32_t irq;
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, c, 3) != PZ_OK)
+		return;
+	irq = (uint32_t)c[PB_SYS_STATS_INTERRUPT_COUNT__IRQ].value;
+	snprintf(name, sizeof(name), "%s (id: %u)", type, irq);
+	dim = (struct tp_dim){"irq", TP_DIM_UINT, irq};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, type, name, ev->machine, &dim, 1, NULL),
+		       (double)c[PB_SYS_STATS_INTERRUPT_COUNT__COUNT].value);
+}
+
+/* One buddyinfo counter: free chunks of the @order'th size of (@node, @zone). */
+static void buddy_counter(struct tp_import *imp, const struct tp_event *ev, const char *node,
+			  const char *zone, uint32_t order, uint64_t pages)
+{
+	struct tp_dim dims[3];
+	char name[200];
+	uint32_t kb = order < 32 ? (uint32_t)(((uint64_t)1 << order) * imp->system->page_size / 1024)
+				 : 0;
+
+	snprintf(name, sizeof(name), "mem.buddyinfo[%s][%s][%u kB]", node, zone, kb);
+	dims[0] = (struct tp_dim){"buddyinfo_node", TP_DIM_STR, tp_db_str(imp->db, node)};
+	dims[1] = (struct tp_dim){"buddyinfo_zone", TP_DIM_STR, tp_db_str(imp->db, zone)};
+	dims[2] = (struct tp_dim){"buddyinfo_chunk_size_kb", TP_DIM_UINT, kb};
+	tp_counter_add(imp, ev->ts, unit_counter(imp, "buddyinfo", name, ev->machine, dims, 3, NULL),
+		       (double)pages);
+}
+
+/* buddyinfo: free chunks per (node, zone, chunk size), one counter each. */
+static void buddy_info(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f)
+{
+	struct pz_field b[4], o;
+	struct pz_reader r;
+	char node[64], zone[64];
+	uint32_t order = 0;
+
+	if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, b, 4) != PZ_OK)
+		return;
+	field_str(&b[PB_SYS_STATS_BUDDY_INFO__NODE], node, sizeof(node));
+	field_str(&b[PB_SYS_STATS_BUDDY_INFO__ZONE], zone, sizeof(zone));
+	pz_reader_init(&r, f->data, f->size);
+	while (pz_reader_next(&r, &o) > 0) {
+		struct pz_packed pk;
+		uint64_t pages;
+
+		if (o.id != PB_SYS_STATS_BUDDY_INFO__ORDER_PAGES)
+			continue;
+		if (o.wire_type == PZ_WIRE_VARINT) {
+			buddy_counter(imp, ev, node, zone, order++, o.value);
+		} else if (o.wire_type == PZ_WIRE_LEN) {
+			pz_packed_init(&pk, &o);
+			while (pz_packed_next_varint(&pk, &pages) > 0)
+				buddy_counter(imp, ev, node, zone, order++, pages);
+		}
+	}
+}
+
+/* cpufreq_khz: the CPUs' frequencies in order, on the cpufreq tracks. */
+static void cpufreq(struct tp_import *imp, const struct tp_event *ev, const struct pz_field *f,
+		    uint32_t *cpu)
+{
+	if (f->wire_type == PZ_WIRE_VARINT) {
+		tp_counter_add(imp, ev->ts, tp_track_cpu_counter(imp, "cpufreq", ev->machine, *cpu),
+			       (double)(uint32_t)f->value);
+		(*cpu)++;
+	} else if (f->wire_type == PZ_WIRE_LEN) {
+		struct pz_packed pk;
+		uint64_t v;
+
+		pz_packed_init(&pk, f);
+		while (pz_packed_next_varint(&pk, &v) > 0) {
+			tp_counter_add(imp, ev->ts,
+				       tp_track_cpu_counter(imp, "cpufreq", ev->machine, *cpu),
+				       (double)(uint32_t)v);
+			(*cpu)++;
+		}
+	}
+}
+
+/* A singular counter of SysStats on its global track named @name. */
+static void global_counter(struct tp_import *imp, const struct tp_event *ev, const char *name,
+			   const struct pz_field *f)
+{
+	if (f->wire_type == PZ_WIRE_VARINT)
+		tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+			       (double)f->value);
+}
+
+/* A CpuTimes field and the cpustat key and counter name Perfetto gives it. */
+struct cpu_time_key {
+	uint32_t id;
+	const char *key, *name;
+};
+
+/* One field of a SysStats (sys_stats() calls them kind by kind). */
+static void sys_stats_field(struct tp_import *imp, const struct tp_event *ev,
+			    const struct pz_field *f, uint32_t *cpufreq_cpu,
+			    const struct cpu_time_key *cpu_times, size_t n_cpu_times)
+{
+	size_t i;
+
+	switch (f->id) {
+	case PB_SYS_STATS__MEMINFO:
+		meminfo(imp, ev, f);
+		break;
+	case PB_SYS_STATS__CPUFREQ_KHZ:
+		cpufreq(imp, ev, f, cpufreq_cpu);
+		break;
+	case PB_SYS_STATS__VMSTAT:
+		vmstat(imp, ev, f);
+		break;
+	case PB_SYS_STATS__NUM_IRQ:
+		irq_count(imp, ev, "num_irq", f);
+		break;
+	case PB_SYS_STATS__NUM_SOFTIRQ:
+		irq_count(imp, ev, "num_softirq", f);
+		break;
+	case PB_SYS_STATS__NUM_IRQ_TOTAL:
+		global_counter(imp, ev, "num_irq_total", f);
+		break;
+	case PB_SYS_STATS__NUM_SOFTIRQ_TOTAL:
+		global_counter(imp, ev, "num_softirq_total", f);
+		break;
+	case PB_SYS_STATS__BUDDY_INFO:
+		buddy_info(imp, ev, f);
+		break;
+	case PB_SYS_STATS__THERMAL_ZONE: {
+		struct pz_field z[4];
+		char name[64];
+		size_t n;
+
+		if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, z, 4) != PZ_OK ||
+		    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
+			break;
+		n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
+			    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
+			    : sizeof(name) - 1;
+		memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
+		name[n] = '\0';
+		tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
+			       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
+		break;
+	}
+	case PB_SYS_STATS__GPUFREQ_MHZ:
+		if (f->wire_type == PZ_WIRE_VARINT)
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
+				       (double)f->value);
+		break;
+	case PB_SYS_STATS__NUM_FORKS:
+		if (f->wire_type == PZ_WIRE_VARINT)
+			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
+				       (double)f->value);
+		break;
+	case PB_SYS_STATS__CPUIDLE_STATE:
+		if (f->wire_type == PZ_WIRE_LEN)
+			cpuidle_state(imp, ev, f->data, f->size);
+		break;
+	case PB_SYS_STATS__DISK_STAT:
+		if (f->wire_type == PZ_WIRE_LEN)
+			disk_stat(imp, ev, f->data, f->size);
+		break;
+	case PB_SYS_STATS__CPU_STAT: {
+		struct pz_field c[10];
+		int64_t cpu;
+
+		if (f->wire_type != PZ_WIRE_LEN || pz_decode_table(f->data, f->size, c, 10) != PZ_OK)
+			break;
+		if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
+			tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
+			break;
+		}
+		cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
+		for (i = 0; i < n_cpu_times; i++)
+			tp_counter_add(imp, ev->ts,
+				       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
+								 ev->machine, cpu, "cpustat_key",
+								 cpu_times[i].key),
+				       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 /* sys_stats: thermal zones, GPU frequency, forks, per-CPU times, cpuidle, disks. */
 static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		      size_t len)
 {
 	/* Perfetto's cpustat keys; every one gets a value (0 when absent). */
-	static const struct {
-		uint32_t id;
-		const char *key, *name;
-	} cpu_times[] = {
+	static const struct cpu_time_key cpu_times[] = {
 		{PB_SYS_STATS_CPU_TIMES__USER_NS, "user_ns", "cpu.times.user_ns"},
 		{PB_SYS_STATS_CPU_TIMES__USER_NICE_NS, "user_nice_ns", "cpu.times.user_nice_ns"},
 		{PB_SYS_STATS_CPU_TIMES__SYSTEM_MODE_NS, "system_mode_ns", "cpu.times.system_mode_ns"},
@@ -679,69 +994,29 @@ static void sys_stats(struct tp_import *imp, const struct tp_event *ev, const ui
 		{PB_SYS_STATS_CPU_TIMES__SOFTIRQ_NS, "softirq_ns", "cpu.times.softirq_ns"},
 		{PB_SYS_STATS_CPU_TIMES__STEAL_NS, "steal_ns", "cpu.times.steal_ns"},
 	};
+	/*
+	 * Perfetto handles a SysStats one kind at a time, in this order (so
+	 * tracks and counter rows come out in it), each kind in field order.
+	 */
+	static const uint32_t order[] = {
+		PB_SYS_STATS__MEMINFO,	   PB_SYS_STATS__CPUFREQ_KHZ,	  PB_SYS_STATS__VMSTAT,
+		PB_SYS_STATS__CPU_STAT,	   PB_SYS_STATS__NUM_IRQ,	  PB_SYS_STATS__NUM_SOFTIRQ,
+		PB_SYS_STATS__NUM_FORKS,   PB_SYS_STATS__NUM_IRQ_TOTAL, PB_SYS_STATS__NUM_SOFTIRQ_TOTAL,
+		PB_SYS_STATS__BUDDY_INFO,  PB_SYS_STATS__DISK_STAT,	  PB_SYS_STATS__THERMAL_ZONE,
+		PB_SYS_STATS__CPUIDLE_STATE, PB_SYS_STATS__GPUFREQ_MHZ,
+	};
 	struct pz_reader r;
 	struct pz_field f;
-	size_t i;
+	uint32_t cpu = 0;
+	size_t k;
 
-	pz_reader_init(&r, data, len);
-	while (pz_reader_next(&r, &f) > 0) {
-		switch (f.id) {
-		case PB_SYS_STATS__THERMAL_ZONE: {
-			struct pz_field z[4];
-			char name[64];
-			size_t n;
-
-			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, z, 4) != PZ_OK ||
-			    z[PB_SYS_STATS_THERMAL_ZONE__TYPE].wire_type != PZ_WIRE_LEN)
-				break;
-			n = z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size < sizeof(name) - 1
-				    ? z[PB_SYS_STATS_THERMAL_ZONE__TYPE].size
-				    : sizeof(name) - 1;
-			memcpy(name, z[PB_SYS_STATS_THERMAL_ZONE__TYPE].data, n);
-			name[n] = '\0';
-			tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, name, ev->machine),
-				       (double)z[PB_SYS_STATS_THERMAL_ZONE__TEMP].value);
-			break;
-		}
-		case PB_SYS_STATS__GPUFREQ_MHZ:
-			if (f.wire_type == PZ_WIRE_VARINT)
-				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "gpufreq", ev->machine),
-					       (double)f.value);
-			break;
-		case PB_SYS_STATS__NUM_FORKS:
-			if (f.wire_type == PZ_WIRE_VARINT)
-				tp_counter_add(imp, ev->ts, tp_track_global_counter(imp, "num_forks", ev->machine),
-					       (double)f.value);
-			break;
-		case PB_SYS_STATS__CPUIDLE_STATE:
-			if (f.wire_type == PZ_WIRE_LEN)
-				cpuidle_state(imp, ev, f.data, f.size);
-			break;
-		case PB_SYS_STATS__DISK_STAT:
-			if (f.wire_type == PZ_WIRE_LEN)
-				disk_stat(imp, ev, f.data, f.size);
-			break;
-		case PB_SYS_STATS__CPU_STAT: {
-			struct pz_field c[10];
-			int64_t cpu;
-
-			if (f.wire_type != PZ_WIRE_LEN || pz_decode_table(f.data, f.size, c, 10) != PZ_OK)
-				break;
-			if (!c[PB_SYS_STATS_CPU_TIMES__CPU_ID].id) {
-				tp_stat_add(imp, "invalid_cpu_times", -1, ev->machine, 1);
-				break;
-			}
-			cpu = (int64_t)(uint32_t)c[PB_SYS_STATS_CPU_TIMES__CPU_ID].value;
-			for (i = 0; i < sizeof(cpu_times) / sizeof(cpu_times[0]); i++)
-				tp_counter_add(imp, ev->ts,
-					       tp_track_cpu_counter_dims(imp, cpu_times[i].name, "cpustat",
-									 ev->machine, cpu, "cpustat_key",
-									 cpu_times[i].key),
-					       c[cpu_times[i].id].id ? (double)c[cpu_times[i].id].value : 0.0);
-			break;
-		}
-		default:
-			break;
+	for (k = 0; k < sizeof(order) / sizeof(order[0]); k++) {
+		pz_reader_init(&r, data, len);
+		while (pz_reader_next(&r, &f) > 0) {
+			if (f.id != order[k])
+				continue;
+			sys_stats_field(imp, ev, &f, &cpu, cpu_times,
+					sizeof(cpu_times) / sizeof(cpu_times[0]));
 		}
 	}
 }
@@ -945,11 +1220,6 @@ static void trace_stats(struct tp_import *imp, const struct tp_event *ev, const 
 		for (i = 0; i < sizeof(buf_keys) / sizeof(buf_keys[0]); i++)
 			tp_stat_set(imp, buf_keys[i].name, buf, ev->machine,
 				    (int64_t)b[buf_keys[i].id].value);
-		/* Written into a file, yet overwritten: the file lost data. */
-		if (imp->system->write_into_file &&
-		    b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value > 0)
-			tp_stat_set(imp, "long_trace_mode_bytes_overwritten", buf, ev->machine,
-				    (int64_t)b[PB_TRACE_STATS_BUFFER_STATS__BYTES_OVERWRITTEN].value);
 		buf++;
 	}
 	/* Sequences this trace has, summed per buffer in the order buffers first appear. */
@@ -1287,7 +1557,8 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	struct buf text = BUF_INIT;
 	struct pz_reader r;
 	struct pz_field f;
-	uint64_t period_ms = 0, uuid_msb = 0, uuid_lsb = 0;
+	uint64_t period_ms = 0, flush_ms = 0, uuid_msb = 0, uuid_lsb = 0;
+	uint32_t n_buffers = 0;
 	bool into_file = false;
 
 	pz_reader_init(&r, data, len);
@@ -1296,6 +1567,10 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 			into_file = f.value != 0;
 		else if (f.id == PB_TRACE_CONFIG__FILE_WRITE_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
 			period_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__FLUSH_PERIOD_MS && f.wire_type == PZ_WIRE_VARINT)
+			flush_ms = f.value;
+		else if (f.id == PB_TRACE_CONFIG__BUFFERS && f.wire_type == PZ_WIRE_LEN)
+			n_buffers++;
 		else if (f.id == PB_TRACE_CONFIG__TRACE_ATTRIBUTES && f.wire_type == PZ_WIRE_LEN)
 			trace_attributes(imp, f.data, f.size);
 		else if (f.id == PB_TRACE_CONFIG__TRACE_UUID_MSB && f.wire_type == PZ_WIRE_VARINT)
@@ -1318,6 +1593,56 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	 * the buffer is meant as a ring, and overwriting it is not data loss.
 	 */
 	imp->system->write_into_file = into_file && period_ms < 24ull * 3600 * 1000;
+	imp->system->into_file = into_file;
+	imp->system->flush_period = flush_ms != 0;
+	imp->system->n_buffers = n_buffers;
+}
+
+void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	bool into_file = false;
+	int64_t buf = 0;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_TRACE_CONFIG__WRITE_INTO_FILE && f.wire_type == PZ_WIRE_VARINT)
+			into_file = f.value != 0;
+	if (!into_file)
+		return;
+	/* A DISCARD buffer written into a file loses data: counted per buffer. */
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field b[8];
+
+		if (f.id != PB_TRACE_CONFIG__BUFFERS || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		if (pz_decode_table(f.data, f.size, b, 8) == PZ_OK &&
+		    b[PB_TRACE_CONFIG_BUFFER_CONFIG__FILL_POLICY].value ==
+			    PBE_TRACE_CONFIG_BUFFER_CONFIG_FILL_POLICY__DISCARD)
+			tp_stat_add(imp, "config_write_into_file_discard", buf, 0, 1);
+		buf++;
+	}
+}
+
+void tp_system_finish(struct tp_import *imp)
+{
+	struct tp_system *sys = imp->system;
+	uint32_t b;
+
+	if (!sys || !sys->into_file)
+		return;
+	/* Written into a file, yet overwritten: the file lost data. */
+	for (b = 0; sys->write_into_file && b < sys->n_buffers; b++) {
+		int64_t v;
+
+		if (tp_stat_get(imp, "traced_buf_bytes_overwritten", b, 0, &v) && v > 0)
+			tp_stat_set(imp, "long_trace_mode_bytes_overwritten", b, 0, v);
+	}
+	/* Before v54 a file was only flushed with flush_period_ms. */
+	if (!sys->flush_period && !sys->service_v54)
+		tp_stat_add(imp, "config_write_into_file_no_flush", -1, 0, 1);
 }
 
 /*

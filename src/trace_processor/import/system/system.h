@@ -22,6 +22,10 @@ void tp_system_fini(struct tp_import *imp);
  * TraceUuid, TracingServiceEvent, TraceConfig, TraceAttributes,
  * CloneSnapshotTrigger; others are ignored) at @ev's time and machine.
  */
+/* A TraceConfig as the tokenizer meets it (file order): its stats of the config. */
+void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len);
+/* At the end of the import: the stats Perfetto derives from the trace config. */
+void tp_system_finish(struct tp_import *imp);
 void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 		      const uint8_t *data, size_t len);
 /*
