@@ -169,7 +169,9 @@ def csv_of(res):
         out = []
         for v in r:
             if v is None:
-                out.append('[NULL]')
+                out.append('"[NULL]"')
+            elif isinstance(v, bytes):
+                out.append('"<raw bytes>"')
             elif isinstance(v, float):
                 out.append('%f' % v)
             elif isinstance(v, int):
@@ -220,14 +222,18 @@ def wait_status(port, deadline_s=120):
     return None
 
 
-def start_server(binary, args, log_path, deadline_s=300):
-    """Starts BINARY -D --http-port 0 ARGS; returns (process, port) once
-    it prints where it listens, or (process, None)."""
+def start_server(binary, args, log_path, deadline_s=300, port=0):
+    """Starts BINARY -D --http-port PORT ARGS; returns (process, port) once
+    it listens (with port 0, once it prints where), or (process, None)."""
     log = open(log_path, 'wb')
-    p = subprocess.Popen([binary, '-D', '--http-port', '0'] + args, stdout=log,
+    p = subprocess.Popen([binary, '-D', '--http-port', str(port)] + args, stdout=log,
                          stderr=subprocess.STDOUT)
     end = time.monotonic() + deadline_s
     while time.monotonic() < end and p.poll() is None:
+        if port:
+            if wait_status(port, 1) is not None:
+                return p, port
+            continue
         with open(log_path, 'rb') as f:
             m = re.search(rb'Starting HTTP server on [^\n]*:(\d+)', f.read())
         if m:
