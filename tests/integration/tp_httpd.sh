@@ -5,7 +5,8 @@
 # tp_httpd_client.py): /status and CORS; REST /query, /parse, /notify_eof,
 # ...; the WebSocket RPC (status, restore, query batches with aligned
 # doubles, pipelined/split/fragmented messages, SQL packages, seq
-# errors); rows equal to the shell's -Q output; six clients in flight;
+# errors); perfetto_c.trace_processor.TraceProcessor (our Python API,
+# pandas frames); rows equal to the shell's -Q output; six clients in flight;
 # malformed requests, oversized headers/bodies/frames, RPC framing errors
 # and clients leaving mid-result, after which the server still answers.
 # Usage: OUT=out sh tests/integration/tp_httpd.sh
@@ -24,6 +25,18 @@ tp_encode sched_basic
 	fail tp_httpd/encode "cannot encode track_event/slices"
 python3 tests/integration/tp_httpd.py "$TP" "$tmp/sched_basic.pb" "$tmp/slices.pb" "$tmp" |
 	grep -vE '^[0-9]+ passed, [0-9]+ failed' | tee "$tmp/result"
+# Our Python API (perfetto_c.trace_processor), with the interpreter the
+# module was built for.
+PY=${PYTHON:-$(cat "$OUT/python/interpreter" 2>/dev/null)}
+PY=${PY:-python3}
+if [ -f "$OUT/python/perfetto_c/trace_processor.py" ] &&
+	PYTHONPATH="$OUT/python" "$PY" -c 'import perfetto_c.trace_processor' 2>/dev/null; then
+	PYTHONPATH="$OUT/python" "$PY" tests/integration/tp_httpd_pyapi.py "$TP" \
+		"$tmp/sched_basic.pb" 2>&1 | tee -a "$tmp/result"
+	T_SKIPPED=$((T_SKIPPED + $(grep -c '^skip ' "$tmp/result")))
+else
+	skip tp_httpd/pyapi "perfetto_c is not built for $PY (make python)"
+fi
 grep -E '^(ok |FAIL )' "$tmp/result" >/dev/null || fail tp_httpd/driver "tp_httpd.py printed nothing"
 T_PASSED=$((T_PASSED + $(grep -c '^ok ' "$tmp/result")))
 T_FAILED=$((T_FAILED + $(grep -c '^FAIL ' "$tmp/result")))
