@@ -350,6 +350,32 @@ def run(port, p):
     check('load/server_still_up', alive(port) and p.poll() is None)
 
 
+def extra_origins():
+    log = os.path.join(WORK, 'server2.log')
+    p, port = c.start_server(SHELL, ['--http-additional-cors-origins',
+                                     'http://a.example:1, https://b.example', TRACE], log)
+    if not port:
+        fail('cors/additional_start', open(log).read()[-300:])
+        return
+    try:
+        got = []
+        for o in ('http://a.example:1', 'https://b.example', 'https://ui.perfetto.dev',
+                  'http://c.example'):
+            r = c.Rest(port)
+            s, h, body = r.request('POST', '/status', headers={'Origin': o})
+            got.append((s, h.get('access-control-allow-origin')))
+            r.close()
+        want = [(200, 'http://a.example:1'), (200, 'https://b.example'),
+                (200, 'https://ui.perfetto.dev'), (403, None)]
+        check('cors/additional_origins', got == want, got)
+        ws = c.WebSocket(port, origin='https://b.example')
+        check('cors/additional_origin_websocket', ws.status == 101, ws.head[:60])
+        ws.close()
+    finally:
+        c.stop_server(p)
+
+
 main()
+extra_origins()
 print('%d passed, %d failed' % (passed, failed))
 sys.exit(1 if failed else 0)
