@@ -347,6 +347,29 @@ def run(port, p):
     res = r.query('select 1')
     check('load/not_a_trace_then_query', s1 == 200 and res.rows == [[1]], res.rows)
     r.close()
+    # /rpc: the RPC stream in one POST, answered chunked.
+    r = c.Rest(port)
+    body = (c.f_bytes(1, c.f_varint(1, 0) + c.f_varint(2, c.TPM_GET_STATUS)) +
+            c.f_bytes(1, c.f_varint(1, 1) + c.f_varint(2, c.TPM_QUERY_STREAMING) +
+                      c.f_bytes(103, c.f_bytes(1, 'select 7 as x'))))
+    s, h, out = r.request('POST', '/rpc', body)
+    msgs = [dict((f, v) for f, wt, v, off in c.fields(m)) for f, wt, m, off in c.fields(out)]
+    res = c.QueryResult()
+    if len(msgs) == 2 and 203 in msgs[1]:
+        res.add_piece(msgs[1][203])
+    check('rest/rpc_endpoint', s == 200 and h.get('transfer-encoding') == 'chunked' and
+          len(msgs) == 2 and msgs[0].get(3) == c.TPM_GET_STATUS and res.rows == [[7]],
+          (s, msgs))
+    r.close()
+    # TPM_RESET_TRACE_PROCESSOR: an empty engine, the options of its args.
+    ws = c.WebSocket(port)
+    ws.call(c.TPM_RESET_TRACE_PROCESSOR, c.f_bytes(107, c.f_varint(2, 0)))
+    m = ws.recv_rpc()
+    res, _ = ws.query('select count(*) as n from sched')
+    st = c.wait_status(port, 30)
+    check('load/reset', m.get(3) == [(c.TPM_RESET_TRACE_PROCESSOR, None)] and
+          res.rows == [[0]] and st and st.get(1) == b'', (m, res.rows, res.error, st))
+    ws.close()
     check('load/server_still_up', alive(port) and p.poll() is None)
 
 
