@@ -295,6 +295,15 @@ def run(port, p):
     m = ws.recv_rpc()
     check('bad/rpc_malformed_args', 5 in m or 203 in m, m)
     ws.close()
+    ws = c.WebSocket(port)
+    ws.call(c.TPM_QUERY_STREAMING, c.f_bytes(103, c.f_varint(1, 5)))
+    res, _ = ws.read_query()
+    ws.call(c.TPM_APPEND_TRACE_DATA, c.f_varint(101, 3))
+    m = ws.recv_rpc()
+    errs = [v for f, wt, v, off in c.fields(m[201][0][0]) if f == 2] if 201 in m else []
+    check('bad/rpc_args_of_wrong_type', res.rows == [] and errs == [b'RPC error: request field '
+                                                                     b'not set'], (res.rows, m))
+    ws.close()
     check('bad/server_still_up', alive(port))
 
     # --- clients that leave mid-result --------------------------------------

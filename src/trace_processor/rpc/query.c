@@ -139,7 +139,8 @@ int rpc_query_start(struct tp *tp, const char *sql, size_t len, struct rpc_query
 		free(q);
 		return -ENOMEM;
 	}
-	memcpy(text, sql, len);
+	if (len)
+		memcpy(text, sql, len);
 	text[len] = '\0';
 	if (memchr(text, '\0', len))
 		q->error = sqlite3_mprintf("The query contains a NUL character");

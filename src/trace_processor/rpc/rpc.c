@@ -472,11 +472,18 @@ static int fatal(struct rpc_chan *c, const char *msg, rpc_send_fn send, void *ct
 	return -1;
 }
 
+/* Field @id of @f if it is there as bytes (a message or a chunk), else NULL. */
+static const struct pz_field *arg(const struct pz_field *f, uint32_t id)
+{
+	return f[id].id && f[id].wire_type == PZ_WIRE_LEN ? &f[id] : NULL;
+}
+
 /* One TraceProcessorRpc request. Return: 0, or -1 to close the channel. */
 static int handle(struct tp_rpc *r, struct rpc_chan *c, const uint8_t *msg, size_t len,
 		  rpc_send_fn send, void *ctx)
 {
-	struct pz_field f[120], *args = NULL;
+	struct pz_field f[120];
+	const struct pz_field *args;
 	char err[512], text[160];
 	const char *e;
 	char *perr;
@@ -498,16 +505,16 @@ static int handle(struct tp_rpc *r, struct rpc_chan *c, const uint8_t *msg, size
 	method = f[F_RPC_REQUEST].id ? (int)f[F_RPC_REQUEST].value : TPM_UNSPECIFIED;
 	switch (method) {
 	case TPM_APPEND_TRACE_DATA:
-		args = &f[F_RPC_APPEND_TRACE_DATA];
-		e = args->id ? parse(r, args->data, args->size, err, sizeof(err))
-			     : "RPC error: request field not set";
+		args = arg(f, F_RPC_APPEND_TRACE_DATA);
+		e = args ? parse(r, args->data, args->size, err, sizeof(err))
+			 : "RPC error: request field not set";
 		return send_simple(c, method, F_RPC_APPEND_RESULT, fill_append_error, e, send, ctx);
 	case TPM_FINALIZE_TRACE_DATA:
 		e = notify_eof(r, err, sizeof(err));
 		return send_simple(c, method, F_RPC_FINALIZE_DATA_RESULT, fill_error1, e, send,
 				   ctx);
 	case TPM_QUERY_STREAMING:
-		args = f[F_RPC_QUERY_ARGS].id ? &f[F_RPC_QUERY_ARGS] : NULL;
+		args = arg(f, F_RPC_QUERY_ARGS);
 		return query_streaming(r, c, args, send, ctx);
 	case TPM_COMPUTE_METRIC:
 		return send_simple(c, method, F_RPC_METRIC_RESULT, fill_metric_error, NULL, send,
@@ -529,15 +536,12 @@ static int handle(struct tp_rpc *r, struct rpc_chan *c, const uint8_t *msg, size
 	case TPM_GET_STATUS:
 		return send_simple(c, method, F_RPC_STATUS, fill_status, r, send, ctx);
 	case TPM_RESET_TRACE_PROCESSOR:
-		args = f[F_RPC_RESET_ARGS].id ? &f[F_RPC_RESET_ARGS] : NULL;
-		rc = reset_with_args(r, args);
+		rc = reset_with_args(r, arg(f, F_RPC_RESET_ARGS));
 		if (rc < 0)
 			fprintf(stderr, "[RPC] reset failed: %s\n", strerror(-rc));
 		return send_simple(c, method, 0, NULL, NULL, send, ctx);
 	case TPM_REGISTER_SQL_PACKAGE:
-		args = f[F_RPC_REGISTER_SQL_PACKAGE_ARGS].id ? &f[F_RPC_REGISTER_SQL_PACKAGE_ARGS]
-							     : NULL;
-		perr = register_package(r, args, &err_static);
+		perr = register_package(r, arg(f, F_RPC_REGISTER_SQL_PACKAGE_ARGS), &err_static);
 		rc = send_simple(c, method, F_RPC_REGISTER_SQL_PACKAGE_RESULT, fill_error1, perr,
 				 send, ctx);
 		if (!err_static)
