@@ -98,6 +98,7 @@ def main():
     p, port = c.start_server(SHELL, [TRACE], log, port=int(os.environ.get('TP_HTTPD_PORT', '0')))
     if not port:
         fail('start', 'no "Starting HTTP server" line: ' + open(log).read()[-400:])
+        c.stop_server(p)
         return
     try:
         run(port, p)
@@ -388,6 +389,7 @@ def extra_origins():
                                      'http://a.example:1, https://b.example', TRACE], log)
     if not port:
         fail('cors/additional_start', open(log).read()[-300:])
+        c.stop_server(p)
         return
     try:
         got = []

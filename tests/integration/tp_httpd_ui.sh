@@ -119,6 +119,7 @@ tp, trace, tmp = sys.argv[1:4]
 p, port = c.start_server(tp, [trace], os.path.join(tmp, 'replay_server.log'))
 if not port:
     print('FAIL replay/start: the server did not start')
+    c.stop_server(p)
     sys.exit(0)
 r = subprocess.run([sys.executable, 'tests/integration/tp_httpd_replay.py', str(port),
                     os.path.join(tmp, 'up.json')], capture_output=True, text=True, timeout=1800)
