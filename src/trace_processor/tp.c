@@ -74,6 +74,14 @@ int tp_import_fd(struct tp *tp, int fd, const char *name)
 	return tp_read_fd(tp->read, fd, name);
 }
 
+void tp_restore_initial_tables(struct tp *tp)
+{
+	/* What SQL made lives on the connection: a new one has none of it. */
+	tp_sql_destroy(tp->sql);
+	tp->sql = NULL;
+	tp_sql_modules_reset(tp->modules);
+}
+
 struct tp_db *tp_get_db(struct tp *tp)
 {
 	return &tp->db;

@@ -134,6 +134,14 @@ int tp_register_sql_package(struct tp *tp, const char *name, size_t n, const cha
  */
 int tp_list_sql_modules(void (*fn)(void *ctx, const char *name, const char *summary), void *ctx);
 
+/*
+ * tp_restore_initial_tables() - Drop every table, view, function, macro
+ * and included module that SQL added since the import (Perfetto's
+ * RestoreInitialTables): the next query starts on a fresh connection
+ * over the trace's tables. Registered SQL packages stay.
+ */
+void tp_restore_initial_tables(struct tp *tp);
+
 /* The tables (borrowed). */
 struct tp_db *tp_get_db(struct tp *tp);
 

@@ -56,6 +56,9 @@ enum {
 	OPT_DEV,
 	OPT_DEV_FLAG,
 	OPT_LIST_MODULES,
+	OPT_HTTP_PORT,
+	OPT_HTTP_IP,
+	OPT_HTTP_CORS,
 	OPT_IGNORED,
 };
 
@@ -74,6 +77,8 @@ static struct {
 	bool analyze_content;
 	bool crop_track_events;
 	bool wide;
+	bool httpd;
+	struct shell_httpd http;
 	const char *add_pkgs[TP_SHELL_MAX_PACKAGES];
 	const char *override_pkgs[TP_SHELL_MAX_PACKAGES];
 	struct shell_sql_packages packages;
@@ -102,6 +107,10 @@ static const struct option k_options[] = {
 	{"override-sql-package", required_argument, NULL, OPT_OVERRIDE_SQL_PACKAGE},
 	{"override-stdlib", required_argument, NULL, OPT_OVERRIDE_STDLIB},
 	{"list-modules", no_argument, NULL, OPT_LIST_MODULES},
+	{"httpd", no_argument, NULL, 'D'},
+	{"http-port", required_argument, NULL, OPT_HTTP_PORT},
+	{"http-ip-address", required_argument, NULL, OPT_HTTP_IP},
+	{"http-additional-cors-origins", required_argument, NULL, OPT_HTTP_CORS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -187,6 +196,14 @@ static void usage(FILE *f)
 		"      --dev                 Enable development features (--override-stdlib).\n"
 		"      --list-modules        Print the PerfettoSQL modules below, one a line:\n"
 		"                            the name, a tab, the summary; then exit.\n"
+		"  -D, --httpd               Serve the trace (or one sent later) to Perfetto's\n"
+		"                            UI and Python API over HTTP and WebSocket;\n"
+		"                            TRACE_FILE is optional.\n"
+		"      --http-port PORT      Port of --httpd (default 9001; 0 picks one).\n"
+		"      --http-ip-address IP  Address of --httpd (default 127.0.0.1).\n"
+		"      --http-additional-cors-origins ORIGIN1,ORIGIN2,...\n"
+		"                            Origins allowed besides https://ui.perfetto.dev\n"
+		"                            and http://localhost:10000, http://127.0.0.1:10000.\n"
 		"  -v, --version             Print the version and exit.\n"
 		"  -h, --help                Print this help and exit.\n"
 		"\n"
@@ -210,7 +227,7 @@ static enum parse_result parse_args(int argc, char **argv)
 	g_args.packages.override = g_args.override_pkgs;
 	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":q:Q:ie:p:Wvh", k_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":q:Q:ie:p:WDvh", k_options, NULL)) != -1) {
 		switch (c) {
 		case 'q':
 			g_args.query_file = optarg;
@@ -229,6 +246,18 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case 'W':
 			g_args.wide = true;
+			break;
+		case 'D':
+			g_args.httpd = true;
+			break;
+		case OPT_HTTP_PORT:
+			g_args.http.port = optarg;
+			break;
+		case OPT_HTTP_IP:
+			g_args.http.ip = optarg;
+			break;
+		case OPT_HTTP_CORS:
+			g_args.http.cors = optarg;
 			break;
 		case OPT_NO_FTRACE_RAW:
 			g_args.no_ftrace_raw = true;
@@ -287,6 +316,8 @@ static enum parse_result parse_args(int argc, char **argv)
 		fprintf(stderr, PROG ": give either -q/--query-file or -Q/--query-string\n");
 		return PARSE_ERROR;
 	}
+	if (optind >= argc && g_args.httpd)
+		return PARSE_RUN;
 	if (optind >= argc) {
 		fprintf(stderr, PROG ": no trace file given\n");
 		return PARSE_ERROR;
@@ -1164,8 +1195,15 @@ int tp_shell_main(int argc, char **argv)
 	case PARSE_RUN:
 		break;
 	}
-	interactive = g_args.interactive ||
-		      (!g_args.query_file && !g_args.query_string && !g_args.export_path);
+	interactive = !g_args.httpd &&
+		      (g_args.interactive ||
+		       (!g_args.query_file && !g_args.query_string && !g_args.export_path));
+	if (g_args.httpd && !g_args.trace_path) {
+		opt.no_ftrace_raw = g_args.no_ftrace_raw;
+		opt.analyze_proto_content = g_args.analyze_content;
+		opt.crop_track_events = g_args.crop_track_events;
+		return shell_httpd(&opt, &g_args.packages, NULL, NULL, 0, &g_args.http);
+	}
 
 	/* Read the queries first: a typo in the path should not cost an import. */
 	if (g_args.query_file) {
@@ -1241,6 +1279,15 @@ int tp_shell_main(int argc, char **argv)
 				strerror(-rc));
 			goto out;
 		}
+	}
+	if (g_args.httpd) {
+		rc = shell_httpd(&opt, NULL, tp, name,
+				 fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? (uint64_t)st.st_size
+									    : 0,
+				 &g_args.http);
+		tp = NULL; /* the server owned it */
+		if (rc != 0)
+			goto out;
 	}
 	if (interactive)
 		run_interactive(tp, db);

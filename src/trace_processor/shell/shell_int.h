@@ -8,10 +8,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct buf;
 struct sqlite3;
 struct tp;
+struct tp_options;
 
 /*
  * shell_column_hint() - Explain a "no such column: X" error: which table of
@@ -54,5 +56,21 @@ struct shell_sql_packages {
  * Return: 0 or -1.
  */
 int shell_sql_packages(struct tp *tp, const struct shell_sql_packages *sp);
+
+/* --httpd's flags as given (NULL: the default). */
+struct shell_httpd {
+	const char *port;          /* --http-port */
+	const char *ip;            /* --http-ip-address */
+	const char *cors;          /* --http-additional-cors-origins, comma-separated */
+};
+
+/*
+ * shell_httpd() - Serve @tp (its trace imported from @name, @size bytes;
+ * taken over and destroyed) or, if @tp is NULL, a new engine with @opt
+ * and the SQL packages @sp, until SIGINT or SIGTERM.
+ * Return: 0, or 1 after printing why it could not start.
+ */
+int shell_httpd(const struct tp_options *opt, const struct shell_sql_packages *sp, struct tp *tp,
+		const char *name, uint64_t size, const struct shell_httpd *h);
 
 #endif

@@ -36,6 +36,11 @@ int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n
 	return tp_psql_modules_register(m, name, n, names, sqls, sql_lens, allow_override, err);
 }
 
+void tp_sql_modules_reset(struct tp_sql_modules *m)
+{
+	tp_psql_modules_reset(m);
+}
+
 void tp_sql_modules_list(struct tp_sql_modules *m,
 			 void (*fn)(void *ctx, const char *name, const char *summary), void *ctx)
 {

@@ -51,6 +51,9 @@ int tp_sql_modules_register(struct tp_sql_modules *m, const char *name, size_t n
 			    const char *const *names, const char *const *sqls,
 			    const size_t *sql_lens, bool allow_override, char **err);
 
+/* Forgets which modules ran: for a new engine over the same tables. */
+void tp_sql_modules_reset(struct tp_sql_modules *m);
+
 /* Calls @fn with each module of @m: its name and one-line summary. */
 void tp_sql_modules_list(struct tp_sql_modules *m,
 			 void (*fn)(void *ctx, const char *name, const char *summary), void *ctx);

@@ -28,6 +28,13 @@ struct tp_sql_modules;
 int tp_psql_modules_create(struct tp_sql_modules **out);
 void tp_psql_modules_destroy(struct tp_sql_modules *m);
 
+/*
+ * tp_psql_modules_reset() - Forget which modules ran (or failed) on the
+ * connection of a destroyed state, so a new one includes them again
+ * (Perfetto's RestoreInitialTables).
+ */
+void tp_psql_modules_reset(struct tp_sql_modules *m);
+
 /**
  * tp_psql_modules_register() - Register SQL package @name: @n modules,
  * module i named @names[i] (its include key, "name.sub.mod") with text

@@ -287,6 +287,18 @@ int psql_modules_match(struct tp_sql_modules *m, const char *name,
 	return -EINVAL;
 }
 
+void tp_psql_modules_reset(struct tp_sql_modules *m)
+{
+	size_t i, k;
+
+	for (i = 0; i < m->n; i++)
+		for (k = 0; k < m->pkgs[i].n; k++) {
+			m->pkgs[i].mods[k].state = PSQL_MOD_NEW;
+			free(m->pkgs[i].mods[k].poison);
+			m->pkgs[i].mods[k].poison = NULL;
+		}
+}
+
 void psql_modules_each(struct tp_sql_modules *m, const char *prefix,
 		       void (*fn)(void *ctx, struct psql_module *mod), void *ctx)
 {

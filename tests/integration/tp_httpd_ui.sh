@@ -1,0 +1,151 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+# tp_httpd_ui.sh - Perfetto's own UI (v58.2, ../shared/upstream/ui, in
+# headless Chromium) on our `trace_processor_shell --httpd`:
+#   ui/load       the UI opens the trace with no error dialog and no
+#                 failed query (screenshot in $OUT/tp_httpd_ui/)
+#   ui_replay/N   every query the UI sent to Perfetto's engine on the same
+#                 trace, replayed in order over our WebSocket: none may
+#                 fail here where it worked there
+# A failure whose error is a known gap of the engine
+# (tp_httpd_ui.gaps) is reported as skipped, with the gap; any other
+# fails. Skips with the reason without ../shared (SHARED), Chromium,
+# node, or with ports 9001/10000 busy. TP_HTTPD_UI_STRICT=1: gaps fail.
+# Usage: OUT=out [SHARED=../shared] sh tests/integration/tp_httpd_ui.sh
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tp_lib.sh"
+
+tp_setup tp_httpd_ui
+T=tp_httpd_ui
+SHARED=${SHARED:-$ROOT/../shared}
+UI="$SHARED/upstream/ui"
+UP_TP=${UPSTREAM_TP:-$SHARED/upstream/bin/trace_processor_shell}
+GAPS="$ROOT/tests/integration/tp_httpd_ui.gaps"
+SHOTS="$OUT/tp_httpd_ui"
+
+stop_skip() {
+	skip "$T/all" "$1"
+	summary
+	exit 0
+}
+[ -f "$UI/ui_check.sh" ] && [ -f "$UI/dist/index.html" ] ||
+	stop_skip "no Perfetto UI at $UI (set SHARED to the shared folder)"
+command -v chromium >/dev/null 2>&1 || stop_skip "no chromium (Debian package chromium)"
+command -v node >/dev/null 2>&1 || stop_skip "no node (Debian package nodejs)"
+command -v python3 >/dev/null 2>&1 || stop_skip "no python3"
+for _p in 9001 10000; do
+	ss -ltnH "sport = :$_p" 2>/dev/null | grep -q . && stop_skip "port $_p is in use"
+done
+
+TRACE=${TP_HTTPD_UI_TRACE:-$SHARED/differential/traces/up_light.pftrace}
+if [ ! -f "$TRACE" ]; then
+	TRACE="$tmp/sched_basic.pb"
+	"$PBTXT" --type Trace encode tests/data/tp/sched_basic.textproto >"$TRACE"
+fi
+mkdir -p "$SHOTS"
+
+# gap_of ERROR_LINE: prints the known gap the error matches, if any.
+gap_of() {
+	[ -n "${TP_HTTPD_UI_STRICT:-}" ] && return
+	grep -v '^#' "$GAPS" | grep -v '^$' | while IFS= read -r _g; do
+		case "$1" in *"$_g"*)
+			echo "$_g"
+			break
+			;;
+		esac
+	done
+}
+
+# ui_run NAME ENGINE...: ui_check.sh on ENGINE into $tmp/NAME.{txt,json};
+# a UI that did not get as far as offering the loaded trace (Chromium slow
+# on a loaded machine: the driver waits 30 s) is tried twice more.
+ui_run() {
+	_n=$1
+	shift
+	for _try in 1 2 3; do
+		bash "$UI/ui_check.sh" -s "$SHOTS/$_n.png" -j "$tmp/$_n.json" -t 300 -- \
+			"$@" >"$tmp/$_n.txt" 2>&1
+		_rc=$?
+		grep -q 'no "use loaded trace" dialog' "$tmp/$_n.txt" || return $_rc
+		echo "($_n: the UI did not offer the loaded trace in time, try $_try)"
+	done
+	return $_rc
+}
+
+# 1. The UI on our engine.
+ui_run ours "$TP" --httpd "$TRACE"
+rc=$?
+cp "$tmp/ours.txt" "$SHOTS/ours.txt" 2>/dev/null
+if [ $rc = 0 ]; then
+	pass "$T/load"
+elif [ $rc = 2 ]; then
+	fail "$T/load" "setup: $(head -n 3 "$tmp/ours.txt" | tr '\n' ' ')"
+else
+	err=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+errs = [e for e in d.get("sql_errors", []) if "google3." not in e.get("sql", "")]
+if errs:
+    lines = [x for x in errs[0]["error"].splitlines() if x.strip()]
+    print(lines[-1].strip() if lines else errs[0]["error"])
+else:
+    print(d.get("error") or "load failed")
+' "$tmp/ours.json" 2>/dev/null)
+	gap=$(gap_of "$err")
+	if [ -n "$gap" ]; then
+		skip "$T/load" "blocked by a known gap ($gap); $(grep -c . "$tmp/ours.txt") lines in $SHOTS/ours.txt"
+	else
+		fail "$T/load" "${err:-$(head -n 2 "$tmp/ours.txt" | tr '\n' ' ')}"
+	fi
+fi
+
+# 2. The UI's queries, recorded on Perfetto's engine, replayed on ours.
+if [ ! -x "$UP_TP" ]; then
+	skip "$T/replay" "no Perfetto trace_processor_shell (set UPSTREAM_TP, or SHARED)"
+	summary
+	exit $?
+fi
+ui_run up "$UP_TP" --httpd "$TRACE"
+if [ ! -s "$tmp/up.json" ]; then
+	skip "$T/replay" "Perfetto's engine did not load in the UI: $(head -n 1 "$tmp/up.txt")"
+	summary
+	exit $?
+fi
+python3 - "$TP" "$TRACE" "$tmp" >"$tmp/replay.txt" 2>&1 <<'PY'
+import os, subprocess, sys
+sys.path.insert(0, 'tests/integration')
+import tp_httpd_client as c
+tp, trace, tmp = sys.argv[1:4]
+p, port = c.start_server(tp, [trace], os.path.join(tmp, 'replay_server.log'))
+if not port:
+    print('FAIL replay/start: the server did not start')
+    c.stop_server(p)
+    sys.exit(0)
+r = subprocess.run([sys.executable, 'tests/integration/tp_httpd_replay.py', str(port),
+                    os.path.join(tmp, 'up.json')], capture_output=True, text=True, timeout=1800)
+print(r.stdout + r.stderr, end='')
+c.stop_server(p)
+PY
+cp "$tmp/replay.txt" "$SHOTS/replay.txt" 2>/dev/null
+while IFS= read -r line; do
+	case "$line" in
+	"ok   "*) pass "$T/${line#ok   }" ;;
+	"skip "*) skip "$T/${line#skip }" ;;
+	"FAIL "*)
+		_name=${line#FAIL }
+		_name=${_name%%:*}
+		_err=${line#*: }
+		_err=${_err%% | SQL:*}
+		gap=$(gap_of "$_err")
+		if [ -n "$gap" ]; then
+			skip "$T/$_name" "known gap: $gap"
+		else
+			fail "$T/$_name" "${line#*: }"
+		fi
+		;;
+	replayed*) echo "$line" ;;
+	*) ;;
+	esac
+done <"$tmp/replay.txt"
+grep -q '^replayed' "$tmp/replay.txt" || fail "$T/replay" "$(tail -n 3 "$tmp/replay.txt" | tr '\n' ' ')"
+summary
