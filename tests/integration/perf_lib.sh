@@ -62,6 +62,12 @@ perf_record() {
 		[ -s "$SVC_TMP/$1.pb" ]
 }
 
+# The tests' workloads run at a higher priority than the rest of a busy
+# machine where we may (root): they finish sooner, their counts do not
+# depend on it either way.
+PERF_NICE=
+[ "$(id -u)" = 0 ] && PERF_NICE="nice -n -10"
+
 # perf_around NAME TIMEOUT_S CMD...: a session of $SVC_TMP/NAME.pbtxt
 # (give it a long duration_ms) around a workload: perfetto starts in the
 # background, CMD runs once the daemon ($PERF_D, default perf) logs the
@@ -81,7 +87,11 @@ perf_around() {
 	if ! svc_running "$_n"; then
 		return 1
 	fi
-	"$@" >"$SVC_TMP/$_n.hot"
+	(
+		# CMD may be a shell function: raise this subshell's priority.
+		[ -n "$PERF_NICE" ] && renice -n -10 -p "$(sh -c 'echo $PPID')" >/dev/null 2>&1
+		"$@"
+	) >"$SVC_TMP/$_n.hot"
 	_rc=$?
 	kill -INT "$(svc_pid "$_n")" 2>/dev/null
 	svc_wait "$_n" "$_t" || return 1
