@@ -321,6 +321,7 @@ static void on_sideband(struct perf_ds *ds, const uint8_t *rec, size_t len)
 static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsigned cls)
 {
 	struct perf_exit ex;
+	struct perf_comm cm;
 	uint64_t lost;
 
 	switch (perf_record_type(rec)) {
@@ -349,8 +350,16 @@ static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsign
 		if (perf_parse_exit(rec, len, &ex) != PERF_PARSE_OK)
 			break;
 		stack_tops_forget(&ds->tops, ex.pid, ex.tid);
-		if (ex.pid == ex.tid)
+		if (ex.pid == ex.tid) {
+			stack_tops_unblock_pid(&ds->tops, ex.pid);
 			unwinder_forget(ds->sh->unwinder, ex.pid);
+		}
+		break;
+	case PERF_RECORD_COMM:
+		/* An execve, in its place among the samples: those before it
+		 * are used, the new program's stack tops are learned from here. */
+		if (perf_parse_comm(rec, len, &cm) == PERF_PARSE_OK && cm.exec)
+			stack_tops_unblock_pid(&ds->tops, cm.pid);
 		break;
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:

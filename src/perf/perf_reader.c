@@ -140,12 +140,14 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 	struct perf_sample *s = &r->sample;
 	enum perf_sample_class cls;
 	uint64_t keep;
+	bool in_scope;
 
 	if (perf_parse_sample(r->s.layout, rec, len, s) != PERF_PARSE_OK) {
 		r->stats.malformed++;
 		return true;
 	}
 	cls = classify(r, s);
+	in_scope = cls == PERF_CLASS_CALLSTACK;
 	keep = s->stack_bytes;
 	if (cls == PERF_CLASS_CALLSTACK && keep && r->s.tops && s->has_regs)
 		keep = stack_tops_keep(r->s.tops, s->pid, s->tid, perf_sample_user_sp(s), keep);
@@ -156,7 +158,9 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 		keep = 0;
 	if (!queue_sample(r, rec, len, s, keep, (uint16_t)cls))
 		return false;
-	r->stats.stack_bytes_copied += s->stack_bytes;
+	/* Of the samples to unwind: how much the cut at the tops saves. */
+	if (in_scope)
+		r->stats.stack_bytes_copied += s->stack_bytes;
 	r->stats.stack_bytes_queued += keep;
 	return true;
 }
@@ -173,12 +177,14 @@ static bool on_sideband(const uint8_t *rec, size_t len, void *user)
 	if (perf_record_type(rec) != PERF_RECORD_COMM)
 		return queue_raw(r, rec, len, 0);
 	/* An execve: decide the scope again from the new cmdline (a sample
-	 * of the shell that forked it was rejected as "sh"), and learn the
-	 * new program's stack tops. Nothing to queue. */
+	 * of the shell that forked it was rejected as "sh"), and keep whole
+	 * stacks of the new program until the loop thread, reaching the exec
+	 * in the queue (queued by the read below, in order), lets its stack
+	 * tops be learned again. */
 	if (perf_parse_comm(rec, len, &c) == PERF_PARSE_OK && c.exec) {
 		hmap_del(&r->procs, c.pid, NULL);
 		if (r->s.tops)
-			stack_tops_forget(r->s.tops, c.pid, c.tid);
+			stack_tops_block_pid(r->s.tops, c.pid);
 	}
 	return true;
 }
@@ -197,8 +203,9 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 		return queue_raw(r, rec, len, 0);
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_COMM:
 		return queue_raw(r, rec, len, 0);
-	default: /* MMAP2, FORK: queued by the scan; COMM: used by it */
+	default: /* MMAP2, FORK: queued by the scan */
 		return true;
 	}
 }

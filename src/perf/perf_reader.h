@@ -102,7 +102,8 @@ enum perf_read_rc perf_reader_read_upto(struct perf_reader *r, const uint64_t *l
 
 struct perf_reader_stats {
 	uint64_t malformed;	     /* records dropped as malformed */
-	uint64_t stack_bytes_copied; /* user stack bytes the kernel copied (dyn_size) */
+	uint64_t stack_bytes_copied; /* user stack bytes the kernel copied (dyn_size)
+				      * for samples to unwind (in scope) */
 	uint64_t stack_bytes_queued; /* ... and the reader queued (spec.tops) */
 };
 

@@ -1005,6 +1005,30 @@ TEST(stack_tops_keep_learn_forget)
 	stack_tops_fini(&t);
 }
 
+TEST(stack_tops_blocked_across_an_exec)
+{
+	struct stack_tops t;
+	uint64_t sp = 0x7ffd00000000ull;
+
+	ASSERT_EQ(stack_tops_init(&t), 0);
+	stack_tops_learn(&t, 20, 20, sp + 3000);
+	/* The reader sees the exec: whole copies from now on... */
+	stack_tops_block_pid(&t, 20);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	/* ...and the samples queued before it teach nothing (old program). */
+	stack_tops_learn(&t, 20, 20, sp + 1000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	/* Other processes are not affected. */
+	stack_tops_learn(&t, 21, 21, sp + 3000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 21, 21, sp, 20000), 3000 + STACK_TOPS_SLACK);
+	/* The loop thread reaches the exec: the new program's tops are learned. */
+	stack_tops_unblock_pid(&t, 20);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	stack_tops_learn(&t, 20, 20, sp + 5000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 5000 + STACK_TOPS_SLACK);
+	stack_tops_fini(&t);
+}
+
 TEST(perf_intern_mappings_by_content)
 {
 	static uint8_t buf[8192];
