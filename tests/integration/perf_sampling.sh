@@ -174,6 +174,24 @@ else
 fi
 
 # ----------------------------------------------------------------- scope ----
+# cpu_spent TICKS PID...: returns once each PID has run TICKS more clock
+# ticks of CPU (utime + stime) than when called: a session around it holds
+# that much of their work, however busy the machine is.
+cpu_spent() {
+	local _t=$1 _p _want _now
+	shift
+	for _p in "$@"; do
+		_want=$(($(proc_ticks "$_p") + _t))
+		while _now=$(proc_ticks "$_p") && [ "$_now" -lt "$_want" ]; do
+			sleep 0.05
+		done
+	done
+}
+proc_ticks() {
+	set -- $(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ $# -ge 13 ] || return 1
+	echo $((${12} + ${13}))
+}
 # The spinners run on after the session (killed then), at a priority
 # above a busy machine's: 20 samples are 0.1 s of one's CPU in 1.5 s.
 $PERF_NICE "$OUT/perf_hot" spin 20 >"$SVC_TMP/scope.a" &
@@ -189,8 +207,8 @@ data_sources { config { name: \"linux.perf\" perf_event_config {
   timebase { frequency: 200 counter: SW_CPU_CLOCK }
   callstack_sampling { scope { target_pid: $pa } user_frames: UNWIND_FRAME_POINTER }
 } } }
-duration_ms: 1500"
-if perf_record scope 30; then
+duration_ms: 120000"
+if perf_around scope 60 cpu_spent 50 "$pa" "$pb"; then
 	in=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pa")
 	out=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pa")
 	other=$(perf_q scope "select count(*) from perf_sample s join thread t using(utid) where t.tid = $pb")
@@ -220,8 +238,8 @@ data_sources { config { name: "linux.perf" perf_event_config {
   callstack_sampling { scope { target_cmdline: "perf_hot_no*" } user_frames: UNWIND_DWARF }
   ring_buffer_pages: 2048
 } } }
-duration_ms: 1200'
-if perf_record cmd 30; then
+duration_ms: 120000'
+if perf_around cmd 60 cpu_spent 50 "$pa" "$pb"; then
 	in=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid = $pb")
 	out=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is not null and t.tid != $pb")
 	skipped=$(perf_q cmd "select count(*) from perf_sample s join thread t using(utid) where s.callsite_id is null and t.tid = $pa")
@@ -430,7 +448,7 @@ fi
 svc_cfg brief 'buffers { size_kb: 32768 }
 data_sources { config { name: "linux.perf" perf_event_config {
   timebase { frequency: 100 counter: SW_CPU_CLOCK }
-  callstack_sampling { scope { target_cmdline: "perf_hot*" } user_frames: UNWIND_DWARF }
+  callstack_sampling { user_frames: UNWIND_DWARF }
   ring_buffer_pages: 4096
   ring_buffer_read_period_ms: 2000
 } } }
@@ -542,7 +560,7 @@ else
 	svc_cfg cutchk_rec 'buffers { size_kb: 32768 }
 data_sources { config { name: "linux.perf" perf_event_config {
   timebase { frequency: 500 counter: SW_CPU_CLOCK }
-  callstack_sampling { kernel_frames: true user_frames: UNWIND_DWARF }
+  callstack_sampling { scope { target_cmdline: "perf_hot*" } kernel_frames: true user_frames: UNWIND_DWARF }
   ring_buffer_pages: 2048
 } } }
 duration_ms: 120000'
