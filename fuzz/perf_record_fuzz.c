@@ -27,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct perf_sample_layout l;
 	struct perf_sample s;
 	struct perf_exit ex;
+	struct perf_comm cm;
 	struct perf_fork fk;
 	struct perf_mmap2 mm;
 	struct mmap_log ml;
@@ -94,6 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		perf_parse_lost(rec, (size_t)len, &lost);
 		perf_parse_exit(rec, (size_t)len, &ex);
+		perf_parse_comm(rec, (size_t)len, &cm);
 		if (perf_parse_fork(rec, (size_t)len, &fk) == PERF_PARSE_OK)
 			mmap_log_fork(&ml, fk.ppid % 8, fk.pid % 8);
 		if (perf_parse_mmap2(rec, (size_t)len, &mm) == PERF_PARSE_OK) {

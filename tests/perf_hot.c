@@ -2,21 +2,25 @@
 /*
  * perf_hot.c - a workload with known hot functions for traced_perf's
  * tests (tests/integration/perf_*.sh). Modes:
+ * SECONDS of spin, sys and relspin are seconds of this process's own CPU
+ * time (CLOCK_PROCESS_CPUTIME_ID), not of the wall clock: on a busy machine
+ * the workload runs longer but does the same work, so a test's expected
+ * sample counts do not depend on how much CPU it was given. A wall-clock
+ * cap (30 s + 20x SECONDS) ends a run that is starved of CPU altogether.
  *   perf_hot spin SECONDS [CPU]
  *                           hot_a does 2/3 of the work, hot_b 1/3 (same blocks),
  *                           both called from main through call_hot; with
  *                           CPU, first moves to that CPU (its samples then
  *                           land on another CPU's ring than the records of
  *                           its exec, when started elsewhere with taskset)
- *   perf_hot rate SECONDS   spin, then print the work rate (blocks_per_s)
  *   perf_hot relspin FILE   writes a tiny relocatable object (ET_REL, one
  *                           function busy_rel in .text) to FILE, maps it
- *                           executable and runs busy_rel for 2 s: samples
+ *                           executable and runs busy_rel for 2 CPU s: samples
  *                           whose pc is in an object file, as in compilers
  *   perf_hot sys SECONDS    a getppid() loop (kernel frames)
  *   perf_hot naps N         sleeps 1 ms N times (N context switches)
  *   perf_hot pages N        touches N fresh pages once, spins 0.1 s, sleeps 1 s
- * Prints its pid first, then "done". Built twice by the Makefile: with
+ * Prints its pid first, then "done" and "cpu_ms N" (its CPU time). Built twice by the Makefile: with
  * frame pointers ($(O)/perf_hot) and without ($(O)/perf_hot_nofp).
  */
 #define _GNU_SOURCE
@@ -32,15 +36,38 @@
 #include <unistd.h>
 
 static volatile uint64_t g_sink;
-/* Inner loops of 1000 steps run by hot_a and hot_b (the work rate). */
-static uint64_t g_blocks;
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* A budget of SECONDS of this process's CPU time, capped in wall time. */
+struct budget {
+	uint64_t cpu_end, wall_end;
+};
+
+static struct budget budget_of(double seconds)
+{
+	struct budget b;
+
+	b.cpu_end = clock_ns(CLOCK_PROCESS_CPUTIME_ID) + (uint64_t)(seconds * 1e9);
+	b.wall_end = clock_ns(CLOCK_MONOTONIC) + (uint64_t)((30.0 + 20.0 * seconds) * 1e9);
+	return b;
+}
+
+static int budget_left(const struct budget *b)
+{
+	if (clock_ns(CLOCK_PROCESS_CPUTIME_ID) >= b->cpu_end)
+		return 0;
+	if (clock_ns(CLOCK_MONOTONIC) >= b->wall_end) {
+		fprintf(stderr, "perf_hot: starved: wall-clock cap reached before the CPU time\n");
+		return 0;
+	}
+	return 1;
 }
 
 /* One block of work: the same in both hot functions, so their shares of
@@ -62,7 +89,6 @@ __attribute__((noinline)) static void hot_a(uint64_t blocks)
 	for (uint64_t i = 0; i < blocks; i++)
 		last = x = block(x);
 	(void)last;
-	g_blocks += blocks;
 	g_sink = x;
 }
 
@@ -75,26 +101,29 @@ __attribute__((noinline)) static void hot_b(uint64_t blocks)
 	for (uint64_t i = 0; i < blocks; i++)
 		last = x = block(x ^ 1);
 	(void)last;
-	g_blocks += blocks;
 	g_sink = x;
 }
 
 __attribute__((noinline)) static void call_hot(double seconds)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	struct budget b = budget_of(seconds);
 
-	/* Twice the work in hot_a as in hot_b (~2 ms and ~1 ms). */
-	while (now_ns() < end) {
-		hot_a(2000);
-		hot_b(1000);
+	/* Twice the work in hot_a as in hot_b, in short turns (~0.2 ms and
+	 * ~0.1 ms: turns of 2 and 1 ms beat against a 4 ms sampling period
+	 * and skewed the shares); the clocks read every 32 turns (~10 ms). */
+	for (unsigned turn = 0;; turn++) {
+		if ((turn & 31) == 0 && !budget_left(&b))
+			break;
+		hot_a(200);
+		hot_b(100);
 	}
 }
 
 __attribute__((noinline)) static void sys_loop(double seconds)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	struct budget b = budget_of(seconds);
 
-	while (now_ns() < end) {
+	while (budget_left(&b)) {
 		for (int i = 0; i < 100; i++)
 			g_sink += (uint64_t)getppid();
 	}
@@ -173,7 +202,7 @@ static void write_rel_object(const char *path)
 
 __attribute__((noinline)) static void run_rel_object(const char *path, double seconds)
 {
-	uint64_t end = now_ns() + (uint64_t)(seconds * 1e9);
+	struct budget b = budget_of(seconds);
 	void (*busy)(uint64_t);
 	int fd;
 	void *p;
@@ -188,7 +217,7 @@ __attribute__((noinline)) static void run_rel_object(const char *path, double se
 	}
 	close(fd);
 	*(void **)&busy = (uint8_t *)p + 64;
-	while (now_ns() < end)
+	while (budget_left(&b))
 		busy(1000000);
 }
 
@@ -206,7 +235,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	} else if (argc != 3) {
-		fprintf(stderr, "usage: perf_hot spin|rate|sys|naps|pages|relspin ARG [CPU]\n");
+		fprintf(stderr, "usage: perf_hot spin|sys|naps|pages|relspin ARG [CPU]\n");
 		return 2;
 	}
 	printf("%d\n", (int)getpid());
@@ -214,9 +243,6 @@ int main(int argc, char **argv)
 	arg = strtod(argv[2], NULL);
 	if (!strcmp(argv[1], "spin")) {
 		call_hot(arg);
-	} else if (!strcmp(argv[1], "rate")) {
-		call_hot(arg);
-		printf("blocks_per_s %.0f\n", (double)g_blocks / arg);
 	} else if (!strcmp(argv[1], "relspin")) {
 		run_rel_object(argv[2], 2.0);
 	} else if (!strcmp(argv[1], "naps")) {
@@ -232,6 +258,7 @@ int main(int argc, char **argv)
 	} else {
 		return 2;
 	}
-	printf("done\n");
+	printf("done\ncpu_ms %llu\n",
+	       (unsigned long long)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) / 1000000));
 	return 0;
 }

@@ -397,6 +397,8 @@ static void worker_done_task(void *user)
 	}
 	app->is_emitting = false;
 	app->has_emitted = true;
+	/* Tests wait on this line instead of guessing how long writing takes. */
+	fprintf(stderr, "test_producer: %s: every writer is done\n", g_args.name);
 	/* Every writer has flushed: the flushes that waited can be acked. */
 	for (k = 0; k < app->n_pending_flushes; k++)
 		producer_flush_ack(app->p, app->pending_flushes[k]);

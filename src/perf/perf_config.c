@@ -535,6 +535,10 @@ void perf_config_leader_attr(const struct perf_config *c, struct perf_event_attr
 	a->clockid = c->clockid;
 	/* EXIT records tell the unwinder when a process's state can go. */
 	a->task = 1;
+	/* COMM records of an execve: the process is another program, so a
+	 * scope decision (by cmdline) and stack tops made before it are stale. */
+	a->comm = 1;
+	a->comm_exec = 1;
 	if ((c->unwind == PERF_UNWIND_DWARF || c->unwind == PERF_UNWIND_FRAME_POINTER) &&
 	    perf_config_regs_mask()) {
 		a->sample_type |= PERF_SAMPLE_STACK_USER | PERF_SAMPLE_REGS_USER;

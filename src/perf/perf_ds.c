@@ -52,6 +52,8 @@
 #define PERF_QUEUE_HEADROOM_BYTES (8u << 20)
 
 enum { SKIP_UNWIND_ENQUEUE = 3, SKIP_NOT_IN_SCOPE = 4 };
+/* Rings whose heads a flush keeps on its stack (one per CPU). */
+enum { PERF_DS_MAX_RINGS_ON_STACK = 256 };
 
 struct perf_ds {
 	struct evloop *loop;
@@ -319,6 +321,7 @@ static void on_sideband(struct perf_ds *ds, const uint8_t *rec, size_t len)
 static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsigned cls)
 {
 	struct perf_exit ex;
+	struct perf_comm cm;
 	uint64_t lost;
 
 	switch (perf_record_type(rec)) {
@@ -347,8 +350,16 @@ static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsign
 		if (perf_parse_exit(rec, len, &ex) != PERF_PARSE_OK)
 			break;
 		stack_tops_forget(&ds->tops, ex.pid, ex.tid);
-		if (ex.pid == ex.tid)
+		if (ex.pid == ex.tid) {
+			stack_tops_unblock_pid(&ds->tops, ex.pid);
 			unwinder_forget(ds->sh->unwinder, ex.pid);
+		}
+		break;
+	case PERF_RECORD_COMM:
+		/* An execve, in its place among the samples: those before it
+		 * are used, the new program's stack tops are learned from here. */
+		if (perf_parse_comm(rec, len, &cm) == PERF_PARSE_OK && cm.exec)
+			stack_tops_unblock_pid(&ds->tops, cm.pid);
 		break;
 	case PERF_RECORD_MMAP2:
 	case PERF_RECORD_FORK:
@@ -359,16 +370,17 @@ static void on_record(struct perf_ds *ds, const uint8_t *rec, size_t len, unsign
 	}
 }
 
-/* Uses queued records for up to @budget_ns (0: until the queue is empty).
+/* Uses queued records for up to @budget_ns (0: no time bound), and only
+ * up to @n_max records (0: until the queue is empty).
  * Return: true if some are left. */
-static bool drain_queue(struct perf_ds *ds, uint64_t budget_ns)
+static bool drain_queue_n(struct perf_ds *ds, uint64_t budget_ns, uint64_t n_max)
 {
 	uint64_t end = budget_ns ? clock_monotonic_ns() + budget_ns : 0;
 	struct rq_entry e;
 	size_t n = 0;
 
 	atomic_store(&ds->notified, false);
-	while (rq_peek(&ds->queue, &e)) {
+	while ((!n_max || n < n_max) && rq_peek(&ds->queue, &e)) {
 		if (end && (n & 15) == 15 && clock_monotonic_ns() >= end)
 			break;
 		if (e.tag < ds->n_rings && e.len >= 8) {
@@ -380,6 +392,11 @@ static bool drain_queue(struct perf_ds *ds, uint64_t budget_ns)
 		n++;
 	}
 	return rq_peek(&ds->queue, &e);
+}
+
+static bool drain_queue(struct perf_ds *ds, uint64_t budget_ns)
+{
+	return drain_queue_n(ds, budget_ns, 0);
 }
 
 /* A slice of the queue; what is left waits for the loop's other events
@@ -423,9 +440,44 @@ static void read_all_now(struct perf_ds *ds)
 	} while (rc == PERF_READ_QUEUE_FULL);
 }
 
+/* What the rings and the queue held when called, read and used: the
+ * reader thread goes on meanwhile, so under a storm of samples that are
+ * slow to unwind, "until nothing is left" would never come (a flush
+ * must end; what came after it waits for the next one). */
+static void read_upto_now(struct perf_ds *ds)
+{
+	uint64_t heads[PERF_DS_MAX_RINGS_ON_STACK];
+	uint64_t *h = heads;
+	size_t n = perf_reader_rings(ds->reader);
+	enum perf_read_rc rc;
+	uint64_t target, popped;
+
+	if (n > PERF_DS_MAX_RINGS_ON_STACK) {
+		h = malloc(n * sizeof(*h));
+		if (!h) {
+			read_all_now(ds);
+			return;
+		}
+	}
+	perf_reader_heads(ds->reader, h);
+	do {
+		rc = perf_reader_read_upto(ds->reader, h);
+		/* This thread alone pops: what was committed now is used. */
+		target = rq_committed(&ds->queue);
+		popped = rq_popped(&ds->queue);
+		if (target > popped)
+			drain_queue_n(ds, 0, target - popped);
+	} while (rc == PERF_READ_QUEUE_FULL);
+	if (h != heads)
+		free(h);
+}
+
 void perf_ds_drain(struct perf_ds *ds)
 {
-	read_all_now(ds);
+	if (ds->reader && !ds->stopped)
+		read_upto_now(ds);
+	else if (ds->reader)
+		read_all_now(ds);
 	tw_flush(ds->tw);
 }
 

@@ -140,12 +140,14 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 	struct perf_sample *s = &r->sample;
 	enum perf_sample_class cls;
 	uint64_t keep;
+	bool in_scope;
 
 	if (perf_parse_sample(r->s.layout, rec, len, s) != PERF_PARSE_OK) {
 		r->stats.malformed++;
 		return true;
 	}
 	cls = classify(r, s);
+	in_scope = cls == PERF_CLASS_CALLSTACK;
 	keep = s->stack_bytes;
 	if (cls == PERF_CLASS_CALLSTACK && keep && r->s.tops && s->has_regs)
 		keep = stack_tops_keep(r->s.tops, s->pid, s->tid, perf_sample_user_sp(s), keep);
@@ -156,17 +158,35 @@ static bool on_sample(struct perf_reader *r, const uint8_t *rec, size_t len)
 		keep = 0;
 	if (!queue_sample(r, rec, len, s, keep, (uint16_t)cls))
 		return false;
-	r->stats.stack_bytes_copied += s->stack_bytes;
+	/* Of the samples to unwind: how much the cut at the tops saves. */
+	if (in_scope)
+		r->stats.stack_bytes_copied += s->stack_bytes;
 	r->stats.stack_bytes_queued += keep;
 	return true;
 }
 
 /* Scan pass: mappings and forks, queued before any sample of the pass. */
-#define SIDEBAND_TYPES ((1ull << PERF_RECORD_MMAP2) | (1ull << PERF_RECORD_FORK))
+#define SIDEBAND_TYPES                                                                  \
+	((1ull << PERF_RECORD_MMAP2) | (1ull << PERF_RECORD_FORK) | (1ull << PERF_RECORD_COMM))
 
 static bool on_sideband(const uint8_t *rec, size_t len, void *user)
 {
-	return queue_raw(user, rec, len, 0);
+	struct perf_reader *r = user;
+	struct perf_comm c;
+
+	if (perf_record_type(rec) != PERF_RECORD_COMM)
+		return queue_raw(r, rec, len, 0);
+	/* An execve: decide the scope again from the new cmdline (a sample
+	 * of the shell that forked it was rejected as "sh"), and keep whole
+	 * stacks of the new program until the loop thread, reaching the exec
+	 * in the queue (queued by the read below, in order), lets its stack
+	 * tops be learned again. */
+	if (perf_parse_comm(rec, len, &c) == PERF_PARSE_OK && c.exec) {
+		hmap_del(&r->procs, c.pid, NULL);
+		if (r->s.tops)
+			stack_tops_block_pid(r->s.tops, c.pid);
+	}
+	return true;
 }
 
 static bool on_record(const uint8_t *rec, size_t len, void *user)
@@ -183,20 +203,25 @@ static bool on_record(const uint8_t *rec, size_t len, void *user)
 		return queue_raw(r, rec, len, 0);
 	case PERF_RECORD_LOST:
 	case PERF_RECORD_THROTTLE:
+	case PERF_RECORD_COMM:
 		return queue_raw(r, rec, len, 0);
 	default: /* MMAP2, FORK: queued by the scan */
 		return true;
 	}
 }
 
-static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
+static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records,
+				     const uint64_t *limits)
 {
 	size_t i;
 	int rc;
 
 	r->full = false;
-	for (i = 0; i < r->s.n_rings; i++)
+	for (i = 0; i < r->s.n_rings; i++) {
 		r->heads[i] = perf_ring_head(r->s.rings[i]);
+		if (limits && limits[i] < r->heads[i])
+			r->heads[i] = limits[i];
+	}
 	for (i = 0; i < r->s.n_rings; i++) {
 		r->cur = i;
 		if (perf_ring_scan(r->s.rings[i], SIDEBAND_TYPES, on_sideband, r) == -EBADMSG)
@@ -213,14 +238,26 @@ static enum perf_read_rc pass_locked(struct perf_reader *r, size_t max_records)
 	return r->full ? PERF_READ_QUEUE_FULL : PERF_READ_DONE;
 }
 
-enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
+size_t perf_reader_rings(const struct perf_reader *r)
+{
+	return r->s.n_rings;
+}
+
+void perf_reader_heads(struct perf_reader *r, uint64_t *heads)
+{
+	for (size_t i = 0; i < r->s.n_rings; i++)
+		heads[i] = perf_ring_head(r->s.rings[i]);
+}
+
+static enum perf_read_rc read_pass(struct perf_reader *r, size_t max_records,
+				   const uint64_t *limits)
 {
 	enum perf_read_rc rc;
 	size_t queued;
 
 	pthread_mutex_lock(&r->lock);
 	r->queued = 0;
-	rc = pass_locked(r, all ? 0 : r->s.max_records);
+	rc = pass_locked(r, max_records, limits);
 	queued = r->queued;
 	pthread_mutex_unlock(&r->lock);
 	if (queued && r->s.notify_fd >= 0 && rq_bytes(r->s.queue) >= r->s.notify_bytes &&
@@ -232,6 +269,16 @@ enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
 		}
 	}
 	return rc;
+}
+
+enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all)
+{
+	return read_pass(r, all ? 0 : r->s.max_records, NULL);
+}
+
+enum perf_read_rc perf_reader_read_upto(struct perf_reader *r, const uint64_t *limits)
+{
+	return read_pass(r, 0, limits);
 }
 
 void perf_reader_get_stats(struct perf_reader *r, struct perf_reader_stats *out)

@@ -89,10 +89,21 @@ void perf_reader_destroy(struct perf_reader *r);
  * Return: enum perf_read_rc.
  */
 enum perf_read_rc perf_reader_read(struct perf_reader *r, bool all);
+/* The number of rings, and each ring's write position now, into @heads
+ * (perf_reader_rings() of them): the bound of a flush. */
+size_t perf_reader_rings(const struct perf_reader *r);
+void perf_reader_heads(struct perf_reader *r, uint64_t *heads);
+/**
+ * perf_reader_read_upto() - perf_reader_read(r, true) that reads no ring
+ * past @limits (from perf_reader_heads()): a flush under a sample storm
+ * ends once what was there when it began is read, however fast more comes.
+ */
+enum perf_read_rc perf_reader_read_upto(struct perf_reader *r, const uint64_t *limits);
 
 struct perf_reader_stats {
 	uint64_t malformed;	     /* records dropped as malformed */
-	uint64_t stack_bytes_copied; /* user stack bytes the kernel copied (dyn_size) */
+	uint64_t stack_bytes_copied; /* user stack bytes the kernel copied (dyn_size)
+				      * for samples to unwind (in scope) */
 	uint64_t stack_bytes_queued; /* ... and the reader queued (spec.tops) */
 };
 

@@ -37,12 +37,10 @@ data_sources { config { name: "linux.ftrace" ftrace_config {
   ftrace_events: "sched/sched_switch"
   compact_sched { enabled: false }
 } } }
-duration_ms: 2000'
-(sleep 0.4 && exec "$OUT/perf_hot" spin 1.2 >"$SVC_TMP/aligned.hot") &
-r=$!
-if perf_record aligned 30; then
-	wait $r
-	pid=$(head -n 1 "$SVC_TMP/aligned.hot")
+duration_ms: 120000'
+# 0.6 s of the spinner's CPU at 200 Hz: ~120 samples, inside the session.
+if perf_around aligned 60 "$OUT/perf_hot" spin 0.6; then
+	pid=$(perf_hot_pid aligned)
 	# Each sample against the slice running on its CPU at its time: the
 	# same thread, unless clocks are off. Samples in a stretch without
 	# sched data for their CPU are left out.
@@ -64,7 +62,6 @@ if perf_record aligned 30; then
 		fail perf_ftrace/aligned_with_sched "$inside of $total samples of pid $pid inside its sched slices on their CPU"
 	fi
 else
-	wait $r
 	fail perf_ftrace/aligned_with_sched "recording failed: $(svc_errtail aligned)"
 fi
 
@@ -88,8 +85,11 @@ fi
 
 # Light mode's shorthand: `tracebox -t 2s --cpu-profile 199 sched` samples
 # every CPU with callstacks next to the sched data; perf_hot's hot function
-# is the most sampled leaf of its process, its callers unwound.
-"$OUT/perf_hot" spin 3 >/dev/null 2>&1 &
+# is the most sampled leaf of its process, its callers unwound. The spinner
+# runs before and after the 2 s (its 6 CPU s take longer), at a higher
+# priority than the rest of a busy machine: at least a quarter of a CPU
+# in those 2 s at 199 Hz is 100 samples.
+$PERF_NICE "$OUT/perf_hot" spin 6 >/dev/null 2>&1 &
 hot=$!
 if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 30 \
 	"$OUT/tracebox" -t 2s --cpu-profile 199 -o "$SVC_TMP/lm.pb" sched >"$SVC_TMP/lm.out" 2>&1; then

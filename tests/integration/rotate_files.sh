@@ -245,9 +245,17 @@ svc_kill prod
 big big1
 svc_cfg mb 'buffers { size_kb: 16384 fill_policy: RING_BUFFER }
 data_sources { config { name: "big1.ds" } }
-duration_ms: 4000'
+duration_ms: 120000'
 mkdir -p "$SVC_TMP/mb"
-if svc_perfetto mb 40 --txt -c "$SVC_TMP/mb.pbtxt" -o "$SVC_TMP/mb/t.pf" --rotate-mb 1; then
+# About 1 MB/s from the producer (less on a busy machine): the session
+# ends (Ctrl-C) once the fourth file is begun, three full ones behind it.
+mb_files() {
+	[ "$(files "$SVC_TMP/mb/t.pf" | wc -l)" -ge 4 ] || ! svc_running mb
+}
+svc_bg mb "$OUT/perfetto" --txt -c "$SVC_TMP/mb.pbtxt" -o "$SVC_TMP/mb/t.pf" --rotate-mb 1
+svc_wait_for 90 mb_files
+kill -INT "$(svc_pid mb)" 2>/dev/null
+if svc_wait mb 60; then
 	set -- $(files "$SVC_TMP/mb/t.pf")
 	ok=1
 	n=$#

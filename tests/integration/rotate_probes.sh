@@ -70,7 +70,7 @@ for f in "$@"; do
 	set -- $v
 	if [ $# != 4 ] || [ "$1" -lt 1 ] || [ "$2" -lt 1 ] || [ "$3" -lt 1 ] || [ "$4" != 0 ]; then
 		ok=0
-		why="$why $(basename "$f"): sched threads slices bad_stats = '$v';"
+		why="$why $(basename "$f"): sched threads slices bad_stats = '$v' ($(tpq "$f" "select group_concat(name || '=' || value, ' ') from stats where value > 0 and (severity in ('error', 'data_loss') or name like '%incremental_state%')"));"
 	fi
 done
 set -- $(ls "$SVC_TMP"/p/t.pf.* | awk -F. '{print $NF " " $0}' | sort -n | cut -d' ' -f2)

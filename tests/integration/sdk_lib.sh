@@ -38,8 +38,11 @@ $2"
 
 # end_session NAME: SIGINT, wait for the file.
 end_session() {
-	svc_kill "$1" INT
-	svc_wait "$1" 20 >/dev/null 2>&1
+	# Ctrl-C, then as long as it takes to flush and write (no KILL after
+	# 3 s: a busy machine's perfetto took longer for 1.28 M events and
+	# left a quarter of them).
+	kill -INT "$(svc_pid "$1")" 2>/dev/null
+	svc_wait "$1" 120 >/dev/null 2>&1
 	[ -s "$SVC_TMP/$1.pftrace" ]
 }
 

@@ -79,9 +79,9 @@ svc_bg() {
 		mv "$SVC_TMP/$_n.rc.tmp" "$SVC_TMP/$_n.rc"
 	) &
 	SVC_NAMES="$SVC_NAMES $_n"
-	# The pid file is written before exec; wait for it (bounded).
+	# The pid file is written before exec; wait for it (bounded: 60 s).
 	_i=0
-	while [ ! -s "$SVC_TMP/$_n.pid" ] && [ $_i -lt 500 ]; do
+	while [ ! -s "$SVC_TMP/$_n.pid" ] && [ $_i -lt 6000 ]; do
 		sleep 0.01
 		_i=$((_i + 1))
 	done
@@ -123,15 +123,16 @@ svc_wait() {
 	return "$(svc_rc "$1")"
 }
 
-# svc_kill NAME [SIGNAL]: signal NAME (default TERM), wait up to 3 s
-# (scaled), then KILL it.
+# svc_kill NAME [SIGNAL]: signal NAME (default TERM), wait up to 30 s
+# (scaled: a busy machine's perfetto may take that long to write a big
+# trace after SIGINT), then KILL it.
 svc_kill() {
 	local _p
 	_p=$(svc_pid "$1")
 	[ -n "$_p" ] || return 0
 	svc_running "$1" || return 0
 	kill -"${2:-TERM}" "$_p" 2>/dev/null
-	if ! svc_wait_for 3 _svc_exited "$1"; then
+	if ! svc_wait_for 30 _svc_exited "$1"; then
 		kill -KILL "$_p" 2>/dev/null
 		svc_wait_for 2 _svc_exited "$1"
 	fi

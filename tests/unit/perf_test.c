@@ -310,6 +310,30 @@ TEST(perf_parse_lost_and_exit)
 	ASSERT_EQ(perf_parse_exit(r.b, 12, &ex), PERF_PARSE_TRUNCATED);
 }
 
+TEST(perf_parse_comm_tells_an_exec)
+{
+	static struct rec r;
+	struct perf_comm c;
+
+	rec_begin(&r, PERF_RECORD_COMM, PERF_RECORD_MISC_COMM_EXEC);
+	rec_u64(&r, 300 | (301ull << 32));
+	rec_u64(&r, 0x746f685f66726570ull); /* "perf_hot" */
+	rec_u64(&r, 0);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_comm(r.b, r.len, &c), PERF_PARSE_OK);
+	ASSERT_EQ(c.pid, 300);
+	ASSERT_EQ(c.tid, 301);
+	ASSERT_TRUE(c.exec);
+	ASSERT_EQ(perf_parse_comm(r.b, 12, &c), PERF_PARSE_TRUNCATED);
+	/* A rename (prctl PR_SET_NAME) is no exec. */
+	rec_begin(&r, PERF_RECORD_COMM, 0);
+	rec_u64(&r, 300 | (300ull << 32));
+	rec_u64(&r, 0);
+	rec_end(&r);
+	ASSERT_EQ(perf_parse_comm(r.b, r.len, &c), PERF_PARSE_OK);
+	ASSERT_FALSE(c.exec);
+}
+
 TEST(perf_parse_fork_and_mmap2)
 {
 	static struct rec r;
@@ -981,6 +1005,30 @@ TEST(stack_tops_keep_learn_forget)
 	stack_tops_fini(&t);
 }
 
+TEST(stack_tops_blocked_across_an_exec)
+{
+	struct stack_tops t;
+	uint64_t sp = 0x7ffd00000000ull;
+
+	ASSERT_EQ(stack_tops_init(&t), 0);
+	stack_tops_learn(&t, 20, 20, sp + 3000);
+	/* The reader sees the exec: whole copies from now on... */
+	stack_tops_block_pid(&t, 20);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	/* ...and the samples queued before it teach nothing (old program). */
+	stack_tops_learn(&t, 20, 20, sp + 1000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	/* Other processes are not affected. */
+	stack_tops_learn(&t, 21, 21, sp + 3000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 21, 21, sp, 20000), 3000 + STACK_TOPS_SLACK);
+	/* The loop thread reaches the exec: the new program's tops are learned. */
+	stack_tops_unblock_pid(&t, 20);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 20000);
+	stack_tops_learn(&t, 20, 20, sp + 5000);
+	ASSERT_U64_EQ(stack_tops_keep(&t, 20, 20, sp, 20000), 5000 + STACK_TOPS_SLACK);
+	stack_tops_fini(&t);
+}
+
 TEST(perf_intern_mappings_by_content)
 {
 	static uint8_t buf[8192];
@@ -1413,6 +1461,33 @@ TEST(rec_queue_in_order_across_blocks_within_its_budget)
 	ASSERT_TRUE(q_check(&e, 7));
 	rq_fini(&q);
 	ASSERT_U64_EQ(atomic_load(&shared), 0);
+}
+
+TEST(rec_queue_counts_entries_committed_and_popped)
+{
+	struct rec_queue q;
+	struct rq_entry e;
+	uint32_t i;
+
+	ASSERT_EQ(rq_init(&q, 1u << 20, NULL), 0);
+	ASSERT_U64_EQ(rq_committed(&q), 0);
+	ASSERT_U64_EQ(rq_popped(&q), 0);
+	for (i = 0; i < 10; i++)
+		ASSERT_TRUE(q_push(&q, i));
+	/* Reserved but not committed: not counted. */
+	ASSERT_TRUE(rq_reserve(&q, 100) != NULL);
+	ASSERT_U64_EQ(rq_committed(&q), 10);
+	for (i = 0; i < 4; i++) {
+		ASSERT_TRUE(rq_peek(&q, &e));
+		rq_pop(&q);
+	}
+	ASSERT_U64_EQ(rq_popped(&q), 4);
+	/* A flush bounded by the count committed when it began stops there
+	 * although more arrives meanwhile. */
+	ASSERT_TRUE(q_push(&q, 10));
+	ASSERT_U64_EQ(rq_committed(&q), 11);
+	ASSERT_U64_EQ(rq_committed(&q) - rq_popped(&q), 7);
+	rq_fini(&q);
 }
 
 TEST(rec_queue_entry_bigger_than_a_block)

@@ -351,6 +351,23 @@ enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_
 	return rc;
 }
 
+enum perf_parse_err perf_parse_comm(const uint8_t *rec, size_t len, struct perf_comm *out)
+{
+	struct perf_event_header h;
+	uint32_t v[2];
+
+	if (len < sizeof(h))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(&h, rec, sizeof(h));
+	if (h.size > len || h.size < sizeof(h) + sizeof(v))
+		return PERF_PARSE_TRUNCATED;
+	memcpy(v, rec + sizeof(h), sizeof(v));
+	out->pid = v[0];
+	out->tid = v[1];
+	out->exec = (h.misc & PERF_RECORD_MISC_COMM_EXEC) != 0;
+	return PERF_PARSE_OK;
+}
+
 enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_fork *out)
 {
 	struct perf_event_header h;

@@ -69,6 +69,13 @@ struct perf_exit {
 	uint32_t pid, tid;
 };
 
+/* A thread's name set (attr.comm); @exec: by an execve (attr.comm_exec),
+ * so the process is another program from here on. */
+struct perf_comm {
+	uint32_t pid, tid;
+	bool exec;
+};
+
 /* A process or thread created (attr.task): a new process when pid != ppid. */
 struct perf_fork {
 	uint32_t pid, ppid, tid, ptid;
@@ -131,6 +138,9 @@ enum perf_parse_err perf_parse_read_lost(const struct perf_sample_layout *l, con
 enum perf_parse_err perf_parse_lost(const uint8_t *rec, size_t len, uint64_t *out_lost);
 /* PERF_RECORD_EXIT. */
 enum perf_parse_err perf_parse_exit(const uint8_t *rec, size_t len, struct perf_exit *out);
+
+/* PERF_RECORD_COMM. */
+enum perf_parse_err perf_parse_comm(const uint8_t *rec, size_t len, struct perf_comm *out);
 
 /* PERF_RECORD_FORK. */
 enum perf_parse_err perf_parse_fork(const uint8_t *rec, size_t len, struct perf_fork *out);

@@ -152,6 +152,7 @@ void rq_commit(struct rec_queue *q, size_t len, uint16_t tag, uint16_t flags)
 	sz = entry_bytes(len);
 	q->tail->used += sz;
 	q->bytes += sz;
+	q->n_committed++;
 	if (q->shared_bytes)
 		atomic_fetch_add(q->shared_bytes, sz);
 	q->pending = NULL;
@@ -192,6 +193,7 @@ void rq_pop(struct rec_queue *q)
 	sz = entry_bytes(h.len);
 	q->head_off += sz;
 	q->bytes -= sz;
+	q->n_popped++;
 	if (q->shared_bytes)
 		atomic_fetch_sub(q->shared_bytes, sz);
 	advance_locked(q);
@@ -209,6 +211,26 @@ size_t rq_bytes(struct rec_queue *q)
 
 	pthread_mutex_lock(&q->lock);
 	n = q->bytes;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+uint64_t rq_committed(struct rec_queue *q)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->n_committed;
+	pthread_mutex_unlock(&q->lock);
+	return n;
+}
+
+uint64_t rq_popped(struct rec_queue *q)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&q->lock);
+	n = q->n_popped;
 	pthread_mutex_unlock(&q->lock);
 	return n;
 }

@@ -29,6 +29,9 @@ struct rec_queue {
 	size_t pending_cap;
 	/* Optional: bytes of every queue sharing it (a daemon-wide footprint). */
 	_Atomic uint64_t *shared_bytes;
+	/* Entries committed and popped since rq_init (a flush drains up to
+	 * the count committed when it began, not what arrives meanwhile). */
+	uint64_t n_committed, n_popped;
 };
 
 /* An entry as the consumer sees it. */
@@ -66,6 +69,9 @@ void rq_pop(struct rec_queue *q);
 
 /* Bytes queued now (entry headers included). */
 size_t rq_bytes(struct rec_queue *q);
+/* Entries committed / popped since rq_init(). */
+uint64_t rq_committed(struct rec_queue *q);
+uint64_t rq_popped(struct rec_queue *q);
 /* Blocks until the queue holds at most half its budget, or @timeout_ms. */
 void rq_wait_space(struct rec_queue *q, unsigned timeout_ms);
 

@@ -44,6 +44,16 @@ void stack_tops_learn(struct stack_tops *t, uint32_t pid, uint32_t tid, uint64_t
 void stack_tops_forget(struct stack_tops *t, uint32_t pid, uint32_t tid);
 
 /**
+ * stack_tops_block_pid() - @pid ran execve (seen by the reader ahead of the
+ * samples still queued): its tops are unknown and none is learned from
+ * the samples queued before the exec, until stack_tops_unblock_pid(),
+ * called when the exec's own place in the queue is reached (or its exit).
+ * Meanwhile its samples keep their whole copies.
+ */
+void stack_tops_block_pid(struct stack_tops *t, uint32_t pid);
+void stack_tops_unblock_pid(struct stack_tops *t, uint32_t pid);
+
+/**
  * stack_tops_keep() - Stack bytes worth queueing for a sample of @tid of
  * @pid taken at @sp with @copied bytes of stack: @copied when the thread's
  * top is unknown or not above @sp, else up to the top plus slack.
