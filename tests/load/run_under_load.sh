@@ -89,7 +89,7 @@ else
 			fail=$((fail + 1))
 			continue
 		fi
-		grep -vE '^ok ' "$log"
+		grep -vE '^ok |^[0-9]+ passed, [0-9]+ failed' "$log"
 		line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
 		if [ -z "$line" ]; then
 			echo "FAIL $s: no summary line"
