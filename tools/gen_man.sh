@@ -15,7 +15,10 @@ command -v help2man >/dev/null 2>&1 || {
 # program:section:what it is
 while IFS=: read -r prog sect what; do
 	[ -n "$prog" ] || continue
-	if [ ! -x "$out/$prog" ]; then
+	# A built program, or a script installed from tools/ (heap_profile).
+	bin=$out/$prog
+	[ -x "$bin" ] || [ ! -x "tools/$prog" ] || bin=tools/$prog
+	if [ ! -x "$bin" ]; then
 		echo "gen_man.sh: $out/$prog is not built" >&2
 		exit 1
 	fi
@@ -23,7 +26,7 @@ while IFS=: read -r prog sect what; do
 	[ -f "man/$prog.h2m" ] && inc="--include=man/$prog.h2m"
 	# shellcheck disable=SC2086 # inc is one word or none
 	help2man --no-info --section="$sect" --name="$what" --version-string="$prog $ver" \
-		--source="perfetto-c $ver" $inc --output="$out/man/$prog.$sect.tmp" "$out/$prog"
+		--source="perfetto-c $ver" $inc --output="$out/man/$prog.$sect.tmp" "$bin"
 	mv "$out/man/$prog.$sect.tmp" "$out/man/$prog.$sect"
 done <<'LIST'
 traced:8:the tracing service: sessions, buffers, producers and consumers
@@ -39,4 +42,5 @@ pfc_pbtxt:1:converts trace configs and messages between text format and binary
 pfc_trace_summary:1:a quick look at a trace file without the trace processor
 pfc_batch_query:1:runs a folder of SQL queries over many traces into one CSV or SQLite file
 pfc_flamegraph:1:folds CPU samples of a trace into flame graph stacks and a self-contained SVG
+heap_profile:1:a native heap profile of a program in one command (traced, the preload library, pprof and a flame graph)
 LIST
