@@ -70,6 +70,7 @@ struct worker {
 
 struct app {
 	struct evloop *loop;
+	atomic_bool quitting; /* SIGINT/SIGTERM: writers stop at their next packet */
 	struct producer *p;
 	int exit_code;
 	uint64_t instance_id;
@@ -313,7 +314,7 @@ static void *worker_main(void *arg)
 		goto out;
 	if (g_args.track_events)
 		write_track_descriptor(tw, w->index);
-	for (seq = 0; seq < g_args.packets; seq++) {
+	for (seq = 0; seq < g_args.packets && !atomic_load(&app->quitting); seq++) {
 		if (g_args.track_events)
 			write_track_event(tw, w->index, seq);
 		else
@@ -558,6 +559,7 @@ static void on_signal(int signo, void *user)
 	struct app *app = user;
 
 	(void)signo;
+	atomic_store(&app->quitting, true);
 	evloop_quit(app->loop);
 }
 
