@@ -621,10 +621,20 @@ int main(int argc, char **argv)
 	}
 	evloop_run(app.loop);
 	if (app.is_emitting) {
+		struct timespec until;
 		unsigned i;
 
-		for (i = 0; i < g_args.threads; i++)
-			pthread_join(app.workers[i].thread, NULL);
+		/* A writer stuck on a full shared memory that a dead traced
+		 * never drains would hold the exit for ever: 2 s, then go. */
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 2;
+		for (i = 0; i < g_args.threads; i++) {
+			if (pthread_timedjoin_np(app.workers[i].thread, NULL, &until) != 0) {
+				fprintf(stderr, "test_producer: writers still blocked, exiting\n");
+				fflush(stderr);
+				_exit(app.exit_code);
+			}
+		}
 	}
 	producer_destroy(app.p);
 	evloop_destroy(app.loop);

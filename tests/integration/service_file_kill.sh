@@ -5,7 +5,7 @@
 # so the file holds everything up to its last write, and imports. A file
 # cut inside its last packet (a write the kill interrupted) imports too,
 # with the loss in stats (proto_trace_truncated), not a crash.
-#   file_kill/plain       write_into_file, file_write_period_ms 100, kill ~1 s
+#   file_kill/plain       write_into_file, file_write_period_ms 100, killed once the file holds 400 packets
 #   file_kill/deflate     the same with compression (compressed_packets)
 #   file_kill/*/import    trace_processor_shell imports the file
 #   file_kill/*/cut       the file cut 7 bytes short: imported, truncation counted
@@ -23,6 +23,13 @@ tp() {
 		2>"$SVC_TMP/$1.tperr" <<EOF
 $3
 EOF
+}
+
+# file_has_packets NAME N: the file being written holds N packets of the
+# producer's sequence (whole packets only: traced writes no partial one).
+file_has_packets() {
+	svc_check_trace "$1.live" "$SVC_TMP/$1.pb" --allow-loss &&
+		[ "$(svc_tc "$1.live" seq_packet_counts)" -ge "$2" ] 2>/dev/null
 }
 
 # kill_case NAME EXTRA_CONFIG
@@ -46,7 +53,9 @@ duration_ms: 30000
 $2"
 	svc_bg "$1.perfetto" "$OUT/perfetto" --txt -c "$SVC_TMP/$1.pbtxt" -o "$SVC_TMP/$1.pb"
 	_t0=$(svc_now_ms)
-	sleep ${FILE_KILL_SLEEP:-1.2}
+	# Killed once the file holds 400 packets (about 0.5 s of them; however
+	# long a busy machine takes to write them), not after a fixed time.
+	svc_wait_for 60 file_has_packets "$1" 400
 	kill -KILL "$(svc_pid "t_$1")"
 	_ms=$(($(svc_now_ms) - _t0))
 	svc_wait "$1.perfetto" 10
