@@ -54,6 +54,9 @@
 enum { SKIP_UNWIND_ENQUEUE = 3, SKIP_NOT_IN_SCOPE = 4 };
 /* Rings whose heads a flush keeps on its stack (one per CPU). */
 enum { PERF_DS_MAX_RINGS_ON_STACK = 256 };
+/* A flush unwinds for at most this long (traced waits 5 s for its ack by
+ * default); what is left is unwound after, in slices of the loop. */
+#define PERF_FLUSH_BUDGET_NS (2ull * 1000 * 1000 * 1000)
 
 struct perf_ds {
 	struct evloop *loop;
@@ -440,17 +443,18 @@ static void read_all_now(struct perf_ds *ds)
 	} while (rc == PERF_READ_QUEUE_FULL);
 }
 
-/* What the rings and the queue held when called, read and used: the
- * reader thread goes on meanwhile, so under a storm of samples that are
- * slow to unwind, "until nothing is left" would never come (a flush
- * must end; what came after it waits for the next one). */
+/* What the rings and the queue held when called, read and used (for up
+ * to PERF_FLUSH_BUDGET_NS): the reader thread goes on meanwhile, so under
+ * a storm of samples that are slow to unwind, "until nothing is left"
+ * would never come (a flush must end; what came after it, or did not fit
+ * in the budget, waits for the next slices). */
 static void read_upto_now(struct perf_ds *ds)
 {
 	uint64_t heads[PERF_DS_MAX_RINGS_ON_STACK];
 	uint64_t *h = heads;
 	size_t n = perf_reader_rings(ds->reader);
 	enum perf_read_rc rc;
-	uint64_t target, popped;
+	uint64_t target, popped, deadline, now;
 
 	if (n > PERF_DS_MAX_RINGS_ON_STACK) {
 		h = malloc(n * sizeof(*h));
@@ -460,14 +464,26 @@ static void read_upto_now(struct perf_ds *ds)
 		}
 	}
 	perf_reader_heads(ds->reader, h);
+	deadline = clock_monotonic_ns() + PERF_FLUSH_BUDGET_NS;
 	do {
 		rc = perf_reader_read_upto(ds->reader, h);
 		/* This thread alone pops: what was committed now is used. */
 		target = rq_committed(&ds->queue);
 		popped = rq_popped(&ds->queue);
+		now = clock_monotonic_ns();
+		if (now >= deadline)
+			break; /* the rest is unwound after the flush is acked */
 		if (target > popped)
-			drain_queue_n(ds, 0, target - popped);
-	} while (rc == PERF_READ_QUEUE_FULL);
+			drain_queue_n(ds, deadline - now, target - popped);
+	} while (rc == PERF_READ_QUEUE_FULL && clock_monotonic_ns() < deadline);
+	if (rq_committed(&ds->queue) > rq_popped(&ds->queue)) {
+		uint64_t one = 1;
+
+		/* Left for the loop's next slices: wake it for them. */
+		if (write(ds->notify_fd, &one, sizeof(one)) < 0) {
+			/* EAGAIN: a wake-up is pending anyway */
+		}
+	}
 	if (h != heads)
 		free(h);
 }
