@@ -515,7 +515,7 @@ install: all man
 # stays (an admin's settings).
 uninstall:
 	$(Q)rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(notdir $(BINS)) heap_profile) \
-		$(foreach b,$(notdir $(BINS)),$(DESTDIR)$(MANDIR)/man1/$(b).1 $(DESTDIR)$(MANDIR)/man8/$(b).8) \
+		$(foreach b,$(notdir $(BINS)) heap_profile,$(DESTDIR)$(MANDIR)/man1/$(b).1 $(DESTDIR)$(MANDIR)/man8/$(b).8) \
 		$(addprefix $(DESTDIR)$(SYSTEMD_UNIT_DIR)/,$(notdir $(wildcard init/systemd/*.service))) \
 		$(addprefix $(DESTDIR)$(LIBDIR)/,$(SDK_SONAME) libperfetto-c.so libperfetto-c.a pkgconfig/perfetto-c.pc \
 			$(notdir $(HP_PRELOAD) $(HP_CLIENT_A)))
