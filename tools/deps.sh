@@ -149,13 +149,17 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	echo "perfetto-c: installing Debian packages (apt-get install --no-install-recommends):"
 	printf '%s' "$lines"
 	export DEBIAN_FRONTEND=noninteractive
+	# Another apt (unattended-upgrades, a second build's deps) may hold
+	# dpkg's lock: wait for it up to 10 min rather than fail.
+	lock="-o DPkg::Lock::Timeout=600"
 	# A fresh machine has no package lists yet; update once before installing.
-	apt-get update -qq || {
+	# shellcheck disable=SC2086 # $lock is two words
+	apt-get $lock update -qq || {
 		echo "perfetto-c: apt-get update failed" >&2
 		exit 1
 	}
 	# shellcheck disable=SC2086 # a list of package names
-	apt-get install -y -qq --no-install-recommends $all_missing >/dev/null || {
+	apt-get $lock install -y -qq --no-install-recommends $all_missing >/dev/null || {
 		echo "perfetto-c: 'apt-get install -y --no-install-recommends$all_missing' failed" >&2
 		exit 1
 	}
