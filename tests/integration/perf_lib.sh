@@ -34,7 +34,8 @@ perf_require() {
 perf_start() {
 	local _name=$1
 	shift
-	svc_bg "$_name" env PFC_LOG_LEVEL=info TRACED_PERF_NOTIFY_FD=9 "$@" "$OUT/traced_perf"
+	# shellcheck disable=SC2086 # PERF_START_NICE: empty or "nice -n N"
+	svc_bg "$_name" ${PERF_START_NICE:-} env PFC_LOG_LEVEL=info TRACED_PERF_NOTIFY_FD=9 "$@" "$OUT/traced_perf"
 	svc_wait_for 10 _svc_ready_or_exited "$_name" && _svc_is_ready "$_name"
 }
 
