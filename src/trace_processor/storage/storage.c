@@ -219,16 +219,23 @@ void tp_table_fini(struct tp_table *t)
 		tp_rows_release(t->orders[i].rows);
 	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
-		free(t->cols[i].data);
-		free(t->cols[i].bases);
+		tp_col_free(&t->cols[i]);
 		index_free(t->cols[i].index);
 	}
 	free(t->cols);
 	memset(t, 0, sizeof(*t));
 }
 
-/* Rows tp_table_append() makes NULL at a time. */
+/*
+ * Rows tp_table_append() makes NULL at a time; a table past
+ * PREFAULT_FROM_ROWS rows makes PREFAULT_ROWS at a time and maps their
+ * pages in one system call first (on a paravirtualized VM a page fault
+ * per 4 KiB of cells cost a quarter of an import's CPU). RSS runs at most
+ * PREFAULT_ROWS rows of cells ahead of the table.
+ */
 #define NULL_FILL_ROWS 1024
+#define PREFAULT_FROM_ROWS ((size_t)1 << 16)
+#define PREFAULT_ROWS ((size_t)1 << 16)
 
 int64_t tp_table_append(struct tp_table *t)
 {
@@ -250,10 +257,14 @@ int64_t tp_table_append(struct tp_table *t)
 		/* A run of NULL rows at once: each column is one tight loop
 		 * instead of a switch per cell and row. A short run keeps the
 		 * pages of unused capacity untouched. */
-		size_t n = t->cap - row < NULL_FILL_ROWS ? t->cap - row : NULL_FILL_ROWS;
+		size_t run = row >= PREFAULT_FROM_ROWS ? PREFAULT_ROWS : NULL_FILL_ROWS;
+		size_t n = t->cap - row < run ? t->cap - row : run;
 
-		for (i = 0; i < t->n_cols; i++)
+		for (i = 0; i < t->n_cols; i++) {
+			if (run == PREFAULT_ROWS)
+				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, row, n);
 			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
+		}
 		t->n_filled = row + n;
 	}
 	t->n_rows++;

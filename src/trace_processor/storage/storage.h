@@ -137,6 +137,14 @@ static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t r
 			return 0;
 		}
 		break;
+	case TP_ENC_X32:
+		/* A cell that held an exception drops it (tp_col_set_wide()). */
+		if ((v == TP_NULL_INT || (v > INT32_MIN && v < INT32_MAX)) &&
+		    ((int32_t *)col->data)[row] != INT32_MAX) {
+			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+			return 0;
+		}
+		break;
 	case TP_ENC_U8:
 		if (v >= 0 && v <= UINT8_MAX) {
 			((uint8_t *)col->data)[row] = (uint8_t)v;
