@@ -228,8 +228,8 @@ void tp_table_fini(struct tp_table *t)
 
 /*
  * Rows tp_table_append() makes NULL at a time; a table past
- * PREFAULT_FROM_ROWS rows makes PREFAULT_ROWS at a time and maps their
- * pages in one system call first (on a paravirtualized VM a page fault
+ * PREFAULT_FROM_ROWS rows maps the pages of its next PREFAULT_ROWS rows
+ * in one system call (on a paravirtualized VM a page fault
  * per 4 KiB of cells cost a quarter of an import's CPU). RSS runs at most
  * PREFAULT_ROWS rows of cells ahead of the table.
  */
@@ -257,14 +257,19 @@ int64_t tp_table_append(struct tp_table *t)
 		/* A run of NULL rows at once: each column is one tight loop
 		 * instead of a switch per cell and row. A short run keeps the
 		 * pages of unused capacity untouched. */
-		size_t run = row >= PREFAULT_FROM_ROWS ? PREFAULT_ROWS : NULL_FILL_ROWS;
-		size_t n = t->cap - row < run ? t->cap - row : run;
+		size_t n = t->cap - row < NULL_FILL_ROWS ? t->cap - row : NULL_FILL_ROWS;
 
-		for (i = 0; i < t->n_cols; i++) {
-			if (run == PREFAULT_ROWS)
-				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, row, n);
-			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
+		if (row >= PREFAULT_FROM_ROWS && row + n > t->n_mapped) {
+			size_t from = row > t->n_mapped ? row : t->n_mapped;
+			size_t m = t->cap - from < PREFAULT_ROWS ? t->cap - from : PREFAULT_ROWS;
+
+			for (i = 0; i < t->n_cols; i++)
+				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, from, m);
+			t->n_mapped = from + m;
 		}
+		/* NULLs a short run at a time: still in cache when the row is set. */
+		for (i = 0; i < t->n_cols; i++)
+			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
 		t->n_filled = row + n;
 	}
 	t->n_rows++;

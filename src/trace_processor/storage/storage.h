@@ -62,6 +62,7 @@ struct tp_table {
 	struct tp_col *cols;
 	size_t n_rows, cap;
 	size_t n_filled;            /* cells [n_rows, n_filled) already hold NULL */
+	size_t n_mapped;            /* cells below this row have their pages mapped */
 	uint64_t generation;        /* bumped on every change: indexes go stale */
 	struct tp_order *orders;    /* cached row orders (tp_table_order) */
 	uint32_t n_orders;
