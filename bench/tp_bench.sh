@@ -16,8 +16,9 @@
 # Then: the import alone, ours and upstream's (UPSTREAM_TP, else
 # ../shared/upstream/bin/trace_processor_shell) alternately, N runs each
 # (--imports N, default 3): the median import time (--perf-file, measured
-# inside the shell), MB/s and the peak RSS (/usr/bin/time) as a multiple of
-# the file. Then the four seed queries, each in its own run of ours (the
+# inside the shell), MB/s, the CPU seconds of the run (user + system: on a
+# busy shared machine the wall time mostly measures the other jobs) and the
+# peak RSS (/usr/bin/time) as a multiple of the file. Then the four seed queries, each in its own run of ours (the
 # import figure of the table below is the median of all of ours), the peak
 # RSS with and without ftrace_event rows, and each query once with the
 # native GROUP BY path off (PFC_TP_NO_FAST_AGG=1: SQLite reading our
@@ -146,28 +147,30 @@ span() { tr ' ' '\n' | grep . | sort -n | awk -v d="$1" 'NR == 1 { lo = $1 } { h
 	END { printf "%.2f-%.2f", lo / d, hi / d }'; }
 
 # One import of @1 (a trace_processor_shell) running query @2, extra flags
-# after; prints "load_ns query_ns rss_kb". Both shells write "load,query"
-# in ns to --perf-file.
+# after; prints "load_ns query_ns rss_kb cpu_s" (cpu_s: user + system CPU
+# of the whole run, the figure a busy shared machine disturbs least).
+# Both shells write "load,query" in ns to --perf-file.
 run_tp() {
 	local tp=$1 sql=$2
 	shift 2
-	/usr/bin/time -f "%M" -o "$dir/rss" "$tp" "$@" -p "$dir/perf" -Q "$sql" "$trace" \
+	/usr/bin/time -f "%M %U %S" -o "$dir/rss" "$tp" "$@" -p "$dir/perf" -Q "$sql" "$trace" \
 		>"$dir/out" 2>"$dir/err" ||
 		{ echo "tp_bench: $tp failed: $(head -n 3 "$dir/err")" >&2; exit 1; }
-	echo "$(tr ',' ' ' <"$dir/perf") $(tail -n 1 "$dir/rss")"
+	echo "$(tr ',' ' ' <"$dir/perf") $(tail -n 1 "$dir/rss" | awk '{ printf "%d %.2f", $1, $2 + $3 }')"
 }
 run() { run_tp "$TP" "$@"; }
 
 # The import alone, ours and upstream's in turn.
-ours_loads="" ours_rss="" up_loads="" up_rss=""
+ours_loads="" ours_rss="" ours_cpu="" up_loads="" up_rss="" up_cpu=""
 for _ in $(seq "$imports"); do
 	set -- $(run "SELECT 1")
-	ours_loads="$ours_loads $1" ours_rss="$ours_rss $3"
+	ours_loads="$ours_loads $1" ours_rss="$ours_rss $3" ours_cpu="$ours_cpu $4"
 	if [ -n "$UP_TP" ]; then
 		set -- $(run_tp "$UP_TP" "SELECT 1")
-		up_loads="$up_loads $1" up_rss="$up_rss $3"
+		up_loads="$up_loads $1" up_rss="$up_rss $3" up_cpu="$up_cpu $4"
 	fi
 done
+o_cpu=$(echo $ours_cpu | median)
 o_ns=$(echo $ours_loads | median)
 o_mbs=$(awk -v b="$bytes" -v n="$o_ns" 'BEGIN { printf "%.0f", b / 1e6 / (n / 1e9) }')
 o_rss_x=$(awk -v r="$(echo $ours_rss | median)" -v b="$bytes" 'BEGIN { printf "%.2f", r * 1024 / b }')
@@ -188,6 +191,10 @@ if [ -n "$UP_TP" ]; then
 		"$(awk -v n="$u_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s ($(echo $up_loads | span 1e9) s)" \
 		"$(awk -v a="$o_ns" -v b="$u_ns" 'BEGIN { print b / a }')"
 	printf "%-16s | %-28s | %-28s |\n" "MB/s" "$o_mbs" "$u_mbs"
+	u_cpu=$(echo $up_cpu | median)
+	printf "%-16s | %-28s | %-28s | %.1fx less\n" "CPU s (median)" \
+		"$o_cpu s ($(echo $ours_cpu | span 1) s)" "$u_cpu s ($(echo $up_cpu | span 1) s)" \
+		"$(awk -v a="$o_cpu" -v b="$u_cpu" 'BEGIN { print (a > 0 ? b / a : 0) }')"
 	printf "%-16s | %-28s | %-28s | %.1fx less\n" "peak RSS / file" "${o_rss_x}x" "${u_rss_x}x" \
 		"$(awk -v a="$o_rss_x" -v b="$u_rss_x" 'BEGIN { print b / a }')"
 else
@@ -195,9 +202,10 @@ else
 		"$(awk -v n="$o_ns" 'BEGIN { printf "%.2f", n / 1e9 }') s ($(echo $ours_loads | span 1e9) s)" \
 		"(no upstream binary)" 
 	printf "%-16s | %-28s | %-28s |\n" "MB/s" "$o_mbs" ""
+	printf "%-16s | %-28s | %-28s |\n" "CPU s (median)" "$o_cpu s ($(echo $ours_cpu | span 1) s)" ""
 	printf "%-16s | %-28s | %-28s |\n" "peak RSS / file" "${o_rss_x}x" ""
 fi
-echo "  ($imports import(s) each; the median RSS)"
+echo "  ($imports import(s) each; the median RSS; load average now: $(cut -d' ' -f1 /proc/loadavg) on $(nproc) CPUs)"
 echo
 verdict() { if awk "BEGIN { exit !($1) }"; then echo "met   ($2)"; else echo "MISSED ($2)"; fi; }
 echo "target import >= 250 MB/s:        $(verdict "$o_mbs >= 250" "$o_mbs MB/s")"
