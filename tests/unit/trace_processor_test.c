@@ -1708,7 +1708,8 @@ TEST(sql_storage_narrow_widens_step_by_step)
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
 	want[8] = INT32_MIN;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 8, want[8]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	/* A rare value past 32 bits is kept aside; the cells stay 32-bit. */
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
 	st_check(&t, ST_V, want);
 
 	/* NULL stays settable at every width; extremes stay exact. */
@@ -1729,10 +1730,10 @@ TEST(sql_storage_narrow_jumps_and_appends_after_widening)
 	size_t i;
 
 	st_fill(&t, want);
-	/* Straight from 8 to 64 bits: the old cells and NULLs survive. */
+	/* Straight from 8 bits to 32 with an exception: old cells and NULLs survive. */
 	want[10] = (int64_t)1 << 40;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 10, want[10]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
 	st_check(&t, ST_V, want);
 	tp_table_fini(&t);
 
@@ -1756,6 +1757,52 @@ TEST(sql_storage_narrow_jumps_and_appends_after_widening)
 			ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
 	st_check(&t, ST_V, want);
+	tp_table_fini(&t);
+}
+
+/*
+ * Values past 32 bits among 32-bit cells (TP_ENC_X32): kept by row while
+ * rare, replaced and dropped like any cell, and once they are too many
+ * the column goes 64-bit with every value intact.
+ */
+TEST(sql_storage_narrow_rare_wide_values)
+{
+	struct tp_table t;
+	int64_t want[ST_ROWS];
+	size_t i, n_wide = 0;
+
+	st_fill(&t, want);
+	want[1] = INT32_MAX; /* a plain 32-bit cell, the escape value of X32 */
+	ASSERT_EQ(tp_set_int(&t, ST_V, 1, want[1]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	want[2] = -((int64_t)1 << 33);
+	ASSERT_EQ(tp_set_int(&t, ST_V, 2, want[2]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
+	st_check(&t, ST_V, want);
+	/* An exception replaced by a small value, by NULL, by INT32_MAX. */
+	want[2] = 5;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 2, want[2]), 0);
+	want[1] = TP_NULL_INT;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 1, want[1]), 0);
+	want[3] = INT32_MAX;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 3, want[3]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
+	st_check(&t, ST_V, want);
+	/* A few dozen wide values stay exceptions; many make the column int64. */
+	for (i = 10; i < ST_ROWS && t.cols[ST_V].enc == TP_ENC_X32; i += 3, n_wide++) {
+		want[i] = ((int64_t)i << 36) * (i % 2 ? -1 : 1);
+		ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
+		if (n_wide == 40) {
+			ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
+			st_check(&t, ST_V, want);
+		}
+	}
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I64);
+	ASSERT_TRUE(n_wide > 40 && n_wide < ST_ROWS / 3);
+	st_check(&t, ST_V, want);
+	/* Appended rows after it are NULL. */
+	ASSERT_EQ(tp_table_append(&t), ST_ROWS);
+	ASSERT_EQ(tp_get_int(&t, ST_V, ST_ROWS), TP_NULL_INT);
 	tp_table_fini(&t);
 }
 
@@ -2009,7 +2056,7 @@ TEST(sql_narrow_columns_through_sql)
 	tp_set_int(&db.sched, SCHED_DUR, 10, (int64_t)5 << 40);
 	tp_set_int(&db.sched, SCHED_UTID, 13, -70000);
 	tp_set_int(&db.sched, SCHED_CPU, 12, INT8_MIN);
-	ASSERT_EQ(db.sched.cols[SCHED_DUR].enc, TP_ENC_I64);
+	ASSERT_EQ(db.sched.cols[SCHED_DUR].enc, TP_ENC_X32);
 	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I32);
 	ASSERT_EQ(db.sched.cols[SCHED_CPU].enc, TP_ENC_I16);
 	ASSERT_EQ(sq_int(conn, "SELECT dur FROM __intrinsic_sched WHERE id = 10"), (int64_t)5 << 40);
@@ -2034,6 +2081,8 @@ TEST(sql_narrow_columns_through_sql)
 	sq_same(conn, "SELECT * FROM %s WHERE dur > 5 OR dur IS NULL ORDER BY id",
 		"__intrinsic_sched", "copy_sched");
 	sq_same(conn, "SELECT utid, count(*) FROM %s GROUP BY utid ORDER BY utid",
+		"__intrinsic_sched", "copy_sched");
+	sq_same(conn, "SELECT utid, sum(dur), max(dur) FROM %s GROUP BY utid ORDER BY utid",
 		"__intrinsic_sched", "copy_sched");
 	sq_same(conn, "SELECT * FROM %s WHERE cpu < 0 ORDER BY id", "__intrinsic_sched",
 		"copy_sched");

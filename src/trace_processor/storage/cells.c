@@ -3,15 +3,20 @@
  * cells.c - cell encodings of the columnar storage (cells.h): how wide each
  * one is, what a new column starts in, growing a column, and widening a
  * TP_NARROW, TP_STR or sorted TP_INT column in place when a value does not
- * fit. Called by storage.c and, through tp_set_int(), by every importer.
+ * fit (or keeping it 32-bit with the rare values that do not fit aside:
+ * TP_ENC_X32). Called by storage.c and, through tp_set_int(), by every importer.
  * Most columns settle at their final width within the first rows, so
  * widening is rare and O(rows).
  */
 #include "trace_processor/storage/cells.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <sys/mman.h>
 
 /* Bytes per cell of @enc (0 for TP_ENC_ROW). */
 static size_t enc_size(enum tp_enc enc)
@@ -28,6 +33,7 @@ static size_t enc_size(enum tp_enc enc)
 	case TP_ENC_I32:
 	case TP_ENC_U32:
 	case TP_ENC_D32:
+	case TP_ENC_X32:
 		return 4;
 	case TP_ENC_I64:
 	case TP_ENC_F64:
@@ -74,6 +80,7 @@ void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
 			((int16_t *)data)[from + i] = INT16_MIN;
 		break;
 	case TP_ENC_I32:
+	case TP_ENC_X32:
 		for (i = 0; i < n; i++)
 			((int32_t *)data)[from + i] = INT32_MIN;
 		break;
@@ -88,6 +95,30 @@ void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
 	case TP_ENC_ROW:
 		break;
 	}
+}
+
+void tp_cells_prefault(void *data, enum tp_enc enc, size_t from, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+	static size_t psz;
+	uintptr_t lo = (uintptr_t)data + from * enc_size(enc), hi = lo + n * enc_size(enc);
+
+	if (!psz) {
+		long p = sysconf(_SC_PAGESIZE);
+
+		psz = p > 0 ? (size_t)p : 4096;
+	}
+	/* Whole pages inside the range only: the cells around are others'. */
+	lo = (lo + psz - 1) & ~(uintptr_t)(psz - 1);
+	hi &= ~(uintptr_t)(psz - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)data;
+	(void)enc;
+	(void)from;
+	(void)n;
+#endif
 }
 
 static size_t n_blocks(size_t cap)
@@ -163,6 +194,95 @@ static int widen(struct tp_col *col, size_t cap, size_t n_cells, enum tp_enc to)
 	col->enc = to;
 	free(col->bases);
 	col->bases = NULL;
+	hmap_fini(col->exc);
+	free(col->exc);
+	col->exc = NULL;
+	return 0;
+}
+
+/*
+ * TP_ENC_X32 keeps a value outside 32 bits aside while such values are at
+ * most one in X32_SHARE of the cells (plus X32_MIN_EXC): each costs a map
+ * entry (about 32 bytes) where int64 cells would cost 4 more bytes a row.
+ */
+#define X32_SHARE 128u
+#define X32_MIN_EXC 64u
+
+int64_t tp_cell_exception(const struct tp_col *col, size_t row)
+{
+	uint64_t v;
+
+	return col->exc && hmap_get(col->exc, row, &v) ? (int64_t)v : TP_NULL_INT;
+}
+
+void tp_col_free(struct tp_col *col)
+{
+	free(col->data);
+	free(col->bases);
+	hmap_fini(col->exc);
+	free(col->exc);
+	col->data = NULL;
+	col->bases = NULL;
+	col->exc = NULL;
+}
+
+/* A signed narrow column (@n_cells cells in use) as TP_ENC_X32. */
+static int to_x32(struct tp_col *col, size_t cap, size_t n_cells)
+{
+	size_t i;
+	int rc;
+
+	if (col->enc != TP_ENC_I32) {
+		rc = widen(col, cap, n_cells, TP_ENC_I32);
+		if (rc < 0)
+			return rc;
+	}
+	col->exc = calloc(1, sizeof(*col->exc));
+	if (!col->exc)
+		return -ENOMEM;
+	hmap_init(col->exc);
+	/* INT32_MAX itself becomes an exception. */
+	for (i = 0; i < n_cells; i++)
+		if (((int32_t *)col->data)[i] == INT32_MAX &&
+		    hmap_put(col->exc, i, (uint64_t)(int64_t)INT32_MAX) < 0) {
+			hmap_fini(col->exc);
+			free(col->exc);
+			col->exc = NULL;
+			return -ENOMEM;
+		}
+	col->enc = TP_ENC_X32;
+	return 0;
+}
+
+/* tp_col_set_wide() of a TP_ENC_X32 column, or one about to become one. */
+static int set_x32(struct tp_col *col, size_t cap, size_t n_cells, size_t row, int64_t v)
+{
+	int32_t *cell;
+	int rc;
+
+	if (col->enc != TP_ENC_X32) {
+		rc = to_x32(col, cap, n_cells);
+		if (rc < 0)
+			return rc;
+	}
+	cell = &((int32_t *)col->data)[row];
+	if (*cell == INT32_MAX)
+		hmap_del(col->exc, row, NULL);
+	if (v == TP_NULL_INT || (v > INT32_MIN && v < INT32_MAX)) {
+		*cell = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+		return 0;
+	}
+	if (hmap_len(col->exc) < X32_MIN_EXC + n_cells / X32_SHARE) {
+		rc = hmap_put(col->exc, row, (uint64_t)v);
+		if (rc < 0)
+			return rc;
+		*cell = INT32_MAX;
+		return 0;
+	}
+	rc = widen(col, cap, n_cells, TP_ENC_I64);
+	if (rc < 0)
+		return rc;
+	tp_cell_put(col->data, col->enc, row, v);
 	return 0;
 }
 
@@ -184,6 +304,11 @@ int tp_col_set_wide(struct tp_col *col, size_t cap, size_t n_cells, size_t row, 
 	case TP_ENC_I8:
 	case TP_ENC_I16:
 	case TP_ENC_I32:
+		if (v != TP_NULL_INT && (v <= INT32_MIN || v > INT32_MAX))
+			return set_x32(col, cap, n_cells, row, v);
+		break;
+	case TP_ENC_X32:
+		return set_x32(col, cap, n_cells, row, v);
 	case TP_ENC_D32:
 		break;
 	case TP_ENC_I64:

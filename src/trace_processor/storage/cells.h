@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "base/compiler.h"
+#include "base/hmap.h"
 
 #define TP_NULL_INT INT64_MIN
 #define TP_NULL_STR 0u
@@ -44,7 +45,10 @@ enum tp_col_flags {
  * cell - base of its block of TP_D32_BLOCK_ROWS rows, UINT32_MAX for NULL;
  * a block's base is the first value set in it. A column only ever moves
  * to a wider encoding (D32 to I64, when a cell is below its block's base
- * or 2^32 - 1 or more above it).
+ * or 2^32 - 1 or more above it). A TP_NARROW column whose value does not
+ * fit 32 bits moves to TP_ENC_X32 instead of int64 while such values are
+ * rare (a few long thread states among millions): its cells stay 32-bit
+ * and each of those values is kept by row in the column's exceptions.
  */
 enum tp_enc {
 	TP_ENC_ROW,   /* TP_ID: no cells */
@@ -57,6 +61,7 @@ enum tp_enc {
 	TP_ENC_U32,
 	TP_ENC_F64,
 	TP_ENC_D32,
+	TP_ENC_X32,   /* I32 cells, INT32_MAX: the value is in the exceptions */
 };
 
 #define TP_D32_BLOCK_SHIFT 16
@@ -74,6 +79,7 @@ struct tp_col {
 	const struct tp_col_spec *spec;
 	void *data;                 /* cap cells of enc; NULL for TP_ID */
 	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
+	struct hmap *exc;           /* TP_ENC_X32: row -> value of each INT32_MAX cell */
 	enum tp_enc enc;
 	struct tp_index *index;     /* the table's equality index (storage.c) */
 };
@@ -86,6 +92,16 @@ enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
  * Return: 0 or -ENOMEM (the column still holds @old_cap cells then).
  */
 int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
+
+/*
+ * tp_cells_prefault() - Maps the whole pages of cells [@from, @from + @n)
+ * of @data in one system call (MADV_POPULATE_WRITE) instead of one page
+ * fault per page as they are first written; a hint (errors are ignored).
+ */
+void tp_cells_prefault(void *data, enum tp_enc enc, size_t from, size_t n);
+
+/* tp_col_free() - Frees @col's cells, block bases and exceptions. */
+void tp_col_free(struct tp_col *col);
 
 /*
  * tp_cells_fill_null() - Writes NULL into cells [@from, @from + @n) of
@@ -110,6 +126,7 @@ static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t 
 		((int16_t *)data)[row] = null ? INT16_MIN : (int16_t)v;
 		break;
 	case TP_ENC_I32:
+	case TP_ENC_X32:
 		((int32_t *)data)[row] = null ? INT32_MIN : (int32_t)v;
 		break;
 	case TP_ENC_I64:
@@ -135,6 +152,9 @@ static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t 
 	}
 }
 
+/* The value of TP_ENC_X32 cell @row, which holds INT32_MAX (cells.c). */
+int64_t tp_cell_exception(const struct tp_col *col, size_t row);
+
 /*
  * Any integer-like cell (TP_INT, TP_NARROW, TP_ID, a TP_STR id);
  * TP_NULL_INT for NULL. Hot loops call this per cell: keep it one switch,
@@ -156,6 +176,13 @@ static PFC_ALWAYS_INLINE int64_t tp_cell_get(const struct tp_col *col, size_t ro
 	case TP_ENC_I32: {
 		int32_t v = ((const int32_t *)col->data)[row];
 
+		return v == INT32_MIN ? TP_NULL_INT : v;
+	}
+	case TP_ENC_X32: {
+		int32_t v = ((const int32_t *)col->data)[row];
+
+		if (PFC_UNLIKELY(v == INT32_MAX))
+			return tp_cell_exception(col, row);
 		return v == INT32_MIN ? TP_NULL_INT : v;
 	}
 	case TP_ENC_U8:

@@ -219,16 +219,23 @@ void tp_table_fini(struct tp_table *t)
 		tp_rows_release(t->orders[i].rows);
 	free(t->orders);
 	for (i = 0; t->cols && i < t->n_cols; i++) {
-		free(t->cols[i].data);
-		free(t->cols[i].bases);
+		tp_col_free(&t->cols[i]);
 		index_free(t->cols[i].index);
 	}
 	free(t->cols);
 	memset(t, 0, sizeof(*t));
 }
 
-/* Rows tp_table_append() makes NULL at a time. */
+/*
+ * Rows tp_table_append() makes NULL at a time; a table past
+ * PREFAULT_FROM_ROWS rows maps the pages of its next PREFAULT_ROWS rows
+ * in one system call (on a paravirtualized VM a page fault
+ * per 4 KiB of cells cost a quarter of an import's CPU). RSS runs at most
+ * PREFAULT_ROWS rows of cells ahead of the table.
+ */
 #define NULL_FILL_ROWS 1024
+#define PREFAULT_FROM_ROWS ((size_t)1 << 16)
+#define PREFAULT_ROWS ((size_t)1 << 16)
 
 int64_t tp_table_append(struct tp_table *t)
 {
@@ -252,6 +259,15 @@ int64_t tp_table_append(struct tp_table *t)
 		 * pages of unused capacity untouched. */
 		size_t n = t->cap - row < NULL_FILL_ROWS ? t->cap - row : NULL_FILL_ROWS;
 
+		if (row >= PREFAULT_FROM_ROWS && row + n > t->n_mapped) {
+			size_t from = row > t->n_mapped ? row : t->n_mapped;
+			size_t m = t->cap - from < PREFAULT_ROWS ? t->cap - from : PREFAULT_ROWS;
+
+			for (i = 0; i < t->n_cols; i++)
+				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, from, m);
+			t->n_mapped = from + m;
+		}
+		/* NULLs a short run at a time: still in cache when the row is set. */
 		for (i = 0; i < t->n_cols; i++)
 			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
 		t->n_filled = row + n;

@@ -62,6 +62,7 @@ struct tp_table {
 	struct tp_col *cols;
 	size_t n_rows, cap;
 	size_t n_filled;            /* cells [n_rows, n_filled) already hold NULL */
+	size_t n_mapped;            /* cells below this row have their pages mapped */
 	uint64_t generation;        /* bumped on every change: indexes go stale */
 	struct tp_order *orders;    /* cached row orders (tp_table_order) */
 	uint32_t n_orders;
@@ -133,6 +134,14 @@ static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t r
 		break;
 	case TP_ENC_I32:
 		if (v == TP_NULL_INT || (v > INT32_MIN && v <= INT32_MAX)) {
+			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
+			return 0;
+		}
+		break;
+	case TP_ENC_X32:
+		/* A cell that held an exception drops it (tp_col_set_wide()). */
+		if ((v == TP_NULL_INT || (v > INT32_MIN && v < INT32_MAX)) &&
+		    ((int32_t *)col->data)[row] != INT32_MAX) {
 			((int32_t *)col->data)[row] = v == TP_NULL_INT ? INT32_MIN : (int32_t)v;
 			return 0;
 		}
