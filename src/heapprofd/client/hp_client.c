@@ -302,6 +302,27 @@ static void client_error(uint32_t err)
 	bump_gen();
 }
 
+/* The daemon's end of the control socket is closed (it died). */
+static bool daemon_hung_up(void)
+{
+	char b;
+	int fd = g.ctl_fd;
+
+	return fd >= 0 && recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* heapprofd died while this thread writes: nobody reads the ring again.
+ * Stop profiling; the mapping and sockets stay (other threads may be
+ * inside the ring) and the next look at the socket closes it. */
+static void daemon_died(void)
+{
+	atomic_store_explicit(&g.ring_live, 0, memory_order_seq_cst);
+	atomic_store_explicit(&g.mode, MODE_POLLING, memory_order_release);
+	for (uint32_t i = 0; i < HP_MAX_HEAPS; i++)
+		atomic_store_explicit(&g.intervals[i], 0, memory_order_relaxed);
+	bump_gen();
+}
+
 /* Space for @len bytes; with block_client waits for the reader up to the
  * timeout (0: forever), else drops. */
 static uint8_t *reserve(uint32_t len)
@@ -322,6 +343,11 @@ static uint8_t *reserve(uint32_t len)
 		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 		     HP_RING_F_SHUTDOWN))
 			return NULL;
+		/* A killed heapprofd never reads again: look every ~2 ms. */
+		if ((waited_us % 2000) == 0 && waited_us && daemon_hung_up()) {
+			daemon_died();
+			return NULL;
+		}
 		send_wake();
 		nanosleep(&nap, NULL);
 		waited_us += 20;
@@ -590,6 +616,18 @@ static int read_ctl(bool wait)
 				close(fds[i]);
 		}
 	}
+}
+
+void hp_client_after_sample(struct hp_thread *t, bool written)
+{
+	if (atomic_load_explicit(&g.mode, memory_order_acquire) != MODE_ACTIVE)
+		return;
+	if (written && ++t->since_poll < HP_ACTIVE_POLL_SAMPLES)
+		return;
+	t->since_poll = 0;
+	poll_ctl();
+	if (atomic_load_explicit(&g.mode, memory_order_acquire) != MODE_ACTIVE)
+		hp_thread_refresh(t);
 }
 
 static void ctl_gone(void)
