@@ -471,6 +471,18 @@ static void on_wake(int fd, unsigned revents, void *user)
 	}
 }
 
+/* The periodic look at every ring (see HP_RING_READ_PERIOD_MS). */
+static void on_tick(void *user)
+{
+	struct hp_unwinder *u = user;
+	struct uclient *c;
+
+	for (c = u->clients; c; c = c->next) {
+		if (!c->scheduled)
+			read_ring(c);
+	}
+}
+
 /* ------------------------------------------------------------ tasks ---- */
 
 static void on_task(void *user)
@@ -621,6 +633,11 @@ int hp_unwinder_create(struct evloop *main_loop, hp_batch_cb cb, void *user,
 	rc = evloop_create(&u->loop);
 	if (rc == 0)
 		rc = unwinder_create(&u->unw);
+	/* Writers wake a sleeping reader only once a ring fills up a bit;
+	 * below that, this look finds their records. */
+	if (rc == 0)
+		rc = evloop_add_timer(u->loop, HP_RING_READ_PERIOD_MS, HP_RING_READ_PERIOD_MS,
+				      on_tick, u, NULL);
 	if (rc < 0)
 		goto fail;
 	/* Signals stay with the main thread's loop. */

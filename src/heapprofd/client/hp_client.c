@@ -59,6 +59,8 @@ static struct {
 	_Atomic int send_lock;
 	uint32_t pid;
 	uint64_t main_stack_hi;
+	uint64_t main_stack_end; /* __libc_stack_end: argv, env and auxv lie above */
+	uint64_t tls_static;     /* the TCB and static TLS atop a thread's stack */
 	bool central;
 } g = {.ctl_fd = -1, .wake_fd = -1};
 
@@ -185,10 +187,14 @@ static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
 	stack_t ss;
 
 	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
-		return t->stack_hi;
+		return t->stack_top;
 	if (my_tid() == g.pid && g.main_stack_hi && sp < g.main_stack_hi &&
-	    g.main_stack_hi - sp < (256ull << 20))
+	    g.main_stack_hi - sp < (256ull << 20)) {
+		/* The frames end at _start, below argv and the environment. */
+		if (g.main_stack_end > sp && g.main_stack_end + 256 < g.main_stack_hi)
+			return g.main_stack_end + 256;
 		return g.main_stack_hi;
+	}
 	if (my_tid() != g.pid && pthread_getattr_np(pthread_self(), &attr) == 0) {
 		int rc = pthread_attr_getstack(&attr, &addr, &size);
 
@@ -196,8 +202,15 @@ static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
 		if (rc == 0) {
 			t->stack_lo = (uint64_t)(uintptr_t)addr;
 			t->stack_hi = t->stack_lo + size;
+			/* glibc puts the thread's TCB and static TLS at the top
+			 * of its stack block, the stack right below them: not
+			 * copied (a few KiB per sample). */
+			t->stack_top = t->stack_hi;
+			if (g.tls_static && g.tls_static < size / 2 &&
+			    t->stack_hi - g.tls_static > sp)
+				t->stack_top = t->stack_hi - g.tls_static;
 			if (sp >= t->stack_lo && sp < t->stack_hi)
-				return t->stack_hi;
+				return t->stack_top;
 		}
 	}
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)) {
@@ -242,6 +255,26 @@ static uint64_t read_main_stack_hi(void)
 	}
 	close(fd);
 	return hi;
+}
+
+/* Where the frames end: the main thread's _start (ld.so's
+ * __libc_stack_end), and the size of what glibc keeps atop each thread's
+ * stack (its TCB and static TLS: _dl_get_tls_static_info, ld.so's own).
+ * Either stays 0 when unknown: the whole stack mapping is copied then. */
+static void read_stack_limits(void)
+{
+	void **end = dlsym(RTLD_DEFAULT, "__libc_stack_end");
+	void (*tls_info)(size_t *, size_t *) =
+		(void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+
+	if (end && *end)
+		g.main_stack_end = (uint64_t)(uintptr_t)*end;
+	if (tls_info) {
+		size_t size = 0, align = 0;
+
+		tls_info(&size, &align);
+		g.tls_static = size;
+	}
 }
 
 /* ------------------------------------------------------------ rings ---- */
@@ -767,7 +800,7 @@ static void atfork_child(void)
 	g.ctl_fd = -1;
 	atomic_store_explicit(&g.poll_lock, 0, memory_order_relaxed);
 	atomic_store_explicit(&g.send_lock, 0, memory_order_relaxed);
-	hp_tls.stack_lo = hp_tls.stack_hi = 0;
+	hp_tls.stack_lo = hp_tls.stack_hi = hp_tls.stack_top = 0;
 	g.main_stack_hi = 0;
 	disable_all(MODE_NONE);
 	/* A central daemon may profile the child if its session asks for it. */
@@ -799,6 +832,7 @@ void hp_client_init(void)
 	else
 		hp_cookie ^= now_boottime_ns();
 	g.main_stack_hi = read_main_stack_hi();
+	read_stack_limits();
 	name = getenv("PERFETTO_HEAPPROFD_SOCK_NAME");
 	if (name && name[0]) {
 		g.ctl_fd = connect_central(name);

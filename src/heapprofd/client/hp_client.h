@@ -38,6 +38,7 @@ struct hp_thread {
 	uint32_t in_hook;  /* inside the client: allocations go straight through */
 	uint64_t rng;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, when known */
+	uint64_t stack_top;          /* ... where its frames end (copied up to) */
 	uint64_t interval; /* libc.malloc's sampling interval for this gen */
 	uint32_t since_poll; /* samples since this thread looked at the socket */
 };
