@@ -503,8 +503,20 @@ static void on_ctl(int fd, unsigned revents, void *user)
 
 static int add_client(struct hp_daemon *d, int fd, uint32_t pid)
 {
-	struct proc *p;
+	struct proc *p, *next;
 
+	/* A process has one client: a new connection from its pid is a new
+	 * image (exec; the old connection, closed on exec, may not have been
+	 * seen closed yet) or a new process (the pid was reused). Either way
+	 * the older connection is over; a START sent to it would be lost. */
+	for (p = d->procs; p; p = next) {
+		next = p->next;
+		if (p->pid == pid && !p->ctl_closed) {
+			LOG_I("heapprofd: pid %u connected again: its previous connection is over",
+			      pid);
+			ctl_closed(p);
+		}
+	}
 	if (d->n_procs >= HEAPPROFD_MAX_CLIENTS) {
 		close(fd);
 		return -EMFILE;

@@ -296,6 +296,19 @@ static void on_alloc(struct hp_unwinder *u, struct uclient *c, const uint8_t *re
 	u->res.stack_top = 0;
 	u->res.past_copy = false;
 	unwind_sample(u->unw, &s, PERF_UNWIND_DWARF, &u->res);
+	/* A frame in no known module: a library mapped since the maps were
+	 * read (dlopen). Reread them and unwind again, once. */
+	for (i = 0; i < u->res.n; i++) {
+		if (u->res.frames[i].module)
+			continue;
+		if (unwinder_reparse_pc(u->unw, c->pid, u->res.frames[i].pc)) {
+			u->res.n = 0;
+			u->res.stack_top = 0;
+			u->res.past_copy = false;
+			unwind_sample(u->unw, &s, PERF_UNWIND_DWARF, &u->res);
+		}
+		break;
+	}
 	/* The client's own frames (hp_*) are not the program's. */
 	while (first < u->res.n && is_client_frame(&u->res.frames[first]))
 		first++;

@@ -807,6 +807,18 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
 }
 
+bool unwinder_reparse_pc(struct unwinder *u, uint32_t pid, uint64_t pc)
+{
+	struct uproc *p = proc_get(u, pid);
+
+	if (!p || (p->dwfl && dwfl_addrmodule(p->dwfl, pc)))
+		return p != NULL;
+	if (now_ns() - p->last_report_ns < 10000000ull)
+		return false;
+	proc_report(u, p);
+	return p->dwfl && dwfl_addrmodule(p->dwfl, pc);
+}
+
 void unwinder_set_crosscheck(struct unwinder *u, bool on)
 {
 	u->crosscheck = on;

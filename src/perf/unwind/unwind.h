@@ -120,6 +120,14 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
  */
 void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
 		      struct unwind_result *out);
+/**
+ * unwinder_reparse_pc() - @pc (a frame of @pid's last unwind) is in none
+ * of its known modules: reread its maps now (at most every 10 ms per
+ * process, however recently they were read: a caller that knows the maps
+ * changed, e.g. a dlopen'd library's frames in a heap sample).
+ * Return: true if @pc is in a module now (unwind the sample again).
+ */
+bool unwinder_reparse_pc(struct unwinder *u, uint32_t pid, uint64_t pc);
 /* Drop @pid's state (it exited). */
 /* @pid exited: its unwinding state goes now, its logged mappings a few
  * seconds later (samples of it may still wait in other CPUs' rings). */
