@@ -428,6 +428,10 @@ static void on_hello(struct proc *p, struct hp_wire_in *in)
 	(void)f;
 	p->hello = true;
 	read_argv0(p->pid, p->argv0, sizeof(p->argv0));
+	/* Every client's heap 1 is malloc (its HEAP message follows the
+	 * HELLO): known now, so a START sent at once gives it its interval. */
+	if (!p->heap_names[1])
+		p->heap_names[1] = strdup("libc.malloc");
 }
 
 static void on_heap(struct proc *p, struct hp_wire_in *in)

@@ -129,8 +129,11 @@ void hp_thread_refresh(struct hp_thread *t)
 		gen = atomic_load_explicit(&hp_gen, memory_order_acquire);
 	}
 	mode = atomic_load_explicit(&g.mode, memory_order_acquire);
-	if (t->gen == gen && mode == MODE_POLLING) {
-		poll_ctl(); /* the poll budget ran out */
+	/* The poll budget ran out: no session, or one that has not (yet)
+	 * given libc.malloc an interval (its HEAP_INTERVAL may come after the
+	 * START). */
+	if (t->gen == gen && (mode == MODE_POLLING || (mode == MODE_ACTIVE && !t->interval))) {
+		poll_ctl();
 		gen = atomic_load_explicit(&hp_gen, memory_order_acquire);
 		mode = atomic_load_explicit(&g.mode, memory_order_acquire);
 	}
@@ -141,7 +144,7 @@ void hp_thread_refresh(struct hp_thread *t)
 		if (iv != t->interval || t->gen == 0 || t->left > 64 * iv)
 			t->left = next_interval(t, iv);
 	} else {
-		t->left = mode == MODE_POLLING ? HP_POLL_BYTES : UINT64_MAX;
+		t->left = mode == MODE_POLLING || mode == MODE_ACTIVE ? HP_POLL_BYTES : UINT64_MAX;
 	}
 	t->interval = iv;
 	t->gen = gen;
