@@ -532,6 +532,10 @@ static void on_task(void *user)
 		}
 		c->next = u->clients;
 		u->clients = c;
+		/* The process's maps now, while it surely runs: a process that
+		 * exits before its samples are read leaves no maps to read. */
+		unwinder_forget(u->unw, c->pid);
+		unwind_symbolize(u->unw, c->pid, NULL, 0, &u->res);
 		read_ring(c);
 		break;
 	case T_DRAIN: {

@@ -819,6 +819,29 @@ static void atfork_child(void)
 	}
 }
 
+/* At exit (exit(), or returning from main), let heapprofd read what is in
+ * the ring while the process and its maps are still there: wake it and
+ * wait until it caught up, at most 500 ms. */
+__attribute__((destructor)) static void flush_at_exit(void)
+{
+	struct timespec nap = {0, 1000000};
+	int i;
+
+	if (!enter())
+		return;
+	send_wake();
+	for (i = 0; i < 500; i++) {
+		if (atomic_load_explicit(&g.ring.hdr->read_pos, memory_order_acquire) >=
+			    atomic_load_explicit(&g.ring.hdr->write_pos, memory_order_acquire) ||
+		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
+		     HP_RING_F_SHUTDOWN) ||
+		    daemon_hung_up())
+			break;
+		nanosleep(&nap, NULL);
+	}
+	leave();
+}
+
 void hp_client_init(void)
 {
 	struct hp_thread *t = &hp_tls;
