@@ -123,19 +123,32 @@ times >"$W/heapprofd.times"
 EOF
 chmod +x "$W/heapprofd.sh"
 
-# run_plain NAME [ENV...]: the workload unprofiled (or under ENV), output
-# in $W/NAME.out.
+# timed NAME CMD...: CMD (output in $W/NAME.out, .err), its CPU time and
+# that of the children it waited for (a profiler's helper processes) in
+# $W/NAME.cpu (user + system seconds, from the shell's `times`).
+timed() {
+	local _n=$1
+	shift
+	sh -c 'o=$1; shift; "$@" >"$o.out" 2>"$o.err" || exit 1; times >"$o.times"' sh "$W/$_n" "$@" ||
+		die "$_n: the workload failed: $(tail -n 2 "$W/$_n.err")"
+	sed -n 2p "$W/$_n.times" | awk '{
+		n = split($1 " " $2, a, " "); s = 0
+		for (i = 1; i <= n; i++) { split(a[i], b, "m"); sub("s", "", b[2]); s += b[1] * 60 + b[2] }
+		print s }' >"$W/$_n.cpu"
+}
+
+# run_plain NAME [ENV...]: the workload unprofiled (or under ENV).
 run_plain() {
 	local _n=$1
 	shift
-	env "$@" "$WL" --pairs "$pairs" --threads "$threads" >"$W/$_n.out" 2>"$W/$_n.err" ||
-		die "$_n: the workload failed: $(tail -n 2 "$W/$_n.err")"
+	timed "$_n" env "$@" "$WL" --pairs "$pairs" --threads "$threads"
 }
 
 session_count() { grep -c "session .* started" "$W/traced.log"; }
 sessions_above() { [ "$(session_count)" -gt "$1" ]; }
 
-# run_ours NAME INTERVAL: the workload under a heapprofd session.
+# run_ours NAME INTERVAL [BLOCK]: the workload under a heapprofd session
+# (block_client: BLOCK, default false).
 run_ours() {
 	local _n=$1 _iv=$2 _c
 	cat >"$W/$_n.pbtxt" <<EOF
@@ -147,6 +160,7 @@ data_sources {
     heapprofd_config {
       sampling_interval_bytes: $_iv
       process_cmdline: "heap_workload"
+      block_client: ${3:-false}
     }
   }
 }
@@ -157,10 +171,9 @@ EOF
 	"$O/perfetto" --txt -c "$W/$_n.pbtxt" -o "$W/$_n.pftrace" 2>"$W/$_n.perfetto.log" &
 	PERFETTO_PID=$!
 	wait_for 10 sessions_above "$_c" || die "$_n: no session: $(tail -n 2 "$W/$_n.perfetto.log")"
-	PERFETTO_HEAPPROFD_CHILD=1 PERFETTO_HEAPPROFD_BIN="$W/heapprofd.sh" \
+	timed "$_n" env PERFETTO_HEAPPROFD_CHILD=1 PERFETTO_HEAPPROFD_BIN="$W/heapprofd.sh" \
 		PERFETTO_HEAPPROFD_BLOCKING_INIT=1 LD_PRELOAD="$PRELOAD" \
-		"$WL" --pairs "$pairs" --threads "$threads" >"$W/$_n.out" 2>"$W/$_n.err" ||
-		die "$_n: the workload failed: $(tail -n 2 "$W/$_n.err")"
+		"$WL" --pairs "$pairs" --threads "$threads"
 	wait_for 120 grep -q "dumped pid" "$W/heapprofd.log" ||
 		die "$_n: no dump: $(tail -n 2 "$W/heapprofd.log")"
 	kill -INT "$PERFETTO_PID"
@@ -185,7 +198,7 @@ for j in /usr/lib/x86_64-linux-gnu/libjemalloc.so.2 /usr/lib/libjemalloc.so.2; d
 done
 JE_NOTE=""
 if [ -n "$JEMALLOC" ]; then
-	if ! env LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true,lg_prof_sample:12,prof_prefix:"$W/jeprof" \
+	if ! env LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true,lg_prof_sample:12,prof_prefix:"$W/jedump" \
 		"$WL" --pairs 1000 --threads 1 >/dev/null 2>"$W/je_probe.err" || [ -s "$W/je_probe.err" ]; then
 		JE_NOTE="jemalloc's profiling does not work here: $(head -n 1 "$W/je_probe.err")"
 		JEMALLOC=
@@ -200,31 +213,36 @@ r=1
 while [ $r -le "$rounds" ]; do
 	run_plain "plain.$r"
 	run_ours "ours4k.$r" 4096
+	run_ours "ours4k_block.$r" 4096 true
 	run_ours "ours32k.$r" 32768
 	if [ -n "$HEAPTRACK" ]; then
-		"$HEAPTRACK" -o "$W/ht.$r" "$WL" --pairs "$pairs" --threads "$threads" \
-			>"$W/heaptrack.$r.out" 2>"$W/heaptrack.$r.err" ||
-			die "heaptrack failed: $(tail -n 2 "$W/heaptrack.$r.err")"
+		timed "heaptrack.$r" "$HEAPTRACK" -o "$W/ht.$r" "$WL" --pairs "$pairs" --threads "$threads"
 		rm -f "$W/ht.$r"*
 	fi
 	if [ -n "$JEMALLOC" ]; then
 		run_plain "je.$r" LD_PRELOAD="$JEMALLOC"
-		run_plain "jeprof.$r" LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true,lg_prof_sample:12,prof_prefix:"$W/jeprof"
-		rm -f "$W/jeprof"*
+		run_plain "jeprof.$r" LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true,lg_prof_sample:12,prof_prefix:"$W/jedump"
+		rm -f "$W/jedump"*
 	fi
 	run_plain "plain2.$r"
 	r=$((r + 1))
 done
 
-# med KIND FIELD: the median of FIELD over the rounds' $W/KIND.R.out.
-med() {
-	local _k=$1 _f=$2 _r=1 _v=""
+# all_rounds KIND FIELD: FIELD of every round's KIND (and plain2 for plain).
+all_rounds() {
+	local _k=$1 _f=$2 _r=1
 	while [ $_r -le "$rounds" ]; do
-		[ -e "$W/$_k.$_r.out" ] && _v="$_v $(field "$_f" "$W/$_k.$_r.out")"
+		for _x in $_k $([ "$_k" = plain ] && echo plain2); do
+			case $_f in
+			cpu_total) [ -e "$W/$_x.$_r.cpu" ] && awk '{ s += $1 } END { printf "%f\n", s }' \
+				"$W/$_x.$_r.cpu" $([ -e "$W/$_x.$_r.daemon_cpu" ] && echo "$W/$_x.$_r.daemon_cpu") ;;
+			*) [ -e "$W/$_x.$_r.out" ] && field "$_f" "$W/$_x.$_r.out" ;;
+			esac
+		done
 		_r=$((_r + 1))
 	done
-	echo "$_v" | median
 }
+med() { all_rounds "$1" "$2" | tr '\n' ' ' | median; }
 medfile() {
 	local _k=$1 _s=$2 _c=$3 _r=1 _v=""
 	while [ $_r -le "$rounds" ]; do
@@ -234,52 +252,44 @@ medfile() {
 	echo "$_v" | median
 }
 
-pw=$( (
-	r=1
-	while [ $r -le "$rounds" ]; do
-		field wall_s "$W/plain.$r.out"
-		field wall_s "$W/plain2.$r.out"
-		r=$((r + 1))
-	done
-) | tr '\n' ' ' | median)
-pc=$( (
-	r=1
-	while [ $r -le "$rounds" ]; do
-		field cpu_s "$W/plain.$r.out"
-		field cpu_s "$W/plain2.$r.out"
-		r=$((r + 1))
-	done
-) | tr '\n' ' ' | median)
-printf '%-22s %8s %9s %9s\n' run wall_s "speed(w)" "speed(cpu)"
+pw=$(med plain wall_s)
+pc=$(med plain cpu_s)
+pt=$(med plain cpu_total)
+echo "speed: the unprofiled run's time over this run's (wall; the workload's own CPU;"
+echo "all CPU: the workload, its profiler's processes, heapprofd)"
+printf '%-22s %8s %9s %9s %9s %9s\n' run wall_s "speed(w)" "speed(cpu)" cpu_all_s "speed(all)"
 row() {
-	printf '%-22s %8.3f %8.1f%% %8.1f%%\n' "$1" "$2" "$(echo "$pw $2" | awk '{ print 100 * $1 / $2 }')" \
-		"$(echo "$pc $3" | awk '{ print 100 * $1 / $2 }')"
+	local _w _c _t
+	_w=$(med "$2" wall_s)
+	_c=$(med "$2" cpu_s)
+	_t=$(med "$2" cpu_total)
+	printf '%-22s %8.3f %8.1f%% %8.1f%% %9.3f %8.1f%%\n' "$1" "$_w" \
+		"$(echo "$pw $_w" | awk '{ print $2 ? 100 * $1 / $2 : 0 }')" \
+		"$(echo "$pc $_c" | awk '{ print $2 ? 100 * $1 / $2 : 0 }')" "${_t:-0}" \
+		"$(echo "$pt ${_t:-0}" | awk '{ print $2 ? 100 * $1 / $2 : 0 }')"
 }
-row unprofiled "$pw" "$pc"
-for k in ours4k ours32k; do
-	w=$(med "$k" wall_s)
-	c=$(med "$k" cpu_s)
-	row "$k" "$w" "$c"
+row unprofiled plain
+for k in ours4k ours4k_block ours32k; do
+	row "$k" "$k"
 	s=$(medfile "$k" samples 1)
 	rec=$(medfile "$k" records 1)
 	drop=$(medfile "$k" records 2)
 	dc=$(medfile "$k" daemon_cpu 1)
 	echo "$s $rec $drop $dc" | awk '{
-		printf "  sampled allocations %d, records read %d, dropped by the client %d,\n", $1, $2, $3
+		printf "  sampled allocations %d, records read %d, dropped by the client %d (%.1f%%),\n", $1, $2, $3, $2 + $3 ? 100 * $3 / ($2 + $3) : 0
 		printf "  heapprofd CPU %.3f s: %.2f us per sampled allocation, %.2f us per record\n",
 			$4, ($1 ? 1e6 * $4 / $1 : 0), ($2 ? 1e6 * $4 / $2 : 0) }'
-	eval "w_$k=\$w"
 done
 if [ -n "$HEAPTRACK" ]; then
-	hw=$(med heaptrack wall_s)
-	row heaptrack "$hw" "$(med heaptrack cpu_s)"
-	echo "$hw $w_ours4k" | awk '{ printf "  ours at 4 KiB is %.1fx faster than heaptrack (wall)\n", $1 / $2 }'
+	row heaptrack heaptrack
+	echo "$(med heaptrack wall_s) $(med ours4k wall_s) $(med heaptrack cpu_total) $(med ours4k cpu_total)" | awk '{
+		printf "  ours at 4 KiB against heaptrack: %.1fx faster (wall), %.1fx less CPU (all)\n", $1 / $2, $3 / $4 }'
 else
 	echo "heaptrack: not installed (Debian heaptrack; tools/deps.sh bench)"
 fi
 if [ -n "$JEMALLOC" ]; then
-	row "jemalloc" "$(med je wall_s)" "$(med je cpu_s)"
-	row "jemalloc prof 4 KiB" "$(med jeprof wall_s)" "$(med jeprof cpu_s)"
+	row "jemalloc" je
+	row "jemalloc prof 4 KiB" jeprof
 else
 	echo "jemalloc: $JE_NOTE"
 fi
