@@ -81,6 +81,22 @@ static uint64_t mono_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* A client's CLOCK_BOOTTIME timestamp on CLOCK_MONOTONIC (they differ by
+ * the time suspended, read now); 0 for one from the future or garbage. */
+static uint64_t boot_to_mono_ns(uint64_t boot_ns)
+{
+	struct timespec b, m;
+	uint64_t bn, mn;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	bn = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	mn = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
+	if (boot_ns > bn || bn - mn > boot_ns)
+		return 0;
+	return boot_ns - (bn - mn);
+}
+
 static struct uclient *find(struct hp_unwinder *u, uint32_t id)
 {
 	struct uclient *c;
@@ -296,12 +312,16 @@ static void on_alloc(struct hp_unwinder *u, struct uclient *c, const uint8_t *re
 	u->res.stack_top = 0;
 	u->res.past_copy = false;
 	unwind_sample(u->unw, &s, PERF_UNWIND_DWARF, &u->res);
-	/* A frame in no known module: a library mapped since the maps were
-	 * read (dlopen). Reread them and unwind again, once. */
+	/* A frame in no known module, or an unwind that failed at its last
+	 * frame: maybe a library mapped since the maps were read (dlopen; its
+	 * pcs were seen attributed to libc then). Reread them (see
+	 * unwinder_reparse_pc) and unwind again, once. */
 	for (i = 0; i < u->res.n; i++) {
-		if (u->res.frames[i].module)
+		if (u->res.frames[i].module &&
+		    (u->res.error == UNWIND_ERR_NONE || i + 1 < u->res.n))
 			continue;
-		if (unwinder_reparse_pc(u->unw, c->pid, u->res.frames[i].pc)) {
+		if (unwinder_reparse_pc(u->unw, c->pid, u->res.frames[i].pc,
+					boot_to_mono_ns(a.ts_ns))) {
 			u->res.n = 0;
 			u->res.stack_top = 0;
 			u->res.past_copy = false;

@@ -67,11 +67,15 @@ HP_HIDDEN bool hp_record_free(uint32_t heap, uint64_t addr);
 /* Samples a thread writes between two looks at the control socket while
  * a session profiles the process (its stop, or heapprofd's death). */
 #define HP_ACTIVE_POLL_SAMPLES 64u
-/* After a sample was written (or dropped: @written false, then it looks
- * at once): every HP_ACTIVE_POLL_SAMPLES samples, read the daemon's
+/* After a sample was written (or dropped: @written false, which counts
+ * as 8): every HP_ACTIVE_POLL_SAMPLES samples, read the daemon's
  * messages (a STOP; a closed socket: heapprofd died) and stop sampling if
  * the session is over. Call outside the ring (not from a record). */
 HP_HIDDEN void hp_client_after_sample(struct hp_thread *t, bool written);
+/* The process is about to exit or exec: wake heapprofd and wait until it
+ * read the ring (at most 500 ms), while the maps it unwinds with are
+ * still this image's. */
+HP_HIDDEN void hp_client_flush(void);
 /* Whether a session profiles @heap now, and its interval. */
 HP_HIDDEN uint64_t hp_heap_interval(uint32_t heap);
 /* A custom heap was registered (hp_api.c): tell the daemon. */
