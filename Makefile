@@ -299,6 +299,12 @@ $(HP_TEST_BINS): $(O)/hp/%: tests/heapprofd/%.c include/perfetto-c/heap_profile.
 	@mkdir -p $(@D)
 	@echo "  CC+LD    $@"
 	$(Q)$(CC) -std=gnu11 -g -O1 -fno-builtin -Iinclude -pthread -rdynamic -o $@ $< -ldl
+# ... and the libraries they dlopen: tests/heapprofd/lib/<name>.c -> $(O)/hp/lib<name>.so.
+HP_TEST_LIBS := $(patsubst tests/heapprofd/lib/%.c,$(O)/hp/lib%.so,$(wildcard tests/heapprofd/lib/*.c))
+$(HP_TEST_LIBS): $(O)/hp/lib%.so: tests/heapprofd/lib/%.c $(FLAGS_STAMP)
+	@mkdir -p $(@D)
+	@echo "  CC+LD    $@"
+	$(Q)$(CC) -std=gnu11 -g -O1 -fno-builtin -fPIC -shared -o $@ $<
 
 # SDK test programs: tests/sdk/<name>.c -> $(O)/sdk/<name>, built as an
 # application would be: the public header only, linked with the .so.
@@ -420,7 +426,7 @@ fuzz: $(DEPS_STAMP)
 # -------------------------------------------------------------- targets ----
 .PHONY: all test asan demo bench install clean check-gcc check-clang
 
-all: $(BINS) $(SDK_OUT) $(HP_CLIENT_OUT) $(HP_TEST_BINS) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
+all: $(BINS) $(SDK_OUT) $(HP_CLIENT_OUT) $(HP_TEST_BINS) $(HP_TEST_LIBS) $(SDK_TEST_BINS) $(PY_STAMP) $(UNIT_BINS) $(BENCH_BINS) $(SDK_BENCH_LTTNG) \
 	$(TEST_BINS)
 
 test: all | $(DEPS_STAMP)

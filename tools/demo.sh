@@ -5,7 +5,8 @@
 # TraceConfig that traced receives, decoded again and printed, and the
 # binary is checked to re-encode to the same bytes. Then, as root with
 # tracefs, tracebox records this machine for 5 s and trace_processor_shell
-# ranks the threads by running time.
+# ranks the threads by running time. Before that, tools/heap_profile
+# records a native heap profile of out/hp/hp_known (no root needed).
 set -eu
 out=${1:-out}
 tool="$out/pfc_pbtxt"
@@ -36,6 +37,32 @@ printf 'buffers { size_kb: 1024 }\ndurations_ms: 10000\n' >"$tmp/typo.pbtxt"
 "$tool" check "$tmp/typo.pbtxt" 2>&1 | sed "s|$tmp/||; s/^/    /" || true
 echo
 echo "demo: $n configs round-tripped"
+
+# ----------------------------------------------------------------------
+# A native heap profile (no root needed): tools/heap_profile runs a program
+# that keeps 64 MiB in leak_a, churns 32 MiB through churn_b and keeps
+# 10 MiB in small_c, under the preload library and a private traced.
+echo
+echo "perfetto-c demo: which call stacks hold the memory (native heap profile)"
+echo "    \$ tools/heap_profile host -o heap -- hp_known --no-wait"
+if tools/heap_profile host --bin-dir "$out" -o "$tmp/heap" -- "$out/hp/hp_known" --no-wait \
+	>/dev/null 2>"$tmp/heap.log"; then
+	echo "    unreleased bytes per stack (heap.folded, largest first):"
+	sort -t' ' -k2 -n -r "$tmp/heap/heap.folded" | head -n 4 |
+		awk '{ n = split($1, f, ";"); printf "    %12d bytes  ...;%s;%s\n", $2, f[n - 1], f[n] }'
+	echo "    \$ trace_processor_shell -Q '...heap_profile_allocation...' heap/raw-trace"
+	"$out/trace_processor_shell" -Q "SELECT f.name AS function,
+	     SUM(a.size) AS unreleased, SUM(CASE WHEN a.size > 0 THEN a.size ELSE 0 END) AS allocated
+	   FROM heap_profile_allocation a JOIN stack_profile_callsite c ON a.callsite_id = c.id
+	   JOIN stack_profile_frame f ON c.frame_id = f.id
+	   WHERE f.name IN ('leak_a', 'churn_b', 'small_c') GROUP BY f.name ORDER BY f.name" \
+		"$tmp/heap/raw-trace" | sed 's/^/    /'
+	cp "$tmp/heap/heap.svg" "$out/demo-heap.svg" 2>/dev/null &&
+		echo "    the memory flame graph: $out/demo-heap.svg; pprof: go tool pprof heap/heap_dump.*.pb"
+else
+	echo "demo: heap_profile failed: $(tail -n 3 "$tmp/heap.log")" >&2
+	exit 1
+fi
 
 # ----------------------------------------------------------------------
 # Recording this machine: tracebox starts its own traced and traced_probes,

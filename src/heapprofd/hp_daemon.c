@@ -428,6 +428,10 @@ static void on_hello(struct proc *p, struct hp_wire_in *in)
 	(void)f;
 	p->hello = true;
 	read_argv0(p->pid, p->argv0, sizeof(p->argv0));
+	/* Every client's heap 1 is malloc (its HEAP message follows the
+	 * HELLO): known now, so a START sent at once gives it its interval. */
+	if (!p->heap_names[1])
+		p->heap_names[1] = strdup("libc.malloc");
 }
 
 static void on_heap(struct proc *p, struct hp_wire_in *in)
@@ -503,8 +507,20 @@ static void on_ctl(int fd, unsigned revents, void *user)
 
 static int add_client(struct hp_daemon *d, int fd, uint32_t pid)
 {
-	struct proc *p;
+	struct proc *p, *next;
 
+	/* A process has one client: a new connection from its pid is a new
+	 * image (exec; the old connection, closed on exec, may not have been
+	 * seen closed yet) or a new process (the pid was reused). Either way
+	 * the older connection is over; a START sent to it would be lost. */
+	for (p = d->procs; p; p = next) {
+		next = p->next;
+		if (p->pid == pid && !p->ctl_closed) {
+			LOG_I("heapprofd: pid %u connected again: its previous connection is over",
+			      pid);
+			ctl_closed(p);
+		}
+	}
 	if (d->n_procs >= HEAPPROFD_MAX_CLIENTS) {
 		close(fd);
 		return -EMFILE;

@@ -81,6 +81,22 @@ static uint64_t mono_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
 }
 
+/* A client's CLOCK_BOOTTIME timestamp on CLOCK_MONOTONIC (they differ by
+ * the time suspended, read now); 0 for one from the future or garbage. */
+static uint64_t boot_to_mono_ns(uint64_t boot_ns)
+{
+	struct timespec b, m;
+	uint64_t bn, mn;
+
+	clock_gettime(CLOCK_BOOTTIME, &b);
+	clock_gettime(CLOCK_MONOTONIC, &m);
+	bn = (uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec;
+	mn = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
+	if (boot_ns > bn || bn - mn > boot_ns)
+		return 0;
+	return boot_ns - (bn - mn);
+}
+
 static struct uclient *find(struct hp_unwinder *u, uint32_t id)
 {
 	struct uclient *c;
@@ -296,6 +312,23 @@ static void on_alloc(struct hp_unwinder *u, struct uclient *c, const uint8_t *re
 	u->res.stack_top = 0;
 	u->res.past_copy = false;
 	unwind_sample(u->unw, &s, PERF_UNWIND_DWARF, &u->res);
+	/* A frame in no known module, or an unwind that failed at its last
+	 * frame: maybe a library mapped since the maps were read (dlopen; its
+	 * pcs were seen attributed to libc then). Reread them (see
+	 * unwinder_reparse_pc) and unwind again, once. */
+	for (i = 0; i < u->res.n; i++) {
+		if (u->res.frames[i].module &&
+		    (u->res.error == UNWIND_ERR_NONE || i + 1 < u->res.n))
+			continue;
+		if (unwinder_reparse_pc(u->unw, c->pid, u->res.frames[i].pc,
+					boot_to_mono_ns(a.ts_ns))) {
+			u->res.n = 0;
+			u->res.stack_top = 0;
+			u->res.past_copy = false;
+			unwind_sample(u->unw, &s, PERF_UNWIND_DWARF, &u->res);
+		}
+		break;
+	}
 	/* The client's own frames (hp_*) are not the program's. */
 	while (first < u->res.n && is_client_frame(&u->res.frames[first]))
 		first++;
@@ -471,6 +504,18 @@ static void on_wake(int fd, unsigned revents, void *user)
 	}
 }
 
+/* The periodic look at every ring (see HP_RING_READ_PERIOD_MS). */
+static void on_tick(void *user)
+{
+	struct hp_unwinder *u = user;
+	struct uclient *c;
+
+	for (c = u->clients; c; c = c->next) {
+		if (!c->scheduled)
+			read_ring(c);
+	}
+}
+
 /* ------------------------------------------------------------ tasks ---- */
 
 static void on_task(void *user)
@@ -507,6 +552,10 @@ static void on_task(void *user)
 		}
 		c->next = u->clients;
 		u->clients = c;
+		/* The process's maps now, while it surely runs: a process that
+		 * exits before its samples are read leaves no maps to read. */
+		unwinder_forget(u->unw, c->pid);
+		unwind_symbolize(u->unw, c->pid, NULL, 0, &u->res);
 		read_ring(c);
 		break;
 	case T_DRAIN: {
@@ -621,6 +670,11 @@ int hp_unwinder_create(struct evloop *main_loop, hp_batch_cb cb, void *user,
 	rc = evloop_create(&u->loop);
 	if (rc == 0)
 		rc = unwinder_create(&u->unw);
+	/* Writers wake a sleeping reader only once a ring fills up a bit;
+	 * below that, this look finds their records. */
+	if (rc == 0)
+		rc = evloop_add_timer(u->loop, HP_RING_READ_PERIOD_MS, HP_RING_READ_PERIOD_MS,
+				      on_tick, u, NULL);
 	if (rc < 0)
 		goto fail;
 	/* Signals stay with the main thread's loop. */

@@ -103,10 +103,15 @@ TEST(ring_sleep_handshake)
 	/* Reserved but not published: still empty for the reader. */
 	p = hp_ring_reserve(&w, 16);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_EMPTY);
-	/* Publishing to a sleeping reader asks for one wake-up, once. */
-	ASSERT_TRUE(hp_ring_publish(&w, p, 16, HP_REC_FREE));
-	put(&w, 8, 1);
+	/* A small record does not wake a sleeping reader (its periodic look
+	 * finds it); the record that fills the ring to 1/HP_RING_WAKE_SHARE
+	 * asks for one wake-up, once. */
+	ASSERT_FALSE(hp_ring_publish(&w, p, 16, HP_REC_FREE));
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_RECORD);
+	p = hp_ring_reserve(&w, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE);
+	ASSERT_TRUE(p != NULL);
+	ASSERT_TRUE(hp_ring_publish(&w, p, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE, HP_REC_FREE));
+	put(&w, 8, 1);
 	hp_ring_unmap(&w);
 	hp_ring_unmap(&r);
 }

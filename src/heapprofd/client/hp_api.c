@@ -275,6 +275,7 @@ static bool record(uint32_t heap, uint64_t id, uint64_t weight, uint64_t size)
 		return false;
 	hp_tls.in_hook++;
 	ok = hp_record_alloc(heap, id, weight, size);
+	hp_client_after_sample(&hp_tls, ok);
 	hp_tls.in_hook--;
 	return ok;
 }

@@ -59,6 +59,8 @@ static struct {
 	_Atomic int send_lock;
 	uint32_t pid;
 	uint64_t main_stack_hi;
+	uint64_t main_stack_end; /* __libc_stack_end: argv, env and auxv lie above */
+	uint64_t tls_static;     /* the TCB and static TLS atop a thread's stack */
 	bool central;
 } g = {.ctl_fd = -1, .wake_fd = -1};
 
@@ -127,8 +129,11 @@ void hp_thread_refresh(struct hp_thread *t)
 		gen = atomic_load_explicit(&hp_gen, memory_order_acquire);
 	}
 	mode = atomic_load_explicit(&g.mode, memory_order_acquire);
-	if (t->gen == gen && mode == MODE_POLLING) {
-		poll_ctl(); /* the poll budget ran out */
+	/* The poll budget ran out: no session, or one that has not (yet)
+	 * given libc.malloc an interval (its HEAP_INTERVAL may come after the
+	 * START). */
+	if (t->gen == gen && (mode == MODE_POLLING || (mode == MODE_ACTIVE && !t->interval))) {
+		poll_ctl();
 		gen = atomic_load_explicit(&hp_gen, memory_order_acquire);
 		mode = atomic_load_explicit(&g.mode, memory_order_acquire);
 	}
@@ -139,7 +144,7 @@ void hp_thread_refresh(struct hp_thread *t)
 		if (iv != t->interval || t->gen == 0 || t->left > 64 * iv)
 			t->left = next_interval(t, iv);
 	} else {
-		t->left = mode == MODE_POLLING ? HP_POLL_BYTES : UINT64_MAX;
+		t->left = mode == MODE_POLLING || mode == MODE_ACTIVE ? HP_POLL_BYTES : UINT64_MAX;
 	}
 	t->interval = iv;
 	t->gen = gen;
@@ -185,10 +190,14 @@ static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
 	stack_t ss;
 
 	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
-		return t->stack_hi;
+		return t->stack_top;
 	if (my_tid() == g.pid && g.main_stack_hi && sp < g.main_stack_hi &&
-	    g.main_stack_hi - sp < (256ull << 20))
+	    g.main_stack_hi - sp < (256ull << 20)) {
+		/* The frames end at _start, below argv and the environment. */
+		if (g.main_stack_end > sp && g.main_stack_end + 256 < g.main_stack_hi)
+			return g.main_stack_end + 256;
 		return g.main_stack_hi;
+	}
 	if (my_tid() != g.pid && pthread_getattr_np(pthread_self(), &attr) == 0) {
 		int rc = pthread_attr_getstack(&attr, &addr, &size);
 
@@ -196,8 +205,15 @@ static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
 		if (rc == 0) {
 			t->stack_lo = (uint64_t)(uintptr_t)addr;
 			t->stack_hi = t->stack_lo + size;
+			/* glibc puts the thread's TCB and static TLS at the top
+			 * of its stack block, the stack right below them: not
+			 * copied (a few KiB per sample). */
+			t->stack_top = t->stack_hi;
+			if (g.tls_static && g.tls_static < size / 2 &&
+			    t->stack_hi - g.tls_static > sp)
+				t->stack_top = t->stack_hi - g.tls_static;
 			if (sp >= t->stack_lo && sp < t->stack_hi)
-				return t->stack_hi;
+				return t->stack_top;
 		}
 	}
 	if (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK)) {
@@ -242,6 +258,26 @@ static uint64_t read_main_stack_hi(void)
 	}
 	close(fd);
 	return hi;
+}
+
+/* Where the frames end: the main thread's _start (ld.so's
+ * __libc_stack_end), and the size of what glibc keeps atop each thread's
+ * stack (its TCB and static TLS: _dl_get_tls_static_info, ld.so's own).
+ * Either stays 0 when unknown: the whole stack mapping is copied then. */
+static void read_stack_limits(void)
+{
+	void **end = dlsym(RTLD_DEFAULT, "__libc_stack_end");
+	void (*tls_info)(size_t *, size_t *) =
+		(void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+
+	if (end && *end)
+		g.main_stack_end = (uint64_t)(uintptr_t)*end;
+	if (tls_info) {
+		size_t size = 0, align = 0;
+
+		tls_info(&size, &align);
+		g.tls_static = size;
+	}
 }
 
 /* ------------------------------------------------------------ rings ---- */
@@ -302,6 +338,27 @@ static void client_error(uint32_t err)
 	bump_gen();
 }
 
+/* The daemon's end of the control socket is closed (it died). */
+static bool daemon_hung_up(void)
+{
+	char b;
+	int fd = g.ctl_fd;
+
+	return fd >= 0 && recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+/* heapprofd died while this thread writes: nobody reads the ring again.
+ * Stop profiling; the mapping and sockets stay (other threads may be
+ * inside the ring) and the next look at the socket closes it. */
+static void daemon_died(void)
+{
+	atomic_store_explicit(&g.ring_live, 0, memory_order_seq_cst);
+	atomic_store_explicit(&g.mode, MODE_POLLING, memory_order_release);
+	for (uint32_t i = 0; i < HP_MAX_HEAPS; i++)
+		atomic_store_explicit(&g.intervals[i], 0, memory_order_relaxed);
+	bump_gen();
+}
+
 /* Space for @len bytes; with block_client waits for the reader up to the
  * timeout (0: forever), else drops. */
 static uint8_t *reserve(uint32_t len)
@@ -322,6 +379,11 @@ static uint8_t *reserve(uint32_t len)
 		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 		     HP_RING_F_SHUTDOWN))
 			return NULL;
+		/* A killed heapprofd never reads again: look every ~2 ms. */
+		if ((waited_us % 2000) == 0 && waited_us && daemon_hung_up()) {
+			daemon_died();
+			return NULL;
+		}
 		send_wake();
 		nanosleep(&nap, NULL);
 		waited_us += 20;
@@ -592,6 +654,21 @@ static int read_ctl(bool wait)
 	}
 }
 
+void hp_client_after_sample(struct hp_thread *t, bool written)
+{
+	if (atomic_load_explicit(&g.mode, memory_order_acquire) != MODE_ACTIVE)
+		return;
+	/* A drop (a full ring, or one its reader shut) brings the look 8x
+	 * nearer: soon after a stop, without a syscall per drop. */
+	t->since_poll += written ? 1 : HP_ACTIVE_POLL_SAMPLES / 8;
+	if (t->since_poll < HP_ACTIVE_POLL_SAMPLES)
+		return;
+	t->since_poll = 0;
+	poll_ctl();
+	if (atomic_load_explicit(&g.mode, memory_order_acquire) != MODE_ACTIVE)
+		hp_thread_refresh(t);
+}
+
 static void ctl_gone(void)
 {
 	retire_ring();
@@ -729,7 +806,7 @@ static void atfork_child(void)
 	g.ctl_fd = -1;
 	atomic_store_explicit(&g.poll_lock, 0, memory_order_relaxed);
 	atomic_store_explicit(&g.send_lock, 0, memory_order_relaxed);
-	hp_tls.stack_lo = hp_tls.stack_hi = 0;
+	hp_tls.stack_lo = hp_tls.stack_hi = hp_tls.stack_top = 0;
 	g.main_stack_hi = 0;
 	disable_all(MODE_NONE);
 	/* A central daemon may profile the child if its session asks for it. */
@@ -743,6 +820,32 @@ static void atfork_child(void)
 			bump_gen();
 		}
 	}
+}
+
+void hp_client_flush(void)
+{
+	struct timespec nap = {0, 1000000};
+	int i;
+
+	if (!enter())
+		return;
+	send_wake();
+	for (i = 0; i < 500; i++) {
+		if (atomic_load_explicit(&g.ring.hdr->read_pos, memory_order_acquire) >=
+			    atomic_load_explicit(&g.ring.hdr->write_pos, memory_order_acquire) ||
+		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
+		     HP_RING_F_SHUTDOWN) ||
+		    daemon_hung_up())
+			break;
+		nanosleep(&nap, NULL);
+	}
+	leave();
+}
+
+/* At exit (exit(), or returning from main), the same. */
+__attribute__((destructor)) static void flush_at_exit(void)
+{
+	hp_client_flush();
 }
 
 void hp_client_init(void)
@@ -761,6 +864,7 @@ void hp_client_init(void)
 	else
 		hp_cookie ^= now_boottime_ns();
 	g.main_stack_hi = read_main_stack_hi();
+	read_stack_limits();
 	name = getenv("PERFETTO_HEAPPROFD_SOCK_NAME");
 	if (name && name[0]) {
 		g.ctl_fd = connect_central(name);

@@ -38,7 +38,9 @@ struct hp_thread {
 	uint32_t in_hook;  /* inside the client: allocations go straight through */
 	uint64_t rng;
 	uint64_t stack_lo, stack_hi; /* this thread's stack, when known */
+	uint64_t stack_top;          /* ... where its frames end (copied up to) */
 	uint64_t interval; /* libc.malloc's sampling interval for this gen */
+	uint32_t since_poll; /* samples since this thread looked at the socket */
 };
 
 extern HP_HIDDEN _Atomic uint32_t hp_gen;
@@ -62,6 +64,18 @@ HP_HIDDEN uint64_t hp_sample_size(struct hp_thread *t, uint64_t size);
 HP_HIDDEN bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size,
 			       uint64_t alloc_size);
 HP_HIDDEN bool hp_record_free(uint32_t heap, uint64_t addr);
+/* Samples a thread writes between two looks at the control socket while
+ * a session profiles the process (its stop, or heapprofd's death). */
+#define HP_ACTIVE_POLL_SAMPLES 64u
+/* After a sample was written (or dropped: @written false, which counts
+ * as 8): every HP_ACTIVE_POLL_SAMPLES samples, read the daemon's
+ * messages (a STOP; a closed socket: heapprofd died) and stop sampling if
+ * the session is over. Call outside the ring (not from a record). */
+HP_HIDDEN void hp_client_after_sample(struct hp_thread *t, bool written);
+/* The process is about to exit or exec: wake heapprofd and wait until it
+ * read the ring (at most 500 ms), while the maps it unwinds with are
+ * still this image's. */
+HP_HIDDEN void hp_client_flush(void);
 /* Whether a session profiles @heap now, and its interval. */
 HP_HIDDEN uint64_t hp_heap_interval(uint32_t heap);
 /* A custom heap was registered (hp_api.c): tell the daemon. */

@@ -108,7 +108,7 @@ __attribute__((noinline)) void *hp_alloc_slow(size_t n, size_t align, int zero)
 	}
 	p = prefixed(n, align, zero);
 	if (p)
-		hp_record_alloc(HP_HEAP_MALLOC, (uintptr_t)p, ss, n);
+		hp_client_after_sample(t, hp_record_alloc(HP_HEAP_MALLOC, (uintptr_t)p, ss, n));
 	t->in_hook = 0;
 	return p;
 }

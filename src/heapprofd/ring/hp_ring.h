@@ -153,9 +153,16 @@ uint64_t hp_ring_round_size(uint64_t bytes);
  * Context: any thread of the client, also inside malloc; lock-free.
  */
 uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len);
+/* A sleeping reader looks at the ring at least this often (ms) ... */
+#define HP_RING_READ_PERIOD_MS 10u
+/* ... and is woken before that once the ring holds 1/this of its size. */
+#define HP_RING_WAKE_SHARE 8u
 /**
  * hp_ring_publish() - Make a reserved record visible with @type.
- * Return: true if the reader sleeps and must be woken (send one byte).
+ * Return: true if the reader sleeps and must be woken (send one byte):
+ * the ring holds at least 1/HP_RING_WAKE_SHARE of its size (below that
+ * the reader's periodic look finds the record); one writer is told so
+ * per sleep.
  */
 bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint32_t len, uint32_t type);
 

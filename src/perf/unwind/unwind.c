@@ -41,6 +41,7 @@ struct uproc {
 	uint64_t last_use;
 	uint64_t last_report_ns;
 	uint64_t reparse_wait_ns;
+	uint64_t forced_ns; /* unwinder_reparse_pc() last reread then */
 	/* Packed CFI rule (or CFI_RULE_NONE) per lookup address; valid while
 	 * the module list is unchanged, so every report clears it. */
 	struct hmap rules;
@@ -805,6 +806,28 @@ void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, siz
 	symbolize(u, p, pcs, n, out);
 	if (n == UNWIND_MAX_FRAMES)
 		out->error = UNWIND_ERR_MAX_FRAMES_EXCEEDED;
+}
+
+bool unwinder_reparse_pc(struct unwinder *u, uint32_t pid, uint64_t pc, uint64_t sample_ns)
+{
+	struct uproc *p = proc_get(u, pid);
+	uint64_t now = now_ns();
+
+	if (!p)
+		return false;
+	/* Maps read after the sample was taken already show what it saw. */
+	if (sample_ns && p->last_report_ns >= sample_ns)
+		return false;
+	/* At most every 100 ms after the first (a pc in no mapping, garbage
+	 * or JIT code, or unwinds that fail for other reasons). */
+	if (p->forced_ns && now - p->forced_ns < 100000000ull)
+		return false;
+	p->forced_ns = now;
+	/* Built anew: the list read before a dlopen was seen to place the
+	 * new library's pcs in libc's module (a failed unwind, no reread). */
+	proc_drop_dwfl(u, p);
+	proc_report(u, p);
+	return p->dwfl && dwfl_addrmodule(p->dwfl, pc);
 }
 
 void unwinder_set_crosscheck(struct unwinder *u, bool on)

@@ -120,6 +120,17 @@ void unwind_sample(struct unwinder *u, const struct perf_sample *s, enum perf_un
  */
 void unwind_symbolize(struct unwinder *u, uint32_t pid, const uint64_t *pcs, size_t n,
 		      struct unwind_result *out);
+/**
+ * unwinder_reparse_pc() - @pc (a frame of @pid's last unwind) is in none
+ * of its known modules, or in one where the unwind failed (maps read
+ * before a dlopen were seen to put the new library's pcs in libc's
+ * module): reread its maps now, however recently they were read, unless they were read after the sample was taken (@sample_ns,
+ * CLOCK_MONOTONIC; 0: unknown) or this function reread them in the last
+ * 100 ms. For a caller whose samples may come from a library
+ * mapped since (a dlopen'd library's frames in a heap sample).
+ * Return: true if @pc is in a module now (unwind the sample again).
+ */
+bool unwinder_reparse_pc(struct unwinder *u, uint32_t pid, uint64_t pc, uint64_t sample_ns);
 /* Drop @pid's state (it exited). */
 /* @pid exited: its unwinding state goes now, its logged mappings a few
  * seconds later (samples of it may still wait in other CPUs' rings). */
