@@ -360,12 +360,16 @@ static void daemon_died(void)
 }
 
 /* Space for @len bytes; with block_client waits for the reader up to the
- * timeout (0: forever), else drops. */
+ * timeout (0: forever), else drops. The wait naps 20 us, doubling up to
+ * HP_BLOCK_NAP_MAX_US, and wakes heapprofd once at the start and then
+ * every ms (a wake-up byte each 20 us cost the client seconds of CPU
+ * under a reader that was behind). */
+#define HP_BLOCK_NAP_MAX_US 250u
 static uint8_t *reserve(uint32_t len)
 {
 	uint8_t *rec = hp_ring_reserve(&g.ring, len);
-	struct timespec nap = {0, 20000};
-	uint64_t waited_us = 0;
+	struct timespec nap = {0, 0};
+	uint64_t waited_us = 0, nap_us = 20, since_check = 0, since_wake = 0;
 
 	if (rec)
 		return rec;
@@ -374,19 +378,31 @@ static uint8_t *reserve(uint32_t len)
 		atomic_fetch_add_explicit(&g.ring.hdr->bytes_dropped, len, memory_order_relaxed);
 		return NULL;
 	}
+	send_wake();
 	for (;;) {
 		if (!atomic_load_explicit(&g.ring_live, memory_order_relaxed) ||
 		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 		     HP_RING_F_SHUTDOWN))
 			return NULL;
 		/* A killed heapprofd never reads again: look every ~2 ms. */
-		if ((waited_us % 2000) == 0 && waited_us && daemon_hung_up()) {
-			daemon_died();
-			return NULL;
+		if (since_check >= 2000) {
+			since_check = 0;
+			if (daemon_hung_up()) {
+				daemon_died();
+				return NULL;
+			}
 		}
-		send_wake();
+		if (since_wake >= 1000) {
+			since_wake = 0;
+			send_wake();
+		}
+		nap.tv_nsec = (long)(nap_us * 1000);
 		nanosleep(&nap, NULL);
-		waited_us += 20;
+		waited_us += nap_us;
+		since_check += nap_us;
+		since_wake += nap_us;
+		if (nap_us < HP_BLOCK_NAP_MAX_US)
+			nap_us = nap_us * 2 < HP_BLOCK_NAP_MAX_US ? nap_us * 2 : HP_BLOCK_NAP_MAX_US;
 		rec = hp_ring_reserve(&g.ring, len);
 		if (rec) {
 			atomic_fetch_add_explicit(&g.ring.hdr->blocked_us, waited_us,
