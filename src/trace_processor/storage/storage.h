@@ -526,6 +526,50 @@ void tp_rows_release(const uint32_t *rows);
 	X(LOG, MSG, "msg", TP_STR, 0)                    \
 	X(LOG, ARG_SET_ID, "arg_set_id", TP_INT, 0)
 
+/* ART's Java heap dumps (import/profiling/heap_graph.c), as Perfetto's
+ * heap_graph, heap_graph_object, heap_graph_class, heap_graph_reference:
+ * one heap_graph row per dump (process, timestamp); an object's outgoing
+ * references are the rows of its reference_set_id. */
+#define TP_HEAP_GRAPH_COLS(X)                                   \
+	X(HG, ID, "id", TP_ID, 0)                               \
+	X(HG, TS, "ts", TP_INT, 0)                              \
+	X(HG, UPID, "upid", TP_INT, 0)                          \
+	X(HG, DUMP_REASON, "dump_reason", TP_STR, 0)            \
+	X(HG, HEAP_SIZE, "heap_size", TP_INT, 0)                \
+	X(HG, TRUNCATED, "truncated", TP_INT, 0)
+
+#define TP_HEAP_GRAPH_OBJECT_COLS(X)                            \
+	X(HGO, ID, "id", TP_ID, 0)                              \
+	X(HGO, UPID, "upid", TP_INT, 0)                         \
+	X(HGO, GRAPH_SAMPLE_TS, "graph_sample_ts", TP_INT, 0)   \
+	X(HGO, SELF_SIZE, "self_size", TP_INT, 0)               \
+	X(HGO, NATIVE_SIZE, "native_size", TP_INT, 0)           \
+	X(HGO, REFERENCE_SET_ID, "reference_set_id", TP_INT, 0) \
+	X(HGO, REACHABLE, "reachable", TP_INT, 0)               \
+	X(HGO, HEAP_TYPE, "heap_type", TP_STR, 0)               \
+	X(HGO, TYPE_ID, "type_id", TP_INT, 0)                   \
+	X(HGO, ROOT_TYPE, "root_type", TP_STR, 0)               \
+	X(HGO, ROOT_DISTANCE, "root_distance", TP_INT, 0)       \
+	X(HGO, OBJECT_DATA_ID, "object_data_id", TP_INT, 0)
+
+#define TP_HEAP_GRAPH_CLASS_COLS(X)                             \
+	X(HGC, ID, "id", TP_ID, 0)                              \
+	X(HGC, NAME, "name", TP_STR, 0)                         \
+	X(HGC, DEOBFUSCATED_NAME, "deobfuscated_name", TP_STR, 0) \
+	X(HGC, LOCATION, "location", TP_STR, 0)                 \
+	X(HGC, SUPERCLASS_ID, "superclass_id", TP_INT, 0)       \
+	X(HGC, CLASSLOADER_ID, "classloader_id", TP_INT, 0)     \
+	X(HGC, KIND, "kind", TP_STR, 0)
+
+#define TP_HEAP_GRAPH_REFERENCE_COLS(X)                         \
+	X(HGR, ID, "id", TP_ID, 0)                              \
+	X(HGR, REFERENCE_SET_ID, "reference_set_id", TP_INT, 0) \
+	X(HGR, OWNER_ID, "owner_id", TP_INT, 0)                 \
+	X(HGR, OWNED_ID, "owned_id", TP_INT, 0)                 \
+	X(HGR, FIELD_NAME, "field_name", TP_STR, 0)             \
+	X(HGR, FIELD_TYPE_NAME, "field_type_name", TP_STR, 0)   \
+	X(HGR, DEOBFUSCATED_FIELD_NAME, "deobfuscated_field_name", TP_STR, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -555,6 +599,10 @@ enum { TP_HEAP_PROFILE_COLS(TP_COL_ENUM) HP_N_COLS };
 enum { TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_ENUM) HPA_N_COLS };
 enum { TP_PACKAGE_LIST_COLS(TP_COL_ENUM) PKG_N_COLS };
 enum { TP_LOG_COLS(TP_COL_ENUM) LOG_N_COLS };
+enum { TP_HEAP_GRAPH_COLS(TP_COL_ENUM) HG_N_COLS };
+enum { TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_ENUM) HGO_N_COLS };
+enum { TP_HEAP_GRAPH_CLASS_COLS(TP_COL_ENUM) HGC_N_COLS };
+enum { TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_ENUM) HGR_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -588,11 +636,15 @@ struct tp_db {
 	struct tp_table heap_profile_allocation;
 	struct tp_table package_list;
 	struct tp_table logs;
+	struct tp_table heap_graph;
+	struct tp_table heap_graph_object;
+	struct tp_table heap_graph_class;
+	struct tp_table heap_graph_reference;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 28
+#define TP_DB_N_TABLES 32
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -53,6 +53,7 @@ void tp_profiling_fini(struct tp_import *imp)
 		free(p->streams[i].followers);
 	free(p->streams);
 	tp_heap_profile_fini(p);
+	tp_heap_graph_fini(p);
 	free(p);
 	imp->profiling = NULL;
 }

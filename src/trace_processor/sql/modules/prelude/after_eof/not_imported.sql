@@ -1,19 +1,11 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
--- import (Android heap graphs, Java heap profiles, smaps of
+-- import (Java heap profiles, smaps of
 -- profilers, callstacks of track events). They exist, empty, with
 -- Perfetto's columns, so that the modules and queries reading them (the
 -- UI's process summaries among them) give their empty answers instead of
 -- failing. An importer that comes to fill one of them deletes its view
 -- here: the view would hide a table of the same name.
-
-CREATE VIEW heap_graph_object AS
-SELECT
-  NULL AS id, NULL AS upid, NULL AS graph_sample_ts, NULL AS self_size,
-  NULL AS native_size, NULL AS reference_set_id, NULL AS reachable,
-  NULL AS heap_type, NULL AS type_id, NULL AS root_type, NULL AS root_distance,
-  NULL AS object_data_id
-WHERE 0;
 
 CREATE VIEW profiler_smaps AS
 SELECT
