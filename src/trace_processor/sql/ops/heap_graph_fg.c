@@ -10,8 +10,9 @@
  * class, plus " [ROOT_TYPE]" for roots, of size self_size; an object with
  * a native size has a child frame "[native] <name>" of that size. Frames
  * of the same name under the same merged parent merge (count and size
- * add up); rows come out depth first, children in the order their first
- * object appears by id. A dump with no roots gives no rows, or, when it
+ * add up). Rows come out in the order their frames are first met when the
+ * objects are taken by class row, then id (as upstream's query joins
+ * them), a frame's parent before it; the native frames after all others. A dump with no roots gives no rows, or, when it
  * was truncated, the one row upstream prints to say so. Other profile
  * types and focus_str are not supported (an error / ignored).
  */
@@ -150,17 +151,21 @@ static char *frame_name(struct tp_db *db, uint32_t o, const char *prefix)
 	return sqlite3_str_finish(s);
 }
 
-static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64_t ts,
-		int64_t upid, uint32_t roots)
+static int cmp_u64(const void *a, const void *b)
 {
-	uint32_t *stack = NULL, *out_row = NULL, *depth = NULL;
-	size_t n = 0, rows = 0;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The merged frames, in creation order (a parent is made before its children). */
+static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64_t ts)
+{
+	uint32_t *depth = NULL;
 	int rc = 0;
 
-	stack = malloc((f->n + 1) * sizeof(*stack));
-	out_row = malloc((f->n + 1) * sizeof(*out_row));
 	depth = malloc((f->n + 1) * sizeof(*depth));
-	if (!stack || !out_row || !depth) {
+	if (!depth) {
 		rc = -ENOMEM;
 		goto out;
 	}
@@ -175,17 +180,7 @@ static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64
 			f->nodes[nd->parent].cum_size += nd->cum_size;
 		}
 	}
-	/* Depth first; push siblings in reverse so the first comes out first. */
-	for (uint32_t c = roots, k = 0; c != NONE; c = f->nodes[c].next_sibling, k++)
-		stack[n++] = c;
-	for (size_t i = 0; i < n / 2; i++) {
-		uint32_t t = stack[i];
-
-		stack[i] = stack[n - 1 - i];
-		stack[n - 1 - i] = t;
-	}
-	while (n) {
-		uint32_t id = stack[--n], first = n;
+	for (uint32_t id = 0; id < f->n; id++) {
 		struct node *nd = &f->nodes[id];
 		int64_t r = ops_table_append(out);
 
@@ -194,7 +189,6 @@ static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64
 			goto out;
 		}
 		depth[id] = nd->parent == NONE ? 0 : depth[nd->parent] + 1;
-		out_row[id] = (uint32_t)rows++;
 		ops_set_int(out, C_ID, (size_t)r, r);
 		ops_set_value(out, C_TYPE, (size_t)r, argv[0]);
 		ops_set_value(out, C_UPID, (size_t)r, argv[3]);
@@ -216,20 +210,9 @@ static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64
 		ops_set_int(out, C_ALLOC_SIZE, (size_t)r, 0);
 		ops_set_int(out, C_CUM_ALLOC_SIZE, (size_t)r, 0);
 		if (nd->parent != NONE)
-			ops_set_int(out, C_PARENT, (size_t)r, out_row[nd->parent]);
-		for (uint32_t c = nd->first_child; c != NONE; c = f->nodes[c].next_sibling)
-			stack[n++] = c;
-		for (size_t i = 0; i < (n - first) / 2; i++) {
-			uint32_t t = stack[first + i];
-
-			stack[first + i] = stack[n - 1 - i];
-			stack[n - 1 - i] = t;
-		}
+			ops_set_int(out, C_PARENT, (size_t)r, nd->parent);
 	}
-	(void)upid;
 out:
-	free(stack);
-	free(out_row);
 	free(depth);
 	return rc;
 }
@@ -244,6 +227,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 	struct root_key *roots = NULL;
 	size_t n_sel = 0, n_roots = 0, qh = 0, qt = 0, cap_k = 0;
 	uint8_t *seen = NULL;
+	uint64_t *keys = NULL;
 	struct fg f = {0};
 	int64_t truncated = TP_NULL_INT;
 	bool dump = false;
@@ -357,7 +341,16 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 			queue[qt++] = kids[i];
 		}
 	}
-	/* Merge the tree's objects in id order (a parent may come after its child). */
+	/* Merge the tree's objects in that order (a parent may come after its child). */
+	/* By class row, then id: the order upstream's frames query yields. */
+	keys = malloc((n_sel + 1) * sizeof(*keys));
+	if (!keys)
+		goto oom;
+	for (size_t i = 0; i < n_sel; i++)
+		keys[i] = (uint64_t)(uint32_t)tp_get_int(objs, HGO_TYPE_ID, sel[i]) << 32 | sel[i];
+	qsort(keys, n_sel, sizeof(*keys), cmp_u64);
+	for (size_t i = 0; i < n_sel; i++)
+		sel[i] = (uint32_t)keys[i];
 	for (size_t i = 0; i < objs->n_rows; i++)
 		merged[i] = NONE;
 	for (size_t i = 0; i < n_sel; i++) {
@@ -403,7 +396,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 		f.nodes[m].count++;
 		f.nodes[m].size += native;
 	}
-	if (emit(&f, out, argv, ts, upid, roots_first) < 0)
+	if (emit(&f, out, argv, ts) < 0)
 		goto oom;
 	rc = 0;
 	goto out;
@@ -421,6 +414,7 @@ out:
 	free(roots);
 	free(seen);
 	free(kids);
+	free(keys);
 	return rc;
 }
 
