@@ -14,7 +14,8 @@
  * objects are taken by class row, then id (as upstream's query joins
  * them), a frame's parent before it; the native frames after all others. A dump with no roots gives no rows, or, when it
  * was truncated, the one row upstream prints to say so. Other profile
- * types and focus_str are not supported (an error / ignored).
+ * types are not supported (an error); focus_str keeps the frames whose
+ * name contains it, their ancestors and descendants.
  */
 #include <errno.h>
 #include <sqlite3.h>
@@ -158,21 +159,60 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* The merged frames, in creation order (a parent is made before its children). */
-static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64_t ts)
+/* Where a frame stands to focus_str (upstream's three states). */
+enum { NOT_FOCUSED, FOCUSED_DOWN, FOCUSED_PATH };
+
+/* Case-insensitive substring. */
+static bool contains_ci(const char *s, const char *needle)
 {
-	uint32_t *depth = NULL;
+	size_t n = strlen(needle);
+
+	for (; *s; s++) {
+		if (sqlite3_strnicmp(s, needle, (int)n) == 0)
+			return true;
+	}
+	return n == 0;
+}
+
+/*
+ * The merged frames, in creation order (a parent is made before its
+ * children). With a non-empty @focus, only the frames whose name contains
+ * it (any case), their ancestors and their descendants stay, and the
+ * cumulative values count the kept frames only.
+ */
+static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64_t ts,
+		int64_t upid, const char *focus)
+{
+	uint32_t *depth = malloc((f->n + 1) * sizeof(*depth));
+	uint32_t *row_of = malloc((f->n + 1) * sizeof(*row_of));
+	uint8_t *state = malloc(f->n + 1);
 	int rc = 0;
 
-	depth = malloc((f->n + 1) * sizeof(*depth));
-	if (!depth) {
+	if (!depth || !row_of || !state) {
 		rc = -ENOMEM;
 		goto out;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		struct node *nd = &f->nodes[i];
+
+		if (!focus || !*focus) {
+			state[i] = FOCUSED_DOWN;
+		} else if (contains_ci(nd->name, focus)) {
+			state[i] = FOCUSED_DOWN;
+			for (uint32_t p = nd->parent; p != NONE && state[p] == NOT_FOCUSED;
+			     p = f->nodes[p].parent)
+				state[p] = FOCUSED_PATH;
+		} else {
+			state[i] = nd->parent != NONE && state[nd->parent] == FOCUSED_DOWN
+				? FOCUSED_DOWN : NOT_FOCUSED;
+		}
 	}
 	/* Cumulative values: children were made after their parents. */
 	for (size_t i = f->n; i-- > 0;) {
 		struct node *nd = &f->nodes[i];
 
+		if (state[i] == NOT_FOCUSED)
+			continue;
 		nd->cum_count += nd->count;
 		nd->cum_size += nd->size;
 		if (nd->parent != NONE) {
@@ -182,18 +222,20 @@ static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64
 	}
 	for (uint32_t id = 0; id < f->n; id++) {
 		struct node *nd = &f->nodes[id];
-		int64_t r = ops_table_append(out);
+		int64_t r;
 
+		if (state[id] == NOT_FOCUSED)
+			continue;
+		r = ops_table_append(out);
 		if (r < 0) {
 			rc = -ENOMEM;
 			goto out;
 		}
+		row_of[id] = (uint32_t)r;
 		depth[id] = nd->parent == NONE ? 0 : depth[nd->parent] + 1;
 		ops_set_int(out, C_ID, (size_t)r, r);
 		ops_set_value(out, C_TYPE, (size_t)r, argv[0]);
-		ops_set_value(out, C_UPID, (size_t)r, argv[3]);
-		ops_set_value(out, C_UPID_GROUP, (size_t)r, argv[4]);
-		ops_set_value(out, C_FOCUS, (size_t)r, argv[5]);
+		ops_set_int(out, C_UPID, (size_t)r, upid);
 		ops_set_int(out, C_TS, (size_t)r, ts);
 		ops_set_int(out, C_DEPTH, (size_t)r, depth[id]);
 		if (ops_set_text(out, C_NAME, (size_t)r, nd->name, strlen(nd->name)) < 0) {
@@ -210,10 +252,12 @@ static int emit(struct fg *f, struct ops_table *out, sqlite3_value **argv, int64
 		ops_set_int(out, C_ALLOC_SIZE, (size_t)r, 0);
 		ops_set_int(out, C_CUM_ALLOC_SIZE, (size_t)r, 0);
 		if (nd->parent != NONE)
-			ops_set_int(out, C_PARENT, (size_t)r, nd->parent);
+			ops_set_int(out, C_PARENT, (size_t)r, row_of[nd->parent]);
 	}
 out:
 	free(depth);
+	free(row_of);
+	free(state);
 	return rc;
 }
 
@@ -396,7 +440,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 		f.nodes[m].count++;
 		f.nodes[m].size += native;
 	}
-	if (emit(&f, out, argv, ts) < 0)
+	if (emit(&f, out, argv, ts, upid, (const char *)sqlite3_value_text(argv[5])) < 0)
 		goto oom;
 	rc = 0;
 	goto out;
@@ -428,8 +472,13 @@ static int run(void *user, sqlite3_value **argv, struct ops_table *out, char **e
 				       type ? type : "NULL");
 		return -1;
 	}
+	if (sqlite3_value_type(argv[5]) != SQLITE_NULL && sqlite3_value_type(argv[5]) != SQLITE_TEXT) {
+		*err = sqlite3_mprintf("experimental_flamegraph: focus_str must be an string");
+		return -1;
+	}
 	if (sqlite3_value_type(argv[1]) == SQLITE_NULL || sqlite3_value_type(argv[3]) == SQLITE_NULL) {
-		*err = sqlite3_mprintf("experimental_flamegraph: 'graph' needs a ts and a upid");
+		*err = sqlite3_mprintf(
+			"experimental_flamegraph: ts and upid must be present for heap graph");
 		return -1;
 	}
 	return run_graph(user, argv, out, err);
