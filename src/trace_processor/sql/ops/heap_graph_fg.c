@@ -92,9 +92,10 @@ static uint32_t child(struct fg *f, uint32_t *roots_first, uint32_t *roots_last,
 	}
 	nd = &f->nodes[f->n];
 	memset(nd, 0, sizeof(*nd));
-	nd->name = strdup(name);
+	nd->name = malloc(strlen(name) + 1);
 	if (!nd->name)
 		return NONE;
+	memcpy(nd->name, name, strlen(name) + 1);
 	nd->parent = parent;
 	nd->first_child = nd->last_child = nd->next_sibling = NONE;
 	if (*last != NONE)
