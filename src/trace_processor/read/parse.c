@@ -167,4 +167,5 @@ void tp_parse_finish(struct tp_read *r)
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
 	tp_slice_finish(imp);
+	tp_system_diagnostics(imp);
 }

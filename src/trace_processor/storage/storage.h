@@ -570,6 +570,17 @@ void tp_rows_release(const uint32_t *rows);
 	X(HGR, FIELD_TYPE_NAME, "field_type_name", TP_STR, 0)   \
 	X(HGR, DEOBFUSCATED_FIELD_NAME, "deobfuscated_field_name", TP_STR, 0)
 
+/* Advice on the trace's config (import/system/diagnostics.c), as
+ * Perfetto's __intrinsic_trace_diagnostics. */
+#define TP_TRACE_DIAGNOSTICS_COLS(X)                            \
+	X(TDIAG, ID, "id", TP_ID, 0)                            \
+	X(TDIAG, KEY, "key", TP_STR, 0)                         \
+	X(TDIAG, TITLE, "title", TP_STR, 0)                     \
+	X(TDIAG, DESCRIPTION, "description", TP_STR, 0)         \
+	X(TDIAG, REMEDIATION, "remediation", TP_STR, 0)         \
+	X(TDIAG, CONFIDENCE, "confidence", TP_REAL, 0)          \
+	X(TDIAG, TRACE_ID, "trace_id", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -603,6 +614,7 @@ enum { TP_HEAP_GRAPH_COLS(TP_COL_ENUM) HG_N_COLS };
 enum { TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_ENUM) HGO_N_COLS };
 enum { TP_HEAP_GRAPH_CLASS_COLS(TP_COL_ENUM) HGC_N_COLS };
 enum { TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_ENUM) HGR_N_COLS };
+enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -640,11 +652,12 @@ struct tp_db {
 	struct tp_table heap_graph_object;
 	struct tp_table heap_graph_class;
 	struct tp_table heap_graph_reference;
+	struct tp_table trace_diagnostics;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 32
+#define TP_DB_N_TABLES 33
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -42,6 +42,7 @@ static const struct tp_col_spec hg_specs[] = {TP_HEAP_GRAPH_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgo_specs[] = {TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgc_specs[] = {TP_HEAP_GRAPH_CLASS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgr_specs[] = {TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec tdiag_specs[] = {TP_TRACE_DIAGNOSTICS_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -97,6 +98,8 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, heap_graph_class), "heap_graph_class", hgc_specs, N(hgc_specs)},
 	{offsetof(struct tp_db, heap_graph_reference), "heap_graph_reference", hgr_specs,
 	 N(hgr_specs)},
+	{offsetof(struct tp_db, trace_diagnostics), "__intrinsic_trace_diagnostics", tdiag_specs,
+	 N(tdiag_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

@@ -31,6 +31,8 @@ struct tp_system {
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
 	size_t n_disks;
+	uint8_t *config;              /* the last TraceConfig, for diagnostics.c */
+	size_t config_len;
 };
 
 /* The last values (fields 2..9 of DiskStat) a device reported. */
@@ -55,6 +57,7 @@ void tp_system_fini(struct tp_import *imp)
 	if (imp->system) {
 		hmap_fini(&imp->system->setup_error_seqs);
 		free(imp->system->disks);
+		free(imp->system->config);
 	}
 	free(imp->system);
 	imp->system = NULL;
@@ -1596,6 +1599,18 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	imp->system->into_file = into_file;
 	imp->system->flush_period = flush_ms != 0;
 	imp->system->n_buffers = n_buffers;
+	/* Kept for the diagnostics, which run when the import ends. */
+	free(imp->system->config);
+	imp->system->config = malloc(len ? len : 1);
+	imp->system->config_len = imp->system->config ? len : 0;
+	if (imp->system->config && len)
+		memcpy(imp->system->config, data, len);
+}
+
+void tp_system_diagnostics(struct tp_import *imp)
+{
+	if (imp->system)
+		tp_diagnostics_run(imp, imp->system->config, imp->system->config_len);
 }
 
 void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len)
