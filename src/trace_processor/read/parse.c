@@ -47,6 +47,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__BATTERY:
 		case PB_TRACE_PACKET__SYSTEM_INFO:
 		case PB_TRACE_PACKET__CPU_INFO:
+		case PB_TRACE_PACKET__INTERRUPT_INFO:
 		case PB_TRACE_PACKET__TRACE_STATS:
 		case PB_TRACE_PACKET__FTRACE_STATS:
 		case PB_TRACE_PACKET__TRACE_UUID:

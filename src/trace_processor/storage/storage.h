@@ -581,6 +581,13 @@ void tp_rows_release(const uint32_t *rows);
 	X(TDIAG, CONFIDENCE, "confidence", TP_REAL, 0)          \
 	X(TDIAG, TRACE_ID, "trace_id", TP_INT, 0)
 
+/* IRQ numbers and names (TracePacket.interrupt_info), each irq once per machine. */
+#define TP_IRQ_MAPPING_COLS(X)                                  \
+	X(IRQMAP, ID, "id", TP_ID, 0)                           \
+	X(IRQMAP, IRQ_ID, "irq_id", TP_INT, 0)                  \
+	X(IRQMAP, NAME, "name", TP_STR, 0)                      \
+	X(IRQMAP, MACHINE_ID, "machine_id", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -615,6 +622,7 @@ enum { TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_ENUM) HGO_N_COLS };
 enum { TP_HEAP_GRAPH_CLASS_COLS(TP_COL_ENUM) HGC_N_COLS };
 enum { TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_ENUM) HGR_N_COLS };
 enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
+enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -653,11 +661,12 @@ struct tp_db {
 	struct tp_table heap_graph_class;
 	struct tp_table heap_graph_reference;
 	struct tp_table trace_diagnostics;
+	struct tp_table irq_mapping;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 33
+#define TP_DB_N_TABLES 34
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -43,6 +43,7 @@ static const struct tp_col_spec hgo_specs[] = {TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_
 static const struct tp_col_spec hgc_specs[] = {TP_HEAP_GRAPH_CLASS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgr_specs[] = {TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec tdiag_specs[] = {TP_TRACE_DIAGNOSTICS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec irqmap_specs[] = {TP_IRQ_MAPPING_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -100,6 +101,8 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(hgr_specs)},
 	{offsetof(struct tp_db, trace_diagnostics), "__intrinsic_trace_diagnostics", tdiag_specs,
 	 N(tdiag_specs)},
+	{offsetof(struct tp_db, irq_mapping), "_linux_interrupt_mapping", irqmap_specs,
+	 N(irqmap_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

@@ -26,11 +26,6 @@ SELECT
   NULL AS end_callsite_id, NULL AS weight
 WHERE 0;
 
--- IRQ numbers and names from system_info's interrupt list.
-CREATE VIEW _linux_interrupt_mapping AS
-SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
-WHERE 0;
-
 -- Android users (android.user_list data source).
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
