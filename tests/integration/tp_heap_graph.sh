@@ -15,7 +15,8 @@
 #             its roots' total against the objects';
 #   order     the flamegraph's merge and row order (roots by class name,
 #             frames by class row then object id);
-#   order2    a frame met before its parent.
+#   order2    a frame met before its parent;
+#   bitmap    a Bitmap's primitive fields (heap_graph_primitive, _object_data).
 # Usage: OUT=out sh tests/integration/tp_heap_graph.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -23,7 +24,7 @@
 tp_setup tp_heap_graph
 DATA="$ROOT/tests/data/tp/heap_graph"
 
-tp_encode dump order order2
+tp_encode dump order order2 bitmap
 
 expect dump/heap_graph dump \
 	"SELECT * FROM heap_graph ORDER BY id" \
@@ -58,5 +59,9 @@ expect order/flamegraph order \
 expect order2/flamegraph order2 \
 	"SELECT id, depth, name, count, cumulative_count, size, cumulative_size, parent_id FROM experimental_flamegraph('graph', 10, NULL, (SELECT upid FROM process WHERE pid = 2), NULL, NULL)" \
 	'0,0,"Five [ROOT_JAVA_FRAME]",1,1,8,8,"[NULL]";1,0,"Six [ROOT_JAVA_FRAME]",1,4,1000,1035,"[NULL]";2,1,"Five",1,2,16,19,1;3,1,"Seven",1,1,16,16,1;4,2,"Seven",1,1,3,3,2'
+
+expect bitmap/fields bitmap \
+	"SELECT o.id, d.id, p.field_name, p.field_type, p.int_value, p.long_value FROM heap_graph_object o JOIN heap_graph_object_data d ON o.object_data_id = d.id JOIN heap_graph_primitive p USING (field_set_id) ORDER BY p.id" \
+	'0,0,"android.graphics.Bitmap.mId","long","[NULL]",123;0,0,"android.graphics.Bitmap.mSourceId","long","[NULL]",456;0,0,"android.graphics.Bitmap.mWidth","int",100,"[NULL]";0,0,"android.graphics.Bitmap.mHeight","int",200,"[NULL]";1,1,"android.graphics.Bitmap.mWidth","int",7,"[NULL]"'
 
 summary

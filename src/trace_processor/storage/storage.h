@@ -588,6 +588,31 @@ void tp_rows_release(const uint32_t *rows);
 	X(IRQMAP, NAME, "name", TP_STR, 0)                      \
 	X(IRQMAP, MACHINE_ID, "machine_id", TP_INT, 0)
 
+/* Primitive fields of heap graph objects (a Bitmap's id, source id, width
+ * and height), a set per object, and the object's data row naming it. */
+#define TP_HEAP_GRAPH_PRIMITIVE_COLS(X)                         \
+	X(HGP, ID, "id", TP_ID, 0)                              \
+	X(HGP, FIELD_SET_ID, "field_set_id", TP_INT, 0)         \
+	X(HGP, FIELD_NAME, "field_name", TP_STR, 0)             \
+	X(HGP, FIELD_TYPE, "field_type", TP_STR, 0)             \
+	X(HGP, BOOL_VALUE, "bool_value", TP_INT, 0)             \
+	X(HGP, BYTE_VALUE, "byte_value", TP_INT, 0)             \
+	X(HGP, CHAR_VALUE, "char_value", TP_INT, 0)             \
+	X(HGP, SHORT_VALUE, "short_value", TP_INT, 0)           \
+	X(HGP, INT_VALUE, "int_value", TP_INT, 0)               \
+	X(HGP, LONG_VALUE, "long_value", TP_INT, 0)             \
+	X(HGP, FLOAT_VALUE, "float_value", TP_REAL, 0)          \
+	X(HGP, DOUBLE_VALUE, "double_value", TP_REAL, 0)
+
+#define TP_HEAP_GRAPH_OBJECT_DATA_COLS(X)                       \
+	X(HGD, ID, "id", TP_ID, 0)                              \
+	X(HGD, FIELD_SET_ID, "field_set_id", TP_INT, 0)         \
+	X(HGD, VALUE_STRING, "value_string", TP_STR, 0)         \
+	X(HGD, ARRAY_ELEMENT_TYPE, "array_element_type", TP_STR, 0) \
+	X(HGD, ARRAY_ELEMENT_COUNT, "array_element_count", TP_INT, 0) \
+	X(HGD, ARRAY_DATA_ID, "array_data_id", TP_INT, 0)       \
+	X(HGD, ARRAY_DATA_HASH, "array_data_hash", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -623,6 +648,8 @@ enum { TP_HEAP_GRAPH_CLASS_COLS(TP_COL_ENUM) HGC_N_COLS };
 enum { TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_ENUM) HGR_N_COLS };
 enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
 enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
+enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
+enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -662,11 +689,13 @@ struct tp_db {
 	struct tp_table heap_graph_reference;
 	struct tp_table trace_diagnostics;
 	struct tp_table irq_mapping;
+	struct tp_table heap_graph_primitive;
+	struct tp_table heap_graph_object_data;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 34
+#define TP_DB_N_TABLES 36
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -400,9 +400,44 @@ struct obj {
 	uint32_t heap_type;
 	bool has_nar;
 	int64_t nar;
+	bool has_bitmap[4]; /* id, source id, width, height */
+	int64_t bitmap[4];
 	uint64_t *field_ids, *refs, *internal;
 	size_t n_field_ids, n_refs, n_internal, cap_f, cap_r, cap_i;
 };
+
+/* A Bitmap's primitive fields: one field set, named by an object data row. */
+static void bitmap_fields(struct tp_import *imp, const struct obj *o, int64_t owner)
+{
+	static const char *const k_names[4] = {
+		"android.graphics.Bitmap.mId", "android.graphics.Bitmap.mSourceId",
+		"android.graphics.Bitmap.mWidth", "android.graphics.Bitmap.mHeight",
+	};
+	struct tp_table *prim = &imp->db->heap_graph_primitive;
+	struct tp_table *data = &imp->db->heap_graph_object_data;
+	int64_t set = (int64_t)prim->n_rows, d;
+
+	if (!o->has_bitmap[0] && !o->has_bitmap[1] && !o->has_bitmap[2] && !o->has_bitmap[3])
+		return;
+	for (int i = 0; i < 4; i++) {
+		int64_t r;
+
+		if (!o->has_bitmap[i])
+			continue;
+		r = tp_table_append(prim);
+		if (r < 0)
+			return;
+		tp_set_int(prim, HGP_FIELD_SET_ID, (size_t)r, set);
+		tp_set_str(prim, HGP_FIELD_NAME, (size_t)r, tp_db_str(imp->db, k_names[i]));
+		tp_set_str(prim, HGP_FIELD_TYPE, (size_t)r, tp_db_str(imp->db, i < 2 ? "long" : "int"));
+		tp_set_int(prim, i < 2 ? HGP_LONG_VALUE : HGP_INT_VALUE, (size_t)r, o->bitmap[i]);
+	}
+	d = tp_table_append(data);
+	if (d < 0)
+		return;
+	tp_set_int(data, HGD_FIELD_SET_ID, (size_t)d, set);
+	tp_set_int(&imp->db->heap_graph_object, HGO_OBJECT_DATA_ID, (size_t)owner, d);
+}
 
 static void add_object(struct tp_import *imp, struct tp_heap_graph *g, struct hg_seq *s,
 		       const struct obj *o)
@@ -465,6 +500,7 @@ static void add_object(struct tp_import *imp, struct tp_heap_graph *g, struct hg
 		s->drefs[s->n_drefs++] = (struct pending_row){cls, owner};
 	if (o->has_nar)
 		hmap_put(&s->nar_size, (uint64_t)owner, (uint64_t)o->nar);
+	bitmap_fields(imp, o, owner);
 }
 
 /* Return: false if the packet's remaining objects must be dropped (Perfetto stops there). */
@@ -493,6 +529,17 @@ static bool parse_object(struct tp_import *imp, struct tp_heap_graph *g, struct 
 		case PB_HEAP_GRAPH_OBJECT__NATIVE_ALLOCATION_REGISTRY_SIZE_FIELD:
 			o.nar = (int64_t)f.value;
 			o.has_nar = true;
+			break;
+		case PB_HEAP_GRAPH_OBJECT__BITMAP_ID_FIELD:
+		case PB_HEAP_GRAPH_OBJECT__BITMAP_SOURCE_ID_FIELD:
+			o.has_bitmap[f.id == PB_HEAP_GRAPH_OBJECT__BITMAP_ID_FIELD ? 0 : 1] = true;
+			o.bitmap[f.id == PB_HEAP_GRAPH_OBJECT__BITMAP_ID_FIELD ? 0 : 1] = (int64_t)f.value;
+			break;
+		case PB_HEAP_GRAPH_OBJECT__BITMAP_WIDTH_FIELD:
+		case PB_HEAP_GRAPH_OBJECT__BITMAP_HEIGHT_FIELD:
+			o.has_bitmap[f.id == PB_HEAP_GRAPH_OBJECT__BITMAP_WIDTH_FIELD ? 2 : 3] = true;
+			o.bitmap[f.id == PB_HEAP_GRAPH_OBJECT__BITMAP_WIDTH_FIELD ? 2 : 3] =
+				(uint32_t)f.value;
 			break;
 		case PB_HEAP_GRAPH_OBJECT__REFERENCE_FIELD_ID:
 			bad = !push_u64(&o.field_ids, &o.n_field_ids, &o.cap_f, &f);
