@@ -21,7 +21,8 @@
  *    size its NativeAllocationRegistry records;
  *  - the dump gets its heap_graph row (truncated if a packet was missing).
  * At the end of the trace the DeobfuscationMapping packets name the
- * obfuscated classes (of their package, or of none) and fields.
+ * obfuscated classes (of their package, or of none) and fields, and
+ * (deobfuscate_frames.c) the Java frames of the profiles.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -276,7 +277,7 @@ static uint32_t intern_norm(struct tp_import *imp, const struct norm *n)
  * The app package of a class's location: /data/app/[~~X/]pkg-Y/... or a
  * dex extracted in memory from such a path. Return: its string id, or 0.
  */
-static uint32_t package_of_location(struct tp_import *imp, const char *loc)
+uint32_t tp_prof_package_of_location(struct tp_import *imp, const char *loc)
 {
 	static const char k_app[] = "/data/app/";
 	static const char k_inmem[] = "dex extracted in memory from /data/app/";
@@ -961,7 +962,7 @@ static int cmp_type(const void *a, const void *b)
 static uint32_t class_package(struct tp_import *imp, struct hg_seq *s, uint32_t location)
 {
 	struct tp_table *proc = &imp->db->process, *pkg = &imp->db->package_list;
-	uint32_t p = location ? package_of_location(imp, tp_str_get(&imp->db->strings, location)) : 0;
+	uint32_t p = location ? tp_prof_package_of_location(imp, tp_str_get(&imp->db->strings, location)) : 0;
 	int64_t appid;
 
 	if (p || s->upid < 0 || (size_t)s->upid >= proc->n_rows)
@@ -1316,6 +1317,7 @@ void tp_heap_graph_finish(struct tp_import *imp)
 		if (g->seqs[i].live)
 			finalize(imp, g, &g->seqs[i]);
 	}
+	tp_prof_deobfuscate_frames(imp, g->maps, g->maps_len);
 	for (size_t off = 0; off + 4 <= g->maps_len;) {
 		uint32_t n;
 

@@ -94,5 +94,10 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);
 void tp_heap_graph_fini(struct tp_profiling *p);
+/* The app package of a /data/app/... location (heap_graph.c), or 0. */
+uint32_t tp_prof_package_of_location(struct tp_import *imp, const char *loc);
+/* Renames the Java frames from the DeobfuscationMapping payloads @maps
+ * (each a 4-byte length, then the bytes) (deobfuscate_frames.c). */
+void tp_prof_deobfuscate_frames(struct tp_import *imp, const uint8_t *maps, size_t len);
 
 #endif
