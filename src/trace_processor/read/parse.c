@@ -162,7 +162,7 @@ void tp_parse_finish(struct tp_read *r)
 	tp_metadata_finish(imp);
 	tp_sched_finish(imp);
 	tp_te_finish(imp);
-	tp_heap_graph_finish(imp);
+	tp_profiling_finish(imp);
 	tp_state_finish(imp);
 	/* As Perfetto at the end: processes' args, pending counters, then open slices'. */
 	tp_proc_finish(imp);

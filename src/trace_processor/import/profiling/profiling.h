@@ -33,6 +33,9 @@ void tp_heap_graph_packet(struct tp_import *imp, const struct tp_event *ev, cons
 void tp_deobfuscation_mapping(struct tp_import *imp, const uint8_t *data, size_t len);
 /* tp_heap_graph_finish() - Ends the dumps still open, then deobfuscates. */
 void tp_heap_graph_finish(struct tp_import *imp);
+/* tp_profiling_finish() - At the end of the import: the stats Perfetto
+ * derives from the mappings, then tp_heap_graph_finish(). */
+void tp_profiling_finish(struct tp_import *imp);
 void tp_profiling_fini(struct tp_import *imp);
 
 #endif
