@@ -47,6 +47,7 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__BATTERY:
 		case PB_TRACE_PACKET__SYSTEM_INFO:
 		case PB_TRACE_PACKET__CPU_INFO:
+		case PB_TRACE_PACKET__INTERRUPT_INFO:
 		case PB_TRACE_PACKET__TRACE_STATS:
 		case PB_TRACE_PACKET__FTRACE_STATS:
 		case PB_TRACE_PACKET__TRACE_UUID:
@@ -103,6 +104,12 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__PROFILE_PACKET:
 			tp_profile_packet(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__HEAP_GRAPH:
+			tp_heap_graph_packet(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__DEOBFUSCATION_MAPPING:
+			tp_deobfuscation_mapping(imp, f.data, f.size);
+			break;
 		default:
 			break;
 		}
@@ -155,9 +162,11 @@ void tp_parse_finish(struct tp_read *r)
 	tp_metadata_finish(imp);
 	tp_sched_finish(imp);
 	tp_te_finish(imp);
+	tp_profiling_finish(imp);
 	tp_state_finish(imp);
 	/* As Perfetto at the end: processes' args, pending counters, then open slices'. */
 	tp_proc_finish(imp);
 	tp_counter_finish(imp);
 	tp_slice_finish(imp);
+	tp_system_diagnostics(imp);
 }

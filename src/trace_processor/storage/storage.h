@@ -535,6 +535,93 @@ void tp_rows_release(const uint32_t *rows);
 	X(LOG, MSG, "msg", TP_STR, 0)                    \
 	X(LOG, ARG_SET_ID, "arg_set_id", TP_INT, 0)
 
+/* ART's Java heap dumps (import/profiling/heap_graph.c), as Perfetto's
+ * heap_graph, heap_graph_object, heap_graph_class, heap_graph_reference:
+ * one heap_graph row per dump (process, timestamp); an object's outgoing
+ * references are the rows of its reference_set_id. */
+#define TP_HEAP_GRAPH_COLS(X)                                   \
+	X(HG, ID, "id", TP_ID, 0)                               \
+	X(HG, TS, "ts", TP_INT, 0)                              \
+	X(HG, UPID, "upid", TP_INT, 0)                          \
+	X(HG, DUMP_REASON, "dump_reason", TP_STR, 0)            \
+	X(HG, HEAP_SIZE, "heap_size", TP_INT, 0)                \
+	X(HG, TRUNCATED, "truncated", TP_INT, 0)
+
+#define TP_HEAP_GRAPH_OBJECT_COLS(X)                            \
+	X(HGO, ID, "id", TP_ID, 0)                              \
+	X(HGO, UPID, "upid", TP_INT, 0)                         \
+	X(HGO, GRAPH_SAMPLE_TS, "graph_sample_ts", TP_INT, 0)   \
+	X(HGO, SELF_SIZE, "self_size", TP_INT, 0)               \
+	X(HGO, NATIVE_SIZE, "native_size", TP_INT, 0)           \
+	X(HGO, REFERENCE_SET_ID, "reference_set_id", TP_INT, 0) \
+	X(HGO, REACHABLE, "reachable", TP_INT, 0)               \
+	X(HGO, HEAP_TYPE, "heap_type", TP_STR, 0)               \
+	X(HGO, TYPE_ID, "type_id", TP_INT, 0)                   \
+	X(HGO, ROOT_TYPE, "root_type", TP_STR, 0)               \
+	X(HGO, ROOT_DISTANCE, "root_distance", TP_INT, 0)       \
+	X(HGO, OBJECT_DATA_ID, "object_data_id", TP_INT, 0)
+
+#define TP_HEAP_GRAPH_CLASS_COLS(X)                             \
+	X(HGC, ID, "id", TP_ID, 0)                              \
+	X(HGC, NAME, "name", TP_STR, 0)                         \
+	X(HGC, DEOBFUSCATED_NAME, "deobfuscated_name", TP_STR, 0) \
+	X(HGC, LOCATION, "location", TP_STR, 0)                 \
+	X(HGC, SUPERCLASS_ID, "superclass_id", TP_INT, 0)       \
+	X(HGC, CLASSLOADER_ID, "classloader_id", TP_INT, 0)     \
+	X(HGC, KIND, "kind", TP_STR, 0)
+
+#define TP_HEAP_GRAPH_REFERENCE_COLS(X)                         \
+	X(HGR, ID, "id", TP_ID, 0)                              \
+	X(HGR, REFERENCE_SET_ID, "reference_set_id", TP_INT, 0) \
+	X(HGR, OWNER_ID, "owner_id", TP_INT, 0)                 \
+	X(HGR, OWNED_ID, "owned_id", TP_INT, 0)                 \
+	X(HGR, FIELD_NAME, "field_name", TP_STR, 0)             \
+	X(HGR, FIELD_TYPE_NAME, "field_type_name", TP_STR, 0)   \
+	X(HGR, DEOBFUSCATED_FIELD_NAME, "deobfuscated_field_name", TP_STR, 0)
+
+/* Advice on the trace's config (import/system/diagnostics.c), as
+ * Perfetto's __intrinsic_trace_diagnostics. */
+#define TP_TRACE_DIAGNOSTICS_COLS(X)                            \
+	X(TDIAG, ID, "id", TP_ID, 0)                            \
+	X(TDIAG, KEY, "key", TP_STR, 0)                         \
+	X(TDIAG, TITLE, "title", TP_STR, 0)                     \
+	X(TDIAG, DESCRIPTION, "description", TP_STR, 0)         \
+	X(TDIAG, REMEDIATION, "remediation", TP_STR, 0)         \
+	X(TDIAG, CONFIDENCE, "confidence", TP_REAL, 0)          \
+	X(TDIAG, TRACE_ID, "trace_id", TP_INT, 0)
+
+/* IRQ numbers and names (TracePacket.interrupt_info), each irq once per machine. */
+#define TP_IRQ_MAPPING_COLS(X)                                  \
+	X(IRQMAP, ID, "id", TP_ID, 0)                           \
+	X(IRQMAP, IRQ_ID, "irq_id", TP_INT, 0)                  \
+	X(IRQMAP, NAME, "name", TP_STR, 0)                      \
+	X(IRQMAP, MACHINE_ID, "machine_id", TP_INT, 0)
+
+/* Primitive fields of heap graph objects (a Bitmap's id, source id, width
+ * and height), a set per object, and the object's data row naming it. */
+#define TP_HEAP_GRAPH_PRIMITIVE_COLS(X)                         \
+	X(HGP, ID, "id", TP_ID, 0)                              \
+	X(HGP, FIELD_SET_ID, "field_set_id", TP_INT, 0)         \
+	X(HGP, FIELD_NAME, "field_name", TP_STR, 0)             \
+	X(HGP, FIELD_TYPE, "field_type", TP_STR, 0)             \
+	X(HGP, BOOL_VALUE, "bool_value", TP_INT, 0)             \
+	X(HGP, BYTE_VALUE, "byte_value", TP_INT, 0)             \
+	X(HGP, CHAR_VALUE, "char_value", TP_INT, 0)             \
+	X(HGP, SHORT_VALUE, "short_value", TP_INT, 0)           \
+	X(HGP, INT_VALUE, "int_value", TP_INT, 0)               \
+	X(HGP, LONG_VALUE, "long_value", TP_INT, 0)             \
+	X(HGP, FLOAT_VALUE, "float_value", TP_REAL, 0)          \
+	X(HGP, DOUBLE_VALUE, "double_value", TP_REAL, 0)
+
+#define TP_HEAP_GRAPH_OBJECT_DATA_COLS(X)                       \
+	X(HGD, ID, "id", TP_ID, 0)                              \
+	X(HGD, FIELD_SET_ID, "field_set_id", TP_INT, 0)         \
+	X(HGD, VALUE_STRING, "value_string", TP_STR, 0)         \
+	X(HGD, ARRAY_ELEMENT_TYPE, "array_element_type", TP_STR, 0) \
+	X(HGD, ARRAY_ELEMENT_COUNT, "array_element_count", TP_INT, 0) \
+	X(HGD, ARRAY_DATA_ID, "array_data_id", TP_INT, 0)       \
+	X(HGD, ARRAY_DATA_HASH, "array_data_hash", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -564,6 +651,14 @@ enum { TP_HEAP_PROFILE_COLS(TP_COL_ENUM) HP_N_COLS };
 enum { TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_ENUM) HPA_N_COLS };
 enum { TP_PACKAGE_LIST_COLS(TP_COL_ENUM) PKG_N_COLS };
 enum { TP_LOG_COLS(TP_COL_ENUM) LOG_N_COLS };
+enum { TP_HEAP_GRAPH_COLS(TP_COL_ENUM) HG_N_COLS };
+enum { TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_ENUM) HGO_N_COLS };
+enum { TP_HEAP_GRAPH_CLASS_COLS(TP_COL_ENUM) HGC_N_COLS };
+enum { TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_ENUM) HGR_N_COLS };
+enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
+enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
+enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
+enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -597,11 +692,19 @@ struct tp_db {
 	struct tp_table heap_profile_allocation;
 	struct tp_table package_list;
 	struct tp_table logs;
+	struct tp_table heap_graph;
+	struct tp_table heap_graph_object;
+	struct tp_table heap_graph_class;
+	struct tp_table heap_graph_reference;
+	struct tp_table trace_diagnostics;
+	struct tp_table irq_mapping;
+	struct tp_table heap_graph_primitive;
+	struct tp_table heap_graph_object_data;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 28
+#define TP_DB_N_TABLES 36
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

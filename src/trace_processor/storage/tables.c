@@ -38,6 +38,14 @@ static const struct tp_col_spec hp_specs[] = {TP_HEAP_PROFILE_COLS(TP_COL_SPEC)}
 static const struct tp_col_spec hpa_specs[] = {TP_HEAP_PROFILE_ALLOCATION_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec package_list_specs[] = {TP_PACKAGE_LIST_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec log_specs[] = {TP_LOG_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hg_specs[] = {TP_HEAP_GRAPH_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hgo_specs[] = {TP_HEAP_GRAPH_OBJECT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hgc_specs[] = {TP_HEAP_GRAPH_CLASS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hgr_specs[] = {TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec tdiag_specs[] = {TP_TRACE_DIAGNOSTICS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec irqmap_specs[] = {TP_IRQ_MAPPING_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hgp_specs[] = {TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hgd_specs[] = {TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -88,6 +96,19 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, package_list), "package_list", package_list_specs,
 	 N(package_list_specs)},
 	{offsetof(struct tp_db, logs), "__intrinsic_logs", log_specs, N(log_specs)},
+	{offsetof(struct tp_db, heap_graph), "heap_graph", hg_specs, N(hg_specs)},
+	{offsetof(struct tp_db, heap_graph_object), "heap_graph_object", hgo_specs, N(hgo_specs)},
+	{offsetof(struct tp_db, heap_graph_class), "heap_graph_class", hgc_specs, N(hgc_specs)},
+	{offsetof(struct tp_db, heap_graph_reference), "heap_graph_reference", hgr_specs,
+	 N(hgr_specs)},
+	{offsetof(struct tp_db, trace_diagnostics), "__intrinsic_trace_diagnostics", tdiag_specs,
+	 N(tdiag_specs)},
+	{offsetof(struct tp_db, irq_mapping), "_linux_interrupt_mapping", irqmap_specs,
+	 N(irqmap_specs)},
+	{offsetof(struct tp_db, heap_graph_primitive), "heap_graph_primitive", hgp_specs,
+	 N(hgp_specs)},
+	{offsetof(struct tp_db, heap_graph_object_data), "heap_graph_object_data", hgd_specs,
+	 N(hgd_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

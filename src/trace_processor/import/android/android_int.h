@@ -12,6 +12,7 @@
 
 struct tp_android {
 	struct hmap energy_consumers; /* consumer id -> name << 32 | type */
+	struct hmap energy_ordinals;  /* energy consumer id -> its ordinal */
 	struct hmap entity_states;    /* (entity << 32 | state) -> names */
 };
 

@@ -35,6 +35,7 @@ void tp_android_fini(struct tp_import *imp)
 	if (!imp->android)
 		return;
 	hmap_fini(&imp->android->energy_consumers);
+	hmap_fini(&imp->android->energy_ordinals);
 	hmap_fini(&imp->android->entity_states);
 	free(imp->android);
 	imp->android = NULL;
@@ -68,6 +69,9 @@ static void energy_descriptor(struct tp_import *imp, const uint8_t *data, size_t
 			 (uint32_t)c[PB_ANDROID_ENERGY_CONSUMER__ENERGY_CONSUMER_ID].value,
 			 (uint64_t)bytes_str(imp, &c[PB_ANDROID_ENERGY_CONSUMER__NAME]) << 32 |
 				 bytes_str(imp, &c[PB_ANDROID_ENERGY_CONSUMER__TYPE]));
+		hmap_put(&imp->android->energy_ordinals,
+			 (uint32_t)c[PB_ANDROID_ENERGY_CONSUMER__ENERGY_CONSUMER_ID].value,
+			 (uint64_t)(int64_t)(int32_t)c[PB_ANDROID_ENERGY_CONSUMER__ORDINAL].value);
 	}
 }
 
@@ -100,6 +104,7 @@ void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *e
 	struct tp_dim dim = {"energy_consumer_id", TP_DIM_UINT, 0};
 	uint64_t names;
 	uint32_t consumer, name;
+	int64_t track;
 
 	if (pz_decode_table(data, len, f, 5) != PZ_OK)
 		return;
@@ -118,9 +123,24 @@ void tp_android_energy_breakdown(struct tp_import *imp, const struct tp_event *e
 	}
 	name = (uint32_t)(names >> 32);
 	dim.v = consumer;
-	tp_counter_add(imp, ev->ts,
-		       tp_track_dims(imp, "android_energy_estimation_breakdown", name, true,
-				     ev->machine, &dim, 1, 0),
+	track = tp_track_dims(imp, "android_energy_estimation_breakdown", name, true, ev->machine,
+			      &dim, 1, 0);
+	/* A new track gets the consumer's type and ordinal as its source args. */
+	if (track >= 0 &&
+	    tp_get_int(&imp->db->track, TRACK_SOURCE_ARG_SET_ID, (size_t)track) == TP_NULL_INT) {
+		struct tp_argset src = {0};
+		uint64_t ordinal = 0;
+		int64_t set;
+
+		hmap_get(&imp->android->energy_ordinals, consumer, &ordinal);
+		tp_argset_str(imp, &src, tp_db_str(imp->db, "consumer_type"), (uint32_t)names);
+		tp_argset_int(imp, &src, tp_db_str(imp->db, "ordinal"), (int64_t)ordinal);
+		set = tp_argset_commit(imp, &src);
+		tp_argset_fini(&src);
+		if (set != TP_NULL_INT)
+			tp_set_int(&imp->db->track, TRACK_SOURCE_ARG_SET_ID, (size_t)track, set);
+	}
+	tp_counter_add(imp, ev->ts, track,
 		       (double)(int64_t)f[PB_ANDROID_ENERGY_ESTIMATION_BREAKDOWN__ENERGY_UWS].value);
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &u) > 0)

@@ -53,6 +53,7 @@ void tp_profiling_fini(struct tp_import *imp)
 		free(p->streams[i].followers);
 	free(p->streams);
 	tp_heap_profile_fini(p);
+	tp_heap_graph_fini(p);
 	free(p);
 	imp->profiling = NULL;
 }
@@ -898,4 +899,20 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 	tp_set_int(t, PERF_PERF_SESSION_ID, (size_t)row, session);
 	if (set >= 0)
 		tp_set_int(t, PERF_COUNTER_SET_ID, (size_t)row, set);
+}
+
+void tp_profiling_finish(struct tp_import *imp)
+{
+	struct tp_table *m = &imp->db->sp_mapping;
+	const struct tp_strings *s = &imp->db->strings;
+
+	/* A binary pushed to /data/local/tmp without a build id cannot be symbolized. */
+	for (size_t r = 0; r < m->n_rows; r++) {
+		const char *path = tp_str_get(s, tp_get_str(m, SP_MAP_NAME, r));
+		const char *build_id = tp_str_get(s, tp_get_str(m, SP_MAP_BUILD_ID, r));
+
+		if (path && strncmp(path, "/data/local/tmp/", 16) == 0 && (!build_id || !*build_id))
+			tp_stat_add(imp, "symbolization_tmp_build_id_not_found", -1, 0, 1);
+	}
+	tp_heap_graph_finish(imp);
 }

@@ -2,7 +2,8 @@
 /*
  * profiling.h - the profilers' importer: linux.perf samples (traced_perf)
  * and heapprofd's heap dumps, with the interned mappings, frames and
- * callstacks of their sequence.
+ * callstacks of their sequence; ART's Java heap graphs and the
+ * deobfuscation mappings that name their classes.
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
 #define PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
@@ -25,6 +26,16 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
  */
 void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		       size_t len);
+/* tp_heap_graph_packet() - One TracePacket.heap_graph of event @ev. */
+void tp_heap_graph_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			  size_t len);
+/* tp_deobfuscation_mapping() - One TracePacket.deobfuscation_mapping (applied at the end). */
+void tp_deobfuscation_mapping(struct tp_import *imp, const uint8_t *data, size_t len);
+/* tp_heap_graph_finish() - Ends the dumps still open, then deobfuscates. */
+void tp_heap_graph_finish(struct tp_import *imp);
+/* tp_profiling_finish() - At the end of the import: the stats Perfetto
+ * derives from the mappings, then tp_heap_graph_finish(). */
+void tp_profiling_finish(struct tp_import *imp);
 void tp_profiling_fini(struct tp_import *imp);
 
 #endif

@@ -15,6 +15,7 @@
 
 struct tp_import;
 struct tp_heap_profile;
+struct tp_heap_graph;
 
 #define MAX_KEYS (1u << 24) /* rows the importer remembers (mappings, frames, ...) */
 
@@ -60,6 +61,7 @@ struct tp_profiling {
 	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
+	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
 };
 
 /* The importer's state, made on first use (NULL: out of memory). */
@@ -91,5 +93,11 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);
+void tp_heap_graph_fini(struct tp_profiling *p);
+/* The app package of a /data/app/... location (heap_graph.c), or 0. */
+uint32_t tp_prof_package_of_location(struct tp_import *imp, const char *loc);
+/* Renames the Java frames from the DeobfuscationMapping payloads @maps
+ * (each a 4-byte length, then the bytes) (deobfuscate_frames.c). */
+void tp_prof_deobfuscate_frames(struct tp_import *imp, const uint8_t *maps, size_t len);
 
 #endif

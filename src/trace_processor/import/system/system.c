@@ -31,6 +31,9 @@ struct tp_system {
 	int trigger_kind;             /* the trigger the trace_trigger metadata is from */
 	struct disk_prev *disks;      /* the last sys_stats disk_stat of each device */
 	size_t n_disks;
+	struct hmap irqs;             /* machine << 32 | irq id: already in _linux_interrupt_mapping */
+	uint8_t *config;              /* the last TraceConfig, for diagnostics.c */
+	size_t config_len;
 };
 
 /* The last values (fields 2..9 of DiskStat) a device reported. */
@@ -55,6 +58,8 @@ void tp_system_fini(struct tp_import *imp)
 	if (imp->system) {
 		hmap_fini(&imp->system->setup_error_seqs);
 		free(imp->system->disks);
+		free(imp->system->config);
+		hmap_fini(&imp->system->irqs);
 	}
 	free(imp->system);
 	imp->system = NULL;
@@ -1596,6 +1601,18 @@ static void trace_config(struct tp_import *imp, const uint8_t *data, size_t len)
 	imp->system->into_file = into_file;
 	imp->system->flush_period = flush_ms != 0;
 	imp->system->n_buffers = n_buffers;
+	/* Kept for the diagnostics, which run when the import ends. */
+	free(imp->system->config);
+	imp->system->config = malloc(len ? len : 1);
+	imp->system->config_len = imp->system->config ? len : 0;
+	if (imp->system->config && len)
+		memcpy(imp->system->config, data, len);
+}
+
+void tp_system_diagnostics(struct tp_import *imp)
+{
+	if (imp->system)
+		tp_diagnostics_run(imp, imp->system->config, imp->system->config_len);
 }
 
 void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len)
@@ -1763,6 +1780,50 @@ static void concurrent_session(struct tp_import *imp, const struct tp_event *ev,
 		tp_state_update(imp, ev->ts, track, 0, 0);
 }
 
+/* interrupt_info: each (machine, irq) named once, the first name kept. */
+static void interrupt_info(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			   size_t len)
+{
+	struct tp_table *t = &imp->db->irq_mapping;
+	struct pz_reader r, rm;
+	struct pz_field f, m;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0) {
+		struct pz_field name = {0};
+		bool has_id = false, has_name = false;
+		uint64_t id = 0;
+		int64_t row;
+
+		if (f.id != PB_INTERRUPT_INFO__IRQ_MAPPING || f.wire_type != PZ_WIRE_LEN)
+			continue;
+		pz_reader_init(&rm, f.data, f.size);
+		while (pz_reader_next(&rm, &m) > 0) {
+			if (m.id == PB_INTERRUPT_INFO_INTERRUPT_MAPPING__IRQ_ID &&
+			    m.wire_type == PZ_WIRE_VARINT) {
+				id = (uint32_t)m.value;
+				has_id = true;
+			} else if (m.id == PB_INTERRUPT_INFO_INTERRUPT_MAPPING__NAME &&
+				   m.wire_type == PZ_WIRE_LEN) {
+				name = m;
+				has_name = true;
+			}
+		}
+		if (!has_id || !has_name ||
+		    hmap_get(&imp->system->irqs, (uint64_t)ev->machine << 32 | id, NULL))
+			continue;
+		if (hmap_put(&imp->system->irqs, (uint64_t)ev->machine << 32 | id, 1) < 0)
+			continue;
+		row = tp_table_append(t);
+		if (row < 0)
+			continue;
+		tp_set_int(t, IRQMAP_IRQ_ID, (size_t)row, (int64_t)id);
+		tp_set_str(t, IRQMAP_NAME, (size_t)row,
+			   tp_str_intern(&imp->db->strings, (const char *)name.data, name.size));
+		tp_set_int(t, IRQMAP_MACHINE_ID, (size_t)row, ev->machine);
+	}
+}
+
 /* ------------------------------------------------------------ dispatch ---- */
 
 void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
@@ -1786,6 +1847,9 @@ void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t
 		break;
 	case PB_TRACE_PACKET__CPU_INFO:
 		cpu_info(imp, ev, data, len);
+		break;
+	case PB_TRACE_PACKET__INTERRUPT_INFO:
+		interrupt_info(imp, ev, data, len);
 		break;
 	case PB_TRACE_PACKET__TRACE_STATS:
 		trace_stats(imp, ev, data, len);

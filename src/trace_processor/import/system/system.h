@@ -26,6 +26,10 @@ void tp_system_fini(struct tp_import *imp);
 void tp_system_trace_config_tokenized(struct tp_import *imp, const uint8_t *data, size_t len);
 /* At the end of the import: the stats Perfetto derives from the trace config. */
 void tp_system_finish(struct tp_import *imp);
+/* Last of all: __intrinsic_trace_diagnostics from the last TraceConfig (diagnostics.c). */
+void tp_system_diagnostics(struct tp_import *imp);
+/* tp_diagnostics_run() - The rules of diagnostics.c on TraceConfig @cfg (@len bytes). */
+void tp_diagnostics_run(struct tp_import *imp, const uint8_t *cfg, size_t len);
 void tp_system_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 		      const uint8_t *data, size_t len);
 /*

@@ -274,6 +274,7 @@ int ops_counter_register(struct sqlite3 *conn);                    /* counter.c 
 int ops_mipmap_register(struct sqlite3 *conn);                     /* mipmap.c */
 int ops_layout_register(struct sqlite3 *conn, struct tp_db *db);   /* layout.c */
 int ops_slice_fns_register(struct sqlite3 *conn, struct tp_db *db); /* slice_fns.c */
+int ops_heap_graph_fg_register(struct sqlite3 *conn, struct tp_db *db); /* heap_graph_fg.c */
 int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
 int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph.c */
 int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */

@@ -10,24 +10,24 @@
 
 -- A partition column as the tree aggregate takes it: its name as a
 -- string, then its value in the row.
-CREATE PERFETTO MACRO _ii_part_arg(name ColumnName, col ColumnName)
+CREATE PERFETTO MACRO _ii_df_agg(x ColumnName, y ColumnName)
 RETURNS _ProjectionFragment
-AS __intrinsic_stringify!($name), src.$col;
+AS __intrinsic_stringify!($x), src.$y;
 
--- Binds the result column $res to the partition column named $name.
-CREATE PERFETTO MACRO _ii_part_bind(res Expr, name Expr)
+-- Binds the result column $x to the partition column named $y.
+CREATE PERFETTO MACRO _ii_df_bind(x Expr, y Expr)
 RETURNS Expr
-AS __intrinsic_table_ptr_bind($res, __intrinsic_stringify!($name));
+AS __intrinsic_table_ptr_bind($x, __intrinsic_stringify!($y));
 
--- Names the result column $res after the partition column $name.
-CREATE PERFETTO MACRO _ii_part_select(res ColumnName, name Expr)
+-- Names the result column $x after the partition column $y.
+CREATE PERFETTO MACRO _ii_df_select(x ColumnName, y Expr)
 RETURNS _ProjectionFragment
-AS $res AS $name;
+AS $x AS $y;
 
 -- The first of two arguments (pairs result columns with the tables).
-CREATE PERFETTO MACRO _ii_first(a Expr, b Expr)
+CREATE PERFETTO MACRO __first_arg(x Expr, y Expr)
 RETURNS Expr
-AS $a;
+AS $x;
 
 -- One table's intervals as an interval tree, sorted by start.
 CREATE PERFETTO MACRO _interval_agg(
@@ -40,7 +40,7 @@ AS (
     src.id,
     src.ts,
     src.dur
-    __intrinsic_token_apply_prefix!(_ii_part_arg, $agg_columns, $agg_columns)
+    __intrinsic_token_apply_prefix!(_ii_df_agg, $agg_columns, $agg_columns)
   )
   FROM (SELECT * FROM $tab ORDER BY ts) AS src
 );
@@ -60,7 +60,7 @@ AS (
     src.$id_col,
     src.$ts_col,
     src.$dur_col
-    __intrinsic_token_apply_prefix!(_ii_part_arg, $agg_columns, $agg_columns)
+    __intrinsic_token_apply_prefix!(_ii_df_agg, $agg_columns, $agg_columns)
   )
   FROM (SELECT * FROM $tab ORDER BY $ts_col) AS src
 );
@@ -81,7 +81,7 @@ AS (
     c0 AS ts,
     c1 AS dur,
     __intrinsic_token_apply!(
-      _ii_first,
+      __first_arg,
       (
         c2 AS id_0, c3 AS id_1, c4 AS id_2, c5 AS id_3, c6 AS id_4,
         c7 AS id_5, c8 AS id_6, c9 AS id_7, c10 AS id_8, c11 AS id_9,
@@ -90,7 +90,7 @@ AS (
       $tabs
     )
     __intrinsic_token_apply_prefix!(
-      _ii_part_select,
+      _ii_df_select,
       (c17, c18, c19, c20),
       $agg_columns
     )
@@ -126,7 +126,7 @@ AS (
     AND __intrinsic_table_ptr_bind(c15, 'id_13')
     AND __intrinsic_table_ptr_bind(c16, 'id_14')
     __intrinsic_token_apply_and_prefix!(
-      _ii_part_bind,
+      _ii_df_bind,
       (c17, c18, c19, c20),
       $agg_columns
     )
@@ -144,7 +144,7 @@ CREATE PERFETTO MACRO _interval_rename_cols(
 RETURNS TableOrSubquery
 AS (
   SELECT $id_col AS id, $ts_col AS ts, $dur_col AS dur
-  __intrinsic_token_apply_prefix!(_ii_part_select, $agg_columns, $agg_columns)
+  __intrinsic_token_apply_prefix!(_ii_df_select, $agg_columns, $agg_columns)
   FROM $tab
 );
 

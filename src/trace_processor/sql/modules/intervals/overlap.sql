@@ -92,7 +92,7 @@ AS (
       WHERE dur != -1
     )
     WHERE end_ts > next_ts
-  )
+  ) AS has_overlaps
 );
 
 -- Puts root intervals (id, ts, dur) and their descendants (root_id, id,

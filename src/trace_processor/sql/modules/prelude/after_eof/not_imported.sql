@@ -1,19 +1,11 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
--- import (Android heap graphs, Java heap profiles, smaps of
+-- import (Java heap profiles, smaps of
 -- profilers, callstacks of track events). They exist, empty, with
 -- Perfetto's columns, so that the modules and queries reading them (the
 -- UI's process summaries among them) give their empty answers instead of
 -- failing. An importer that comes to fill one of them deletes its view
 -- here: the view would hide a table of the same name.
-
-CREATE VIEW heap_graph_object AS
-SELECT
-  NULL AS id, NULL AS upid, NULL AS graph_sample_ts, NULL AS self_size,
-  NULL AS native_size, NULL AS reference_set_id, NULL AS reachable,
-  NULL AS heap_type, NULL AS type_id, NULL AS root_type, NULL AS root_distance,
-  NULL AS object_data_id
-WHERE 0;
 
 CREATE VIEW profiler_smaps AS
 SELECT
@@ -32,11 +24,6 @@ CREATE VIEW __intrinsic_track_event_callstacks AS
 SELECT
   NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
   NULL AS end_callsite_id, NULL AS weight
-WHERE 0;
-
--- IRQ numbers and names from system_info's interrupt list.
-CREATE VIEW _linux_interrupt_mapping AS
-SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id
 WHERE 0;
 
 -- Android users (android.user_list data source).
