@@ -9,6 +9,8 @@
 -- The macros at the end are the tree-building steps both summary trees
 -- share, and the nodes of a set of samples (a slice's callstack).
 
+INCLUDE PERFETTO MODULE graphs.scan;
+
 CREATE PERFETTO TABLE _callstack_spc_forest AS
 SELECT
   c.id AS id,
