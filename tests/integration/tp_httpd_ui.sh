@@ -178,9 +178,14 @@ sel_check() {
 		fail "$T/select_$_n" "no $_tab to select in $_tr"
 		return
 	fi
-	UI_DRIVE_REAL="$UI/ui_drive.js" UI_DEEPLINK="#!/viewer?table=$_tab&ts=$1&dur=$2" \
-		bash "$SEL/ui_check.sh" -s "$SHOTS/select_$_n.png" -j "$tmp/sel_$_n.json" -t 300 \
-		-q "select 1" -- "$UP_TP" --httpd "$_tr" >"$tmp/sel_$_n.txt" 2>&1
+	# As ui_run: a UI too slow to offer the loaded trace is tried again.
+	for _try in 1 2 3; do
+		UI_DRIVE_REAL="$UI/ui_drive.js" UI_DEEPLINK="#!/viewer?table=$_tab&ts=$1&dur=$2" \
+			bash "$SEL/ui_check.sh" -s "$SHOTS/select_$_n.png" -j "$tmp/sel_$_n.json" \
+			-t 300 -q "select 1" -- "$UP_TP" --httpd "$_tr" >"$tmp/sel_$_n.txt" 2>&1
+		grep -q 'no "use loaded trace" dialog' "$tmp/sel_$_n.txt" || break
+		echo "(select_$_n: the UI did not offer the loaded trace in time, try $_try)"
+	done
 	# Perfetto's UI asked for the event's details (its id by ts and dur,
 	# then the table's row): else the selection never happened.
 	if ! python3 -c '
