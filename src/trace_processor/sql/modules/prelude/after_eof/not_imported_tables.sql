@@ -1,12 +1,14 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.not_imported_tables: tables Perfetto fills from data
 -- our importers do not read (GPU descriptors and GPU counter groups,
--- smaps and Chrome memory dumps, aggregate pprof profiles, video frames)
--- or rules we do not run (trace diagnostics), and the trace file list. They exist, empty, with
--- Perfetto's columns and declared types (`pragma table_info` shows the
--- same), so that the UI's plugins that read them on every trace find
--- nothing to show instead of failing the load. An importer that comes to
--- fill one of them makes it a real table and drops it from here.
+-- smaps and Chrome memory dumps, aggregate pprof profiles, video
+-- frames). They exist, empty, with Perfetto's columns and declared types
+-- (`pragma table_info` shows the same), so that the UI's plugins that
+-- read them on every trace find nothing to show instead of failing the
+-- load. An importer that comes to
+-- fill one of them makes it a real table and drops it from here. The
+-- trace's diagnostics and file list have files of their own
+-- (trace_diagnostics.sql, trace_file.sql).
 
 -- The GPUs of the machines traced (GpuInfo).
 CREATE TABLE gpu(
@@ -88,17 +90,6 @@ CREATE TABLE __intrinsic_aggregate_profile(
   sample_type_unit TEXT
 );
 
--- What Perfetto's trace checks found wrong with the trace.
-CREATE TABLE __intrinsic_trace_diagnostics(
-  id INTEGER PRIMARY KEY,
-  key TEXT,
-  title TEXT,
-  description TEXT,
-  remediation TEXT,
-  confidence DOUBLE,
-  trace_id INTEGER
-);
-
 -- Frames of screen recordings (video frames data source).
 CREATE TABLE __intrinsic_video_frames(
   id INTEGER PRIMARY KEY,
@@ -112,20 +103,3 @@ CREATE TABLE __intrinsic_video_frames(
   pts_us INTEGER,
   is_config INTEGER
 );
-
--- The files the trace was read from: ours reads one proto trace, the
--- size the importer counted (metadata trace_size_bytes).
-CREATE TABLE __intrinsic_trace_file(
-  id INTEGER PRIMARY KEY,
-  parent_id INTEGER,
-  name TEXT,
-  size INTEGER,
-  trace_type TEXT,
-  processing_order INTEGER,
-  is_container INTEGER
-);
-
-INSERT INTO __intrinsic_trace_file
-SELECT 0, NULL, NULL, int_value, coalesce(extract_metadata('trace_type'), 'proto'), 0, 0
-FROM metadata
-WHERE name = 'trace_size_bytes';
