@@ -3,7 +3,8 @@
 uses), ours against Perfetto's trace_processor_shell --httpd serving the
 same trace, in one run: each query of a set run REPEAT times per engine,
 engines one after the other; prints the time from start to the first
-/status answer (the import), the median and p99 latency per engine and
+/status answer (the import), the server's peak RSS after the import and
+after the queries (VmHWM, with its ratio to the trace's size), the median and p99 latency per engine and
 their ratio. With --ui-json (ui_check.sh -j of Perfetto's UI) it also
 replays the UI's load queries once per engine (queries that fail on an
 engine are counted, and left out of its latencies). Never fails.
@@ -49,6 +50,18 @@ def pct(xs, p):
     return xs[min(len(xs) - 1, int(round(p / 100.0 * (len(xs) - 1))))]
 
 
+def peak_rss(pid):
+    """The process's peak resident set (VmHWM) in bytes, or None."""
+    try:
+        with open('/proc/%d/status' % pid) as f:
+            for line in f:
+                if line.startswith('VmHWM:'):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
 def run_engine(name, binary, trace, repeat, ui_queries, work):
     port = free_port()
     t0 = time.monotonic()
@@ -58,6 +71,7 @@ def run_engine(name, binary, trace, repeat, ui_queries, work):
         c.stop_server(p)
         return None
     ready = time.monotonic() - t0
+    rss_ready = peak_rss(p.pid)
     ws = c.WebSocket(port)
     ws.call(c.TPM_RESTORE_INITIAL_TABLES)
     ws.recv_rpc()
@@ -80,8 +94,9 @@ def run_engine(name, binary, trace, repeat, ui_queries, work):
             else:
                 ui_lat.append((time.monotonic() - t) * 1e3)
     ws.close()
+    rss_end = peak_rss(p.pid)
     c.stop_server(p)
-    return {'ready': ready, 'lat': lat, 'errors': errors, 'ui_lat': ui_lat, 'ui_err': ui_err}
+    return {'rss_ready': rss_ready, 'rss_end': rss_end, 'ready': ready, 'lat': lat, 'errors': errors, 'ui_lat': ui_lat, 'ui_err': ui_err}
 
 
 def main():
@@ -109,6 +124,12 @@ def main():
             continue
         print('%-9s ready %.2f s  query median %.3f ms  p99 %.3f ms  errors %d' % (
             name, r['ready'], statistics.median(r['lat']), pct(r['lat'], 99), r['errors']))
+        if r['rss_ready'] and r['rss_end']:
+            size = os.path.getsize(trace)
+            print('%-9s peak RSS %.1f MB after the import (%.2fx the trace), %.1f MB at the end'
+                  ' (%.2fx); import %.1f MB/s' % (
+                      name, r['rss_ready'] / 1e6, r['rss_ready'] / size, r['rss_end'] / 1e6,
+                      r['rss_end'] / size, size / 1e6 / r['ready']))
         if ui_queries:
             if r['ui_lat']:
                 print('%-9s UI load queries: %d ok, median %.3f ms  p99 %.3f ms  total %.1f ms,'
@@ -119,6 +140,8 @@ def main():
         print('ratio perfetto/ours: ready %.2fx  median %.2fx  p99 %.2fx' % (
             u['ready'] / o['ready'], statistics.median(u['lat']) / statistics.median(o['lat']),
             pct(u['lat'], 99) / pct(o['lat'], 99)))
+        if o['rss_end'] and u['rss_end']:
+            print('ratio perfetto/ours: peak RSS %.2fx' % (u['rss_end'] / o['rss_end']))
     return 0
 
 

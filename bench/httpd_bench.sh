@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
-# httpd_bench.sh - query latency over the --httpd WebSocket RPC, ours
+# httpd_bench.sh - import time, peak RSS and query latency over the
+# --httpd WebSocket RPC, ours
 # against Perfetto's trace_processor_shell serving the same trace
 # (bench/httpd_bench.py says what it measures). Prints; never fails.
 #   bench/httpd_bench.sh [TRACE] [--repeat N] [--ui-json FILE]

@@ -10,7 +10,11 @@
 #                 constraints pushed into the tables, the output order;
 #   span_join_errors/*  upstream's messages for bad declarations and data;
 #   clock/*       to_monotonic, to_realtime, abs_time_str, to_timecode on
-#                 tests/data/tp/clocks.textproto (two snapshots).
+#                 tests/data/tp/clocks.textproto (two snapshots);
+#   graph_scan/*  graphs.scan's _graph_scan! (a diamond: a node reached
+#                 twice is output twice; no edges; no starting rows);
+#   string_agg/*  STRING_AGG as aggregate (NULLs skipped, per-row
+#                 separators, NULL when empty) and over a sliding window.
 # Usage: OUT=out sh tests/integration/tp_ops.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -125,6 +129,25 @@ expect clock/no_snapshot sched_basic "SELECT to_monotonic(5), to_realtime(5), ab
 	'"[NULL]","[NULL]","[NULL]"'
 expect clock/to_timecode sched_basic "SELECT to_timecode(3723004005006), to_timecode(0)" \
 	'"01:02:03 004 005 006","00:00:00 000 000 000"'
+# Edges 1->2, 1->3, 2->4, 3->4 from node 1 (p 10, w 1.5); a step makes
+# p = 10 * p + id and doubles w. Node 4 is reached from 2 and from 3.
+GS="INCLUDE PERFETTO MODULE graphs.scan; SELECT * FROM _graph_scan!("
+expect graph_scan/diamond sched_basic \
+	"$GS(SELECT 1 AS source_node_id, 2 AS dest_node_id UNION ALL SELECT 1, 3 UNION ALL SELECT 2, 4 UNION ALL SELECT 3, 4), (SELECT 1 AS id, 10 AS p, 1.5 AS w), (p, w), (SELECT t.id, t.p * 10 + t.id AS p, t.w * 2 AS w FROM \$table t))" \
+	'1,10,1.500000;2,102,3.000000;3,103,3.000000;4,1024,6.000000;4,1034,6.000000'
+expect graph_scan/no_edges sched_basic \
+	"$GS(SELECT 1 AS source_node_id, 2 AS dest_node_id WHERE 0), (SELECT 5 AS id, 1 AS d), (d), (SELECT t.id, t.d + 1 AS d FROM \$table t))" \
+	'5,1'
+expect graph_scan/no_start sched_basic \
+	"$GS(SELECT 1 AS source_node_id, 2 AS dest_node_id), (SELECT 5 AS id, 1 AS d WHERE 0), (d), (SELECT t.id, t.d + 1 AS d FROM \$table t))" \
+	''
+expect string_agg/aggregate sched_basic \
+	"SELECT string_agg(x, s), string_agg(x, s) FILTER (WHERE 0) FROM (SELECT 'a' AS x, '-' AS s UNION ALL SELECT NULL, '+' UNION ALL SELECT 3, '/' UNION ALL SELECT 'b', NULL)" \
+	'"a/3b","[NULL]"'
+expect string_agg/window sched_basic \
+	"SELECT x, string_agg(x, ',') OVER (ORDER BY x ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM (SELECT 1 AS x UNION ALL SELECT 2 UNION ALL SELECT 3)" \
+	'1,"1";2,"1,2";3,"2,3"'
+
 run clock_text -Q "SELECT to_monotonic('x')" "$tmp/sched_basic.pb"
 if [ $rc -eq 1 ] && grep -qF "TO_MONOTONIC: first argument should be timestamp" "$tmp/clock_text.err"; then
 	pass tp_ops/clock/text_argument

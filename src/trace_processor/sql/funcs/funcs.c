@@ -231,5 +231,7 @@ int tp_sql_funcs_register(struct sqlite3 *conn, struct tp_db *db)
 		rc = tp_sql_add_window(conn);
 	if (rc == SQLITE_OK)
 		rc = tp_sql_add_zstd(conn);
+	if (rc == SQLITE_OK)
+		rc = tp_sql_add_string_agg(conn);
 	return rc;
 }

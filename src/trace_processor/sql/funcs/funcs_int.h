@@ -54,6 +54,12 @@ int tp_sql_add_regexp(struct sqlite3 *conn);
  */
 int tp_sql_add_window(struct sqlite3 *conn);
 
+/*
+ * tp_sql_add_string_agg() - Add STRING_AGG(value, separator), aggregate
+ * and window function, to @conn where SQLite lacks it (string_agg.c).
+ */
+int tp_sql_add_string_agg(struct sqlite3 *conn);
+
 /* tp_sql_add_zstd() - Add __intrinsic_zstd_compress() to @conn (zstd.c). */
 int tp_sql_add_zstd(struct sqlite3 *conn);
 

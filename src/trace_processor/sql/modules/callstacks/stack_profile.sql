@@ -6,8 +6,10 @@
 -- by callsite, so a node's id and parent_id are its callsite's.
 -- A frame's name is its deobfuscated name, else its own, demangled if it
 -- is a mangled C++ name; 'unknown' if it has neither.
--- The two macros at the end are the tree-building steps both summary
--- trees share.
+-- The macros at the end are the tree-building steps both summary trees
+-- share, and the nodes of a set of samples (a slice's callstack).
+
+INCLUDE PERFETTO MODULE graphs.scan;
 
 CREATE PERFETTO TABLE _callstack_spc_forest AS
 SELECT
@@ -28,6 +30,40 @@ ORDER BY c.id;
 
 CREATE PERFETTO INDEX _callstack_spc_forest_callsite ON _callstack_spc_forest(callsite_id);
 CREATE PERFETTO INDEX _callstack_spc_forest_parent ON _callstack_spc_forest(parent_id);
+
+-- The nodes of the callsites of `spc_samples` (a table or subquery with a
+-- callsite_id column) and all their ancestors, ordered by id: id,
+-- parent_id, callsite_id, name, mapping_name, source_file, line_number,
+-- inlined, is_leaf_function_in_callsite_frame.
+CREATE PERFETTO MACRO _callstacks_for_stack_profile_samples(spc_samples TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  WITH RECURSIVE _reached(id) AS (
+    SELECT f.id
+    FROM (SELECT callsite_id FROM $spc_samples) AS s
+    JOIN _callstack_spc_forest AS f USING (callsite_id)
+    WHERE f.is_leaf_function_in_callsite_frame
+    UNION
+    SELECT f.parent_id
+    FROM _reached AS r
+    JOIN _callstack_spc_forest AS f ON f.id = r.id
+    WHERE f.parent_id IS NOT NULL
+  )
+  SELECT
+    f.id,
+    f.parent_id,
+    f.callsite_id,
+    f.name,
+    m.name AS mapping_name,
+    f.source_file,
+    f.line_number,
+    f.inlined,
+    f.is_leaf_function_in_callsite_frame
+  FROM _reached AS r
+  JOIN _callstack_spc_forest AS f ON f.id = r.id
+  JOIN stack_profile_mapping AS m ON m.id = f.mapping_id
+  ORDER BY f.id
+);
 
 -- The nodes of the callsites counted in `counts` (a table with columns
 -- callsite_id and self_count) and all their ancestors: id, parent_id,
