@@ -513,10 +513,11 @@ static void read_cpufreq(struct ss_state *st, struct pz_msg *sys_stats)
 	uint64_t v;
 	uint32_t cpu;
 
-	if (!st->has_cpufreq)
-		return;
+	/*
+	 * One value per CPU, as upstream: 0 for a CPU without cpufreq (offline,
+	 * or a VM with no cpufreq driver), so the i-th value is always cpu i.
+	 */
 	for (cpu = 0; cpu < st->n_cpus; cpu++) {
-		/* Offline CPUs read as 0, so the i-th value is always cpu i. */
 		if (!make_path(path, "%s/sys/devices/system/cpu/cpu%u/cpufreq/scaling_cur_freq",
 			       st->root, cpu) ||
 		    !read_path_u64(st, path, &v) || v > UINT32_MAX)
@@ -795,10 +796,6 @@ static void scan_cpus(struct ss_state *st)
 			continue;
 		if (idx + 1 > st->n_cpus)
 			st->n_cpus = (uint32_t)idx + 1;
-		if (make_path(path, "%s/sys/devices/system/cpu/%s/cpufreq/scaling_cur_freq",
-			      st->root, de->d_name) &&
-		    access(path, F_OK) == 0)
-			st->has_cpufreq = true;
 	}
 	closedir(d);
 }
@@ -932,7 +929,7 @@ int ss_poll(struct ss_state *st, struct pz_msg *pkt)
 		read_devfreq(st, &sys);
 		mask |= 1 << SS_DEVFREQ;
 	}
-	if (due(st, SS_CPUFREQ) && st->has_cpufreq) {
+	if (due(st, SS_CPUFREQ) && st->n_cpus) {
 		read_cpufreq(st, &sys);
 		mask |= 1 << SS_CPUFREQ;
 	}

@@ -82,7 +82,6 @@ struct ss_state {
 	char *buf;
 	size_t buf_cap;
 	uint32_t n_cpus;              /* cpuN directories under /sys/devices/system/cpu */
-	bool has_cpufreq;             /* some cpuN/cpufreq/scaling_cur_freq exists */
 	uint64_t ns_per_tick;         /* /proc/stat times are in USER_HZ */
 	uint64_t n_read_errors;       /* counter for the glue to report */
 };

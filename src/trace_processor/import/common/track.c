@@ -114,6 +114,9 @@ static int64_t cpu_counter(struct tp_import *imp, const char *name, const char *
 	/* Perfetto's dimensions: the CPU, then the key naming the counter. */
 	if (dim_key)
 		dims[1].v = tp_db_str(imp->db, dim_val);
+	/* As in Perfetto, a track with a CPU dimension gives that CPU its cpu row. */
+	if (cpu >= 0 && cpu <= UINT32_MAX)
+		tp_sched_ucpu(imp, machine, (uint32_t)cpu);
 	row = new_track(imp, name, type, true, machine);
 	if (row < 0)
 		return row;

@@ -18,6 +18,7 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
+#include "trace_processor/import/system/fingerprint.h"
 #include "trace_processor/import/system/system.h"
 
 struct tp_system {
@@ -362,6 +363,8 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 {
 	struct pz_field s[18], u[5];
 	uint32_t m = ev->machine;
+	struct tp_fingerprint fp = {0};
+	bool fp_ok = false;
 
 	if (pz_decode_table(data, len, s, 18) != PZ_OK) {
 		tp_stat_add(imp, "system_info_malformed", -1, m, 1);
@@ -405,6 +408,12 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 		tp_metadata_set_str(imp, "android_build_fingerprint", m,
 				    (const char *)s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].data,
 				    s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].size);
+		fp_ok = tp_fingerprint_parse(
+			(const char *)s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].data,
+			s[PB_SYSTEM_INFO__ANDROID_BUILD_FINGERPRINT].size, &fp);
+		if (fp_ok)
+			tp_metadata_set_str(imp, "android_incremental_build", m, fp.incremental,
+					    fp.incremental_len);
 	}
 	if (s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].id) {
 		set_machine_str(imp, m, MACHINE_ANDROID_DEVICE_MANUFACTURER,
@@ -413,11 +422,14 @@ static void system_info(struct tp_import *imp, const struct tp_event *ev, const 
 				    (const char *)s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].data,
 				    s[PB_SYSTEM_INFO__ANDROID_DEVICE_MANUFACTURER].size);
 	}
-	if (s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id) {
-		tp_set_int(&imp->db->machine, MACHINE_ANDROID_SDK_VERSION, m,
-			   (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
-		tp_metadata_set_int(imp, "android_sdk_version", m,
-				    (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value);
+	/* The SDK version from the field, else from the fingerprint's release. */
+	if (s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id || (fp_ok && fp.sdk >= 0)) {
+		int64_t sdk = s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].id
+				      ? (int64_t)s[PB_SYSTEM_INFO__ANDROID_SDK_VERSION].value
+				      : fp.sdk;
+
+		tp_set_int(&imp->db->machine, MACHINE_ANDROID_SDK_VERSION, m, sdk);
+		tp_metadata_set_int(imp, "android_sdk_version", m, sdk);
 	}
 	if (s[PB_SYSTEM_INFO__TRACING_SERVICE_VERSION].id) {
 		tp_metadata_set_str(imp, "tracing_service_version", m,
