@@ -33,5 +33,7 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 		rc = ops_span_join_register(conn);
 	if (rc == SQLITE_OK)
 		rc = ops_clock_register(conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_graph_search_register(conn);
 	return rc;
 }

@@ -278,5 +278,6 @@ int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
 int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph.c */
 int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */
 int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
+int ops_graph_search_register(struct sqlite3 *conn);               /* graph_search.c */
 
 #endif
