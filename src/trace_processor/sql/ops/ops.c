@@ -35,5 +35,7 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 		rc = ops_clock_register(conn, db);
 	if (rc == SQLITE_OK)
 		rc = ops_graph_search_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_critical_path_register(conn);
 	return rc;
 }

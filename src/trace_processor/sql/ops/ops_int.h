@@ -279,5 +279,6 @@ int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph
 int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */
 int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
 int ops_graph_search_register(struct sqlite3 *conn);               /* graph_search.c */
+int ops_critical_path_register(struct sqlite3 *conn);              /* critical_path.c */
 
 #endif
