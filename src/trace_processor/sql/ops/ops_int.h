@@ -280,5 +280,6 @@ int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.
 int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
 int ops_graph_search_register(struct sqlite3 *conn);               /* graph_search.c */
 int ops_critical_path_register(struct sqlite3 *conn);              /* critical_path.c */
+int ops_dominator_register(struct sqlite3 *conn);                  /* dominator.c */
 
 #endif
