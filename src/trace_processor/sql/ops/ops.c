@@ -39,5 +39,7 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 		rc = ops_critical_path_register(conn);
 	if (rc == SQLITE_OK)
 		rc = ops_dominator_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_tree_partition_register(conn);
 	return rc;
 }

@@ -281,5 +281,6 @@ int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
 int ops_graph_search_register(struct sqlite3 *conn);               /* graph_search.c */
 int ops_critical_path_register(struct sqlite3 *conn);              /* critical_path.c */
 int ops_dominator_register(struct sqlite3 *conn);                  /* dominator.c */
+int ops_tree_partition_register(struct sqlite3 *conn);             /* tree_partition.c */
 
 #endif
