@@ -282,5 +282,6 @@ int ops_graph_search_register(struct sqlite3 *conn);               /* graph_sear
 int ops_critical_path_register(struct sqlite3 *conn);              /* critical_path.c */
 int ops_dominator_register(struct sqlite3 *conn);                  /* dominator.c */
 int ops_tree_partition_register(struct sqlite3 *conn);             /* tree_partition.c */
+int ops_graph_scan_register(struct sqlite3 *conn);                 /* graph_scan.c */
 
 #endif
