@@ -388,9 +388,15 @@ static int push_down(const struct ops_graph *g, const uint32_t *depth, struct op
 	if (push_row(res, cells, n, id) < 0)
 		return -ENOMEM;
 	edges_of(g, id, &b, &e);
-	for (; b < e; b++)
-		if (push_row(per_depth[depth[g->edges[b]]], cells, n, g->edges[b]) < 0)
+	for (; b < e; b++) {
+		struct ops_table *t = per_depth[depth[g->edges[b]]];
+
+		/* Only a cycle hands a row to a depth already run. */
+		if (!t)
+			return -ELOOP;
+		if (push_row(t, cells, n, g->edges[b]) < 0)
 			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -452,7 +458,13 @@ static int run_agg_scan(sqlite3 *db, const struct ops_graph *g, const struct ops
 		while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 			if (stmt_row(st, c->n, cells, err) < 0)
 				goto out;
-			if (push_down(g, depth, per_depth, cells, c->n, cells[0].u.i, res) < 0)
+			s = push_down(g, depth, per_depth, cells, c->n, cells[0].u.i, res);
+			if (s == -ELOOP) {
+				*err = sqlite3_mprintf("graph_aggregating_scan: the graph has a "
+						       "cycle");
+				goto out;
+			}
+			if (s < 0)
 				goto nomem;
 		}
 		if (s != SQLITE_DONE) {
