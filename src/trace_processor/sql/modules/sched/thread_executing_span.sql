@@ -71,8 +71,8 @@ WITH
     SELECT
       s.state, s.blocked_function, r.id, r.ts, r.utid, r.waker_id, r.waker_utid,
       s.ts AS prev_end_ts, r.is_irq
-    FROM _runnable_state AS r
-    JOIN _sleep_state AS s ON s.utid = r.utid AND r.ts = s.ts + s.dur
+    FROM _sleep_state AS s
+    CROSS JOIN _runnable_state AS r ON r.utid = s.utid AND r.ts = s.ts + s.dur
     UNION ALL
     SELECT
       NULL, NULL, r.id, r.ts, r.utid, r.waker_id, r.waker_utid, NULL, r.is_irq
