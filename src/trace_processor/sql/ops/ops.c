@@ -36,6 +36,14 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 	if (rc == SQLITE_OK)
 		rc = ops_clock_register(conn, db);
 	if (rc == SQLITE_OK)
+		rc = ops_graph_search_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_critical_path_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_dominator_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_tree_partition_register(conn);
+	if (rc == SQLITE_OK)
 		rc = ops_graph_scan_register(conn);
 	return rc;
 }

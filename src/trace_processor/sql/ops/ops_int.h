@@ -279,6 +279,10 @@ int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
 int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph.c */
 int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */
 int ops_clock_register(struct sqlite3 *conn, struct tp_db *db);    /* clock.c */
+int ops_graph_search_register(struct sqlite3 *conn);               /* graph_search.c */
+int ops_critical_path_register(struct sqlite3 *conn);              /* critical_path.c */
+int ops_dominator_register(struct sqlite3 *conn);                  /* dominator.c */
+int ops_tree_partition_register(struct sqlite3 *conn);             /* tree_partition.c */
 int ops_graph_scan_register(struct sqlite3 *conn);                 /* graph_scan.c */
 
 #endif

@@ -1,54 +1,90 @@
 -- SPDX-License-Identifier: Apache-2.0
--- graphs.scan: a scan (a prefix sum) over a directed graph, from a set of
--- starting nodes along the edges, each step computing the values of the
--- nodes it reaches from those of the nodes they were reached from
--- (__intrinsic_graph_scan, ops/graph_scan.c).
+-- graphs.scan: running a query over a graph along its edges, starting from
+-- a row per start node: each node's row goes to the nodes its edges reach,
+-- which compute theirs from what they received.
 
--- One scan column of the starting rows: its name, then its value.
-CREATE PERFETTO MACRO _graph_scan_init_col(name ColumnName, col ColumnName)
-RETURNS _ProjectionFragment AS __intrinsic_stringify!($name), init.$col;
+-- 'col', init_table.col: a name and its value for the row dataframe.
+CREATE PERFETTO MACRO _graph_scan_df_agg(x ColumnName, y ColumnName)
+RETURNS _ProjectionFragment
+AS __intrinsic_stringify!($x), init_table.$y;
 
--- Binds column $slot of the scan's result to the scan column $col.
-CREATE PERFETTO MACRO _graph_scan_bind_col(slot ColumnName, col ColumnName)
-RETURNS Expr AS __intrinsic_table_ptr_bind(res.$slot, __intrinsic_stringify!($col));
+-- Binds the pointer column $x to the column named $y.
+CREATE PERFETTO MACRO _graph_scan_bind(x ColumnName, y ColumnName)
+RETURNS Expr
+AS __intrinsic_table_ptr_bind(result.$x, __intrinsic_stringify!($y));
 
--- Reads column $slot of the scan's result as $col.
-CREATE PERFETTO MACRO _graph_scan_out_col(slot ColumnName, col ColumnName)
-RETURNS _ProjectionFragment AS res.$slot AS $col;
+-- Selects the pointer column $x as $y.
+CREATE PERFETTO MACRO _graph_scan_select(x ColumnName, y ColumnName)
+RETURNS _ProjectionFragment
+AS result.$x AS $y;
 
--- The rows a scan over `graph_table` (columns source_node_id and
--- dest_node_id) reaches from the rows of `init_table` (id and the
--- `scan_columns`): every row of `init_table`, then, step after step, what
--- `step_query` gives for the rows handed on along the edges (it reads
--- them from `$table`: the id of the node reached and the scan columns of
--- the node it was reached from). Columns: id and the `scan_columns` (at
--- most 8).
+-- Scans $graph_table (source_node_id, dest_node_id) from the rows of
+-- $init_table (id and $scan_columns): each round hands every new row to
+-- the nodes its node's edges reach, and $step_query (reading the handed
+-- rows as $table: id and $scan_columns) gives those nodes' rows; until no
+-- row is handed on. Columns: id and $scan_columns, every row produced.
 CREATE PERFETTO MACRO _graph_scan(
-  -- The edges: source_node_id, dest_node_id, not NULL.
+  -- The edges: columns source_node_id and dest_node_id.
   graph_table TableOrSubquery,
-  -- The starting rows: id and the scan columns.
+  -- The start rows: id and the scan columns.
   init_table TableOrSubquery,
-  -- The scan columns, parenthesised: (a, b).
+  -- The scanned columns (at most 7).
   scan_columns ColumnNameList,
-  -- One step: reads `$table`, gives id and the scan columns.
+  -- The step query over $table.
   step_query TableOrSubquery
 )
-RETURNS TableOrSubquery AS
-(
+RETURNS TableOrSubquery
+AS (
   SELECT
-    res.c0 AS id,
-    __intrinsic_token_apply!(_graph_scan_out_col, (c1, c2, c3, c4, c5, c6, c7, c8), $scan_columns)
+    c0 AS id,
+    __intrinsic_token_apply!(_graph_scan_select, (c1, c2, c3, c4, c5, c6, c7), $scan_columns)
   FROM __intrinsic_table_ptr(__intrinsic_graph_scan(
     (SELECT __intrinsic_graph_agg(g.source_node_id, g.dest_node_id) FROM $graph_table AS g),
     (
       SELECT __intrinsic_row_dataframe_agg(
-        'id', init.id,
-        __intrinsic_token_apply!(_graph_scan_init_col, $scan_columns, $scan_columns))
-      FROM $init_table AS init
+        'id', init_table.id,
+        __intrinsic_token_apply!(_graph_scan_df_agg, $scan_columns, $scan_columns)
+      )
+      FROM $init_table AS init_table
     ),
     __intrinsic_stringify_ignore_table!($step_query),
     __intrinsic_stringify!($scan_columns)
-  )) AS res
-  WHERE __intrinsic_table_ptr_bind(res.c0, 'id')
-    AND __intrinsic_token_apply_and!(_graph_scan_bind_col, (c1, c2, c3, c4, c5, c6, c7, c8), $scan_columns)
+  )) AS result
+  WHERE __intrinsic_table_ptr_bind(result.c0, 'id')
+    AND __intrinsic_token_apply_and!(_graph_scan_bind, (c1, c2, c3, c4, c5, c6, c7), $scan_columns)
+);
+
+-- Like _graph_scan, but a node's row is computed once, from all the rows
+-- handed to it: $agg_query runs once per depth (the longest path from a
+-- node to a sink), deepest first, over the rows handed to that depth's
+-- nodes ($table), and its columns must be id and $agg_columns.
+CREATE PERFETTO MACRO _graph_aggregating_scan(
+  -- The edges: columns source_node_id and dest_node_id.
+  graph_table TableOrSubquery,
+  -- The start rows: id and the aggregated columns.
+  init_table TableOrSubquery,
+  -- The aggregated columns (at most 7).
+  agg_columns ColumnNameList,
+  -- The aggregating query over $table.
+  agg_query TableOrSubquery
+)
+RETURNS TableOrSubquery
+AS (
+  SELECT
+    c0 AS id,
+    __intrinsic_token_apply!(_graph_scan_select, (c1, c2, c3, c4, c5, c6, c7), $agg_columns)
+  FROM __intrinsic_table_ptr(__intrinsic_graph_aggregating_scan(
+    (SELECT __intrinsic_graph_agg(g.source_node_id, g.dest_node_id) FROM $graph_table AS g),
+    (
+      SELECT __intrinsic_row_dataframe_agg(
+        'id', init_table.id,
+        __intrinsic_token_apply!(_graph_scan_df_agg, $agg_columns, $agg_columns)
+      )
+      FROM $init_table AS init_table
+    ),
+    __intrinsic_stringify_ignore_table!($agg_query),
+    __intrinsic_stringify!($agg_columns)
+  )) AS result
+  WHERE __intrinsic_table_ptr_bind(result.c0, 'id')
+    AND __intrinsic_token_apply_and!(_graph_scan_bind, (c1, c2, c3, c4, c5, c6, c7), $agg_columns)
 );

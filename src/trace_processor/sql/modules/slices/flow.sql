@@ -1,32 +1,27 @@
 -- SPDX-License-Identifier: Apache-2.0
--- slices.flow: flows followed across slices. Perfetto's UI includes this
--- module before it asks for a selected slice's flows (the table functions
--- directly_connected_flow, preceding_flow and following_flow are built in:
--- ops/slice_fns.c; the flow table's slice_out/slice_in lookups need no
--- index of ours).
+-- slices.flow: the slices reached by following flow events out of a set of
+-- slices.
 
--- Every slice reachable by flows from the slices of `source_table` (a
--- table with an id column) that have a flow out: one row per reached
--- slice and starting slice, with the slice it was first reached from
--- (NULL for the starting slice). Columns: root_node_id, node_id,
+INCLUDE PERFETTO MODULE graphs.search;
+
+-- For each slice of $source_table (a column id) that has an outgoing flow,
+-- every slice reached by following flows from it (each flow weighs 0, so
+-- the bound of 1 is never passed), in DFS order: root_node_id, node_id,
 -- parent_node_id.
-CREATE PERFETTO MACRO _slice_following_flow(source_table TableOrSubquery)
-RETURNS TableOrSubquery AS
-(
-  WITH RECURSIVE
-    _starts AS (
-      SELECT DISTINCT f.slice_out AS id
+CREATE PERFETTO MACRO _slice_following_flow(
+  -- The slices to start from: a column id.
+  source_table TableOrSubquery
+)
+RETURNS TableOrSubquery
+AS (
+  SELECT *
+  FROM graph_reachable_weight_bounded_dfs!(
+    (SELECT f.slice_out AS source_node_id, f.slice_in AS dest_node_id, 0 AS edge_weight FROM flow AS f),
+    (
+      SELECT f.slice_out AS root_node_id, 1 AS root_target_weight
       FROM flow AS f
-      JOIN (SELECT id FROM $source_table) AS src ON src.id = f.slice_out
+      JOIN (SELECT id FROM $source_table) AS src ON f.slice_out = src.id
     ),
-    _reached(root_node_id, node_id, parent_node_id) AS (
-      SELECT id, id, NULL FROM _starts
-      UNION
-      SELECT r.root_node_id, f.slice_in, f.slice_out
-      FROM _reached AS r
-      JOIN flow AS f ON f.slice_out = r.node_id
-    )
-  SELECT root_node_id, node_id, min(parent_node_id) AS parent_node_id
-  FROM _reached
-  GROUP BY root_node_id, node_id
+    1
+  )
 );
