@@ -16,6 +16,7 @@
 #include "base/hmap.h"
 #include "base/log.h"
 #include "base/sock.h"
+#include "base/sort.h"
 #include "ipc/ipc_int.h"
 #include "pb_fields.h"
 
@@ -158,7 +159,7 @@ static void disconnect(struct ipc_client *c, int err)
 	c->cb_depth++;
 	/* Oldest first, so the owner sees calls end in the order it made them. */
 	if (n > 1)
-		qsort(pending, n, sizeof(*pending), cmp_call);
+		sort_n(pending, n, sizeof(*pending), cmp_call);
 	for (i = 0; i < n; i++) {
 		fail_call(c, pending[i]);
 		free(pending[i]);

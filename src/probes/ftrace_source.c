@@ -20,6 +20,7 @@
 #include "base/file.h"
 #include "base/hmap.h"
 #include "base/log.h"
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "probes/ftrace_bundle.h"
 #include "probes/ftrace_categories.h"
@@ -409,7 +410,7 @@ static void dedup_pids(struct ftrace_ctl *c)
 {
 	size_t i, n = 0;
 
-	qsort(c->pids, c->n_pids, sizeof(*c->pids), cmp_pid);
+	sort_n(c->pids, c->n_pids, sizeof(*c->pids), cmp_pid);
 	for (i = 0; i < c->n_pids; i++) {
 		if (n == 0 || c->pids[n - 1] != c->pids[i])
 			c->pids[n++] = c->pids[i];

@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/compiler.h"
 #include "base/file.h"
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 
@@ -249,7 +250,7 @@ static int write_cpu(const struct si_cpu *cpu, void *user)
 	w->n_freqs = 0;
 	add_freqs(w, cpu->index, "cpufreq/scaling_available_frequencies");
 	add_freqs(w, cpu->index, "cpufreq/scaling_boost_frequencies");
-	qsort(w->freqs, w->n_freqs, sizeof(w->freqs[0]), cmp_u32);
+	sort_n(w->freqs, w->n_freqs, sizeof(w->freqs[0]), cmp_u32);
 	for (i = 0; i < w->n_freqs; i++) {
 		if (i == 0 || w->freqs[i] != w->freqs[i - 1])
 			pz_append_varint(&c, PB_CPU_INFO_CPU__FREQUENCIES, w->freqs[i]);

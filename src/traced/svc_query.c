@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "base/version.h"
 #include "ipc/consumer_port.pb-c.h"
 
@@ -80,7 +81,7 @@ static struct svc_producer **sorted_producers(struct svc *svc)
 		return NULL;
 	for (p = svc->producers; p && n < svc->n_producers; p = p->next)
 		v[n++] = p;
-	qsort(v, n, sizeof(*v), cmp_producer);
+	sort_n(v, n, sizeof(*v), cmp_producer);
 	return v;
 }
 
@@ -107,7 +108,7 @@ static struct ds_ref *sorted_data_sources(struct svc *svc, size_t *out_n)
 			n++;
 		}
 	}
-	qsort(v, n, sizeof(*v), cmp_ds);
+	sort_n(v, n, sizeof(*v), cmp_ds);
 	*out_n = n;
 	return v;
 }
@@ -124,7 +125,7 @@ static struct svc_session **visible_sessions(struct svc *svc, uid_t uid, size_t 
 		if (uid == 0 || s->consumer_uid == uid)
 			v[n++] = s;
 	}
-	qsort(v, n, sizeof(*v), cmp_session);
+	sort_n(v, n, sizeof(*v), cmp_session);
 	*out_n = n;
 	return v;
 }

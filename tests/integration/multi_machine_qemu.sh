@@ -204,8 +204,9 @@ while [ ! -e '$_gd/stop' ]; do sleep 0.2; done" 2>"$SVC_TMP/tk.err")
 		# Both trace processors count the same events per machine.
 		cmp -s "$SVC_TMP/$_c.our_tp.per" "$SVC_TMP/$_c.upstream_tp.per" &&
 			pass "qemu/$_c/same_counts_as_upstream_tp" ||
+			{ cp "$SVC_TMP/$_c.pb" "$OUT/qemu_$_c.mismatch.pb" 2>/dev/null
 			fail "qemu/$_c/same_counts_as_upstream_tp" \
-				"ours $(tr '\n' ' ' <"$SVC_TMP/$_c.our_tp.per"), upstream $(tr '\n' ' ' <"$SVC_TMP/$_c.upstream_tp.per")"
+				"ours $(tr '\n' ' ' <"$SVC_TMP/$_c.our_tp.per"), upstream $(tr '\n' ' ' <"$SVC_TMP/$_c.upstream_tp.per") (trace kept in $OUT/qemu_$_c.mismatch.pb)"; }
 	fi
 	svc_wait_for 20 sh -c "! kill -0 $_pid 2>/dev/null" || bash "$TK" --stop "$TK_ID" >/dev/null 2>&1
 	svc_kill "$_c.probes"

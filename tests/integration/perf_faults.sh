@@ -352,10 +352,12 @@ else
 		# unwound unless the backlog passed the footprint limit, which a
 		# busy machine's longer session of 1 kHz samples can reach: a
 		# stack missing is then counted as skipped at enqueue; with none
-		# skipped and none lost, 99% have theirs.
+		# skipped and none lost, 99% have theirs. A sample taken while the
+		# spinner starts or exits has no user registers and so no stack
+		# (seen once in 1508): two such are allowed beside the skipped.
 		if [ $((${n:-0} + ${lost:-0})) -ge $((${cpu_ms:-9999} * 6 / 10)) ] &&
 			[ "${n:-0}" -ge 1 ] &&
-			[ $((${n:-0} - ${cs:-0})) -le "${skipped:-0}" ] &&
+			[ $((${n:-0} - ${cs:-0})) -le $((${skipped:-0} + 2)) ] &&
 			{ [ $((${skipped:-0} + ${lost:-0})) -gt 0 ] || [ "${cs:-0}" -ge $((${n:-0} * 99 / 100)) ]; }; then
 			pass perf_faults/slow_unwinder
 		else

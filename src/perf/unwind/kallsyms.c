@@ -11,6 +11,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/sort.h"
 
 /* /proc/kallsyms is far below this; it bounds what we read. */
 #define KALLSYMS_MAX_BYTES (64u * 1024 * 1024)
@@ -95,7 +96,7 @@ int kallsyms_parse(struct kallsyms *ks, const char *text, size_t len)
 		ks->n_syms++;
 	}
 	if (ks->n_syms)
-		qsort(ks->syms, ks->n_syms, sizeof(*ks->syms), cmp_sym);
+		sort_n(ks->syms, ks->n_syms, sizeof(*ks->syms), cmp_sym);
 	return 0;
 oom:
 	kallsyms_fini(ks);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
+
 int symtab_add(struct symtab *t, uint64_t addr, uint64_t size, const char *name)
 {
 	size_t len = strlen(name) + 1;
@@ -57,7 +59,7 @@ static int cmp_sym(const void *a, const void *b)
 void symtab_finish(struct symtab *t)
 {
 	if (t->n_syms)
-		qsort(t->syms, t->n_syms, sizeof(*t->syms), cmp_sym);
+		sort_n(t->syms, t->n_syms, sizeof(*t->syms), cmp_sym);
 }
 
 const char *symtab_lookup(const struct symtab *t, uint64_t addr)

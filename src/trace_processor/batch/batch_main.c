@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/sort.h"
 #include "trace_processor/batch/batch.h"
 #include "trace_processor/batch/batch_out.h"
 #include "trace_processor/batch/batch_record.h"
@@ -116,7 +117,7 @@ static int add_path(struct list *l, const char *path, const char *suffix)
 	}
 	closedir(d);
 	if (here.n)
-		qsort(here.v, here.n, sizeof(*here.v), cmp_str);
+		sort_n(here.v, here.n, sizeof(*here.v), cmp_str);
 	for (i = 0; i < here.n; i++) {
 		if (rc == 0 && list_add(l, here.v[i]))
 			rc = -1;

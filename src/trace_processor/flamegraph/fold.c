@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/sort.h"
 #include "trace_processor/flamegraph/flamegraph_int.h"
 #include "trace_processor/trace_processor.h"
 
@@ -357,7 +358,7 @@ void fg_folded_sort_merge(struct fg_folded *f)
 
 	if (f->n < 2)
 		return;
-	qsort(f->v, f->n, sizeof(*f->v), stack_cmp);
+	sort_n(f->v, f->n, sizeof(*f->v), stack_cmp);
 	for (i = 1; i < f->n; i++) {
 		struct fg_stack *last = &f->v[o];
 

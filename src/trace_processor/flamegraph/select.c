@@ -18,6 +18,7 @@
 
 #include "base/buf.h"
 #include "base/compiler.h"
+#include "base/sort.h"
 #include "trace_processor/flamegraph/flamegraph_int.h"
 #include "trace_processor/trace_processor.h"
 
@@ -238,7 +239,7 @@ static int timebase_load(struct tp *tp, struct timebase *tb)
 	}
 	sqlite3_finalize(st);
 	if (tb->n)
-		qsort(tb->v, tb->n, sizeof(*tb->v), tb_cmp);
+		sort_n(tb->v, tb->n, sizeof(*tb->v), tb_cmp);
 	return 0;
 fail:
 	sqlite3_finalize(st);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/read/read_int.h"
@@ -432,7 +433,7 @@ int tp_bundle_open(struct tp_clock_graph *clocks, struct tp_bundle_cursor *c,
 	}
 	if (!sorted) {
 		note(c, "ftrace_bundle_out_of_order", 1);
-		qsort(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
+		sort_n(c->ev, c->n_ev, sizeof(*c->ev), cmp_event);
 	}
 	for (i = 0; i < c->n_sw; i++)
 		c->sw[i].ts = to_trace(clocks, c, c->sw[i].ts);

@@ -28,6 +28,7 @@
 #include "base/clock.h"
 #include "base/compiler.h"
 #include "base/file.h"
+#include "base/sort.h"
 #include "base/version.h"
 #include "trace_processor/shell/shell_int.h"
 #include "trace_processor/storage/storage.h"
@@ -826,7 +827,7 @@ static int list_relations(struct tp *tp, sqlite3 *db, struct name_list *out)
 	}
 	sqlite3_finalize(stmt);
 	if (rc == 0)
-		qsort(out->v, out->n, sizeof(*out->v), cmp_names);
+		sort_n(out->v, out->n, sizeof(*out->v), cmp_names);
 	return rc;
 }
 

@@ -20,6 +20,7 @@
 
 #include "base/buf.h"
 #include "base/file.h"
+#include "base/sort.h"
 #include "trace_processor/trace_processor.h"
 
 /* Largest module file read, and most files a package may hold. */
@@ -247,7 +248,7 @@ static int add_package(struct tp *tp, const char *arg, bool allow_override, char
 			*msg = NULL;
 		goto out;
 	}
-	qsort(f.v, f.n, sizeof(*f.v), cmp_str);
+	sort_n(f.v, f.n, sizeof(*f.v), cmp_str);
 	for (i = 0; i < f.n; i++) {
 		char *key, *path;
 		size_t stem;
@@ -307,7 +308,7 @@ static int override_stdlib(struct tp *tp, const char *arg, char **msg)
 			*msg = NULL;
 		goto out;
 	}
-	qsort(f.v, f.n, sizeof(*f.v), cmp_str);
+	sort_n(f.v, f.n, sizeof(*f.v), cmp_str);
 	for (i = 0; i < f.n; i++) {
 		char *key, *path;
 		size_t pkg_len;

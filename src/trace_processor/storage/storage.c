@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/sort.h"
 
 /* ------------------------------------------------------------ strings ---- */
 
@@ -499,7 +500,7 @@ static int build_order(const struct tp_table *t, uint32_t c1, int c2, const stru
 			p[i].b = key_of(t, c2, rank2, i);
 			p[i].row = (uint32_t)i;
 		}
-		qsort(p, n, sizeof(*p), cmp_triple);
+		sort_n(p, n, sizeof(*p), cmp_triple);
 		for (i = 0; i < n; i++)
 			rows[i] = p[i].row;
 		free(p);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
@@ -451,7 +452,7 @@ void tp_remote_clock_sync(struct tp_import *imp, const uint8_t *data, size_t len
 			off[k].n += 2;
 		}
 	}
-	qsort(off, n_off, sizeof(off[0]), cmp_offset);
+	sort_n(off, n_off, sizeof(off[0]), cmp_offset);
 	/*
 	 * One link per clock: the host's reading of the last round that saw
 	 * the clock, and the client's clock at that reading plus the offset.

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "base/hash.h"
+#include "base/sort.h"
 #include "trace_processor/import/common/common.h"
 
 /* A client can make us remember this many pairs; later ones are dropped. */
@@ -1047,7 +1048,7 @@ static void thread_args_finish(struct tp_import *imp)
 	if (!pa->n_ids || map_clear_order(pa->ids, pa->n_ids) < 0)
 		return;
 	if (pa->n)
-		qsort(pa->a, pa->n, sizeof(*pa->a), cmp_pending);
+		sort_n(pa->a, pa->n, sizeof(*pa->a), cmp_pending);
 	for (i = 0; i < pa->n_ids; i++) {
 		uint32_t utid = pa->ids[i];
 		int64_t set;
@@ -1078,7 +1079,7 @@ void tp_proc_finish(struct tp_import *imp)
 	 * those per thread. */
 	if (p->n_arg_upids && map_clear_order(p->arg_upids, p->n_arg_upids) == 0) {
 		if (p->procs.n)
-			qsort(p->procs.a, p->procs.n, sizeof(*p->procs.a), cmp_pending);
+			sort_n(p->procs.a, p->procs.n, sizeof(*p->procs.a), cmp_pending);
 		for (i = 0; i < p->n_arg_upids; i++) {
 			uint32_t upid = p->arg_upids[i];
 			int64_t set;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/import/common/common.h"
 
 struct tp_stats {
@@ -415,7 +416,7 @@ void tp_metadata_finish(struct tp_import *imp)
 		rows[i].stage = meta_stage(tp_str_get(&imp->db->strings,
 						      (uint32_t)rows[i].cell[META_NAME]));
 	}
-	qsort(rows, n, sizeof(*rows), cmp_meta_cells);
+	sort_n(rows, n, sizeof(*rows), cmp_meta_cells);
 	hmap_clear(&imp->stats->meta_rows);
 	for (i = 0; i < n; i++) {
 		const char *name = tp_str_get(&imp->db->strings, (uint32_t)rows[i].cell[META_NAME]);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
@@ -142,7 +143,7 @@ static void java_frames(struct tp_import *imp, struct jframes *j)
 			       tp_get_int(ps, PERF_CALLSITE_ID, a));
 	}
 	free(guess);
-	qsort(j->a, j->n, sizeof(*j->a), cmp_jframe);
+	sort_n(j->a, j->n, sizeof(*j->a), cmp_jframe);
 }
 
 /* A method's candidate names ("class.method" -> deobfuscated). */
@@ -193,7 +194,7 @@ static void rename_frames(struct tp_import *imp, const struct jframes *j, uint32
 		return;
 	for (size_t i = 0; i < n; i++)
 		names[i] = tp_str_get(&imp->db->strings, m[i].deobf);
-	qsort(names, n, sizeof(*names), cmp_str);
+	sort_n(names, n, sizeof(*names), cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (i && strcmp(names[i], names[i - 1]) == 0)
 			continue;
@@ -302,7 +303,7 @@ static void one_mapping(struct tp_import *imp, const struct jframes *j, const ui
 			ms[n++] = me;
 		}
 	}
-	qsort(ms, n, sizeof(*ms), cmp_method);
+	sort_n(ms, n, sizeof(*ms), cmp_method);
 	for (size_t i = 0; i < n;) {
 		size_t e = i + 1;
 

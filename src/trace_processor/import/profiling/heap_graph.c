@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/common/common.h"
@@ -845,7 +846,8 @@ static void mark_root(struct tp_import *imp, struct tp_heap_graph *g, int64_t ob
 				break;
 			kids[nk++] = owned;
 		}
-		qsort(kids, nk, sizeof(*kids), cmp_i64);
+		if (nk > 1)
+			sort_n(kids, nk, sizeof(*kids), cmp_i64);
 		for (size_t i = 0; i < nk; i++) {
 			if (i && kids[i] == kids[i - 1])
 				continue;
@@ -984,7 +986,7 @@ static void finalize(struct tp_import *imp, struct tp_heap_graph *g, struct hg_s
 	struct tp_table *hg = &imp->db->heap_graph;
 	int64_t row = NONE;
 
-	qsort(s->types, s->n_types, sizeof(*s->types), cmp_type);
+	sort_n(s->types, s->n_types, sizeof(*s->types), cmp_type);
 	hmap_clear(&s->type_idx);
 	for (size_t i = 0; i < s->n_types; i++)
 		hmap_put(&s->type_idx, s->types[i].id, i);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/ops_int.h"
 #include "trace_processor/storage/storage.h"
 
@@ -80,7 +81,7 @@ static int timeline_build(const struct tp_table *cs, int64_t clock_id, struct ti
 		free(tmp);
 		return 0;
 	}
-	qsort(tmp, n, 3 * sizeof(*tmp), cmp_pair);
+	sort_n(tmp, n, 3 * sizeof(*tmp), cmp_pair);
 	out->ts = malloc(n * sizeof(*out->ts));
 	out->val = malloc(n * sizeof(*out->val));
 	if (!out->ts || !out->val) {

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/ops_int.h"
 
 /* Most frames one root's walk may take before it is called a cycle. */
@@ -111,7 +112,7 @@ static void wakeup_final(sqlite3_context *ctx)
 		return;
 	}
 	*slot = NULL;
-	qsort(g->v, g->n, sizeof(*g->v), node_cmp);
+	sort_n(g->v, g->n, sizeof(*g->v), node_cmp);
 	/* Of equal ids the last given replaces the others. */
 	for (i = 0; i < g->n; i++) {
 		if (w > 0 && g->v[w - 1].id == g->v[i].id)

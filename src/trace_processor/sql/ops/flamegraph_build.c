@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/flamegraph_int.h"
 
 #define HIDE_STACK_BIT (1ull << 63)
@@ -774,7 +775,7 @@ static int text_agg(struct builder *b, size_t ai, size_t node, const struct ops_
 		if (multiple) {
 			size_t d = 1;
 
-			qsort(*keys, n_keys, sizeof(**keys), cmp_u64);
+			sort_n(*keys, n_keys, sizeof(**keys), cmp_u64);
 			for (i = 1; i < n_keys; i++)
 				d += (*keys)[i] != (*keys)[i - 1];
 			sqlite3_str_appendf(s, " and %llu others", (unsigned long long)d);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/flamegraph_int.h"
 
 struct by_width {
@@ -44,7 +45,7 @@ int fg_layout(const int64_t *depth, const uint32_t *parent, const double *width,
 		if (parent[i] != FG_NONE)
 			off[parent[i] + 1]++;
 	}
-	qsort(sorted, n, sizeof(*sorted), cmp_width);
+	sort_n(sorted, n, sizeof(*sorted), cmp_width);
 	for (i = 0; i < n; i++)
 		off[i + 1] += off[i];
 	memcpy(fill, off, n * sizeof(*fill));

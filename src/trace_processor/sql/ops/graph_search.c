@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/ops_int.h"
 
 /* Largest node id a search takes (its visited set is a byte per id). */
@@ -291,7 +292,7 @@ static int wb_run(void *user, sqlite3_value **argv, struct ops_table *out, char 
 		if (r >= n_ids)
 			n_ids = r + 1;
 	}
-	qsort(edges, n_edges, sizeof(*edges), wb_edge_cmp);
+	sort_n(edges, n_edges, sizeof(*edges), wb_edge_cmp);
 	start = calloc((size_t)n_ids + 1, sizeof(*start));
 	seen = malloc(n_ids ? n_ids : 1);
 	if (!start || !seen)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/ops_int.h"
 #include "trace_processor/storage/storage.h"
 
@@ -338,7 +339,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 	s_fin = tp_str_find(&db->strings, "KIND_FINALIZER_REFERENCE", 24);
 	s_phantom = tp_str_find(&db->strings, "KIND_PHANTOM_REFERENCE", 22);
 	/* Breadth first from every root at once. */
-	qsort(roots, n_roots, sizeof(*roots), cmp_root);
+	sort_n(roots, n_roots, sizeof(*roots), cmp_root);
 	for (size_t i = 0; i < n_roots; i++) {
 		if (seen[roots[i].obj])
 			continue;
@@ -377,7 +378,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 			}
 			kids[nk++] = (uint32_t)owned;
 		}
-		qsort(kids, nk, sizeof(*kids), cmp_u32);
+		sort_n(kids, nk, sizeof(*kids), cmp_u32);
 		for (size_t i = 0; i < nk; i++) {
 			if (seen[kids[i]])
 				continue;
@@ -393,7 +394,7 @@ static int run_graph(struct tp_db *db, sqlite3_value **argv, struct ops_table *o
 		goto oom;
 	for (size_t i = 0; i < n_sel; i++)
 		keys[i] = (uint64_t)(uint32_t)tp_get_int(objs, HGO_TYPE_ID, sel[i]) << 32 | sel[i];
-	qsort(keys, n_sel, sizeof(*keys), cmp_u64);
+	sort_n(keys, n_sel, sizeof(*keys), cmp_u64);
 	for (size_t i = 0; i < n_sel; i++)
 		sel[i] = (uint32_t)keys[i];
 	for (size_t i = 0; i < objs->n_rows; i++)

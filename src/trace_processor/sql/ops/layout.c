@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/sort.h"
 #include "trace_processor/sql/ops/ops_int.h"
 #include "trace_processor/storage/storage.h"
 
@@ -218,7 +219,7 @@ static int compute(struct tp_db *db, const int64_t *tracks, size_t n_tracks,
 	if (!n_rows)
 		goto out;
 	err = -ENOMEM;
-	qsort(rows, n_rows, sizeof(*rows), cmp_u32);
+	sort_n(rows, n_rows, sizeof(*rows), cmp_u32);
 	slice_group = malloc(n_rows * sizeof(*slice_group));
 	c->id = malloc(n_rows * sizeof(*c->id));
 	c->depth = malloc(n_rows * sizeof(*c->depth));
@@ -266,7 +267,7 @@ static int compute(struct tp_db *db, const int64_t *tracks, size_t n_tracks,
 	for (i = 0; i < n_groups; i++)
 		order[i] = (uint32_t)i;
 	g_sort_groups = groups;
-	qsort(order, n_groups, sizeof(*order), cmp_group);
+	sort_n(order, n_groups, sizeof(*order), cmp_group);
 
 	for (k = 0; k < n_groups; k++) {
 		struct group *g = &groups[order[k]];

@@ -14,6 +14,7 @@
  * package). Each module remembers whether it ran, runs, or failed;
  * running one is perfetto_sql.c's.
  */
+#include "base/sort.h"
 #include "trace_processor/sql/psql/psql.h"
 
 #include <errno.h>
@@ -109,7 +110,7 @@ int tp_psql_modules_create(struct tp_sql_modules **out)
 			p->mods[p->n].sql = tp_sql_modules[i].sql;
 			p->n++;
 		}
-		qsort(p->mods, p->n, sizeof(*p->mods), cmp_mod);
+		sort_n(p->mods, p->n, sizeof(*p->mods), cmp_mod);
 	}
 	*out = m;
 	return 0;
@@ -216,7 +217,7 @@ int tp_psql_modules_register(struct tp_sql_modules *m, const char *name, size_t 
 		memcpy(text, sqls[i], sql_lens[i]);
 		text[sql_lens[i]] = '\0';
 	}
-	qsort(fresh.mods, fresh.n, sizeof(*fresh.mods), cmp_mod);
+	sort_n(fresh.mods, fresh.n, sizeof(*fresh.mods), cmp_mod);
 	/* A module named twice: the last text, as a map keeps it. */
 	for (i = 1; i < fresh.n; i++) {
 		if (strcmp(fresh.mods[i - 1].name, fresh.mods[i].name) == 0) {
