@@ -115,15 +115,7 @@ static int ptr_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 		if (!bound[i])
 			return set_error(tab, "Bound columns are not dense");
 	}
-	/*
-	 * The table's size is known only at xFilter; the tables the graph and
-	 * interval built-ins give are mostly big. Said so, the planner scans
-	 * this once as the outer loop and indexes the other side of a join
-	 * (SQLite's default guess, 25 rows, made it rescan a big materialised
-	 * subquery for every row of this).
-	 */
-	info->estimatedCost = 1e6;
-	info->estimatedRows = 1000000;
+	info->estimatedCost = 1000;
 	return SQLITE_OK;
 }
 

@@ -138,9 +138,6 @@ SELECT
 FROM ev
 ORDER BY ev.id;
 
--- The critical path looks nodes up by id.
-CREATE PERFETTO INDEX _wakeup_graph_id_idx ON _wakeup_graph(id);
-
 -- The nodes of $_node_table (id, utid, ts, prev_id) that cover the
 -- intervals of $_source_table (utid, ts, dur) on their thread: the last
 -- node starting at or before each interval's start up to the first
@@ -245,12 +242,6 @@ AS (
 -- The critical path of the intervals of $_intervals_table (utid, ts, dur)
 -- in the graph $_node_table, cut to each interval: root_utid, utid,
 -- root_id, id, ts, dur, interval_ts, interval_dur.
--- A part of the path is named for the intersection by its root and
--- blocking nodes in one integer (root_id in the high 32 bits, node ids
--- are below 2^32: __intrinsic_wakeup_graph_agg checks), so that nothing
--- has to be joined back by a row number: the blocking thread comes from
--- $_node_table by id (an index on _wakeup_graph's), the interval from
--- the few intervals.
 CREATE PERFETTO MACRO _critical_path_by_intervals(
   _intervals_table TableOrSubQuery,
   _node_table TableOrSubQuery
@@ -258,29 +249,35 @@ CREATE PERFETTO MACRO _critical_path_by_intervals(
 RETURNS TableOrSubQuery
 AS (
   WITH
-    _cpi_intervals AS MATERIALIZED (
+    _cpi_nodes AS (SELECT * FROM $_node_table),
+    _cpi_intervals AS (
       SELECT row_number() OVER (ORDER BY i.ts) AS id, i.ts, i.dur, i.utid AS root_utid
       FROM $_intervals_table AS i
     ),
-    _cpi_span AS MATERIALIZED (
-      SELECT (p.root_id << 32) | p.id AS id, p.ts, p.dur, rn.utid AS root_utid
+    _cpi_path AS (
+      SELECT row_number() OVER (ORDER BY p.ts) AS id, p.root_id, p.id AS cr_id, p.ts, p.dur
       FROM _critical_path_by_roots!(
         _intervals_to_roots!($_intervals_table, $_node_table),
-        $_node_table
+        _cpi_nodes
       ) AS p
-      JOIN $_node_table AS rn ON rn.id = p.root_id
+    ),
+    _cpi_span AS (
+      SELECT rn.utid AS root_utid, bn.utid, p.root_id, p.cr_id, p.id, p.ts, p.dur
+      FROM _cpi_path AS p
+      JOIN _cpi_nodes AS rn ON rn.id = p.root_id
+      JOIN _cpi_nodes AS bn ON bn.id = p.cr_id
     )
   SELECT DISTINCT
-    ii.root_utid,
-    bn.utid,
-    (ii.id_0 >> 32) & 4294967295 AS root_id,
-    bn.id,
+    sp.root_utid,
+    sp.utid,
+    sp.root_id,
+    sp.cr_id AS id,
     ii.ts,
     ii.dur,
     iv.ts AS interval_ts,
     iv.dur AS interval_dur
   FROM _interval_intersect!((_cpi_span, _cpi_intervals), (root_utid)) AS ii
-  JOIN $_node_table AS bn ON bn.id = ii.id_0 & 4294967295
+  JOIN _cpi_span AS sp ON sp.id = ii.id_0
   JOIN _cpi_intervals AS iv ON iv.id = ii.id_1
 );
 
