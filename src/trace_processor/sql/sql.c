@@ -120,16 +120,6 @@ int tp_sql_open(struct tp_db *db, struct sqlite3 **out)
 		err = rc == SQLITE_NOMEM ? -ENOMEM : -EIO;
 		goto fail;
 	}
-	/*
-	 * Sorts, materialised subqueries, automatic indexes and TEMP tables in
-	 * memory, as the main database is: on a file they cost a pread per
-	 * page (the standard library's big joins spent most of their time
-	 * there). Set before anything uses the temp database, which changing
-	 * it would drop.
-	 */
-	rc = sqlite3_exec(conn, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto fail;
 	s = malloc(sizeof(*s));
 	if (!s) {
 		err = -ENOMEM;
