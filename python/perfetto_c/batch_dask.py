@@ -147,7 +147,7 @@ def gather(client, futures, allowed):
             if not live & set(allowed[i]):
                 f.cancel()
                 out[i] = TraceProcessorException(
-                    "the Dask worker %s that ran this trace is gone" % " or ".join(allowed[i])
+                    "the Dask worker %s that held this trace is gone" % " or ".join(allowed[i])
                     if len(allowed[i]) == 1 else
                     "every Dask worker that can read this trace (%s) is gone" %
                     ", ".join(allowed[i]))

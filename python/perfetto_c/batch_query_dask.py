@@ -47,7 +47,14 @@ def _value(v):
 
 
 def _error_text(e):
-    return str(e) or type(e).__name__
+    """The message of @e; a query error's SQLite message without the
+    engine's traceback lines (pfc_batch_query's workers give SQLite's)."""
+    text = str(e) or type(e).__name__
+    lines = text.split("\n")
+    if lines[0] == "Traceback (most recent call last):":
+        rest = [ln for ln in lines[1:] if not ln.startswith("  ")]
+        text = "\n".join(rest) or text
+    return text
 
 
 def trace_records(path, texts, bin_path):
