@@ -81,9 +81,10 @@ def _scheduler_workers(dask_scheduler=None):
 
 # --------------------------------------------------------- on the client ----
 
-def connect(dask):
+def connect(dask, timeout=None):
     """A distributed.Client for @dask (an address or a Client) and
-    whether this code made it (and so closes it)."""
+    whether this code made it (and so closes it). @timeout: seconds to keep
+    trying to reach the scheduler (default $PFC_DASK_TIMEOUT, else 30)."""
     try:
         import distributed
     except ImportError as e:
@@ -92,7 +93,9 @@ def connect(dask):
     if isinstance(dask, distributed.Client):
         return dask, False
     try:
-        return distributed.Client(dask, timeout=30), True
+        if timeout is None:
+            timeout = float(os.environ.get("PFC_DASK_TIMEOUT") or 30)
+        return distributed.Client(dask, timeout=timeout), True
     except (OSError, TimeoutError) as e:
         raise TraceProcessorException("cannot reach the Dask scheduler at %s: %s" %
                                       (dask, e)) from None
@@ -171,7 +174,7 @@ class DaskBackend:
     (key, worker address)."""
 
     def __init__(self, config):
-        self._client, self._own = connect(config.dask)
+        self._client, self._own = connect(config.dask, config.dask_timeout)
         self._tp_config = config.tp_config
         self._prefix = "pfc-%s-" % uuid.uuid4().hex
 

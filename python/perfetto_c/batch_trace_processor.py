@@ -51,12 +51,14 @@ class BatchTraceProcessorConfig:
     """tp_config: the TraceProcessorConfig of every engine (on a Dask
     worker bin_path None means the worker's $PERFETTO_C_TP or PATH);
     dask: None (engines on this machine), a scheduler address or a
-    distributed.Client; max_workers: engines run at once locally (default:
-    one per CPU)."""
+    distributed.Client; dask_timeout: seconds to keep trying to reach the
+    scheduler (default $PFC_DASK_TIMEOUT, else 30); max_workers: engines
+    run at once locally (default: one per CPU)."""
 
     def __init__(self, tp_config=None, load_failure_handling=FailureHandling.RAISE_EXCEPTION,
                  execute_failure_handling=FailureHandling.RAISE_EXCEPTION, dask=None,
-                 max_workers=None):
+                 max_workers=None, dask_timeout=None):
+        self.dask_timeout = dask_timeout
         self.tp_config = tp_config or TraceProcessorConfig()
         self.load_failure_handling = load_failure_handling
         self.execute_failure_handling = execute_failure_handling
