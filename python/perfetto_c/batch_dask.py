@@ -108,9 +108,12 @@ def live_workers(client):
 def place(client, paths):
     """For each path, the workers that can read it (a list, maybe empty)."""
     paths = [p for p in paths if isinstance(p, str)]
-    answers = client.run(readable, paths) if paths else {}
+    # A worker that fails to answer (it is leaving) reads nothing.
+    answers = client.run(readable, paths, on_error="return") if paths else {}
     where = {p: [] for p in paths}
     for worker, flags in sorted(answers.items()):
+        if isinstance(flags, BaseException):
+            continue
         for p, ok in zip(paths, flags):
             if ok:
                 where[p].append(worker)
