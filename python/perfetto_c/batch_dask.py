@@ -110,6 +110,8 @@ def place(client, paths):
     paths = [p for p in paths if isinstance(p, str)]
     # A worker that fails to answer (it is leaving) reads nothing.
     answers = client.run(readable, paths, on_error="return") if paths else {}
+    if paths and not answers:
+        raise TraceProcessorException("the Dask cluster has no workers")
     where = {p: [] for p in paths}
     for worker, flags in sorted(answers.items()):
         if isinstance(flags, BaseException):

@@ -155,7 +155,9 @@ cp "$tmp/traces/a.pftrace" "$tmp/traces/b.pftrace" "$tmp/bq/"
 cp "$tmp/bad/bad.pftrace" "$tmp/bq/c.pftrace"
 echo "SELECT COUNT(*) AS slices, SUM(dur) AS total FROM sched;" >"$tmp/sql/sched.sql"
 printf '%s\n%s\n' "CREATE TEMP TABLE x AS SELECT 1 AS v;" \
-	"SELECT v, 'a\"b,c' AS s, NULL AS n, 1.5 AS f, x'00ff' AS b FROM x;" >"$tmp/sql/multi.sql"
+	"SELECT v, 'a\"b,c' AS s, NULL AS n, 1.5 AS f, x'00ff' AS b, 't' || char(9) || 'n' ||
+	char(10) || 'r' || char(13) || 'b\\' AS e, 1e300 * 1e300 AS inf, -0.1 AS g FROM x;" \
+	>"$tmp/sql/multi.sql"
 echo "SELECT nope FROM sched" >"$tmp/sql/bad.sql"
 (cd "$tmp" && "$OUT/pfc_batch_query" -j 2 -s sql -o local.csv bq >/dev/null 2>&1)
 rc_local=$?
@@ -176,7 +178,7 @@ else
 	fail tp_batch_dask/batch_query/csv_as_local "exit $rc_local/$rc_dask: $(diff "$tmp/local.csv" "$tmp/dask.csv" | head -n 6 | tr '\n' ' ') $(head -c 300 "$tmp/bq.err")"
 fi
 if command -v sqlite3 >/dev/null 2>&1 && [ -s "$tmp/dask.sqlite" ]; then
-	q="SELECT trace, row, v, s, n, f, hex(b), typeof(f) FROM multi ORDER BY trace, row"
+	q="SELECT trace, row, v, s, n, f, hex(b), typeof(f), hex(e), inf, g FROM multi ORDER BY trace, row"
 	if [ "$(sqlite3 "$tmp/dask.sqlite" "$q")" = "$(sqlite3 "$tmp/local.sqlite" "$q")" ] &&
 		[ -n "$(sqlite3 "$tmp/dask.sqlite" "$q")" ]; then
 		pass tp_batch_dask/batch_query/sqlite_types_as_local
