@@ -6,7 +6,9 @@ put its traces on a Dask cluster:
 
 Each trace is one task on a worker that can read it (perfetto_c.batch_dask
 places it): the worker starts our engine, loads the trace, runs the trace
-bounds query and every SQL file in order on the same engine, stops it and
+bounds query and every SQL file in order on the same engine (a file's
+statements one by one, the last one with columns giving the rows, as
+pfc_batch_query's own workers do), stops it and
 sends back the per-trace result file that pfc_batch_query's own workers
 write (format in src/trace_processor/batch/batch_record.h); it is written
 to DIR/<trace index> and pfc_batch_query appends it to its output as
@@ -16,6 +18,7 @@ cannot be used at all.
 """
 
 import os
+import sqlite3
 import sys
 
 from perfetto_c import batch_dask
@@ -44,6 +47,34 @@ def _value(v):
     if isinstance(v, (bytes, bytearray)):
         return "b" + bytes(v).hex()
     return "s" + _esc(str(v))
+
+
+def statements(sql):
+    """@sql cut into its statements, as SQLite's tokenizer sees them
+    (quotes, comments, trigger bodies); a tail without ';' is one more."""
+    out, start, i = [], 0, sql.find(";")
+    while i >= 0:
+        piece = sql[start:i + 1]
+        if sqlite3.complete_statement(piece):
+            out.append(piece)
+            start = i + 1
+        i = sql.find(";", i + 1)
+    if sql[start:].strip():
+        out.append(sql[start:])
+    return out
+
+
+def run_file(tp, sql):
+    """Every statement of @sql in turn, as pfc_batch_query's workers run a
+    query file: the result of the last one with columns, or raises."""
+    last = None
+    for st in statements(sql):
+        res = tp.query(st)
+        if res.column_names:
+            last = res
+    if last is None:
+        raise TraceProcessorException("no statement returned rows")
+    return last
 
 
 def _error_text(e):
@@ -81,12 +112,9 @@ def trace_records(path, texts, bin_path):
         lines.append("M\t" + "\t".join(_value(v) for v in meta))
         for qi, sql in enumerate(texts):
             try:
-                res = tp.query(sql)
+                res = run_file(tp, sql)
             except TraceProcessorException as e:
                 lines.append("E\t%d\t%s" % (qi, _esc(_error_text(e))))
-                continue
-            if not res.column_names:
-                lines.append("E\t%d\tno statement returned rows" % qi)
                 continue
             lines.append("C\t%d\t%s" % (qi, "\t".join(_esc(c) for c in res.column_names)))
             for row in res._rows:

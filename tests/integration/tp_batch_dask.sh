@@ -156,7 +156,8 @@ cp "$tmp/bad/bad.pftrace" "$tmp/bq/c.pftrace"
 echo "SELECT COUNT(*) AS slices, SUM(dur) AS total FROM sched;" >"$tmp/sql/sched.sql"
 printf '%s\n%s\n' "CREATE TEMP TABLE x AS SELECT 1 AS v;" \
 	"SELECT v, 'a\"b,c' AS s, NULL AS n, 1.5 AS f, x'00ff' AS b, 't' || char(9) || 'n' ||
-	char(10) || 'r' || char(13) || 'b\\' AS e, 1e300 * 1e300 AS inf, -0.1 AS g FROM x;" \
+	char(10) || 'r' || char(13) || 'b\\' AS e, 1e300 * 1e300 AS inf, -0.1 AS g FROM x;
+	CREATE TEMP TABLE y AS SELECT ';' AS semi; -- a last statement without rows" \
 	>"$tmp/sql/multi.sql"
 echo "SELECT nope FROM sched" >"$tmp/sql/bad.sql"
 (cd "$tmp" && "$OUT/pfc_batch_query" -j 2 -s sql -o local.csv bq >/dev/null 2>&1)
