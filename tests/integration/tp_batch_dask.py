@@ -109,6 +109,19 @@ def local():
         want = b3.query_and_flatten(COUNT)
     say(rows(flat) == rows(want[["n", "d"]]) and list(flat.columns) == ["n", "d"],
         "local/bytes_and_file_object", (flat, want))
+
+    class Resolver:  # as upstream's TraceUriResolver: results with trace and metadata
+        class Result:
+            def __init__(self, trace, metadata):
+                self.trace, self.metadata = trace, metadata
+
+        def resolve(self):
+            return [self.Result(t, {"day": "d%d" % i}) for i, t in enumerate(TRACES[:2])]
+
+    with BatchTraceProcessor(Resolver(), config=local_config()) as b4:
+        flat = b4.query_and_flatten(COUNT)
+    say(list(flat.columns) == ["n", "d", "day", "_path"] and list(flat["day"]) == ["d0", "d1"]
+        and list(flat["_path"]) == TRACES[:2], "local/resolver_metadata", flat)
     e = raises(lambda: BatchTraceProcessor([TRACES[0], BAD], config=local_config()),
                BAD, "Unknown trace type")
     say(e is not None, "local/bad_trace_raises")
