@@ -3,10 +3,11 @@
 a Dask distributed cluster (Debian python3-distributed).
 
 Loading: every worker is asked which of the trace paths it can read (a
-path is made absolute first when it exists here, so a cluster sharing
-this machine's files reads the same file); each trace goes to one of the
-workers that can, as Dask places it. A trace given as bytes, a file
-object or a generator is read here and sent to any worker. The worker
+relative path is made absolute from this process's working directory
+first, so a cluster sharing this machine's files reads the same file);
+each trace goes to one of the workers that can, as Dask places it. A
+trace given as bytes, a file object or a generator is read here and sent
+to any worker. The worker
 starts our trace_processor_shell (tp_config.bin_path, else its own
 $PERFETTO_C_TP or PATH) with die_with_parent, loads the trace and keeps
 the engine under a key; later runs of the trace are pinned to that worker
@@ -123,7 +124,9 @@ def place(client, paths):
 
 
 def local_abspath(path):
-    return os.path.abspath(path) if os.path.exists(path) else path
+    """A relative path is taken from this process's working directory (a
+    worker's is elsewhere), whether or not the file is here."""
+    return os.path.abspath(path)
 
 
 def gather(client, futures, allowed):

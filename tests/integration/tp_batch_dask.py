@@ -6,12 +6,12 @@ tp_batch_dask.sh (PYTHONPATH=$OUT/python); prints ok/FAIL/skip lines.
         one TraceProcessor per trace; query_and_flatten's _path column;
         traces as bytes / file objects; errors with the trace's metadata;
         load and run failures raised or counted (FailureHandling)
-    python3 tp_batch_dask.py dask SHELL DIR SCHEDULER GUEST_IP GUEST_PID
-        the same traces on a Dask cluster (two workers on 127.0.0.1, one at
-        GUEST_IP in another network namespace that alone sees
+    python3 tp_batch_dask.py dask|gone SHELL DIR SCHEDULER GUEST_IP GUEST_PID
+        dask: the same traces on a Dask cluster (two workers on 127.0.0.1,
+        one at GUEST_IP in another network namespace that alone sees
         DIR/guestonly and does not see DIR/hostonly): frames equal to the
-        local run's, each trace on a worker that can read it, failures, then
-        the guest worker (GUEST_PID) killed: a clear error, or counted
+        local run's, each trace on a worker that can read it, failures;
+        gone: the guest worker (GUEST_PID) killed: a clear error, or counted
     python3 tp_batch_dask.py upstream SHELL DIR
         Perfetto's own BatchTraceProcessor (PYTHONPATH has its package too)
         with bin_path = SHELL gives the frames ours gives
@@ -188,7 +188,16 @@ def dask(sched, guest_ip, guest_pid):
     with BatchTraceProcessor([TRACES[0], BAD, MISSING], config=cfg) as btp:
         say(btp.stats().load_failures == 2 and len(btp.query(COUNT)) == 1,
             "dask/load_failures_counted", btp.stats())
-    # The guest worker goes: the trace it held fails clearly; the others answer.
+    client.close()
+
+
+def gone(sched, guest_ip, guest_pid):
+    """The guest worker goes: the trace it held fails clearly; the others
+    answer."""
+    import distributed
+
+    client = distributed.Client(sched, timeout=60)
+    dcfg = BatchTraceProcessorConfig(dask=client)
     btp = BatchTraceProcessor([HOSTONLY, GUESTONLY], config=dcfg)
     os.kill(guest_pid, signal.SIGKILL)
     e = raises(lambda: btp.query(COUNT), "'_path': '%s'" % GUESTONLY,
@@ -230,6 +239,8 @@ if MODE == "local":
     local()
 elif MODE == "dask":
     dask(sys.argv[4], sys.argv[5], int(sys.argv[6]))
+elif MODE == "gone":
+    gone(sys.argv[4], sys.argv[5], int(sys.argv[6]))
 elif MODE == "upstream":
     upstream()
 else:

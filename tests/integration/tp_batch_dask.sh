@@ -13,8 +13,9 @@
 #              each trace on a worker that can read it, unreadable and
 #              broken traces, the guest worker killed (a clear error, and
 #              the engines it ran end with it), no scheduler
-#   batch_query  pfc_batch_query --dask writes the CSV its own workers
-#              write (run_at aside)
+#   batch_query  pfc_batch_query --dask writes the CSV and SQLite rows its
+#              own workers write (run_at aside), reads a trace only the
+#              guest worker can read, says when there is no scheduler
 #   upstream   Perfetto's BatchTraceProcessor (its Python package from the
 #              Perfetto checkout in /work/.mirror or $PERFETTO_PY, when
 #              present) with bin_path = our shell gives our frames
@@ -132,9 +133,23 @@ if [ -e "$tmp/guestonly/g.pftrace" ] || [ ! -e "$tmp/hostonly/h.pftrace" ]; then
 	fail tp_batch_dask/guest_mounts "the guest's mounts leaked into this namespace"
 fi
 
-# pfc_batch_query --dask beside its own workers (the cluster is waited for
-# by the Python checks first).
+# The Python checks wait for the three workers first.
 run_py dask ip netns exec "$HOST_NS" "$PY" tests/integration/tp_batch_dask.py dask "$TP" "$tmp" \
+	"$SCHED" "$GUEST_IP" "$GUEST_PID"
+# pfc_batch_query --dask with a trace only the guest reads (missing here):
+# its rows are those of the trace it copies.
+echo "SELECT COUNT(*) AS n, SUM(dur) AS d FROM slice;" >"$tmp/slices.sql"
+(cd "$tmp" && ip netns exec "$HOST_NS" "$OUT/pfc_batch_query" --dask "$HOST_IP:8786" \
+	-s slices.sql -o guest.csv guestonly/g.pftrace traces/s.pftrace >/dev/null 2>"$tmp/guest.err")
+rc=$?
+g=$(grep '^guestonly/g.pftrace,' "$tmp/guest.csv" 2>/dev/null | cut -d, -f2-4,6-)
+s_=$(grep '^traces/s.pftrace,' "$tmp/guest.csv" 2>/dev/null | cut -d, -f2-4,6-)
+if [ $rc = 0 ] && [ -n "$g" ] && [ "$g" = "$s_" ] && ! echo "$g" | grep -q ',0,{"n": 0'; then
+	pass tp_batch_dask/batch_query/guest_only_trace
+else
+	fail tp_batch_dask/batch_query/guest_only_trace "exit $rc: [$g] [$s_] $(head -c 300 "$tmp/guest.err")"
+fi
+run_py gone ip netns exec "$HOST_NS" "$PY" tests/integration/tp_batch_dask.py gone "$TP" "$tmp" \
 	"$SCHED" "$GUEST_IP" "$GUEST_PID"
 # The guest worker was killed: the engines it started end with it.
 left=$(ip netns pids "$GUEST_NS" 2>/dev/null)

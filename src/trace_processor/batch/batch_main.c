@@ -322,6 +322,8 @@ static void usage(FILE *f)
 		"                     perfetto_c.batch_query_dask (python3-distributed;\n"
 		"                     $PFC_PYTHON names the interpreter, $PFC_DASK_TP the\n"
 		"                     workers' trace_processor_shell, else their own).\n"
+		"                     A trace path missing here is given to the\n"
+		"                     workers as it is (one may read it).\n"
 		"  -h, --help\n"
 		"\n"
 		"TRACE_OR_FOLDER: trace files, or folders whose files are traces.\n"
@@ -378,6 +380,14 @@ int batch_main(int argc, char **argv)
 		}
 	}
 	for (i = optind; i < argc; i++) {
+		/* With --dask a path missing here may be one the workers read. */
+		if (dask && access(argv[i], F_OK) != 0) {
+			if (list_add(&traces, argv[i])) {
+				status = 1;
+				goto out;
+			}
+			continue;
+		}
 		if (add_path(&traces, argv[i], NULL)) {
 			status = 2;
 			goto out;
