@@ -64,6 +64,8 @@ have "../shared (upstream binaries, cases)" test -d ../shared ||
 	echo "    skip in part: $(suites_using '\.\./shared|SHARED')"
 have "chromium (headless)" sh -c 'command -v chromium || command -v chromium-browser' ||
 	echo "    skip in part: $(suites_using 'chromium')"
+have "pandas + Dask distributed (python3)" sh -c "$(cat "$out/python/interpreter" 2>/dev/null || echo python3) -c 'import pandas, distributed'" ||
+	echo "    skip in part: $(suites_using 'import distributed')"
 have "QEMU + a guest kernel" sh -c 'command -v qemu-system-x86_64 && test -r /boot/vmlinuz-$(uname -r)' ||
 	echo "    skip: $(suites_using 'two-kernel|qemu')"
 

@@ -35,7 +35,7 @@ group_pkgs() {
 	demo) echo coreutils util-linux grep sed ;;
 	install) echo help2man ;;
 	test) echo protobuf-compiler clang libclang-rt-dev iproute2 procps chromium fonts-dejavu-core \
-		sqlite3 xz-utils man-db systemd nodejs curl python3-pandas ;;
+		sqlite3 xz-utils man-db systemd nodejs curl python3-pandas python3-distributed ;;
 	bench) echo trace-cmd linux-perf lttng-tools liblttng-ust-dev heaptrack libjemalloc2 ;;
 	upstream) echo libprotobuf32 libre2-9 libexpat1 libzstd1 zlib1g ;;
 	e2e) echo qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64 ;;
@@ -52,7 +52,7 @@ group_why() {
 	build) echo "to compile perfetto-c: C compiler, protobuf-c (configs, IPC), SQLite (trace processor), libedit (its shell), zlib, PCRE2 (the trace processor's regexp functions, Perl-style patterns as upstream's RE2), zstd (its __intrinsic_zstd_compress), elfutils (the CPU profiler's unwinding), python3-dev (the perfetto_c module)" ;;
 	demo) echo "what tools/demo.sh runs beside our programs (timeout, flock, mount for tracefs)" ;;
 	install) echo "make install: man pages made from each program's --help" ;;
-	test) echo "make test: protoc (oracle of the text format), clang (second compiler, fuzzers), ip (network namespaces), chromium + a font (renders flame graphs; with nodejs and curl drives Perfetto's UI over --httpd), sqlite3, xz, man, systemd-analyze, pandas (perfetto_c.TraceProcessor's data frames)" ;;
+	test) echo "make test: protoc (oracle of the text format), clang (second compiler, fuzzers), ip (network namespaces), chromium + a font (renders flame graphs; with nodejs and curl drives Perfetto's UI over --httpd), sqlite3, xz, man, systemd-analyze, pandas (perfetto_c.TraceProcessor's data frames), Dask distributed (BatchTraceProcessor and pfc_batch_query --dask on a local cluster)" ;;
 	bench) echo "the peers measured beside ours: trace-cmd, perf record, LTTng-UST, heaptrack and jemalloc's heap profiling" ;;
 	upstream) echo "runtime libraries of Perfetto's own binaries in ../shared/upstream, which the tests run beside ours" ;;
 	e2e) echo "make e2e-multi-machine: QEMU, a Debian guest kernel, busybox, cpio" ;;

@@ -11,22 +11,31 @@ same), with the interface of Perfetto's Python API:
         df = tp.query('select * from thread').as_pandas_dataframe()
 
 TraceProcessor(trace=PATH | bytes | file object | None, addr='host:port'
-| None, bin_path=None, ...): without addr it starts bin_path (default:
-$PERFETTO_C_TP, else trace_processor_shell on PATH) with --httpd on a
-free 127.0.0.1 port and stops it on close(); the trace is sent through
-/parse and /notify_eof, as Perfetto's API does. Standard library only;
-pandas only for as_pandas_dataframe(). See docs/trace-processor.md.
+| None, bin_path=None, ..., config=None): without addr it starts bin_path
+(default: $PERFETTO_C_TP, else trace_processor_shell on PATH) with --httpd
+on a free 127.0.0.1 port and stops it on close(); the trace is sent
+through /parse and /notify_eof, as Perfetto's API does. config= takes a
+TraceProcessorConfig (upstream's name) holding the same options; with
+die_with_parent the engine is also ended by the kernel when this process
+dies (a Dask worker killed mid-run leaves no engine behind). Standard
+library only; pandas only for as_pandas_dataframe(). Many traces at once:
+perfetto_c.batch_trace_processor. See docs/trace-processor.md.
 """
 
+import ctypes
 import http.client
 import os
+import queue
 import shutil
+import signal
 import socket
 import struct
 import subprocess
+import threading
 import time
 
-__all__ = ["TraceProcessor", "TraceProcessorException", "QueryResultIterator"]
+__all__ = ["TraceProcessor", "TraceProcessorConfig", "TraceProcessorException",
+           "QueryResultIterator"]
 
 _CHUNK = 32 << 20  # bytes of trace per /parse (the server takes up to 64 MiB)
 _CELL_NULL, _CELL_VARINT, _CELL_FLOAT64, _CELL_STRING, _CELL_BLOB = 1, 2, 3, 4, 5
@@ -155,6 +164,78 @@ class QueryResultIterator:
 
 # ----------------------------------------------------------------- client ----
 
+class TraceProcessorConfig:
+    """The options of TraceProcessor in one object (upstream's name):
+    bin_path, load_timeout (seconds for the engine to answer), extra_flags
+    (more arguments for the shell), verbose (the shell's output shown),
+    die_with_parent (the kernel ends the engine when this process dies)."""
+
+    def __init__(self, bin_path=None, load_timeout=300, extra_flags=None, verbose=False,
+                 die_with_parent=False):
+        self.bin_path = bin_path
+        self.load_timeout = load_timeout
+        self.extra_flags = list(extra_flags or [])
+        self.verbose = verbose
+        self.die_with_parent = die_with_parent
+
+    def __repr__(self):
+        return "TraceProcessorConfig(%s)" % ", ".join(
+            "%s=%r" % kv for kv in sorted(vars(self).items()))
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+class _Spawner:
+    """Starts engines from one thread that lives as long as the process:
+    Linux sends the parent-death signal when the thread that forked a child
+    ends, so children forked from short-lived pool threads would be killed
+    early; forked from here they end only with the process."""
+
+    _lock = threading.Lock()
+    _queue = None
+
+    @classmethod
+    def popen(cls, argv, out):
+        with cls._lock:
+            if cls._queue is None:
+                cls._queue = queue.Queue()
+                threading.Thread(target=cls._run, name="perfetto_c-spawner", daemon=True).start()
+        box, done = [], threading.Event()
+        cls._queue.put((argv, out, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+
+    @classmethod
+    def _run(cls):
+        # util-linux's setpriv sets the signal and execs the engine, which
+        # lets Popen spawn without forking this (maybe large) process: half
+        # the start time of an engine in a Dask worker. Else prctl in the
+        # child, after a fork.
+        setpriv = shutil.which("setpriv")
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        parent = os.getpid()
+
+        def child():
+            prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+            if os.getppid() != parent:  # died before the signal was set
+                os._exit(1)
+
+        while True:
+            argv, out, box, done = cls._queue.get()
+            try:
+                if setpriv:
+                    box.append(subprocess.Popen([setpriv, "--pdeathsig", "KILL", "--"] + argv,
+                                                stdout=out, stderr=out))
+                else:
+                    box.append(subprocess.Popen(argv, stdout=out, stderr=out, preexec_fn=child))
+            except BaseException as e:  # handed to the caller
+                box.append(e)
+            done.set()
+
+
 def _free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -165,26 +246,42 @@ def _free_port():
 
 class TraceProcessor:
     def __init__(self, trace=None, addr=None, bin_path=None, load_timeout=300,
-                 extra_flags=None, verbose=False):
+                 extra_flags=None, verbose=False, config=None):
         self._proc = None
+        self._conn = None
+        if config is not None:
+            bin_path = bin_path or config.bin_path
+            load_timeout = config.load_timeout
+            extra_flags = list(config.extra_flags or []) + list(extra_flags or [])
+            verbose = verbose or config.verbose
         if addr is None:
             bin_path = bin_path or os.environ.get("PERFETTO_C_TP") or shutil.which(
                 "trace_processor_shell")
             if not bin_path:
                 raise TraceProcessorException(
                     "no trace_processor_shell: give bin_path or set PERFETTO_C_TP")
+            if not (os.path.isfile(bin_path) and os.access(bin_path, os.X_OK)):
+                raise TraceProcessorException("cannot run %s: not an executable file" % bin_path)
             port = _free_port()
             out = None if verbose else subprocess.DEVNULL
-            self._proc = subprocess.Popen(
-                [bin_path, "--httpd", "--http-port", str(port)] + list(extra_flags or []),
-                stdout=out, stderr=out)
+            argv = [bin_path, "--httpd", "--http-port", str(port)] + list(extra_flags or [])
+            try:
+                if config is not None and config.die_with_parent:
+                    self._proc = _Spawner.popen(argv, out)
+                else:
+                    self._proc = subprocess.Popen(argv, stdout=out, stderr=out)
+            except OSError as e:
+                raise TraceProcessorException("cannot run %s: %s" % (bin_path, e)) from None
             addr = "127.0.0.1:%d" % port
         host, _, port = addr.rpartition(":")
         self._addr = (host or "127.0.0.1", int(port))
-        self._conn = None
         self._wait_ready(load_timeout)
         if trace is not None:
-            self._load(trace)
+            try:
+                self._load(trace)
+            except BaseException:
+                self.close()
+                raise
 
     def _http(self, method, path, body=b""):
         for attempt in (0, 1):
@@ -208,6 +305,7 @@ class TraceProcessor:
 
     def _wait_ready(self, timeout):
         end = time.monotonic() + timeout
+        pause = 0.002  # the engine answers within milliseconds; back off to 50 ms
         while True:
             if self._proc is not None and self._proc.poll() is not None:
                 raise TraceProcessorException(
@@ -220,21 +318,33 @@ class TraceProcessor:
                     self.close()
                     raise TraceProcessorException("the trace processor at %s:%d did not answer"
                                                   % self._addr)
-                time.sleep(0.05)
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
 
     def _load(self, trace):
+        if isinstance(trace, (str, os.PathLike)):
+            try:
+                with open(trace, "rb") as f:
+                    return self._load(f)
+            except OSError as e:
+                raise TraceProcessorException("cannot read %s: %s" % (
+                    os.fspath(trace), e.strerror or e)) from None
         if isinstance(trace, (bytes, bytearray)):
             chunks = (trace[i:i + _CHUNK] for i in range(0, len(trace), _CHUNK))
-        elif isinstance(trace, (str, os.PathLike)):
-            f = open(trace, "rb")
-            chunks = iter(lambda: f.read(_CHUNK), b"")
-        else:
+        elif hasattr(trace, "read"):
             chunks = iter(lambda: trace.read(_CHUNK), b"")
+        else:  # a generator of bytes, as upstream's API takes
+            chunks = iter(trace)
         for chunk in chunks:
             for f, v in _fields(self._http("POST", "/parse", bytes(chunk))):
                 if f == 2:
                     raise TraceProcessorException(bytes(v).decode(errors="replace"))
-        self._http("GET", "/notify_eof")
+        # Our engine imports at the end: a trace it cannot read is told in
+        # /notify_eof's reply, in the field /parse's reply uses.
+        for f, v in _fields(self._http("GET", "/notify_eof")):
+            if f == 2:
+                raise TraceProcessorException(bytes(v).decode(errors="replace"))
+        return None
 
     def query(self, sql):
         """Runs @sql (statements separated by ';'; the last one's rows

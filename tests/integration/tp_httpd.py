@@ -353,7 +353,11 @@ def run(port, p):
           b2 == b'', (s1, s2, s3, b1, b2))
     compare('load/rest_query', r.query(QUERIES[1]), MORE, QUERIES[1])
     s1, _, b1 = r.request('POST', '/parse', b'this is not a trace')
-    r.request('GET', '/notify_eof')
+    s2, _, b2 = r.request('GET', '/notify_eof')
+    # Our import runs at the end: its error is in the reply, as /parse's
+    # AppendTraceDataResult.error (field 2) would carry it.
+    check('load/not_a_trace_eof_error', s2 == 200 and b2.startswith(b'\x12') and
+          b'Unknown trace type' in b2, (s2, b2[:80]))
     res = r.query('select 1')
     check('load/not_a_trace_then_query', s1 == 200 and res.rows == [[1]], res.rows)
     r.close()

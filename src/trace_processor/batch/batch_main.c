@@ -10,7 +10,8 @@
  *   pfc_batch_query [-j N] -s SQL_DIR_OR_FILE... -o OUT.csv|OUT.sqlite TRACE_OR_DIR...
  * Import and query failures are reported on stderr and in the output (a
  * batch_errors table, or an "error" row in CSV); the other traces go on,
- * and the exit status is 1.
+ * and the exit status is 1. With --dask ADDR the traces run on a Dask
+ * cluster's workers instead (batch_dask.c), which leave the same files.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include "base/buf.h"
 #include "base/sort.h"
 #include "trace_processor/batch/batch.h"
+#include "trace_processor/batch/batch_dask.h"
 #include "trace_processor/batch/batch_out.h"
 #include "trace_processor/batch/batch_record.h"
 #include "trace_processor/trace_processor.h"
@@ -314,6 +316,14 @@ static void usage(FILE *f)
 		"                     JSON object in result.\n"
 		"      --format F     csv or sqlite (default: from OUT's name).\n"
 		"  -j, --jobs N       Worker processes (default: one per CPU).\n"
+		"      --dask ADDR    Run the traces on the workers of the Dask scheduler\n"
+		"                     at ADDR (host:port) instead, each on a worker that\n"
+		"                     can read it, through the Python module\n"
+		"                     perfetto_c.batch_query_dask (python3-distributed;\n"
+		"                     $PFC_PYTHON names the interpreter, $PFC_DASK_TP the\n"
+		"                     workers' trace_processor_shell, else their own).\n"
+		"                     A trace path missing here is given to the\n"
+		"                     workers as it is (one may read it).\n"
 		"  -h, --help\n"
 		"\n"
 		"TRACE_OR_FOLDER: trace files, or folders whose files are traces.\n"
@@ -326,10 +336,11 @@ int batch_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{"sql", required_argument, NULL, 's'}, {"out", required_argument, NULL, 'o'},
 		{"jobs", required_argument, NULL, 'j'}, {"format", required_argument, NULL, 'F'},
-		{"help", no_argument, NULL, 'h'},      {NULL, 0, NULL, 0},
+		{"help", no_argument, NULL, 'h'},      {"dask", required_argument, NULL, 'D'},
+		{NULL, 0, NULL, 0},
 	};
 	struct list queries = {0}, traces = {0};
-	const char *out = NULL, *format = NULL;
+	const char *out = NULL, *format = NULL, *dask = NULL;
 	char tmpdir[] = "/tmp/pfc_batch_query.XXXXXX";
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	char **texts = NULL;
@@ -355,6 +366,9 @@ int batch_main(int argc, char **argv)
 		case 'F':
 			format = optarg;
 			break;
+		case 'D':
+			dask = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			status = 0;
@@ -366,6 +380,14 @@ int batch_main(int argc, char **argv)
 		}
 	}
 	for (i = optind; i < argc; i++) {
+		/* With --dask a path missing here may be one the workers read. */
+		if (dask && access(argv[i], F_OK) != 0) {
+			if (list_add(&traces, argv[i])) {
+				status = 1;
+				goto out;
+			}
+			continue;
+		}
 		if (add_path(&traces, argv[i], NULL)) {
 			status = 2;
 			goto out;
@@ -424,7 +446,12 @@ int batch_main(int argc, char **argv)
 	}
 	*next = 0;
 	fflush(NULL);
-	for (i = 0; i < jobs; i++) {
+	if (dask && batch_dask_run(dask, tmpdir, queries.v, queries.n, traces.v, traces.n) != 0) {
+		fprintf(stderr, "pfc_batch_query: --dask %s: nothing written\n", dask);
+		status = 1;
+		goto cleanup;
+	}
+	for (i = 0; !dask && i < jobs; i++) {
 		pid_t p = fork();
 
 		if (p == 0)
@@ -449,6 +476,7 @@ int batch_main(int argc, char **argv)
 	}
 	if (batch_out_write(out, format, tmpdir, traces.v, traces.n, queries.v, queries.n) != 0)
 		status = 1;
+cleanup:
 	for (k = 0; k < traces.n; k++) {
 		char path[4096];
 

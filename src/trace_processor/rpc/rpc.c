@@ -649,8 +649,13 @@ int rpc_rest(struct tp_rpc *r, enum rpc_rest what, const uint8_t *body, size_t l
 		break;
 	case REST_NOTIFY_EOF:
 		e = notify_eof(r, err, sizeof(err));
-		if (e)
+		if (e) {
 			fprintf(stderr, "[RPC] %s\n", e);
+			/* Perfetto's reply is empty (its import fails at /parse,
+			 * ours at the end): the error, as in /parse's reply, lets
+			 * a client tell; Perfetto's own Python API ignores it. */
+			pz_append_string(&m, F_APPEND_ERROR, e);
+		}
 		break;
 	case REST_RESTORE_INITIAL_TABLES:
 		tp_restore_initial_tables(r->tp);
