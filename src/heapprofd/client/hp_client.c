@@ -51,7 +51,6 @@ static struct {
 	int wake_fd;
 	struct hp_ring ring;
 	_Atomic int ring_live;
-	_Atomic uint32_t inflight;
 	_Atomic uint64_t intervals[HP_MAX_HEAPS];
 	bool block;
 	uint64_t timeout_us;
@@ -63,6 +62,15 @@ static struct {
 	uint64_t tls_static;     /* the TCB and static TLS atop a thread's stack */
 	bool central;
 } g = {.ctl_fd = -1, .wake_fd = -1};
+
+/* Threads writing into the ring now, counted in shards (by tid) of a
+ * cache line each: one counter every thread adds to on every record made
+ * that line bounce between the CPUs, and with it the read-mostly state
+ * above that shared it. */
+#define HP_INFLIGHT_SHARDS 8u
+static struct {
+	_Alignas(64) _Atomic uint32_t n;
+} inflight[HP_INFLIGHT_SHARDS];
 
 static uint32_t my_tid(void)
 {
@@ -290,25 +298,42 @@ static void send_wake(void)
 		(void)send(g.wake_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+static _Atomic uint32_t *my_shard(void)
+{
+	return &inflight[my_tid() % HP_INFLIGHT_SHARDS].n;
+}
+
 static void leave(void)
 {
-	atomic_fetch_sub_explicit(&g.inflight, 1, memory_order_release);
+	atomic_fetch_sub_explicit(my_shard(), 1, memory_order_release);
 }
 
 static bool enter(void)
 {
-	atomic_fetch_add_explicit(&g.inflight, 1, memory_order_seq_cst);
+	atomic_fetch_add_explicit(my_shard(), 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&g.ring_live, memory_order_seq_cst))
 		return true;
 	leave();
 	return false;
 }
 
+/* No thread is inside the ring (after ring_live went to 0). */
+static bool nobody_inside(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < HP_INFLIGHT_SHARDS; i++) {
+		if (atomic_load_explicit(&inflight[i].n, memory_order_seq_cst))
+			return false;
+	}
+	return true;
+}
+
 /* The writers are stopped and gone: the ring can go. */
 static void retire_ring(void)
 {
 	atomic_store_explicit(&g.ring_live, 0, memory_order_seq_cst);
-	while (atomic_load_explicit(&g.inflight, memory_order_seq_cst))
+	while (!nobody_inside())
 		sched_yield();
 	if (g.ring.hdr)
 		hp_ring_unmap(&g.ring);
@@ -811,7 +836,8 @@ static void atfork_child(void)
 	t_tid = 0;
 	g.pid = (uint32_t)getpid();
 	atomic_store_explicit(&g.ring_live, 0, memory_order_relaxed);
-	atomic_store_explicit(&g.inflight, 0, memory_order_relaxed);
+	for (uint32_t i = 0; i < HP_INFLIGHT_SHARDS; i++)
+		atomic_store_explicit(&inflight[i].n, 0, memory_order_relaxed);
 	if (g.ring.hdr)
 		hp_ring_unmap(&g.ring);
 	if (g.wake_fd >= 0)

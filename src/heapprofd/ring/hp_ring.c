@@ -154,7 +154,9 @@ bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint32_t len, uint32_t typ
 	/* seq_cst, paired with the reader's in hp_ring_sleep(): either the
 	 * reader sees this length or this writer sees reader_sleeping. */
 	atomic_store_explicit((_Atomic uint32_t *)&rh->len, alen, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&r->hdr->records_written, 1, memory_order_relaxed);
+	/* No shared counter of records written here: an atomic add on a line
+	 * every writer thread and the reader touch cost more than the rest of
+	 * the publish (perf, 4 writer threads: 10% of the workload's time). */
 	if (!atomic_load_explicit(&r->hdr->reader_sleeping, memory_order_seq_cst))
 		return false;
 	/* A sleeping reader still drains every HP_RING_READ_PERIOD_MS: wake it

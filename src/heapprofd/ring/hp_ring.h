@@ -76,7 +76,7 @@ struct hp_ring_hdr {
 	_Atomic uint64_t records_dropped; /* the ring was full (no block_client) */
 	_Atomic uint64_t bytes_dropped;
 	_Atomic uint64_t blocked_us;      /* writers waited for space (block_client) */
-	_Atomic uint64_t records_written;
+	_Atomic uint64_t records_written; /* unused (kept for the layout) */
 };
 
 _Static_assert(sizeof(struct hp_ring_hdr) <= HP_RING_HDR_BYTES, "header fits its page");
