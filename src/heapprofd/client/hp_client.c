@@ -390,9 +390,9 @@ static void daemon_died(void)
  * every ms (a wake-up byte each 20 us cost the client seconds of CPU
  * under a reader that was behind). */
 #define HP_BLOCK_NAP_MAX_US 250u
-static uint8_t *reserve(uint32_t len)
+static uint8_t *reserve(uint32_t len, uint64_t *pos)
 {
-	uint8_t *rec = hp_ring_reserve(&g.ring, len);
+	uint8_t *rec = hp_ring_reserve(&g.ring, len, pos);
 	struct timespec nap = {0, 0};
 	uint64_t waited_us = 0, nap_us = 20, since_check = 0, since_wake = 0;
 
@@ -428,7 +428,7 @@ static uint8_t *reserve(uint32_t len)
 		since_wake += nap_us;
 		if (nap_us < HP_BLOCK_NAP_MAX_US)
 			nap_us = nap_us * 2 < HP_BLOCK_NAP_MAX_US ? nap_us * 2 : HP_BLOCK_NAP_MAX_US;
-		rec = hp_ring_reserve(&g.ring, len);
+		rec = hp_ring_reserve(&g.ring, len, pos);
 		if (rec) {
 			atomic_fetch_add_explicit(&g.ring.hdr->blocked_us, waited_us,
 						  memory_order_relaxed);
@@ -441,9 +441,9 @@ static uint8_t *reserve(uint32_t len)
 	}
 }
 
-static void publish(uint8_t *rec, uint32_t len, uint32_t type)
+static void publish(uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type)
 {
-	if (hp_ring_publish(&g.ring, rec, len, type))
+	if (hp_ring_publish(&g.ring, rec, pos, len, type))
 		send_wake();
 }
 
@@ -451,7 +451,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 {
 	struct hp_thread *t = &hp_tls;
 	struct hp_rec_alloc a;
-	uint64_t end, copy = 0, cap;
+	uint64_t end, copy = 0, cap, pos;
 	uint8_t *rec;
 	uint32_t len;
 
@@ -473,7 +473,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 	a.alloc_size = alloc_size;
 	a.stack_len = (uint32_t)copy;
 	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(a) + copy);
-	rec = reserve(len);
+	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
@@ -482,7 +482,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 	if (copy)
 		memcpy(rec + sizeof(struct hp_rec_hdr) + sizeof(a), (const void *)(uintptr_t)a.regs[7],
 		       copy);
-	publish(rec, len, HP_REC_ALLOC);
+	publish(rec, pos, len, HP_REC_ALLOC);
 	leave();
 	return true;
 }
@@ -491,17 +491,18 @@ bool hp_record_free(uint32_t heap, uint64_t addr)
 {
 	struct hp_rec_free f = {.heap_id = heap, .addr = addr};
 	uint32_t len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(f));
+	uint64_t pos;
 	uint8_t *rec;
 
 	if (!enter())
 		return false;
-	rec = reserve(len);
+	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
 	}
 	memcpy(rec + sizeof(struct hp_rec_hdr), &f, sizeof(f));
-	publish(rec, len, HP_REC_FREE);
+	publish(rec, pos, len, HP_REC_FREE);
 	leave();
 	return true;
 }
