@@ -414,6 +414,7 @@ static void read_ring(struct uclient *c)
 		enum hp_ring_read r = hp_ring_peek(&c->ring, &rec, &len, &type);
 
 		if (r == HP_RING_EMPTY) {
+			hp_ring_wake_writers(&c->ring);
 			if (hp_ring_sleep(&c->ring)) {
 				note_time(c, n, t0);
 				send_batch(c, false);
@@ -442,7 +443,11 @@ static void read_ring(struct uclient *c)
 		else if (batch_of(c))
 			c->batch->malformed++;
 		hp_ring_consume(&c->ring, len);
+		/* block_client writers wait for room: a look every 32 records. */
+		if ((n & 31) == 31)
+			hp_ring_wake_writers(&c->ring);
 	}
+	hp_ring_wake_writers(&c->ring);
 	note_time(c, n, t0);
 	send_batch(c, false);
 	if (!c->scheduled && evloop_post(u->loop, on_continue, c) == 0)

@@ -385,16 +385,17 @@ static void daemon_died(void)
 }
 
 /* Space for @len bytes; with block_client waits for the reader up to the
- * timeout (0: forever), else drops. The wait naps 20 us, doubling up to
- * HP_BLOCK_NAP_MAX_US, and wakes heapprofd once at the start and then
- * every ms (a wake-up byte each 20 us cost the client seconds of CPU
- * under a reader that was behind). */
-#define HP_BLOCK_NAP_MAX_US 250u
+ * timeout (0: forever), else drops. The wait sleeps on the ring's
+ * read_seq futex, which heapprofd bumps when it made room for a waiting
+ * writer (at most 1 ms a sleep); heapprofd is woken once at the start
+ * and then every ms, and its death is looked for every 2 ms. (Naps of
+ * 20-250 us and a look at the ring after each cost the waiting threads
+ * more CPU than the workload's own work.) */
 static uint8_t *reserve(uint32_t len, uint64_t *pos)
 {
 	uint8_t *rec = hp_ring_reserve(&g.ring, len, pos);
-	struct timespec nap = {0, 0};
-	uint64_t waited_us = 0, nap_us = 20, since_check = 0, since_wake = 0;
+	uint64_t t0, now, last_check, last_wake, waited_us;
+	uint32_t seq;
 
 	if (rec)
 		return rec;
@@ -404,31 +405,28 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 		return NULL;
 	}
 	send_wake();
+	t0 = last_check = last_wake = now_boottime_ns();
 	for (;;) {
 		if (!atomic_load_explicit(&g.ring_live, memory_order_relaxed) ||
 		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 		     HP_RING_F_SHUTDOWN))
 			return NULL;
-		/* A killed heapprofd never reads again: look every ~2 ms. */
-		if (since_check >= 2000) {
-			since_check = 0;
+		now = now_boottime_ns();
+		/* A killed heapprofd never reads again. */
+		if (now - last_check >= 2000000) {
+			last_check = now;
 			if (daemon_hung_up()) {
 				daemon_died();
 				return NULL;
 			}
 		}
-		if (since_wake >= 1000) {
-			since_wake = 0;
+		if (now - last_wake >= 1000000) {
+			last_wake = now;
 			send_wake();
 		}
-		nap.tv_nsec = (long)(nap_us * 1000);
-		nanosleep(&nap, NULL);
-		waited_us += nap_us;
-		since_check += nap_us;
-		since_wake += nap_us;
-		if (nap_us < HP_BLOCK_NAP_MAX_US)
-			nap_us = nap_us * 2 < HP_BLOCK_NAP_MAX_US ? nap_us * 2 : HP_BLOCK_NAP_MAX_US;
+		seq = hp_ring_wait_begin(&g.ring);
 		rec = hp_ring_reserve(&g.ring, len, pos);
+		waited_us = (now_boottime_ns() - t0) / 1000;
 		if (rec) {
 			atomic_fetch_add_explicit(&g.ring.hdr->blocked_us, waited_us,
 						  memory_order_relaxed);
@@ -438,6 +436,10 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 			client_error(HP_CLIENT_ERROR_HIT_TIMEOUT);
 			return NULL;
 		}
+		hp_ring_wait_space(&g.ring, seq,
+				   g.timeout_us && g.timeout_us - waited_us < 1000
+					   ? (uint32_t)(g.timeout_us - waited_us)
+					   : 1000);
 	}
 }
 

@@ -9,10 +9,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -186,6 +188,25 @@ bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint64_t pos, uint32_t len
 	return atomic_exchange_explicit(&r->hdr->reader_sleeping, 0, memory_order_seq_cst) != 0;
 }
 
+uint32_t hp_ring_wait_begin(struct hp_ring *r)
+{
+	uint32_t seq = atomic_load_explicit(&r->hdr->read_seq, memory_order_acquire);
+
+	/* seq_cst, paired with hp_ring_wake_writers(): either this writer's
+	 * next reserve sees the room the reader made, or the reader sees
+	 * this flag. */
+	atomic_store_explicit(&r->hdr->writers_waiting, 1, memory_order_seq_cst);
+	return seq;
+}
+
+void hp_ring_wait_space(struct hp_ring *r, uint32_t seq, uint32_t timeout_us)
+{
+	struct timespec ts = {(time_t)(timeout_us / 1000000u), (long)(timeout_us % 1000000u) * 1000};
+
+	/* Shared between processes: not FUTEX_PRIVATE_FLAG. */
+	(void)syscall(SYS_futex, (uint32_t *)&r->hdr->read_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+}
+
 /* ------------------------------------------------------------ reader ---- */
 
 enum hp_ring_read hp_ring_peek(struct hp_ring *r, const uint8_t **out_rec, uint32_t *out_len,
@@ -236,9 +257,23 @@ bool hp_ring_sleep(struct hp_ring *r)
 	return true;
 }
 
+void hp_ring_wake_writers(struct hp_ring *r)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&r->hdr->writers_waiting, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&r->hdr->writers_waiting, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&r->hdr->read_seq, 1, memory_order_seq_cst);
+	(void)syscall(SYS_futex, (uint32_t *)&r->hdr->read_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL,
+		      0);
+}
+
 void hp_ring_shutdown(struct hp_ring *r)
 {
 	atomic_fetch_or_explicit(&r->hdr->flags, HP_RING_F_SHUTDOWN, memory_order_release);
+	/* Waiting writers see it now. */
+	atomic_store_explicit(&r->hdr->writers_waiting, 1, memory_order_relaxed);
+	hp_ring_wake_writers(r);
 }
 
 /* ----------------------------------------------------------- records ---- */

@@ -85,6 +85,12 @@ struct hp_ring_hdr {
 	/* Random, nonzero, set by the daemon when it makes the ring; each
 	 * side keeps the copy it read when mapping. */
 	uint64_t stamp_key;
+	uint8_t pad4[8];
+	/* block_client: a writer that found the ring full sets
+	 * writers_waiting and sleeps on read_seq (a futex); the reader, having
+	 * made room, bumps read_seq and wakes it. */
+	_Atomic uint32_t read_seq;
+	_Atomic uint32_t writers_waiting;
 };
 
 _Static_assert(sizeof(struct hp_ring_hdr) <= HP_RING_HDR_BYTES, "header fits its page");
@@ -92,6 +98,7 @@ _Static_assert(offsetof(struct hp_ring_hdr, write_pos) == 64, "write_pos layout"
 _Static_assert(offsetof(struct hp_ring_hdr, read_pos) == 128, "read_pos layout");
 _Static_assert(offsetof(struct hp_ring_hdr, reader_sleeping) == 192, "flags layout");
 _Static_assert(offsetof(struct hp_ring_hdr, stamp_key) == 240, "stamp key layout");
+_Static_assert(offsetof(struct hp_ring_hdr, read_seq) == 256, "read_seq layout");
 
 struct hp_rec_hdr {
 	uint32_t len; /* whole record, header included */
@@ -178,6 +185,16 @@ uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len, uint64_t *out_pos);
  */
 bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type);
 
+/**
+ * hp_ring_wait_begin() - A writer that found no room will wait: marks it
+ * in the header. Try hp_ring_reserve() again after this, then
+ * hp_ring_wait_space() with the value returned.
+ */
+uint32_t hp_ring_wait_begin(struct hp_ring *r);
+/* Sleep until the reader makes room (read_seq moves from @seq) or
+ * @timeout_us pass. */
+void hp_ring_wait_space(struct hp_ring *r, uint32_t seq, uint32_t timeout_us);
+
 /* ------------------------------------------------------------ reader ---- */
 
 enum hp_ring_read {
@@ -203,6 +220,9 @@ void hp_ring_consume(struct hp_ring *r, uint32_t len);
  * Return: true if it may sleep (nothing is published at the read position).
  */
 bool hp_ring_sleep(struct hp_ring *r);
+/* The reader consumed records: wakes writers waiting for room (one check
+ * of the header when none waits). */
+void hp_ring_wake_writers(struct hp_ring *r);
 /* The reader is gone: writers stop. */
 void hp_ring_shutdown(struct hp_ring *r);
 
