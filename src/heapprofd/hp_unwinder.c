@@ -443,8 +443,10 @@ static void read_ring(struct uclient *c)
 		else if (batch_of(c))
 			c->batch->malformed++;
 		hp_ring_consume(&c->ring, len);
-		/* block_client writers wait for room: a look every 32 records. */
-		if ((n & 31) == 31)
+		/* block_client writers wait for room: woken once an eighth of
+		 * the ring is free (each wake-up of all of them per few
+		 * records made them take turns at a full ring). */
+		if ((n & 31) == 31 && hp_ring_free_bytes(&c->ring) >= c->ring.data_size / 8)
 			hp_ring_wake_writers(&c->ring);
 	}
 	hp_ring_wake_writers(&c->ring);

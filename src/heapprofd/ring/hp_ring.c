@@ -257,6 +257,13 @@ bool hp_ring_sleep(struct hp_ring *r)
 	return true;
 }
 
+uint64_t hp_ring_free_bytes(const struct hp_ring *r)
+{
+	uint64_t used = atomic_load_explicit(&r->hdr->write_pos, memory_order_relaxed) - r->read_pos;
+
+	return used > r->data_size ? 0 : r->data_size - used;
+}
+
 void hp_ring_wake_writers(struct hp_ring *r)
 {
 	atomic_thread_fence(memory_order_seq_cst);

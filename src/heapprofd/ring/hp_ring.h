@@ -220,6 +220,8 @@ void hp_ring_consume(struct hp_ring *r, uint32_t len);
  * Return: true if it may sleep (nothing is published at the read position).
  */
 bool hp_ring_sleep(struct hp_ring *r);
+/* Bytes writers may reserve now, as the reader sees it. */
+uint64_t hp_ring_free_bytes(const struct hp_ring *r);
 /* The reader consumed records: wakes writers waiting for room (one check
  * of the header when none waits). */
 void hp_ring_wake_writers(struct hp_ring *r);
