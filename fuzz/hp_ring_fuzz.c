@@ -2,7 +2,8 @@
 /*
  * hp_ring_fuzz.c - libFuzzer target for heapprofd's reading of a client's
  * shared ring: the input's first 8 bytes are the write position a client
- * claims, the rest the ring's data (its header page untouched); heapprofd's
+ * claims, the rest the ring's data (its header page untouched; a record's
+ * stamp is its position, the key being 0 here); heapprofd's
  * reader then takes records as it does (peek, parse, consume) until the
  * ring is empty or found corrupt. A hostile client controls exactly
  * these bytes.
@@ -27,6 +28,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fd < 0 || hp_ring_map(fd, HP_RING_MIN_DATA_BYTES, &r) < 0)
 			return 0;
 		close(fd);
+		/* Stamps are then the positions themselves, which an input can
+		 * hold (the key is random in a real ring). */
+		r.stamp_key = 0;
 		ready = 1;
 	}
 	memset(r.data, 0, r.data_size);

@@ -160,9 +160,11 @@ static int hostile(void)
 	}
 	data = hdr + 4096 / 8;
 	/* Reserve like a writer (write_pos at byte 64), then publish a record
-	 * whose length and contents are garbage. */
+	 * whose length and contents are garbage: its header is a length, a
+	 * type and, written last, a stamp (its position xor the key at byte
+	 * 240 of the header page). */
 	pos = __atomic_fetch_add(&hdr[8], 4096, __ATOMIC_SEQ_CST);
-	for (i = 1; i < 512; i++) {
+	for (i = 2; i < 512; i++) {
 		seed ^= seed << 13;
 		seed ^= seed >> 7;
 		seed ^= seed << 17;
@@ -170,6 +172,7 @@ static int hostile(void)
 	}
 	__atomic_store_n((uint32_t *)&data[(pos / 8) % words] + 1, 1u, __ATOMIC_RELEASE);
 	__atomic_store_n((uint32_t *)&data[(pos / 8) % words], 0x7ffffff8u, __ATOMIC_RELEASE);
+	__atomic_store_n(&data[(pos / 8 + 1) % words], pos ^ hdr[240 / 8], __ATOMIC_RELEASE);
 	keep(4u << 20);
 	printf("scribbled\n");
 	return 0;

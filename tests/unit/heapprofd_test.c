@@ -33,14 +33,27 @@ static void open_ring(uint64_t size, struct hp_ring *w, struct hp_ring *r)
 	close(fd);
 }
 
+#define H ((uint32_t)sizeof(struct hp_rec_hdr))
+
 static void put(struct hp_ring *w, uint32_t payload, uint8_t fill)
 {
-	uint32_t len = 8 + payload;
-	uint8_t *rec = hp_ring_reserve(w, len);
+	uint32_t len = H + payload;
+	uint64_t pos;
+	uint8_t *rec = hp_ring_reserve(w, len, &pos);
 
 	ASSERT_TRUE(rec != NULL);
-	memset(rec + 8, fill, payload);
-	hp_ring_publish(w, rec, len, HP_REC_FREE);
+	memset(rec + H, fill, payload);
+	hp_ring_publish(w, rec, pos, len, HP_REC_FREE);
+}
+
+/* A record header at @pos as a writer publishes it, whatever its length. */
+static void fake_header(struct hp_ring *w, uint64_t pos, uint32_t len)
+{
+	struct hp_rec_hdr *rh = (struct hp_rec_hdr *)(w->data + (pos & (w->data_size - 1)));
+
+	rh->len = len;
+	rh->type = HP_REC_FREE;
+	rh->stamp = pos ^ w->stamp_key;
 }
 
 TEST(ring_order_across_wrap)
@@ -55,10 +68,10 @@ TEST(ring_order_across_wrap)
 
 		put(&w, payload, (uint8_t)i);
 		ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_RECORD);
-		ASSERT_EQ(len, (8 + payload + 7) & ~7u);
+		ASSERT_EQ(len, (H + payload + 7) & ~7u);
 		ASSERT_EQ(type, HP_REC_FREE);
-		ASSERT_EQ(rec[8], (uint8_t)i);
-		ASSERT_EQ(rec[8 + payload - 1], (uint8_t)i);
+		ASSERT_EQ(rec[H], (uint8_t)i);
+		ASSERT_EQ(rec[H + payload - 1], (uint8_t)i);
 		hp_ring_consume(&r, len);
 		got++;
 	}
@@ -72,20 +85,21 @@ TEST(ring_full_and_shutdown)
 {
 	struct hp_ring w, r;
 	unsigned n = 0;
+	uint64_t pos;
 
 	open_ring(HP_RING_MIN_DATA_BYTES, &w, &r);
-	while (hp_ring_reserve(&w, 1024)) {
+	while (hp_ring_reserve(&w, 1024, &pos)) {
 		n++;
 		ASSERT_LT(n, 100u);
 	}
 	ASSERT_EQ(n, HP_RING_MIN_DATA_BYTES / 1024);
 	/* More than half the ring is never one record. */
-	ASSERT_TRUE(hp_ring_reserve(&w, HP_RING_MIN_DATA_BYTES / 2 + 8) == NULL);
+	ASSERT_TRUE(hp_ring_reserve(&w, HP_RING_MIN_DATA_BYTES / 2 + 8, &pos) == NULL);
 	hp_ring_unmap(&w);
 	hp_ring_unmap(&r);
 	open_ring(HP_RING_MIN_DATA_BYTES, &w, &r);
 	hp_ring_shutdown(&r);
-	ASSERT_TRUE(hp_ring_reserve(&w, 64) == NULL);
+	ASSERT_TRUE(hp_ring_reserve(&w, 64, &pos) == NULL);
 	hp_ring_unmap(&w);
 	hp_ring_unmap(&r);
 }
@@ -95,22 +109,24 @@ TEST(ring_sleep_handshake)
 	struct hp_ring w, r;
 	const uint8_t *rec;
 	uint32_t len, type;
+	uint64_t pos;
 	uint8_t *p;
 
 	open_ring(HP_RING_MIN_DATA_BYTES, &w, &r);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_EMPTY);
 	ASSERT_TRUE(hp_ring_sleep(&r));
 	/* Reserved but not published: still empty for the reader. */
-	p = hp_ring_reserve(&w, 16);
+	p = hp_ring_reserve(&w, 16, &pos);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_EMPTY);
 	/* A small record does not wake a sleeping reader (its periodic look
 	 * finds it); the record that fills the ring to 1/HP_RING_WAKE_SHARE
 	 * asks for one wake-up, once. */
-	ASSERT_FALSE(hp_ring_publish(&w, p, 16, HP_REC_FREE));
+	ASSERT_FALSE(hp_ring_publish(&w, p, pos, 16, HP_REC_FREE));
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_RECORD);
-	p = hp_ring_reserve(&w, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE);
+	p = hp_ring_reserve(&w, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE, &pos);
 	ASSERT_TRUE(p != NULL);
-	ASSERT_TRUE(hp_ring_publish(&w, p, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE, HP_REC_FREE));
+	ASSERT_TRUE(hp_ring_publish(&w, p, pos, HP_RING_MIN_DATA_BYTES / HP_RING_WAKE_SHARE,
+				    HP_REC_FREE));
 	put(&w, 8, 1);
 	hp_ring_unmap(&w);
 	hp_ring_unmap(&r);
@@ -123,17 +139,20 @@ TEST(ring_garbage_is_caught)
 	uint32_t len, type;
 
 	open_ring(HP_RING_MIN_DATA_BYTES, &w, &r);
+	/* A stamp of another position: not published yet. */
+	fake_header(&w, 8, 64);
+	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_EMPTY);
 	/* A length no writer reserved. */
-	*(uint32_t *)w.data = 4096;
+	fake_header(&w, 0, 4096);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_CORRUPT);
 	/* Unaligned, and shorter than a header. */
 	atomic_store(&w.hdr->write_pos, 64);
-	*(uint32_t *)w.data = 13;
+	fake_header(&w, 0, 13);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_CORRUPT);
-	*(uint32_t *)w.data = 4;
+	fake_header(&w, 0, 8);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_CORRUPT);
 	/* write_pos more than a ring ahead. */
-	*(uint32_t *)w.data = 16;
+	fake_header(&w, 0, 16);
 	atomic_store(&w.hdr->write_pos, 3 * HP_RING_MIN_DATA_BYTES);
 	ASSERT_EQ(hp_ring_peek(&r, &rec, &len, &type), HP_RING_CORRUPT);
 	hp_ring_unmap(&w);
@@ -166,13 +185,14 @@ static void *writer(void *arg)
 
 	for (i = 0; i < PER_WRITER; i++) {
 		uint32_t payload = 16 + (i % 13) * 8;
+		uint64_t pos;
 		uint8_t *rec;
 
-		while (!(rec = hp_ring_reserve(a->w, 8 + payload)))
+		while (!(rec = hp_ring_reserve(a->w, H + payload, &pos)))
 			sched_yield();
-		memcpy(rec + 8, &a->id, 4);
-		memcpy(rec + 12, &i, 4);
-		hp_ring_publish(a->w, rec, 8 + payload, HP_REC_FREE);
+		memcpy(rec + H, &a->id, 4);
+		memcpy(rec + H + 4, &i, 4);
+		hp_ring_publish(a->w, rec, pos, H + payload, HP_REC_FREE);
 	}
 	return NULL;
 }
@@ -200,8 +220,8 @@ TEST(ring_many_writers_one_reader)
 			sched_yield();
 			continue;
 		}
-		memcpy(&id, rec + 8, 4);
-		memcpy(&seq, rec + 12, 4);
+		memcpy(&id, rec + H, 4);
+		memcpy(&seq, rec + H + 4, 4);
 		ASSERT_LT(id, (uint32_t)N_WRITERS);
 		/* Each writer's records arrive in its order, none lost. */
 		ASSERT_EQ(seq, next[id]);
@@ -226,19 +246,19 @@ TEST(record_parse)
 	memset(&a, 0, sizeof(a));
 	a.heap_id = 1;
 	a.stack_len = 100;
-	memcpy(rec + 8, &a, sizeof(a));
-	ASSERT_EQ(hp_rec_parse_alloc(rec, 8 + sizeof(a) + 100, &got, &stack), 0);
-	ASSERT_TRUE(stack == rec + 8 + sizeof(a));
+	memcpy(rec + H, &a, sizeof(a));
+	ASSERT_EQ(hp_rec_parse_alloc(rec, H + sizeof(a) + 100, &got, &stack), 0);
+	ASSERT_TRUE(stack == rec + H + sizeof(a));
 	/* The stack runs past the record. */
-	ASSERT_EQ(hp_rec_parse_alloc(rec, 8 + sizeof(a) + 99, &got, &stack), -EBADMSG);
-	ASSERT_EQ(hp_rec_parse_alloc(rec, 8 + sizeof(a) - 1, &got, &stack), -EBADMSG);
+	ASSERT_EQ(hp_rec_parse_alloc(rec, H + sizeof(a) + 99, &got, &stack), -EBADMSG);
+	ASSERT_EQ(hp_rec_parse_alloc(rec, H + sizeof(a) - 1, &got, &stack), -EBADMSG);
 	a.heap_id = 0;
-	memcpy(rec + 8, &a, sizeof(a));
-	ASSERT_EQ(hp_rec_parse_alloc(rec, 8 + sizeof(a) + 100, &got, &stack), -EBADMSG);
+	memcpy(rec + H, &a, sizeof(a));
+	ASSERT_EQ(hp_rec_parse_alloc(rec, H + sizeof(a) + 100, &got, &stack), -EBADMSG);
 	f.heap_id = 300;
 	f.addr = 1;
-	memcpy(rec + 8, &f, sizeof(f));
-	ASSERT_EQ(hp_rec_parse_free(rec, 8 + sizeof(f), &f), -EBADMSG);
+	memcpy(rec + H, &f, sizeof(f));
+	ASSERT_EQ(hp_rec_parse_free(rec, H + sizeof(f), &f), -EBADMSG);
 }
 
 TEST(wire_round_trip_and_bounds)

@@ -51,7 +51,6 @@ static struct {
 	int wake_fd;
 	struct hp_ring ring;
 	_Atomic int ring_live;
-	_Atomic uint32_t inflight;
 	_Atomic uint64_t intervals[HP_MAX_HEAPS];
 	bool block;
 	uint64_t timeout_us;
@@ -63,6 +62,15 @@ static struct {
 	uint64_t tls_static;     /* the TCB and static TLS atop a thread's stack */
 	bool central;
 } g = {.ctl_fd = -1, .wake_fd = -1};
+
+/* Threads writing into the ring now, counted in shards (by tid) of a
+ * cache line each: one counter every thread adds to on every record made
+ * that line bounce between the CPUs, and with it the read-mostly state
+ * above that shared it. */
+#define HP_INFLIGHT_SHARDS 8u
+static struct {
+	_Alignas(64) _Atomic uint32_t n;
+} inflight[HP_INFLIGHT_SHARDS];
 
 static uint32_t my_tid(void)
 {
@@ -290,25 +298,42 @@ static void send_wake(void)
 		(void)send(g.wake_fd, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
+static _Atomic uint32_t *my_shard(void)
+{
+	return &inflight[my_tid() % HP_INFLIGHT_SHARDS].n;
+}
+
 static void leave(void)
 {
-	atomic_fetch_sub_explicit(&g.inflight, 1, memory_order_release);
+	atomic_fetch_sub_explicit(my_shard(), 1, memory_order_release);
 }
 
 static bool enter(void)
 {
-	atomic_fetch_add_explicit(&g.inflight, 1, memory_order_seq_cst);
+	atomic_fetch_add_explicit(my_shard(), 1, memory_order_seq_cst);
 	if (atomic_load_explicit(&g.ring_live, memory_order_seq_cst))
 		return true;
 	leave();
 	return false;
 }
 
+/* No thread is inside the ring (after ring_live went to 0). */
+static bool nobody_inside(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < HP_INFLIGHT_SHARDS; i++) {
+		if (atomic_load_explicit(&inflight[i].n, memory_order_seq_cst))
+			return false;
+	}
+	return true;
+}
+
 /* The writers are stopped and gone: the ring can go. */
 static void retire_ring(void)
 {
 	atomic_store_explicit(&g.ring_live, 0, memory_order_seq_cst);
-	while (atomic_load_explicit(&g.inflight, memory_order_seq_cst))
+	while (!nobody_inside())
 		sched_yield();
 	if (g.ring.hdr)
 		hp_ring_unmap(&g.ring);
@@ -360,16 +385,17 @@ static void daemon_died(void)
 }
 
 /* Space for @len bytes; with block_client waits for the reader up to the
- * timeout (0: forever), else drops. The wait naps 20 us, doubling up to
- * HP_BLOCK_NAP_MAX_US, and wakes heapprofd once at the start and then
- * every ms (a wake-up byte each 20 us cost the client seconds of CPU
- * under a reader that was behind). */
-#define HP_BLOCK_NAP_MAX_US 250u
-static uint8_t *reserve(uint32_t len)
+ * timeout (0: forever), else drops. The wait sleeps on the ring's
+ * read_seq futex, which heapprofd bumps when it made room for a waiting
+ * writer (at most 1 ms a sleep); heapprofd is woken once at the start
+ * and then every ms, and its death is looked for every 2 ms. (Naps of
+ * 20-250 us and a look at the ring after each cost the waiting threads
+ * more CPU than the workload's own work.) */
+static uint8_t *reserve(uint32_t len, uint64_t *pos)
 {
-	uint8_t *rec = hp_ring_reserve(&g.ring, len);
-	struct timespec nap = {0, 0};
-	uint64_t waited_us = 0, nap_us = 20, since_check = 0, since_wake = 0;
+	uint8_t *rec = hp_ring_reserve(&g.ring, len, pos);
+	uint64_t t0, now, last_check, last_wake, waited_us;
+	uint32_t seq;
 
 	if (rec)
 		return rec;
@@ -379,31 +405,28 @@ static uint8_t *reserve(uint32_t len)
 		return NULL;
 	}
 	send_wake();
+	t0 = last_check = last_wake = now_boottime_ns();
 	for (;;) {
 		if (!atomic_load_explicit(&g.ring_live, memory_order_relaxed) ||
 		    (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 		     HP_RING_F_SHUTDOWN))
 			return NULL;
-		/* A killed heapprofd never reads again: look every ~2 ms. */
-		if (since_check >= 2000) {
-			since_check = 0;
+		now = now_boottime_ns();
+		/* A killed heapprofd never reads again. */
+		if (now - last_check >= 2000000) {
+			last_check = now;
 			if (daemon_hung_up()) {
 				daemon_died();
 				return NULL;
 			}
 		}
-		if (since_wake >= 1000) {
-			since_wake = 0;
+		if (now - last_wake >= 1000000) {
+			last_wake = now;
 			send_wake();
 		}
-		nap.tv_nsec = (long)(nap_us * 1000);
-		nanosleep(&nap, NULL);
-		waited_us += nap_us;
-		since_check += nap_us;
-		since_wake += nap_us;
-		if (nap_us < HP_BLOCK_NAP_MAX_US)
-			nap_us = nap_us * 2 < HP_BLOCK_NAP_MAX_US ? nap_us * 2 : HP_BLOCK_NAP_MAX_US;
-		rec = hp_ring_reserve(&g.ring, len);
+		seq = hp_ring_wait_begin(&g.ring);
+		rec = hp_ring_reserve(&g.ring, len, pos);
+		waited_us = (now_boottime_ns() - t0) / 1000;
 		if (rec) {
 			atomic_fetch_add_explicit(&g.ring.hdr->blocked_us, waited_us,
 						  memory_order_relaxed);
@@ -413,12 +436,16 @@ static uint8_t *reserve(uint32_t len)
 			client_error(HP_CLIENT_ERROR_HIT_TIMEOUT);
 			return NULL;
 		}
+		hp_ring_wait_space(&g.ring, seq,
+				   g.timeout_us && g.timeout_us - waited_us < 1000
+					   ? (uint32_t)(g.timeout_us - waited_us)
+					   : 1000);
 	}
 }
 
-static void publish(uint8_t *rec, uint32_t len, uint32_t type)
+static void publish(uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type)
 {
-	if (hp_ring_publish(&g.ring, rec, len, type))
+	if (hp_ring_publish(&g.ring, rec, pos, len, type))
 		send_wake();
 }
 
@@ -426,7 +453,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 {
 	struct hp_thread *t = &hp_tls;
 	struct hp_rec_alloc a;
-	uint64_t end, copy = 0, cap;
+	uint64_t end, copy = 0, cap, pos;
 	uint8_t *rec;
 	uint32_t len;
 
@@ -448,7 +475,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 	a.alloc_size = alloc_size;
 	a.stack_len = (uint32_t)copy;
 	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(a) + copy);
-	rec = reserve(len);
+	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
@@ -457,7 +484,7 @@ bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_
 	if (copy)
 		memcpy(rec + sizeof(struct hp_rec_hdr) + sizeof(a), (const void *)(uintptr_t)a.regs[7],
 		       copy);
-	publish(rec, len, HP_REC_ALLOC);
+	publish(rec, pos, len, HP_REC_ALLOC);
 	leave();
 	return true;
 }
@@ -466,17 +493,18 @@ bool hp_record_free(uint32_t heap, uint64_t addr)
 {
 	struct hp_rec_free f = {.heap_id = heap, .addr = addr};
 	uint32_t len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(f));
+	uint64_t pos;
 	uint8_t *rec;
 
 	if (!enter())
 		return false;
-	rec = reserve(len);
+	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
 	}
 	memcpy(rec + sizeof(struct hp_rec_hdr), &f, sizeof(f));
-	publish(rec, len, HP_REC_FREE);
+	publish(rec, pos, len, HP_REC_FREE);
 	leave();
 	return true;
 }
@@ -811,7 +839,8 @@ static void atfork_child(void)
 	t_tid = 0;
 	g.pid = (uint32_t)getpid();
 	atomic_store_explicit(&g.ring_live, 0, memory_order_relaxed);
-	atomic_store_explicit(&g.inflight, 0, memory_order_relaxed);
+	for (uint32_t i = 0; i < HP_INFLIGHT_SHARDS; i++)
+		atomic_store_explicit(&inflight[i].n, 0, memory_order_relaxed);
 	if (g.ring.hdr)
 		hp_ring_unmap(&g.ring);
 	if (g.wake_fd >= 0)

@@ -9,9 +9,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 uint64_t hp_ring_round_size(uint64_t bytes)
@@ -50,6 +54,16 @@ int hp_ring_create_memfd(uint64_t data_size)
 	hdr.magic = HP_RING_MAGIC;
 	hdr.version = HP_RING_VERSION;
 	hdr.data_size = data_size;
+	if (getrandom(&hdr.stamp_key, sizeof(hdr.stamp_key), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(hdr.stamp_key)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		hdr.stamp_key = ((uint64_t)ts.tv_nsec << 32) ^ (uint64_t)ts.tv_sec ^
+				((uint64_t)getpid() << 17) ^ 0x9e3779b97f4a7c15ull;
+	}
+	/* Zero is the data's first stamp. */
+	hdr.stamp_key |= 1ull << 63;
 	if (pwrite(fd, &hdr, sizeof(hdr), 0) != (ssize_t)sizeof(hdr))
 		goto fail;
 	return fd;
@@ -102,6 +116,7 @@ int hp_ring_map(int fd, uint64_t expect_size, struct hp_ring *out)
 	out->data_size = size;
 	out->map_bytes = total;
 	out->read_pos = atomic_load_explicit(&out->hdr->read_pos, memory_order_acquire);
+	out->stamp_key = *(volatile uint64_t *)&out->hdr->stamp_key;
 	return 0;
 fail:
 	{
@@ -122,7 +137,7 @@ void hp_ring_unmap(struct hp_ring *r)
 
 /* ------------------------------------------------------------ writer ---- */
 
-uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len)
+uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len, uint64_t *out_pos)
 {
 	struct hp_ring_hdr *h = r->hdr;
 	uint64_t need = ((uint64_t)len + HP_RING_ALIGN - 1) & ~(uint64_t)(HP_RING_ALIGN - 1);
@@ -140,21 +155,27 @@ uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len)
 			return NULL;
 		if (atomic_compare_exchange_weak_explicit(&h->write_pos, &w, w + need,
 							  memory_order_acq_rel,
-							  memory_order_relaxed))
+							  memory_order_relaxed)) {
+			*out_pos = w;
 			return r->data + (w & (r->data_size - 1));
+		}
 	}
 }
 
-bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint32_t len, uint32_t type)
+bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type)
 {
 	struct hp_rec_hdr *rh = (struct hp_rec_hdr *)rec;
 	uint32_t alen = (len + HP_RING_ALIGN - 1) & ~(HP_RING_ALIGN - 1);
 
+	rh->len = alen;
 	rh->type = type;
 	/* seq_cst, paired with the reader's in hp_ring_sleep(): either the
-	 * reader sees this length or this writer sees reader_sleeping. */
-	atomic_store_explicit((_Atomic uint32_t *)&rh->len, alen, memory_order_seq_cst);
-	atomic_fetch_add_explicit(&r->hdr->records_written, 1, memory_order_relaxed);
+	 * reader sees this stamp or this writer sees reader_sleeping. */
+	atomic_store_explicit((_Atomic uint64_t *)&rh->stamp, pos ^ r->stamp_key,
+			      memory_order_seq_cst);
+	/* No shared counter of records written here: an atomic add on a line
+	 * every writer thread and the reader touch cost more than the rest of
+	 * the publish (perf, 4 writer threads: 10% of the workload's time). */
 	if (!atomic_load_explicit(&r->hdr->reader_sleeping, memory_order_seq_cst))
 		return false;
 	/* A sleeping reader still drains every HP_RING_READ_PERIOD_MS: wake it
@@ -167,6 +188,25 @@ bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint32_t len, uint32_t typ
 	return atomic_exchange_explicit(&r->hdr->reader_sleeping, 0, memory_order_seq_cst) != 0;
 }
 
+uint32_t hp_ring_wait_begin(struct hp_ring *r)
+{
+	uint32_t seq = atomic_load_explicit(&r->hdr->read_seq, memory_order_acquire);
+
+	/* seq_cst, paired with hp_ring_wake_writers(): either this writer's
+	 * next reserve sees the room the reader made, or the reader sees
+	 * this flag. */
+	atomic_store_explicit(&r->hdr->writers_waiting, 1, memory_order_seq_cst);
+	return seq;
+}
+
+void hp_ring_wait_space(struct hp_ring *r, uint32_t seq, uint32_t timeout_us)
+{
+	struct timespec ts = {(time_t)(timeout_us / 1000000u), (long)(timeout_us % 1000000u) * 1000};
+
+	/* Shared between processes: not FUTEX_PRIVATE_FLAG. */
+	(void)syscall(SYS_futex, (uint32_t *)&r->hdr->read_seq, FUTEX_WAIT, seq, &ts, NULL, 0);
+}
+
 /* ------------------------------------------------------------ reader ---- */
 
 enum hp_ring_read hp_ring_peek(struct hp_ring *r, const uint8_t **out_rec, uint32_t *out_len,
@@ -177,11 +217,12 @@ enum hp_ring_read hp_ring_peek(struct hp_ring *r, const uint8_t **out_rec, uint3
 	uint32_t len, type;
 	uint64_t w, avail;
 
-	/* The length first: it is published after its space was reserved, so
+	/* The stamp first: it is published after its space was reserved, so
 	 * write_pos read after it covers the record. */
-	len = atomic_load_explicit((_Atomic uint32_t *)&rh->len, memory_order_acquire);
-	if (!len)
+	if (atomic_load_explicit((_Atomic uint64_t *)&rh->stamp, memory_order_acquire) !=
+	    (r->read_pos ^ r->stamp_key))
 		return HP_RING_EMPTY;
+	len = *(volatile uint32_t *)&rh->len;
 	w = atomic_load_explicit(&r->hdr->write_pos, memory_order_acquire);
 	avail = w - r->read_pos;
 	if (avail > r->data_size || len < sizeof(*rh) || (len & (HP_RING_ALIGN - 1)) ||
@@ -196,9 +237,9 @@ enum hp_ring_read hp_ring_peek(struct hp_ring *r, const uint8_t **out_rec, uint3
 
 void hp_ring_consume(struct hp_ring *r, uint32_t len)
 {
-	/* Zeroed before read_pos moves: a writer that reserves this space
-	 * later finds a zero length until it publishes. */
-	memset(r->data + (r->read_pos & (r->data_size - 1)), 0, len);
+	/* Nothing is zeroed (a writer's stores would then fetch every line
+	 * back from this CPU): the stamp left here names this position, never
+	 * one a later record has. */
 	r->read_pos += len;
 	atomic_store_explicit(&r->hdr->read_pos, r->read_pos, memory_order_release);
 }
@@ -208,16 +249,38 @@ bool hp_ring_sleep(struct hp_ring *r)
 	struct hp_rec_hdr *rh = (struct hp_rec_hdr *)(r->data + (r->read_pos & (r->data_size - 1)));
 
 	atomic_store_explicit(&r->hdr->reader_sleeping, 1, memory_order_seq_cst);
-	if (atomic_load_explicit((_Atomic uint32_t *)&rh->len, memory_order_seq_cst)) {
+	if (atomic_load_explicit((_Atomic uint64_t *)&rh->stamp, memory_order_seq_cst) ==
+	    (r->read_pos ^ r->stamp_key)) {
 		atomic_store_explicit(&r->hdr->reader_sleeping, 0, memory_order_relaxed);
 		return false;
 	}
 	return true;
 }
 
+uint64_t hp_ring_free_bytes(const struct hp_ring *r)
+{
+	uint64_t used = atomic_load_explicit(&r->hdr->write_pos, memory_order_relaxed) - r->read_pos;
+
+	return used > r->data_size ? 0 : r->data_size - used;
+}
+
+void hp_ring_wake_writers(struct hp_ring *r)
+{
+	atomic_thread_fence(memory_order_seq_cst);
+	if (!atomic_load_explicit(&r->hdr->writers_waiting, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&r->hdr->writers_waiting, 0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&r->hdr->read_seq, 1, memory_order_seq_cst);
+	(void)syscall(SYS_futex, (uint32_t *)&r->hdr->read_seq, FUTEX_WAKE, INT32_MAX, NULL, NULL,
+		      0);
+}
+
 void hp_ring_shutdown(struct hp_ring *r)
 {
 	atomic_fetch_or_explicit(&r->hdr->flags, HP_RING_F_SHUTDOWN, memory_order_release);
+	/* Waiting writers see it now. */
+	atomic_store_explicit(&r->hdr->writers_waiting, 1, memory_order_relaxed);
+	hp_ring_wake_writers(r);
 }
 
 /* ----------------------------------------------------------- records ---- */

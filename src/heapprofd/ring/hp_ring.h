@@ -5,10 +5,13 @@
  * memfd, mapped by both, with a header page and a data area that is
  * mapped twice back to back so a record that wraps is contiguous. Writers
  * reserve space with one compare-and-swap (no lock), copy, then publish
- * the record's length; the reader takes records in order, zeroes what it
- * consumed and moves read_pos. The reader treats every byte here as
- * untrusted (another process writes it). No allocation, no libc beyond
- * memcpy/memset: the client calls this from inside malloc.
+ * the record by writing its stamp (its position xor the ring's key); the
+ * reader takes the record at read_pos once its stamp is the one expected
+ * there, and moves read_pos. Nothing is zeroed: what a record leaves
+ * behind never carries the stamp of a later position. The reader treats
+ * every byte here as untrusted (another process writes it). No
+ * allocation, no libc beyond memcpy/memset: the client calls this from
+ * inside malloc.
  *
  *   memfd offset 0                         4096
  *   +------------------------------------+--------------------------+
@@ -20,9 +23,11 @@
  *   +------------------------------------+
  *
  *   record (8-aligned, at data + (pos & (data_size - 1))):
- *   +-----------+-----------+--------------------------+
- *   | len (u32) | type(u32) | payload (len - 8 bytes)  |  len 0: not yet
- *   +-----------+-----------+--------------------------+  published
+ *   +-----------+-----------+-------------------+---------------------+
+ *   | len (u32) | type(u32) | stamp (u64):      | payload             |
+ *   |           |           | pos ^ stamp_key   | (len - 16 bytes)    |
+ *   +-----------+-----------+-------------------+---------------------+
+ *   a stamp other than pos ^ stamp_key: not yet published (old bytes)
  */
 #ifndef PFC_HEAPPROFD_RING_HP_RING_H
 #define PFC_HEAPPROFD_RING_HP_RING_H
@@ -33,7 +38,7 @@
 #include <stdint.h>
 
 #define HP_RING_MAGIC 0x48505247u /* "GRPH" */
-#define HP_RING_VERSION 1u
+#define HP_RING_VERSION 2u
 #define HP_RING_HDR_BYTES 4096u
 #define HP_RING_MIN_DATA_BYTES 8192u
 #define HP_RING_MAX_DATA_BYTES (1ull << 30)
@@ -76,19 +81,31 @@ struct hp_ring_hdr {
 	_Atomic uint64_t records_dropped; /* the ring was full (no block_client) */
 	_Atomic uint64_t bytes_dropped;
 	_Atomic uint64_t blocked_us;      /* writers waited for space (block_client) */
-	_Atomic uint64_t records_written;
+	_Atomic uint64_t records_written; /* unused (kept for the layout) */
+	/* Random, nonzero, set by the daemon when it makes the ring; each
+	 * side keeps the copy it read when mapping. */
+	uint64_t stamp_key;
+	uint8_t pad4[8];
+	/* block_client: a writer that found the ring full sets
+	 * writers_waiting and sleeps on read_seq (a futex); the reader, having
+	 * made room, bumps read_seq and wakes it. */
+	_Atomic uint32_t read_seq;
+	_Atomic uint32_t writers_waiting;
 };
 
 _Static_assert(sizeof(struct hp_ring_hdr) <= HP_RING_HDR_BYTES, "header fits its page");
 _Static_assert(offsetof(struct hp_ring_hdr, write_pos) == 64, "write_pos layout");
 _Static_assert(offsetof(struct hp_ring_hdr, read_pos) == 128, "read_pos layout");
 _Static_assert(offsetof(struct hp_ring_hdr, reader_sleeping) == 192, "flags layout");
+_Static_assert(offsetof(struct hp_ring_hdr, stamp_key) == 240, "stamp key layout");
+_Static_assert(offsetof(struct hp_ring_hdr, read_seq) == 256, "read_seq layout");
 
 struct hp_rec_hdr {
-	uint32_t len; /* whole record, header included; 0 = not yet published */
+	uint32_t len; /* whole record, header included */
 	uint32_t type;
+	uint64_t stamp; /* written last: the record's position ^ stamp_key */
 };
-_Static_assert(sizeof(struct hp_rec_hdr) == 8, "record header");
+_Static_assert(sizeof(struct hp_rec_hdr) == 16, "record header");
 
 #define HP_REGS_N 17u /* perf_regs.h order on x86-64: ax bx cx dx si di bp sp ip r8-r15 */
 
@@ -122,6 +139,7 @@ struct hp_ring {
 	uint64_t data_size;
 	size_t map_bytes;    /* the whole reservation */
 	uint64_t read_pos;   /* reader: its own copy, authoritative */
+	uint64_t stamp_key;  /* the header's, read when mapped */
 };
 
 /**
@@ -148,23 +166,34 @@ uint64_t hp_ring_round_size(uint64_t bytes);
 
 /**
  * hp_ring_reserve() - Reserve @len bytes (rounded up to 8) for a record.
- * Return: the record's start (its header is zero until hp_ring_publish())
- * or NULL if the ring has no room now (or the reader shut it down).
+ * @out_pos: the record's position, for hp_ring_publish().
+ * Return: the record's start (it holds old bytes until published) or NULL
+ * if the ring has no room now (or the reader shut it down).
  * Context: any thread of the client, also inside malloc; lock-free.
  */
-uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len);
+uint8_t *hp_ring_reserve(struct hp_ring *r, uint32_t len, uint64_t *out_pos);
 /* A sleeping reader looks at the ring at least this often (ms) ... */
 #define HP_RING_READ_PERIOD_MS 10u
 /* ... and is woken before that once the ring holds 1/this of its size. */
 #define HP_RING_WAKE_SHARE 8u
 /**
- * hp_ring_publish() - Make a reserved record visible with @type.
+ * hp_ring_publish() - Make a reserved record (at @pos) visible with @type.
  * Return: true if the reader sleeps and must be woken (send one byte):
  * the ring holds at least 1/HP_RING_WAKE_SHARE of its size (below that
  * the reader's periodic look finds the record); one writer is told so
  * per sleep.
  */
-bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint32_t len, uint32_t type);
+bool hp_ring_publish(struct hp_ring *r, uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type);
+
+/**
+ * hp_ring_wait_begin() - A writer that found no room will wait: marks it
+ * in the header. Try hp_ring_reserve() again after this, then
+ * hp_ring_wait_space() with the value returned.
+ */
+uint32_t hp_ring_wait_begin(struct hp_ring *r);
+/* Sleep until the reader makes room (read_seq moves from @seq) or
+ * @timeout_us pass. */
+void hp_ring_wait_space(struct hp_ring *r, uint32_t seq, uint32_t timeout_us);
 
 /* ------------------------------------------------------------ reader ---- */
 
@@ -183,7 +212,7 @@ enum hp_ring_read {
  */
 enum hp_ring_read hp_ring_peek(struct hp_ring *r, const uint8_t **out_rec, uint32_t *out_len,
 			       uint32_t *out_type);
-/* Consume the record hp_ring_peek() returned (zeroes it, moves read_pos). */
+/* Consume the record hp_ring_peek() returned (moves read_pos). */
 void hp_ring_consume(struct hp_ring *r, uint32_t len);
 /**
  * hp_ring_sleep() - Tell writers the reader will sleep: afterwards the
@@ -191,6 +220,11 @@ void hp_ring_consume(struct hp_ring *r, uint32_t len);
  * Return: true if it may sleep (nothing is published at the read position).
  */
 bool hp_ring_sleep(struct hp_ring *r);
+/* Bytes writers may reserve now, as the reader sees it. */
+uint64_t hp_ring_free_bytes(const struct hp_ring *r);
+/* The reader consumed records: wakes writers waiting for room (one check
+ * of the header when none waits). */
+void hp_ring_wake_writers(struct hp_ring *r);
 /* The reader is gone: writers stop. */
 void hp_ring_shutdown(struct hp_ring *r);
 

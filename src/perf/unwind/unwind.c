@@ -30,9 +30,15 @@
  * rereading does not help (JIT code, anonymous memory) the wait doubles. */
 #define UNWIND_REPARSE_MIN_NS 200000000ull
 #define UNWIND_REPARSE_MAX_NS 10000000000ull
-/* CFI rules cached (pc -> packed rule, per process) across all processes,
- * ~32 B each; past this every cache starts over. */
+/* CFI rules and frame symbols cached (pc -> packed rule, pc -> module and
+ * function; per process) across all processes, ~32 B each; past this
+ * every cache starts over. */
 #define UNWIND_MAX_RULES 262144u
+
+struct pc_sym {
+	const struct unwind_module *module; /* NULL: in no module */
+	const char *function;
+};
 
 struct uproc {
 	uint32_t pid;
@@ -45,6 +51,12 @@ struct uproc {
 	/* Packed CFI rule (or CFI_RULE_NONE) per lookup address; valid while
 	 * the module list is unchanged, so every report clears it. */
 	struct hmap rules;
+	/* A frame's module and function per looked-up pc (an index into
+	 * syms_v), with the same lifetime as the rules: libdw's module search
+	 * and the symbol table's were most of a heapprofd unwind. */
+	struct hmap syms;
+	struct pc_sym *syms_v;
+	size_t syms_n, syms_cap;
 };
 
 struct unwinder {
@@ -118,8 +130,46 @@ static const Dwfl_Callbacks k_dwfl_cbs = {
 /* Forgets @p's cached CFI rules. */
 static void rules_clear(struct unwinder *u, struct uproc *p)
 {
-	u->n_rules -= hmap_len(&p->rules);
+	u->n_rules -= hmap_len(&p->rules) + hmap_len(&p->syms);
 	hmap_clear(&p->rules);
+	hmap_clear(&p->syms);
+	p->syms_n = 0;
+}
+
+/* Room for one more cached rule or symbol (past the limit every process's
+ * caches start over). */
+static void cache_room(struct unwinder *u)
+{
+	struct hmap_iter it;
+	uint64_t key, val;
+
+	if (u->n_rules < UNWIND_MAX_RULES)
+		return;
+	hmap_iter_init(&it, &u->procs);
+	while (hmap_iter_next(&it, &key, &val))
+		rules_clear(u, (struct uproc *)(uintptr_t)val);
+}
+
+/* Remembers @pc's frame symbols in @p (nothing on ENOMEM). */
+static void sym_cache_put(struct unwinder *u, struct uproc *p, uint64_t pc,
+			  const struct unwind_module *m, const char *function)
+{
+	cache_room(u);
+	if (p->syms_n == p->syms_cap) {
+		size_t cap = p->syms_cap ? 2 * p->syms_cap : 64;
+		struct pc_sym *v = realloc(p->syms_v, cap * sizeof(*v));
+
+		if (!v)
+			return;
+		p->syms_v = v;
+		p->syms_cap = cap;
+	}
+	p->syms_v[p->syms_n].module = m;
+	p->syms_v[p->syms_n].function = function;
+	if (hmap_put(&p->syms, pc, p->syms_n) == 1) {
+		p->syms_n++;
+		u->n_rules++;
+	}
 }
 
 static uint64_t now_ns(void)
@@ -424,6 +474,8 @@ static const struct unwind_module *module_info(struct unwinder *u, Dwfl_Module *
 		memcpy(m->build_id, bits, (size_t)n);
 		m->build_id_len = (uint32_t)n;
 	}
+	m->key_hash = hash_bytes64(m->path, strlen(m->path), m->start) ^
+		      hash_bytes64(m->build_id, m->build_id_len, 7);
 	/* Published first: find_debuginfo() reads the flag through it. */
 	*userdata = m;
 	m->reading_symbols = true;
@@ -441,19 +493,31 @@ static void symbolize(struct unwinder *u, struct uproc *p, const uint64_t *pcs, 
 
 	for (i = 0; i < n; i++) {
 		struct unwind_frame *f = &out->frames[i];
-		uint64_t pc = pcs[i] - (i > 0 && pcs[i] > 0 ? 1 : 0);
-		Dwfl_Module *mod = p->dwfl ? dwfl_addrmodule(p->dwfl, pc) : NULL;
+		uint64_t pc = pcs[i] - (i > 0 && pcs[i] > 0 ? 1 : 0), idx;
+		Dwfl_Module *mod;
+
 		f->pc = pc;
 		f->rel_pc = pc;
 		f->function = NULL;
 		f->module = NULL;
-		if (!mod)
+		if (!p->dwfl)
 			continue;
-		f->module = module_info(u, mod);
-		if (!f->module)
+		if (hmap_get(&p->syms, pc, &idx)) {
+			f->module = p->syms_v[idx].module;
+			f->function = p->syms_v[idx].function;
+			if (f->module)
+				f->rel_pc = pc - f->module->bias;
 			continue;
-		f->rel_pc = pc - f->module->bias;
-		f->function = f->module->tab ? symtab_lookup(f->module->tab, f->rel_pc) : NULL;
+		}
+		mod = dwfl_addrmodule(p->dwfl, pc);
+		if (mod) {
+			f->module = module_info(u, mod);
+			if (!f->module)
+				continue; /* out of memory: not cached */
+			f->rel_pc = pc - f->module->bias;
+			f->function = f->module->tab ? symtab_lookup(f->module->tab, f->rel_pc) : NULL;
+		}
+		sym_cache_put(u, p, pc, f->module, f->function);
 	}
 	out->n = n;
 }
@@ -486,6 +550,8 @@ static void proc_destroy(struct unwinder *u, struct uproc *p)
 	proc_drop_dwfl(u, p);
 	rules_clear(u, p);
 	hmap_fini(&p->rules);
+	hmap_fini(&p->syms);
+	free(p->syms_v);
 	free(p);
 }
 
@@ -530,6 +596,7 @@ static struct uproc *proc_get(struct unwinder *u, uint32_t pid)
 	p->pid = pid;
 	p->last_use = ++u->tick;
 	hmap_init(&p->rules);
+	hmap_init(&p->syms);
 	if (hmap_put(&u->procs, pid, (uint64_t)(uintptr_t)p) < 0) {
 		free(p);
 		return NULL;
@@ -590,14 +657,7 @@ static uint64_t rule_for(struct unwinder *u, struct uproc *p, uint64_t addr)
 	mod = dwfl_addrmodule(p->dwfl, addr);
 	cfi = mod ? dwfl_module_eh_cfi(mod, &bias) : NULL;
 	rule = cfi ? cfi_rule_read(cfi, addr - bias) : CFI_RULE_NONE;
-	if (u->n_rules >= UNWIND_MAX_RULES) {
-		struct hmap_iter it;
-		uint64_t key, val;
-
-		hmap_iter_init(&it, &u->procs);
-		while (hmap_iter_next(&it, &key, &val))
-			rules_clear(u, (struct uproc *)(uintptr_t)val);
-	}
+	cache_room(u);
 	/* On ENOMEM the next sample asks libdw again. */
 	if (hmap_put(&p->rules, addr, rule) == 1)
 		u->n_rules++;

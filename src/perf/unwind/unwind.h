@@ -58,6 +58,7 @@ struct unwind_module {
 	uint32_t build_id_len;
 	uint64_t start, end;
 	uint64_t bias; /* pc - bias = the address in the ELF (rel_pc) */
+	uint64_t key_hash; /* of path, start and build id (callers' interning) */
 	bool reading_symbols; /* separate debuginfo may be looked up now */
 };
 
