@@ -151,7 +151,10 @@ int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec
 		return -ENOMEM;
 	for (i = 0; i < n_cols; i++) {
 		t->cols[i].spec = &specs[i];
-		t->cols[i].enc = tp_enc_initial(&specs[i]);
+		if (tp_col_init(&t->cols[i], &specs[i]) < 0) {
+			tp_table_fini(t);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -265,12 +268,12 @@ int64_t tp_table_append(struct tp_table *t)
 			size_t m = t->cap - from < PREFAULT_ROWS ? t->cap - from : PREFAULT_ROWS;
 
 			for (i = 0; i < t->n_cols; i++)
-				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, from, m);
+				tp_cells_prefault(&t->cols[i], from, m);
 			t->n_mapped = from + m;
 		}
 		/* NULLs a short run at a time: still in cache when the row is set. */
 		for (i = 0; i < t->n_cols; i++)
-			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
+			tp_cells_fill_null(&t->cols[i], row, n);
 		t->n_filled = row + n;
 	}
 	t->n_rows++;

@@ -117,6 +117,18 @@ static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t r
 
 	t->generation++;
 	switch (col->enc) {
+	case TP_ENC_BITS:
+		if (v == TP_NULL_INT) {
+			tp_bits_put(col->data, col->bits, col->mask, row, 0);
+			return 0;
+		}
+		/* Fits if v - base < 2^bits - 1 (a code of all ones is fine). */
+		if ((uint64_t)v - (uint64_t)col->base < col->mask) {
+			tp_bits_put(col->data, col->bits, col->mask, row,
+				    (uint64_t)v - (uint64_t)col->base + 1);
+			return 0;
+		}
+		break;
 	case TP_ENC_I64:
 		((int64_t *)col->data)[row] = v;
 		return 0;
