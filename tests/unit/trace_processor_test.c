@@ -1686,24 +1686,28 @@ TEST(sql_storage_narrow_widens_step_by_step)
 	int64_t want[ST_ROWS];
 
 	st_fill(&t, want);
-	/* -2..2 and NULL: 3 bits a cell (codes 1..7 hold base -2 .. 4). */
+	/* -2..2 and NULL: 3 bits a cell (codes 1..7: base .. base + 6). */
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
 	ASSERT_EQ(t.cols[ST_V].bits, 3);
+	ASSERT_TRUE(t.cols[ST_V].base <= -2 && t.cols[ST_V].base + 6 >= 2);
 	st_check(&t, ST_V, want);
 
-	/* The top of the range fits; one past it, or below the base, repacks. */
-	want[3] = 4;
+	/* Both ends of the range fit; one past the top repacks into more bits. */
+	want[3] = t.cols[ST_V].base + 6;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 3, want[3]), 0);
+	want[4] = t.cols[ST_V].base;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 4, want[4]), 0);
 	ASSERT_EQ(t.cols[ST_V].bits, 3);
-	want[5] = 5;
+	want[5] = want[3] + 1;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 5, want[5]), 0);
 	ASSERT_EQ(t.cols[ST_V].bits, 4);
-	want[6] = -3;
+	st_check(&t, ST_V, want);
+	/* Below the base: the spare codes go below it (the top stays). */
+	want[6] = want[4] - 1;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 6, want[6]), 0);
-	/* Below the base: the spare codes go below too (-9 .. 5 in 4 bits). */
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
 	ASSERT_EQ(t.cols[ST_V].bits, 4);
-	ASSERT_EQ(t.cols[ST_V].base, -9);
+	ASSERT_EQ(t.cols[ST_V].base, want[5] - 14);
 	st_check(&t, ST_V, want);
 	want[9] = INT8_MIN;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 9, want[9]), 0);

@@ -357,25 +357,46 @@ static int set_x32(struct tp_col *col, size_t cap, size_t n_cells, size_t row, i
 	return 0;
 }
 
+/* Rows past the cells in use a repack maps at once (the table's next ones). */
+#define REPACK_AHEAD_ROWS ((size_t)1 << 16)
+
 /*
  * Repacks the @n_cells cells of a TP_ENC_BITS column (room for @cap) with
  * @base and @bits, which hold every value it has.
  */
 static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, uint32_t bits)
 {
-	uint64_t mask = ((uint64_t)1 << bits) - 1;
+	uint64_t mask = ((uint64_t)1 << bits) - 1, acc = 0, shift = (uint64_t)col->base - (uint64_t)base;
+	size_t i, out = 0, ahead = cap - n_cells < REPACK_AHEAD_ROWS ? cap - n_cells : REPACK_AHEAD_ROWS;
+	uint32_t n_acc = 0;
 	uint8_t *d = calloc(1, bits_bytes(bits, cap));
-	size_t i;
+	struct tp_col tmp = {.enc = TP_ENC_BITS};
 
 	if (!d)
 		return -ENOMEM;
+	/* The pages the cells and the table's next rows need, in one call. */
+	tmp.data = d;
+	tmp.bits = bits;
+	tp_cells_prefault(&tmp, 0, n_cells + ahead);
+	/* Old codes in order, new ones written 32 bits at a time. */
 	for (i = 0; col->bits && i < n_cells; i++) {
 		uint64_t c = tp_bits_get(col->data, col->bits, col->mask, i);
 
-		if (c)
-			tp_bits_put(d, bits, mask, i,
-				    (uint64_t)col->base + (c - 1) - (uint64_t)base + 1);
+		acc |= (c ? c + shift : 0) << n_acc;
+		n_acc += bits;
+		if (n_acc >= 32) {
+			uint8_t b[4] = {(uint8_t)acc, (uint8_t)(acc >> 8), (uint8_t)(acc >> 16),
+					(uint8_t)(acc >> 24)};
+
+			/* Only stores: the new cells are zero and written in order. */
+			memcpy(d + out, b, sizeof(b));
+			out += 4;
+			acc >>= 32;
+			n_acc -= 32;
+		}
 	}
+	if (n_acc)
+		tp_bits_store(d + out, acc); /* the bytes after it are zero (or spare) */
 	free(col->data);
 	col->data = d;
 	col->bits = bits;
@@ -433,8 +454,14 @@ static int set_bits(struct tp_col *col, size_t cap, size_t n_cells, size_t row, 
 		lo = 1;
 		hi = v;
 	} else {
-		/* The values it holds (not the codes it could hold) and @v. */
-		c_max = bits_code_range(col, n_cells, &c_min);
+		/* The values it holds (not the codes it could hold) and @v;
+		 * above them, the base stays and needs no scan. */
+		if (col->bits && v > col->base) {
+			c_min = 1;
+			c_max = col->mask;
+		} else {
+			c_max = bits_code_range(col, n_cells, &c_min);
+		}
 		if (!c_max) {
 			/* The first value: small counts and ids count from 0. */
 			lo = v >= 0 && v < 64 ? 0 : v;
@@ -449,8 +476,11 @@ static int set_bits(struct tp_col *col, size_t cap, size_t n_cells, size_t row, 
 		/* Integers take at most 31 bits: a column of 32-bit values
 		 * keeps a rare outlier aside (X32) instead. */
 		if ((uint64_t)hi - (uint64_t)lo >= ((uint64_t)1 << (TP_BITS_MAX - 1)) - 2) {
-			int64_t mn = col->base + (int64_t)(c_min - 1);
-			int64_t mx = col->base + (int64_t)(c_max - 1);
+			int64_t mn, mx;
+
+			c_max = bits_code_range(col, n_cells, &c_min);
+			mn = col->base + (int64_t)(c_min - 1);
+			mx = col->base + (int64_t)(c_max - 1);
 
 			if (!c_max || (mn > INT32_MIN && mx <= INT32_MAX))
 				return set_x32(col, cap, n_cells, row, v);
