@@ -364,14 +364,42 @@ static int set_x32(struct tp_col *col, size_t cap, size_t n_cells, size_t row, i
  * Repacks the @n_cells cells of a TP_ENC_BITS column (room for @cap) with
  * @base and @bits, which hold every value it has.
  */
+/* Sets @col's packing after a repack into @data. */
+static void set_packing(struct tp_col *col, void *data, int64_t base, uint32_t bits)
+{
+	col->data = data;
+	col->bits = bits;
+	col->mask = ((uint64_t)1 << bits) - 1;
+	col->base = base;
+}
+
 static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, uint32_t bits)
 {
 	uint64_t mask = ((uint64_t)1 << bits) - 1, acc = 0, shift = (uint64_t)col->base - (uint64_t)base;
 	size_t i, out = 0, ahead = cap - n_cells < REPACK_AHEAD_ROWS ? cap - n_cells : REPACK_AHEAD_ROWS;
 	uint32_t n_acc = 0;
-	uint8_t *d = calloc(1, bits_bytes(bits, cap));
 	struct tp_col tmp = {.enc = TP_ENC_BITS};
+	uint8_t *d;
 
+	if (col->bits && bits >= col->bits) {
+		/*
+		 * In place, from the last cell to the first: new cell i starts
+		 * at or after old cell i and ends before new cell i + 1, so no
+		 * old cell is overwritten before it is read. Only the pages the
+		 * array grows by are new.
+		 */
+		d = realloc(col->data, bits_bytes(bits, cap));
+		if (!d)
+			return -ENOMEM;
+		for (i = n_cells; i-- > 0;) {
+			uint64_t c = tp_bits_get(d, col->bits, col->mask, i);
+
+			tp_bits_put(d, bits, mask, i, c ? c + shift : 0);
+		}
+		set_packing(col, d, base, bits);
+		return 0;
+	}
+	d = calloc(1, bits_bytes(bits, cap));
 	if (!d)
 		return -ENOMEM;
 	/* The pages the cells and the table's next rows need, in one call. */
@@ -398,10 +426,7 @@ static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, 
 	if (n_acc)
 		tp_bits_store(d + out, acc); /* the bytes after it are zero (or spare) */
 	free(col->data);
-	col->data = d;
-	col->bits = bits;
-	col->mask = mask;
-	col->base = base;
+	set_packing(col, d, base, bits);
 	return 0;
 }
 
