@@ -1686,26 +1686,45 @@ TEST(sql_storage_narrow_widens_step_by_step)
 	int64_t want[ST_ROWS];
 
 	st_fill(&t, want);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
+	/* -2..2 and NULL: 3 bits a cell (codes 1..7: base .. base + 6). */
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_V].bits, 3);
+	ASSERT_TRUE(t.cols[ST_V].base <= -2 && t.cols[ST_V].base + 6 >= 2);
 	st_check(&t, ST_V, want);
 
-	/* Each width's minimum is its NULL: storing it as a value widens. */
-	want[3] = -127;
+	/* Both ends of the range fit; one past the top repacks into more bits. */
+	want[3] = t.cols[ST_V].base + 6;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 3, want[3]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I8);
-	want[5] = INT8_MIN;
+	want[4] = t.cols[ST_V].base;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 4, want[4]), 0);
+	ASSERT_EQ(t.cols[ST_V].bits, 3);
+	want[5] = want[3] + 1;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 5, want[5]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	ASSERT_EQ(t.cols[ST_V].bits, 4);
+	st_check(&t, ST_V, want);
+	/* Below the base: the spare codes go below it (the top stays). */
+	want[6] = want[4] - 1;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 6, want[6]), 0);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_V].bits, 4);
+	ASSERT_EQ(t.cols[ST_V].base, want[5] - 14);
+	st_check(&t, ST_V, want);
+	want[9] = INT8_MIN;
+	ASSERT_EQ(tp_set_int(&t, ST_V, 9, want[9]), 0);
+	ASSERT_EQ(t.cols[ST_V].bits, 8);
 	st_check(&t, ST_V, want);
 
 	want[ST_ROWS - 1] = INT16_MIN;
 	ASSERT_EQ(tp_set_int(&t, ST_V, ST_ROWS - 1, want[ST_ROWS - 1]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_V].bits, 16);
 	st_check(&t, ST_V, want);
 
+	/* 31 bits at most: a range past them goes to 32-bit cells. */
 	want[0] = INT32_MAX; /* row 0 was NULL */
 	ASSERT_EQ(tp_set_int(&t, ST_V, 0, want[0]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
+	st_check(&t, ST_V, want);
 	want[8] = INT32_MIN;
 	ASSERT_EQ(tp_set_int(&t, ST_V, 8, want[8]), 0);
 	/* A rare value past 32 bits is kept aside; the cells stay 32-bit. */
@@ -1743,7 +1762,8 @@ TEST(sql_storage_narrow_jumps_and_appends_after_widening)
 	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
 	ASSERT_EQ(tp_table_append(&t), 0);
 	ASSERT_EQ(tp_set_int(&t, ST_V, 0, -300), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I16);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_V].bits, 1);
 	want[0] = -300;
 	for (i = 1; i < ST_ROWS; i++) {
 		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
@@ -1755,7 +1775,8 @@ TEST(sql_storage_narrow_jumps_and_appends_after_widening)
 	for (i = 1; i < ST_ROWS; i++)
 		if (want[i] != TP_NULL_INT)
 			ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_TRUE(t.cols[ST_V].bits > 8 && t.cols[ST_V].bits < 31);
 	st_check(&t, ST_V, want);
 	tp_table_fini(&t);
 }
@@ -1774,7 +1795,8 @@ TEST(sql_storage_narrow_rare_wide_values)
 	st_fill(&t, want);
 	want[1] = INT32_MAX; /* a plain 32-bit cell, the escape value of X32 */
 	ASSERT_EQ(tp_set_int(&t, ST_V, 1, want[1]), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
+	st_check(&t, ST_V, want);
 	want[2] = -((int64_t)1 << 33);
 	ASSERT_EQ(tp_set_int(&t, ST_V, 2, want[2]), 0);
 	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_X32);
@@ -1838,6 +1860,54 @@ TEST(sql_storage_rows_filled_ahead_stay_null_after_widening)
 	tp_table_fini(&t);
 }
 
+/*
+ * Packed cells (TP_ENC_BITS) against a plain array: values of growing
+ * magnitude and either sign, NULLs and overwrites, appended in runs so
+ * that NULL runs, repacks and growth meet at every bit offset.
+ */
+TEST(sql_storage_packed_cells_match_a_plain_array)
+{
+	enum { N = 5000 };
+	static int64_t want[N];
+	struct tp_table t;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	size_t i, k;
+
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < N; i++) {
+		int64_t mag = (int64_t)1 << (i * 30 / N);
+
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		want[i] = x >> 60 == 0 ? TP_NULL_INT : (int64_t)(x >> 33) % mag * (x & 1 ? -1 : 1);
+		if (want[i] != TP_NULL_INT)
+			ASSERT_EQ(tp_set_int(&t, ST_V, i, want[i]), 0);
+		if (i % 97 == 0 && i) {
+			/* Overwrite an earlier cell: with NULL or a value. */
+			k = (size_t)(x >> 20) % i;
+			want[k] = x & 2 ? TP_NULL_INT : -(int64_t)k;
+			ASSERT_EQ(tp_set_int(&t, ST_V, k, want[k]), 0);
+		}
+	}
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_TRUE(t.cols[ST_V].bits <= 31);
+	for (i = 0; i < N; i++)
+		if (tp_get_int(&t, ST_V, i) != want[i])
+			FAIL("row %zu: %lld, want %lld", i, (long long)tp_get_int(&t, ST_V, i),
+			     (long long)want[i]);
+	/* Falling values repack a few times, not once a row. */
+	tp_table_fini(&t);
+	ASSERT_EQ(tp_table_init(&t, "st", k_st_specs, ST_N_COLS), 0);
+	for (i = 0; i < N; i++) {
+		ASSERT_EQ(tp_table_append(&t), (int64_t)i);
+		ASSERT_EQ(tp_set_int(&t, ST_V, i, 1000 - (int64_t)i * 3), 0);
+	}
+	ASSERT_EQ(t.cols[ST_V].bits, 14);
+	for (i = 0; i < N; i++)
+		ASSERT_EQ(tp_get_int(&t, ST_V, i), 1000 - (int64_t)i * 3);
+	tp_table_fini(&t);
+}
+
 TEST(sql_storage_narrow_string_ids)
 {
 	struct tp_table t;
@@ -1849,15 +1919,18 @@ TEST(sql_storage_narrow_string_ids)
 		want[i] = i % 4 == 0 ? TP_NULL_STR : (int64_t)(i % 256);
 		ASSERT_EQ(tp_set_str(&t, ST_S, i, (uint32_t)want[i]), 0);
 	}
-	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U8);
+	/* Ids up to 255: 8 bits (the code is the id). */
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_S].bits, 8);
 	st_check(&t, ST_S, want);
 	want[1] = 256;
 	ASSERT_EQ(tp_set_str(&t, ST_S, 1, 256), 0);
-	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U16);
+	ASSERT_EQ(t.cols[ST_S].bits, 9);
 	st_check(&t, ST_S, want);
 	want[2] = UINT32_MAX;
 	ASSERT_EQ(tp_set_str(&t, ST_S, 2, UINT32_MAX), 0);
-	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_U32);
+	ASSERT_EQ(t.cols[ST_S].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_S].bits, 32);
 	st_check(&t, ST_S, want);
 	ASSERT_EQ(tp_get_str(&t, ST_S, 2), UINT32_MAX);
 
@@ -2026,7 +2099,8 @@ TEST(sql_storage_narrow_index_and_order_after_widening)
 	/* Widening changes the table: the index and the order are rebuilt. */
 	ASSERT_EQ(tp_set_int(&t, ST_V, 11, 100000), 0);
 	ASSERT_EQ(tp_set_int(&t, ST_V, 12, -100000), 0);
-	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_I32);
+	ASSERT_EQ(t.cols[ST_V].enc, TP_ENC_BITS);
+	ASSERT_EQ(t.cols[ST_V].bits, 18);
 	ASSERT_EQ(tp_col_lookup(&t, ST_V, 100000, &rows), 1);
 	ASSERT_EQ(rows[0], 11);
 	ASSERT_EQ(tp_col_lookup(&t, ST_V, -100000, &rows), 1);
@@ -2051,14 +2125,14 @@ TEST(sql_narrow_columns_through_sql)
 
 	sq_fill(&db);
 	conn = sq_open(&db);
-	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I8);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_BITS);
 	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 100);
 	tp_set_int(&db.sched, SCHED_DUR, 10, (int64_t)5 << 40);
 	tp_set_int(&db.sched, SCHED_UTID, 13, -70000);
 	tp_set_int(&db.sched, SCHED_CPU, 12, INT8_MIN);
 	ASSERT_EQ(db.sched.cols[SCHED_DUR].enc, TP_ENC_X32);
-	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_I32);
-	ASSERT_EQ(db.sched.cols[SCHED_CPU].enc, TP_ENC_I16);
+	ASSERT_EQ(db.sched.cols[SCHED_UTID].enc, TP_ENC_BITS);
+	ASSERT_EQ(db.sched.cols[SCHED_CPU].enc, TP_ENC_BITS);
 	ASSERT_EQ(sq_int(conn, "SELECT dur FROM __intrinsic_sched WHERE id = 10"), (int64_t)5 << 40);
 	ASSERT_EQ(sq_int(conn, "SELECT id FROM __intrinsic_sched WHERE utid = -70000"), 13);
 	ASSERT_EQ(sq_int(conn, "SELECT count(*) FROM __intrinsic_sched WHERE utid = 3"), 99);

@@ -16,6 +16,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <malloc.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -1178,6 +1179,16 @@ int tp_shell_main(int argc, char **argv)
 	sqlite3 *db;
 	int fd = -1, exit_code = 1, rc;
 
+#ifdef M_MMAP_THRESHOLD
+	/*
+	 * The import grows and repacks column arrays of up to tens of MB. A
+	 * fixed threshold keeps every such array in its own mapping (grown
+	 * by mremap, returned to the system when freed); glibc's adaptive
+	 * one moves them into the heap, whose holes stayed resident: 22 MB
+	 * of a 200 MB storm's 210 MB peak.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+#endif
 	/* Perfetto's `convert` subcommand (traceconv): its own command line. */
 	if (argc >= 2 && strcmp(argv[1], "convert") == 0)
 		return tp_convert_main(argc - 1, argv + 1);

@@ -6,7 +6,9 @@
  * fit (or keeping it 32-bit with the rare values that do not fit aside:
  * TP_ENC_X32). Called by storage.c and, through tp_set_int(), by every importer.
  * Most columns settle at their final width within the first rows, so
- * widening is rare and O(rows).
+ * widening is rare and O(rows). Integer (TP_NARROW) and string columns
+ * start bit-packed (TP_ENC_BITS): a thread state's cpu, utid, state and
+ * waker take the bits their values need, not a byte or two each.
  */
 #include "trace_processor/storage/cells.h"
 
@@ -23,6 +25,7 @@ static size_t enc_size(enum tp_enc enc)
 {
 	switch (enc) {
 	case TP_ENC_ROW:
+	case TP_ENC_BITS: /* not whole bytes: bits_bytes() */
 		return 0;
 	case TP_ENC_I8:
 	case TP_ENC_U8:
@@ -50,20 +53,60 @@ enum tp_enc tp_enc_initial(const struct tp_col_spec *spec)
 	case TP_REAL:
 		return TP_ENC_F64;
 	case TP_STR:
-		return TP_ENC_U8;
+	case TP_NARROW:
+		return TP_ENC_BITS;
 	case TP_ID:
 		return TP_ENC_ROW;
-	case TP_NARROW:
-		return TP_ENC_I8;
 	}
 	return TP_ENC_ROW;
 }
 
-void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
+int tp_col_init(struct tp_col *col, const struct tp_col_spec *spec)
 {
+	col->spec = spec;
+	col->enc = tp_enc_initial(spec);
+	col->bits = 0;
+	col->mask = 0;
+	col->base = spec->type == TP_STR ? 1 : 0;
+	col->null_v = spec->type == TP_STR ? 0 : TP_NULL_INT;
+	return 0;
+}
+
+/* Bytes of @cap cells of @bits bits, with the 8 spare bytes. */
+static size_t bits_bytes(uint32_t bits, size_t cap)
+{
+	return ((uint64_t)cap * bits + 7) / 8 + 8;
+}
+
+/* TP_ENC_BITS cells [from, from + n) to code 0, whole bytes at once. */
+static void bits_fill_null(struct tp_col *col, size_t from, size_t n)
+{
+	size_t i = from, end = from + n, j = end & ~(size_t)7;
+
+	if (!col->bits)
+		return;
+	while (i < end && (i & 7))
+		tp_bits_put(col->data, col->bits, col->mask, i++, 0);
+	if (j > i) {
+		/* i and j are multiples of 8: their cells start on a byte. */
+		memset((uint8_t *)col->data + (uint64_t)i * col->bits / 8, 0,
+		       (uint64_t)(j - i) * col->bits / 8);
+		i = j;
+	}
+	while (i < end)
+		tp_bits_put(col->data, col->bits, col->mask, i++, 0);
+}
+
+void tp_cells_fill_null(struct tp_col *col, size_t from, size_t n)
+{
+	void *data = col->data;
+	enum tp_enc enc = col->enc;
 	size_t i;
 
 	switch (enc) {
+	case TP_ENC_BITS:
+		bits_fill_null(col, from, n);
+		break;
 	case TP_ENC_I8:
 		memset((int8_t *)data + from, 0x80, n);
 		break;
@@ -97,12 +140,19 @@ void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n)
 	}
 }
 
-void tp_cells_prefault(void *data, enum tp_enc enc, size_t from, size_t n)
+void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE
 	static size_t psz;
-	uintptr_t lo = (uintptr_t)data + from * enc_size(enc), hi = lo + n * enc_size(enc);
+	uintptr_t lo, hi;
 
+	if (col->enc == TP_ENC_BITS) {
+		lo = (uintptr_t)col->data + (uint64_t)from * col->bits / 8;
+		hi = (uintptr_t)col->data + (uint64_t)(from + n) * col->bits / 8;
+	} else {
+		lo = (uintptr_t)col->data + from * enc_size(col->enc);
+		hi = lo + n * enc_size(col->enc);
+	}
 	if (!psz) {
 		long p = sysconf(_SC_PAGESIZE);
 
@@ -114,8 +164,7 @@ void tp_cells_prefault(void *data, enum tp_enc enc, size_t from, size_t n)
 	if (hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 #else
-	(void)data;
-	(void)enc;
+	(void)col;
 	(void)from;
 	(void)n;
 #endif
@@ -131,6 +180,13 @@ int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
 	size_t sz = enc_size(col->enc), i;
 	void *d;
 
+	if (col->enc == TP_ENC_BITS) {
+		d = realloc(col->data, bits_bytes(col->bits, cap));
+		if (!d)
+			return -ENOMEM;
+		col->data = d;
+		return 0;
+	}
 	if (!sz)
 		return 0;
 	if (col->enc == TP_ENC_D32 && n_blocks(cap) > n_blocks(old_cap)) {
@@ -181,6 +237,21 @@ static int widen(struct tp_col *col, size_t cap, size_t n_cells, enum tp_enc to)
 {
 	size_t i;
 
+	if (col->enc == TP_ENC_BITS) {
+		/* Packed cells overlap the wider ones: copy to a new array. */
+		void *d = malloc((cap ? cap : 1) * enc_size(to));
+
+		if (!d)
+			return -ENOMEM;
+		for (i = 0; i < n_cells; i++)
+			tp_cell_put(d, to, i, tp_cell_get(col, i));
+		free(col->data);
+		col->data = d;
+		col->enc = to;
+		col->bits = 0;
+		col->mask = 0;
+		return 0;
+	}
 	if (cap) {
 		void *d = realloc(col->data, cap * enc_size(to));
 
@@ -286,11 +357,189 @@ static int set_x32(struct tp_col *col, size_t cap, size_t n_cells, size_t row, i
 	return 0;
 }
 
+/* Rows past the cells in use a repack maps at once (the table's next ones). */
+#define REPACK_AHEAD_ROWS ((size_t)1 << 16)
+
+/*
+ * Repacks the @n_cells cells of a TP_ENC_BITS column (room for @cap) with
+ * @base and @bits, which hold every value it has.
+ */
+/* Sets @col's packing after a repack into @data. */
+static void set_packing(struct tp_col *col, void *data, int64_t base, uint32_t bits)
+{
+	col->data = data;
+	col->bits = bits;
+	col->mask = ((uint64_t)1 << bits) - 1;
+	col->base = base;
+}
+
+static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, uint32_t bits)
+{
+	uint64_t mask = ((uint64_t)1 << bits) - 1, acc = 0, shift = (uint64_t)col->base - (uint64_t)base;
+	size_t i, out = 0, ahead = cap - n_cells < REPACK_AHEAD_ROWS ? cap - n_cells : REPACK_AHEAD_ROWS;
+	uint32_t n_acc = 0;
+	struct tp_col tmp = {.enc = TP_ENC_BITS};
+	uint8_t *d;
+
+	if (col->bits && bits >= col->bits) {
+		/*
+		 * In place, from the last cell to the first: new cell i starts
+		 * at or after old cell i and ends before new cell i + 1, so no
+		 * old cell is overwritten before it is read. Only the pages the
+		 * array grows by are new.
+		 */
+		d = realloc(col->data, bits_bytes(bits, cap));
+		if (!d)
+			return -ENOMEM;
+		for (i = n_cells; i-- > 0;) {
+			uint64_t c = tp_bits_get(d, col->bits, col->mask, i);
+
+			tp_bits_put(d, bits, mask, i, c ? c + shift : 0);
+		}
+		set_packing(col, d, base, bits);
+		return 0;
+	}
+	d = calloc(1, bits_bytes(bits, cap));
+	if (!d)
+		return -ENOMEM;
+	/* The pages the cells and the table's next rows need, in one call. */
+	tmp.data = d;
+	tmp.bits = bits;
+	tp_cells_prefault(&tmp, 0, n_cells + ahead);
+	/* Old codes in order, new ones written 32 bits at a time. */
+	for (i = 0; col->bits && i < n_cells; i++) {
+		uint64_t c = tp_bits_get(col->data, col->bits, col->mask, i);
+
+		acc |= (c ? c + shift : 0) << n_acc;
+		n_acc += bits;
+		if (n_acc >= 32) {
+			uint8_t b[4] = {(uint8_t)acc, (uint8_t)(acc >> 8), (uint8_t)(acc >> 16),
+					(uint8_t)(acc >> 24)};
+
+			/* Only stores: the new cells are zero and written in order. */
+			memcpy(d + out, b, sizeof(b));
+			out += 4;
+			acc >>= 32;
+			n_acc -= 32;
+		}
+	}
+	if (n_acc)
+		tp_bits_store(d + out, acc); /* the bytes after it are zero (or spare) */
+	free(col->data);
+	set_packing(col, d, base, bits);
+	return 0;
+}
+
+/* The fewest bits whose codes 1 .. 2^bits - 1 cover @n values. */
+static uint32_t bits_for(uint64_t n)
+{
+	uint32_t b = 0;
+
+	while (b < 64 && (((uint64_t)1 << b) - 1) < n)
+		b++;
+	return b;
+}
+
+/*
+ * The smallest and largest code of @col's @n_cells cells (0 if all are
+ * NULL; *@out_min is then UINT64_MAX).
+ */
+static uint64_t bits_code_range(const struct tp_col *col, size_t n_cells, uint64_t *out_min)
+{
+	uint64_t mn = UINT64_MAX, mx = 0;
+	size_t i;
+
+	for (i = 0; col->bits && i < n_cells; i++) {
+		uint64_t c = tp_bits_get(col->data, col->bits, col->mask, i);
+
+		if (c && c < mn)
+			mn = c;
+		if (c > mx)
+			mx = c;
+	}
+	*out_min = mn;
+	return mx;
+}
+
+/* tp_col_set_wide() of a TP_ENC_BITS column: @v is not NULL and does not fit. */
+static int set_bits(struct tp_col *col, size_t cap, size_t n_cells, size_t row, int64_t v)
+{
+	uint64_t c_min, c_max = 0, mask;
+	int64_t lo, hi;
+	uint32_t bits;
+	int rc;
+
+	if (col->spec->type == TP_STR) {
+		if (v == 0) {
+			tp_bits_put(col->data, col->bits, col->mask, row, 0);
+			return 0;
+		}
+		if (v < 0 || v > UINT32_MAX)
+			return -ERANGE;
+		lo = 1;
+		hi = v;
+	} else {
+		/* The values it holds (not the codes it could hold) and @v;
+		 * above them, the base stays and needs no scan. */
+		if (col->bits && v > col->base) {
+			c_min = 1;
+			c_max = col->mask;
+		} else {
+			c_max = bits_code_range(col, n_cells, &c_min);
+		}
+		if (!c_max) {
+			/* The first value: small counts and ids count from 0. */
+			lo = v >= 0 && v < 64 ? 0 : v;
+			hi = v;
+		} else {
+			int64_t mn = col->base + (int64_t)(c_min - 1);
+			int64_t mx = col->base + (int64_t)(c_max - 1);
+
+			lo = v < mn ? v : mn;
+			hi = v > mx ? v : mx;
+		}
+		/* Integers take at most 31 bits: a column of 32-bit values
+		 * keeps a rare outlier aside (X32) instead. */
+		if ((uint64_t)hi - (uint64_t)lo >= ((uint64_t)1 << (TP_BITS_MAX - 1)) - 2) {
+			int64_t mn, mx;
+
+			c_max = bits_code_range(col, n_cells, &c_min);
+			mn = col->base + (int64_t)(c_min - 1);
+			mx = col->base + (int64_t)(c_max - 1);
+
+			if (!c_max || (mn > INT32_MIN && mx <= INT32_MAX))
+				return set_x32(col, cap, n_cells, row, v);
+			rc = widen(col, cap, n_cells, TP_ENC_I64);
+			if (rc < 0)
+				return rc;
+			tp_cell_put(col->data, col->enc, row, v);
+			return 0;
+		}
+	}
+	bits = bits_for((uint64_t)hi - (uint64_t)lo + 1);
+	mask = ((uint64_t)1 << bits) - 1;
+	/* Growing downwards, the spare codes go below: the next lower
+	 * values fit too (repacks stay O(log range) per column). */
+	if (c_max && v == lo && (uint64_t)hi - (uint64_t)INT64_MIN > mask)
+		lo = hi - (int64_t)(mask - 1);
+	rc = repack(col, cap, n_cells, lo, bits);
+	if (rc < 0)
+		return rc;
+	tp_bits_put(col->data, col->bits, col->mask, row, (uint64_t)v - (uint64_t)lo + 1);
+	return 0;
+}
+
 int tp_col_set_wide(struct tp_col *col, size_t cap, size_t n_cells, size_t row, int64_t v)
 {
 	int rc;
 
 	switch (col->enc) {
+	case TP_ENC_BITS:
+		if (v == TP_NULL_INT) {
+			tp_bits_put(col->data, col->bits, col->mask, row, 0);
+			return 0;
+		}
+		return set_bits(col, cap, n_cells, row, v);
 	case TP_ENC_U8:
 	case TP_ENC_U16:
 	case TP_ENC_U32:

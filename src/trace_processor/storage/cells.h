@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "base/compiler.h"
 #include "base/hmap.h"
@@ -27,10 +28,12 @@
 enum tp_type {
 	TP_INT,     /* int64_t */
 	TP_REAL,    /* double */
-	TP_STR,     /* string id, in 8, 16 or 32 bits (widened as ids grow) */
+	TP_STR,     /* string id, packed in as few bits as the largest id needs */
 	TP_ID,      /* the row index itself; no storage */
-	TP_NARROW,  /* integer in 8, 16, 32 or 64 bits, widened on the first value
-		     * that does not fit (never TP_SORTED) */
+	TP_NARROW,  /* integer packed in 0-32 bits as an offset from the column's
+		     * base, repacked on the first value that does not fit; past
+		     * 32 bits: 32-bit cells with rare exceptions, else 64-bit
+		     * (never TP_SORTED) */
 };
 
 enum tp_col_flags {
@@ -62,7 +65,20 @@ enum tp_enc {
 	TP_ENC_F64,
 	TP_ENC_D32,
 	TP_ENC_X32,   /* I32 cells, INT32_MAX: the value is in the exceptions */
+	TP_ENC_BITS,  /* bit-packed codes, see below */
 };
+
+/*
+ * TP_ENC_BITS: cell i is a code of col->bits bits (0 to 32) at bit
+ * i * bits of the cells, little-endian; code 0 is NULL and code c the
+ * value base + c - 1. A column that held only NULLs so far has 0 bits and
+ * no cells to speak of. A string column keeps base 1 (the code is the id).
+ * A value outside [base, base + 2^bits - 2] repacks the column into more
+ * bits or a lower base (a new array: O(rows), a few times per column). The
+ * cells are followed by 8 spare bytes, so that a cell is read and written
+ * as one unaligned 64-bit word.
+ */
+#define TP_BITS_MAX 32u
 
 #define TP_D32_BLOCK_SHIFT 16
 #define TP_D32_BLOCK_ROWS ((size_t)1 << TP_D32_BLOCK_SHIFT)
@@ -81,11 +97,58 @@ struct tp_col {
 	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
 	struct hmap *exc;           /* TP_ENC_X32: row -> value of each INT32_MAX cell */
 	enum tp_enc enc;
+	uint32_t bits;              /* TP_ENC_BITS: bits per cell */
+	uint64_t mask;              /* TP_ENC_BITS: (1 << bits) - 1 */
+	int64_t base;               /* TP_ENC_BITS: the value of code 1 */
+	int64_t null_v;             /* TP_ENC_BITS: what code 0 reads as (0 for strings) */
 	struct tp_index *index;     /* the table's equality index (storage.c) */
 };
 
+/* Reads and writes of TP_ENC_BITS codes. */
+static PFC_ALWAYS_INLINE uint64_t tp_bits_load(const void *p)
+{
+	uint64_t w;
+
+	memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+static PFC_ALWAYS_INLINE void tp_bits_store(void *p, uint64_t w)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	memcpy(p, &w, sizeof(w));
+}
+
+static PFC_ALWAYS_INLINE uint64_t tp_bits_get(const void *data, uint32_t bits, uint64_t mask,
+					      size_t row)
+{
+	uint64_t bit = (uint64_t)row * bits;
+
+	return (tp_bits_load((const uint8_t *)data + (bit >> 3)) >> (bit & 7)) & mask;
+}
+
+/* @code must fit @mask. */
+static PFC_ALWAYS_INLINE void tp_bits_put(void *data, uint32_t bits, uint64_t mask, size_t row,
+					  uint64_t code)
+{
+	uint64_t bit = (uint64_t)row * bits, w;
+	uint8_t *p = (uint8_t *)data + (bit >> 3);
+	unsigned sh = (unsigned)(bit & 7);
+
+	w = tp_bits_load(p);
+	w = (w & ~(mask << sh)) | (code << sh);
+	tp_bits_store(p, w);
+}
+
 /* The encoding a new column of @spec starts in. */
 enum tp_enc tp_enc_initial(const struct tp_col_spec *spec);
+/* tp_col_init() - Makes @col (zeroed) an empty column of @spec. Return: 0. */
+int tp_col_init(struct tp_col *col, const struct tp_col_spec *spec);
 /*
  * tp_col_grow() - Makes room for @cap cells in @col (which has room for
  * @old_cap): the cells and, for TP_ENC_D32, the block bases.
@@ -95,19 +158,19 @@ int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
 
 /*
  * tp_cells_prefault() - Maps the whole pages of cells [@from, @from + @n)
- * of @data in one system call (MADV_POPULATE_WRITE) instead of one page
+ * of @col in one system call (MADV_POPULATE_WRITE) instead of one page
  * fault per page as they are first written; a hint (errors are ignored).
  */
-void tp_cells_prefault(void *data, enum tp_enc enc, size_t from, size_t n);
+void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n);
 
 /* tp_col_free() - Frees @col's cells, block bases and exceptions. */
 void tp_col_free(struct tp_col *col);
 
 /*
  * tp_cells_fill_null() - Writes NULL into cells [@from, @from + @n) of
- * @data laid out as @enc (tables fill runs of rows ahead).
+ * @col (tables fill runs of rows ahead).
  */
-void tp_cells_fill_null(void *data, enum tp_enc enc, size_t from, size_t n);
+void tp_cells_fill_null(struct tp_col *col, size_t from, size_t n);
 
 /*
  * tp_cell_put() - Writes @v (TP_NULL_INT: NULL) into cell @row of @data
@@ -148,6 +211,7 @@ static inline void tp_cell_put(void *data, enum tp_enc enc, size_t row, int64_t 
 		((uint32_t *)data)[row] = UINT32_MAX;
 		break;
 	case TP_ENC_ROW:
+	case TP_ENC_BITS: /* not through here: tp_cells_fill_null() */
 		break;
 	}
 }
@@ -184,6 +248,11 @@ static PFC_ALWAYS_INLINE int64_t tp_cell_get(const struct tp_col *col, size_t ro
 		if (PFC_UNLIKELY(v == INT32_MAX))
 			return tp_cell_exception(col, row);
 		return v == INT32_MIN ? TP_NULL_INT : v;
+	}
+	case TP_ENC_BITS: {
+		uint64_t c = tp_bits_get(col->data, col->bits, col->mask, row);
+
+		return c ? col->base + (int64_t)(c - 1) : col->null_v;
 	}
 	case TP_ENC_U8:
 		return ((const uint8_t *)col->data)[row];

@@ -130,7 +130,7 @@ struct tp_index {
 	uint64_t generation;
 	size_t n;
 	size_t n_distinct;
-	uint32_t *rows;
+	uint32_t *rows;             /* NULL: only n_distinct is known (counted) */
 };
 
 struct order_keys;
@@ -151,7 +151,10 @@ int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec
 		return -ENOMEM;
 	for (i = 0; i < n_cols; i++) {
 		t->cols[i].spec = &specs[i];
-		t->cols[i].enc = tp_enc_initial(&specs[i]);
+		if (tp_col_init(&t->cols[i], &specs[i]) < 0) {
+			tp_table_fini(t);
+			return -ENOMEM;
+		}
 	}
 	return 0;
 }
@@ -265,12 +268,12 @@ int64_t tp_table_append(struct tp_table *t)
 			size_t m = t->cap - from < PREFAULT_ROWS ? t->cap - from : PREFAULT_ROWS;
 
 			for (i = 0; i < t->n_cols; i++)
-				tp_cells_prefault(t->cols[i].data, t->cols[i].enc, from, m);
+				tp_cells_prefault(&t->cols[i], from, m);
 			t->n_mapped = from + m;
 		}
 		/* NULLs a short run at a time: still in cache when the row is set. */
 		for (i = 0; i < t->n_cols; i++)
-			tp_cells_fill_null(t->cols[i].data, t->cols[i].enc, row, n);
+			tp_cells_fill_null(&t->cols[i], row, n);
 		t->n_filled = row + n;
 	}
 	t->n_rows++;
@@ -329,13 +332,52 @@ int tp_col_index_build(struct tp_table *t, uint32_t c)
 	return n < 0 ? (int)n : 0;
 }
 
+/* Packed columns of at most this many bits are counted with a bitmap. */
+#define COUNT_MAX_BITS 20u
+
+int tp_col_index_count(struct tp_table *t, uint32_t c)
+{
+	const struct tp_col *col = &t->cols[c];
+	struct tp_index *ix = col->index;
+	uint64_t *seen;
+	size_t i, n = 0;
+
+	if (col->enc != TP_ENC_BITS || col->bits > COUNT_MAX_BITS)
+		return tp_col_index_build(t, c);
+	if (!ix) {
+		ix = calloc(1, sizeof(*ix));
+		if (!ix)
+			return -ENOMEM;
+		t->cols[c].index = ix;
+	}
+	seen = calloc(((size_t)1 << col->bits) / 64 + 1, sizeof(*seen));
+	if (!seen)
+		return -ENOMEM;
+	/* A code per value (0: NULL, which counts as one, as in build_index). */
+	for (i = 0; i < t->n_rows; i++) {
+		uint64_t code = tp_bits_get(col->data, col->bits, col->mask, i);
+
+		if (!(seen[code / 64] >> (code % 64) & 1)) {
+			seen[code / 64] |= (uint64_t)1 << (code % 64);
+			n++;
+		}
+	}
+	free(seen);
+	free(ix->rows);
+	ix->rows = NULL;
+	ix->n = t->n_rows;
+	ix->n_distinct = n;
+	ix->generation = t->generation;
+	return 0;
+}
+
 int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t **out_rows)
 {
 	struct tp_index *ix = t->cols[c].index;
 	size_t lo = 0, hi, first;
 	int rc;
 
-	if (!ix || ix->generation != t->generation || ix->n != t->n_rows) {
+	if (!ix || !ix->rows || ix->generation != t->generation || ix->n != t->n_rows) {
 		rc = build_index(t, c);
 		if (rc < 0)
 			return rc;

@@ -117,6 +117,18 @@ static PFC_ALWAYS_INLINE int tp_set_int(struct tp_table *t, uint32_t c, size_t r
 
 	t->generation++;
 	switch (col->enc) {
+	case TP_ENC_BITS:
+		if (v == TP_NULL_INT) {
+			tp_bits_put(col->data, col->bits, col->mask, row, 0);
+			return 0;
+		}
+		/* Fits if v - base < 2^bits - 1 (a code of all ones is fine). */
+		if ((uint64_t)v - (uint64_t)col->base < col->mask) {
+			tp_bits_put(col->data, col->bits, col->mask, row,
+				    (uint64_t)v - (uint64_t)col->base + 1);
+			return 0;
+		}
+		break;
 	case TP_ENC_I64:
 		((int64_t *)col->data)[row] = v;
 		return 0;
@@ -206,8 +218,16 @@ int64_t tp_col_lookup(struct tp_table *t, uint32_t c, int64_t v, const uint32_t 
 
 /* Builds the equality index of column @c now (e.g. after an import). */
 int tp_col_index_build(struct tp_table *t, uint32_t c);
+/*
+ * tp_col_index_count() - What the planner needs of column @c's index
+ * after an import: its count of distinct values, counted in one pass over
+ * a packed column of few bits; the index's rows (4 bytes a row) are then
+ * left to the first tp_col_lookup(). Other columns get the whole index.
+ * Return: 0 or -ENOMEM.
+ */
+int tp_col_index_count(struct tp_table *t, uint32_t c);
 
-/* Distinct values in column @c when its index was last built; 0: unknown. */
+/* Distinct values in column @c when its index was last built or counted; 0: unknown. */
 size_t tp_col_distinct_hint(const struct tp_table *t, uint32_t c);
 
 /*

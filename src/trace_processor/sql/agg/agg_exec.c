@@ -217,6 +217,15 @@ static void fetch_int(const struct tp_table *t, uint32_t c, const struct rowsel 
 		case TP_ENC_U32:
 			FETCH_RUN(uint32_t, IS_ID_NULL);
 			return;
+		case TP_ENC_BITS:
+			/* Code 0 is NULL, of strings as of integers. */
+			for (k = 0; k < m; k++) {
+				uint64_t code = tp_bits_get(col->data, col->bits, col->mask,
+							    sel->base + k);
+
+				out[k] = code ? col->base + (int64_t)(code - 1) : TP_NULL_INT;
+			}
+			return;
 		default:
 			break;
 		}
