@@ -27,7 +27,12 @@ Examples:
   tools/upstream_difftests.py ... --peer-tests ../shared/peer-tests
       (cases already in that suite's cases/index.json are counted, not run)
 
-Python 3 standard library only.
+  tools/upstream_difftests.py ... --encoder protoc --python /usr/bin/python3
+      (also the python-generated traces: a Python with google.protobuf
+      runs each generator with the checkout's test/synth_common.py, given
+      descriptor sets protoc makes from the checkout)
+
+Python 3 standard library only (--python names another interpreter).
 """
 
 import argparse
