@@ -510,6 +510,11 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 	case PB_FTRACE_EVENT__G2D_TRACING_MARK_WRITE:
 		tp_ftrace_mark(imp, ev, pid, TP_MARK_G2D, payload.data, payload.size);
 		break;
+	case PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_BULK:
+	case PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_HIGH_OVERHEAD:
+		tp_thermal_exynos(imp, ev, payload.id == PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_BULK,
+				  payload.data, payload.size);
+		break;
 	case PB_FTRACE_EVENT__UFSHCD_COMMAND:
 		tp_ufshcd_command(imp, ev, payload.data, payload.size);
 		break;
