@@ -27,7 +27,12 @@ Examples:
   tools/upstream_difftests.py ... --peer-tests ../shared/peer-tests
       (cases already in that suite's cases/index.json are counted, not run)
 
-Python 3 standard library only.
+  tools/upstream_difftests.py ... --encoder protoc --python /usr/bin/python3
+      (also the python-generated traces: a Python with google.protobuf
+      runs each generator with the checkout's test/synth_common.py, given
+      descriptor sets protoc makes from the checkout)
+
+Python 3 standard library only (--python names another interpreter).
 """
 
 import argparse
@@ -42,6 +47,8 @@ import tempfile
 import types
 
 DIFF_DIR = 'test/trace_processor/diff_tests'
+# Set by --python: python-generated traces (test/synth_common.py) are run.
+PYTHON_TRACES = False
 # The PerfettoSQL modules our trace processor provides: a query that
 # includes only these is in scope.
 OUR_MODULES_DIR = os.path.join(
@@ -73,6 +80,24 @@ PROTOC_FILES = [
     'protos/third_party/chromium/chrome_track_event.proto',
     'protos/perfetto/trace/android/android_track_event.proto',
 ]
+
+
+def proto_files(root):
+  """PROTOC_FILES present under root, plus every third-party file that
+  extends TracePacket (ART heap graphs, frame timeline, ...)."""
+  files = [f for f in PROTOC_FILES if os.path.isfile(os.path.join(root, f))]
+  tp = os.path.join(root, 'protos', 'third_party')
+  for dp, _, fn in sorted(os.walk(tp)):
+    for f in sorted(fn):
+      if not f.endswith('.proto'):
+        continue
+      path = os.path.join(dp, f)
+      with open(path, encoding='utf-8', errors='replace') as fh:
+        if re.search(r'^\s*extend\s+[\w.]*TracePacket\b', fh.read(), re.M):
+          files.append(os.path.relpath(path, root))
+  return files
+
+
 SHELL_FLAGS = [
     '--analyze-trace-proto-content', '--crop-track-events', '--extra-checks'
 ]
@@ -345,17 +370,20 @@ def classify(checkout, area, rel_dir, bp, testing):
   elif isinstance(t, testing.DataPath):
     return None, 'trace: binary test/data file (not in checkout)'
   elif isinstance(t, testing.Path):
-    if not t.filename.endswith('.textproto'):
-      ext = t.filename.rsplit('.', 1)[-1]
-      kind = 'python-generated' if ext == 'py' else ext
-      return None, f'trace: {kind} file'
+    ext = t.filename.rsplit('.', 1)[-1]
+    if ext not in ('textproto', 'py'):
+      return None, f'trace: {ext} file'
+    if ext == 'py' and not PYTHON_TRACES:
+      return None, 'trace: python-generated file (no --python)'
     data = checkout.read(f'{rel_dir}/{t.filename}')
     if data is None:
       return None, 'trace: file missing'
-    case['textproto'] = data.decode('utf-8')
+    case['py' if ext == 'py' else 'textproto'] = data.decode('utf-8')
   else:
     return None, f'trace: {type(t).__name__}'
   if bp.trace_modifier is not None:
+    if 'py' in case:
+      return None, 'trace: python-generated file with a trace modifier'
     case['textproto'] = inject(case['textproto'], bp.trace_modifier)
   if bp.register_files_dir is not None:
     return None, 'register_files_dir'
@@ -424,14 +452,23 @@ def run_case(case, args, work):
   os.makedirs(d, exist_ok=True)
   tp_txt = os.path.join(d, 'trace.textproto')
   with open(tp_txt, 'w') as f:
-    f.write(case['textproto'])
+    f.write(case.get('textproto', ''))
   pb = os.path.join(d, 'trace.pb')
   sql = os.path.join(d, 'query.sql')
   with open(sql, 'w') as f:
     f.write(case['sql'])
   res = dict(name=case['name'], area=case['area'])
   with open(pb, 'wb') as f:
-    if args.encoder == 'protoc':
+    if 'py' in case:
+      # As upstream's runner: the script gets the descriptor sets as
+      # arguments, finds synth_common on PYTHONPATH, writes the trace.
+      gen = os.path.join(d, 'trace_gen.py')
+      with open(gen, 'w') as g:
+        g.write(case['py'])
+      env = dict(os.environ, PYTHONPATH=args.synth_dir)
+      r = subprocess.run([args.python, gen] + args.descriptors, stdout=f,
+                         stderr=subprocess.PIPE, env=env)
+    elif args.encoder == 'protoc':
       with open(tp_txt, 'rb') as inp:
         r = subprocess.run([
             args.protoc, '--encode=perfetto.protos.Trace', '-I',
@@ -501,6 +538,10 @@ def main():
                   help='textproto encoder: our pfc_pbtxt (default) or protoc '
                   "with the checkout's own protos (all upstream fields)")
   ap.add_argument('--protoc', default='protoc', help='protoc binary')
+  ap.add_argument('--python',
+                  help='a Python with google.protobuf (e.g. /usr/bin/python3 '
+                  'with python3-protobuf): also runs the python-generated '
+                  'traces (needs --protoc for the descriptor sets)')
   ap.add_argument('--area', action='append',
                   help='diff_tests sub-directory, e.g. parser/sched '
                   '(repeatable; default: the Linux parser areas)')
@@ -518,6 +559,8 @@ def main():
       os.path.dirname(os.path.abspath(args.tp)), 'pfc_pbtxt')
   areas = args.area or DEFAULT_AREAS
   checkout = Checkout(args.perfetto, args.rev)
+  global PYTHON_TRACES
+  PYTHON_TRACES = bool(args.python)
 
   cases, skipped = collect(checkout, areas)
   if args.filter:
@@ -536,10 +579,23 @@ def main():
   if args.encoder == 'protoc':
     args.proto_root = checkout.export_protos(os.path.join(work, 'proto_root'))
     # The trace plus the extensions upstream's diff tests use.
-    args.proto_files = [
-        f for f in PROTOC_FILES
-        if os.path.isfile(os.path.join(args.proto_root, f))
-    ]
+    args.proto_files = proto_files(args.proto_root)
+  if args.python:
+    args.proto_root = getattr(args, 'proto_root', None) or \
+        checkout.export_protos(os.path.join(work, 'proto_root'))
+    args.synth_dir = os.path.join(work, 'synth')
+    os.makedirs(args.synth_dir, exist_ok=True)
+    with open(os.path.join(args.synth_dir, 'synth_common.py'), 'wb') as f:
+      f.write(checkout.read('test/synth_common.py') or b'')
+    args.descriptors = []
+    # synth_common also looks up the Chrome enums, a file of their own.
+    for rel in proto_files(args.proto_root) + [
+        'protos/third_party/chromium/chrome_enums.proto']:
+      out = os.path.join(work, os.path.basename(rel) + '.descriptor')
+      subprocess.run([args.protoc, '--include_imports',
+                      f'--descriptor_set_out={out}', '-I', args.proto_root,
+                      rel], check=True, cwd=args.proto_root)
+      args.descriptors.append(out)
   with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
     results = list(ex.map(lambda c: run_case(c, args, work), todo))
 

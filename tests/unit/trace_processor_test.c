@@ -2726,7 +2726,7 @@ TEST(im_atrace_prints)
 	ASSERT_STREQ(im_rows(tp, "SELECT ts, name FROM instant"), "150,tick;");
 	ASSERT_STREQ(im_rows(tp, "SELECT name, value FROM stats WHERE name IN "
 				 "('misplaced_end_event', 'systrace_parse_failure') ORDER BY name"),
-		     "misplaced_end_event,1;systrace_parse_failure,1;");
+		     "misplaced_end_event,0;systrace_parse_failure,1;");
 	ASSERT_STREQ(im_rows(tp, "SELECT p.name, p.cmdline, t.name, t.is_main_thread FROM thread t "
 				 "JOIN process p USING (upid) WHERE t.tid = 41"),
 		     "/bin/app,/bin/app --fast,worker,0;");

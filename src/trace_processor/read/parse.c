@@ -33,6 +33,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 	case TP_EV_TRACK_EVENT:
 		tp_te_parse_event(imp, ev);
 		return;
+	case TP_EV_POWER_RAIL:
+		tp_power_rail_energy(imp, ev);
+		return;
 	default:
 		break;
 	}

@@ -17,6 +17,7 @@
 #include "base/inflate.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "trace_processor/import/android/android.h"
 #include "trace_processor/import/system/system.h"
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
@@ -203,6 +204,46 @@ static void compressed(struct tp_read *r, const uint8_t *data, size_t len, uint3
  * that machine is taken to be the one that wrote the trace: it becomes
  * row 0 (relabelled with its raw id), as Perfetto adopts it.
  */
+/*
+ * A PowerRails packet: its descriptors name tracks now, and each reading
+ * is sorted on its own at its time (timestamp_ms, boot time; else the
+ * packet's), as Perfetto's tokenizer forges a packet per reading.
+ */
+static void power_rails(struct tp_read *r, const struct tp_event *pkt, const uint8_t *data,
+			size_t len, uint32_t seq_id)
+{
+	struct tp_import *imp = &r->imp;
+	struct pz_reader rd;
+	struct pz_field f;
+	bool has_energy;
+	int64_t idx = tp_power_rails_tokenize(imp, data, len, pkt->machine, pkt->ts, &has_energy);
+
+	if (idx < 0)
+		return;
+	pz_reader_init(&rd, data, len);
+	while (pz_reader_next(&rd, &f) > 0) {
+		struct pz_field e[PB_POWER_RAILS_ENERGY_DATA__ENERGY + 1];
+		struct tp_event ev = *pkt;
+
+		if (f.id != PB_POWER_RAILS__ENERGY_DATA || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, e, PB_POWER_RAILS_ENERGY_DATA__ENERGY + 1) != PZ_OK)
+			continue;
+		if (e[PB_POWER_RAILS_ENERGY_DATA__TIMESTAMP_MS].id) {
+			uint64_t ms = e[PB_POWER_RAILS_ENERGY_DATA__TIMESTAMP_MS].value;
+
+			if (ms > (uint64_t)INT64_MAX / 1000000 ||
+			    tp_to_trace_time(imp, tp_clock_qualify(TP_CLOCK_BOOTTIME, seq_id, pkt->machine),
+					     pkt->machine, (int64_t)ms * 1000000, true, false, &ev.ts) < 0)
+				continue;
+		}
+		ev.kind = TP_EV_POWER_RAIL;
+		ev.data = f.data;
+		ev.len = (uint32_t)f.size;
+		ev.aux = (uint32_t)idx;
+		push(r, &ev);
+	}
+}
+
 static uint32_t machine_row(struct tp_read *r, uint64_t raw_id)
 {
 	struct tp_import *imp = &r->imp;
@@ -407,6 +448,9 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 		ev.aux = gen == UINT32_MAX ? 0 : gen + 1;
 		break;
 	}
+	case PB_TRACE_PACKET__POWER_RAILS:
+		power_rails(r, &ev, payload.data, payload.size, (uint32_t)seq_id);
+		return 0;
 	case PB_TRACE_PACKET__TRACK_EVENT:
 	case PB_TRACE_PACKET__TRACK_DESCRIPTOR:
 	case PB_TRACE_PACKET__THREAD_DESCRIPTOR:

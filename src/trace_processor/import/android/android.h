@@ -7,6 +7,7 @@
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
 #define PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,5 +32,17 @@ void tp_android_packages_list(struct tp_import *imp, const struct tp_event *ev,
 /* EntityStateResidency: per-state residency counters (entity_state.c). */
 void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 			       const uint8_t *data, size_t len);
+
+/*
+ * tp_power_rails_tokenize() - A PowerRails packet at tokenization
+ * (power_rails.c): its rail descriptors make their tracks now; *has_energy
+ * tells whether it has readings, which the caller then pushes as events of
+ * kind TP_EV_POWER_RAIL, each with the returned index as its aux.
+ * Return: that index, or -1 (no readings: counted as power_rail_empty_packet).
+ */
+int64_t tp_power_rails_tokenize(struct tp_import *imp, const uint8_t *data, size_t len,
+				uint32_t machine, int64_t packet_ts, bool *has_energy);
+/* One EnergyData of a PowerRails packet, sorted: a counter row. */
+void tp_power_rail_energy(struct tp_import *imp, const struct tp_event *ev);
 
 #endif

@@ -37,6 +37,8 @@ void tp_android_fini(struct tp_import *imp)
 	hmap_fini(&imp->android->energy_consumers);
 	hmap_fini(&imp->android->energy_ordinals);
 	hmap_fini(&imp->android->entity_states);
+	free(imp->android->rails);
+	free(imp->android->rail_packets);
 	free(imp->android);
 	imp->android = NULL;
 }

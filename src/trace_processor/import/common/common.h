@@ -156,6 +156,7 @@ enum tp_event_kind {
 	TP_EV_FTRACE,         /* one FtraceEvent: data/len, cpu */
 	TP_EV_BUNDLE,         /* an FtraceEventBundle: data/len, cpu (bundle.c) */
 	TP_EV_TRACK_EVENT,    /* one TrackEvent: data/len, record #aux (te_token.c) */
+	TP_EV_POWER_RAIL,     /* one PowerRails.EnergyData: data/len, packet #aux */
 };
 
 struct tp_event {

@@ -257,11 +257,10 @@ static void async_slice(struct tp_import *imp, uint32_t machine, int64_t ts, boo
 		arg_int(imp, track, sl->open_row, a->k_cookie, cookie);
 		return;
 	}
+	/* An end with nothing open is dropped without a stat, as in Perfetto. */
 	row = tp_slice_end_start(imp, ts, track, 0, 0);
-	if (row < 0) {
-		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+	if (row < 0)
 		return;
-	}
 	arg_int(imp, track, row, a->k_count, sl->n_begins);
 	arg_int(imp, track, row, a->k_last_ts, sl->last_begin_ts);
 	tp_slice_end_done(imp, track, (uint32_t)row);
@@ -310,10 +309,8 @@ static void async_track(struct tp_import *imp, uint32_t machine, int64_t ts, cha
 		return;
 	default:
 		row = tp_slice_end_start(imp, ts, track, 0, 0);
-		if (row < 0) {
-			tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+		if (row < 0)
 			return;
-		}
 		arg_uint(imp, track, row, a->k_end_utid, (uint64_t)utid);
 		tp_slice_end_done(imp, track, (uint32_t)row);
 		return;
@@ -329,10 +326,13 @@ static void slice_begin(struct tp_import *imp, int64_t ts, int64_t track, const 
 	tp_slice_begin(imp, ts, track, 0, tp_str_intern(&imp->db->strings, name, len));
 }
 
+/*
+ * An E with nothing open is dropped without a stat, as in Perfetto (its
+ * misplaced_end_event counts only children cut short by a parent's end).
+ */
 static void slice_end(struct tp_import *imp, int64_t ts, int64_t track)
 {
-	if (tp_slice_end(imp, ts, track, 0, 0) < 0)
-		tp_stat_add(imp, "misplaced_end_event", -1, 0, 1);
+	tp_slice_end(imp, ts, track, 0, 0);
 }
 
 /* Splits the next '|'-separated field of [*p, end). */

@@ -499,9 +499,24 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 			      payload.data, payload.size);
 		break;
 	case PB_FTRACE_EVENT__TRACING_MARK_WRITE:
+		tp_ftrace_mark(imp, ev, pid, TP_MARK_MDSS, payload.data, payload.size);
+		break;
 	case PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE:
-		tp_ftrace_mark(imp, ev, pid, payload.id == PB_FTRACE_EVENT__SDE_TRACING_MARK_WRITE,
-			       payload.data, payload.size);
+		tp_ftrace_mark(imp, ev, pid, TP_MARK_SDE, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__DPU_TRACING_MARK_WRITE:
+		tp_ftrace_mark(imp, ev, pid, TP_MARK_DPU, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__G2D_TRACING_MARK_WRITE:
+		tp_ftrace_mark(imp, ev, pid, TP_MARK_G2D, payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_BULK:
+	case PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_HIGH_OVERHEAD:
+		tp_thermal_exynos(imp, ev, payload.id == PB_FTRACE_EVENT__THERMAL_EXYNOS_ACPM_BULK,
+				  payload.data, payload.size);
+		break;
+	case PB_FTRACE_EVENT__UFSHCD_COMMAND:
+		tp_ufshcd_command(imp, ev, payload.data, payload.size);
 		break;
 	case PB_FTRACE_EVENT__DMA_HEAP_STAT:
 		tp_dma_heap_stat(imp, ev, pid, payload.data, payload.size);

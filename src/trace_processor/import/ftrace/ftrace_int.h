@@ -137,9 +137,21 @@ void tp_wakesource(struct tp_import *imp, const struct tp_event *ev, bool activa
 /* A sched_switch's comms name its threads, next first (ftrace.c). */
 void tp_ftrace_name_switch(struct tp_import *imp, uint32_t machine, int64_t prev,
 			   uint32_t prev_comm, int64_t next, uint32_t next_comm);
-/* mdss tracing_mark_write and sde_tracing_mark_write as atrace lines (ftrace_mark.c). */
-void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid, bool is_sde,
-		    const uint8_t *data, size_t len);
+/* The display drivers' marker tracepoints ftrace_mark.c reads. */
+enum tp_mark_kind { TP_MARK_MDSS, TP_MARK_SDE, TP_MARK_DPU, TP_MARK_G2D };
+/* mdss, sde, dpu and g2d tracing_mark_write as atrace lines (ftrace_mark.c). */
+void tp_ftrace_mark(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
+		    enum tp_mark_kind kind, const uint8_t *data, size_t len);
+/*
+ * thermal_exynos_acpm_bulk (@bulk, at its own timestamp field) and
+ * _high_overhead: per-zone temperature and cooling counters
+ * (thermal_exynos.c).
+ */
+void tp_thermal_exynos(struct tp_import *imp, const struct tp_event *ev, bool bulk,
+		       const uint8_t *data, size_t len);
+/* ufshcd_command: the busy-slot counter and per-tag command slices (ufs.c). */
+void tp_ufshcd_command(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		       size_t len);
 /* dma_heap_stat: heap counters and per-buffer slices (dma_heap.c). */
 void tp_dma_heap_stat(struct tp_import *imp, const struct tp_event *ev, int64_t tid,
 		      const uint8_t *data, size_t len);

@@ -6,6 +6,9 @@
 #ifndef PFC_TRACE_PROCESSOR_SQL_FUNCS_FUNCS_INT_H
 #define PFC_TRACE_PROCESSOR_SQL_FUNCS_FUNCS_INT_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 struct sqlite3;
 struct tp_db;
 
@@ -24,6 +27,13 @@ int tp_sql_add_callstacks(struct sqlite3 *conn, struct tp_db *db);
  * Return: a SQLite result code.
  */
 int tp_sql_add_to_ftrace(struct sqlite3 *conn, struct tp_db *db);
+
+/*
+ * tp_gfp_flags_str() - @value of a gfp_flags field by flag names, as
+ * upstream's to_ftrace() prints it, into @out (NUL-terminated, cut to
+ * @cap) (gfp_flags.c). Return: its length.
+ */
+size_t tp_gfp_flags_str(uint64_t value, char *out, size_t cap);
 
 /*
  * tp_sql_add_text() - Add str_split(), hash() and unhex() to @conn

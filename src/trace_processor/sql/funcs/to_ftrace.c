@@ -193,6 +193,15 @@ static void task_state(struct line *l, const struct arg *a)
 	}
 }
 
+/* gfp_flags by flag names, as upstream prints them (gfp_flags.c). */
+static void gfp_flags(const struct event *e, const struct arg *a)
+{
+	char buf[1024];
+
+	tp_gfp_flags_str((uint64_t)a->i, buf, sizeof(buf));
+	puts_(e->out, buf);
+}
+
 static void pad3(struct line *l, const struct arg *a)
 {
 	putf(l, "%03" PRId64, a->i);
@@ -373,7 +382,10 @@ static void fields(const struct event *e)
 	} else {
 		for (i = 0; i < e->n_args; i++) {
 			putf(e->out, " %s=", e->args[i].key);
-			value(e->out, &e->args[i]);
+			if (!strcmp(e->args[i].key, "gfp_flags"))
+				gfp_flags(e, &e->args[i]);
+			else
+				value(e->out, &e->args[i]);
 		}
 	}
 }
