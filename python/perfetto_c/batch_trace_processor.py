@@ -31,7 +31,7 @@ import enum
 import os
 import time
 
-from perfetto_c.trace_processor import (TraceProcessor, TraceProcessorConfig,
+from perfetto_c.trace_processor import (_Closing, TraceProcessor, TraceProcessorConfig,
                                         TraceProcessorException)
 
 __all__ = ["BatchTraceProcessor", "BatchTraceProcessorConfig", "FailureHandling", "Stats",
@@ -132,7 +132,7 @@ class _LocalBackend:
         self._pool.shutdown()
 
 
-class BatchTraceProcessor:
+class BatchTraceProcessor(_Closing):
     """Ad-hoc SQL (or any function of a TraceProcessor) over many traces,
     in parallel, here or on a Dask cluster."""
 
@@ -243,18 +243,6 @@ class BatchTraceProcessor:
         self._backend.close([h for h, _ in self.tps_and_metadata])
         self.tps_and_metadata = []
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
 
 
 def _with_metadata(meta, exc):

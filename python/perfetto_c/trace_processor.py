@@ -244,7 +244,24 @@ def _free_port():
     return port
 
 
-class TraceProcessor:
+class _Closing:
+    """with-statement and garbage collection both end in close()."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+
+class TraceProcessor(_Closing):
     def __init__(self, trace=None, addr=None, bin_path=None, load_timeout=300,
                  extra_flags=None, verbose=False, config=None):
         self._proc = None
@@ -369,15 +386,3 @@ class TraceProcessor:
                     self._proc.wait()
             self._proc = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        try:
-            self.close()
-        except Exception:
-            pass
