@@ -8,6 +8,8 @@
  *   trace_check TRACE [--expect-seqs N] [--expect-per-seq N] [--allow-loss]
  *                     [--allow-head-loss] [--verify-payload] [--check-stats]
  *   --allow-loss       gaps anywhere are fine (duplicates never are).
+ *                      unflagged_gaps= counts the gaps inside a sequence
+ *                      whose next packet does not say previous_packet_dropped.
  *   --allow-head-loss  each sequence may start late (its oldest packets
  *                      were overwritten), but from its first packet on it
  *                      must be contiguous and end with the is_last packet.
@@ -65,6 +67,7 @@ struct seq_state {
 	uint64_t packets;
 	uint64_t gaps;
 	uint64_t inner_gaps; /* gaps after the first packet seen */
+	uint64_t unflagged_gaps; /* inner gaps the next packet does not flag as a drop */
 	uint64_t dups;
 	uint64_t first;
 	uint64_t last;
@@ -263,7 +266,8 @@ static bool verify_payload(const uint8_t *p, size_t n, uint64_t t, uint64_t seqv
 
 static bool g_verify_payload;
 
-static void read_test_event(const uint8_t *p, size_t n, uint32_t seq_id, size_t packet_len)
+static void read_test_event(const uint8_t *p, size_t n, uint32_t seq_id, size_t packet_len,
+			    bool flagged_drop)
 {
 	struct pz_field f[8];
 	struct seq_state *s = seq(seq_id);
@@ -300,8 +304,11 @@ static void read_test_event(const uint8_t *p, size_t n, uint32_t seq_id, size_t 
 		s->dups++;
 	} else {
 		s->gaps++;
-		if (s->packets > 1)
+		if (s->packets > 1) {
 			s->inner_gaps++;
+			if (!flagged_drop)
+				s->unflagged_gaps++;
+		}
 		s->next_counter = counter + 1;
 	}
 }
@@ -446,6 +453,7 @@ static void read_packet(const uint8_t *p, size_t n)
 	bool is_trigger = false, is_system_info = false;
 	struct pz_field sync = {0};
 	size_t service_bytes = 0;
+	bool flagged_drop = false;
 	int rc;
 
 	g.packets++;
@@ -474,6 +482,7 @@ static void read_packet(const uint8_t *p, size_t n)
 			break;
 		case PB_TRACE_PACKET__PREVIOUS_PACKET_DROPPED:
 			if (f.value) {
+				flagged_drop = true;
 				g.dropped_flags++;
 				g.dropped_bits |= (uint32_t)f.value;
 			}
@@ -549,7 +558,7 @@ static void read_packet(const uint8_t *p, size_t n)
 	}
 	if (test) {
 		note_pid(pid);
-		read_test_event(test, test_len, seq_id, n - service_bytes);
+		read_test_event(test, test_len, seq_id, n - service_bytes, flagged_drop);
 	}
 }
 
@@ -584,7 +593,7 @@ int main(int argc, char **argv)
 	struct pz_reader r;
 	struct pz_field f;
 	struct buffer_stats tot;
-	uint64_t gaps = 0, inner_gaps = 0, dups = 0, counts[MAX_SEQS];
+	uint64_t gaps = 0, inner_gaps = 0, unflagged_gaps = 0, dups = 0, counts[MAX_SEQS];
 	size_t k, n_test_seqs = 0, n_with_last = 0, n_after_last = 0;
 	int i, rc, ok = 1;
 	bool print_seqs = false;
@@ -651,6 +660,7 @@ int main(int argc, char **argv)
 			       U(s->dups));
 		gaps += s->gaps;
 		inner_gaps += s->inner_gaps;
+		unflagged_gaps += s->unflagged_gaps;
 		dups += s->dups;
 		n_with_last += s->has_last;
 		n_after_last += s->after_last;
@@ -722,8 +732,9 @@ int main(int argc, char **argv)
 	for (k = 0; k < g.n_pids; k++)
 		printf("%s%d", k ? "," : "", g.pids[k]);
 	printf("\nseqs_with_last=%zu\nseqs_after_last=%zu\n", n_with_last, n_after_last);
-	printf("gaps=%llu\ninner_gaps=%llu\nduplicates=%llu\ndropped_flags=%llu\ndropped_bits=%u\n"
-	       "bad_packets=%llu\n", U(gaps), U(inner_gaps), U(dups), U(g.dropped_flags),
+	printf("gaps=%llu\ninner_gaps=%llu\nunflagged_gaps=%llu\nduplicates=%llu\n"
+	       "dropped_flags=%llu\ndropped_bits=%u\nbad_packets=%llu\n",
+	       U(gaps), U(inner_gaps), U(unflagged_gaps), U(dups), U(g.dropped_flags),
 	       g.dropped_bits, U(g.bad_packets));
 	if (g_verify_payload)
 		printf("payload_bad=%llu\nfiller_min=%llu\nfiller_max=%llu\n", U(g.payload_bad),

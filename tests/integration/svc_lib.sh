@@ -38,6 +38,9 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 SVC_TMP=$(mktemp -d "${TMPDIR:-/tmp}/pfc-svc.XXXXXX")
 SVC_NAMES=""
 SVC_EXTRA_PIDS=""
+# The background subshells of svc_bg: their children are the programs,
+# found through them when the pid files are gone (SVC_TMP removed).
+SVC_SUBSHELLS=""
 
 # svc_ms MS: MS scaled for this build.
 svc_ms() {
@@ -78,6 +81,7 @@ svc_bg() {
 		echo $? >"$SVC_TMP/$_n.rc.tmp"
 		mv "$SVC_TMP/$_n.rc.tmp" "$SVC_TMP/$_n.rc"
 	) &
+	SVC_SUBSHELLS="$SVC_SUBSHELLS $!"
 	SVC_NAMES="$SVC_NAMES $_n"
 	# The pid file is written before exec; wait for it (bounded: 60 s).
 	_i=0
@@ -160,6 +164,18 @@ svc_cleanup() {
 	for _p in $SVC_EXTRA_PIDS; do
 		kill -0 "$_p" 2>/dev/null && sleep 0.2 && kill -KILL "$_p" 2>/dev/null
 	done
+	# Programs whose pid file is gone (someone removed SVC_TMP) are still
+	# the children of their subshell: stop them so that wait returns.
+	if [ ! -d "$SVC_TMP" ]; then
+		echo "# $SVC_TMP was removed while the suite ran" >&2
+		for _p in $SVC_SUBSHELLS; do
+			pkill -TERM -P "$_p" 2>/dev/null
+		done
+		sleep 1
+		for _p in $SVC_SUBSHELLS; do
+			pkill -KILL -P "$_p" 2>/dev/null
+		done
+	fi
 	wait 2>/dev/null
 	if [ -n "$SVC_KEEP_TMP" ]; then
 		echo "# kept $SVC_TMP"

@@ -248,8 +248,11 @@ CREATE PERFETTO MACRO _critical_path_by_intervals(
 )
 RETURNS TableOrSubQuery
 AS (
+  -- Nodes are looked up in $_node_table itself (by its id) and the
+  -- intersection is materialized before it is joined back to the path:
+  -- SQLite would otherwise rescan a copy of either once per row (seconds
+  -- to minutes on a busy thread's path).
   WITH
-    _cpi_nodes AS (SELECT * FROM $_node_table),
     _cpi_intervals AS (
       SELECT row_number() OVER (ORDER BY i.ts) AS id, i.ts, i.dur, i.utid AS root_utid
       FROM $_intervals_table AS i
@@ -258,14 +261,17 @@ AS (
       SELECT row_number() OVER (ORDER BY p.ts) AS id, p.root_id, p.id AS cr_id, p.ts, p.dur
       FROM _critical_path_by_roots!(
         _intervals_to_roots!($_intervals_table, $_node_table),
-        _cpi_nodes
+        $_node_table
       ) AS p
     ),
     _cpi_span AS (
       SELECT rn.utid AS root_utid, bn.utid, p.root_id, p.cr_id, p.id, p.ts, p.dur
       FROM _cpi_path AS p
-      JOIN _cpi_nodes AS rn ON rn.id = p.root_id
-      JOIN _cpi_nodes AS bn ON bn.id = p.cr_id
+      JOIN $_node_table AS rn ON rn.id = p.root_id
+      JOIN $_node_table AS bn ON bn.id = p.cr_id
+    ),
+    _cpi_ii AS MATERIALIZED (
+      SELECT * FROM _interval_intersect!((_cpi_span, _cpi_intervals), (root_utid))
     )
   SELECT DISTINCT
     sp.root_utid,
@@ -276,7 +282,7 @@ AS (
     ii.dur,
     iv.ts AS interval_ts,
     iv.dur AS interval_dur
-  FROM _interval_intersect!((_cpi_span, _cpi_intervals), (root_utid)) AS ii
+  FROM _cpi_ii AS ii
   JOIN _cpi_span AS sp ON sp.id = ii.id_0
   JOIN _cpi_intervals AS iv ON iv.id = ii.id_1
 );
