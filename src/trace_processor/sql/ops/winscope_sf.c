@@ -6,7 +6,8 @@
  * from the root down to the layer itself (ancestor_id), found by
  * following `parent` (0 when unset) through the snapshot's layers by id
  * (the first layer of an id wins). A layer that is its own parent ends the
- * walk; so does a longer cycle, after as many steps as there are layers.
+ * walk (as upstream); so does a layer already on the path (a longer
+ * cycle, which upstream would follow forever).
  * Ids are shown as unsigned 32-bit numbers. The snapshots' protos come
  * from the string pool (base64, import/android/winscope_sf.c).
  */
@@ -129,11 +130,15 @@ static int snapshot_paths(struct ops_table *out, int64_t snapshot, const struct 
 {
 	struct hmap by_id = HMAP_INIT;
 	int32_t *path = malloc((n + 1) * sizeof(*path));
+	size_t *stamp = calloc(n + 1, sizeof(*stamp)); /* i + 1: on layer i's path */
 	size_t i;
 	int rc = 0;
 
-	if (!path)
+	if (!path || !stamp) {
+		free(path);
+		free(stamp);
 		return -1;
+	}
 	for (i = 0; i < n && rc == 0; i++)
 		if (l[i].has_id && !hmap_get(&by_id, (uint32_t)l[i].id, NULL))
 			rc = hmap_put(&by_id, (uint32_t)l[i].id, i) < 0 ? -1 : 0;
@@ -145,9 +150,11 @@ static int snapshot_paths(struct ops_table *out, int64_t snapshot, const struct 
 		if (!l[i].has_id)
 			continue;
 		path[len++] = l[i].id;
+		stamp[i] = i + 1;
 		while (len <= n && hmap_get(&by_id, (uint32_t)next, &at)) {
-			if (l[at].id == l[at].parent)
+			if (l[at].id == l[at].parent || stamp[at] == i + 1)
 				break;
+			stamp[at] = i + 1;
 			path[len++] = l[at].id;
 			next = l[at].parent;
 		}
@@ -156,6 +163,7 @@ static int snapshot_paths(struct ops_table *out, int64_t snapshot, const struct 
 	}
 	hmap_fini(&by_id);
 	free(path);
+	free(stamp);
 	return rc;
 }
 
