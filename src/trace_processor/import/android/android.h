@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * android.h - the Android importer: power HAL packets (energy estimation
- * breakdowns, entity state residency) and system property snapshots,
+ * breakdowns, entity state residency), Winscope's SurfaceFlinger layers
+ * snapshots and system property snapshots,
  * parsed in trace time order; what the read layer calls.
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
