@@ -352,8 +352,21 @@ expect_file metric_twice '"cluster","core_type"
 0,"little"
 1,"big"
 2,"bigger"
+
 "n"
 0'
+# {{key}}s replaced: the view's name and its column come from table_name.
+cat >"$tmp/metric_subst.sql" <<'SQL'
+SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'batt', 'counter_name', 'x');
+SELECT * FROM batt_span;
+SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'n', 'counter_name', 2.5);
+SELECT * FROM n_span;
+SQL
+expect_file metric_subst '"ts","dur","batt_val"
+
+"ts","dur","n_val"'
+expect_error metric_subst_missing 'RUN_METRIC: Error when performing substitutions' '' \
+	"SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'x')"
 expect_error metric_unknown 'RUN_METRIC: Unknown filename provided nope.sql' '' \
 	"SELECT RUN_METRIC('nope.sql')"
 expect_error metric_bad_path 'RUN_METRIC: Invalid arguments' '' 'SELECT RUN_METRIC(1)'
