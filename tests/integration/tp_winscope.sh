@@ -5,6 +5,7 @@
 # tp_winscope_trace.py writes (values checked against upstream's binary
 # when this suite was written):
 #   tables        the snapshot and layer rows read from the protos;
+#   argset_*      their arg sets (the snapshot's without its layers);
 #   paths         __intrinsic_winscope_surfaceflinger_hierarchy_path(): a
 #                 parent chain, a layer its own parent, a layer without id,
 #                 a negative id (shown unsigned);
@@ -60,6 +61,18 @@ expect args_layer_packed_defaults w \
 expect args_layer_nested w \
 	"SELECT key, int_value FROM __intrinsic_winscope_proto_to_args_with_defaults('surfaceflinger_layer') AS a JOIN surfaceflinger_layer AS l USING (base64_proto_id) WHERE l.layer_name = 'leaf' AND key GLOB 'size*' ORDER BY key" \
 	'"size.h",5;"size.w",4'
+
+# The arg sets the import gives snapshots (not their layers) and layers
+# (upstream's also have computed visibility_reason args, not here).
+expect argset_snapshot w \
+	"SELECT a.key, a.value_type, a.display_value FROM surfaceflinger_layers_snapshot s JOIN args a USING (arg_set_id) WHERE s.id = 0 ORDER BY a.key" \
+	'"displays[0].dpi_x","real","1.5";"displays[0].id","uint","9";"displays[0].name","string","D";"displays[0].size.h","int","20";"displays[0].size.w","int","10";"displays[1].is_virtual","bool","true";"displays[1].layer_stack","uint","1";"displays[1].transform","null","[NULL]";"elapsed_realtime_nanos","int","5";"where","string","test"'
+expect argset_layers w \
+	"SELECT a.key, a.value_type, a.display_value FROM surfaceflinger_layer l JOIN args a USING (arg_set_id) WHERE l.layer_name IN ('child', 'root') AND l.snapshot_id = 0 AND a.key NOT GLOB 'visibility_reason*' ORDER BY l.id, a.key" \
+	'"children[0]","int","2";"children[1]","int","3";"id","int","1";"name","string","root";"hwc_composition_type","string","HWC_TYPE_DEVICE";"id","int","2";"name","string","child";"parent","int","1";"shadow_radius","real","0.25"'
+expect argset_empty_layer w \
+	"SELECT a.flat_key, a.key, a.value_type FROM surfaceflinger_layer l JOIN args a USING (arg_set_id) WHERE l.id = 6" \
+	'"","","null"'
 
 run args_unknown_table -Q "SELECT * FROM __intrinsic_winscope_proto_to_args_with_defaults('nope')" "$tmp/w.pb"
 if [ $rc -eq 1 ] && grep -qF 'Failed to find __intrinsic_nope table.' "$tmp/args_unknown_table.err"; then

@@ -5,11 +5,12 @@
  * __intrinsic_surfaceflinger_layers_snapshot and a row per layer in
  * __intrinsic_surfaceflinger_layer, each keeping its proto whole as base64
  * in the string pool (base64_proto_id), for the winscope table functions
- * of sql/ops/winscope*.c to read. The columns taken from the layer's
- * fields are set here; the computed visibility and rectangles of
- * upstream's importer are not, nor arg sets; the snapshots do not move
- * the trace bounds (as upstream). Called by the read layer per packet, in
- * time order.
+ * of sql/ops/winscope*.c to read, and its fields as an arg set (as
+ * upstream's: the snapshot's but its layers, every field of a layer;
+ * bytes as base64). The columns taken from the layer's fields are set
+ * here; the computed visibility and rectangles of upstream's importer
+ * are not (nor their args); the snapshots do not move the trace bounds
+ * (as upstream). Called by the read layer per packet, in time order.
  */
 #include <stdlib.h>
 
@@ -17,6 +18,7 @@
 #include "pb_fields.h"
 #include "protozero/protozero.h"
 #include "trace_processor/import/android/android_int.h"
+#include "trace_processor/winscope/winscope.h"
 
 /* LayersSnapshotProto. */
 #define SNAP_ELAPSED_REALTIME_NANOS 1
@@ -40,6 +42,76 @@ static uint32_t intern_base64(struct tp_import *imp, const uint8_t *data, size_t
 		return 0;
 	id = tp_str_intern(&imp->db->strings, text, base64_encode(data, len, text));
 	free(text);
+	return id;
+}
+
+struct arg_ctx {
+	struct tp_import *imp;
+	struct tp_argset *set;
+};
+
+/* One value of ws_walk() into the arg set. */
+static int add_arg(void *ctx, const char *flat, size_t flat_len, const char *key, size_t key_len,
+		   const struct ws_val *v)
+{
+	struct arg_ctx *c = ctx;
+	struct tp_strings *strings = &c->imp->db->strings;
+	struct tp_arg a = {0};
+
+	a.flat_key = tp_str_intern(strings, flat, flat_len);
+	a.key = tp_str_intern(strings, key, key_len);
+	switch (v->kind) {
+	case WS_V_NULL:
+		a.type = TP_ARG_NULL;
+		break;
+	case WS_V_INT:
+		a.type = TP_ARG_INT;
+		a.v.i = v->i;
+		break;
+	case WS_V_UINT:
+		a.type = TP_ARG_UINT;
+		a.v.i = v->i;
+		break;
+	case WS_V_BOOL:
+		a.type = TP_ARG_BOOL;
+		a.v.i = v->i;
+		break;
+	case WS_V_REAL:
+		a.type = TP_ARG_REAL;
+		a.v.d = v->d;
+		break;
+	case WS_V_TEXT:
+		a.type = TP_ARG_STR;
+		a.v.s = tp_str_intern(strings, v->n ? v->s : "", v->n);
+		break;
+	case WS_V_BYTES: {
+		char *text = malloc(base64_encoded_len(v->n) + 1);
+
+		if (!text)
+			return -1;
+		a.type = TP_ARG_STR;
+		a.v.s = tp_str_intern(strings, text,
+				      base64_encode((const uint8_t *)v->s, v->n, text));
+		free(text);
+		break;
+	}
+	}
+	tp_argset_add(c->imp, c->set, &a);
+	return 0;
+}
+
+/* The arg set of message @msg at [@data, @data + @len); TP_NULL_INT if none. */
+static int64_t arg_set(struct tp_import *imp, int msg, const uint8_t *data, size_t len,
+		       const uint32_t *allowed, size_t n_allowed)
+{
+	struct tp_argset set = {0};
+	struct arg_ctx c = {imp, &set};
+	int64_t id;
+
+	if (ws_walk(msg, data, len, allowed, n_allowed, false, add_arg, &c) < 0)
+		tp_stat_add(imp, "winscope_sf_layers_parse_errors", -1, 0, 1);
+	id = tp_argset_commit(imp, &set);
+	tp_argset_fini(&set);
 	return id;
 }
 
@@ -96,6 +168,7 @@ static void layer_row(struct tp_import *imp, int64_t snapshot_id, const uint8_t 
 	}
 	if (r.err != PZ_OK)
 		tp_stat_add(imp, "winscope_sf_layers_parse_errors", -1, 0, 1);
+	tp_set_int(t, SFLAYER_ARG_SET_ID, (size_t)row, arg_set(imp, WS_MSG_LAYER, data, len, NULL, 0));
 }
 
 void tp_sf_layers_snapshot(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -122,6 +195,9 @@ void tp_sf_layers_snapshot(struct tp_import *imp, const struct tp_event *ev, con
 	tp_set_int(t, SFSNAP_BASE64_PROTO_ID, (size_t)row, intern_base64(imp, data, len));
 	tp_set_int(t, SFSNAP_SEQUENCE_ID, (size_t)row, seq_id);
 	tp_set_int(t, SFSNAP_HAS_INVALID_ELAPSED_TS, (size_t)row, elapsed == 0);
+	tp_set_int(t, SFSNAP_ARG_SET_ID, (size_t)row,
+		   arg_set(imp, WS_MSG_LAYERS_SNAPSHOT, data, len, ws_snapshot_arg_fields,
+			   sizeof(ws_snapshot_arg_fields) / sizeof(ws_snapshot_arg_fields[0])));
 	if (r.err != PZ_OK) {
 		tp_stat_add(imp, "winscope_sf_layers_parse_errors", -1, 0, 1);
 		return;

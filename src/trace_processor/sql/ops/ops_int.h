@@ -275,39 +275,6 @@ int ops_mipmap_register(struct sqlite3 *conn);                     /* mipmap.c *
 int ops_layout_register(struct sqlite3 *conn, struct tp_db *db);   /* layout.c */
 int ops_slice_fns_register(struct sqlite3 *conn, struct tp_db *db); /* slice_fns.c */
 int ops_heap_graph_fg_register(struct sqlite3 *conn, struct tp_db *db); /* heap_graph_fg.c */
-/* The Winscope SurfaceFlinger protos' schema (winscope_schema.c). */
-enum ws_type {
-	WS_INT32, WS_INT64, WS_UINT32, WS_UINT64, WS_SINT32, WS_SINT64,
-	WS_FIXED32, WS_FIXED64, WS_SFIXED32, WS_SFIXED64,
-	WS_BOOL, WS_FLOAT, WS_DOUBLE, WS_STRING, WS_BYTES, WS_MESSAGE, WS_ENUM,
-};
-enum ws_msg_id {
-	WS_MSG_LAYERS_SNAPSHOT, WS_MSG_LAYERS, WS_MSG_DISPLAY, WS_MSG_LAYER, WS_MSG_POSITION,
-	WS_MSG_FLOAT_RECT, WS_MSG_ACTIVE_BUFFER, WS_MSG_BARRIER_LAYER, WS_MSG_METADATA_ENTRY,
-	WS_MSG_REGION, WS_MSG_SIZE, WS_MSG_TRANSFORM, WS_MSG_COLOR, WS_MSG_INPUT_WINDOW_INFO,
-	WS_MSG_BLUR_REGION, WS_MSG_COLOR_TRANSFORM, WS_MSG_BOX_SHADOW_SETTINGS,
-	WS_MSG_BOX_SHADOW_PARAMS, WS_MSG_BORDER_SETTINGS, WS_MSG_RECT, WS_MSG_CORNER_RADII,
-	WS_MSG_COUNT
-};
-enum ws_enum_id { WS_ENUM_HWC_COMPOSITION_TYPE, WS_ENUM_TRUSTED_OVERLAY, WS_ENUM_COUNT };
-struct ws_field {
-	uint32_t num;
-	const char *name;
-	enum ws_type type;
-	bool repeated;
-	int ref; /* the message (WS_MESSAGE) or enum (WS_ENUM); -1 otherwise */
-};
-struct ws_message {
-	const struct ws_field *fields; /* by number */
-	size_t n;
-};
-struct ws_enum {
-	const char *const *names; /* value i's name */
-	size_t n;
-};
-extern const struct ws_message ws_messages[WS_MSG_COUNT];
-extern const struct ws_enum ws_enums[WS_ENUM_COUNT];
-
 int ops_winscope_sf_register(struct sqlite3 *conn, struct tp_db *db);  /* winscope_sf.c */
 int ops_winscope_args_register(struct sqlite3 *conn, struct tp_db *db); /* winscope_args.c */
 /*

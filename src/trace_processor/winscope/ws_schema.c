@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * winscope_schema.c - the schema of Winscope's SurfaceFlinger layers protos
+ * ws_schema.c - the schema of Winscope's SurfaceFlinger layers protos
  * (LayersSnapshotProto and every message it reaches: field numbers, names,
  * types, and enum value names, as Android declares them), for the
- * reflection of __intrinsic_winscope_proto_to_args_with_defaults
- * (winscope_args.c). Fields are listed by number.
+ * walk of ws_walk.c (winscope.h). Fields are listed by number.
  */
 #include <stddef.h>
 
-#include "trace_processor/sql/ops/ops_int.h"
+#include "trace_processor/winscope/winscope.h"
 
 #define F(num, name, type) {num, name, WS_##type, false, -1}
 #define R(num, name, type) {num, name, WS_##type, true, -1}
@@ -285,3 +284,5 @@ const struct ws_enum ws_enums[WS_ENUM_COUNT] = {
 	[WS_ENUM_HWC_COMPOSITION_TYPE] = {k_hwc_composition_type, N(k_hwc_composition_type)},
 	[WS_ENUM_TRUSTED_OVERLAY] = {k_trusted_overlay, N(k_trusted_overlay)},
 };
+
+const uint32_t ws_snapshot_arg_fields[7] = {1, 2, 4, 5, 6, 7, 8};
