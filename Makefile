@@ -158,6 +158,15 @@ $(O)/gen/tp_sql_modules.c: $(TP_SQL_MODULES) tools/gen_sql_modules.sh
 	$(Q)sh tools/gen_sql_modules.sh src/trace_processor/sql/modules $(TP_SQL_MODULES) > $@.tmp && mv $@.tmp $@
 $(O)/lib/libtrace_processor.a: $(O)/obj/gen/tp_sql_modules.o
 
+# The metric files RUN_METRIC('android/cpu_info.sql') runs, one C table
+# generated from src/trace_processor/sql/metrics/**/*.sql.
+TP_SQL_METRICS := $(shell find src/trace_processor/sql/metrics -name '*.sql' 2>/dev/null | LC_ALL=C sort)
+$(O)/gen/tp_sql_metrics.c: $(TP_SQL_METRICS) tools/gen_sql_metrics.sh
+	@mkdir -p $(@D)
+	@echo "  GEN      $@"
+	$(Q)sh tools/gen_sql_metrics.sh src/trace_processor/sql/metrics $(TP_SQL_METRICS) > $@.tmp && mv $@.tmp $@
+$(O)/lib/libtrace_processor.a: $(O)/obj/gen/tp_sql_metrics.o
+
 ALL_LIBS := $(MODULE_LIBS) $(O)/lib/libprotos.a
 
 # Objects of our own code: they may include generated headers.

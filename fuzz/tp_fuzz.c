@@ -52,6 +52,12 @@ static const char *const k_queries[] = {
 	"JOIN args a USING (arg_set_id) LIMIT 200",
 	"SELECT s.ts, s.dur, s.name, s.depth, t.utid FROM slice s "
 	"JOIN thread_track t ON t.id = s.track_id LIMIT 200",
+	/* Winscope: the layers' protos read back by the table functions. */
+	"SELECT COUNT(*), MAX(layer_id) FROM __intrinsic_winscope_surfaceflinger_hierarchy_path()",
+	"SELECT COUNT(*), MAX(key) FROM "
+	"__intrinsic_winscope_proto_to_args_with_defaults('surfaceflinger_layers_snapshot')",
+	"SELECT COUNT(*), MAX(key) FROM "
+	"__intrinsic_winscope_proto_to_args_with_defaults('surfaceflinger_layer')",
 };
 
 /* Native GROUP BY vs SQLite: integer sums and order-free aggregates only

@@ -13,7 +13,8 @@
 #                  the failing statement only;
 #   interactive    a macro defined and used at the REPL;
 #   module         INCLUDE of our modules, whose tables are PERFETTO ones
-#                  built with macros.
+#                  built with macros;
+#   metric_*       RUN_METRIC of our metric files: twice, and its errors.
 # Usage: OUT=out sh tests/integration/tp_psql.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -337,5 +338,43 @@ fi
 # The hint names the module a missing table comes from.
 expect_error module_hint 'no such table: cpu_profiling_summary_tree; INCLUDE PERFETTO MODULE stacks.cpu_profiling' '' \
 	'SELECT * FROM cpu_profiling_summary_tree'
+
+# RUN_METRIC: a metric file run twice (its DROP ... IF EXISTS let the
+# PERFETTO table be made again), a file that runs another, and the
+# argument errors upstream gives.
+cat >"$tmp/metric_twice.sql" <<'SQL'
+SELECT RUN_METRIC('android/cpu_info.sql');
+SELECT RUN_METRIC('android/cpu_info.sql');
+SELECT * FROM cluster_core_type;
+SELECT count(*) AS n FROM power_profile;
+SQL
+expect_file metric_twice '"cluster","core_type"
+0,"little"
+1,"big"
+2,"bigger"
+
+"n"
+0'
+# {{key}}s replaced: the view's name and its column come from table_name.
+cat >"$tmp/metric_subst.sql" <<'SQL'
+SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'batt', 'counter_name', 'x');
+SELECT * FROM batt_span;
+SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'n', 'counter_name', 2.5);
+SELECT * FROM n_span;
+SQL
+expect_file metric_subst '"ts","dur","batt_val"
+
+"ts","dur","n_val"'
+expect_error metric_subst_missing 'RUN_METRIC: Error when performing substitutions' '' \
+	"SELECT RUN_METRIC('android/global_counter_span_view.sql', 'table_name', 'x')"
+expect_error metric_unknown 'RUN_METRIC: Unknown filename provided nope.sql' '' \
+	"SELECT RUN_METRIC('nope.sql')"
+expect_error metric_bad_path 'RUN_METRIC: Invalid arguments' '' 'SELECT RUN_METRIC(1)'
+expect_error metric_missing_value 'RUN_METRIC: missing value for key' '' \
+	"SELECT RUN_METRIC('android/cpu_info.sql', 'k')"
+expect_error metric_key_type 'RUN_METRIC: all keys must be strings' '' \
+	"SELECT RUN_METRIC('android/cpu_info.sql', 1, 2)"
+expect_error metric_value_type 'RUN_METRIC: all values must be convertible to strings' '' \
+	"SELECT RUN_METRIC('android/cpu_info.sql', 'k', NULL)"
 
 summary

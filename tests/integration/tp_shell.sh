@@ -177,6 +177,8 @@ expect_fail errors_sql_runtime 'integer overflow' \
 expect_fail errors_missing_trace 'no_such_trace.pb' -Q 'SELECT 1' "$tmp/no_such_trace.pb"
 expect_fail errors_missing_query_file 'no_such.sql' -q "$tmp/no_such.sql" "$TRACE"
 expect_fail errors_unknown_flag 'unknown option' --frobnicate -Q 'SELECT 1' "$TRACE"
+expect_fail errors_metrics 'metrics (--run-metrics, --metrics-output) are not supported yet' \
+	--run-metrics trace_stats "$TRACE"
 expect_fail errors_unknown_short_flag 'unknown option' -Z -Q 'SELECT 1' "$TRACE"
 expect_fail errors_missing_argument 'needs an argument' "$TRACE" -Q
 expect_fail errors_no_trace 'no trace file' -Q 'SELECT 1'

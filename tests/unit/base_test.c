@@ -4,6 +4,7 @@
  * map, clocks, files, socket addresses and transports, the epoll event loop
  * and subprocess readiness. Needs no root and no network beyond loopback.
  */
+#include "base/base64.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/evloop.h"
@@ -1692,3 +1693,36 @@ TEST(clock_capture_order_and_freshness)
 	ASSERT_GE(cs.clocks[0].ts_ns + 1000000, cs.clocks[4].ts_ns);
 }
 
+
+TEST(base64_known_values_and_round_trip)
+{
+	/* RFC 4648's test vectors. */
+	static const char *const k_plain[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const k_coded[] = {"",	  "Zg==",     "Zm8=",	 "Zm9v",
+					      "Zm9vYg==", "Zm9vYmE=", "Zm9vYmFy"};
+	uint8_t bytes[256], back[256 / 4 * 3 + 3 + 200];
+	char text[base64_encoded_len(256) + 1];
+	size_t i;
+
+	for (i = 0; i < sizeof(k_plain) / sizeof(k_plain[0]); i++) {
+		ASSERT_EQ(base64_encode((const uint8_t *)k_plain[i], strlen(k_plain[i]), text),
+			  strlen(k_coded[i]));
+		ASSERT_STREQ(text, k_coded[i]);
+		ASSERT_EQ(base64_decode(k_coded[i], strlen(k_coded[i]), back),
+			  (long)strlen(k_plain[i]));
+		ASSERT_MEMEQ(back, k_plain[i], strlen(k_plain[i]));
+	}
+	for (i = 0; i < sizeof(bytes); i++)
+		bytes[i] = (uint8_t)(i * 7 + 3);
+	for (i = 0; i <= sizeof(bytes); i++) {
+		size_t n = base64_encode(bytes, i, text);
+
+		ASSERT_EQ(n, base64_encoded_len(i));
+		ASSERT_EQ(base64_decode(text, n, back), (long)i);
+		ASSERT_MEMEQ(back, bytes, i);
+	}
+	/* Not base64: a stray character, one character too many. */
+	ASSERT_EQ(base64_decode("Zm9v!", 5, back), -1);
+	ASSERT_EQ(base64_decode("Zm9vY", 5, back), -1);
+	ASSERT_EQ(base64_decode("Zm9vYg", 6, back), 4);
+}

@@ -19,6 +19,9 @@
 #include "trace_processor/import/track_event/track_event.h"
 #include "trace_processor/read/read_int.h"
 
+/* TracePacket's Winscope extension field (upstream declares it out of tree). */
+#define TP_TRACE_PACKET_SURFACEFLINGER_LAYERS_SNAPSHOT 93
+
 /* ------------------------------------------------------------- driver ---- */
 
 void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
@@ -73,6 +76,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 			break;
 		case PB_TRACE_PACKET__ANDROID_ENERGY_ESTIMATION_BREAKDOWN:
 			tp_android_energy_breakdown(imp, ev, f.data, f.size);
+			break;
+		case TP_TRACE_PACKET_SURFACEFLINGER_LAYERS_SNAPSHOT:
+			tp_sf_layers_snapshot(imp, ev, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__ANDROID_SYSTEM_PROPERTY:
 			tp_android_system_property(imp, ev, f.data, f.size);

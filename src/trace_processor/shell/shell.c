@@ -62,6 +62,7 @@ enum {
 	OPT_HTTP_IP,
 	OPT_HTTP_CORS,
 	OPT_IGNORED,
+	OPT_METRICS,
 };
 
 /* Most --add-sql-package and --override-sql-package flags of one command. */
@@ -113,6 +114,11 @@ static const struct option k_options[] = {
 	{"http-port", required_argument, NULL, OPT_HTTP_PORT},
 	{"http-ip-address", required_argument, NULL, OPT_HTTP_IP},
 	{"http-additional-cors-origins", required_argument, NULL, OPT_HTTP_CORS},
+	/* Upstream's metrics, not here yet: refused with the reason. */
+	{"run-metrics", required_argument, NULL, OPT_METRICS},
+	{"metrics-output", required_argument, NULL, OPT_METRICS},
+	{"pre-metrics", required_argument, NULL, OPT_METRICS},
+	{"metric-extension", required_argument, NULL, OPT_METRICS},
 	{NULL, 0, NULL, 0},
 };
 
@@ -297,6 +303,13 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case OPT_IGNORED:
 			break;
+		case OPT_METRICS:
+			fprintf(stderr,
+				PROG ": %s: metrics (--run-metrics, --metrics-output) are not "
+				     "supported yet; RUN_METRIC('path') runs our metric files "
+				     "from SQL (docs/trace-processor.md)\n",
+				argv[optind - 1 - (optarg && optarg == argv[optind - 1])]);
+			return PARSE_ERROR;
 		case 'v':
 			return PARSE_VERSION;
 		case OPT_LIST_MODULES:

@@ -96,6 +96,10 @@ static const char *const k_views[] = {
 	/* heapprofd dumps (import/profiling). */
 	"CREATE VIEW heap_profile AS SELECT * FROM __intrinsic_heap_profile",
 	"CREATE VIEW heap_profile_allocation AS SELECT * FROM __intrinsic_heap_profile_allocation",
+	/* Winscope SurfaceFlinger snapshots (import/android/winscope_sf.c). */
+	"CREATE VIEW surfaceflinger_layers_snapshot AS SELECT * FROM "
+	"__intrinsic_surfaceflinger_layers_snapshot",
+	"CREATE VIEW surfaceflinger_layer AS SELECT * FROM __intrinsic_surfaceflinger_layer",
 	"CREATE VIEW trace_bounds AS SELECT trace_start() AS start_ts, trace_end() AS end_ts",
 };
 

@@ -642,6 +642,32 @@ void tp_rows_release(const uint32_t *rows);
 	X(HGD, ARRAY_DATA_ID, "array_data_id", TP_INT, 0)       \
 	X(HGD, ARRAY_DATA_HASH, "array_data_hash", TP_INT, 0)
 
+/* SurfaceFlinger layers snapshots (TracePacket field 93, Winscope), as
+ * Perfetto's __intrinsic_surfaceflinger_layers_snapshot: the snapshot's
+ * proto kept whole, as base64 in the string pool (base64_proto_id, a
+ * string id). */
+#define TP_SF_SNAPSHOT_COLS(X)                                  \
+	X(SFSNAP, ID, "id", TP_ID, 0)                           \
+	X(SFSNAP, TS, "ts", TP_INT, 0)                          \
+	X(SFSNAP, ARG_SET_ID, "arg_set_id", TP_INT, 0)          \
+	X(SFSNAP, BASE64_PROTO_ID, "base64_proto_id", TP_INT, 0) \
+	X(SFSNAP, SEQUENCE_ID, "sequence_id", TP_INT, 0)        \
+	X(SFSNAP, HAS_INVALID_ELAPSED_TS, "has_invalid_elapsed_ts", TP_INT, 0)
+
+/* Each layer of each snapshot, as __intrinsic_surfaceflinger_layer, with
+ * the columns read from the layer's proto (not the computed visibility
+ * and rectangles). */
+#define TP_SF_LAYER_COLS(X)                                     \
+	X(SFLAYER, ID, "id", TP_ID, 0)                          \
+	X(SFLAYER, SNAPSHOT_ID, "snapshot_id", TP_INT, 0)       \
+	X(SFLAYER, ARG_SET_ID, "arg_set_id", TP_INT, 0)         \
+	X(SFLAYER, BASE64_PROTO_ID, "base64_proto_id", TP_INT, 0) \
+	X(SFLAYER, LAYER_ID, "layer_id", TP_INT, 0)             \
+	X(SFLAYER, LAYER_NAME, "layer_name", TP_STR, 0)         \
+	X(SFLAYER, PARENT, "parent", TP_INT, 0)                 \
+	X(SFLAYER, HWC_COMPOSITION_TYPE, "hwc_composition_type", TP_INT, 0) \
+	X(SFLAYER, Z_ORDER_RELATIVE_OF, "z_order_relative_of", TP_INT, 0)
+
 #define TP_COL_ENUM(t, c, name, type, flags) t##_##c,
 enum { TP_SCHED_COLS(TP_COL_ENUM) SCHED_N_COLS };
 enum { TP_THREAD_STATE_COLS(TP_COL_ENUM) TSTATE_N_COLS };
@@ -679,6 +705,8 @@ enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
 enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
 enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
 enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
+enum { TP_SF_SNAPSHOT_COLS(TP_COL_ENUM) SFSNAP_N_COLS };
+enum { TP_SF_LAYER_COLS(TP_COL_ENUM) SFLAYER_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -720,11 +748,13 @@ struct tp_db {
 	struct tp_table irq_mapping;
 	struct tp_table heap_graph_primitive;
 	struct tp_table heap_graph_object_data;
+	struct tp_table sf_snapshot;
+	struct tp_table sf_layer;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 36
+#define TP_DB_N_TABLES 38
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

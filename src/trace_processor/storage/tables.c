@@ -44,6 +44,8 @@ static const struct tp_col_spec hgc_specs[] = {TP_HEAP_GRAPH_CLASS_COLS(TP_COL_S
 static const struct tp_col_spec hgr_specs[] = {TP_HEAP_GRAPH_REFERENCE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec tdiag_specs[] = {TP_TRACE_DIAGNOSTICS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec irqmap_specs[] = {TP_IRQ_MAPPING_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sfsnap_specs[] = {TP_SF_SNAPSHOT_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sflayer_specs[] = {TP_SF_LAYER_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgp_specs[] = {TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgd_specs[] = {TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_SPEC)};
 
@@ -109,6 +111,10 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(hgp_specs)},
 	{offsetof(struct tp_db, heap_graph_object_data), "heap_graph_object_data", hgd_specs,
 	 N(hgd_specs)},
+	{offsetof(struct tp_db, sf_snapshot), "__intrinsic_surfaceflinger_layers_snapshot",
+	 sfsnap_specs, N(sfsnap_specs)},
+	{offsetof(struct tp_db, sf_layer), "__intrinsic_surfaceflinger_layer", sflayer_specs,
+	 N(sflayer_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

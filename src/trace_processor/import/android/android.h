@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * android.h - the Android importer: power HAL packets (energy estimation
- * breakdowns, entity state residency) and system property snapshots,
+ * breakdowns, entity state residency), Winscope's SurfaceFlinger layers
+ * snapshots and system property snapshots,
  * parsed in trace time order; what the read layer calls.
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_ANDROID_ANDROID_H
@@ -29,6 +30,12 @@ void tp_android_initial_display_state(struct tp_import *imp, const struct tp_eve
  * packages_list_has_{read,parse}_errors stats. */
 void tp_android_packages_list(struct tp_import *imp, const struct tp_event *ev,
 			      const uint8_t *data, size_t len);
+/*
+ * tp_sf_layers_snapshot() - A SurfaceFlinger layers snapshot (Winscope,
+ * TracePacket field 93; winscope_sf.c): its row and its layers' rows.
+ */
+void tp_sf_layers_snapshot(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+			   size_t len);
 /* EntityStateResidency: per-state residency counters (entity_state.c). */
 void tp_entity_state_residency(struct tp_import *imp, const struct tp_event *ev,
 			       const uint8_t *data, size_t len);

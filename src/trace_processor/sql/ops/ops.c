@@ -32,6 +32,10 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 	if (rc == SQLITE_OK)
 		rc = ops_heap_graph_fg_register(conn, db);
 	if (rc == SQLITE_OK)
+		rc = ops_winscope_sf_register(conn, db);
+	if (rc == SQLITE_OK)
+		rc = ops_winscope_args_register(conn, db);
+	if (rc == SQLITE_OK)
 		rc = ops_span_join_register(conn);
 	if (rc == SQLITE_OK)
 		rc = ops_clock_register(conn, db);

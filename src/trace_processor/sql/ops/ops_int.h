@@ -275,6 +275,14 @@ int ops_mipmap_register(struct sqlite3 *conn);                     /* mipmap.c *
 int ops_layout_register(struct sqlite3 *conn, struct tp_db *db);   /* layout.c */
 int ops_slice_fns_register(struct sqlite3 *conn, struct tp_db *db); /* slice_fns.c */
 int ops_heap_graph_fg_register(struct sqlite3 *conn, struct tp_db *db); /* heap_graph_fg.c */
+int ops_winscope_sf_register(struct sqlite3 *conn, struct tp_db *db);  /* winscope_sf.c */
+int ops_winscope_args_register(struct sqlite3 *conn, struct tp_db *db); /* winscope_args.c */
+/*
+ * winscope_proto_bytes() - The proto a Winscope row keeps as base64 in
+ * string @str_id of @db (winscope_sf.c), decoded into *@out (malloc'd).
+ * Return: 0, or -1 if the string is absent, not base64, or out of memory.
+ */
+int winscope_proto_bytes(struct tp_db *db, int64_t str_id, uint8_t **out, size_t *len);
 int ops_args_register(struct sqlite3 *conn, struct tp_db *db);     /* args.c */
 int ops_flamegraph_register(struct sqlite3 *conn);                 /* flamegraph.c */
 int ops_span_join_register(struct sqlite3 *conn);                  /* span_join.c */

@@ -900,7 +900,12 @@ int psql_include(struct tp_psql *p, const char *name, const struct psql_src *stm
 
 int psql_exec_internal(struct tp_psql *p, const char *sql, char **err)
 {
-	struct doc d = {.name = "Trace Processor Internal", .text = sql, .len = strlen(sql)};
+	return psql_exec_named(p, "Trace Processor Internal", sql, err);
+}
+
+int psql_exec_named(struct tp_psql *p, const char *name, const char *sql, char **err)
+{
+	struct doc d = {.name = name, .text = sql, .len = strlen(sql)};
 	size_t off = 0, next_off;
 	int rc = 0;
 

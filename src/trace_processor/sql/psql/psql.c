@@ -71,6 +71,8 @@ int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_sql_modul
 	if (rc == SQLITE_OK)
 		rc = psql_builtins_register(p);
 	if (rc == SQLITE_OK)
+		rc = psql_metric_register(p);
+	if (rc == SQLITE_OK)
 		rc = psql_docs_register(conn, p->modules);
 	if (rc == SQLITE_OK)
 		rc = psql_table_info_register(p);

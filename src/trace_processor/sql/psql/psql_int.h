@@ -505,6 +505,7 @@ struct tp_psql {
 	bool own_modules;                 /* made by tp_psql_create(), not given */
 	struct psql_tables *tables;       /* the PERFETTO tables */
 	int include_depth;                /* INCLUDEs being run, nested */
+	int metric_depth;                 /* RUN_METRIC files being run, nested */
 	/* The query statement prepared last, for the traceback of its error. */
 	struct psql_arena last_arena;
 	struct psql_layer last_layer;
@@ -533,11 +534,18 @@ int psql_include(struct tp_psql *p, const char *name, const struct psql_src *stm
  * Return: 0, or -EINVAL/-ENOMEM with *@err (sqlite3_malloc'd) the error.
  */
 int psql_exec_internal(struct tp_psql *p, const char *sql, char **err);
+/* psql_exec_internal() of a text named @name in tracebacks ("Metric file \"x\""). */
+int psql_exec_named(struct tp_psql *p, const char *name, const char *sql, char **err);
 
 /* psql_builtins.c */
 
 /* IMPORT(), create_function(), create_view_function(), EXPERIMENTAL_MEMOIZE(). */
 int psql_builtins_register(struct tp_psql *p);
+/* psql_metric.c */
+
+/* RUN_METRIC('path', ['key', value]...): runs a metric file of sql/metrics/. */
+int psql_metric_register(struct tp_psql *p);
+
 /* A function's "void" result: printed as nothing. */
 struct sqlite3_context;
 void psql_result_void(struct sqlite3_context *ctx);
