@@ -156,6 +156,7 @@ static int run(const char *dir, enum mode mode, unsigned total_mb, struct result
 	res->ok = WIFEXITED(perfetto.status) && WEXITSTATUS(perfetto.status) == 0 &&
 		  (double)st.st_size >= (double)n_packets * PACKET_BYTES * 0.99;
 	unlink(out_path);
+	unlink(cfg_path);
 	return 0;
 fail:
 	fprintf(stderr, "relay_bench: a daemon did not start (%s)\n", k_mode_names[mode]);

@@ -124,6 +124,7 @@ static int run(const char *dir, unsigned threads, unsigned total_mb, struct resu
 	res->ok = WIFEXITED(perfetto.status) && WEXITSTATUS(perfetto.status) == 0 &&
 		  (double)st.st_size >= (double)n_packets * PACKET_BYTES * 0.99;
 	unlink(out_path);
+	unlink(cfg_path);
 	return 0;
 }
 
