@@ -313,10 +313,29 @@ if perf_around exits 60 exits_work; then
 	a1=$(perf_leaf_counts exits "$p1" | awk '$1 == "hot_a" { print $2 }')
 	a2=$(perf_leaf_counts exits "$p2" | awk '$1 == "hot_a" { print $2 }')
 	n3=$(perf_q exits "select count(*) from perf_sample s join thread t using(utid) where t.tid = $p3 and s.callsite_id is not null")
-	if [ "${a1:-0}" -ge 20 ] && [ "${a2:-0}" -ge 20 ]; then
-		pass perf_sampling/exit_mid_session
+	# A process the daemon first read a sample of after it had exited has
+	# no cmdline to match the target with: all its samples are emitted
+	# skipped (rejected), as upstream's traced_perf does. On a busy machine
+	# the daemon's reading can lag a 0.9 s process's whole life; such a
+	# process is not judged, the other is.
+	judged=0 bad=""
+	for _p in "$p1:${a1:-0}" "$p2:${a2:-0}"; do
+		_pid=${_p%%:*} _a=${_p##*:}
+		_n=$(perf_q exits "select count(*), count(s.callsite_id) from perf_sample s join thread t using(utid) where t.tid = $_pid")
+		if [ "$_a" -ge 20 ]; then
+			judged=$((judged + 1))
+		elif [ "${_n#*,}" = 0 ] && [ "${_n%,*}" -gt 0 ]; then
+			echo "# exit_mid_session: pid $_pid's ${_n%,*} samples all skipped (gone before the daemon read one: rejected)"
+		else
+			bad="$bad pid $_pid: hot_a $_a, samples (all, with callstacks) $_n, leaves: $(perf_leaf_counts exits "$_pid" | head -n 4 | tr '\n' ' ');"
+		fi
+	done
+	if [ -n "$bad" ]; then
+		fail perf_sampling/exit_mid_session "want >= 20 hot_a samples of each process that exited:$bad"
+	elif [ "$judged" = 0 ]; then
+		skip perf_sampling/exit_mid_session "both processes were gone before the daemon read their first sample (a machine too busy to judge)"
 	else
-		fail perf_sampling/exit_mid_session "hot_a samples of the first process $a1, of the second $a2; leaves of the second: $(perf_leaf_counts exits "$p2" | head -n 4 | tr '\n' ' ')"
+		pass perf_sampling/exit_mid_session
 	fi
 	if [ "${n3:-0}" -ge 50 ]; then
 		pass perf_sampling/deleted_binary
