@@ -38,6 +38,11 @@ stop_skip() {
 command -v chromium >/dev/null 2>&1 || stop_skip "no chromium (Debian package chromium)"
 command -v node >/dev/null 2>&1 || stop_skip "no node (Debian package nodejs)"
 command -v python3 >/dev/null 2>&1 || stop_skip "no python3"
+# One of our runs at a time on ports 9001/10000 (two checkouts' make test
+# side by side): wait for the other's UI check to end.
+if command -v flock >/dev/null 2>&1; then
+	exec 8>>"${PFC_UI_PORTS_LOCK:-/run/lock/perfetto-c-ui-ports.lock}" && flock 8
+fi
 for _p in 9001 10000; do
 	ss -ltnH "sport = :$_p" 2>/dev/null | grep -q . && stop_skip "port $_p is in use"
 done
