@@ -515,6 +515,51 @@ void tp_rows_release(const uint32_t *rows);
 	X(PCS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)     \
 	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
 
+/* TracePacket.stack_sample (import/profiling/stack_sample.c): samples,
+ * their sessions (one per sequence), the interned task, execution and
+ * async contexts; the views of sql/ number them after linux.perf's. */
+#define TP_SS_SAMPLE_COLS(X)                                    \
+	X(SS, ID, "id", TP_ID, 0)                               \
+	X(SS, TS, "ts", TP_INT, 0)                              \
+	X(SS, SOURCE, "source", TP_STR, 0)                      \
+	X(SS, TASK_CONTEXT_ID, "task_context_id", TP_INT, 0)    \
+	X(SS, EXECUTION_CONTEXT_ID, "execution_context_id", TP_INT, 0) \
+	X(SS, CALLSITE_ID, "callsite_id", TP_INT, 0)            \
+	X(SS, SESSION_ID, "session_id", TP_INT, 0)              \
+	X(SS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)
+
+#define TP_SS_SESSION_COLS(X)                                   \
+	X(SS_SESS, ID, "id", TP_ID, 0)                          \
+	X(SS_SESS, SOURCE, "source", TP_STR, 0)                 \
+	X(SS_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, 0)
+
+#define TP_SS_TASK_COLS(X)                                      \
+	X(SS_TASK, ID, "id", TP_ID, 0)                          \
+	X(SS_TASK, UPID, "upid", TP_INT, 0)                     \
+	X(SS_TASK, UTID, "utid", TP_INT, 0)                     \
+	X(SS_TASK, ASYNC_CONTEXT_ID, "async_context_id", TP_INT, 0)
+
+#define TP_SS_EXEC_COLS(X)                                      \
+	X(SS_EXEC, ID, "id", TP_ID, 0)                          \
+	X(SS_EXEC, UCPU, "ucpu", TP_INT, 0)                     \
+	X(SS_EXEC, CPU_MODE, "cpu_mode", TP_STR, 0)
+
+#define TP_SS_ASYNC_COLS(X)                                     \
+	X(SS_ASYNC, ID, "id", TP_ID, 0)                         \
+	X(SS_ASYNC, NAME, "name", TP_STR, 0)                    \
+	X(SS_ASYNC, KIND, "kind", TP_STR, 0)                    \
+	X(SS_ASYNC, PARENT_ID, "parent_id", TP_INT, 0)
+
+/* Symbols of frames (source file and line), rows of one frame sharing a
+ * symbol_set_id, as Perfetto's stack_profile_symbol. */
+#define TP_SP_SYMBOL_COLS(X)                                    \
+	X(SP_SYM, ID, "id", TP_ID, 0)                           \
+	X(SP_SYM, SYMBOL_SET_ID, "symbol_set_id", TP_INT, 0)    \
+	X(SP_SYM, NAME, "name", TP_STR, 0)                      \
+	X(SP_SYM, SOURCE_FILE, "source_file", TP_STR, 0)        \
+	X(SP_SYM, LINE_NUMBER, "line_number", TP_INT, 0)        \
+	X(SP_SYM, INLINED, "inlined", TP_INT, 0)
+
 /* heapprofd dumps (import/profiling): the window each dump of a heap
  * covers, and per callsite the allocations (count, size > 0) and frees
  * (< 0) since the previous dump, as Perfetto's heap_profile(_allocation). */
@@ -679,6 +724,12 @@ enum { TP_TRACE_DIAGNOSTICS_COLS(TP_COL_ENUM) TDIAG_N_COLS };
 enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
 enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
 enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
+enum { TP_SS_SAMPLE_COLS(TP_COL_ENUM) SS_N_COLS };
+enum { TP_SS_SESSION_COLS(TP_COL_ENUM) SS_SESS_N_COLS };
+enum { TP_SS_TASK_COLS(TP_COL_ENUM) SS_TASK_N_COLS };
+enum { TP_SS_EXEC_COLS(TP_COL_ENUM) SS_EXEC_N_COLS };
+enum { TP_SS_ASYNC_COLS(TP_COL_ENUM) SS_ASYNC_N_COLS };
+enum { TP_SP_SYMBOL_COLS(TP_COL_ENUM) SP_SYM_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -720,11 +771,17 @@ struct tp_db {
 	struct tp_table irq_mapping;
 	struct tp_table heap_graph_primitive;
 	struct tp_table heap_graph_object_data;
+	struct tp_table ss_sample;
+	struct tp_table ss_session;
+	struct tp_table ss_task;
+	struct tp_table ss_exec;
+	struct tp_table ss_async;
+	struct tp_table sp_symbol;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 36
+#define TP_DB_N_TABLES 42
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

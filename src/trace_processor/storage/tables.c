@@ -46,6 +46,12 @@ static const struct tp_col_spec tdiag_specs[] = {TP_TRACE_DIAGNOSTICS_COLS(TP_CO
 static const struct tp_col_spec irqmap_specs[] = {TP_IRQ_MAPPING_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgp_specs[] = {TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgd_specs[] = {TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_specs[] = {TP_SS_SAMPLE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_sess_specs[] = {TP_SS_SESSION_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_task_specs[] = {TP_SS_TASK_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_exec_specs[] = {TP_SS_EXEC_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_async_specs[] = {TP_SS_ASYNC_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sp_sym_specs[] = {TP_SP_SYMBOL_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -109,6 +115,17 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(hgp_specs)},
 	{offsetof(struct tp_db, heap_graph_object_data), "heap_graph_object_data", hgd_specs,
 	 N(hgd_specs)},
+	{offsetof(struct tp_db, ss_sample), "__intrinsic_ss_sample", ss_specs, N(ss_specs)},
+	{offsetof(struct tp_db, ss_session), "__intrinsic_ss_session", ss_sess_specs,
+	 N(ss_sess_specs)},
+	{offsetof(struct tp_db, ss_task), "__intrinsic_ss_task_context", ss_task_specs,
+	 N(ss_task_specs)},
+	{offsetof(struct tp_db, ss_exec), "__intrinsic_ss_execution_context", ss_exec_specs,
+	 N(ss_exec_specs)},
+	{offsetof(struct tp_db, ss_async), "__intrinsic_ss_async_context", ss_async_specs,
+	 N(ss_async_specs)},
+	{offsetof(struct tp_db, sp_symbol), "stack_profile_symbol", sp_sym_specs,
+	 N(sp_sym_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

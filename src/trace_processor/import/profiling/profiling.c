@@ -35,6 +35,7 @@ struct tp_profiling *tp_prof_state(struct tp_import *imp)
 		return NULL;
 	hmap_init(&p->index);
 	p->dummy_mapping = -1;
+	p->ss_inline_mapping = -1;
 	p->s_cpu_clock = tp_db_str(imp->db, "cpu-clock");
 	p->s_empty = tp_db_str(imp->db, "");
 	imp->profiling = p;
@@ -729,6 +730,23 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 	return parent;
 }
 
+int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_file,
+		       int64_t line_number)
+{
+	struct tp_table *t = &imp->db->sp_symbol;
+	int64_t set = (int64_t)t->n_rows, row = tp_table_append(t);
+
+	if (row < 0)
+		return -1;
+	tp_set_int(t, SP_SYM_SYMBOL_SET_ID, (size_t)row, set);
+	tp_set_str(t, SP_SYM_NAME, (size_t)row, name);
+	if (source_file)
+		tp_set_str(t, SP_SYM_SOURCE_FILE, (size_t)row, source_file);
+	if (line_number != TP_NULL_INT)
+		tp_set_int(t, SP_SYM_LINE_NUMBER, (size_t)row, line_number);
+	return set;
+}
+
 /* ------------------------------------------------------------ samples ---- */
 
 static const char *cpu_mode_name(uint64_t mode)
@@ -752,11 +770,7 @@ static const char *unwind_error_name(uint64_t err)
 	return err < sizeof(names) / sizeof(names[0]) ? names[err] : "unknown";
 }
 
-/*
- * Adds counter row @counter to the counter set that starts at *@set (a new
- * set, named by its first row, when *@set < 0).
- */
-static void counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter)
+void tp_prof_counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter)
 {
 	struct tp_table *t = &imp->db->profiler_counter_set;
 	int64_t row;
@@ -794,7 +808,7 @@ static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t l
 		while (i < st->n_followers &&
 		       (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
 			if (st->followers[i] >= 0)
-				counter_set_add(imp, set,
+				tp_prof_counter_set_add(imp, set,
 						tp_counter_add(imp, ts, st->followers[i], (double)v));
 			i++;
 			if (!packed)
@@ -857,7 +871,7 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 		}
 	}
 	if (f[PB_PERF_SAMPLE__TIMEBASE_COUNT].id && st && st->timebase >= 0)
-		counter_set_add(imp, &set,
+		tp_prof_counter_set_add(imp, &set,
 				tp_counter_add(imp, ev->ts, st->timebase,
 					       (double)f[PB_PERF_SAMPLE__TIMEBASE_COUNT].value));
 	if (st)

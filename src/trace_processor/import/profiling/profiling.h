@@ -21,6 +21,12 @@ struct tp_import;
 void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		    size_t len);
 /*
+ * tp_stack_sample() - One TracePacket.stack_sample of event @ev, whose aux
+ * is its sequence generation + 1 (0: none).
+ */
+void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		     size_t len);
+/*
  * tp_profile_packet() - One TracePacket.profile_packet (heapprofd) of
  * event @ev, whose aux is its sequence generation + 1 (0: none).
  */

@@ -38,6 +38,12 @@ enum key_kind {
 	KEY_HP_SEEN,     /* a = state << 32 | upid, b = iid, c = heap << 32 | callsite */
 	KEY_HP_CORR,     /* a = state, b = iid; row: index of totals */
 	KEY_HP_DUMP,     /* a = upid, b = window end, c = heap + 1 (0: none) */
+	/* stack_sample.c */
+	KEY_SS_SESSION,  /* a = sequence id */
+	KEY_SS_TASK,     /* a = upid + 1, b = utid + 1, c = async context + 1 */
+	KEY_SS_EXEC,     /* a = ucpu + 1, b = cpu_mode string id */
+	KEY_SS_ASYNC,    /* a = interned entry index */
+	KEY_SS_FRAME,    /* a = name, b = source file + 1, c = line + 1 (0: none) */
 };
 
 struct key {
@@ -59,6 +65,7 @@ struct tp_profiling {
 	struct key *keys;
 	size_t n, cap;
 	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
+	int64_t ss_inline_mapping; /* mapping of StackSample inline frames; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
 	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
@@ -90,6 +97,13 @@ int64_t tp_prof_callsite(struct tp_import *imp, struct tp_profiling *p, int64_t 
  * a sequence, for process @upid; -1 (counted in stats) if it resolves not. */
 int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_t gen,
 			  int64_t upid, uint64_t iid, uint32_t machine);
+
+/* Adds counter row @counter to the counter set named by *@set (a new set,
+ * named by its first row, when *@set < 0). */
+void tp_prof_counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter);
+/* A new stack_profile_symbol set of one row; its symbol_set_id. */
+int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_file,
+		       int64_t line_number);
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);
