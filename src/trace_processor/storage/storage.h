@@ -550,6 +550,22 @@ void tp_rows_release(const uint32_t *rows);
 	X(SS_ASYNC, KIND, "kind", TP_STR, 0)                    \
 	X(SS_ASYNC, PARENT_ID, "parent_id", TP_INT, 0)
 
+/* TracePacket.art_process_metadata (import/profiling/art_metadata.c):
+ * the OutOfMemoryError of a Java heap dump and the stack that threw it. */
+#define TP_HG_OOME_COLS(X)                                      \
+	X(HG_OOME, ID, "id", TP_ID, 0)                          \
+	X(HG_OOME, HEAP_GRAPH_ID, "heap_graph_id", TP_INT, 0)   \
+	X(HG_OOME, ALLOCATION_SIZE_BYTES, "allocation_size_bytes", TP_INT, 0) \
+	X(HG_OOME, TOTAL_BYTES_FREE, "total_bytes_free", TP_INT, 0) \
+	X(HG_OOME, FREE_BYTES_UNTIL_OOM, "free_bytes_until_oom", TP_INT, 0) \
+	X(HG_OOME, ERROR_MSG, "error_msg", TP_STR, 0)
+
+#define TP_HG_THREAD_CS_COLS(X)                                 \
+	X(HG_TCS, ID, "id", TP_ID, 0)                           \
+	X(HG_TCS, HEAP_GRAPH_ID, "heap_graph_id", TP_INT, 0)    \
+	X(HG_TCS, UTID, "utid", TP_INT, 0)                      \
+	X(HG_TCS, CALLSITE_ID, "callsite_id", TP_INT, 0)
+
 /* Symbols of frames (source file and line), rows of one frame sharing a
  * symbol_set_id, as Perfetto's stack_profile_symbol. */
 #define TP_SP_SYMBOL_COLS(X)                                    \
@@ -730,6 +746,8 @@ enum { TP_SS_TASK_COLS(TP_COL_ENUM) SS_TASK_N_COLS };
 enum { TP_SS_EXEC_COLS(TP_COL_ENUM) SS_EXEC_N_COLS };
 enum { TP_SS_ASYNC_COLS(TP_COL_ENUM) SS_ASYNC_N_COLS };
 enum { TP_SP_SYMBOL_COLS(TP_COL_ENUM) SP_SYM_N_COLS };
+enum { TP_HG_OOME_COLS(TP_COL_ENUM) HG_OOME_N_COLS };
+enum { TP_HG_THREAD_CS_COLS(TP_COL_ENUM) HG_TCS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -777,11 +795,13 @@ struct tp_db {
 	struct tp_table ss_exec;
 	struct tp_table ss_async;
 	struct tp_table sp_symbol;
+	struct tp_table hg_oome;
+	struct tp_table hg_thread_cs;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 42
+#define TP_DB_N_TABLES 44
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

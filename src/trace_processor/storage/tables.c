@@ -52,6 +52,8 @@ static const struct tp_col_spec ss_task_specs[] = {TP_SS_TASK_COLS(TP_COL_SPEC)}
 static const struct tp_col_spec ss_exec_specs[] = {TP_SS_EXEC_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ss_async_specs[] = {TP_SS_ASYNC_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec sp_sym_specs[] = {TP_SP_SYMBOL_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hg_oome_specs[] = {TP_HG_OOME_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hg_tcs_specs[] = {TP_HG_THREAD_CS_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -126,6 +128,10 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(ss_async_specs)},
 	{offsetof(struct tp_db, sp_symbol), "stack_profile_symbol", sp_sym_specs,
 	 N(sp_sym_specs)},
+	{offsetof(struct tp_db, hg_oome), "__intrinsic_heap_graph_java_oome_details",
+	 hg_oome_specs, N(hg_oome_specs)},
+	{offsetof(struct tp_db, hg_thread_cs), "heap_graph_thread_callsite", hg_tcs_specs,
+	 N(hg_tcs_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

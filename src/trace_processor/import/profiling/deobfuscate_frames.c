@@ -5,7 +5,7 @@
  * ends (heap_graph.c keeps the packets and calls this): a frame whose name
  * has a '.' belongs to the package of its mapping's /data/app/... path, to
  * "memfd" for a /memfd: mapping, else to the app of the process whose heap
- * profile allocations or perf samples reach it. A mapping of package P renames P's (and
+ * profile allocations, perf or StackSample samples or OOME stacks reach it. A mapping of package P renames P's (and
  * memfd's) frames named "class.method" after its methods: the one name,
  * or the distinct candidates sorted and joined by " | ".
  */
@@ -103,7 +103,8 @@ static void java_frames(struct tp_import *imp, struct jframes *j)
 {
 	struct tp_table *fr = &imp->db->sp_frame, *map = &imp->db->sp_mapping;
 	struct tp_table *hpa = &imp->db->heap_profile_allocation, *ps = &imp->db->perf_sample;
-	struct tp_table *th = &imp->db->thread;
+	struct tp_table *th = &imp->db->thread, *ss = &imp->db->ss_sample, *task = &imp->db->ss_task;
+	struct tp_table *tcs = &imp->db->hg_thread_cs, *hg = &imp->db->heap_graph;
 	const struct tp_strings *s = &imp->db->strings;
 	uint32_t memfd = 0;
 	uint8_t *guess = calloc(fr->n_rows + 1, 1);
@@ -141,6 +142,23 @@ static void java_frames(struct tp_import *imp, struct jframes *j)
 			continue;
 		guess_callsite(imp, j, guess, tp_get_int(th, THREAD_UPID, (size_t)utid),
 			       tp_get_int(ps, PERF_CALLSITE_ID, a));
+	}
+	/* Then a StackSample's (by its task context), then an OOME stack's. */
+	for (size_t a = 0; a < ss->n_rows; a++) {
+		int64_t tc = tp_get_int(ss, SS_TASK_CONTEXT_ID, a);
+
+		if (tc == TP_NULL_INT || tc < 0 || (size_t)tc >= task->n_rows)
+			continue;
+		guess_callsite(imp, j, guess, tp_get_int(task, SS_TASK_UPID, (size_t)tc),
+			       tp_get_int(ss, SS_CALLSITE_ID, a));
+	}
+	for (size_t a = 0; a < tcs->n_rows; a++) {
+		int64_t g = tp_get_int(tcs, HG_TCS_HEAP_GRAPH_ID, a);
+
+		if (g == TP_NULL_INT || g < 0 || (size_t)g >= hg->n_rows)
+			continue;
+		guess_callsite(imp, j, guess, tp_get_int(hg, HG_UPID, (size_t)g),
+			       tp_get_int(tcs, HG_TCS_CALLSITE_ID, a));
 	}
 	free(guess);
 	sort_n(j->a, j->n, sizeof(*j->a), cmp_jframe);

@@ -36,6 +36,7 @@ struct tp_profiling *tp_prof_state(struct tp_import *imp)
 	hmap_init(&p->index);
 	p->dummy_mapping = -1;
 	p->ss_inline_mapping = -1;
+	p->art_meta_mapping = -1;
 	p->s_cpu_clock = tp_db_str(imp->db, "cpu-clock");
 	p->s_empty = tp_db_str(imp->db, "");
 	imp->profiling = p;
@@ -745,6 +746,41 @@ int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_fil
 	if (line_number != TP_NULL_INT)
 		tp_set_int(t, SP_SYM_LINE_NUMBER, (size_t)row, line_number);
 	return set;
+}
+
+int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+			    const char *mapping_name, uint32_t name, uint32_t file, int64_t line)
+{
+	struct tp_table *t = &imp->db->sp_frame;
+	struct key k = {KEY_DUMMY_FRAME, 0, 0, 0, 0};
+	uint64_t h;
+	int64_t row, set;
+
+	if (*mapping < 0) {
+		/* A mapping over the whole address space, as Perfetto's dummy ones. */
+		uint64_t v[5] = {0, 0, 0, UINT64_MAX, 0};
+
+		*mapping = tp_prof_mapping_row(imp, p->s_empty, tp_db_str(imp->db, mapping_name), v);
+		if (*mapping < 0)
+			return -1;
+	}
+	k.a = (uint64_t)*mapping << 32 | name;
+	k.b = file ? (uint64_t)file + 1 : 0;
+	k.c = line != TP_NULL_INT ? (uint64_t)line + 1 : 0;
+	row = tp_prof_key_find(p, &k, &h);
+	if (row >= 0)
+		return row;
+	set = tp_prof_symbol(imp, name, file, line);
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	tp_set_str(t, SP_FRAME_NAME, (size_t)row, name);
+	tp_set_int(t, SP_FRAME_MAPPING, (size_t)row, *mapping);
+	tp_set_int(t, SP_FRAME_REL_PC, (size_t)row, 0);
+	if (set >= 0)
+		tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
+	tp_prof_key_put(p, h, &k, row);
+	return row;
 }
 
 /* ------------------------------------------------------------ samples ---- */

@@ -3,7 +3,8 @@
  * profiling.h - the profilers' importer: linux.perf samples (traced_perf)
  * and heapprofd's heap dumps, with the interned mappings, frames and
  * callstacks of their sequence; ART's Java heap graphs and the
- * deobfuscation mappings that name their classes.
+ * deobfuscation mappings that name their classes; StackSample packets
+ * and ART's process metadata (OutOfMemoryErrors).
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
 #define PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
@@ -32,6 +33,9 @@ void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uin
  */
 void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		       size_t len);
+/* tp_art_process_metadata() - One TracePacket.art_process_metadata of event @ev. */
+void tp_art_process_metadata(struct tp_import *imp, const struct tp_event *ev,
+			     const uint8_t *data, size_t len);
 /* tp_heap_graph_packet() - One TracePacket.heap_graph of event @ev. */
 void tp_heap_graph_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			  size_t len);

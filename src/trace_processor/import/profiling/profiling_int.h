@@ -43,7 +43,7 @@ enum key_kind {
 	KEY_SS_TASK,     /* a = upid + 1, b = utid + 1, c = async context + 1 */
 	KEY_SS_EXEC,     /* a = ucpu + 1, b = cpu_mode string id */
 	KEY_SS_ASYNC,    /* a = interned entry index */
-	KEY_SS_FRAME,    /* a = name, b = source file + 1, c = line + 1 (0: none) */
+	KEY_DUMMY_FRAME, /* a = mapping << 32 | name, b = source file + 1, c = line + 1 (0: none) */
 };
 
 struct key {
@@ -66,6 +66,7 @@ struct tp_profiling {
 	size_t n, cap;
 	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
 	int64_t ss_inline_mapping; /* mapping of StackSample inline frames; -1 until needed */
+	int64_t art_meta_mapping;  /* mapping of ART's OOME stack frames; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
 	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
@@ -104,6 +105,15 @@ void tp_prof_counter_set_add(struct tp_import *imp, int64_t *set, int64_t counte
 /* A new stack_profile_symbol set of one row; its symbol_set_id. */
 int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_file,
 		       int64_t line_number);
+
+/*
+ * tp_prof_dummy_frame() - The frame of function @name at @file:@line (0,
+ * TP_NULL_INT: unknown) on the dummy mapping *@mapping (made named
+ * @mapping_name on first use): one per (name, file, line), each with its
+ * stack_profile_symbol row. Return: its row, or -1.
+ */
+int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+			    const char *mapping_name, uint32_t name, uint32_t file, int64_t line);
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);

@@ -404,12 +404,9 @@ static int64_t execution_context(struct ss_ctx *c, const uint8_t *d, uint32_t le
 static int64_t inline_frame(struct ss_ctx *c, const uint8_t *d, uint32_t len)
 {
 	struct tp_import *imp = c->imp;
-	struct tp_table *t = &imp->db->sp_frame;
 	struct pz_field f[4];
 	uint32_t name, file = 0;
-	int64_t line = TP_NULL_INT, row, set;
-	struct key k = {KEY_SS_FRAME, 0, 0, 0, 0};
-	uint64_t h;
+	int64_t line = TP_NULL_INT;
 
 	if (pz_decode_table(d, len, f, 4) != PZ_OK)
 		return -1;
@@ -422,31 +419,8 @@ static int64_t inline_frame(struct ss_ctx *c, const uint8_t *d, uint32_t len)
 		file = str_of(imp, &f[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE]);
 	if (f[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].id)
 		line = (uint32_t)f[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].value;
-	k.a = name;
-	k.b = file ? (uint64_t)file + 1 : 0;
-	k.c = line != TP_NULL_INT ? (uint64_t)line + 1 : 0;
-	row = tp_prof_key_find(c->p, &k, &h);
-	if (row >= 0)
-		return row;
-	if (c->p->ss_inline_mapping < 0) {
-		uint64_t v[5] = {0, 0, 0, UINT64_MAX, 0};
-
-		c->p->ss_inline_mapping = tp_prof_mapping_row(
-			imp, c->p->s_empty, tp_db_str(imp->db, "stack_sample_inline"), v);
-		if (c->p->ss_inline_mapping < 0)
-			return -1;
-	}
-	set = tp_prof_symbol(imp, name, file, line);
-	row = tp_table_append(t);
-	if (row < 0)
-		return -1;
-	tp_set_str(t, SP_FRAME_NAME, (size_t)row, name);
-	tp_set_int(t, SP_FRAME_MAPPING, (size_t)row, c->p->ss_inline_mapping);
-	tp_set_int(t, SP_FRAME_REL_PC, (size_t)row, 0);
-	if (set >= 0)
-		tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
-	tp_prof_key_put(c->p, h, &k, row);
-	return row;
+	return tp_prof_dummy_frame(imp, c->p, &c->p->ss_inline_mapping, "stack_sample_inline",
+				   name, file, line);
 }
 
 /* The leaf callsite of an InlineCallstack (@d, @len), or -1 (no frames). */

@@ -31,13 +31,6 @@ CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
 WHERE 0;
 
--- The OutOfMemoryErrors behind Java heap dumps.
-CREATE VIEW __intrinsic_heap_graph_java_oome_details AS
-SELECT
-  NULL AS id, NULL AS heap_graph_id, NULL AS allocation_size_bytes,
-  NULL AS total_bytes_free, NULL AS free_bytes_until_oom, NULL AS error_msg
-WHERE 0;
-
 -- Android's CPU time per uid and cluster (cpu_per_uid data source).
 CREATE VIEW __intrinsic_android_cpu_per_uid_track AS
 SELECT NULL AS id, NULL AS track_id, NULL AS uid, NULL AS cluster, NULL AS total_cpu_millis
