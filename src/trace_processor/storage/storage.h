@@ -500,13 +500,17 @@ void tp_rows_release(const uint32_t *rows);
 	X(PERF, COUNTER_SET_ID, "counter_set_id", TP_INT, TP_HIDDEN) \
 	X(PERF, UCPU, "ucpu", TP_INT, TP_HIDDEN)
 
-/* timebase_unit: what the session's timebase counts ("ns", "cycles",
- * "instructions", "count"), read by the stack_sample views of sql/. */
+/* Every profiler session, as Perfetto's __intrinsic_profiler_session:
+ * linux.perf's (source "linux.perf", the perf_session view of sql/sql.c)
+ * and StackSample streams'. timebase_unit: what the session's timebase
+ * counts ("ns", "cycles", "instructions", "count", ...), read by the
+ * stack_sample views of sql/. */
 #define TP_PERF_SESSION_COLS(X)                                 \
 	X(PERF_SESS, ID, "id", TP_ID, 0)                        \
 	X(PERF_SESS, PERF_SESSION_ID, "perf_session_id", TP_INT, 0) \
 	X(PERF_SESS, CMDLINE, "cmdline", TP_STR, 0)             \
-	X(PERF_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, TP_HIDDEN)
+	X(PERF_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, TP_HIDDEN) \
+	X(PERF_SESS, SOURCE, "source", TP_STR, TP_HIDDEN)
 
 /* The counter values recorded with one sample: a set is named by the row
  * of its first member, as Perfetto's __intrinsic_profiler_counter_set. */
@@ -516,8 +520,9 @@ void tp_rows_release(const uint32_t *rows);
 	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
 
 /* TracePacket.stack_sample (import/profiling/stack_sample.c): samples,
- * their sessions (one per sequence), the interned task, execution and
- * async contexts; the views of sql/ number them after linux.perf's. */
+ * the interned task, execution and async contexts (their sessions are
+ * rows of perf_session); the views of sql/ number them after
+ * linux.perf's. */
 #define TP_SS_SAMPLE_COLS(X)                                    \
 	X(SS, ID, "id", TP_ID, 0)                               \
 	X(SS, TS, "ts", TP_INT, 0)                              \
@@ -527,11 +532,6 @@ void tp_rows_release(const uint32_t *rows);
 	X(SS, CALLSITE_ID, "callsite_id", TP_INT, 0)            \
 	X(SS, SESSION_ID, "session_id", TP_INT, 0)              \
 	X(SS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)
-
-#define TP_SS_SESSION_COLS(X)                                   \
-	X(SS_SESS, ID, "id", TP_ID, 0)                          \
-	X(SS_SESS, SOURCE, "source", TP_STR, 0)                 \
-	X(SS_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, 0)
 
 #define TP_SS_TASK_COLS(X)                                      \
 	X(SS_TASK, ID, "id", TP_ID, 0)                          \
@@ -741,7 +741,6 @@ enum { TP_IRQ_MAPPING_COLS(TP_COL_ENUM) IRQMAP_N_COLS };
 enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
 enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
 enum { TP_SS_SAMPLE_COLS(TP_COL_ENUM) SS_N_COLS };
-enum { TP_SS_SESSION_COLS(TP_COL_ENUM) SS_SESS_N_COLS };
 enum { TP_SS_TASK_COLS(TP_COL_ENUM) SS_TASK_N_COLS };
 enum { TP_SS_EXEC_COLS(TP_COL_ENUM) SS_EXEC_N_COLS };
 enum { TP_SS_ASYNC_COLS(TP_COL_ENUM) SS_ASYNC_N_COLS };
@@ -790,7 +789,6 @@ struct tp_db {
 	struct tp_table heap_graph_primitive;
 	struct tp_table heap_graph_object_data;
 	struct tp_table ss_sample;
-	struct tp_table ss_session;
 	struct tp_table ss_task;
 	struct tp_table ss_exec;
 	struct tp_table ss_async;
@@ -801,7 +799,7 @@ struct tp_db {
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 44
+#define TP_DB_N_TABLES 43
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

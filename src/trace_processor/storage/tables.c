@@ -47,7 +47,6 @@ static const struct tp_col_spec irqmap_specs[] = {TP_IRQ_MAPPING_COLS(TP_COL_SPE
 static const struct tp_col_spec hgp_specs[] = {TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgd_specs[] = {TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ss_specs[] = {TP_SS_SAMPLE_COLS(TP_COL_SPEC)};
-static const struct tp_col_spec ss_sess_specs[] = {TP_SS_SESSION_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ss_task_specs[] = {TP_SS_TASK_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ss_exec_specs[] = {TP_SS_EXEC_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec ss_async_specs[] = {TP_SS_ASYNC_COLS(TP_COL_SPEC)};
@@ -94,7 +93,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(sp_callsite_specs)},
 	{offsetof(struct tp_db, perf_sample), "perf_sample", perf_sample_specs,
 	 N(perf_sample_specs)},
-	{offsetof(struct tp_db, perf_session), "perf_session", perf_session_specs,
+	{offsetof(struct tp_db, perf_session), "__intrinsic_profiler_session_rows", perf_session_specs,
 	 N(perf_session_specs)},
 	{offsetof(struct tp_db, profiler_counter_set), "__intrinsic_profiler_counter_set",
 	 pcs_specs, N(pcs_specs)},
@@ -118,8 +117,6 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	{offsetof(struct tp_db, heap_graph_object_data), "heap_graph_object_data", hgd_specs,
 	 N(hgd_specs)},
 	{offsetof(struct tp_db, ss_sample), "__intrinsic_ss_sample", ss_specs, N(ss_specs)},
-	{offsetof(struct tp_db, ss_session), "__intrinsic_ss_session", ss_sess_specs,
-	 N(ss_sess_specs)},
 	{offsetof(struct tp_db, ss_task), "__intrinsic_ss_task_context", ss_task_specs,
 	 N(ss_task_specs)},
 	{offsetof(struct tp_db, ss_exec), "__intrinsic_ss_execution_context", ss_exec_specs,

@@ -24,16 +24,15 @@ static bool has_str(const struct pz_field *f)
 	return f->id && f->wire_type == PZ_WIRE_LEN;
 }
 
-/* Adds (@name, @uid) to package_list unless it is there. */
+/*
+ * Adds (@name, @uid) to package_list. Perfetto means to skip a pair it has
+ * already, but its lookup never finds one (v58.2 adds a row per packet,
+ * even beside a packages_list entry): so do we.
+ */
 static void package(struct tp_import *imp, uint32_t name, int64_t uid)
 {
 	struct tp_table *t = &imp->db->package_list;
-	int64_t row;
-
-	for (size_t r = 0; r < t->n_rows; r++)
-		if (tp_get_str(t, PKG_PACKAGE_NAME, r) == name && tp_get_int(t, PKG_UID, r) == uid)
-			return;
-	row = tp_table_append(t);
+	int64_t row = tp_table_append(t);
 	if (row < 0)
 		return;
 	tp_set_str(t, PKG_PACKAGE_NAME, (size_t)row, name);

@@ -34,7 +34,6 @@ struct tp_profiling *tp_prof_state(struct tp_import *imp)
 	if (!p)
 		return NULL;
 	hmap_init(&p->index);
-	p->dummy_mapping = -1;
 	p->ss_inline_mapping = -1;
 	p->art_meta_mapping = -1;
 	p->s_cpu_clock = tp_db_str(imp->db, "cpu-clock");
@@ -134,6 +133,7 @@ static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	if (row < 0)
 		return -1;
 	tp_set_int(t, PERF_SESS_PERF_SESSION_ID, (size_t)row, row);
+	tp_set_str(t, PERF_SESS_SOURCE, (size_t)row, tp_db_str(imp->db, "linux.perf"));
 	tp_prof_key_put(p, h, &k, row);
 	return row;
 }
@@ -605,16 +605,20 @@ int64_t tp_prof_frame_row(struct tp_import *imp, struct tp_profiling *p, int64_t
 	return row;
 }
 
-/* The frame of interned Frame @iid in process @upid; its row, or -1 (counted). */
+/*
+ * The frame of interned Frame @iid in process @upid; its row, or -1
+ * (counted). A frame naming no mapping is on its sequence's dummy mapping,
+ * one per (name, source file, line) with a symbol; one of a mapping gets
+ * a symbol when it gives its source file or line.
+ */
 static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t gen, int64_t upid,
 			uint64_t iid, uint32_t machine)
 {
 	const struct tp_interned *e;
 	struct pz_field f[9];
 	struct tp_table *t = &imp->db->sp_frame;
-	uint32_t name = 0, type = 0;
-	uint64_t rel_pc = 0;
-	int64_t mapping, row;
+	uint32_t name = 0, type = 0, file = 0;
+	int64_t line = TP_NULL_INT, mapping, row;
 
 	e = lookup(imp, gen, PB_INTERNED_DATA__FRAMES, iid, "stackprofile_invalid_frame_id",
 		   machine);
@@ -635,23 +639,45 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 		interned_bytes(s, &b, &bl);
 		name = tp_str_intern(&imp->db->strings, (const char *)b, bl);
 	}
+	if (f[PB_FRAME__SOURCE_PATH_IID].id) {
+		const struct tp_interned *s;
+		const uint8_t *b;
+		uint32_t bl;
+
+		s = lookup(imp, gen, PB_INTERNED_DATA__SOURCE_PATHS,
+			   f[PB_FRAME__SOURCE_PATH_IID].value, "stackprofile_invalid_string_id",
+			   machine);
+		if (!s)
+			return -1;
+		interned_bytes(s, &b, &bl);
+		file = tp_str_intern(&imp->db->strings, (const char *)b, bl);
+	}
+	if (f[PB_FRAME__LINE_NUMBER].id)
+		line = (uint32_t)f[PB_FRAME__LINE_NUMBER].value;
 	if (f[PB_FRAME__MAPPING_ID].value) {
+		size_t before = t->n_rows;
+
 		mapping = mapping_of(imp, p, gen, upid, f[PB_FRAME__MAPPING_ID].value, machine);
 		if (mapping < 0)
 			return -1;
-		rel_pc = f[PB_FRAME__REL_PC].value;
-	} else {
-		/* Frames naming no mapping share one with nothing in it. */
-		if (p->dummy_mapping < 0) {
-			uint64_t zero[5] = {0};
+		row = tp_prof_frame_row(imp, p, mapping, f[PB_FRAME__REL_PC].value, name);
+		if (row >= 0 && t->n_rows > before && (file || line != TP_NULL_INT)) {
+			int64_t set = tp_prof_symbol(imp, name, file, line);
 
-			p->dummy_mapping = tp_prof_mapping_row(imp, p->s_empty, p->s_empty, zero);
+			if (set >= 0)
+				tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
 		}
-		mapping = p->dummy_mapping;
-		if (mapping < 0)
-			return -1;
+	} else {
+		/* The sequence's own dummy mapping. */
+		const struct tp_seq_gen *g = tp_seq_gen(imp, gen);
+		struct key k = {KEY_SEQ_DUMMY_MAPPING, g ? (uint64_t)g->slot + 1 : 0, 0, 0, 0};
+		uint64_t h;
+		int64_t m = tp_prof_key_find(p, &k, &h);
+
+		row = tp_prof_dummy_frame(imp, p, &m, "", name, file, line);
+		if (m >= 0 && tp_prof_key_find(p, &k, &h) < 0)
+			tp_prof_key_put(p, h, &k, m);
 	}
-	row = tp_prof_frame_row(imp, p, mapping, rel_pc, name);
 	if (row < 0)
 		return -1;
 	if (f[PB_FRAME__KIND].id) {

@@ -43,6 +43,7 @@ enum key_kind {
 	KEY_SS_TASK,     /* a = upid + 1, b = utid + 1, c = async context + 1 */
 	KEY_SS_EXEC,     /* a = ucpu + 1, b = cpu_mode string id */
 	KEY_SS_ASYNC,    /* a = interned entry index */
+	KEY_SEQ_DUMMY_MAPPING, /* a = sequence slot + 1; row: the mapping of its frames naming none */
 	KEY_DUMMY_FRAME, /* a = mapping << 32 | name, b = source file + 1, c = line + 1 (0: none) */
 };
 
@@ -64,7 +65,6 @@ struct tp_profiling {
 	struct hmap index; /* hash of a key -> its index in keys (probing on collision) */
 	struct key *keys;
 	size_t n, cap;
-	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
 	int64_t ss_inline_mapping; /* mapping of StackSample inline frames; -1 until needed */
 	int64_t art_meta_mapping;  /* mapping of ART's OOME stack frames; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;

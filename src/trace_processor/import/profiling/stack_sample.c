@@ -2,7 +2,8 @@
 /*
  * stack_sample.c - TracePacket.stack_sample, the profiler-neutral sample
  * (a Python wall-clock sampler, a runtime, ...), as Perfetto imports it:
- * one session per sequence, named by the sequence's
+ * one session per sequence (a perf_session row, not a linux.perf one),
+ * named by the sequence's
  * StackSampleDefaults.source; the task (process, thread, async context)
  * and execution (cpu, mode) contexts interned by value; the weights as
  * counters on one track per (session, counter) or per (session, counter,
@@ -31,7 +32,7 @@ struct ss_ctx {
 	uint32_t gen;     /* sequence generation, UINT32_MAX: none */
 	uint32_t machine;
 	int64_t ts;
-	int64_t session;  /* row of __intrinsic_ss_session */
+	int64_t session;  /* row of perf_session (every profiler's sessions) */
 	uint32_t source;  /* string id, 0: none */
 	bool has_cpu;
 	uint32_t cpu;
@@ -55,7 +56,7 @@ static uint32_t str_of(struct tp_import *imp, const struct pz_field *f)
 static int64_t session_of(struct ss_ctx *c, uint32_t seq_id)
 {
 	struct key k = {KEY_SS_SESSION, seq_id, 0, 0, 0};
-	struct tp_table *t = &c->imp->db->ss_session;
+	struct tp_table *t = &c->imp->db->perf_session;
 	uint64_t h;
 	int64_t row = tp_prof_key_find(c->p, &k, &h);
 
@@ -64,8 +65,9 @@ static int64_t session_of(struct ss_ctx *c, uint32_t seq_id)
 	row = tp_table_append(t);
 	if (row < 0)
 		return -1;
+	tp_set_int(t, PERF_SESS_PERF_SESSION_ID, (size_t)row, row);
 	if (c->source)
-		tp_set_str(t, SS_SESS_SOURCE, (size_t)row, c->source);
+		tp_set_str(t, PERF_SESS_SOURCE, (size_t)row, c->source);
 	tp_prof_key_put(c->p, h, &k, row);
 	return row;
 }
@@ -111,9 +113,9 @@ static int64_t counter_track(struct ss_ctx *c, const uint8_t *d, uint32_t len, b
 		 f[PB_STACK_SAMPLE_COUNTER_DESCRIPTOR__UNIT_STR].size > 0)
 		unit = str_of(imp, &f[PB_STACK_SAMPLE_COUNTER_DESCRIPTOR__UNIT_STR]);
 	if (is_timebase && unit &&
-	    tp_get_str(&imp->db->ss_session, SS_SESS_TIMEBASE_UNIT, (size_t)c->session) ==
+	    tp_get_str(&imp->db->perf_session, PERF_SESS_TIMEBASE_UNIT, (size_t)c->session) ==
 		    TP_NULL_STR)
-		tp_set_str(&imp->db->ss_session, SS_SESS_TIMEBASE_UNIT, (size_t)c->session, unit);
+		tp_set_str(&imp->db->perf_session, PERF_SESS_TIMEBASE_UNIT, (size_t)c->session, unit);
 
 	per_cpu = f[PB_STACK_SAMPLE_COUNTER_DESCRIPTOR__SCOPE].id &&
 		  f[PB_STACK_SAMPLE_COUNTER_DESCRIPTOR__SCOPE].value ==

@@ -4,17 +4,15 @@
 -- contexts, counters) over the two sources we import: linux.perf
 -- (perf_sample, perf_session, the counter sets of import/profiling) and
 -- the StackSample packet (the __intrinsic_ss_* tables of
--- import/profiling/stack_sample.c), numbered after linux.perf's rows.
+-- import/profiling/stack_sample.c; their sessions share
+-- __intrinsic_profiler_session_rows), numbered after linux.perf's rows.
 -- Runs when the connection opens; ids follow Perfetto's importer, which
 -- interns a context the first time a sample uses it.
 
 -- Every profiling session, whatever it recorded.
 CREATE VIEW __intrinsic_profiler_session AS
-SELECT id, 'linux.perf' AS source, timebase_unit, cmdline
-FROM perf_session
-UNION ALL
-SELECT id + (SELECT count(*) FROM perf_session), source, timebase_unit, NULL
-FROM __intrinsic_ss_session;
+SELECT id, source, timebase_unit, cmdline
+FROM __intrinsic_profiler_session_rows;
 
 -- Who a sample is attributed to: one row per thread, in the order of the
 -- threads' first samples.
@@ -87,7 +85,7 @@ SELECT
   s.execution_context_id + (SELECT count(*) FROM __tp_perf_execution_context),
   s.callsite_id,
   NULL,
-  s.session_id + (SELECT count(*) FROM perf_session),
+  s.session_id,
   s.counter_set_id
 FROM __intrinsic_ss_sample AS s;
 
@@ -139,8 +137,7 @@ SELECT
   t.machine_id,
   t.unit,
   t.description,
-  coalesce(extract_arg(t.dimension_arg_set_id, 'session_id')
-             + (SELECT count(*) FROM perf_session),
+  coalesce(extract_arg(t.dimension_arg_set_id, 'session_id'),
            extract_arg(t.dimension_arg_set_id, 'perf_session_id')) AS session_id,
   extract_arg(t.dimension_arg_set_id, 'cpu') AS cpu,
   extract_arg(t.source_arg_set_id, 'is_timebase') AS is_timebase
