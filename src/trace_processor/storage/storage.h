@@ -566,6 +566,16 @@ void tp_rows_release(const uint32_t *rows);
 	X(HG_TCS, UTID, "utid", TP_INT, 0)                      \
 	X(HG_TCS, CALLSITE_ID, "callsite_id", TP_INT, 0)
 
+/* The callstacks of track events (import/track_event): one row per slice
+ * begin (callsite_id) or end (end_callsite_id) that carried one. */
+#define TP_TE_CALLSTACK_COLS(X)                                 \
+	X(TE_CS, ID, "id", TP_ID, 0)                            \
+	X(TE_CS, SLICE_ID, "slice_id", TP_INT, 0)               \
+	X(TE_CS, TRACK_ID, "track_id", TP_INT, 0)               \
+	X(TE_CS, CALLSITE_ID, "callsite_id", TP_INT, 0)         \
+	X(TE_CS, END_CALLSITE_ID, "end_callsite_id", TP_INT, 0) \
+	X(TE_CS, WEIGHT, "weight", TP_REAL, 0)
+
 /* Symbols of frames (source file and line), rows of one frame sharing a
  * symbol_set_id, as Perfetto's stack_profile_symbol. */
 #define TP_SP_SYMBOL_COLS(X)                                    \
@@ -747,6 +757,7 @@ enum { TP_SS_ASYNC_COLS(TP_COL_ENUM) SS_ASYNC_N_COLS };
 enum { TP_SP_SYMBOL_COLS(TP_COL_ENUM) SP_SYM_N_COLS };
 enum { TP_HG_OOME_COLS(TP_COL_ENUM) HG_OOME_N_COLS };
 enum { TP_HG_THREAD_CS_COLS(TP_COL_ENUM) HG_TCS_N_COLS };
+enum { TP_TE_CALLSTACK_COLS(TP_COL_ENUM) TE_CS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -795,11 +806,12 @@ struct tp_db {
 	struct tp_table sp_symbol;
 	struct tp_table hg_oome;
 	struct tp_table hg_thread_cs;
+	struct tp_table te_callstacks;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 43
+#define TP_DB_N_TABLES 44
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -36,6 +36,7 @@ struct tp_profiling *tp_prof_state(struct tp_import *imp)
 	hmap_init(&p->index);
 	p->ss_inline_mapping = -1;
 	p->art_meta_mapping = -1;
+	p->te_inline_mapping = -1;
 	p->s_cpu_clock = tp_db_str(imp->db, "cpu-clock");
 	p->s_empty = tp_db_str(imp->db, "");
 	imp->profiling = p;
@@ -807,6 +808,63 @@ int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64
 		tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
 	tp_prof_key_put(p, h, &k, row);
 	return row;
+}
+
+#define MAX_INLINE_FRAMES 4096
+
+int64_t tp_prof_inline_callstack(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+				 const char *mapping_name, const uint8_t *d, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t parent = -1;
+	uint32_t depth = 0;
+
+	pz_reader_init(&r, d, len);
+	while (pz_reader_next(&r, &f) > 0 && depth < MAX_INLINE_FRAMES) {
+		struct pz_field fr[4];
+		uint32_t name, file = 0;
+		int64_t line = TP_NULL_INT, frame;
+
+		if (f.id != PB_INLINE_CALLSTACK__FRAMES || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, fr, 4) != PZ_OK)
+			continue;
+		name = fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].id &&
+				       fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].wire_type ==
+					       PZ_WIRE_LEN
+			       ? tp_str_intern(
+					 &imp->db->strings,
+					 (const char *)fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].data,
+					 fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].size)
+			       : p->s_empty;
+		if (fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].id &&
+		    fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].wire_type == PZ_WIRE_LEN)
+			file = tp_str_intern(&imp->db->strings,
+					     (const char *)fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].data,
+					     fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].size);
+		if (fr[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].id)
+			line = (uint32_t)fr[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].value;
+		frame = tp_prof_dummy_frame(imp, p, mapping, mapping_name, name, file, line);
+		if (frame < 0)
+			return -1;
+		parent = tp_prof_callsite(imp, p, parent, frame, depth++);
+		if (parent < 0)
+			return -1;
+	}
+	return parent;
+}
+
+int64_t tp_prof_event_callstack(struct tp_import *imp, uint32_t gen, int64_t upid, uint64_t iid,
+				const uint8_t *data, size_t len, uint32_t machine)
+{
+	struct tp_profiling *p = tp_prof_state(imp);
+
+	if (!p)
+		return -1;
+	if (data)
+		return tp_prof_inline_callstack(imp, p, &p->te_inline_mapping, "track_event_inline",
+						data, len);
+	return tp_prof_callstack(imp, p, gen, upid, iid, machine);
 }
 
 /* ------------------------------------------------------------ samples ---- */

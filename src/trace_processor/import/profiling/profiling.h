@@ -33,6 +33,15 @@ void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uin
  */
 void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		       size_t len);
+/*
+ * tp_prof_event_callstack() - The leaf callsite of a track event's
+ * callstack: the Callstack @iid interned in sequence generation @gen
+ * (@data NULL) for process @upid (-1: none), or the inline frames
+ * (@data, @len: a TrackEvent.InlineCallstack, frames by name, file and
+ * line) on the "track_event_inline" dummy mapping. Return: -1 if none.
+ */
+int64_t tp_prof_event_callstack(struct tp_import *imp, uint32_t gen, int64_t upid, uint64_t iid,
+				const uint8_t *data, size_t len, uint32_t machine);
 /* tp_art_process_metadata() - One TracePacket.art_process_metadata of event @ev. */
 void tp_art_process_metadata(struct tp_import *imp, const struct tp_event *ev,
 			     const uint8_t *data, size_t len);

@@ -67,6 +67,7 @@ struct tp_profiling {
 	size_t n, cap;
 	int64_t ss_inline_mapping; /* mapping of StackSample inline frames; -1 until needed */
 	int64_t art_meta_mapping;  /* mapping of ART's OOME stack frames; -1 until needed */
+	int64_t te_inline_mapping; /* mapping of track events' inline frames; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
 	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
@@ -114,6 +115,15 @@ int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_fil
  */
 int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
 			    const char *mapping_name, uint32_t name, uint32_t file, int64_t line);
+
+/*
+ * tp_prof_inline_callstack() - The leaf callsite of an inline callstack
+ * (@d, @len: frames (1) of function name (1), source file (2) and line
+ * (3), root first: StackSample's and TrackEvent's InlineCallstack alike),
+ * its frames dummy ones of *@mapping. Return: -1 if it has no frames.
+ */
+int64_t tp_prof_inline_callstack(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+				 const char *mapping_name, const uint8_t *d, size_t len);
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);

@@ -23,7 +23,6 @@
 
 #define MAX_FOLLOWERS 64    /* follower counters of one sample */
 #define MAX_ASYNC_DEPTH 256 /* ancestors of one async context */
-#define MAX_INLINE_FRAMES 4096
 
 /* What one sample needs to know while it is parsed. */
 struct ss_ctx {
@@ -402,53 +401,6 @@ static int64_t execution_context(struct ss_ctx *c, const uint8_t *d, uint32_t le
 
 /* ---------------------------------------------------------- callstack ---- */
 
-/* The frame of an InlineCallstack.Frame: one per (name, file, line). */
-static int64_t inline_frame(struct ss_ctx *c, const uint8_t *d, uint32_t len)
-{
-	struct tp_import *imp = c->imp;
-	struct pz_field f[4];
-	uint32_t name, file = 0;
-	int64_t line = TP_NULL_INT;
-
-	if (pz_decode_table(d, len, f, 4) != PZ_OK)
-		return -1;
-	name = f[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].id &&
-			       f[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].wire_type == PZ_WIRE_LEN
-		       ? str_of(imp, &f[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME])
-		       : tp_db_str(imp->db, "");
-	if (f[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].id &&
-	    f[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].wire_type == PZ_WIRE_LEN)
-		file = str_of(imp, &f[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE]);
-	if (f[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].id)
-		line = (uint32_t)f[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].value;
-	return tp_prof_dummy_frame(imp, c->p, &c->p->ss_inline_mapping, "stack_sample_inline",
-				   name, file, line);
-}
-
-/* The leaf callsite of an InlineCallstack (@d, @len), or -1 (no frames). */
-static int64_t inline_callstack(struct ss_ctx *c, const uint8_t *d, uint32_t len)
-{
-	struct pz_reader r;
-	struct pz_field f;
-	int64_t parent = -1;
-	uint32_t depth = 0;
-
-	pz_reader_init(&r, d, len);
-	while (pz_reader_next(&r, &f) > 0 && depth < MAX_INLINE_FRAMES) {
-		int64_t frame;
-
-		if (f.id != PB_INLINE_CALLSTACK__FRAMES || f.wire_type != PZ_WIRE_LEN)
-			continue;
-		frame = inline_frame(c, f.data, f.size);
-		if (frame < 0)
-			return -1;
-		parent = tp_prof_callsite(c->imp, c->p, parent, frame, depth++);
-		if (parent < 0)
-			return -1;
-	}
-	return parent;
-}
-
 /* ------------------------------------------------------------- sample ---- */
 
 void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
@@ -522,8 +474,9 @@ void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uin
 					       f[PB_STACK_SAMPLE__CALLSTACK_IID].value, ev->machine);
 	} else if (f[PB_STACK_SAMPLE__CALLSTACK].id &&
 		   f[PB_STACK_SAMPLE__CALLSTACK].wire_type == PZ_WIRE_LEN) {
-		cs = inline_callstack(&c, f[PB_STACK_SAMPLE__CALLSTACK].data,
-				      f[PB_STACK_SAMPLE__CALLSTACK].size);
+		cs = tp_prof_inline_callstack(imp, p, &p->ss_inline_mapping, "stack_sample_inline",
+					      f[PB_STACK_SAMPLE__CALLSTACK].data,
+					      f[PB_STACK_SAMPLE__CALLSTACK].size);
 	}
 
 	row = tp_table_append(t);

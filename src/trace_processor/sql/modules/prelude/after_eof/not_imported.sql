@@ -20,12 +20,6 @@ SELECT
   NULL AS pss_dirty_kb, NULL AS swap_pss_kb
 WHERE 0;
 
-CREATE VIEW __intrinsic_track_event_callstacks AS
-SELECT
-  NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
-  NULL AS end_callsite_id, NULL AS weight
-WHERE 0;
-
 -- Android users (android.user_list data source).
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
