@@ -32,7 +32,7 @@ for f in tests/data/tp/multi_machine/*.textproto; do
 	"$PBTXT" --type Trace encode "$f" >"$DST/mm_$n.pb"
 done
 
-for n in stack_sample art_oome; do
+for n in stack_sample art_oome smaps; do
 	"$PBTXT" --type Trace encode "tests/data/tp/profiling/$n.textproto" >"$DST/prof_$n.pb"
 done
 

@@ -36,7 +36,10 @@
 #                           the OOME heap_graph row a heap graph of the
 #                           same dump fills in, its details, the thrower's
 #                           stack (methods cut from signatures) and its
-#                           R8 deobfuscation into a symbol set.
+#                           R8 deobfuscation into a symbol set;
+#   smaps                   (smaps.textproto) profiler_smaps rows of
+#                           SmapsEntry messages, " (deleted)" trimmed,
+#                           absent counts 0 and strings NULL (as upstream).
 # Usage: OUT=out sh tests/integration/tp_profiling.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -144,5 +147,9 @@ expect art_oome/process art_oome \
 	'0,0,"[NULL]","[NULL]","[NULL]";1,1,"[NULL]","[NULL]","[NULL]";2,40,"com.example.leaky",10077,10077;3,41,"com.example.calm","[NULL]","[NULL]"'
 expect art_oome/package_list art_oome "SELECT * FROM package_list" \
 	'0,"com.example.leaky",10077,0,0,0;1,"com.example.leaky",10077,0,0,0'
+
+tp_encode smaps
+expect smaps/rows smaps "SELECT * FROM profiler_smaps ORDER BY id" \
+	'0,2,300,"/tmp/blob.so (deleted)","/tmp/blob.so",1,1,12,3,1,"[NULL]",0,0,"[NULL]","[NULL]",0,0,0,0,0,0,0,0,0,0;1,2,300,"/usr/lib/libm.so","/usr/lib/libm.so",1,0,40,0,0,"libm.so",4096,77,"ab12","/dbg/libm.so",5,6,7,8,9,10,0,0,0,0;2,3,400,"[stack]","[stack]",1,0,0,0,0,"[NULL]",0,0,"[NULL]","[NULL]",0,0,0,0,0,0,0,0,0,0'
 
 summary

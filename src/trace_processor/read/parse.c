@@ -110,6 +110,9 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__PROFILE_PACKET:
 			tp_profile_packet(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__SMAPS_PACKET:
+			tp_smaps_packet(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__ART_PROCESS_METADATA:
 			tp_art_process_metadata(imp, ev, f.data, f.size);
 			break;

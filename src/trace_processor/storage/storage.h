@@ -576,6 +576,35 @@ void tp_rows_release(const uint32_t *rows);
 	X(TE_CS, END_CALLSITE_ID, "end_callsite_id", TP_INT, 0) \
 	X(TE_CS, WEIGHT, "weight", TP_REAL, 0)
 
+/* TracePacket.smaps_packet (import/profiling/smaps.c), as Perfetto's
+ * profiler_smaps. */
+#define TP_SMAPS_COLS(X)                                        \
+	X(SMAPS, ID, "id", TP_ID, 0)                            \
+	X(SMAPS, UPID, "upid", TP_INT, 0) \
+	X(SMAPS, TS, "ts", TP_INT, 0) \
+	X(SMAPS, PATH, "path", TP_STR, 0) \
+	X(SMAPS, PATH_TRIMMED, "path_trimmed", TP_STR, 0) \
+	X(SMAPS, AGGREGATE_COUNT, "aggregate_count", TP_INT, 0) \
+	X(SMAPS, IS_DELETED, "is_deleted", TP_INT, 0) \
+	X(SMAPS, SIZE_KB, "size_kb", TP_INT, 0) \
+	X(SMAPS, PRIVATE_DIRTY_KB, "private_dirty_kb", TP_INT, 0) \
+	X(SMAPS, SWAP_KB, "swap_kb", TP_INT, 0) \
+	X(SMAPS, FILE_NAME, "file_name", TP_STR, 0) \
+	X(SMAPS, START_ADDRESS, "start_address", TP_INT, 0) \
+	X(SMAPS, MODULE_TIMESTAMP, "module_timestamp", TP_INT, 0) \
+	X(SMAPS, MODULE_DEBUGID, "module_debugid", TP_STR, 0) \
+	X(SMAPS, MODULE_DEBUG_PATH, "module_debug_path", TP_STR, 0) \
+	X(SMAPS, PROTECTION_FLAGS, "protection_flags", TP_INT, 0) \
+	X(SMAPS, PRIVATE_CLEAN_RESIDENT_KB, "private_clean_resident_kb", TP_INT, 0) \
+	X(SMAPS, SHARED_DIRTY_RESIDENT_KB, "shared_dirty_resident_kb", TP_INT, 0) \
+	X(SMAPS, SHARED_CLEAN_RESIDENT_KB, "shared_clean_resident_kb", TP_INT, 0) \
+	X(SMAPS, LOCKED_KB, "locked_kb", TP_INT, 0) \
+	X(SMAPS, PROPORTIONAL_RESIDENT_KB, "proportional_resident_kb", TP_INT, 0) \
+	X(SMAPS, RSS_KB, "rss_kb", TP_INT, 0) \
+	X(SMAPS, ANONYMOUS_KB, "anonymous_kb", TP_INT, 0) \
+	X(SMAPS, PSS_DIRTY_KB, "pss_dirty_kb", TP_INT, 0) \
+	X(SMAPS, SWAP_PSS_KB, "swap_pss_kb", TP_INT, 0)
+
 /* Symbols of frames (source file and line), rows of one frame sharing a
  * symbol_set_id, as Perfetto's stack_profile_symbol. */
 #define TP_SP_SYMBOL_COLS(X)                                    \
@@ -758,6 +787,7 @@ enum { TP_SP_SYMBOL_COLS(TP_COL_ENUM) SP_SYM_N_COLS };
 enum { TP_HG_OOME_COLS(TP_COL_ENUM) HG_OOME_N_COLS };
 enum { TP_HG_THREAD_CS_COLS(TP_COL_ENUM) HG_TCS_N_COLS };
 enum { TP_TE_CALLSTACK_COLS(TP_COL_ENUM) TE_CS_N_COLS };
+enum { TP_SMAPS_COLS(TP_COL_ENUM) SMAPS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -807,11 +837,12 @@ struct tp_db {
 	struct tp_table hg_oome;
 	struct tp_table hg_thread_cs;
 	struct tp_table te_callstacks;
+	struct tp_table smaps;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 44
+#define TP_DB_N_TABLES 45
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -54,6 +54,7 @@ static const struct tp_col_spec sp_sym_specs[] = {TP_SP_SYMBOL_COLS(TP_COL_SPEC)
 static const struct tp_col_spec hg_oome_specs[] = {TP_HG_OOME_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hg_tcs_specs[] = {TP_HG_THREAD_CS_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec te_cs_specs[] = {TP_TE_CALLSTACK_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec smaps_specs[] = {TP_SMAPS_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -132,6 +133,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(hg_tcs_specs)},
 	{offsetof(struct tp_db, te_callstacks), "__intrinsic_track_event_callstacks", te_cs_specs,
 	 N(te_cs_specs)},
+	{offsetof(struct tp_db, smaps), "profiler_smaps", smaps_specs, N(smaps_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

@@ -42,6 +42,9 @@ void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const u
  */
 int64_t tp_prof_event_callstack(struct tp_import *imp, uint32_t gen, int64_t upid, uint64_t iid,
 				const uint8_t *data, size_t len, uint32_t machine);
+/* tp_smaps_packet() - One TracePacket.smaps_packet of event @ev. */
+void tp_smaps_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		     size_t len);
 /* tp_art_process_metadata() - One TracePacket.art_process_metadata of event @ev. */
 void tp_art_process_metadata(struct tp_import *imp, const struct tp_event *ev,
 			     const uint8_t *data, size_t len);
