@@ -3,8 +3,8 @@
 # gen_tp_fuzz_corpus.sh - regenerates the seed corpus of fuzz/tp_fuzz.c
 # (fuzz/corpus/tp/) from the textprotos in tests/data/tp/fuzz/, the
 # track event ones in tests/data/tp/track_event/ (te_*.pb) and the
-# multi-machine ones in tests/data/tp/multi_machine/ (mm_*.pb), two
-# profiling ones (StackSample, ART OOME: prof_*.pb): each one
+# multi-machine ones in tests/data/tp/multi_machine/ (mm_*.pb), three
+# profiling ones (StackSample, ART OOME, smaps: prof_*.pb): each one
 # encoded, compact_sched bundles (written here: pfc_pbtxt does not pack
 # repeated fields), the sched and events traces inside compressed_packets
 # (and once more inside that), and truncated or corrupted sched traces.
