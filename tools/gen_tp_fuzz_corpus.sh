@@ -3,7 +3,8 @@
 # gen_tp_fuzz_corpus.sh - regenerates the seed corpus of fuzz/tp_fuzz.c
 # (fuzz/corpus/tp/) from the textprotos in tests/data/tp/fuzz/, the
 # track event ones in tests/data/tp/track_event/ (te_*.pb) and the
-# multi-machine ones in tests/data/tp/multi_machine/ (mm_*.pb): each one
+# multi-machine ones in tests/data/tp/multi_machine/ (mm_*.pb), three
+# profiling ones (StackSample, ART OOME, smaps: prof_*.pb): each one
 # encoded, compact_sched bundles (written here: pfc_pbtxt does not pack
 # repeated fields), the sched and events traces inside compressed_packets
 # (and once more inside that), and truncated or corrupted sched traces.
@@ -29,6 +30,10 @@ done
 for f in tests/data/tp/multi_machine/*.textproto; do
 	n=$(basename "$f" .textproto)
 	"$PBTXT" --type Trace encode "$f" >"$DST/mm_$n.pb"
+done
+
+for n in stack_sample art_oome smaps; do
+	"$PBTXT" --type Trace encode "tests/data/tp/profiling/$n.textproto" >"$DST/prof_$n.pb"
 done
 
 # compressed_packets (TracePacket field 50) holding Trace-framed packets.

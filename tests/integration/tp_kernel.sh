@@ -56,7 +56,7 @@
 tp_setup tp_kernel
 DATA="$ROOT/tests/data/tp/kernel"
 
-tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display journald sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup ion
+tp_encode syscalls_arm64 syscalls_x86_64 syscalls_unknown kernel_events irq wq_signal_oom triggers display journald sys_stats battery block_io cpu_info cma_61 cma_510 f2fs funcgraph cgroup ion partial_switch
 
 SLICES="SELECT s.ts, s.dur, s.name, s.category, s.depth, th.tid FROM slice s
 	JOIN thread_track t ON s.track_id = t.id JOIN thread th USING (utid) ORDER BY s.ts"
@@ -231,4 +231,10 @@ expect ion/misplaced_end ion \
 expect cgroup/to_ftrace cgroup "SELECT to_ftrace(id) FROM ftrace_event ORDER BY ts" \
 	'"       <unknown>-42    (-----) [001] .... 5.000123: cgroup_attach_task: dst_root=2 dst_id=5 cgroup=top-app pid=7 comm=worker";"       <unknown>-42    (-----) [001] .... 5.000223: cgroup_attach_task: dst_root=2 dst_id=6 dst_level=1 dst_path=/background pid=8 comm=loader"'
 
+# A sched_switch lacking fields, or whose event pid is not prev_pid: the
+# row is prev_pid's thread with all seven fields (0 for those missing), as
+# upstream's v58.2 shell has it.
+expect partial_switch partial_switch \
+	"SELECT e.utid, t.tid, to_ftrace(e.id) FROM ftrace_event e JOIN thread t USING (utid) ORDER BY e.id" \
+	'0,0,"          <idle>-0     (-----) [000] .... 0.000001: sched_switch: prev_comm=swapper/0 prev_pid=0 prev_prio=0 prev_state=R ==> next_comm=worker next_pid=30 next_prio=0";1,30,"          worker-30    (-----) [000] .... 0.000002: sched_switch: prev_comm=worker prev_pid=30 prev_prio=0 prev_state=S ==> next_comm=helper next_pid=31 next_prio=120"'
 summary

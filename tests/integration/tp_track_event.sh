@@ -35,6 +35,10 @@
 #               of a sequence's events (not on the default track), sort
 #               index hints from sibling_order_rank under explicit process
 #               and thread ordering, ChromeProcessDescriptor process args;
+#   callstacks/* TrackEvent callstacks (inline frames with their symbols
+#               on the track_event_inline mapping, interned ones on begin
+#               and end, weights) in __intrinsic_track_event_callstacks,
+#               as upstream's v58.2 shell has them;
 #   robust/*    truncated traces import without crashing.
 # Usage: OUT=out sh tests/integration/tp_track_event.sh
 . "$(dirname "$0")/lib.sh"
@@ -250,5 +254,18 @@ expect slices/extract_arg slices \
 	 extract_arg(arg_set_id, 'debug.nope'), extract_arg(NULL, 'debug.ok')
 	 FROM slice WHERE name = 'inner'" \
 	'1,0.250000,2,"x","[NULL]","[NULL]"'
+
+# ------------------------------------------------------------ callstacks ----
+tp_encode callstacks
+expect callstacks/rows callstacks "SELECT * FROM __intrinsic_track_event_callstacks ORDER BY id" \
+	'0,0,0,1,"[NULL]",1.500000;1,1,0,3,"[NULL]","[NULL]";2,2,0,1,"[NULL]","[NULL]";3,1,0,"[NULL]",4,8.000000'
+expect callstacks/frames callstacks \
+	"SELECT f.id, f.name, f.mapping, f.rel_pc, s.name, s.source_file, s.line_number
+	 FROM stack_profile_frame f LEFT JOIN stack_profile_symbol s USING (symbol_set_id) ORDER BY f.id" \
+	'0,"loop",0,0,"loop","main.c",5;1,"paint",0,0,"paint","paint.c",30;2,"draw_frame",1,64,"[NULL]","[NULL]","[NULL]";3,"blit",1,128,"[NULL]","[NULL]","[NULL]";4,"flush",2,0,"flush","[NULL]",99'
+expect callstacks/callsites callstacks "SELECT * FROM stack_profile_callsite ORDER BY id" \
+	'0,0,"[NULL]",0;1,1,0,1;2,0,"[NULL]",2;3,1,2,3;4,1,2,4'
+expect callstacks/mappings callstacks "SELECT * FROM stack_profile_mapping ORDER BY id" \
+	'0,"",0,0,0,-1,0,"track_event_inline";1,"0abc",0,0,4096,65536,0,"/usr/lib/libdraw.so";2,"",0,0,0,-1,0,""'
 
 summary

@@ -110,8 +110,17 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 		case PB_TRACE_PACKET__PERF_SAMPLE:
 			tp_perf_sample(imp, ev, f.data, f.size);
 			break;
+		case PB_TRACE_PACKET__STACK_SAMPLE:
+			tp_stack_sample(imp, ev, f.data, f.size);
+			break;
 		case PB_TRACE_PACKET__PROFILE_PACKET:
 			tp_profile_packet(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__SMAPS_PACKET:
+			tp_smaps_packet(imp, ev, f.data, f.size);
+			break;
+		case PB_TRACE_PACKET__ART_PROCESS_METADATA:
+			tp_art_process_metadata(imp, ev, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__HEAP_GRAPH:
 			tp_heap_graph_packet(imp, ev, f.data, f.size);

@@ -441,6 +441,7 @@ int tp_tokenize_packet(struct tp_read *r, const uint8_t *data, size_t len, uint3
 		tp_system_packet(imp, &ev, payload.id, payload.data, payload.size);
 		return 0;
 	case PB_TRACE_PACKET__PERF_SAMPLE:
+	case PB_TRACE_PACKET__STACK_SAMPLE:
 	case PB_TRACE_PACKET__PROFILE_PACKET: {
 		/* Samples name the callstacks interned in this generation. */
 		uint32_t gen = slot >= 0 ? tp_seq_gen_of(imp, (uint32_t)slot) : UINT32_MAX;

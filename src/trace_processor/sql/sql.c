@@ -54,7 +54,9 @@ static const char *const k_views[] = {
 	"CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
 	"source_arg_set_id, machine_id, unit, description "
 	"FROM __intrinsic_track WHERE is_counter = 1",
-	/* The counters of linux.perf sessions (import/profiling). */
+	/* linux.perf's sessions and their counters (import/profiling). */
+	"CREATE VIEW perf_session AS SELECT id, perf_session_id, cmdline "
+	"FROM __intrinsic_profiler_session_rows WHERE source = 'linux.perf'",
 	"CREATE VIEW perf_counter_track AS SELECT " TYPED_TRACK_COLS ", unit, description, "
 	"extract_arg(dimension_arg_set_id, 'perf_session_id') AS perf_session_id, "
 	"extract_arg(dimension_arg_set_id, 'cpu') AS cpu, "

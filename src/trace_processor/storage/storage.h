@@ -500,13 +500,17 @@ void tp_rows_release(const uint32_t *rows);
 	X(PERF, COUNTER_SET_ID, "counter_set_id", TP_INT, TP_HIDDEN) \
 	X(PERF, UCPU, "ucpu", TP_INT, TP_HIDDEN)
 
-/* timebase_unit: what the session's timebase counts ("ns", "cycles",
- * "instructions", "count"), read by the stack_sample views of sql/. */
+/* Every profiler session, as Perfetto's __intrinsic_profiler_session:
+ * linux.perf's (source "linux.perf", the perf_session view of sql/sql.c)
+ * and StackSample streams'. timebase_unit: what the session's timebase
+ * counts ("ns", "cycles", "instructions", "count", ...), read by the
+ * stack_sample views of sql/. */
 #define TP_PERF_SESSION_COLS(X)                                 \
 	X(PERF_SESS, ID, "id", TP_ID, 0)                        \
 	X(PERF_SESS, PERF_SESSION_ID, "perf_session_id", TP_INT, 0) \
 	X(PERF_SESS, CMDLINE, "cmdline", TP_STR, 0)             \
-	X(PERF_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, TP_HIDDEN)
+	X(PERF_SESS, TIMEBASE_UNIT, "timebase_unit", TP_STR, TP_HIDDEN) \
+	X(PERF_SESS, SOURCE, "source", TP_STR, TP_HIDDEN)
 
 /* The counter values recorded with one sample: a set is named by the row
  * of its first member, as Perfetto's __intrinsic_profiler_counter_set. */
@@ -514,6 +518,102 @@ void tp_rows_release(const uint32_t *rows);
 	X(PCS, ID, "id", TP_ID, 0)                              \
 	X(PCS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)     \
 	X(PCS, COUNTER_ID, "counter_id", TP_INT, 0)
+
+/* TracePacket.stack_sample (import/profiling/stack_sample.c): samples,
+ * the interned task, execution and async contexts (their sessions are
+ * rows of perf_session); the views of sql/ number them after
+ * linux.perf's. */
+#define TP_SS_SAMPLE_COLS(X)                                    \
+	X(SS, ID, "id", TP_ID, 0)                               \
+	X(SS, TS, "ts", TP_INT, 0)                              \
+	X(SS, SOURCE, "source", TP_STR, 0)                      \
+	X(SS, TASK_CONTEXT_ID, "task_context_id", TP_INT, 0)    \
+	X(SS, EXECUTION_CONTEXT_ID, "execution_context_id", TP_INT, 0) \
+	X(SS, CALLSITE_ID, "callsite_id", TP_INT, 0)            \
+	X(SS, SESSION_ID, "session_id", TP_INT, 0)              \
+	X(SS, COUNTER_SET_ID, "counter_set_id", TP_INT, 0)
+
+#define TP_SS_TASK_COLS(X)                                      \
+	X(SS_TASK, ID, "id", TP_ID, 0)                          \
+	X(SS_TASK, UPID, "upid", TP_INT, 0)                     \
+	X(SS_TASK, UTID, "utid", TP_INT, 0)                     \
+	X(SS_TASK, ASYNC_CONTEXT_ID, "async_context_id", TP_INT, 0)
+
+#define TP_SS_EXEC_COLS(X)                                      \
+	X(SS_EXEC, ID, "id", TP_ID, 0)                          \
+	X(SS_EXEC, UCPU, "ucpu", TP_INT, 0)                     \
+	X(SS_EXEC, CPU_MODE, "cpu_mode", TP_STR, 0)
+
+#define TP_SS_ASYNC_COLS(X)                                     \
+	X(SS_ASYNC, ID, "id", TP_ID, 0)                         \
+	X(SS_ASYNC, NAME, "name", TP_STR, 0)                    \
+	X(SS_ASYNC, KIND, "kind", TP_STR, 0)                    \
+	X(SS_ASYNC, PARENT_ID, "parent_id", TP_INT, 0)
+
+/* TracePacket.art_process_metadata (import/profiling/art_metadata.c):
+ * the OutOfMemoryError of a Java heap dump and the stack that threw it. */
+#define TP_HG_OOME_COLS(X)                                      \
+	X(HG_OOME, ID, "id", TP_ID, 0)                          \
+	X(HG_OOME, HEAP_GRAPH_ID, "heap_graph_id", TP_INT, 0)   \
+	X(HG_OOME, ALLOCATION_SIZE_BYTES, "allocation_size_bytes", TP_INT, 0) \
+	X(HG_OOME, TOTAL_BYTES_FREE, "total_bytes_free", TP_INT, 0) \
+	X(HG_OOME, FREE_BYTES_UNTIL_OOM, "free_bytes_until_oom", TP_INT, 0) \
+	X(HG_OOME, ERROR_MSG, "error_msg", TP_STR, 0)
+
+#define TP_HG_THREAD_CS_COLS(X)                                 \
+	X(HG_TCS, ID, "id", TP_ID, 0)                           \
+	X(HG_TCS, HEAP_GRAPH_ID, "heap_graph_id", TP_INT, 0)    \
+	X(HG_TCS, UTID, "utid", TP_INT, 0)                      \
+	X(HG_TCS, CALLSITE_ID, "callsite_id", TP_INT, 0)
+
+/* The callstacks of track events (import/track_event): one row per slice
+ * begin (callsite_id) or end (end_callsite_id) that carried one. */
+#define TP_TE_CALLSTACK_COLS(X)                                 \
+	X(TE_CS, ID, "id", TP_ID, 0)                            \
+	X(TE_CS, SLICE_ID, "slice_id", TP_INT, 0)               \
+	X(TE_CS, TRACK_ID, "track_id", TP_INT, 0)               \
+	X(TE_CS, CALLSITE_ID, "callsite_id", TP_INT, 0)         \
+	X(TE_CS, END_CALLSITE_ID, "end_callsite_id", TP_INT, 0) \
+	X(TE_CS, WEIGHT, "weight", TP_REAL, 0)
+
+/* TracePacket.smaps_packet (import/profiling/smaps.c), as Perfetto's
+ * profiler_smaps. */
+#define TP_SMAPS_COLS(X)                                        \
+	X(SMAPS, ID, "id", TP_ID, 0)                            \
+	X(SMAPS, UPID, "upid", TP_INT, 0) \
+	X(SMAPS, TS, "ts", TP_INT, 0) \
+	X(SMAPS, PATH, "path", TP_STR, 0) \
+	X(SMAPS, PATH_TRIMMED, "path_trimmed", TP_STR, 0) \
+	X(SMAPS, AGGREGATE_COUNT, "aggregate_count", TP_INT, 0) \
+	X(SMAPS, IS_DELETED, "is_deleted", TP_INT, 0) \
+	X(SMAPS, SIZE_KB, "size_kb", TP_INT, 0) \
+	X(SMAPS, PRIVATE_DIRTY_KB, "private_dirty_kb", TP_INT, 0) \
+	X(SMAPS, SWAP_KB, "swap_kb", TP_INT, 0) \
+	X(SMAPS, FILE_NAME, "file_name", TP_STR, 0) \
+	X(SMAPS, START_ADDRESS, "start_address", TP_INT, 0) \
+	X(SMAPS, MODULE_TIMESTAMP, "module_timestamp", TP_INT, 0) \
+	X(SMAPS, MODULE_DEBUGID, "module_debugid", TP_STR, 0) \
+	X(SMAPS, MODULE_DEBUG_PATH, "module_debug_path", TP_STR, 0) \
+	X(SMAPS, PROTECTION_FLAGS, "protection_flags", TP_INT, 0) \
+	X(SMAPS, PRIVATE_CLEAN_RESIDENT_KB, "private_clean_resident_kb", TP_INT, 0) \
+	X(SMAPS, SHARED_DIRTY_RESIDENT_KB, "shared_dirty_resident_kb", TP_INT, 0) \
+	X(SMAPS, SHARED_CLEAN_RESIDENT_KB, "shared_clean_resident_kb", TP_INT, 0) \
+	X(SMAPS, LOCKED_KB, "locked_kb", TP_INT, 0) \
+	X(SMAPS, PROPORTIONAL_RESIDENT_KB, "proportional_resident_kb", TP_INT, 0) \
+	X(SMAPS, RSS_KB, "rss_kb", TP_INT, 0) \
+	X(SMAPS, ANONYMOUS_KB, "anonymous_kb", TP_INT, 0) \
+	X(SMAPS, PSS_DIRTY_KB, "pss_dirty_kb", TP_INT, 0) \
+	X(SMAPS, SWAP_PSS_KB, "swap_pss_kb", TP_INT, 0)
+
+/* Symbols of frames (source file and line), rows of one frame sharing a
+ * symbol_set_id, as Perfetto's stack_profile_symbol. */
+#define TP_SP_SYMBOL_COLS(X)                                    \
+	X(SP_SYM, ID, "id", TP_ID, 0)                           \
+	X(SP_SYM, SYMBOL_SET_ID, "symbol_set_id", TP_INT, 0)    \
+	X(SP_SYM, NAME, "name", TP_STR, 0)                      \
+	X(SP_SYM, SOURCE_FILE, "source_file", TP_STR, 0)        \
+	X(SP_SYM, LINE_NUMBER, "line_number", TP_INT, 0)        \
+	X(SP_SYM, INLINED, "inlined", TP_INT, 0)
 
 /* heapprofd dumps (import/profiling): the window each dump of a heap
  * covers, and per callsite the allocations (count, size > 0) and frees
@@ -707,6 +807,15 @@ enum { TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_ENUM) HGP_N_COLS };
 enum { TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_ENUM) HGD_N_COLS };
 enum { TP_SF_SNAPSHOT_COLS(TP_COL_ENUM) SFSNAP_N_COLS };
 enum { TP_SF_LAYER_COLS(TP_COL_ENUM) SFLAYER_N_COLS };
+enum { TP_SS_SAMPLE_COLS(TP_COL_ENUM) SS_N_COLS };
+enum { TP_SS_TASK_COLS(TP_COL_ENUM) SS_TASK_N_COLS };
+enum { TP_SS_EXEC_COLS(TP_COL_ENUM) SS_EXEC_N_COLS };
+enum { TP_SS_ASYNC_COLS(TP_COL_ENUM) SS_ASYNC_N_COLS };
+enum { TP_SP_SYMBOL_COLS(TP_COL_ENUM) SP_SYM_N_COLS };
+enum { TP_HG_OOME_COLS(TP_COL_ENUM) HG_OOME_N_COLS };
+enum { TP_HG_THREAD_CS_COLS(TP_COL_ENUM) HG_TCS_N_COLS };
+enum { TP_TE_CALLSTACK_COLS(TP_COL_ENUM) TE_CS_N_COLS };
+enum { TP_SMAPS_COLS(TP_COL_ENUM) SMAPS_N_COLS };
 #undef TP_COL_ENUM
 
 /* Every table; tp_db_table(db, i) walks them in this order. */
@@ -750,11 +859,20 @@ struct tp_db {
 	struct tp_table heap_graph_object_data;
 	struct tp_table sf_snapshot;
 	struct tp_table sf_layer;
+	struct tp_table ss_sample;
+	struct tp_table ss_task;
+	struct tp_table ss_exec;
+	struct tp_table ss_async;
+	struct tp_table sp_symbol;
+	struct tp_table hg_oome;
+	struct tp_table hg_thread_cs;
+	struct tp_table te_callstacks;
+	struct tp_table smaps;
 	/* trace_bounds: first and last timestamp of any event (TP_NULL_INT: none). */
 	int64_t trace_start_ts, trace_end_ts;
 };
 
-#define TP_DB_N_TABLES 38
+#define TP_DB_N_TABLES 47
 
 int tp_db_init(struct tp_db *db);
 void tp_db_fini(struct tp_db *db);

@@ -48,6 +48,15 @@ static const struct tp_col_spec sfsnap_specs[] = {TP_SF_SNAPSHOT_COLS(TP_COL_SPE
 static const struct tp_col_spec sflayer_specs[] = {TP_SF_LAYER_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgp_specs[] = {TP_HEAP_GRAPH_PRIMITIVE_COLS(TP_COL_SPEC)};
 static const struct tp_col_spec hgd_specs[] = {TP_HEAP_GRAPH_OBJECT_DATA_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_specs[] = {TP_SS_SAMPLE_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_task_specs[] = {TP_SS_TASK_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_exec_specs[] = {TP_SS_EXEC_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec ss_async_specs[] = {TP_SS_ASYNC_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec sp_sym_specs[] = {TP_SP_SYMBOL_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hg_oome_specs[] = {TP_HG_OOME_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec hg_tcs_specs[] = {TP_HG_THREAD_CS_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec te_cs_specs[] = {TP_TE_CALLSTACK_COLS(TP_COL_SPEC)};
+static const struct tp_col_spec smaps_specs[] = {TP_SMAPS_COLS(TP_COL_SPEC)};
 
 #define N(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
 
@@ -88,7 +97,7 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 N(sp_callsite_specs)},
 	{offsetof(struct tp_db, perf_sample), "perf_sample", perf_sample_specs,
 	 N(perf_sample_specs)},
-	{offsetof(struct tp_db, perf_session), "perf_session", perf_session_specs,
+	{offsetof(struct tp_db, perf_session), "__intrinsic_profiler_session_rows", perf_session_specs,
 	 N(perf_session_specs)},
 	{offsetof(struct tp_db, profiler_counter_set), "__intrinsic_profiler_counter_set",
 	 pcs_specs, N(pcs_specs)},
@@ -115,6 +124,22 @@ static const struct table_def k_tables[TP_DB_N_TABLES] = {
 	 sfsnap_specs, N(sfsnap_specs)},
 	{offsetof(struct tp_db, sf_layer), "__intrinsic_surfaceflinger_layer", sflayer_specs,
 	 N(sflayer_specs)},
+	{offsetof(struct tp_db, ss_sample), "__intrinsic_ss_sample", ss_specs, N(ss_specs)},
+	{offsetof(struct tp_db, ss_task), "__intrinsic_ss_task_context", ss_task_specs,
+	 N(ss_task_specs)},
+	{offsetof(struct tp_db, ss_exec), "__intrinsic_ss_execution_context", ss_exec_specs,
+	 N(ss_exec_specs)},
+	{offsetof(struct tp_db, ss_async), "__intrinsic_ss_async_context", ss_async_specs,
+	 N(ss_async_specs)},
+	{offsetof(struct tp_db, sp_symbol), "stack_profile_symbol", sp_sym_specs,
+	 N(sp_sym_specs)},
+	{offsetof(struct tp_db, hg_oome), "__intrinsic_heap_graph_java_oome_details",
+	 hg_oome_specs, N(hg_oome_specs)},
+	{offsetof(struct tp_db, hg_thread_cs), "heap_graph_thread_callsite", hg_tcs_specs,
+	 N(hg_tcs_specs)},
+	{offsetof(struct tp_db, te_callstacks), "__intrinsic_track_event_callstacks", te_cs_specs,
+	 N(te_cs_specs)},
+	{offsetof(struct tp_db, smaps), "profiler_smaps", smaps_specs, N(smaps_specs)},
 };
 
 struct tp_table *tp_db_table(struct tp_db *db, unsigned i)

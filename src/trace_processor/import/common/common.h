@@ -300,6 +300,8 @@ struct tp_seq_gen {
 	uint32_t defaults_len;
 	const uint8_t *perf_defaults; /* PerfSampleDefaults bytes, or NULL */
 	uint32_t perf_defaults_len;
+	const uint8_t *ss_defaults; /* StackSampleDefaults bytes, or NULL */
+	uint32_t ss_defaults_len;
 	bool valid;              /* incremental state valid */
 	bool has_thread;         /* TrackEvent thread descriptor seen */
 	int32_t pid;

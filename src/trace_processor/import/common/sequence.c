@@ -303,6 +303,21 @@ static void interned_data(struct tp_import *imp, struct tp_sequences *s, uint32_
 
 /* ------------------------------------------------------------ packets ---- */
 
+/* TracePacketDefaults.stack_sample_defaults (beyond the decode table). */
+static void stack_sample_defaults(struct tp_seq_gen *g, const uint8_t *data, uint32_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+
+	pz_reader_init(&r, data, len);
+	while (pz_reader_next(&r, &f) > 0)
+		if (f.id == PB_TRACE_PACKET_DEFAULTS__STACK_SAMPLE_DEFAULTS &&
+		    f.wire_type == PZ_WIRE_LEN) {
+			g->ss_defaults = f.data;
+			g->ss_defaults_len = f.size;
+		}
+}
+
 unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_packet_hdr *h)
 {
 	bool needs = h->seq_flags & PBE_TRACE_PACKET_SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
@@ -341,6 +356,8 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 			g->defaults_len = 0;
 			g->perf_defaults = NULL;
 			g->perf_defaults_len = 0;
+			g->ss_defaults = NULL;
+			g->ss_defaults_len = 0;
 			g->valid = true;
 			out |= TP_SEQ_RESET;
 		}
@@ -369,6 +386,9 @@ unsigned tp_seq_on_packet(struct tp_import *imp, uint32_t slot, const struct tp_
 			g->perf_defaults = perf->id && perf->wire_type == PZ_WIRE_LEN ? perf->data
 										     : NULL;
 			g->perf_defaults_len = g->perf_defaults ? perf->size : 0;
+			g->ss_defaults = NULL;
+			g->ss_defaults_len = 0;
+			stack_sample_defaults(g, h->defaults, h->defaults_len);
 		}
 	}
 	if (h->interned) {

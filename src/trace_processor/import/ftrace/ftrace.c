@@ -408,9 +408,13 @@ void tp_ftrace_parse_event(struct tp_import *imp, const struct tp_event *ev,
 		tp_stat_add(imp, "ftrace_event_malformed", -1, ev->machine, 1);
 		return;
 	}
-	/* The row names the thread as it was before the event (a free ends it). */
+	/* The row names the thread as it was before the event (a free ends it);
+	 * a sched_switch's is its prev_pid's, as in Perfetto. */
 	if (!imp->no_ftrace_raw) {
-		utid = tp_proc_get_thread(imp, ev->machine, pid);
+		utid = tp_proc_get_thread(imp, ev->machine,
+					  payload.id == PB_FTRACE_EVENT__SCHED_SWITCH
+						  ? fint(&p, PB_SCHED_SWITCH_FTRACE_EVENT__PREV_PID)
+						  : pid);
 		tp_ftrace_raw_event(imp, ev, d, &payload, utid, common_flags);
 	}
 	switch (payload.id) {

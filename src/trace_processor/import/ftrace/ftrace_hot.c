@@ -164,8 +164,13 @@ void tp_ftrace_hot_parse(struct tp_import *imp, const struct tp_event *ev,
 		struct pz_field payload = {.id = h->payload_id, .wire_type = PZ_WIRE_LEN,
 					   .data = h->payload, .size = h->payload_len};
 
+		/* A sched_switch's row is its prev_pid's (the same task on real kernels). */
 		tp_ftrace_raw_event(imp, ev, tp_ftrace_event_desc(h->payload_id), &payload,
-				    tp_proc_get_thread(imp, ev->machine, h->pid), h->common_flags);
+				    tp_proc_get_thread(imp, ev->machine,
+						       h->payload_id == PB_FTRACE_EVENT__SCHED_SWITCH
+							       ? hot->sw.prev_pid
+							       : h->pid),
+				    h->common_flags);
 	}
 	switch (h->payload_id) {
 	case PB_FTRACE_EVENT__SCHED_SWITCH:

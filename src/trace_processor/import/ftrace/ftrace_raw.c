@@ -208,6 +208,40 @@ static void legacy_generic(struct tp_import *imp, const struct tp_event *ev,
 		tp_set_int(&imp->db->ftrace_event, FTRACE_ARG_SET_ID, (size_t)row, set);
 }
 
+static uint32_t field_key(struct tp_import *imp, uint32_t event_id, uint32_t field);
+
+/*
+ * A sched_switch that lacks some of its seven fields (kernels send all):
+ * Perfetto's row has them all the same, in field order, 0 (or "") for
+ * those missing, so ours is rebuilt so.
+ */
+static void full_switch_args(struct tp_import *imp, struct tp_argset *b,
+			     const struct pz_field *payload)
+{
+	const uint32_t id = PB_FTRACE_EVENT__SCHED_SWITCH;
+	struct pz_field f[8];
+
+	if (pz_decode_table(payload->data, payload->size, f, 8) != PZ_OK)
+		return;
+	b->n = 0;
+	for (uint32_t i = PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM;
+	     i <= PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_PRIO; i++) {
+		uint32_t key = field_key(imp, id, i);
+
+		if (i == PB_SCHED_SWITCH_FTRACE_EVENT__PREV_COMM ||
+		    i == PB_SCHED_SWITCH_FTRACE_EVENT__NEXT_COMM)
+			tp_argset_str(imp, b, key,
+				      f[i].id && f[i].wire_type == PZ_WIRE_LEN
+					      ? tp_str_intern(&imp->db->strings,
+							      (const char *)f[i].data, f[i].size)
+					      : tp_db_str(imp->db, ""));
+		else
+			tp_argset_int(imp, b, key,
+				      f[i].id && f[i].wire_type != PZ_WIRE_LEN ? (int64_t)f[i].value
+									      : 0);
+	}
+}
+
 void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			 const struct pb_ft_event *d, const struct pz_field *payload, int64_t utid,
 			 int64_t common_flags)
@@ -288,6 +322,8 @@ void tp_ftrace_raw_event(struct tp_import *imp, const struct tp_event *ev,
 			break;
 		}
 	}
+	if (d->id == PB_FTRACE_EVENT__SCHED_SWITCH && b->n != 7)
+		full_switch_args(imp, b, payload);
 	set = tp_argset_commit(imp, b);
 	if (set == TP_NULL_INT)
 		return;

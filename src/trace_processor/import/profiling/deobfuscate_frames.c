@@ -5,9 +5,11 @@
  * ends (heap_graph.c keeps the packets and calls this): a frame whose name
  * has a '.' belongs to the package of its mapping's /data/app/... path, to
  * "memfd" for a /memfd: mapping, else to the app of the process whose heap
- * profile allocations or perf samples reach it. A mapping of package P renames P's (and
+ * profile allocations, perf or StackSample samples or OOME stacks reach it. A mapping of package P renames P's (and
  * memfd's) frames named "class.method" after its methods: the one name,
- * or the distinct candidates sorted and joined by " | ".
+ * or the distinct candidates sorted and joined by " | "; when the frame
+ * has a line and some methods' obfuscated line ranges hold it, those form
+ * its inline chain instead (a new stack_profile_symbol set).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -103,7 +105,8 @@ static void java_frames(struct tp_import *imp, struct jframes *j)
 {
 	struct tp_table *fr = &imp->db->sp_frame, *map = &imp->db->sp_mapping;
 	struct tp_table *hpa = &imp->db->heap_profile_allocation, *ps = &imp->db->perf_sample;
-	struct tp_table *th = &imp->db->thread;
+	struct tp_table *th = &imp->db->thread, *ss = &imp->db->ss_sample, *task = &imp->db->ss_task;
+	struct tp_table *tcs = &imp->db->hg_thread_cs, *hg = &imp->db->heap_graph;
 	const struct tp_strings *s = &imp->db->strings;
 	uint32_t memfd = 0;
 	uint8_t *guess = calloc(fr->n_rows + 1, 1);
@@ -142,20 +145,104 @@ static void java_frames(struct tp_import *imp, struct jframes *j)
 		guess_callsite(imp, j, guess, tp_get_int(th, THREAD_UPID, (size_t)utid),
 			       tp_get_int(ps, PERF_CALLSITE_ID, a));
 	}
+	/* Then a StackSample's (by its task context), then an OOME stack's. */
+	for (size_t a = 0; a < ss->n_rows; a++) {
+		int64_t tc = tp_get_int(ss, SS_TASK_CONTEXT_ID, a);
+
+		if (tc == TP_NULL_INT || tc < 0 || (size_t)tc >= task->n_rows)
+			continue;
+		guess_callsite(imp, j, guess, tp_get_int(task, SS_TASK_UPID, (size_t)tc),
+			       tp_get_int(ss, SS_CALLSITE_ID, a));
+	}
+	for (size_t a = 0; a < tcs->n_rows; a++) {
+		int64_t g = tp_get_int(tcs, HG_TCS_HEAP_GRAPH_ID, a);
+
+		if (g == TP_NULL_INT || g < 0 || (size_t)g >= hg->n_rows)
+			continue;
+		guess_callsite(imp, j, guess, tp_get_int(hg, HG_UPID, (size_t)g),
+			       tp_get_int(tcs, HG_TCS_CALLSITE_ID, a));
+	}
 	free(guess);
 	sort_n(j->a, j->n, sizeof(*j->a), cmp_jframe);
 }
 
-/* A method's candidate names ("class.method" -> deobfuscated). */
+/* A method's candidate names ("class.method" -> deobfuscated), with the
+ * obfuscated lines it covers and its source line (-1: not given), in
+ * mapping order (@idx). */
 struct method {
 	uint32_t obf, deobf;
+	int64_t line_start, line_end, source_line;
+	size_t idx;
 };
 
 static int cmp_method(const void *a, const void *b)
 {
 	const struct method *x = a, *y = b;
 
-	return x->obf < y->obf ? -1 : x->obf > y->obf;
+	if (x->obf != y->obf)
+		return x->obf < y->obf ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The first line number among the symbols of @frame's symbol set, or -1. */
+static int64_t frame_line(struct tp_import *imp, int64_t frame)
+{
+	struct tp_table *fr = &imp->db->sp_frame, *sym = &imp->db->sp_symbol;
+	int64_t set = tp_get_int(fr, SP_FRAME_SYMBOL_SET_ID, (size_t)frame);
+
+	if (set == TP_NULL_INT || set < 0)
+		return -1;
+	for (size_t r = (size_t)set; r < sym->n_rows; r++) {
+		int64_t line;
+
+		if (tp_get_int(sym, SP_SYM_SYMBOL_SET_ID, r) != set)
+			break;
+		line = tp_get_int(sym, SP_SYM_LINE_NUMBER, r);
+		if (line != TP_NULL_INT)
+			return line;
+	}
+	return -1;
+}
+
+/*
+ * R8 retrace with positions: the methods of @m[0..n) whose obfuscated
+ * lines hold @frame's line form its inline chain (outermost last): a new
+ * symbol set with one row each (inlined but the last), and the frame
+ * takes the last one's name. Return: false if there is no such chain.
+ */
+static bool inline_chain(struct tp_import *imp, int64_t frame, const struct method *m, size_t n)
+{
+	struct tp_table *fr = &imp->db->sp_frame, *sym = &imp->db->sp_symbol;
+	int64_t line = frame_line(imp, frame), set = (int64_t)sym->n_rows;
+	size_t last = n, count = 0;
+
+	if (line < 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((m[i].line_start < 0 || line >= m[i].line_start) &&
+		    (m[i].line_end < 0 || line <= m[i].line_end))
+			count++;
+	if (!count)
+		return false;
+	for (size_t i = 0, k = 0; i < n; i++) {
+		int64_t row;
+
+		if (!((m[i].line_start < 0 || line >= m[i].line_start) &&
+		      (m[i].line_end < 0 || line <= m[i].line_end)))
+			continue;
+		row = tp_table_append(sym);
+		if (row < 0)
+			return true;
+		tp_set_int(sym, SP_SYM_SYMBOL_SET_ID, (size_t)row, set);
+		tp_set_str(sym, SP_SYM_NAME, (size_t)row, m[i].deobf);
+		if (m[i].source_line >= 0)
+			tp_set_int(sym, SP_SYM_LINE_NUMBER, (size_t)row, m[i].source_line);
+		tp_set_int(sym, SP_SYM_INLINED, (size_t)row, ++k < count);
+		last = i;
+	}
+	tp_set_int(fr, SP_FRAME_SYMBOL_SET_ID, (size_t)frame, set);
+	tp_set_str(fr, SP_FRAME_DEOBFUSCATED_NAME, (size_t)frame, m[last].deobf);
+	return true;
 }
 
 static uint32_t joined(struct tp_import *imp, const char *cls, size_t cls_len, const char *m,
@@ -227,7 +314,8 @@ static void rename_frames(struct tp_import *imp, const struct jframes *j, uint32
 			hi = mid;
 	}
 	for (; lo < j->n && j->a[lo].key == key; lo++)
-		tp_set_str(fr, SP_FRAME_DEOBFUSCATED_NAME, (size_t)j->a[lo].frame, name);
+		if (!inline_chain(imp, j->a[lo].frame, m, n))
+			tp_set_str(fr, SP_FRAME_DEOBFUSCATED_NAME, (size_t)j->a[lo].frame, name);
 }
 
 static void one_mapping(struct tp_import *imp, const struct jframes *j, const uint8_t *data,
@@ -268,7 +356,7 @@ static void one_mapping(struct tp_import *imp, const struct jframes *j, const ui
 		pz_reader_init(&rc, f.data, f.size);
 		while (pz_reader_next(&rc, &c) > 0) {
 			struct pz_field mobf = {0}, mdeobf = {0};
-			struct method me;
+			struct method me = {0, 0, -1, -1, -1, n};
 
 			if (c.id != PB_OBFUSCATED_CLASS__OBFUSCATED_METHODS || c.wire_type != PZ_WIRE_LEN)
 				continue;
@@ -280,6 +368,15 @@ static void one_mapping(struct tp_import *imp, const struct jframes *j, const ui
 				else if (m.id == PB_OBFUSCATED_MEMBER__DEOBFUSCATED_NAME &&
 					 m.wire_type == PZ_WIRE_LEN)
 					mdeobf = m;
+				else if (m.id == PB_OBFUSCATED_MEMBER__OBFUSCATED_LINE_START &&
+					 m.wire_type == PZ_WIRE_VARINT)
+					me.line_start = (uint32_t)m.value;
+				else if (m.id == PB_OBFUSCATED_MEMBER__OBFUSCATED_LINE_END &&
+					 m.wire_type == PZ_WIRE_VARINT)
+					me.line_end = (uint32_t)m.value;
+				else if (m.id == PB_OBFUSCATED_MEMBER__SOURCE_LINE_START &&
+					 m.wire_type == PZ_WIRE_VARINT)
+					me.source_line = (uint32_t)m.value;
 			}
 			me.obf = joined(imp, (const char *)cobf.data, cobf.size, (const char *)mobf.data,
 					mobf.size);

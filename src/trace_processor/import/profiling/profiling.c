@@ -34,7 +34,9 @@ struct tp_profiling *tp_prof_state(struct tp_import *imp)
 	if (!p)
 		return NULL;
 	hmap_init(&p->index);
-	p->dummy_mapping = -1;
+	p->ss_inline_mapping = -1;
+	p->art_meta_mapping = -1;
+	p->te_inline_mapping = -1;
 	p->s_cpu_clock = tp_db_str(imp->db, "cpu-clock");
 	p->s_empty = tp_db_str(imp->db, "");
 	imp->profiling = p;
@@ -132,6 +134,7 @@ static int64_t session_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 	if (row < 0)
 		return -1;
 	tp_set_int(t, PERF_SESS_PERF_SESSION_ID, (size_t)row, row);
+	tp_set_str(t, PERF_SESS_SOURCE, (size_t)row, tp_db_str(imp->db, "linux.perf"));
 	tp_prof_key_put(p, h, &k, row);
 	return row;
 }
@@ -603,16 +606,20 @@ int64_t tp_prof_frame_row(struct tp_import *imp, struct tp_profiling *p, int64_t
 	return row;
 }
 
-/* The frame of interned Frame @iid in process @upid; its row, or -1 (counted). */
+/*
+ * The frame of interned Frame @iid in process @upid; its row, or -1
+ * (counted). A frame naming no mapping is on its sequence's dummy mapping,
+ * one per (name, source file, line) with a symbol; one of a mapping gets
+ * a symbol when it gives its source file or line.
+ */
 static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t gen, int64_t upid,
 			uint64_t iid, uint32_t machine)
 {
 	const struct tp_interned *e;
 	struct pz_field f[9];
 	struct tp_table *t = &imp->db->sp_frame;
-	uint32_t name = 0, type = 0;
-	uint64_t rel_pc = 0;
-	int64_t mapping, row;
+	uint32_t name = 0, type = 0, file = 0;
+	int64_t line = TP_NULL_INT, mapping, row;
 
 	e = lookup(imp, gen, PB_INTERNED_DATA__FRAMES, iid, "stackprofile_invalid_frame_id",
 		   machine);
@@ -633,23 +640,45 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 		interned_bytes(s, &b, &bl);
 		name = tp_str_intern(&imp->db->strings, (const char *)b, bl);
 	}
+	if (f[PB_FRAME__SOURCE_PATH_IID].id) {
+		const struct tp_interned *s;
+		const uint8_t *b;
+		uint32_t bl;
+
+		s = lookup(imp, gen, PB_INTERNED_DATA__SOURCE_PATHS,
+			   f[PB_FRAME__SOURCE_PATH_IID].value, "stackprofile_invalid_string_id",
+			   machine);
+		if (!s)
+			return -1;
+		interned_bytes(s, &b, &bl);
+		file = tp_str_intern(&imp->db->strings, (const char *)b, bl);
+	}
+	if (f[PB_FRAME__LINE_NUMBER].id)
+		line = (uint32_t)f[PB_FRAME__LINE_NUMBER].value;
 	if (f[PB_FRAME__MAPPING_ID].value) {
+		size_t before = t->n_rows;
+
 		mapping = mapping_of(imp, p, gen, upid, f[PB_FRAME__MAPPING_ID].value, machine);
 		if (mapping < 0)
 			return -1;
-		rel_pc = f[PB_FRAME__REL_PC].value;
-	} else {
-		/* Frames naming no mapping share one with nothing in it. */
-		if (p->dummy_mapping < 0) {
-			uint64_t zero[5] = {0};
+		row = tp_prof_frame_row(imp, p, mapping, f[PB_FRAME__REL_PC].value, name);
+		if (row >= 0 && t->n_rows > before && (file || line != TP_NULL_INT)) {
+			int64_t set = tp_prof_symbol(imp, name, file, line);
 
-			p->dummy_mapping = tp_prof_mapping_row(imp, p->s_empty, p->s_empty, zero);
+			if (set >= 0)
+				tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
 		}
-		mapping = p->dummy_mapping;
-		if (mapping < 0)
-			return -1;
+	} else {
+		/* The sequence's own dummy mapping. */
+		const struct tp_seq_gen *g = tp_seq_gen(imp, gen);
+		struct key k = {KEY_SEQ_DUMMY_MAPPING, g ? (uint64_t)g->slot + 1 : 0, 0, 0, 0};
+		uint64_t h;
+		int64_t m = tp_prof_key_find(p, &k, &h);
+
+		row = tp_prof_dummy_frame(imp, p, &m, "", name, file, line);
+		if (m >= 0 && tp_prof_key_find(p, &k, &h) < 0)
+			tp_prof_key_put(p, h, &k, m);
 	}
-	row = tp_prof_frame_row(imp, p, mapping, rel_pc, name);
 	if (row < 0)
 		return -1;
 	if (f[PB_FRAME__KIND].id) {
@@ -729,6 +758,115 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 	return parent;
 }
 
+int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_file,
+		       int64_t line_number)
+{
+	struct tp_table *t = &imp->db->sp_symbol;
+	int64_t set = (int64_t)t->n_rows, row = tp_table_append(t);
+
+	if (row < 0)
+		return -1;
+	tp_set_int(t, SP_SYM_SYMBOL_SET_ID, (size_t)row, set);
+	tp_set_str(t, SP_SYM_NAME, (size_t)row, name);
+	if (source_file)
+		tp_set_str(t, SP_SYM_SOURCE_FILE, (size_t)row, source_file);
+	if (line_number != TP_NULL_INT)
+		tp_set_int(t, SP_SYM_LINE_NUMBER, (size_t)row, line_number);
+	return set;
+}
+
+int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+			    const char *mapping_name, uint32_t name, uint32_t file, int64_t line)
+{
+	struct tp_table *t = &imp->db->sp_frame;
+	struct key k = {KEY_DUMMY_FRAME, 0, 0, 0, 0};
+	uint64_t h;
+	int64_t row, set;
+
+	if (*mapping < 0) {
+		/* A mapping over the whole address space, as Perfetto's dummy ones. */
+		uint64_t v[5] = {0, 0, 0, UINT64_MAX, 0};
+
+		*mapping = tp_prof_mapping_row(imp, p->s_empty, tp_db_str(imp->db, mapping_name), v);
+		if (*mapping < 0)
+			return -1;
+	}
+	k.a = (uint64_t)*mapping << 32 | name;
+	k.b = file ? (uint64_t)file + 1 : 0;
+	k.c = line != TP_NULL_INT ? (uint64_t)line + 1 : 0;
+	row = tp_prof_key_find(p, &k, &h);
+	if (row >= 0)
+		return row;
+	set = tp_prof_symbol(imp, name, file, line);
+	row = tp_table_append(t);
+	if (row < 0)
+		return -1;
+	tp_set_str(t, SP_FRAME_NAME, (size_t)row, name);
+	tp_set_int(t, SP_FRAME_MAPPING, (size_t)row, *mapping);
+	tp_set_int(t, SP_FRAME_REL_PC, (size_t)row, 0);
+	if (set >= 0)
+		tp_set_int(t, SP_FRAME_SYMBOL_SET_ID, (size_t)row, set);
+	tp_prof_key_put(p, h, &k, row);
+	return row;
+}
+
+#define MAX_INLINE_FRAMES 4096
+
+int64_t tp_prof_inline_callstack(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+				 const char *mapping_name, const uint8_t *d, size_t len)
+{
+	struct pz_reader r;
+	struct pz_field f;
+	int64_t parent = -1;
+	uint32_t depth = 0;
+
+	pz_reader_init(&r, d, len);
+	while (pz_reader_next(&r, &f) > 0 && depth < MAX_INLINE_FRAMES) {
+		struct pz_field fr[4];
+		uint32_t name, file = 0;
+		int64_t line = TP_NULL_INT, frame;
+
+		if (f.id != PB_INLINE_CALLSTACK__FRAMES || f.wire_type != PZ_WIRE_LEN ||
+		    pz_decode_table(f.data, f.size, fr, 4) != PZ_OK)
+			continue;
+		name = fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].id &&
+				       fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].wire_type ==
+					       PZ_WIRE_LEN
+			       ? tp_str_intern(
+					 &imp->db->strings,
+					 (const char *)fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].data,
+					 fr[PB_INLINE_CALLSTACK_FRAME__FUNCTION_NAME].size)
+			       : p->s_empty;
+		if (fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].id &&
+		    fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].wire_type == PZ_WIRE_LEN)
+			file = tp_str_intern(&imp->db->strings,
+					     (const char *)fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].data,
+					     fr[PB_INLINE_CALLSTACK_FRAME__SOURCE_FILE].size);
+		if (fr[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].id)
+			line = (uint32_t)fr[PB_INLINE_CALLSTACK_FRAME__LINE_NUMBER].value;
+		frame = tp_prof_dummy_frame(imp, p, mapping, mapping_name, name, file, line);
+		if (frame < 0)
+			return -1;
+		parent = tp_prof_callsite(imp, p, parent, frame, depth++);
+		if (parent < 0)
+			return -1;
+	}
+	return parent;
+}
+
+int64_t tp_prof_event_callstack(struct tp_import *imp, uint32_t gen, int64_t upid, uint64_t iid,
+				const uint8_t *data, size_t len, uint32_t machine)
+{
+	struct tp_profiling *p = tp_prof_state(imp);
+
+	if (!p)
+		return -1;
+	if (data)
+		return tp_prof_inline_callstack(imp, p, &p->te_inline_mapping, "track_event_inline",
+						data, len);
+	return tp_prof_callstack(imp, p, gen, upid, iid, machine);
+}
+
 /* ------------------------------------------------------------ samples ---- */
 
 static const char *cpu_mode_name(uint64_t mode)
@@ -752,11 +890,7 @@ static const char *unwind_error_name(uint64_t err)
 	return err < sizeof(names) / sizeof(names[0]) ? names[err] : "unknown";
 }
 
-/*
- * Adds counter row @counter to the counter set that starts at *@set (a new
- * set, named by its first row, when *@set < 0).
- */
-static void counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter)
+void tp_prof_counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter)
 {
 	struct tp_table *t = &imp->db->profiler_counter_set;
 	int64_t row;
@@ -794,7 +928,7 @@ static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t l
 		while (i < st->n_followers &&
 		       (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
 			if (st->followers[i] >= 0)
-				counter_set_add(imp, set,
+				tp_prof_counter_set_add(imp, set,
 						tp_counter_add(imp, ts, st->followers[i], (double)v));
 			i++;
 			if (!packed)
@@ -857,7 +991,7 @@ void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint
 		}
 	}
 	if (f[PB_PERF_SAMPLE__TIMEBASE_COUNT].id && st && st->timebase >= 0)
-		counter_set_add(imp, &set,
+		tp_prof_counter_set_add(imp, &set,
 				tp_counter_add(imp, ev->ts, st->timebase,
 					       (double)f[PB_PERF_SAMPLE__TIMEBASE_COUNT].value));
 	if (st)

@@ -3,7 +3,8 @@
  * profiling.h - the profilers' importer: linux.perf samples (traced_perf)
  * and heapprofd's heap dumps, with the interned mappings, frames and
  * callstacks of their sequence; ART's Java heap graphs and the
- * deobfuscation mappings that name their classes.
+ * deobfuscation mappings that name their classes; StackSample packets
+ * and ART's process metadata (OutOfMemoryErrors).
  */
 #ifndef PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
 #define PFC_TRACE_PROCESSOR_IMPORT_PROFILING_PROFILING_H
@@ -21,11 +22,32 @@ struct tp_import;
 void tp_perf_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		    size_t len);
 /*
+ * tp_stack_sample() - One TracePacket.stack_sample of event @ev, whose aux
+ * is its sequence generation + 1 (0: none).
+ */
+void tp_stack_sample(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		     size_t len);
+/*
  * tp_profile_packet() - One TracePacket.profile_packet (heapprofd) of
  * event @ev, whose aux is its sequence generation + 1 (0: none).
  */
 void tp_profile_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 		       size_t len);
+/*
+ * tp_prof_event_callstack() - The leaf callsite of a track event's
+ * callstack: the Callstack @iid interned in sequence generation @gen
+ * (@data NULL) for process @upid (-1: none), or the inline frames
+ * (@data, @len: a TrackEvent.InlineCallstack, frames by name, file and
+ * line) on the "track_event_inline" dummy mapping. Return: -1 if none.
+ */
+int64_t tp_prof_event_callstack(struct tp_import *imp, uint32_t gen, int64_t upid, uint64_t iid,
+				const uint8_t *data, size_t len, uint32_t machine);
+/* tp_smaps_packet() - One TracePacket.smaps_packet of event @ev. */
+void tp_smaps_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
+		     size_t len);
+/* tp_art_process_metadata() - One TracePacket.art_process_metadata of event @ev. */
+void tp_art_process_metadata(struct tp_import *imp, const struct tp_event *ev,
+			     const uint8_t *data, size_t len);
 /* tp_heap_graph_packet() - One TracePacket.heap_graph of event @ev. */
 void tp_heap_graph_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			  size_t len);

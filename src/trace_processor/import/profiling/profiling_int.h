@@ -38,6 +38,13 @@ enum key_kind {
 	KEY_HP_SEEN,     /* a = state << 32 | upid, b = iid, c = heap << 32 | callsite */
 	KEY_HP_CORR,     /* a = state, b = iid; row: index of totals */
 	KEY_HP_DUMP,     /* a = upid, b = window end, c = heap + 1 (0: none) */
+	/* stack_sample.c */
+	KEY_SS_SESSION,  /* a = sequence id */
+	KEY_SS_TASK,     /* a = upid + 1, b = utid + 1, c = async context + 1 */
+	KEY_SS_EXEC,     /* a = ucpu + 1, b = cpu_mode string id */
+	KEY_SS_ASYNC,    /* a = interned entry index */
+	KEY_SEQ_DUMMY_MAPPING, /* a = sequence slot + 1; row: the mapping of its frames naming none */
+	KEY_DUMMY_FRAME, /* a = mapping << 32 | name, b = source file + 1, c = line + 1 (0: none) */
 };
 
 struct key {
@@ -58,7 +65,9 @@ struct tp_profiling {
 	struct hmap index; /* hash of a key -> its index in keys (probing on collision) */
 	struct key *keys;
 	size_t n, cap;
-	int64_t dummy_mapping; /* mapping of frames that name none; -1 until needed */
+	int64_t ss_inline_mapping; /* mapping of StackSample inline frames; -1 until needed */
+	int64_t art_meta_mapping;  /* mapping of ART's OOME stack frames; -1 until needed */
+	int64_t te_inline_mapping; /* mapping of track events' inline frames; -1 until needed */
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
 	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
@@ -90,6 +99,31 @@ int64_t tp_prof_callsite(struct tp_import *imp, struct tp_profiling *p, int64_t 
  * a sequence, for process @upid; -1 (counted in stats) if it resolves not. */
 int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_t gen,
 			  int64_t upid, uint64_t iid, uint32_t machine);
+
+/* Adds counter row @counter to the counter set named by *@set (a new set,
+ * named by its first row, when *@set < 0). */
+void tp_prof_counter_set_add(struct tp_import *imp, int64_t *set, int64_t counter);
+/* A new stack_profile_symbol set of one row; its symbol_set_id. */
+int64_t tp_prof_symbol(struct tp_import *imp, uint32_t name, uint32_t source_file,
+		       int64_t line_number);
+
+/*
+ * tp_prof_dummy_frame() - The frame of function @name at @file:@line (0,
+ * TP_NULL_INT: unknown) on the dummy mapping *@mapping (made named
+ * @mapping_name on first use): one per (name, file, line), each with its
+ * stack_profile_symbol row. Return: its row, or -1.
+ */
+int64_t tp_prof_dummy_frame(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+			    const char *mapping_name, uint32_t name, uint32_t file, int64_t line);
+
+/*
+ * tp_prof_inline_callstack() - The leaf callsite of an inline callstack
+ * (@d, @len: frames (1) of function name (1), source file (2) and line
+ * (3), root first: StackSample's and TrackEvent's InlineCallstack alike),
+ * its frames dummy ones of *@mapping. Return: -1 if it has no frames.
+ */
+int64_t tp_prof_inline_callstack(struct tp_import *imp, struct tp_profiling *p, int64_t *mapping,
+				 const char *mapping_name, const uint8_t *d, size_t len);
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);

@@ -18,6 +18,7 @@
 #include "base/hash.h"
 #include "pb_fields.h"
 #include "protozero/protozero.h"
+#include "trace_processor/import/profiling/profiling.h"
 #include "trace_processor/import/track_event/te_int.h"
 
 
@@ -989,6 +990,37 @@ static void flows(struct ev_ctx *c, uint32_t row)
 		te_flow_v2(c->imp, c->ev->machine, row, c->ev->data, c->ev->len);
 }
 
+/*
+ * The event's callstack (inline or interned), if it has one, on the slice
+ * @row it began (callsite_id) or ended (end_callsite_id), with its weight.
+ */
+static void callstack(struct ev_ctx *c, int64_t track, uint32_t row, bool end)
+{
+	const struct pz_field *in = &c->e[PB_TRACK_EVENT__CALLSTACK];
+	const struct pz_field *iid = &c->e[PB_TRACK_EVENT__CALLSTACK_IID];
+	const struct pz_field *w = &c->e[PB_TRACK_EVENT__CALLSTACK_WEIGHT];
+	struct tp_table *t = &c->imp->db->te_callstacks;
+	int64_t cs = -1, r;
+
+	if (iid->id && iid->wire_type == PZ_WIRE_VARINT) {
+		if (c->rec->gen != UINT32_MAX)
+			cs = tp_prof_event_callstack(c->imp, c->rec->gen, c->upid, iid->value, NULL, 0,
+						     c->ev->machine);
+	} else if (in->id && in->wire_type == PZ_WIRE_LEN) {
+		cs = tp_prof_event_callstack(c->imp, 0, -1, 0, in->data, in->size, c->ev->machine);
+	}
+	if (cs < 0)
+		return;
+	r = tp_table_append(t);
+	if (r < 0)
+		return;
+	tp_set_int(t, TE_CS_SLICE_ID, (size_t)r, row);
+	tp_set_int(t, TE_CS_TRACK_ID, (size_t)r, track);
+	tp_set_int(t, end ? TE_CS_END_CALLSITE_ID : TE_CS_CALLSITE_ID, (size_t)r, cs);
+	if (w->id && w->wire_type == PZ_WIRE_FIXED64)
+		tp_set_real(t, TE_CS_WEIGHT, (size_t)r, pz_field_double(w));
+}
+
 static void add_phase_arg(struct ev_ctx *c, struct tp_argset *b, char phase)
 {
 	char p[2] = {phase, 0};
@@ -1015,6 +1047,7 @@ static void begin_event(struct ev_ctx *c, char phase)
 	if (on_thread(c))
 		slice_thread_fields(c, (uint32_t)row, false);
 	flows(c, (uint32_t)row);
+	callstack(c, track, (uint32_t)row, false);
 	return;
 fail:
 	parse_error(c);
@@ -1034,6 +1067,7 @@ static void end_event(struct ev_ctx *c)
 		return;
 	event_args(c, tp_slice_args(c->imp, track, (uint32_t)row));
 	flows(c, (uint32_t)row);
+	callstack(c, track, (uint32_t)row, true);
 	if (on_thread(c)) {
 		int64_t tts = tp_get_int(s, SLICE_THREAD_TS, row);
 		int64_t tic = tp_get_int(s, SLICE_THREAD_INSTRUCTION_COUNT, row);
@@ -1069,6 +1103,7 @@ static void scoped_event(struct ev_ctx *c, int64_t dur, enum te_use use, char ph
 		slice_thread_fields(c, (uint32_t)row, true);
 	if (phase_arg != 'T' && phase_arg != 'p')
 		flows(c, (uint32_t)row);
+	callstack(c, track, (uint32_t)row, false);
 }
 
 static void complete_event(struct ev_ctx *c)
@@ -1103,6 +1138,7 @@ static void complete_event(struct ev_ctx *c)
 				   &c->l[PB_TRACK_EVENT_LEGACY_EVENT__THREAD_INSTRUCTION_DELTA]));
 	}
 	flows(c, (uint32_t)row);
+	callstack(c, track, (uint32_t)row, false);
 }
 
 static void flow_v1_event(struct ev_ctx *c, char phase)

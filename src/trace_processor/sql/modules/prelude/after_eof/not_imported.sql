@@ -1,41 +1,14 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.not_imported: tables Perfetto fills from data we do not
--- import (Java heap profiles, smaps of
--- profilers, callstacks of track events). They exist, empty, with
+-- import (Android users, CPU per uid, ...). They exist, empty, with
 -- Perfetto's columns, so that the modules and queries reading them (the
 -- UI's process summaries among them) give their empty answers instead of
 -- failing. An importer that comes to fill one of them deletes its view
 -- here: the view would hide a table of the same name.
 
-CREATE VIEW profiler_smaps AS
-SELECT
-  NULL AS id, NULL AS upid, NULL AS ts, NULL AS path, NULL AS path_trimmed,
-  NULL AS aggregate_count, NULL AS is_deleted, NULL AS size_kb,
-  NULL AS private_dirty_kb, NULL AS swap_kb, NULL AS file_name,
-  NULL AS start_address, NULL AS module_timestamp, NULL AS module_debugid,
-  NULL AS module_debug_path, NULL AS protection_flags,
-  NULL AS private_clean_resident_kb, NULL AS shared_dirty_resident_kb,
-  NULL AS shared_clean_resident_kb, NULL AS locked_kb,
-  NULL AS proportional_resident_kb, NULL AS rss_kb, NULL AS anonymous_kb,
-  NULL AS pss_dirty_kb, NULL AS swap_pss_kb
-WHERE 0;
-
-CREATE VIEW __intrinsic_track_event_callstacks AS
-SELECT
-  NULL AS id, NULL AS slice_id, NULL AS track_id, NULL AS callsite_id,
-  NULL AS end_callsite_id, NULL AS weight
-WHERE 0;
-
 -- Android users (android.user_list data source).
 CREATE VIEW __intrinsic_android_user_list AS
 SELECT NULL AS id, NULL AS type, NULL AS android_user_id
-WHERE 0;
-
--- The OutOfMemoryErrors behind Java heap dumps.
-CREATE VIEW __intrinsic_heap_graph_java_oome_details AS
-SELECT
-  NULL AS id, NULL AS heap_graph_id, NULL AS allocation_size_bytes,
-  NULL AS total_bytes_free, NULL AS free_bytes_until_oom, NULL AS error_msg
 WHERE 0;
 
 -- Android's CPU time per uid and cluster (cpu_per_uid data source).

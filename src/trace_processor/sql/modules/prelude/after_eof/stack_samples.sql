@@ -1,19 +1,22 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- prelude.after_eof.stack_samples: Perfetto's source-neutral view of
 -- callstack samples (stack_sample, its sessions, task and execution
--- contexts, counters), here over the one source we import: linux.perf
--- (perf_sample, perf_session, the counter sets of import/profiling).
+-- contexts, counters) over the two sources we import: linux.perf
+-- (perf_sample, perf_session, the counter sets of import/profiling) and
+-- the StackSample packet (the __intrinsic_ss_* tables of
+-- import/profiling/stack_sample.c; their sessions share
+-- __intrinsic_profiler_session_rows), numbered after linux.perf's rows.
 -- Runs when the connection opens; ids follow Perfetto's importer, which
 -- interns a context the first time a sample uses it.
 
 -- Every profiling session, whatever it recorded.
 CREATE VIEW __intrinsic_profiler_session AS
-SELECT id, 'linux.perf' AS source, timebase_unit, cmdline
-FROM perf_session;
+SELECT id, source, timebase_unit, cmdline
+FROM __intrinsic_profiler_session_rows;
 
 -- Who a sample is attributed to: one row per thread, in the order of the
 -- threads' first samples.
-CREATE VIEW __intrinsic_profiler_task_context AS
+CREATE VIEW __tp_perf_task_context AS
 SELECT
   row_number() OVER (ORDER BY first_sample) - 1 AS id,
   upid,
@@ -36,13 +39,25 @@ SELECT
 FROM perf_sample AS s
 WHERE s.cpu IS NOT NULL OR s.cpu_mode != 'unknown';
 
-CREATE VIEW __intrinsic_profiler_execution_context AS
+CREATE VIEW __tp_perf_execution_context AS
 SELECT
   row_number() OVER (ORDER BY min(sample_id)) - 1 AS id,
   ucpu,
   cpu_mode
 FROM __tp_perf_sample_execution
 GROUP BY ucpu, cpu_mode;
+
+CREATE VIEW __intrinsic_profiler_task_context AS
+SELECT id, upid, utid, async_context_id FROM __tp_perf_task_context
+UNION ALL
+SELECT id + (SELECT count(*) FROM __tp_perf_task_context), upid, utid, async_context_id
+FROM __intrinsic_ss_task_context;
+
+CREATE VIEW __intrinsic_profiler_execution_context AS
+SELECT id, ucpu, cpu_mode FROM __tp_perf_execution_context
+UNION ALL
+SELECT id + (SELECT count(*) FROM __tp_perf_execution_context), ucpu, cpu_mode
+FROM __intrinsic_ss_execution_context;
 
 -- Every sample, with or without a callstack.
 CREATE VIEW __intrinsic_profiler_sample AS
@@ -57,15 +72,27 @@ SELECT
   s.perf_session_id AS session_id,
   s.counter_set_id
 FROM perf_sample AS s
-LEFT JOIN __intrinsic_profiler_task_context AS tc ON tc.utid = s.utid
+LEFT JOIN __tp_perf_task_context AS tc ON tc.utid = s.utid
 LEFT JOIN __tp_perf_sample_execution AS x ON x.sample_id = s.id
-LEFT JOIN __intrinsic_profiler_execution_context AS ec
-  ON ec.ucpu IS x.ucpu AND ec.cpu_mode IS x.cpu_mode AND x.sample_id IS NOT NULL;
+LEFT JOIN __tp_perf_execution_context AS ec
+  ON ec.ucpu IS x.ucpu AND ec.cpu_mode IS x.cpu_mode AND x.sample_id IS NOT NULL
+UNION ALL
+SELECT
+  s.id + (SELECT count(*) FROM perf_sample),
+  s.ts,
+  s.source,
+  s.task_context_id + (SELECT count(*) FROM __tp_perf_task_context),
+  s.execution_context_id + (SELECT count(*) FROM __tp_perf_execution_context),
+  s.callsite_id,
+  NULL,
+  s.session_id,
+  s.counter_set_id
+FROM __intrinsic_ss_sample AS s;
 
--- Stackful asynchronous contexts (goroutines, fibers): none in perf data.
+-- Stackful asynchronous contexts (goroutines, fibers): StackSample only.
 CREATE VIEW __intrinsic_profiler_async_context AS
-SELECT NULL AS id, NULL AS name, NULL AS kind, NULL AS parent_id
-WHERE 0;
+SELECT id, name, kind, parent_id
+FROM __intrinsic_ss_async_context;
 
 -- The public views only see samples that captured a callstack.
 CREATE VIEW stack_sample AS
