@@ -28,6 +28,9 @@
 /* Bytes a thread allocates between two looks at the control socket while
  * no session profiles the process (a session started later is noticed). */
 #define HP_POLL_BYTES (256u << 10)
+/* The longest a thread whose poll budget ran out waits for another thread
+ * that is reading the control socket (taking a START, mapping the ring). */
+#define HP_POLL_WAIT_MS 200u
 /* The most stack one sample copies. */
 #define HP_MAX_STACK_COPY (128u << 10)
 
