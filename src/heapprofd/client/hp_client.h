@@ -31,6 +31,9 @@
 /* The longest a thread whose poll budget ran out waits for another thread
  * that is reading the control socket (taking a START, mapping the ring). */
 #define HP_POLL_WAIT_MS 200u
+/* Without block_client, the times a writer that found the ring full
+ * yields its CPU and tries again before it drops the record. */
+#define HP_FULL_YIELDS 4
 /* The most stack one sample copies. */
 #define HP_MAX_STACK_COPY (128u << 10)
 
