@@ -34,6 +34,9 @@
 /* Without block_client, the times a writer that found the ring full
  * yields its CPU and tries again before it drops the record. */
 #define HP_FULL_YIELDS 4
+/* ... as long as the reader's position moved within this (else drop at
+ * once: heapprofd stopped, or far behind). */
+#define HP_FULL_PATIENCE_MS 50u
 /* The most stack one sample copies. */
 #define HP_MAX_STACK_COPY (128u << 10)
 
