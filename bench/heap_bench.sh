@@ -32,6 +32,10 @@
 # a figure, only when a run breaks.
 #
 #   bench/heap_bench.sh [--pairs N] [--threads T] [--rounds R] [--keep] [--smoke]
+#                       [--only LIST]
+#     --only    these runs only (and the unprofiled one), LIST of ours4k,
+#               ours4k_block, ours32k, heaptrack, jemalloc, call (the
+#               unsampled call), comma-separated
 #     --smoke   400,000 pairs, one round, the unsampled cost on 2,000,000
 #   O=out/asan bench/heap_bench.sh   use another build directory
 
@@ -49,6 +53,7 @@ rounds=1
 keep=0
 smoke=0
 call_pairs=20000000
+only=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--pairs) pairs=$2; shift 2 ;;
@@ -56,9 +61,12 @@ while [ $# -gt 0 ]; do
 	--rounds) rounds=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
 	--smoke) smoke=1; pairs=400000; call_pairs=2000000; shift ;;
-	*) echo "usage: heap_bench.sh [--pairs N] [--threads T] [--rounds R] [--keep] [--smoke]" >&2; exit 2 ;;
+	--only) only=,$2,; shift 2 ;;
+	*) echo "usage: heap_bench.sh [--pairs N] [--threads T] [--rounds R] [--keep] [--smoke] [--only LIST]" >&2; exit 2 ;;
 	esac
 done
+# want RUN: RUN is one of those asked for (all without --only).
+want() { [ -z "$only" ] || case $only in *,"$1",*) true ;; *) false ;; esac; }
 case "$pairs$threads$rounds" in *[!0-9]*) echo "heap_bench: numbers only" >&2; exit 2 ;; esac
 
 for b in "$WL" "$PRELOAD" "$O/traced" "$O/perfetto" "$O/heapprofd" "$TP"; do
@@ -212,14 +220,14 @@ echo "heap_bench: $pairs malloc/free pairs over $threads threads, $rounds round(
 r=1
 while [ $r -le "$rounds" ]; do
 	run_plain "plain.$r"
-	run_ours "ours4k.$r" 4096
-	run_ours "ours4k_block.$r" 4096 true
-	run_ours "ours32k.$r" 32768
-	if [ -n "$HEAPTRACK" ]; then
+	want ours4k && run_ours "ours4k.$r" 4096
+	want ours4k_block && run_ours "ours4k_block.$r" 4096 true
+	want ours32k && run_ours "ours32k.$r" 32768
+	if [ -n "$HEAPTRACK" ] && want heaptrack; then
 		timed "heaptrack.$r" "$HEAPTRACK" -o "$W/ht.$r" "$WL" --pairs "$pairs" --threads "$threads"
 		rm -f "$W/ht.$r"*
 	fi
-	if [ -n "$JEMALLOC" ]; then
+	if [ -n "$JEMALLOC" ] && want jemalloc; then
 		run_plain "je.$r" LD_PRELOAD="$JEMALLOC"
 		run_plain "jeprof.$r" LD_PRELOAD="$JEMALLOC" MALLOC_CONF=prof:true,lg_prof_sample:12,prof_prefix:"$W/jedump"
 		rm -f "$W/jedump"*
@@ -270,6 +278,7 @@ row() {
 }
 row unprofiled plain
 for k in ours4k ours4k_block ours32k; do
+	want "$k" || continue
 	row "$k" "$k"
 	s=$(medfile "$k" samples 1)
 	rec=$(medfile "$k" records 1)
@@ -280,14 +289,18 @@ for k in ours4k ours4k_block ours32k; do
 		printf "  heapprofd CPU %.3f s: %.2f us per sampled allocation, %.2f us per record\n",
 			$4, ($1 ? 1e6 * $4 / $1 : 0), ($2 ? 1e6 * $4 / $2 : 0) }'
 done
-if [ -n "$HEAPTRACK" ]; then
+if ! want heaptrack; then
+	:
+elif [ -n "$HEAPTRACK" ]; then
 	row heaptrack heaptrack
 	echo "$(med heaptrack wall_s) $(med ours4k wall_s) $(med heaptrack cpu_total) $(med ours4k cpu_total)" | awk '{
 		printf "  ours at 4 KiB against heaptrack: %.1fx faster (wall), %.1fx less CPU (all)\n", $1 / $2, $3 / $4 }'
 else
 	echo "heaptrack: not installed (Debian heaptrack; tools/deps.sh bench)"
 fi
-if [ -n "$JEMALLOC" ]; then
+if ! want jemalloc; then
+	:
+elif [ -n "$JEMALLOC" ]; then
 	row "jemalloc" je
 	row "jemalloc prof 4 KiB" jeprof
 else
@@ -295,6 +308,7 @@ else
 fi
 
 # The unsampled call: one thread, 64-byte blocks, interleaved.
+want call || exit 0
 none=""
 lib=""
 r=1

@@ -159,8 +159,14 @@ static void dump_proc(struct proc *p, bool disconnected)
 		hdr.from_startup = p->from_startup;
 		hdr.disconnected = disconnected;
 		hdr.buffer_corrupted = p->corrupt;
-		hdr.buffer_overran = p->client_error == HP_CLIENT_ERROR_HIT_TIMEOUT;
+		/* As Perfetto's heapprofd reports a ring a record did not fit in:
+		 * there, a client without block_client gives up at once and the
+		 * dump says buffer_overran, CLIENT_ERROR_HIT_TIMEOUT; ours drops
+		 * the record (counted) and goes on, and says the same. */
 		hdr.client_error = p->client_error;
+		if (!hdr.client_error && p->dropped)
+			hdr.client_error = HP_CLIENT_ERROR_HIT_TIMEOUT;
+		hdr.buffer_overran = hdr.client_error == HP_CLIENT_ERROR_HIT_TIMEOUT;
 		hdr.dump_at_max = in->cfg.dump_at_max;
 		hdr.heap_name = p->heap_names[h] ? p->heap_names[h] : "libc.malloc";
 		hdr.interval = p->intervals[h];

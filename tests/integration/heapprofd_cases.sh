@@ -21,6 +21,12 @@
 #   traced_restarted  traced dies and comes back while the program runs
 #             unprofiled: its heapprofd registers again and a new session
 #             profiles the program (late_leak: 64 MiB +- 5%)
+#   overran   no block_client, a 64 KiB ring, heapprofd stopped (SIGSTOP)
+#             while the program keeps 64 MiB more: the program goes on,
+#             records are dropped, and the dump says so as Perfetto's
+#             heapprofd does (heapprofd_buffer_overran 1,
+#             heapprofd_client_error 1 = CLIENT_ERROR_HIT_TIMEOUT; the same
+#             rows from Perfetto's trace processor when it is there)
 #   python    python3 with PYTHONMALLOC=malloc makes 200,000 bytes objects
 #             (26.6 MB; freed when the interpreter exits): >= 90% of it
 #             allocated under _PyEval_EvalFrameDefault
@@ -58,7 +64,7 @@ _session_started() {
 }
 
 # start_session NAME [EXTRA]: a session for hp_cases (4 KiB sampling,
-# block_client), EXTRA inside heapprofd_config.
+# block_client unless BLOCK=false), EXTRA inside heapprofd_config.
 start_session() {
 	local _n _i
 	_n=$1
@@ -70,7 +76,7 @@ data_sources {
     heapprofd_config {
       sampling_interval_bytes: 4096
       process_cmdline: \"hp_cases\"
-      block_client: true
+      block_client: ${BLOCK:-true}
       ${2:-}
     }
   }
@@ -335,6 +341,54 @@ traced_restarted() {
 	gone_check restart
 }
 traced_restarted
+
+# ---- overran: a full ring without block_client is dropped and reported.
+overran() {
+	local _pid _hp _d _ov _ce _up
+	: >"$SVC_TMP/hpd.pids"
+	BLOCK=false start_session overran 'shmem_size_bytes: 65536' || return 1
+	PERFETTO_HEAPPROFD_BLOCKING_INIT=1 prog_bg overran churn || return 1
+	_pid=$(svc_pid overran.prog)
+	echo go >&8
+	if ! svc_wait_for 10 grep -q "heapprofd_ring" "/proc/$_pid/maps"; then
+		fail "$T/overran/profiling" "not profiled: $(tail -n 3 "$SVC_TMP/hpd.log" | tr '\n' ' ')"
+		exec 8>&-
+		return 1
+	fi
+	_hp=$(cat "$SVC_TMP/hpd.pids")
+	kill -STOP $_hp
+	echo more >&8
+	if svc_wait_for 30 grep -q "late done" "$SVC_TMP/overran.prog.out"; then
+		pass "$T/overran/program_goes_on"
+	else
+		fail "$T/overran/program_goes_on" "no 'late done' while heapprofd was stopped"
+	fi
+	kill -CONT $_hp
+	_d=$(dumps)
+	echo exit >&8
+	exec 8>&-
+	svc_wait overran.prog 20
+	svc_wait_for 20 dumps_above "$_d"
+	stop_session overran || return 1
+	if grep "dumped pid $_pid" "$SVC_TMP/hpd.log" | tail -n 1 | grep -q " [1-9][0-9]* dropped"; then
+		pass "$T/overran/dropped"
+	else
+		fail "$T/overran/dropped" "$(grep "dumped pid $_pid" "$SVC_TMP/hpd.log" | tail -n 1)"
+	fi
+	_q="select group_concat(name || '=' || value, ' ') from (select name, value from stats where name in ('heapprofd_buffer_overran', 'heapprofd_client_error') and value > 0 order by name);"
+	_ov=$(sql overran "$_q")
+	check "$T/overran/reported" test "$_ov" = "heapprofd_buffer_overran=1 heapprofd_client_error=1"
+	_up=${UPSTREAM_TP:-${SHARED:-$ROOT/../shared}/upstream/bin/trace_processor_shell}
+	if [ -x "$_up" ]; then
+		echo "$_q" >"$SVC_TMP/q.sql"
+		_ce=$("$_up" -q "$SVC_TMP/q.sql" "$SVC_TMP/overran.pftrace" 2>/dev/null | tail -n 1 | tr -d '"')
+		check "$T/overran/upstream_same" test "$_ce" = "$_ov"
+	else
+		skip "$T/overran/upstream_same" "no Perfetto trace_processor_shell at $_up (set UPSTREAM_TP or SHARED)"
+	fi
+	gone_check overran
+}
+overran
 
 # ---- python: CPython with PYTHONMALLOC=malloc; its objects' bytes are
 # under the interpreter's frames (_PyEval_EvalFrameDefault). The dump is

@@ -28,6 +28,15 @@
 /* Bytes a thread allocates between two looks at the control socket while
  * no session profiles the process (a session started later is noticed). */
 #define HP_POLL_BYTES (256u << 10)
+/* The longest a thread whose poll budget ran out waits for another thread
+ * that is reading the control socket (taking a START, mapping the ring). */
+#define HP_POLL_WAIT_MS 200u
+/* Without block_client, the times a writer that found the ring full
+ * yields its CPU and tries again before it drops the record. */
+#define HP_FULL_YIELDS 4
+/* ... as long as the reader's position moved within this (else drop at
+ * once: heapprofd stopped, or far behind). */
+#define HP_FULL_PATIENCE_MS 50u
 /* The most stack one sample copies. */
 #define HP_MAX_STACK_COPY (128u << 10)
 
