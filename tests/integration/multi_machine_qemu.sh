@@ -135,30 +135,51 @@ rotate_case() {
 	_n=0
 	_gs=0
 	_gp=0
+	_hmin=
+	_hmax=
+	_gmin=
+	_gmax=
 	for _f in "$SVC_TMP"/rot/t.pf.*; do
 		_n=$((_n + 1))
 		_v=$("$OUT/trace_processor_shell" -Q "select
 			(select count(*) from machine) || ' ' ||
 			(select count(*) from machine where id = 1 and release is not null) || ' ' ||
 			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 1) || ' ' ||
-			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 1
-				and (ts < (select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0) - 1e9
-				  or ts > (select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0) + 1e9)) || ' ' ||
 			(select count(*) from process where machine_id = 1 and name is not null) || ' ' ||
-			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 0) as v" "$_f" 2>>"$SVC_TMP/tp.err" |
+			(select count(*) from sched join cpu using (ucpu) where cpu.machine_id = 0) || ' ' ||
+			(select coalesce(min(ts), -1) || ' ' || coalesce(max(ts), -1) from sched join cpu using (ucpu) where cpu.machine_id = 1) || ' ' ||
+			(select coalesce(min(ts), -1) || ' ' || coalesce(max(ts), -1) from sched join cpu using (ucpu) where cpu.machine_id = 0) as v" "$_f" 2>>"$SVC_TMP/tp.err" |
 			tail -n 1 | tr -d '"')
 		set -- $_v
-		# Every file names both machines and puts nothing of the guest off
-		# the host's timeline. The guest's events themselves reach a file
+		# Every file names both machines. The guest's events reach a file
 		# only when its emulated CPU answered the flush before that file
-		# closed (a matter of speed on a loaded host): they are counted
-		# over all the files.
-		[ $# = 6 ] && { _gs=$((_gs + $3)); _gp=$((_gp + $5)); }
-		if [ $# != 6 ] || [ "$1" != 2 ] || [ "$2" != 1 ] || [ "$4" != 0 ]; then
+		# closed (a matter of speed on a loaded host), so a file may hold
+		# guest events of an earlier second or none: they are counted over
+		# all the files, and must all lie on the host's timeline of the
+		# session (a wrong clock translation puts them off by the guest's
+		# boot time difference, far outside it).
+		if [ $# = 9 ]; then
+			_gs=$((_gs + $3))
+			_gp=$((_gp + $4))
+			if [ "$6" != -1 ]; then
+				[ -z "$_gmin" ] || [ "$6" -lt "$_gmin" ] && _gmin=$6
+				[ -z "$_gmax" ] || [ "$7" -gt "$_gmax" ] && _gmax=$7
+			fi
+			if [ "$8" != -1 ]; then
+				[ -z "$_hmin" ] || [ "$8" -lt "$_hmin" ] && _hmin=$8
+				[ -z "$_hmax" ] || [ "$9" -gt "$_hmax" ] && _hmax=$9
+			fi
+		fi
+		if [ $# != 9 ] || [ "$1" != 2 ] || [ "$2" != 1 ]; then
 			_ok=0
-			_why="$_why $(basename "$_f"): machines guest_release guest_sched guest_off_timeline guest_processes host_sched = '$_v';"
+			_why="$_why $(basename "$_f"): machines guest_release guest_sched guest_processes host_sched guest_ts host_ts = '$_v';"
 		fi
 	done
+	if [ -n "$_gmin" ] && { [ -z "$_hmin" ] || [ "$_gmin" -lt $((_hmin - 1000000000)) ] ||
+		[ "$_gmax" -gt $((_hmax + 1000000000)) ]; }; then
+		_ok=0
+		_why="$_why the guest's sched slices ($_gmin..$_gmax) are off the host's ($_hmin..$_hmax) by more than 1 s;"
+	fi
 	_ms=$(($(svc_now_ms) - _t0))
 	echo "# rotate: $_n files in $_ms ms"
 	# duration_ms 4500 at 1 s a file: OUT.0 .. OUT.4 however long the stop
