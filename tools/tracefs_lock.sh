@@ -25,7 +25,10 @@ tracefs_lock() {
 	# long as this script ($$, also in subshells) does. Started from a
 	# subshell that exits at once, so it is not this script's child: a
 	# script's `wait` (for its daemons) must not wait for it.
-	(flock "$PFC_TRACEFS_LOCK" sh -c 'echo held >"$1"; exec tail -s 0.2 --pid="$2" -f /dev/null' \
+	# It opens the fifo read-write, which never blocks: a script killed
+	# while it waited for the lock has no reader left, and the holder must
+	# not hang on the open holding the lock for ever (tail then ends at once).
+	(flock "$PFC_TRACEFS_LOCK" sh -c 'exec 3<>"$1"; echo held >&3; exec tail -s 0.2 --pid="$2" -f /dev/null' \
 		sh "$_tl_fifo" $$ </dev/null >/dev/null 2>&1 &)
 	read -r _tl_ok <"$_tl_fifo"
 	rm -f "$_tl_fifo"
