@@ -1,20 +1,22 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # perf_upstream_wire.sh - traced_perf's packets read with upstream
-# Perfetto's own .proto schema (a Perfetto checkout: $PERFETTO_CHECKOUT,
-# else ../.mirror/google+perfetto/repo beside this repository; skipped with
-# the reason when there is none, or without protoc): a 1 s recording of
-# perf_hot with kernel frames and DWARF user stacks and a page-fault
-# follower decodes as upstream's Trace with no field upstream does not
-# know (protoc prints unknown fields by number), and upstream's names
-# carry the sample and its interned callstack: perf_sample's cpu, pid,
-# tid, timebase_count, follower_counts, callstack_iid; interned
+# Perfetto's own .proto schema: a 1 s recording of perf_hot with kernel
+# frames and DWARF user stacks and a page-fault follower decodes as
+# upstream's Trace with no field upstream does not know, and upstream's
+# names carry the sample and its interned callstack: perf_sample's cpu,
+# pid, tid, timebase_count, follower_counts, callstack_iid; interned
 # function_names, frames (function_name_id, mapping_id, rel_pc),
 # callstacks (frame_ids), mappings (build_id, path_string_ids), build_ids,
-# mapping_paths; perf_sample_defaults in trace_packet_defaults. With
-# UPSTREAM_TP set (Perfetto's trace_processor_shell; skipped otherwise),
-# its trace processor and ours give the same rows for the samples, their
-# leaf frames, the callsite tree and the mappings.
+# mapping_paths; perf_sample_defaults in trace_packet_defaults. The schema
+# is read from a Perfetto checkout with protoc ($PERFETTO_CHECKOUT, else
+# ../.mirror/google+perfetto/repo beside this repository; protoc prints
+# unknown fields by number), else from upstream's trace processor
+# (UPSTREAM_TP: --analyze-trace-proto-content lists every field path it
+# met, unknown ones as "#unknown"). With UPSTREAM_TP, its trace processor
+# and ours also give the same rows for the samples, their leaf frames,
+# the callsite tree and the mappings. Skipped with the reason when there
+# is neither a checkout with protoc nor UPSTREAM_TP.
 # Usage: OUT=out [UPSTREAM_TP=...] sh tests/integration/perf_upstream_wire.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/svc_lib.sh"
@@ -23,28 +25,35 @@
 T=perf_upstream_wire
 svc_require_bins traced traced_perf perfetto perf_hot
 checkout=${PERFETTO_CHECKOUT:-$ROOT/../.mirror/google+perfetto/repo}
+# The schema half needs upstream's .proto files and protoc; the trace
+# processor half needs UPSTREAM_TP. Either alone runs; neither: skip.
+schema=""
 if ! git --git-dir="$checkout" rev-parse -q --verify HEAD:protos/perfetto/trace/trace.proto >/dev/null 2>&1 &&
 	! [ -f "$checkout/protos/perfetto/trace/trace.proto" ]; then
-	skip $T/all "no Perfetto checkout at $checkout (set PERFETTO_CHECKOUT)"
-	summary
-	exit 0
+	schema_why="no Perfetto checkout at $checkout (set PERFETTO_CHECKOUT)"
+elif ! command -v protoc >/dev/null 2>&1; then
+	schema_why="protoc is not installed"
+else
+	schema=yes
 fi
-if ! command -v protoc >/dev/null 2>&1; then
-	skip $T/all "protoc is not installed"
+if [ -z "$schema" ] && [ -z "${UPSTREAM_TP:-}" ]; then
+	skip $T/all "$schema_why; UPSTREAM_TP is not set (Perfetto's trace_processor_shell)"
 	summary
 	exit 0
 fi
 perf_require $T
-mkdir -p "$SVC_TMP/up"
-if [ -f "$checkout/protos/perfetto/trace/trace.proto" ]; then
-	cp -r "$checkout/protos" "$SVC_TMP/up/"
-else
-	# One file at a time: a partial clone may lack blobs `git archive` wants.
-	git --git-dir="$checkout" ls-tree -r --name-only HEAD protos/perfetto | grep '\.proto$' |
-		while read -r f; do
-			mkdir -p "$SVC_TMP/up/$(dirname "$f")"
-			git --git-dir="$checkout" show "HEAD:$f" >"$SVC_TMP/up/$f" 2>/dev/null
-		done
+if [ -n "$schema" ]; then
+	mkdir -p "$SVC_TMP/up"
+	if [ -f "$checkout/protos/perfetto/trace/trace.proto" ]; then
+		cp -r "$checkout/protos" "$SVC_TMP/up/"
+	else
+		# One file at a time: a partial clone may lack blobs `git archive` wants.
+		git --git-dir="$checkout" ls-tree -r --name-only HEAD protos/perfetto | grep '\.proto$' |
+			while read -r f; do
+				mkdir -p "$SVC_TMP/up/$(dirname "$f")"
+				git --git-dir="$checkout" show "HEAD:$f" >"$SVC_TMP/up/$f" 2>/dev/null
+			done
+	fi
 fi
 perf_setup $T
 
@@ -66,39 +75,84 @@ fi
 kill $hot 2>/dev/null
 wait $hot 2>/dev/null
 
-if protoc -I"$SVC_TMP/up" --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto \
-	<"$SVC_TMP/wire.pb" >"$SVC_TMP/wire.txt" 2>"$SVC_TMP/wire.derr" && [ -s "$SVC_TMP/wire.txt" ]; then
-	pass $T/decodes
+if [ -z "$schema" ]; then
+	# Upstream's trace processor knows the same schema (it is built in):
+	# --analyze-trace-proto-content lists every field path it met, an
+	# unknown field as "#unknown.". The same checks, by field path.
+	P=TracePacket
+	I=$P.#interned_data.InternedData
+	S=$P.#perf_sample.PerfSample
+	D=$P.#trace_packet_defaults.TracePacketDefaults.#perf_sample_defaults.PerfSampleDefaults
+	printf '%s\n' "SELECT path FROM experimental_proto_content ORDER BY path;" >"$SVC_TMP/paths.sql"
+	if "$UPSTREAM_TP" --analyze-trace-proto-content -q "$SVC_TMP/paths.sql" "$SVC_TMP/wire.pb" \
+		>"$SVC_TMP/paths.csv" 2>"$SVC_TMP/paths.err" && grep -qF "\"$S\"" "$SVC_TMP/paths.csv"; then
+		pass $T/decodes
+	else
+		fail $T/decodes "upstream's trace processor found no perf_sample: $(tail -n 2 "$SVC_TMP/paths.err" | tr '\n' ' ')"
+	fi
+	unknown=$(grep -F '#unknown' "$SVC_TMP/paths.csv" | head -n 3 | tr '\n' ' ')
+	if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
+	# has_path NAME PATH: upstream met the field PATH (a message or a field
+	# whose path starts with it).
+	has_path() {
+		if grep -qF "\"$2" "$SVC_TMP/paths.csv"; then pass "$T/$1"; else fail "$T/$1" "upstream met no field $2"; fi
+	}
+	has_path sample_block "$S\""
+	for f in cpu pid tid timebase_count follower_counts callstack_iid; do
+		has_path "sample_$f" "$S.#$f."
+	done
+	has_path defaults "$D\""
+	has_path defaults_timebase "$D.#timebase."
+	has_path interned "$I\""
+	has_path function_names "$I.#function_names."
+	has_path frames "$I.#frames."
+	has_path frame_fields "$I.#frames.Frame.#rel_pc."
+	has_path frame_mapping "$I.#frames.Frame.#mapping_id."
+	has_path frame_name "$I.#frames.Frame.#function_name_id."
+	has_path callstacks "$I.#callstacks."
+	has_path callstack_frames "$I.#callstacks.Callstack.#frame_ids."
+	has_path mappings "$I.#mappings."
+	has_path mapping_paths "$I.#mapping_paths."
+	has_path mapping_path_ids "$I.#mappings.Mapping.#path_string_ids."
+	has_path build_ids "$I.#build_ids."
+	printf '%s\n' "SELECT COUNT(*) FROM stack_profile_frame WHERE name GLOB 'hot_[ab]*';" >"$SVC_TMP/hot.sql"
+	n=$("$UPSTREAM_TP" -q "$SVC_TMP/hot.sql" "$SVC_TMP/wire.pb" 2>/dev/null | tail -n 1)
+	if [ "${n:-0}" -gt 0 ] 2>/dev/null; then pass $T/hot_name; else fail $T/hot_name "upstream's trace processor names no frame hot_a/hot_b ($n)"; fi
 else
-	fail $T/decodes "upstream's schema rejects the trace: $(head -n 2 "$SVC_TMP/wire.derr" | tr '\n' ' ')"
-fi
-# Unknown fields print as "<number>: value" or "<number> {".
-unknown=$(grep -nE '^ *[0-9]+(:| \{)' "$SVC_TMP/wire.txt" | head -n 3 | tr '\n' ' ')
-if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
+	if protoc -I"$SVC_TMP/up" --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto \
+		<"$SVC_TMP/wire.pb" >"$SVC_TMP/wire.txt" 2>"$SVC_TMP/wire.derr" && [ -s "$SVC_TMP/wire.txt" ]; then
+		pass $T/decodes
+	else
+		fail $T/decodes "upstream's schema rejects the trace: $(head -n 2 "$SVC_TMP/wire.derr" | tr '\n' ' ')"
+	fi
+	# Unknown fields print as "<number>: value" or "<number> {".
+	unknown=$(grep -nE '^ *[0-9]+(:| \{)' "$SVC_TMP/wire.txt" | head -n 3 | tr '\n' ' ')
+	if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
 
-# has NAME PATTERN: the decoded text has a line matching PATTERN.
-has() {
-	if grep -qE "$2" "$SVC_TMP/wire.txt"; then pass "$T/$1"; else fail "$T/$1" "no line matches '$2'"; fi
-}
-has sample_block '^  perf_sample \{'
-for f in cpu pid tid timebase_count follower_counts callstack_iid; do
-	has "sample_$f" "^    $f: "
-done
-has defaults '^    perf_sample_defaults \{'
-has defaults_timebase '^      timebase \{'
-has interned '^  interned_data \{'
-has function_names '^    function_names \{'
-has frames '^    frames \{'
-has frame_fields '^      rel_pc: '
-has frame_mapping '^      mapping_id: '
-has frame_name '^      function_name_id: '
-has callstacks '^    callstacks \{'
-has callstack_frames '^      frame_ids: '
-has mappings '^    mappings \{'
-has mapping_paths '^    mapping_paths \{'
-has mapping_path_ids '^      path_string_ids: '
-has build_ids '^    build_ids \{'
-has hot_name 'str: "hot_[ab]"'
+	# has NAME PATTERN: the decoded text has a line matching PATTERN.
+	has() {
+		if grep -qE "$2" "$SVC_TMP/wire.txt"; then pass "$T/$1"; else fail "$T/$1" "no line matches '$2'"; fi
+	}
+	has sample_block '^  perf_sample \{'
+	for f in cpu pid tid timebase_count follower_counts callstack_iid; do
+		has "sample_$f" "^    $f: "
+	done
+	has defaults '^    perf_sample_defaults \{'
+	has defaults_timebase '^      timebase \{'
+	has interned '^  interned_data \{'
+	has function_names '^    function_names \{'
+	has frames '^    frames \{'
+	has frame_fields '^      rel_pc: '
+	has frame_mapping '^      mapping_id: '
+	has frame_name '^      function_name_id: '
+	has callstacks '^    callstacks \{'
+	has callstack_frames '^      frame_ids: '
+	has mappings '^    mappings \{'
+	has mapping_paths '^    mapping_paths \{'
+	has mapping_path_ids '^      path_string_ids: '
+	has build_ids '^    build_ids \{'
+	has hot_name 'str: "hot_[ab]"'
+fi
 
 # With UPSTREAM_TP (Perfetto's trace_processor_shell), both trace
 # processors read the same trace: the same sample counts, the same leaf
