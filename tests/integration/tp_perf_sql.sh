@@ -24,7 +24,10 @@
 #                  tools/upstream_difftests.py, encoded with protoc): each
 #                  case named below must pass. Skipped when there is no
 #                  Perfetto checkout ($PERFETTO_CHECKOUT, else
-#                  ../.mirror/google+perfetto/repo), protoc or python3.
+#                  ../.mirror/google+perfetto/repo), protoc or python3;
+#   upstream_tp    every query above but the INCLUDE ones, run by upstream's
+#                  trace processor (UPSTREAM_TP) on the same trace, gives
+#                  our CSV to the byte (skipped without UPSTREAM_TP).
 # Expected rows follow Perfetto's module definitions worked by hand on the
 # trace (see its header for the samples and callsites).
 # Usage: OUT=out sh tests/integration/tp_perf_sql.sh
@@ -45,6 +48,15 @@ expect_error() {
 	else
 		fail "$TP_SUITE/$1" "stderr: $(head -n 1 "$tmp/err")"
 	fi
+}
+
+# expect_both NAME TRACE SQL EXPECTED: expect, and keeps the SQL so that
+# upstream's trace processor runs it too (the "upstream_tp" part below).
+mkdir -p "$tmp/upq"
+expect_both() {
+	expect "$@"
+	printf '%s\n' "$3" >"$tmp/upq/$(printf '%s' "$1" | tr / :).sql"
+	printf '%s\n' "$2" >"$tmp/upq/$(printf '%s' "$1" | tr / :).trace"
 }
 
 M="INCLUDE PERFETTO MODULE"
@@ -71,62 +83,62 @@ expect_error include/hint "SELECT * FROM cpu_profiling_summary_tree" \
 	"no such table: cpu_profiling_summary_tree; INCLUDE PERFETTO MODULE stacks.cpu_profiling"
 
 # ------------------------------------------------------------- prelude ----
-expect prelude/profiler_sample perf_sql "SELECT * FROM __intrinsic_profiler_sample ORDER BY id" \
+expect_both prelude/profiler_sample perf_sql "SELECT * FROM __intrinsic_profiler_sample ORDER BY id" \
 	'0,1500,"linux.perf",0,0,2,"[NULL]",0,0;1,2000,"linux.perf",0,0,3,"[NULL]",1,2;2,2500,"linux.perf",0,0,4,"[NULL]",0,3;3,3200,"linux.perf",0,0,4,"[NULL]",0,5;4,3500,"linux.perf",1,1,5,"[NULL]",0,7;5,5000,"linux.perf",0,2,2,"[NULL]",0,9;6,5500,"linux.perf",0,3,"[NULL]","[NULL]",0,11;7,5800,"linux.perf",1,1,6,"[NULL]",0,12'
-expect prelude/execution_context perf_sql "SELECT * FROM __intrinsic_profiler_execution_context" \
+expect_both prelude/execution_context perf_sql "SELECT * FROM __intrinsic_profiler_execution_context" \
 	'0,0,"user";1,1,"user";2,0,"kernel";3,0,"[NULL]"'
-expect prelude/counter_set perf_sql \
+expect_both prelude/counter_set perf_sql \
 	"SELECT counter_set_id, group_concat(counter_id) FROM __intrinsic_profiler_counter_set
 	 GROUP BY counter_set_id ORDER BY counter_set_id" \
 	'0,"0,1";2,"2";3,"3,4";5,"5,6";7,"7,8";9,"9,10";11,"11";12,"12,13"'
-expect prelude/stack_sample perf_sql \
+expect_both prelude/stack_sample perf_sql \
 	"SELECT (SELECT count(*) FROM stack_sample), (SELECT count(*) FROM stack_sample_counter),
 	 (SELECT count(*) FROM stack_sample_counter_track),
 	 (SELECT count(*) FROM stack_sample_task_context),
 	 (SELECT count(*) FROM stack_sample_execution_context)" '7,13,5,2,3'
-expect prelude/sessions perf_sql "SELECT * FROM stack_sample_session" \
+expect_both prelude/sessions perf_sql "SELECT * FROM stack_sample_session" \
 	'0,"linux.perf","ns","[NULL]";1,"linux.perf","count","[NULL]"'
 
 # ------------------------------------------------------------- samples ----
-expect samples/summary_tree perf_sql \
+expect_both samples/summary_tree perf_sql \
 	"$M linux.perf.samples;
 	 SELECT id, parent_id, name, mapping_name, source_file, line_number, self_count,
 	 cumulative_count FROM linux_perf_samples_summary_tree" \
 	'0,"[NULL]","main","/bin/app","[NULL]","[NULL]",0,6;1,0,"run","/bin/app","[NULL]","[NULL]",0,4;2,1,"read","/bin/app","[NULL]","[NULL]",2,2;3,"[NULL]","fault_fn","/libfault.so","[NULL]","[NULL]",1,1;4,1,"write","/bin/app","[NULL]","[NULL]",2,2;5,0,"unknown","/bin/app","[NULL]","[NULL]",1,1;6,0,"app::work()","/bin/app","[NULL]","[NULL]",1,1'
 
 # ------------------------------------------------------- cpu_profiling ----
-expect cpu_profiling/samples perf_sql \
+expect_both cpu_profiling/samples perf_sql \
 	"$M stacks.cpu_profiling; SELECT * FROM cpu_profiling_samples" \
 	'0,1500,3,101,"worker",0,0,2,"linux.perf";2,2500,3,101,"worker",0,0,4,"linux.perf";3,3200,3,101,"worker",0,0,4,"linux.perf";4,3500,2,100,"[NULL]",1,1,5,"linux.perf";5,5000,3,101,"worker",0,0,2,"linux.perf";7,5800,2,100,"[NULL]",1,1,6,"linux.perf"'
-expect cpu_profiling/summary_tree perf_sql \
+expect_both cpu_profiling/summary_tree perf_sql \
 	"$M stacks.cpu_profiling;
 	 SELECT name, mapping_name, self_count, cumulative_count FROM cpu_profiling_summary_tree
 	 ORDER BY cumulative_count DESC, name" \
 	'"main","/bin/app",0,6;"run","/bin/app",0,4;"read","/bin/app",2,2;"write","/bin/app",2,2;"app::work()","/bin/app",1,1;"unknown","/bin/app",1,1'
 
 # ------------------------------------------------------------ counters ----
-expect counters/with_counters perf_sql \
+expect_both counters/with_counters perf_sql \
 	"$M linux.perf.counters;
 	 SELECT sample_id, ts, t.name, counter_value, cpu, cpu_mode, perf_session_id
 	 FROM linux_perf_sample_with_counters JOIN track t ON t.id = track_id
 	 WHERE sample_id IN (0, 6) ORDER BY sample_id, t.name" \
 	'0,1500,"cpu-clock",10.000000,0,"user",0;0,1500,"insns",100.000000,0,"user",0;6,5500,"cpu-clock",50.000000,0,"unknown",0'
-expect counters/for_sample perf_sql \
+expect_both counters/for_sample perf_sql \
 	"$M linux.perf.counters;
 	 SELECT linux_perf_counter_for_sample(5, 'insns'), linux_perf_counter_for_sample(6, 'insns'),
 	 linux_perf_counter_for_sample(6, 'cpu-clock'), linux_perf_counter_for_sample(1, 'page-faults')" \
 	'400.000000,"[NULL]",50.000000,1.000000'
 
 # ---------------------------------------------------------- callstacks ----
-expect callstacks/demangle perf_sql \
+expect_both callstacks/demangle perf_sql \
 	"SELECT demangle('_ZN3app4workEv'), demangle('main'), demangle('i'), demangle(NULL)" \
-	'"app::work()","[NULL]","[NULL]","[NULL]"'
-expect callstacks/annotated perf_sql \
+	'"app::work()","[NULL]","int","[NULL]"'
+expect_both callstacks/annotated perf_sql \
 	"SELECT id, depth, parent_id, frame_id, annotation FROM experimental_annotated_callstack(4)" \
 	'4,2,1,4,"[NULL]";1,1,0,1,"[NULL]";0,0,"[NULL]",0,"[NULL]"'
 
 # ------------------------------------------------------------- running ----
-expect running/functions perf_sql \
+expect_both running/functions perf_sql \
 	"$M stacks.cpu_profiling;
 	 SELECT f.name, count(*) FROM cpu_profiling_samples s
 	 JOIN thread_state st ON st.utid = s.utid AND st.state = 'Running'
@@ -137,7 +149,7 @@ expect running/functions perf_sql \
 	'"read",2;"write",1'
 
 # ------------------------------------------------------- symbolization ----
-expect symbolization/candidates perf_sql \
+expect_both symbolization/candidates perf_sql \
 	"$M stacks.symbolization_candidates;
 	 SELECT p.pid, module, build_id, rel_pc, breakpad_module_id
 	 FROM _stacks_symbolization_candidates JOIN process p USING (upid) ORDER BY rel_pc" \
@@ -169,6 +181,29 @@ print(next((("pass" if x["ok"] else "fail: " + x.get("first", "")[:150])
 			pass "$TP_SUITE/upstream/$c"
 		else
 			fail "$TP_SUITE/upstream/$c" "$r"
+		fi
+	done
+fi
+
+
+# ----------------------------------------------------------- upstream_tp ----
+# Every query above but the INCLUDE ones, run by upstream's trace processor
+# (UPSTREAM_TP) on the same trace: its rows must be ours, to the byte of
+# the CSV (header included).
+if [ -z "${UPSTREAM_TP:-}" ]; then
+	skip "$TP_SUITE/upstream_tp/all" "UPSTREAM_TP is not set (Perfetto's trace_processor_shell)"
+else
+	for q in "$tmp"/upq/*.sql; do
+		n=$(basename "$q" .sql)
+		tr=$(cat "$tmp/upq/$n.trace")
+		timeout 60 "$TP" -q "$q" "$tmp/$tr.pb" >"$tmp/upq/$n.ours" 2>"$tmp/upq/$n.oerr"
+		timeout 120 "$UPSTREAM_TP" -q "$q" "$tmp/$tr.pb" >"$tmp/upq/$n.up" 2>"$tmp/upq/$n.uerr"
+		if [ ! -s "$tmp/upq/$n.up" ]; then
+			fail "$TP_SUITE/upstream_tp/$n" "upstream printed nothing: $(grep -v 'Loading trace\|Trace loaded\|execution time' "$tmp/upq/$n.uerr" | head -n 2 | tr '\n' ' ')"
+		elif cmp -s "$tmp/upq/$n.ours" "$tmp/upq/$n.up"; then
+			pass "$TP_SUITE/upstream_tp/$n"
+		else
+			fail "$TP_SUITE/upstream_tp/$n" "ours and upstream's differ: $(diff "$tmp/upq/$n.ours" "$tmp/upq/$n.up" | grep '^[<>]' | head -n 4 | tr '\n' ' ' | cut -c1-400)"
 		fi
 	done
 fi

@@ -39,9 +39,10 @@ static void demangler_destroy(void *p)
 }
 
 /*
- * demangle(name): the demangled C++ name, or NULL when @name is not a
- * mangled one (only "_Z..." names are tried: the runtime would also read
- * "i" as the type int) or no C++ runtime could be loaded.
+ * demangle(name): the demangled C++ name, or NULL when the runtime's
+ * demangler rejects @name or no C++ runtime could be loaded. Every name is
+ * tried, as upstream's Linux build does: a bare type encoding such as "i"
+ * reads as "int", "main" is rejected.
  */
 static void fn_demangle(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -61,7 +62,7 @@ static void fn_demangle(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		return;
 	}
 	name = (const char *)sqlite3_value_text(argv[0]);
-	if (!d->fn || !name || strncmp(name, "_Z", 2) != 0)
+	if (!d->fn || !name)
 		return;
 	out = d->fn(name, NULL, NULL, &status);
 	if (out && status == 0)
