@@ -467,4 +467,39 @@ int pz_packed_next_varint(struct pz_packed *it, uint64_t *out);
 int pz_packed_next_fixed32(struct pz_packed *it, uint32_t *out);
 int pz_packed_next_fixed64(struct pz_packed *it, uint64_t *out);
 
+/*
+ * The values of a repeated varint field met as @f, whether its writer
+ * packed them (one length-delimited field) or not (one varint field each,
+ * met one at a time): a packed field yields each of its values, a varint
+ * field its one value.
+ */
+struct pz_varints {
+	struct pz_packed packed;
+	uint64_t single;
+	bool is_packed;
+	bool done;
+};
+
+static inline void pz_varints_init(struct pz_varints *it, const struct pz_field *f)
+{
+	it->is_packed = f->wire_type == PZ_WIRE_LEN;
+	it->done = false;
+	it->single = f->value;
+	if (it->is_packed)
+		pz_packed_init(&it->packed, f);
+}
+
+/* Return: true with the next value in @out; false at the end or on a
+ * malformed packed payload. */
+static inline bool pz_varints_next(struct pz_varints *it, uint64_t *out)
+{
+	if (it->is_packed)
+		return pz_packed_next_varint(&it->packed, out) > 0;
+	if (it->done)
+		return false;
+	it->done = true;
+	*out = it->single;
+	return true;
+}
+
 #endif

@@ -239,15 +239,13 @@ static void add_mapping(struct tp_import *imp, struct tp_profiling *p, struct tp
 		 * unknown one ends the path (counted). */
 		pz_reader_init(&r, msg, len);
 		while (path_ok && pz_reader_next(&r, &f) > 0) {
-			struct pz_packed it;
+			struct pz_varints it;
 			uint64_t sid;
-			bool packed = f.wire_type == PZ_WIRE_LEN;
 
 			if (f.id != PB_MAPPING__PATH_STRING_IDS)
 				continue;
-			if (packed)
-				pz_packed_init(&it, &f);
-			while (packed ? pz_packed_next_varint(&it, &sid) > 0 : (sid = f.value, true)) {
+			pz_varints_init(&it, &f);
+			while (pz_varints_next(&it, &sid)) {
 				if (!string_of(p, h, sc, sid, &s, &sl)) {
 					tp_stat_add(imp, "stackprofile_invalid_string_id", -1, machine,
 						    1);
@@ -259,8 +257,6 @@ static void add_mapping(struct tp_import *imp, struct tp_profiling *p, struct tp
 					memcpy(name + name_len, s, sl);
 					name_len += sl;
 				}
-				if (!packed)
-					break;
 			}
 		}
 		if (name_len >= 2 && name[0] == '/' && name[1] == '/') {
@@ -310,9 +306,8 @@ static void add_callstack(struct tp_import *imp, struct tp_profiling *p, uint64_
 
 	pz_reader_init(&r, msg, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_packed it;
+		struct pz_varints it;
 		uint64_t fid;
-		bool packed = f.wire_type == PZ_WIRE_LEN;
 
 		if (f.id == PB_CALLSTACK__IID) {
 			iid = f.value;
@@ -320,9 +315,8 @@ static void add_callstack(struct tp_import *imp, struct tp_profiling *p, uint64_
 		}
 		if (f.id != PB_CALLSTACK__FRAME_IDS)
 			continue;
-		if (packed)
-			pz_packed_init(&it, &f);
-		while (packed ? pz_packed_next_varint(&it, &fid) > 0 : (fid = f.value, true)) {
+		pz_varints_init(&it, &f);
+		while (pz_varints_next(&it, &fid)) {
 			int64_t frame = find(p, KEY_HP_FRAME, sc, fid, 0);
 
 			if (frame < 0) {
@@ -332,8 +326,6 @@ static void add_callstack(struct tp_import *imp, struct tp_profiling *p, uint64_
 			parent = tp_prof_callsite(imp, p, parent, frame, depth++);
 			if (parent < 0)
 				return;
-			if (!packed)
-				break;
 		}
 	}
 	if (parent < 0) {

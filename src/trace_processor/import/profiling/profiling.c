@@ -240,17 +240,13 @@ static uint32_t event_name(struct tp_import *imp, const uint8_t *data, uint32_t 
 			raw = f.data;
 			raw_len = f.size;
 		} else if (f.id == ef->modifiers) {
-			struct pz_packed it;
+			struct pz_varints it;
 			uint64_t m;
-			bool packed = f.wire_type == PZ_WIRE_LEN;
 
-			if (packed)
-				pz_packed_init(&it, &f);
-			while (packed ? pz_packed_next_varint(&it, &m) > 0 : (m = f.value, true)) {
+			pz_varints_init(&it, &f);
+			while (pz_varints_next(&it, &m)) {
 				if (n_mods < sizeof(mods) && m >= 1 && m <= 3)
 					mods[n_mods++] = "ukh"[m - 1];
-				if (!packed)
-					break;
 			}
 		}
 	}
@@ -513,14 +509,11 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 		case PB_MAPPING__LOAD_BIAS: v[4] = f.value; break;
 		case PB_MAPPING__PATH_STRING_IDS: {
 			/* Packed or not: each id is one path component, '/' before it. */
-			struct pz_packed it;
+			struct pz_varints it;
 			uint64_t sid;
-			bool packed = f.wire_type == PZ_WIRE_LEN;
 
-			if (packed)
-				pz_packed_init(&it, &f);
-			while (path_ok && (packed ? pz_packed_next_varint(&it, &sid) > 0
-						  : (sid = f.value, true))) {
+			pz_varints_init(&it, &f);
+			while (path_ok && pz_varints_next(&it, &sid)) {
 				const struct tp_interned *s;
 				const uint8_t *b;
 				uint32_t bl;
@@ -537,8 +530,6 @@ static int64_t mapping_of(struct tp_import *imp, struct tp_profiling *p, uint32_
 					memcpy(name + name_len, b, bl);
 					name_len += bl;
 				}
-				if (!packed)
-					break;
 			}
 			break;
 		}
@@ -732,16 +723,13 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 		return -1;
 	pz_reader_init(&r, e->msg, e->len);
 	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_packed it;
+		struct pz_varints it;
 		uint64_t fid;
-		bool packed;
 
 		if (f.id != PB_CALLSTACK__FRAME_IDS)
 			continue;
-		packed = f.wire_type == PZ_WIRE_LEN;
-		if (packed)
-			pz_packed_init(&it, &f);
-		while (packed ? pz_packed_next_varint(&it, &fid) > 0 : (fid = f.value, true)) {
+		pz_varints_init(&it, &f);
+		while (pz_varints_next(&it, &fid)) {
 			int64_t frame = frame_of(imp, p, gen, upid, fid, machine);
 
 			if (frame < 0)
@@ -749,8 +737,6 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 			parent = tp_prof_callsite(imp, p, parent, frame, depth++);
 			if (parent < 0)
 				return -1;
-			if (!packed)
-				break;
 		}
 	}
 	if (parent < 0)
@@ -917,22 +903,18 @@ static void follower_counts(struct tp_import *imp, const uint8_t *data, size_t l
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0 && i < st->n_followers) {
-		struct pz_packed it;
+		struct pz_varints it;
 		uint64_t v;
-		bool packed = f.wire_type == PZ_WIRE_LEN;
 
 		if (f.id != PB_PERF_SAMPLE__FOLLOWER_COUNTS)
 			continue;
-		if (packed)
-			pz_packed_init(&it, &f);
+		pz_varints_init(&it, &f);
 		while (i < st->n_followers &&
-		       (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
+		       pz_varints_next(&it, &v)) {
 			if (st->followers[i] >= 0)
 				tp_prof_counter_set_add(imp, set,
 						tp_counter_add(imp, ts, st->followers[i], (double)v));
 			i++;
-			if (!packed)
-				break;
 		}
 	}
 }

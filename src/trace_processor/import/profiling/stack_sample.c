@@ -209,19 +209,15 @@ static void weights(struct ss_ctx *c, const uint8_t *s, uint32_t len,
 	if (n == 0) {
 		pz_reader_init(&r, s, len);
 		while (pz_reader_next(&r, &f) > 0) {
-			struct pz_packed it;
+			struct pz_varints it;
 			uint64_t iid;
-			bool packed = f.wire_type == PZ_WIRE_LEN;
 
 			if (f.id != PB_STACK_SAMPLE__FOLLOWER_DESCRIPTOR_IIDS)
 				continue;
-			if (packed)
-				pz_packed_init(&it, &f);
+			pz_varints_init(&it, &f);
 			while (n < MAX_FOLLOWERS &&
-			       (packed ? pz_packed_next_varint(&it, &iid) > 0 : (iid = f.value, true))) {
+			       pz_varints_next(&it, &iid)) {
 				tracks[n++] = interned_counter_track(c, iid, false);
-				if (!packed)
-					break;
 			}
 		}
 	}
@@ -235,18 +231,14 @@ static void weights(struct ss_ctx *c, const uint8_t *s, uint32_t len,
 	}
 	pz_reader_init(&r, s, len);
 	while (pz_reader_next(&r, &f) > 0 && i < n) {
-		struct pz_packed it;
+		struct pz_varints it;
 		uint64_t v;
-		bool packed = f.wire_type == PZ_WIRE_LEN;
 
 		if (f.id != PB_STACK_SAMPLE__FOLLOWER_WEIGHTS)
 			continue;
-		if (packed)
-			pz_packed_init(&it, &f);
-		while (i < n && (packed ? pz_packed_next_varint(&it, &v) > 0 : (v = f.value, true))) {
+		pz_varints_init(&it, &f);
+		while (i < n && pz_varints_next(&it, &v)) {
 			push_counter(c, tracks[i++], v);
-			if (!packed)
-				break;
 		}
 	}
 }

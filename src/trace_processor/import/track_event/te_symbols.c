@@ -97,17 +97,14 @@ static bool mapping_name(struct tp_import *imp, uint32_t gen, const uint8_t *dat
 
 	pz_reader_init(&r, data, len);
 	while (pz_reader_next(&r, &f) > 0) {
-		struct pz_packed it;
-		uint64_t iid = f.value;
-		bool packed = f.wire_type == PZ_WIRE_LEN, more;
+		struct pz_varints it;
+		uint64_t iid;
 
 		if (f.id != PB_MAPPING__PATH_STRING_IDS)
 			continue;
 		/* The ids come one per field or packed. */
-		if (packed)
-			pz_packed_init(&it, &f);
-		for (more = packed ? pz_packed_next_varint(&it, &iid) > 0 : true; more;
-		     more = packed && pz_packed_next_varint(&it, &iid) > 0) {
+		pz_varints_init(&it, &f);
+		while (pz_varints_next(&it, &iid)) {
 			const uint8_t *p;
 			size_t plen;
 
