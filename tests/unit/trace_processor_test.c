@@ -1908,6 +1908,73 @@ TEST(sql_storage_packed_cells_match_a_plain_array)
 	tp_table_fini(&t);
 }
 
+/* Sets cell @row of the bare packed column @col (@n cells in use, room for @cap). */
+static int col_put(struct tp_col *col, size_t cap, size_t n, size_t row, int64_t v)
+{
+	uint64_t code = v == TP_NULL_INT ? 0 : (uint64_t)(v - col->base) + 1;
+
+	if (col->bits && v >= col->base && code <= col->mask) {
+		tp_bits_put(col->data, col->bits, col->mask, row, code);
+		return 0;
+	}
+	return tp_col_set_wide(col, cap, n, row, v);
+}
+
+/*
+ * Widening in place (more bits, same base): from every width to wider
+ * ones up to 30 bits (past them integers leave the packing), at cell
+ * counts that end anywhere in a 32-bit word, with NULLs
+ * among the cells: every cell must survive the repack.
+ */
+TEST(sql_storage_packed_cells_widen_in_place_at_every_offset)
+{
+	enum { N = 80 };
+	static const struct tp_col_spec spec = {"v", TP_NARROW, 0};
+	int64_t want[N];
+	uint32_t from, to;
+	size_t n, i;
+
+	for (from = 1; from < 30; from++) {
+		for (to = from + 1; to <= 30; to += 1 + (to - from) / 4) {
+			for (n = 2; n < N; n += 1 + n / 16) {
+				struct tp_col col;
+
+				memset(&col, 0, sizeof(col));
+				ASSERT_EQ(tp_col_init(&col, &spec), 0);
+				ASSERT_EQ(tp_col_grow(&col, 0, N), 0);
+				/* Values 0 .. 2^from - 2 from base 0: exactly @from bits. */
+				for (i = 0; i < n; i++) {
+					want[i] = i % 5 == 3 ? TP_NULL_INT
+							     : (int64_t)((i * 2654435761u) % (((uint64_t)1 << from) - 1));
+					if (i == 0)
+						want[i] = 0;
+					if (i == 1)
+						want[i] = (int64_t)(((uint64_t)1 << from) - 2);
+					if (want[i] != TP_NULL_INT)
+						ASSERT_EQ(col_put(&col, N, i + 1, i, want[i]), 0);
+					else if (col.bits)
+						tp_bits_put(col.data, col.bits, col.mask, i, 0);
+				}
+				ASSERT_EQ(col.enc, TP_ENC_BITS);
+				ASSERT_EQ(col.bits, from);
+				ASSERT_EQ(col.base, 0);
+				/* One past the top: a repack into @to bits, in place. */
+				want[n - 1] = (int64_t)(((uint64_t)1 << to) - 2);
+				ASSERT_EQ(col_put(&col, N, n, n - 1, want[n - 1]), 0);
+				ASSERT_EQ(col.enc, TP_ENC_BITS);
+				ASSERT_TRUE(col.bits >= to);
+				ASSERT_EQ(col.base, 0);
+				for (i = 0; i < n; i++)
+					if (tp_cell_get(&col, i) != want[i])
+						FAIL("%u->%u bits, %zu cells, row %zu: %lld, want %lld", from,
+						     to, n, i, (long long)tp_cell_get(&col, i),
+						     (long long)want[i]);
+				tp_col_free(&col);
+			}
+		}
+	}
+}
+
 TEST(sql_storage_narrow_string_ids)
 {
 	struct tp_table t;
