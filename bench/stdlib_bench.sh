@@ -18,7 +18,7 @@
 #   cpu_proc   linux.cpu.utilization.process: cpu_process_utilization_per_second
 #              over the whole trace, summed per process
 #
-#   bench/stdlib_bench.sh [TRACE] [--repeat N]
+#   bench/stdlib_bench.sh [TRACE] [--repeat N] [--only MEASURE]...
 # TRACE: any trace (a 200+ MB storm from `bench/tp_bench.sh --keep` is the
 # issue's shape); default ../shared/differential's largest trace.
 # Perfetto's binary: UPSTREAM_TP or $SHARED/upstream/bin/trace_processor_shell.
@@ -31,9 +31,11 @@ OURS=$O/trace_processor_shell
 UP=${UPSTREAM_TP:-$SHARED/upstream/bin/trace_processor_shell}
 repeat=3
 trace=""
+only=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repeat) repeat=$2; shift 2 ;;
+	--only) only="$only $2"; shift 2 ;;
 	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) trace=$1; shift ;;
 	esac
@@ -133,7 +135,7 @@ if [ $have_up = 1 ]; then
 	printf " %9.2f (%6d)      | %.1fx\n" "$ub_w" $((ub_r / 1024)) "$(echo "$ub_w / $ob_w" | bc -l)"
 else echo " -"; fi
 tot_o=0 tot_u=0
-for m in ui_load crit_path cpu_proc; do
+for m in ${only:-ui_load crit_path cpu_proc}; do
 	read -r ow or ook <<<"$(best "$OURS" "$tmp/$m.sql")"
 	od=$(echo "x=$ow - $ob_w; if (x < 0.001) x=0.001; x" | bc -l)
 	[ "$ook" = 1 ] || od=nan
