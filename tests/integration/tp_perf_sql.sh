@@ -144,6 +144,13 @@ expect symbolization/candidates perf_sql \
 	 FROM _stacks_symbolization_candidates JOIN process p USING (upid) ORDER BY rel_pc" \
 	'100,"/bin/app","abcd",16,"[NULL]";100,"/bin/app","abcd",32,"[NULL]";100,"/bin/app","abcd",48,"[NULL]";100,"/bin/app","abcd",64,"[NULL]";100,"/bin/app","abcd",80,"[NULL]";100,"/bin/app","abcd",153,"[NULL]"'
 
+# callstacks.symbolize includes; its macro needs the LLVM symbolizer
+# built-in, which Perfetto's release binary lacks too: the same error.
+expect_error symbolization/symbolize_macro \
+	"$M callstacks.symbolize;
+	 SELECT * FROM _callstack_frame_symbolize!((SELECT 'x' AS file_name, 1 AS rel_pc, 1 AS mapping_id, 2 AS address))" \
+	'no such function: __intrinsic_symbolize'
+
 # -------------------------------------------------------------- export ----
 # export.to_firefox_profile: thread 103's samples (by id) point at the stack
 # rows of their callsites; a stack row's prefix is its parent callsite's row
