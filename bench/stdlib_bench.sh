@@ -17,6 +17,8 @@
 #              over the whole trace)
 #   cpu_proc   linux.cpu.utilization.process: cpu_process_utilization_per_second
 #              over the whole trace, summed per process
+#   ui_stmts   (with ui_load) the ui_load statements timed by each shell
+#              itself at its prompt, summed: no import to subtract
 #
 #   bench/stdlib_bench.sh [TRACE] [--repeat N] [--only MEASURE]...
 # TRACE: any trace (a 200+ MB storm from `bench/tp_bench.sh --keep` is the
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
 	case "$1" in
 	--repeat) repeat=$2; shift 2 ;;
 	--only) only="$only $2"; shift 2 ;;
-	-h | --help) sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) trace=$1; shift ;;
 	esac
 done
@@ -154,7 +156,34 @@ for m in ${only:-ui_load crit_path cpu_proc}; do
 		fi
 	else echo " -"; fi
 done
-if [ $have_up = 1 ] && [ "$tot_o" != 0 ]; then
+# The same statements fed to each shell's prompt, which times each one
+# itself ("Query executed in X ms"): the sum is the load set's cost inside
+# the process, import left out exactly (wall time, so it also counts waits
+# for a loaded CPU; best of the runs).
+stmt_ms() {
+	local bin=$1 i t b=""
+	for i in $(seq "$repeat"); do
+		t=$("$bin" "$trace" <"$tmp/ui_load.sql" 2>&1 |
+			sed -n 's/.*Query executed in \([0-9.]*\) ms.*/\1/p' | awk '{s += $1} END {printf "%.1f", s}')
+		if [ -z "$b" ] || [ "$(echo "$t < $b" | bc)" = 1 ]; then b=$t; fi
+		: "$i"
+	done
+	echo "$b"
+}
+case " ${only:-ui_load} " in *" ui_load "*)
+	so=$(stmt_ms "$OURS")
+	printf "%-10s | %9s ms               |" ui_stmts "$so"
+	if [ $have_up = 1 ]; then
+		su=$(stmt_ms "$UP")
+		printf " %9s ms               | %.1fx\n" "$su" "$(echo "$su / $so" | bc -l)"
+	else echo " -"; fi ;;
+esac
+# The target is judged on ui_stmts when it was measured: the CPU beyond
+# the import (ui_load) is the difference of two noisy figures, and ours
+# can fall within the noise (then printed as 0.001).
+if [ $have_up = 1 ] && [ -n "${so:-}" ] && [ -n "${su:-}" ]; then
+	echo "target: UI load set >= 3x faster than upstream (ui_stmts): $(echo "$su / $so" | bc -l | cut -c1-4)x"
+elif [ $have_up = 1 ] && [ "$tot_o" != 0 ]; then
 	echo "target: ui_load >= 3x faster than upstream: $(echo "$tot_u / $tot_o" | bc -l | cut -c1-4)x"
 fi
 exit 0
