@@ -19,8 +19,12 @@
 #              over the whole trace, summed per process
 #   ui_stmts   (with ui_load) the ui_load statements timed by each shell
 #              itself at its prompt, summed: no import to subtract
+#   ui_queries (with --ui-json FILE: the -j JSON of ui_check.sh run on
+#              Perfetto's engine with this trace) every query the UI sent
+#              at load, replayed in order over each engine's --httpd
+#              (tests/integration/tp_httpd_replay.py), latencies summed
 #
-#   bench/stdlib_bench.sh [TRACE] [--repeat N] [--only MEASURE]...
+#   bench/stdlib_bench.sh [TRACE] [--repeat N] [--only MEASURE]... [--ui-json FILE]
 # TRACE: any trace (a 200+ MB storm from `bench/tp_bench.sh --keep` is the
 # issue's shape); default ../shared/differential's largest trace.
 # Perfetto's binary: UPSTREAM_TP or $SHARED/upstream/bin/trace_processor_shell.
@@ -34,11 +38,13 @@ UP=${UPSTREAM_TP:-$SHARED/upstream/bin/trace_processor_shell}
 repeat=3
 trace=""
 only=""
+ui_json=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--repeat) repeat=$2; shift 2 ;;
 	--only) only="$only $2"; shift 2 ;;
-	-h | --help) sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--ui-json) ui_json=$2; shift 2 ;;
+	-h | --help) sed -n '3,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	*) trace=$1; shift ;;
 	esac
 done
@@ -178,6 +184,32 @@ case " ${only:-ui_load} " in *" ui_load "*)
 		printf " %9s ms               | %.1fx\n" "$su" "$(echo "$su / $so" | bc -l)"
 	else echo " -"; fi ;;
 esac
+# replay_ms BIN PORT: the UI's queries replayed on BIN --httpd (one run).
+replay_ms() {
+	local bin=$1 port=$2 pid i
+	"$bin" --httpd --http-port "$port" "$trace" >"$tmp/httpd_$port.log" 2>&1 &
+	pid=$!
+	for i in $(seq 1200); do
+		curl -s -X POST "http://127.0.0.1:$port/status" -o /dev/null && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	python3 "$ROOT/tests/integration/tp_httpd_replay.py" "$port" "$ui_json" \
+		--times "$tmp/times_$port" >"$tmp/replay_$port.log" 2>&1
+	kill "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	awk '{s += $1} END {printf "%.0f", s}' "$tmp/times_$port" 2>/dev/null
+}
+if [ -n "$ui_json" ] && [ -f "$ui_json" ] && command -v curl >/dev/null 2>&1; then
+	qo=$(replay_ms "$OURS" 9417)
+	printf "%-10s | %9s ms               |" ui_queries "${qo:-?}"
+	if [ $have_up = 1 ]; then
+		qu=$(replay_ms "$UP" 9418)
+		printf " %9s ms               | %sx\n" "${qu:-?}" \
+			"$(echo "${qu:-0} / ${qo:-1}" | bc -l | cut -c1-4)"
+	else echo " -"; fi
+	echo "  ($(tail -1 "$tmp/replay_9417.log"); slowest of ours: $(sort -rn "$tmp/times_9417" | head -3 | tr '\n' ' ')ms)"
+fi
 # The target is judged on ui_stmts when it was measured: the CPU beyond
 # the import (ui_load) is the difference of two noisy figures, and ours
 # can fall within the noise (then printed as 0.001).
