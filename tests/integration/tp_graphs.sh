@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: Apache-2.0
 # tp_graphs.sh - the graph built-ins (sql/ops/graph_search.c, dominator.c,
-# tree_partition.c, graph_scan.c, critical_path.c) through their modules
-# (graphs.*, sched.thread_executing_span) on small graphs worked out by
+# tree_partition.c, graph_scan.c, critical_path.c, tree_table.c) through their modules
+# (graphs.*, sched.thread_executing_span, std.trees.table_conversion) on small graphs worked out by
 # hand, with cycles, and the errors bad graphs give instead of endless
 # walks or crashes. No ../shared needed (tp_stdlib_diff.sh compares the
 # same modules with upstream's binary on real traces).
@@ -99,5 +99,35 @@ expect critical_path sched_basic "$N SELECT * FROM _critical_path_with_depth_by_
 # Two nodes waking each other back in time never end: an error.
 gerr critical_path_cycle "INCLUDE PERFETTO MODULE sched.thread_executing_span; CREATE PERFETTO TABLE n AS SELECT column1 AS id, column2 AS utid, column3 AS ts, column4 AS dur, column5 AS idle_dur, column6 AS waker_id, column7 AS prev_id FROM (VALUES (1, 1, 10, 5, 5, 2, NULL), (2, 2, 100, 5, 200, 1, NULL)); SELECT * FROM _critical_path_with_depth_by_roots!((SELECT 1 AS root_node_id), n)" \
 	'does not end (a cycle in the wakeup graph?)'
+
+# Trees (tree_table.c, std.trees.table_conversion): a parent given after
+# its child is placed first; a forest keeps each root's subtree together.
+TR="INCLUDE PERFETTO MODULE std.trees.table_conversion;"
+TT="(SELECT column1 AS id, column2 AS parent_id, column3 AS v FROM (VALUES (3, 1, 'c'), (1, NULL, 'a'), (2, 3, 'b'), (4, NULL, 'd'), (5, 4, 'e')))"
+expect tree_reorder sched_basic "$TR SELECT * FROM _tree_to_table!(_tree_from_table!($TT, (v)), (v))" \
+	'0,"[NULL]",1,"[NULL]","a";1,0,3,1,"c";2,1,2,3,"b";3,"[NULL]",4,"[NULL]","d";4,3,5,4,"e"'
+# Already parents first: the input order; sparse 64-bit ids; integers and
+# reals in one column make it real.
+expect tree_in_order sched_basic "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT -10 AS id, NULL AS parent_id, 1 AS v UNION ALL SELECT 10000000000, -10, 2.5), (v)), (v))" \
+	'0,"[NULL]",-10,"[NULL]",1.000000;1,0,10000000000,-10,2.500000'
+expect tree_subset sched_basic "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, NULL AS parent_id, 1 AS a, 'x' AS b), (a, b)), (b))" \
+	'0,"[NULL]",1,"[NULL]","x"'
+gerr tree_duplicate "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, NULL AS parent_id, 'a' AS v UNION ALL SELECT 1, NULL, 'b'), (v)), (v))" \
+	'tree: duplicate id'
+gerr tree_cycle "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, 2 AS parent_id, 0 AS v UNION ALL SELECT 2, 1, 0), (v)), (v))" \
+	'tree: cycle detected in parent relation'
+gerr tree_no_parent "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, 9 AS parent_id, 0 AS v), (v)), (v))" \
+	'tree: parent_id not found in id column'
+gerr tree_mixed "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, NULL AS parent_id, 1 AS v UNION ALL SELECT 2, 1, 'x'), (v)), (v))" \
+	"column 'v' was inferred to be LONG, but later received a value of type STRING"
+gerr tree_text_id "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 'a' AS id, NULL AS parent_id, 0 AS v), (v)), (v))" \
+	'tree: id column must be integer'
+gerr tree_empty "$TR SELECT * FROM _tree_to_table!(_tree_from_table!((SELECT 1 AS id, NULL AS parent_id, 0 AS v WHERE 0), (v)), (v))" \
+	'tree_to_table: expected pointer of type TREE'
+gerr tree_layout "SELECT __intrinsic_tree_from_table('id', 1, 'parent_id')" \
+	'tree_from_table: incorrect argument layout'
+# The empty tables of data we do not import, through their modules.
+expect gpu_context sched_basic "INCLUDE PERFETTO MODULE std.gpu.context; SELECT count(*) FROM gpu_context" '0'
+expect spe_record sched_basic "INCLUDE PERFETTO MODULE linux.perf.spe; SELECT count(*) FROM linux_perf_spe_record" '0'
 
 summary

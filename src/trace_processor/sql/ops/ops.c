@@ -49,5 +49,7 @@ int tp_ops_register(sqlite3 *conn, struct tp_db *db)
 		rc = ops_tree_partition_register(conn);
 	if (rc == SQLITE_OK)
 		rc = ops_graph_scan_register(conn);
+	if (rc == SQLITE_OK)
+		rc = ops_tree_table_register(conn);
 	return rc;
 }

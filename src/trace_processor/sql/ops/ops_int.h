@@ -292,5 +292,6 @@ int ops_critical_path_register(struct sqlite3 *conn);              /* critical_p
 int ops_dominator_register(struct sqlite3 *conn);                  /* dominator.c */
 int ops_tree_partition_register(struct sqlite3 *conn);             /* tree_partition.c */
 int ops_graph_scan_register(struct sqlite3 *conn);                 /* graph_scan.c */
+int ops_tree_table_register(struct sqlite3 *conn);                 /* tree_table.c */
 
 #endif

@@ -5,10 +5,13 @@
  * upstream's checks and messages: the body's column names (valid, not
  * repeated, the declared schema's), the types a table may hold, indexes
  * only on PERFETTO tables. A PERFETTO table is a SQLite table filled from
- * its SELECT once; a view is SQLite's view. perfetto_sql.c parses the
+ * its SELECT once (by the native GROUP BY path of sql/agg/ when the SELECT
+ * has its shape, with the column types CREATE TABLE AS would give); a view
+ * is SQLite's view. perfetto_sql.c parses the
  * statement and hands the parts here.
  */
 #include "trace_processor/sql/psql/psql_int.h"
+#include "trace_processor/sql/agg/agg.h"
 
 #include <errno.h>
 #include <sqlite3.h>
@@ -234,13 +237,108 @@ static void exists_error(struct psql_err *e, const char *kind, const char *name,
 	sqlite3_free(text);
 }
 
+/* ------------------------------------------------- tables by the native path ---- */
+
+/* The column type CREATE TABLE ... AS SELECT gives a column declared
+ * @decl (NULL for an expression): the name of its affinity, by SQLite's
+ * rules. */
+static bool has_ci(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; *s; s++)
+		if (strncasecmp(s, word, n) == 0)
+			return true;
+	return false;
+}
+
+static const char *affinity_name(const char *decl)
+{
+	if (!decl || !*decl)
+		return "";
+	if (has_ci(decl, "INT"))
+		return "INT";
+	if (has_ci(decl, "CHAR") || has_ci(decl, "CLOB") || has_ci(decl, "TEXT"))
+		return "TEXT";
+	if (has_ci(decl, "BLOB"))
+		return "";
+	if (has_ci(decl, "REAL") || has_ci(decl, "FLOA") || has_ci(decl, "DOUB"))
+		return "REAL";
+	return "NUM";
+}
+
+/*
+ * The "CREATE TABLE name(col TYPE, ...)" that CREATE TABLE name AS <@st>
+ * would make, or NULL (out of memory, or two columns of the same name,
+ * which SQLite would rename: left to SQLite).
+ */
+static char *table_decl(sqlite3_stmt *st, const char *name, size_t name_len)
+{
+	int n = sqlite3_column_count(st), i, j;
+	sqlite3_str *s;
+
+	for (i = 0; i < n; i++) {
+		const char *a = sqlite3_column_name(st, i);
+
+		if (!a)
+			return NULL;
+		for (j = 0; j < i; j++)
+			if (sqlite3_stricmp(a, sqlite3_column_name(st, j)) == 0)
+				return NULL;
+	}
+	s = sqlite3_str_new(NULL);
+	sqlite3_str_appendf(s, "CREATE TABLE %.*s(", (int)name_len, name);
+	for (i = 0; i < n; i++) {
+		const char *t = affinity_name(sqlite3_column_decltype(st, i));
+
+		sqlite3_str_appendf(s, "%s\"%w\"%s%s", i ? ", " : "", sqlite3_column_name(st, i),
+				    *t ? " " : "", t);
+	}
+	sqlite3_str_appendall(s, ")");
+	return sqlite3_str_finish(s);
+}
+
+/* Fills table @name (just made) with the rows of @st. Return: 0 or < 0. */
+static int fill_table(sqlite3 *conn, sqlite3_stmt *st, const char *name, size_t name_len,
+		      struct psql_err *e)
+{
+	int n = sqlite3_column_count(st), i, rc;
+	sqlite3_stmt *ins = NULL;
+	sqlite3_str *s = sqlite3_str_new(NULL);
+	char *sql;
+
+	sqlite3_str_appendf(s, "INSERT INTO %.*s VALUES(", (int)name_len, name);
+	for (i = 0; i < n; i++)
+		sqlite3_str_appendall(s, i ? ", ?" : "?");
+	sqlite3_str_appendall(s, ")");
+	sql = sqlite3_str_finish(s);
+	if (!sql) {
+		psql_err_msg(e, NULL);
+		return -ENOMEM;
+	}
+	rc = sqlite3_prepare_v2(conn, sql, -1, &ins, NULL);
+	sqlite3_free(sql);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		for (i = 0; i < n; i++)
+			sqlite3_bind_value(ins, i + 1, sqlite3_column_value(st, i));
+		rc = sqlite3_step(ins);
+		rc = rc == SQLITE_DONE ? sqlite3_reset(ins) : rc;
+	}
+	if (rc == SQLITE_DONE)
+		rc = SQLITE_OK;
+	if (rc != SQLITE_OK)
+		psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(conn)));
+	sqlite3_finalize(ins);
+	return rc == SQLITE_OK ? 0 : rc == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
+}
+
 int psql_create_relation(struct tp_psql *p, const struct psql_layer *l, const struct psql_rel *r,
 			 struct psql_err *e)
 {
 	const char *tag = r->table ? "CREATE PERFETTO TABLE" : "CREATE PERFETTO VIEW";
 	struct schema s = {0};
 	sqlite3_stmt *st = NULL;
-	char *err = NULL;
+	char *err = NULL, *decl = NULL;
 	int rc;
 
 	s.err = &err;
@@ -262,13 +360,30 @@ int psql_create_relation(struct tp_psql *p, const struct psql_layer *l, const st
 	err = r->table || s.n ? check_columns(st, &s, tag) : NULL;
 	if (!err && r->table)
 		err = check_table_types(&s, r->name, r->name_len);
-	sqlite3_finalize(st);
 	if (err) {
+		sqlite3_finalize(st);
 		psql_err_msg(e, err);
 		psql_err_wrap(e, l);
 		return -EINVAL;
 	}
+	/* A table whose body is an aggregate of the native path's shape is
+	 * computed by it and its rows inserted, with the columns and types
+	 * CREATE TABLE AS would give; anything else is SQLite's. */
+	if (r->table && p->agg) {
+		decl = table_decl(st, r->name, r->name_len);
+		if (decl && tp_agg_prepare(p->agg, l->text + r->sel_start, l->text + r->sel_end,
+					   &st) != 1) {
+			sqlite3_free(decl);
+			decl = NULL;
+		}
+	}
+	if (!decl) {
+		sqlite3_finalize(st);
+		st = NULL;
+	}
 	if (sqlite3_exec(p->conn, "SAVEPOINT __tp_psql", NULL, NULL, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		sqlite3_free(decl);
 		psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(p->conn)));
 		psql_err_wrap(e, l);
 		return -EINVAL;
@@ -279,7 +394,19 @@ int psql_create_relation(struct tp_psql *p, const struct psql_layer *l, const st
 			       sqlite3_mprintf("DROP %s IF EXISTS %.*s", r->table ? "TABLE" : "VIEW",
 					       (int)r->name_len, r->name),
 			       e);
-	if (rc == 0) {
+	if (rc == 0 && decl) {
+		rc = exec_free(p->conn, decl, e);
+		decl = NULL;
+		if (rc == 0)
+			rc = fill_table(p->conn, st, r->name, r->name_len, e);
+		if (rc < 0 && e->msg && strstr(e->msg, "already exists")) {
+			char *msg = e->msg;
+
+			e->msg = NULL;
+			exists_error(e, "__intrinsic_dataframe", r->name, r->name_len, msg);
+			sqlite3_free(msg);
+		}
+	} else if (rc == 0) {
 		rc = exec_free(p->conn,
 			       sqlite3_mprintf("CREATE %s %.*s AS %.*s\n", r->table ? "TABLE" : "VIEW",
 					       (int)r->name_len, r->name,
@@ -295,6 +422,8 @@ int psql_create_relation(struct tp_psql *p, const struct psql_layer *l, const st
 			sqlite3_free(msg);
 		}
 	}
+	sqlite3_finalize(st);
+	sqlite3_free(decl);
 	if (rc < 0) {
 		sqlite3_exec(p->conn, "ROLLBACK TO __tp_psql", NULL, NULL, NULL);
 		sqlite3_exec(p->conn, "RELEASE __tp_psql", NULL, NULL, NULL);

@@ -103,3 +103,30 @@ CREATE TABLE __intrinsic_video_frames(
   pts_us INTEGER,
   is_config INTEGER
 );
+
+-- The graphics contexts (GL context, VkDevice, ...) that GPU render stage
+-- events name through InternedGraphicsContext, with their process and API.
+CREATE TABLE __intrinsic_gpu_context(
+  id INTEGER PRIMARY KEY,
+  context_id INTEGER,
+  pid INTEGER,
+  api TEXT
+);
+
+-- ARM Statistical Profiling Extension records (the aux data of perf.data
+-- files recorded with arm_spe; events_bitmask holds the record's event bits).
+CREATE TABLE __intrinsic_spe_record(
+  id INTEGER PRIMARY KEY,
+  ts INTEGER,
+  utid INTEGER,
+  exception_level TEXT,
+  instruction_frame_id INTEGER,
+  operation TEXT,
+  data_virtual_address INTEGER,
+  data_physical_address INTEGER,
+  total_latency INTEGER,
+  issue_latency INTEGER,
+  translation_latency INTEGER,
+  events_bitmask INTEGER,
+  data_source TEXT
+);
