@@ -792,7 +792,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 	case TP_INT:
 	case TP_NARROW:
 		v = tp_get_int(t, (uint32_t)i, row);
-		if (v != TP_NULL_INT || tp_int_is_min(t, (uint32_t)i, row))
+		if (v != TP_NULL_INT || (t->n_mins && tp_int_is_min(t, (uint32_t)i, row)))
 			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_REAL:
