@@ -227,6 +227,7 @@ void tp_table_fini(struct tp_table *t)
 		index_free(t->cols[i].index);
 	}
 	free(t->cols);
+	free(t->mins);
 	memset(t, 0, sizeof(*t));
 }
 

@@ -66,6 +66,8 @@ struct tp_table {
 	uint64_t generation;        /* bumped on every change: indexes go stale */
 	struct tp_order *orders;    /* cached row orders (tp_table_order) */
 	uint32_t n_orders;
+	struct tp_int_min *mins;    /* cells holding INT64_MIN itself (int_min.c) */
+	size_t n_mins, cap_mins;
 };
 
 int tp_table_init(struct tp_table *t, const char *name, const struct tp_col_spec *specs,
@@ -93,6 +95,23 @@ static PFC_ALWAYS_INLINE int64_t tp_get_int(const struct tp_table *t, uint32_t c
 {
 	return tp_cell_get(&t->cols[c], row);
 }
+
+/*
+ * INT64_MIN is the NULL marker of int cells, so a cell whose value is
+ * INT64_MIN itself (an unsigned arg of 2^63) is stored as NULL and listed
+ * by tp_set_int_min() (int_min.c); readers that must tell the two apart
+ * (the SQL layer) ask tp_int_is_min() when a cell reads TP_NULL_INT. Rare:
+ * the list is sorted by (column, row) and searched by bisection. A later
+ * tp_set_int() of such a cell to a value wins over the list.
+ */
+struct tp_int_min {
+	uint32_t col;
+	uint64_t row;
+};
+int tp_set_int_min(struct tp_table *t, uint32_t c, size_t row);
+bool tp_int_is_min(const struct tp_table *t, uint32_t c, size_t row);
+/* Whether column @c has any cell listed by tp_set_int_min(). */
+bool tp_col_has_min(const struct tp_table *t, uint32_t c);
 
 /* A string-id cell (TP_STR); TP_NULL_STR for NULL. */
 static inline uint32_t tp_get_str(const struct tp_table *t, uint32_t c, size_t row)

@@ -56,13 +56,22 @@ static int64_t arg_row(struct tp_import *imp, int64_t set, uint32_t key, const c
 	return row;
 }
 
+/* An int_value cell; INT64_MIN (a uint of 2^63) is a value, not NULL. */
+static void put_int(struct tp_table *t, size_t row, int64_t v)
+{
+	if (v == TP_NULL_INT)
+		tp_set_int_min(t, ARGS_INT_VALUE, row);
+	else
+		tp_set_int(t, ARGS_INT_VALUE, row, v);
+}
+
 /* display_value of numbers is computed by the args view (the SQL layer). */
 void tp_arg_int(struct tp_import *imp, int64_t set, uint32_t key, int64_t v)
 {
 	int64_t row = arg_row(imp, set, key, "int");
 
 	if (row >= 0)
-		tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, v);
+		put_int(&imp->db->args, (size_t)row, v);
 }
 
 void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v)
@@ -70,7 +79,7 @@ void tp_arg_uint(struct tp_import *imp, int64_t set, uint32_t key, uint64_t v)
 	int64_t row = arg_row(imp, set, key, "uint");
 
 	if (row >= 0)
-		tp_set_int(&imp->db->args, ARGS_INT_VALUE, (size_t)row, (int64_t)v);
+		put_int(&imp->db->args, (size_t)row, (int64_t)v);
 }
 
 void tp_arg_real(struct tp_import *imp, int64_t set, uint32_t key, double v)
@@ -373,7 +382,7 @@ int64_t tp_argset_commit(struct tp_import *imp, struct tp_argset *b)
 		case TP_ARG_NULL:
 			break;
 		default:
-			tp_set_int(t, ARGS_INT_VALUE, (size_t)row, a->v.i);
+			put_int(t, (size_t)row, a->v.i);
 			break;
 		}
 	}

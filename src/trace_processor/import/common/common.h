@@ -496,6 +496,12 @@ struct tp_argset *tp_slice_args(struct tp_import *imp, int64_t track, uint32_t r
 int64_t tp_slice_top(struct tp_import *imp, int64_t track);
 /* The end of the trace: held-back args, then every open slice's, are stored. */
 void tp_slice_finish(struct tp_import *imp);
+/*
+ * The order Perfetto's slice tracker walks its stacks of tracks @keys
+ * (given in creation order) at the end: @order gets the indexes of @keys,
+ * n of them (track_order.c). Return: 0, or -ENOMEM.
+ */
+int tp_track_map_order(const uint32_t *keys, size_t n, uint32_t *order);
 
 /* ---------------------------------------------------------- processes ---- */
 

@@ -412,30 +412,67 @@ int64_t tp_slice_top(struct tp_import *imp, int64_t track)
 
 /* ---------------------------------------------------------------- finish ---- */
 
+/*
+ * The stacks in the order Perfetto walks them at the end (its hash map's
+ * slot order, track_order.c); creation order if memory runs out. Each
+ * stack's own slices go bottom to top.
+ */
+static uint32_t *stack_order(struct tp_slices *sl)
+{
+	uint32_t *keys, *order;
+	size_t i;
+
+	keys = malloc((sl->n_stacks ? sl->n_stacks : 1) * sizeof(*keys));
+	order = malloc((sl->n_stacks ? sl->n_stacks : 1) * sizeof(*order));
+	if (keys && order) {
+		for (i = 0; i < sl->n_stacks; i++)
+			keys[i] = (uint32_t)sl->stacks[i].track;
+		if (tp_track_map_order(keys, sl->n_stacks, order) == 0) {
+			free(keys);
+			return order;
+		}
+	}
+	free(keys);
+	if (order)
+		for (i = 0; i < sl->n_stacks; i++)
+			order[i] = (uint32_t)i;
+	return order;
+}
+
+static struct stack *nth_stack(struct tp_slices *sl, const uint32_t *order, size_t i)
+{
+	return &sl->stacks[order ? order[i] : i];
+}
+
 /* Open slices keep dur -1, but their args are stored now. */
-static void flush_stacks(struct tp_import *imp)
+static void flush_stacks(struct tp_import *imp, const uint32_t *order)
 {
 	struct tp_slices *sl = imp->slices;
 	size_t i;
 	uint32_t j;
 
-	for (i = 0; i < sl->n_stacks; i++)
-		for (j = 0; j < sl->stacks[i].n; j++)
-			frame_commit(imp, &sl->stacks[i].f[j]);
+	for (i = 0; i < sl->n_stacks; i++) {
+		struct stack *st = nth_stack(sl, order, i);
+
+		for (j = 0; j < st->n; j++)
+			frame_commit(imp, &st->f[j]);
+	}
 }
 
 /* Open slices' deferred args first, then all of them, as Perfetto orders them. */
-static void commit_deferred(struct tp_import *imp)
+static void commit_deferred(struct tp_import *imp, const uint32_t *order)
 {
 	struct tp_slices *sl = imp->slices;
 	size_t i;
 	uint32_t j;
 
-	for (i = 0; i < sl->n_stacks; i++)
-		for (j = 0; j < sl->stacks[i].n; j++)
-			if (sl->stacks[i].f[j].args != NO_ARGS &&
-			    defers(sl, sl->stacks[i].f[j].args))
-				frame_commit(imp, &sl->stacks[i].f[j]);
+	for (i = 0; i < sl->n_stacks; i++) {
+		struct stack *st = nth_stack(sl, order, i);
+
+		for (j = 0; j < st->n; j++)
+			if (st->f[j].args != NO_ARGS && defers(sl, st->f[j].args))
+				frame_commit(imp, &st->f[j]);
+	}
 	for (i = 0; i < sl->n_deferred; i++)
 		store_args(imp, sl, &sl->deferred[i]);
 	sl->n_deferred = 0;
@@ -443,8 +480,11 @@ static void commit_deferred(struct tp_import *imp)
 
 void tp_slice_finish(struct tp_import *imp)
 {
-	commit_deferred(imp);
-	flush_stacks(imp);
+	uint32_t *order = stack_order(imp->slices);
+
+	commit_deferred(imp, order);
+	flush_stacks(imp, order);
+	free(order);
 }
 
 void tp_slice_fini(struct tp_import *imp)

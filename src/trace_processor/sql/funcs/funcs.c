@@ -126,7 +126,7 @@ static void fn_extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		} else {
 			int64_t v = tp_get_int(t, ARGS_INT_VALUE, row);
 
-			if (v != TP_NULL_INT)
+			if (v != TP_NULL_INT || tp_int_is_min(t, ARGS_INT_VALUE, row))
 				sqlite3_result_int64(ctx, v);
 		}
 		return;

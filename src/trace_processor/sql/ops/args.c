@@ -291,6 +291,7 @@ static void put_value(struct json_ctx *j, size_t row)
 	const struct tp_table *a = &j->db->args;
 	const char *type = tp_str_get(&j->db->strings, tp_get_str(a, ARGS_VALUE_TYPE, row));
 	int64_t iv = tp_get_int(a, ARGS_INT_VALUE, row);
+	bool is_null = iv == TP_NULL_INT && !tp_int_is_min(a, ARGS_INT_VALUE, row);
 	char buf[64];
 
 	if (!type)
@@ -314,15 +315,15 @@ static void put_value(struct json_ctx *j, size_t row)
 			put_str(j, buf);
 		}
 	} else if (!strcmp(type, "bool")) {
-		put_str(j, iv && iv != TP_NULL_INT ? "true" : "false");
+		put_str(j, iv && !is_null ? "true" : "false");
 	} else if (!strcmp(type, "int")) {
-		snprintf(buf, sizeof(buf), "%" PRId64, iv == TP_NULL_INT ? 0 : iv);
+		snprintf(buf, sizeof(buf), "%" PRId64, is_null ? 0 : iv);
 		put_str(j, buf);
 	} else if (!strcmp(type, "uint")) {
-		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(iv == TP_NULL_INT ? 0 : iv));
+		snprintf(buf, sizeof(buf), "%" PRIu64, (uint64_t)(is_null ? 0 : iv));
 		put_str(j, buf);
 	} else if (!strcmp(type, "pointer")) {
-		snprintf(buf, sizeof(buf), "\"0x%" PRIx64 "\"", (uint64_t)(iv == TP_NULL_INT ? 0 : iv));
+		snprintf(buf, sizeof(buf), "\"0x%" PRIx64 "\"", (uint64_t)(is_null ? 0 : iv));
 		put_str(j, buf);
 	} else {
 		put_str(j, "null");

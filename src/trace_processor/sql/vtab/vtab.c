@@ -261,7 +261,7 @@ static bool order_by_index(const struct tp_table *t, sqlite3_index_info *info, i
 			return false;
 		type = col_type(t, col);
 		/* ORDER BY x COLLATE y never reaches us: SQLite sorts those itself. */
-		if (type == TP_REAL)
+		if (type == TP_REAL || tp_col_has_min(t, (uint32_t)col))
 			return false;
 		cols[i] = col;
 	}
@@ -292,6 +292,9 @@ static int vt_best_index(sqlite3_vtab *tab, sqlite3_index_info *info)
 			continue;
 		type = col_type(t, c->iColumn);
 		if (type == TP_REAL)
+			continue;
+		/* Cells holding INT64_MIN read as NULL here: SQLite checks those. */
+		if (c->iColumn >= 0 && tp_col_has_min(t, (uint32_t)c->iColumn))
 			continue;
 		if (type == TP_STR) {
 			coll = sqlite3_vtab_collation(info, i);
@@ -789,7 +792,7 @@ static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i)
 	case TP_INT:
 	case TP_NARROW:
 		v = tp_get_int(t, (uint32_t)i, row);
-		if (v != TP_NULL_INT)
+		if (v != TP_NULL_INT || (t->n_mins && tp_int_is_min(t, (uint32_t)i, row)))
 			sqlite3_result_int64(ctx, v);
 		break;
 	case TP_REAL:
