@@ -71,7 +71,7 @@ data_sources { config { name: "linux.perf" perf_event_config {
   timebase { frequency: 100 counter: SW_CPU_CLOCK }
 } } }
 duration_ms: 800'
-if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 30 \
+if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 180 \
 	"$OUT/tracebox" --txt -c "$SVC_TMP/tb.pbtxt" -o "$SVC_TMP/tb.pb" >"$SVC_TMP/tb.out" 2>&1; then
 	n=$(perf_q tb "select count(*) from perf_sample")
 	if [ "${n:-0}" -ge 20 ]; then
@@ -96,7 +96,7 @@ fi
 $PERF_NICE "$OUT/perf_hot" spin 6 >/dev/null 2>&1 &
 hot=$!
 svc_wait_for 10 test -r "/proc/$hot/stat"
-if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 30 \
+if env -u PERFETTO_PRODUCER_SOCK_NAME -u PERFETTO_CONSUMER_SOCK_NAME timeout 180 \
 	"$OUT/tracebox" -t 2s --cpu-profile 199 -o "$SVC_TMP/lm.pb" sched >"$SVC_TMP/lm.out" 2>&1; then
 	# CPU ms perf_hot ran between the trace's first and last sample.
 	in_ms=$(perf_q lm "with w as (select min(ts) as b, max(ts) as e from perf_sample)

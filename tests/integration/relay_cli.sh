@@ -234,7 +234,7 @@ fi
 # ------------------------------------------------ environment, version ----
 
 env -u PERFETTO_RELAY_SOCK_NAME PERFETTO_PRODUCER_SOCK_NAME="@pfc-relay-none-$TAG" \
-	timeout 10 "$OUT/traced_relay" >"$SVC_TMP/noenv.out" 2>"$SVC_TMP/noenv.err"
+	timeout 120 "$OUT/traced_relay" >"$SVC_TMP/noenv.out" 2>"$SVC_TMP/noenv.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q PERFETTO_RELAY_SOCK_NAME "$SVC_TMP/noenv.err" &&
 	grep -q "192.168.0.1:20001" "$SVC_TMP/noenv.err" &&
@@ -244,7 +244,7 @@ else
 	fail relay/missing_env "exit $rc: $(svc_errtail noenv)"
 fi
 env -u PERFETTO_RELAY_SOCK_NAME PERFETTO_PRODUCER_SOCK_NAME="@pfc-relay-none-$TAG" \
-	timeout 10 "$OUT/tracebox" traced_relay \
+	timeout 120 "$OUT/tracebox" traced_relay \
 	>"$SVC_TMP/tbnoenv.out" 2>"$SVC_TMP/tbnoenv.err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q PERFETTO_RELAY_SOCK_NAME "$SVC_TMP/tbnoenv.err"; then
