@@ -194,7 +194,7 @@ else
 	for c in $upstream_cases; do
 		r=$(python3 -c 'import json, sys
 d = json.load(open(sys.argv[1]))
-print(next((("pass" if x["ok"] else "fail: " + x.get("first", ")[:150])
+print(next((("pass" if x["ok"] else "fail: " + x.get("first", "")[:150])
             for x in d["results"] if x["name"] == sys.argv[2]), "not run"))' \
 			"$tmp/upstream.json" "$c" 2>&1)
 		if [ "$r" = pass ]; then
