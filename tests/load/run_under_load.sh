@@ -77,6 +77,14 @@ if [ $# -eq 0 ]; then
 	make -j"$ncpu" test O="$out"
 	rc=$?
 else
+	# The suites test what is built: build it first (under the hogs too),
+	# or a checkout updated since its last build tests stale binaries.
+	if ! make -j"$ncpu" all O="$out" >"$tmp/build.log" 2>&1; then
+		tail -n 20 "$tmp/build.log"
+		echo "run_under_load: the build failed" >&2
+		stop_hogs
+		exit 2
+	fi
 	pass=0 fail=0 skip=0
 	log="$tmp/suite.log"
 	for s in "$@"; do
