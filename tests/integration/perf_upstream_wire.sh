@@ -75,14 +75,23 @@ fi
 kill $hot 2>/dev/null
 wait $hot 2>/dev/null
 
-if [ -z "$schema" ]; then
-	# Upstream's trace processor knows the same schema (it is built in):
-	# --analyze-trace-proto-content lists every field path it met, an
-	# unknown field as "#unknown.". The same checks, by field path.
-	P=TracePacket
-	I=$P.#interned_data.InternedData
-	S=$P.#perf_sample.PerfSample
-	D=$P.#trace_packet_defaults.TracePacketDefaults.#perf_sample_defaults.PerfSampleDefaults
+# The trace decoded by upstream's schema: with a checkout, protoc's text
+# (unknown fields print as "<number>: value" or "<number> {"); else the
+# field paths upstream's trace processor met (its schema is built in;
+# --analyze-trace-proto-content lists unknown fields as "#unknown.").
+P=TracePacket
+I=$P.#interned_data.InternedData
+S=$P.#perf_sample.PerfSample
+D=$P.#trace_packet_defaults.TracePacketDefaults.#perf_sample_defaults.PerfSampleDefaults
+if [ -n "$schema" ]; then
+	if protoc -I"$SVC_TMP/up" --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto \
+		<"$SVC_TMP/wire.pb" >"$SVC_TMP/wire.txt" 2>"$SVC_TMP/wire.derr" && [ -s "$SVC_TMP/wire.txt" ]; then
+		pass $T/decodes
+	else
+		fail $T/decodes "upstream's schema rejects the trace: $(head -n 2 "$SVC_TMP/wire.derr" | tr '\n' ' ')"
+	fi
+	unknown=$(grep -nE '^ *[0-9]+(:| \{)' "$SVC_TMP/wire.txt" | head -n 3 | tr '\n' ' ')
+else
 	printf '%s\n' "SELECT path FROM experimental_proto_content ORDER BY path;" >"$SVC_TMP/paths.sql"
 	if "$UPSTREAM_TP" --analyze-trace-proto-content -q "$SVC_TMP/paths.sql" "$SVC_TMP/wire.pb" \
 		>"$SVC_TMP/paths.csv" 2>"$SVC_TMP/paths.err" && grep -qF "\"$S\"" "$SVC_TMP/paths.csv"; then
@@ -91,67 +100,46 @@ if [ -z "$schema" ]; then
 		fail $T/decodes "upstream's trace processor found no perf_sample: $(tail -n 2 "$SVC_TMP/paths.err" | tr '\n' ' ')"
 	fi
 	unknown=$(grep -F '#unknown' "$SVC_TMP/paths.csv" | head -n 3 | tr '\n' ' ')
-	if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
-	# has_path NAME PATH: upstream met the field PATH (a message or a field
-	# whose path starts with it).
-	has_path() {
-		if grep -qF "\"$2" "$SVC_TMP/paths.csv"; then pass "$T/$1"; else fail "$T/$1" "upstream met no field $2"; fi
-	}
-	has_path sample_block "$S\""
-	for f in cpu pid tid timebase_count follower_counts callstack_iid; do
-		has_path "sample_$f" "$S.#$f."
-	done
-	has_path defaults "$D\""
-	has_path defaults_timebase "$D.#timebase."
-	has_path interned "$I\""
-	has_path function_names "$I.#function_names."
-	has_path frames "$I.#frames."
-	has_path frame_fields "$I.#frames.Frame.#rel_pc."
-	has_path frame_mapping "$I.#frames.Frame.#mapping_id."
-	has_path frame_name "$I.#frames.Frame.#function_name_id."
-	has_path callstacks "$I.#callstacks."
-	has_path callstack_frames "$I.#callstacks.Callstack.#frame_ids."
-	has_path mappings "$I.#mappings."
-	has_path mapping_paths "$I.#mapping_paths."
-	has_path mapping_path_ids "$I.#mappings.Mapping.#path_string_ids."
-	has_path build_ids "$I.#build_ids."
+fi
+if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
+
+# field NAME TEXT_LINE PATH: the decoded trace has the field: a line of
+# protoc's text matching TEXT_LINE, or a field path starting with PATH.
+field() {
+	if [ -n "$schema" ]; then
+		if grep -qE "$2" "$SVC_TMP/wire.txt"; then pass "$T/$1"; else fail "$T/$1" "no line matches '$2'"; fi
+	elif grep -qF "\"$3" "$SVC_TMP/paths.csv"; then
+		pass "$T/$1"
+	else
+		fail "$T/$1" "upstream met no field $3"
+	fi
+}
+field sample_block '^  perf_sample \{' "$S\""
+for f in cpu pid tid timebase_count follower_counts callstack_iid; do
+	field "sample_$f" "^    $f: " "$S.#$f."
+done
+field defaults '^    perf_sample_defaults \{' "$D\""
+field defaults_timebase '^      timebase \{' "$D.#timebase."
+field interned '^  interned_data \{' "$I\""
+field function_names '^    function_names \{' "$I.#function_names."
+field frames '^    frames \{' "$I.#frames."
+field frame_fields '^      rel_pc: ' "$I.#frames.Frame.#rel_pc."
+field frame_mapping '^      mapping_id: ' "$I.#frames.Frame.#mapping_id."
+field frame_name '^      function_name_id: ' "$I.#frames.Frame.#function_name_id."
+field callstacks '^    callstacks \{' "$I.#callstacks."
+field callstack_frames '^      frame_ids: ' "$I.#callstacks.Callstack.#frame_ids."
+field mappings '^    mappings \{' "$I.#mappings."
+field mapping_paths '^    mapping_paths \{' "$I.#mapping_paths."
+field mapping_path_ids '^      path_string_ids: ' "$I.#mappings.Mapping.#path_string_ids."
+field build_ids '^    build_ids \{' "$I.#build_ids."
+# The hot loop's function names reached the trace: in the interned strings,
+# or as upstream's frame names.
+if [ -n "$schema" ]; then
+	field hot_name 'str: "hot_[ab]"' ""
+else
 	printf '%s\n' "SELECT COUNT(*) FROM stack_profile_frame WHERE name GLOB 'hot_[ab]*';" >"$SVC_TMP/hot.sql"
 	n=$("$UPSTREAM_TP" -q "$SVC_TMP/hot.sql" "$SVC_TMP/wire.pb" 2>/dev/null | tail -n 1)
 	if [ "${n:-0}" -gt 0 ] 2>/dev/null; then pass $T/hot_name; else fail $T/hot_name "upstream's trace processor names no frame hot_a/hot_b ($n)"; fi
-else
-	if protoc -I"$SVC_TMP/up" --decode=perfetto.protos.Trace protos/perfetto/trace/trace.proto \
-		<"$SVC_TMP/wire.pb" >"$SVC_TMP/wire.txt" 2>"$SVC_TMP/wire.derr" && [ -s "$SVC_TMP/wire.txt" ]; then
-		pass $T/decodes
-	else
-		fail $T/decodes "upstream's schema rejects the trace: $(head -n 2 "$SVC_TMP/wire.derr" | tr '\n' ' ')"
-	fi
-	# Unknown fields print as "<number>: value" or "<number> {".
-	unknown=$(grep -nE '^ *[0-9]+(:| \{)' "$SVC_TMP/wire.txt" | head -n 3 | tr '\n' ' ')
-	if [ -z "$unknown" ]; then pass $T/no_unknown_fields; else fail $T/no_unknown_fields "fields upstream does not know: $unknown"; fi
-
-	# has NAME PATTERN: the decoded text has a line matching PATTERN.
-	has() {
-		if grep -qE "$2" "$SVC_TMP/wire.txt"; then pass "$T/$1"; else fail "$T/$1" "no line matches '$2'"; fi
-	}
-	has sample_block '^  perf_sample \{'
-	for f in cpu pid tid timebase_count follower_counts callstack_iid; do
-		has "sample_$f" "^    $f: "
-	done
-	has defaults '^    perf_sample_defaults \{'
-	has defaults_timebase '^      timebase \{'
-	has interned '^  interned_data \{'
-	has function_names '^    function_names \{'
-	has frames '^    frames \{'
-	has frame_fields '^      rel_pc: '
-	has frame_mapping '^      mapping_id: '
-	has frame_name '^      function_name_id: '
-	has callstacks '^    callstacks \{'
-	has callstack_frames '^      frame_ids: '
-	has mappings '^    mappings \{'
-	has mapping_paths '^    mapping_paths \{'
-	has mapping_path_ids '^      path_string_ids: '
-	has build_ids '^    build_ids \{'
-	has hot_name 'str: "hot_[ab]"'
 fi
 
 # With UPSTREAM_TP (Perfetto's trace_processor_shell), both trace
