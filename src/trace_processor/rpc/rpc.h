@@ -11,6 +11,7 @@
  *   http_req.c  one HTTP/1.1 request head from bytes (bounds-checked)
  *   ws_frame.c  WebSocket frames in and out, the handshake key
  *   sha1.c      SHA-1 and base64 for the handshake
+ *   stdiod.c    the same stream over a pipe (`--stdiod`, `server stdio`)
  *   rpc.c       the TraceProcessorRpc methods over the engine
  *   query.c     a query's result as QueryResult batches
  */
@@ -53,6 +54,15 @@ struct tp_httpd_options {
  * Return: 0 after a signal, or -errno if it cannot listen.
  */
 int tp_httpd_run(struct tp_rpc *r, const struct tp_httpd_options *o);
+
+/*
+ * tp_stdio_run() - Serve @r over a pipe until @in_fd's end of file: the
+ * bytes read from @in_fd are a TraceProcessorRpcStream (as Perfetto's
+ * --stdiod reads stdin), the replies go to @out_fd.
+ * Return: 0 at end of file, -EPROTO after a framing error (a reply with
+ * fatal_error was written), or -errno if reading failed.
+ */
+int tp_stdio_run(struct tp_rpc *r, int in_fd, int out_fd);
 
 /*
  * tp_httpd_feed() - For the fuzzer: @data as the bytes one client sends on

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * serve.c - `trace_processor_shell --httpd`: turns the command line's
- * --http-* flags into the server's options and runs the server of
- * rpc/ over the shell's engine (or a new one when no trace was given).
+ * serve.c - `trace_processor_shell --httpd` and `--stdiod`: turns the
+ * command line's --http-* flags into the server's options and runs the
+ * HTTP server of rpc/, or its pipe server on stdin/stdout, over the
+ * shell's engine (or a new one when no trace was given).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "trace_processor/rpc/rpc.h"
@@ -68,7 +70,14 @@ int shell_httpd(const struct tp_options *opt, const struct shell_sql_packages *s
 	if (rc < 0)
 		goto nomem;
 	tp = NULL;
-	rc = tp_httpd_run(r, &o);
+	if (h->stdio) {
+		rc = tp_stdio_run(r, STDIN_FILENO, STDOUT_FILENO);
+		if (rc < 0)
+			fprintf(stderr, PROG ": stdio server: %s\n",
+				rc == -EPROTO ? "malformed request stream" : strerror(-rc));
+	} else {
+		rc = tp_httpd_run(r, &o);
+	}
 	exit_code = rc < 0 ? 1 : 0;
 	goto out;
 nomem:

@@ -5,18 +5,14 @@
  * for stdin), runs -q/-Q SQL and prints each statement's result as CSV
  * byte for byte like Perfetto (the diff tests compare it), exports every
  * table and view into a SQLite file (-e) and runs a libedit REPL (-i).
- * Called from main.c only; one trace, one thread, blocking stdio.
+ * Called from cli.c only; one trace, one thread, blocking stdio.
  */
-#include "trace_processor/shell/shell.h"
-#include "trace_processor/convert/convert.h"
-
 #include <editline/readline.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <malloc.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -32,6 +28,7 @@
 #include "base/sort.h"
 #include "base/version.h"
 #include "trace_processor/shell/shell_int.h"
+#include "trace_processor/shell/subcommand.h"
 #include "trace_processor/storage/storage.h"
 #include "trace_processor/trace_processor.h"
 
@@ -61,6 +58,7 @@ enum {
 	OPT_HTTP_PORT,
 	OPT_HTTP_IP,
 	OPT_HTTP_CORS,
+	OPT_STDIOD,
 	OPT_IGNORED,
 	OPT_METRICS,
 };
@@ -111,6 +109,7 @@ static const struct option k_options[] = {
 	{"override-stdlib", required_argument, NULL, OPT_OVERRIDE_STDLIB},
 	{"list-modules", no_argument, NULL, OPT_LIST_MODULES},
 	{"httpd", no_argument, NULL, 'D'},
+	{"stdiod", no_argument, NULL, OPT_STDIOD},
 	{"http-port", required_argument, NULL, OPT_HTTP_PORT},
 	{"http-ip-address", required_argument, NULL, OPT_HTTP_IP},
 	{"http-additional-cors-origins", required_argument, NULL, OPT_HTTP_CORS},
@@ -166,14 +165,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: " PROG " [FLAGS] TRACE_FILE\n"
-		"       " PROG " convert [FLAGS] profile [TRACE_FILE]   (heap profiles as\n"
-		"       pprof files; " PROG " convert --help)\n"
+		"       " PROG " COMMAND [FLAGS] ...\n"
+		"\n");
+	shell_subcommands_usage(f);
+	fprintf(f,
 		"\n"
-		"Imports TRACE_FILE ('-' reads stdin) and queries it with SQL.\n"
-		"With no -q, -Q or -e the interactive shell starts.\n"
+		"Classic flags: imports TRACE_FILE ('-' reads stdin) and queries it\n"
+		"with SQL. With no -q, -Q, -e, --httpd or --stdiod the interactive\n"
+		"shell starts.\n"
 		"\n"
-		"  -q, --query-file FILE     Run the SQL statements in FILE; print the\n"
-		"                            result of the last one as CSV.\n"
+		"  -q, --query-file FILE     Run the SQL statements in FILE; print each\n"
+		"                            one's result as CSV (a blank line between).\n"
 		"  -Q, --query-string SQL    Same, with the SQL on the command line\n"
 		"                            (--query SQL is a synonym).\n"
 		"  -i, --interactive         Start the interactive shell after any queries.\n"
@@ -207,6 +209,8 @@ static void usage(FILE *f)
 		"  -D, --httpd               Serve the trace (or one sent later) to Perfetto's\n"
 		"                            UI and Python API over HTTP and WebSocket;\n"
 		"                            TRACE_FILE is optional.\n"
+		"      --stdiod              Serve the RPC stream of --httpd's WebSocket on\n"
+		"                            stdin/stdout instead (Perfetto's --stdiod).\n"
 		"      --http-port PORT      Port of --httpd (default 9001; 0 picks one).\n"
 		"      --http-ip-address IP  Address of --httpd (default 127.0.0.1).\n"
 		"      --http-additional-cors-origins ORIGIN1,ORIGIN2,...\n"
@@ -257,6 +261,10 @@ static enum parse_result parse_args(int argc, char **argv)
 			break;
 		case 'D':
 			g_args.httpd = true;
+			break;
+		case OPT_STDIOD:
+			g_args.httpd = true;
+			g_args.http.stdio = true;
 			break;
 		case OPT_HTTP_PORT:
 			g_args.http.port = optarg;
@@ -329,6 +337,11 @@ static enum parse_result parse_args(int argc, char **argv)
 	}
 	if (g_args.query_file && g_args.query_string) {
 		fprintf(stderr, PROG ": give either -q/--query-file or -Q/--query-string\n");
+		return PARSE_ERROR;
+	}
+	if (g_args.http.stdio && optind < argc && strcmp(argv[optind], "-") == 0) {
+		fprintf(stderr, PROG ": --stdiod reads requests on stdin: the trace cannot "
+				     "come from there\n");
 		return PARSE_ERROR;
 	}
 	if (optind >= argc && g_args.httpd)
@@ -1180,7 +1193,7 @@ static int write_perf_file(const char *path, uint64_t load_ns, uint64_t query_ns
 	return rc;
 }
 
-int tp_shell_main(int argc, char **argv)
+int shell_classic_main(int argc, char **argv)
 {
 	struct tp_options opt = {0};
 	struct buf query_buf = BUF_INIT;
@@ -1192,19 +1205,6 @@ int tp_shell_main(int argc, char **argv)
 	sqlite3 *db;
 	int fd = -1, exit_code = 1, rc;
 
-#ifdef M_MMAP_THRESHOLD
-	/*
-	 * The import grows and repacks column arrays of up to tens of MB. A
-	 * fixed threshold keeps every such array in its own mapping (grown
-	 * by mremap, returned to the system when freed); glibc's adaptive
-	 * one moves them into the heap, whose holes stayed resident: 22 MB
-	 * of a 200 MB storm's 210 MB peak.
-	 */
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
-#endif
-	/* Perfetto's `convert` subcommand (traceconv): its own command line. */
-	if (argc >= 2 && strcmp(argv[1], "convert") == 0)
-		return tp_convert_main(argc - 1, argv + 1);
 	switch (parse_args(argc, argv)) {
 	case PARSE_HELP:
 		usage(stdout);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * shell_int.h - private to shell/: what shell.c asks of hint.c and of
- * sql_packages.c.
+ * shell_int.h - private to shell/: what cli.c asks of shell.c, and what
+ * shell.c asks of hint.c, sql_packages.c and serve.c.
  */
 #ifndef PFC_TRACE_PROCESSOR_SHELL_SHELL_INT_H
 #define PFC_TRACE_PROCESSOR_SHELL_SHELL_INT_H
@@ -14,6 +14,13 @@ struct buf;
 struct sqlite3;
 struct tp;
 struct tp_options;
+
+/*
+ * shell_classic_main() - Perfetto's classic flat command line: import the
+ * trace, then -q/-Q queries (CSV on stdout), -e export, --httpd/--stdiod
+ * and/or the interactive shell. Return: the exit code (0, or 1).
+ */
+int shell_classic_main(int argc, char **argv);
 
 /*
  * shell_column_hint() - Explain a "no such column: X" error: which table of
@@ -57,17 +64,19 @@ struct shell_sql_packages {
  */
 int shell_sql_packages(struct tp *tp, const struct shell_sql_packages *sp);
 
-/* --httpd's flags as given (NULL: the default). */
+/* --httpd's flags as given (NULL: the default), or --stdiod. */
 struct shell_httpd {
 	const char *port;          /* --http-port */
 	const char *ip;            /* --http-ip-address */
 	const char *cors;          /* --http-additional-cors-origins, comma-separated */
+	bool stdio;                /* --stdiod: the RPC stream on stdin/stdout instead */
 };
 
 /*
  * shell_httpd() - Serve @tp (its trace imported from @name, @size bytes;
  * taken over and destroyed) or, if @tp is NULL, a new engine with @opt
- * and the SQL packages @sp, until SIGINT or SIGTERM.
+ * and the SQL packages @sp, until SIGINT or SIGTERM (with @h->stdio: until
+ * stdin's end).
  * Return: 0, or 1 after printing why it could not start.
  */
 int shell_httpd(const struct tp_options *opt, const struct shell_sql_packages *sp, struct tp *tp,
