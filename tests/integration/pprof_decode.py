@@ -4,7 +4,7 @@
 # plain or gzipped) as text that does not depend on the ids or order the
 # writer chose: the sample types, then one line per sample, sorted:
 # "VALUES<TAB>leaf;...;root" with each frame as NAME|SYSTEM_NAME|MAPPING
-# FILE|BUILD ID. A decoder of our own (no protobuf package needed), so
+# FILE|BUILD ID, and |SOURCE FILE:LINE for a symbolized line. A decoder of our own (no protobuf package needed), so
 # tests can compare our `convert profile` with Perfetto's.
 # Usage: pprof_decode.py FILE
 import gzip
@@ -88,7 +88,7 @@ def main():
             locs[d.get(1, 0)] = (d.get(2, 0), lines)
         elif fid == 5:
             d = {f: x for f, _, x in fields(v)}
-            funcs[d.get(1, 0)] = (d.get(2, 0), d.get(3, 0))
+            funcs[d.get(1, 0)] = (d.get(2, 0), d.get(3, 0), d.get(4))
         elif fid == 3:
             d = {f: x for f, _, x in fields(v)}
             maps[d.get(1, 0)] = (d.get(5, 0), d.get(6, 0))
@@ -101,8 +101,12 @@ def main():
             mid, lines = locs.get(lid, (0, []))
             mf = maps.get(mid, (0, 0))
             for ln in lines:
-                fn = funcs.get(ln.get(1, 0), (0, 0))
-                frames.append("%s|%s|%s|%s" % (s(fn[0]), s(fn[1]), s(mf[0]), s(mf[1])))
+                fn = funcs.get(ln.get(1, 0), (0, 0, None))
+                f = "%s|%s|%s|%s" % (s(fn[0]), s(fn[1]), s(mf[0]), s(mf[1]))
+                # Symbolized frames: the function's file and the line.
+                if fn[2] is not None or 2 in ln:
+                    f += "|%s:%s" % (s(fn[2] or 0), ln.get(2, ""))
+                frames.append(f)
         out.append("%s\t%s" % (" ".join(map(str, vals)), ";".join(frames)))
     for line in sorted(out):
         print(line)

@@ -3,7 +3,10 @@
  * pprof.c - heap dumps as pprof profiles (perftools.profiles.Profile), as
  * Perfetto's traceconv makes them: a function per distinct (name,
  * system name) of the frames (the name demangled or deobfuscated, the
- * system name as recorded), a location per (mapping, function), samples
+ * system name as recorded), a location per (mapping, function); a frame
+ * with symbols (stack_profile_symbol, from ModuleSymbols) is a location
+ * with a line per symbol (inlined functions first), each a function of
+ * the symbol's name and source file with its line number; samples
  * per callsite with their locations leaf first; the sample types by heap
  * (libc.malloc: total and unreleased malloc count and size). Each profile
  * holds only the locations, functions, mappings and strings its samples
@@ -28,9 +31,11 @@ enum {
 	M_ID = 1, M_MEMORY_START = 2, M_MEMORY_LIMIT = 3, M_FILE_OFFSET = 4, M_FILENAME = 5,
 	M_BUILD_ID = 6,
 	L_ID = 1, L_MAPPING_ID = 2, L_LINE = 4,
-	LN_FUNCTION_ID = 1,
-	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3,
+	LN_FUNCTION_ID = 1, LN_LINE = 2,
+	F_ID = 1, F_NAME = 2, F_SYSTEM_NAME = 3, F_FILENAME = 4,
 };
+
+#define NO_FILE UINT32_MAX /* a function without a file name field */
 
 #define MAX_DEPTH 65536 /* a cycle in the callsites stops here */
 
@@ -45,17 +50,28 @@ struct pprof_stacks {
 	struct str_ref *strs;
 	size_t n_strs, cap_strs;
 	struct hmap str_index; /* hash (probing) -> string index */
-	/* Functions: (name, system name) string pairs. */
-	uint32_t (*funcs)[2];
+	/* Functions: (name, system name, file name or NO_FILE) strings. */
+	uint32_t (*funcs)[3];
 	size_t n_funcs, cap_funcs;
-	struct hmap func_index; /* name << 32 | system name -> function */
-	/* Locations: (mapping row, function). */
+	struct hmap func_index; /* hash (probing) -> function */
+	/* Lines of locations: function and line number (symbols' only). */
+	struct pprof_line {
+		uint32_t func;
+		bool has_line;
+		uint32_t line;
+	} *lines;
+	size_t n_lines, cap_lines;
+	/* Locations: (mapping row, function) or (mapping row, symbol set):
+	 * lines [first_line, first_line + n_lines). */
 	struct {
 		int64_t mapping;
-		uint32_t func;
+		uint64_t what; /* function, or symbol set id | 1 << 63 */
+		uint32_t first_line, n_lines;
 	} *locs;
 	size_t n_locs, cap_locs;
-	struct hmap loc_index; /* mapping << 32 | function -> location */
+	struct hmap loc_index; /* hash (probing) -> location */
+	/* Symbol sets: set id -> lines, as loaded (first index, count). */
+	struct hmap set_lines; /* set id -> first line << 32 | count */
 	/* Per frame row: its location (or UINT32_MAX); per callsite row:
 	 * parent (-1 for a root) and frame. */
 	uint32_t *frame_loc;
@@ -124,32 +140,114 @@ static uint32_t intern_col(struct pprof_stacks *s, sqlite3_stmt *st, int col)
 	return intern(s, t ? t : "", t ? (size_t)sqlite3_column_bytes(st, col) : 0);
 }
 
-static uint32_t func_of(struct pprof_stacks *s, uint32_t name, uint32_t sys)
+static uint64_t mix(uint64_t h, uint64_t v)
 {
-	uint64_t k = (uint64_t)name << 32 | sys, v;
+	return (h ^ v) * 0x9e3779b97f4a7c15ull + (h >> 29);
+}
 
-	if (hmap_get(&s->func_index, k, &v))
-		return (uint32_t)v;
+static uint32_t func_of(struct pprof_stacks *s, uint32_t name, uint32_t sys, uint32_t file)
+{
+	uint64_t h = mix(mix(mix(17, name), sys), file), v;
+
+	while (hmap_get(&s->func_index, h, &v)) {
+		const uint32_t *f = s->funcs[v];
+
+		if (f[0] == name && f[1] == sys && f[2] == file)
+			return (uint32_t)v;
+		h++;
+	}
 	if (!grow((void **)&s->funcs, &s->cap_funcs, s->n_funcs, sizeof(*s->funcs)) ||
-	    hmap_put(&s->func_index, k, s->n_funcs) < 0)
+	    hmap_put(&s->func_index, h, s->n_funcs) < 0)
 		return UINT32_MAX;
 	s->funcs[s->n_funcs][0] = name;
 	s->funcs[s->n_funcs][1] = sys;
+	s->funcs[s->n_funcs][2] = file;
 	return (uint32_t)s->n_funcs++;
 }
 
-static uint32_t loc_of(struct pprof_stacks *s, int64_t mapping, uint32_t func)
+static uint32_t add_line(struct pprof_stacks *s, uint32_t func, bool has_line, uint32_t line)
 {
-	uint64_t k = (uint64_t)mapping << 32 | func, v;
+	if (!grow((void **)&s->lines, &s->cap_lines, s->n_lines, sizeof(*s->lines)))
+		return UINT32_MAX;
+	s->lines[s->n_lines].func = func;
+	s->lines[s->n_lines].has_line = has_line;
+	s->lines[s->n_lines].line = line;
+	return (uint32_t)s->n_lines++;
+}
 
-	if (hmap_get(&s->loc_index, k, &v))
-		return (uint32_t)v;
+/*
+ * The location of @mapping and @what (a function, or a symbol set id |
+ * 1 << 63 whose lines are [@first, @first + @n)); a plain function's
+ * location gets its one line here.
+ */
+static uint32_t loc_of(struct pprof_stacks *s, int64_t mapping, uint64_t what, uint32_t first,
+		       uint32_t n)
+{
+	uint64_t h = mix(mix(31, (uint64_t)mapping), what), v;
+
+	while (hmap_get(&s->loc_index, h, &v)) {
+		if (s->locs[v].mapping == mapping && s->locs[v].what == what)
+			return (uint32_t)v;
+		h++;
+	}
+	if (!(what >> 63)) {
+		first = add_line(s, (uint32_t)what, false, 0);
+		n = 1;
+		if (first == UINT32_MAX)
+			return UINT32_MAX;
+	}
 	if (!grow((void **)&s->locs, &s->cap_locs, s->n_locs, sizeof(*s->locs)) ||
-	    hmap_put(&s->loc_index, k, s->n_locs) < 0)
+	    hmap_put(&s->loc_index, h, s->n_locs) < 0)
 		return UINT32_MAX;
 	s->locs[s->n_locs].mapping = mapping;
-	s->locs[s->n_locs].func = func;
+	s->locs[s->n_locs].what = what;
+	s->locs[s->n_locs].first_line = first;
+	s->locs[s->n_locs].n_lines = n;
 	return (uint32_t)s->n_locs++;
+}
+
+/* Each symbol a line of its set: a function of its name and file, its line. */
+static int load_symbols(struct tp *tp, struct pprof_stacks *s)
+{
+	sqlite3_stmt *st = NULL;
+	const char *tail;
+	int64_t cur = -1;
+	uint32_t first = 0, n = 0;
+	int rc = -EIO;
+
+	if (tp_prepare(tp,
+		       "SELECT symbol_set_id, name, source_file, line_number "
+		       "FROM stack_profile_symbol WHERE symbol_set_id IS NOT NULL "
+		       "ORDER BY symbol_set_id, id",
+		       &st, &tail) != SQLITE_OK || !st)
+		goto out;
+	rc = -ENOMEM;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t set = sqlite3_column_int64(st, 0);
+		uint32_t name = intern_col(s, st, 1), file = intern_col(s, st, 2), fn, ln;
+
+		if (name == UINT32_MAX || file == UINT32_MAX ||
+		    (fn = func_of(s, name, name, file)) == UINT32_MAX)
+			goto out;
+		ln = add_line(s, fn, true, (uint32_t)sqlite3_column_int64(st, 3));
+		if (ln == UINT32_MAX)
+			goto out;
+		if (set != cur) {
+			if (cur >= 0 &&
+			    hmap_put(&s->set_lines, (uint64_t)cur, (uint64_t)first << 32 | n) < 0)
+				goto out;
+			cur = set;
+			first = ln;
+			n = 0;
+		}
+		n++;
+	}
+	if (cur >= 0 && hmap_put(&s->set_lines, (uint64_t)cur, (uint64_t)first << 32 | n) < 0)
+		goto out;
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	return rc;
 }
 
 void pprof_stacks_free(struct pprof_stacks *s)
@@ -163,6 +261,8 @@ void pprof_stacks_free(struct pprof_stacks *s)
 	hmap_fini(&s->func_index);
 	free(s->locs);
 	hmap_fini(&s->loc_index);
+	free(s->lines);
+	hmap_fini(&s->set_lines);
 	free(s->frame_loc);
 	free(s->cs_parent);
 	free(s->cs_frame);
@@ -198,8 +298,13 @@ int pprof_stacks_load(struct tp *tp, struct pprof_stacks **out)
 	hmap_init(&s->str_index);
 	hmap_init(&s->func_index);
 	hmap_init(&s->loc_index);
+	hmap_init(&s->set_lines);
 	if (intern(s, "", 0) != 0)
 		goto fail;
+	rc = load_symbols(tp, s);
+	if (rc < 0)
+		goto fail;
+	rc = -EIO;
 	nf = n_rows(tp, "SELECT max(id) FROM stack_profile_frame");
 	nc = n_rows(tp, "SELECT max(id) FROM stack_profile_callsite");
 	nm = n_rows(tp, "SELECT max(id) FROM stack_profile_mapping");
@@ -222,22 +327,35 @@ int pprof_stacks_load(struct tp *tp, struct pprof_stacks **out)
 
 	rc = -EIO;
 	if (tp_prepare(tp,
-		       "SELECT id, mapping, name, coalesce(deobfuscated_name, demangle(name), name) "
-		       "FROM stack_profile_frame",
+		       "SELECT id, mapping, name, coalesce(deobfuscated_name, demangle(name), name), "
+		       "symbol_set_id FROM stack_profile_frame",
 		       &st, &tail) != SQLITE_OK || !st)
 		goto fail;
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		uint32_t sys = intern_col(s, st, 2), name = intern_col(s, st, 3), fn;
+		int64_t id = sqlite3_column_int64(st, 0), mapping = sqlite3_column_int64(st, 1);
+		uint64_t lines;
 
 		if (id < 0 || (size_t)id >= s->n_frames)
 			continue;
-		fn = sys == UINT32_MAX || name == UINT32_MAX ? UINT32_MAX : func_of(s, name, sys);
-		if (fn == UINT32_MAX) {
+		/* A frame with symbols: their lines, else the frame's own function. */
+		if (sqlite3_column_type(st, 4) != SQLITE_NULL &&
+		    hmap_get(&s->set_lines, (uint64_t)sqlite3_column_int64(st, 4), &lines)) {
+			s->frame_loc[id] = loc_of(s, mapping,
+						  (uint64_t)sqlite3_column_int64(st, 4) | 1ull << 63,
+						  (uint32_t)(lines >> 32), (uint32_t)lines);
+		} else {
+			uint32_t sys = intern_col(s, st, 2), name = intern_col(s, st, 3), fn;
+
+			fn = sys == UINT32_MAX || name == UINT32_MAX
+				     ? UINT32_MAX
+				     : func_of(s, name, sys, NO_FILE);
+			s->frame_loc[id] =
+				fn == UINT32_MAX ? UINT32_MAX : loc_of(s, mapping, fn, 0, 0);
+		}
+		if (s->frame_loc[id] == UINT32_MAX) {
 			rc = -ENOMEM;
 			goto fail;
 		}
-		s->frame_loc[id] = loc_of(s, sqlite3_column_int64(st, 1), fn);
 	}
 	sqlite3_finalize(st);
 	st = NULL;
@@ -433,17 +551,25 @@ int pprof_heap_dump(struct tp *tp, const struct pprof_stacks *cs, const struct p
 	rc = -ENOMEM;
 	for (i = 0; i < s->n_locs; i++) {
 		struct buf line = BUF_INIT;
+		uint32_t j;
 
 		if (!loc_seen[i])
 			continue;
-		fn_seen[s->locs[i].func] = 1;
 		if (s->locs[i].mapping >= 0 && (size_t)s->locs[i].mapping < s->n_maps)
 			map_seen[s->locs[i].mapping] = 1;
 		buf_reset(&msg);
 		put_uint(&msg, L_ID, i + 1);
 		put_uint(&msg, L_MAPPING_ID, (uint64_t)s->locs[i].mapping + 1);
-		put_uint(&line, LN_FUNCTION_ID, (uint64_t)s->locs[i].func + 1);
-		put_bytes(&msg, L_LINE, line.data, line.len);
+		for (j = 0; j < s->locs[i].n_lines; j++) {
+			const struct pprof_line *l = &s->lines[s->locs[i].first_line + j];
+
+			fn_seen[l->func] = 1;
+			buf_reset(&line);
+			put_uint(&line, LN_FUNCTION_ID, (uint64_t)l->func + 1);
+			if (l->has_line)
+				put_uint(&line, LN_LINE, l->line);
+			put_bytes(&msg, L_LINE, line.data, line.len);
+		}
 		buf_fini(&line);
 		put_bytes(out, P_LOCATION, msg.data, msg.len);
 	}
@@ -458,6 +584,11 @@ int pprof_heap_dump(struct tp *tp, const struct pprof_stacks *cs, const struct p
 		put_uint(&msg, F_ID, i + 1);
 		put_uint(&msg, F_NAME, (uint64_t)a);
 		put_uint(&msg, F_SYSTEM_NAME, (uint64_t)b);
+		if (s->funcs[i][2] != NO_FILE) {
+			if ((a = str_id(&t, s->funcs[i][2])) < 0)
+				goto out;
+			put_uint(&msg, F_FILENAME, (uint64_t)a);
+		}
 		put_bytes(out, P_FUNCTION, msg.data, msg.len);
 	}
 	for (i = 0; i < s->n_maps; i++) {

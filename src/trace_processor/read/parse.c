@@ -99,7 +99,8 @@ void tp_parse_event(struct tp_import *imp, const struct tp_event *ev)
 			tp_te_parse_packet(imp, ev, f.id, f.data, f.size);
 			break;
 		case PB_TRACE_PACKET__MODULE_SYMBOLS:
-			tp_te_module_symbols(imp, f.data, f.size);
+			tp_prof_module_symbols(imp, f.data, f.size, ev->machine,
+					       tp_te_module_symbols(imp, f.data, f.size));
 			break;
 		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_STATE_EVENT:
 		case PB_TRACE_PACKET__GENERIC_KERNEL_TASK_RENAME_EVENT:

@@ -56,6 +56,7 @@ void tp_profiling_fini(struct tp_import *imp)
 	free(p->streams);
 	tp_heap_profile_fini(p);
 	tp_heap_graph_fini(p);
+	tp_prof_symbol_frames_fini(p);
 	free(p);
 	imp->profiling = NULL;
 }

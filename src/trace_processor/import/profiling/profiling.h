@@ -52,6 +52,14 @@ void tp_art_process_metadata(struct tp_import *imp, const struct tp_event *ev,
 void tp_heap_graph_packet(struct tp_import *imp, const struct tp_event *ev, const uint8_t *data,
 			  size_t len);
 /* tp_deobfuscation_mapping() - One TracePacket.deobfuscation_mapping (applied at the end). */
+/*
+ * tp_prof_module_symbols() - A ModuleSymbols packet: symbol sets for the
+ * frames of the profile mappings of its path and build id
+ * (module_symbols.c). @other_mappings: the track event importer had
+ * mappings of that binary (then no stackprofile_invalid_mapping_id).
+ */
+void tp_prof_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len,
+			    uint32_t machine, bool other_mappings);
 void tp_deobfuscation_mapping(struct tp_import *imp, const uint8_t *data, size_t len);
 /* tp_heap_graph_finish() - Ends the dumps still open, then deobfuscates. */
 void tp_heap_graph_finish(struct tp_import *imp);

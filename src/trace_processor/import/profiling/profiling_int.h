@@ -16,6 +16,7 @@
 struct tp_import;
 struct tp_heap_profile;
 struct tp_heap_graph;
+struct tp_symbol_frames;
 
 #define MAX_KEYS (1u << 24) /* rows the importer remembers (mappings, frames, ...) */
 
@@ -71,6 +72,7 @@ struct tp_profiling {
 	uint32_t s_cpu_clock, s_empty;
 	struct tp_heap_profile *heap; /* heap_profile.c; NULL until a ProfilePacket */
 	struct tp_heap_graph *graph;  /* heap_graph.c; NULL until a heap graph or mapping */
+	struct tp_symbol_frames *symbol_frames; /* module_symbols.c; NULL until ModuleSymbols */
 };
 
 /* The importer's state, made on first use (NULL: out of memory). */
@@ -127,6 +129,8 @@ int64_t tp_prof_inline_callstack(struct tp_import *imp, struct tp_profiling *p, 
 
 /* heap_profile.c */
 void tp_heap_profile_fini(struct tp_profiling *p);
+/* module_symbols.c */
+void tp_prof_symbol_frames_fini(struct tp_profiling *p);
 void tp_heap_graph_fini(struct tp_profiling *p);
 /* The app package of a /data/app/... location (heap_graph.c), or 0. */
 uint32_t tp_prof_package_of_location(struct tp_import *imp, const char *loc);

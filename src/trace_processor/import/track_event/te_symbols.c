@@ -260,7 +260,7 @@ static void address_symbols(struct tp_import *imp, struct te_symbols *s, const u
 		rule_add(s, maps[i], address, function);
 }
 
-void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len)
+bool tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len)
 {
 	struct te_symbols *s = symbols_get(imp);
 	struct pz_field m[4];
@@ -271,7 +271,7 @@ void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len
 	const struct pz_field *path, *bid;
 
 	if (!s || pz_decode_table(data, len, m, 4) != PZ_OK)
-		return;
+		return false;
 	path = &m[PB_MODULE_SYMBOLS__PATH];
 	bid = &m[PB_MODULE_SYMBOLS__BUILD_ID];
 	/* Symbols name every mapping with this exact path and build id. */
@@ -294,6 +294,7 @@ void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len
 			address_symbols(imp, s, f.data, f.size, maps, n);
 out:
 	free(maps);
+	return n > 0;
 }
 
 bool te_symbols_pending(const struct tp_te *te, const struct tp_argset *b)

@@ -38,8 +38,11 @@ void tp_te_parse_event(struct tp_import *imp, const struct tp_event *ev);
 void tp_te_parse_packet(struct tp_import *imp, const struct tp_event *ev, uint32_t field,
 			const uint8_t *data, size_t len);
 void tp_te_finish(struct tp_import *imp);
-/* Records the function names of a ModuleSymbols packet for its mappings (te_symbols.c). */
-void tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len);
+/*
+ * Records the function names of a ModuleSymbols packet for its mappings
+ * (te_symbols.c). Return: true if the track events had a mapping of it.
+ */
+bool tp_te_module_symbols(struct tp_import *imp, const uint8_t *data, size_t len);
 /* Registers the TrackEvent hooks every slice goes through (te_parse.c). */
 void tp_te_init(struct tp_import *imp);
 void tp_te_fini(struct tp_import *imp);

@@ -1,32 +1,99 @@
 -- SPDX-License-Identifier: Apache-2.0
 -- callstacks.stack_profile: the callstack forest the summary trees of
--- linux.perf.samples and stacks.cpu_profiling are cut from. One node per
--- stack_profile_callsite (we import no symbol tables, so a frame is never
--- split into inlined functions), numbered as Perfetto numbers its nodes:
--- by callsite, so a node's id and parent_id are its callsite's.
--- A frame's name is its deobfuscated name, else its own, demangled if it
--- is a mangled C++ name; 'unknown' if it has neither.
--- The macros at the end are the tree-building steps both summary trees
+-- linux.perf.samples, stacks.cpu_profiling and the heap profile are cut
+-- from. A callsite whose frame has symbols (a stack_profile_symbol set,
+-- from ModuleSymbols) is one node per symbol: the set lists the inlined
+-- functions first and the function they were inlined into last, so the
+-- first symbol is the leaf of the callsite's nodes and each is the child
+-- of the next; the last one's parent is the first node of the caller's
+-- callsite. Any other callsite is one node. Nodes are numbered as
+-- Perfetto numbers them: by callsite, then by symbol, from 0 (without
+-- symbols a node's id is its callsite's).
+-- A node's name is its symbol's, else the frame's deobfuscated name, else
+-- its own, demangled if it is a mangled C++ name; 'unknown' if none.
+-- The macros at the end are the tree-building steps the summary trees
 -- share, and the nodes of a set of samples (a slice's callstack).
 
 INCLUDE PERFETTO MODULE graphs.scan;
 
-CREATE PERFETTO TABLE _callstack_spc_forest AS
+-- Per frame with symbols: its first and last symbol row.
+CREATE PERFETTO TABLE _callstack_spf_symbol_bounds AS
 SELECT
-  c.id AS id,
-  c.parent_id AS parent_id,
-  coalesce(demangle(coalesce(f.deobfuscated_name, f.name)), f.deobfuscated_name, f.name,
-           'unknown') AS name,
+  f.id AS frame_id,
+  min(s.id) AS first_symbol_id,
+  max(s.id) AS last_symbol_id
+FROM stack_profile_frame AS f
+JOIN stack_profile_symbol AS s ON s.symbol_set_id = f.symbol_set_id
+GROUP BY f.id
+ORDER BY f.id;
+
+-- Per callsite: how many nodes it makes and the id of its first one.
+CREATE PERFETTO TABLE _callstack_spc_node_ranges AS
+SELECT
+  callsite_id,
+  parent_callsite_id,
+  frame_id,
+  first_symbol_id,
+  last_symbol_id,
+  sum(n_nodes) OVER (ORDER BY callsite_id ROWS UNBOUNDED PRECEDING) - n_nodes AS first_node_id
+FROM (
+  SELECT
+    c.id AS callsite_id,
+    c.parent_id AS parent_callsite_id,
+    c.frame_id,
+    b.first_symbol_id,
+    b.last_symbol_id,
+    coalesce(b.last_symbol_id - b.first_symbol_id + 1, 1) AS n_nodes
+  FROM stack_profile_callsite AS c
+  LEFT JOIN _callstack_spf_symbol_bounds AS b ON b.frame_id = c.frame_id
+)
+ORDER BY callsite_id;
+
+CREATE PERFETTO TABLE _callstack_spc_forest AS
+WITH nodes AS (
+  -- Callsites without symbols: one node.
+  SELECT
+    r.first_node_id AS id,
+    p.first_node_id AS parent_id,
+    r.callsite_id,
+    r.frame_id,
+    NULL AS symbol_id,
+    1 AS is_leaf
+  FROM _callstack_spc_node_ranges AS r
+  LEFT JOIN _callstack_spc_node_ranges AS p ON p.callsite_id = r.parent_callsite_id
+  WHERE r.first_symbol_id IS NULL
+  UNION ALL
+  -- Callsites with symbols: a node per symbol, each the child of the next.
+  SELECT
+    r.first_node_id + s.id - r.first_symbol_id AS id,
+    iif(s.id = r.last_symbol_id, p.first_node_id,
+        r.first_node_id + s.id - r.first_symbol_id + 1) AS parent_id,
+    r.callsite_id,
+    r.frame_id,
+    s.id AS symbol_id,
+    s.id = r.first_symbol_id AS is_leaf
+  FROM _callstack_spc_node_ranges AS r
+  JOIN stack_profile_symbol AS s
+    ON s.id BETWEEN r.first_symbol_id AND r.last_symbol_id
+  LEFT JOIN _callstack_spc_node_ranges AS p ON p.callsite_id = r.parent_callsite_id
+  WHERE r.first_symbol_id IS NOT NULL
+)
+SELECT
+  n.id,
+  n.parent_id,
+  coalesce(demangle(coalesce(s.name, f.deobfuscated_name, f.name)), s.name,
+           f.deobfuscated_name, f.name, 'unknown') AS name,
   f.mapping AS mapping_id,
-  NULL AS source_file,
-  NULL AS line_number,
+  s.source_file,
+  s.line_number,
   0 AS column_number,
-  NULL AS inlined,
-  c.id AS callsite_id,
-  1 AS is_leaf_function_in_callsite_frame
-FROM stack_profile_callsite AS c
-JOIN stack_profile_frame AS f ON f.id = c.frame_id
-ORDER BY c.id;
+  s.inlined,
+  n.callsite_id,
+  n.is_leaf AS is_leaf_function_in_callsite_frame
+FROM nodes AS n
+JOIN stack_profile_frame AS f ON f.id = n.frame_id
+LEFT JOIN stack_profile_symbol AS s ON s.id = n.symbol_id
+ORDER BY n.id;
 
 CREATE PERFETTO INDEX _callstack_spc_forest_callsite ON _callstack_spc_forest(callsite_id);
 CREATE PERFETTO INDEX _callstack_spc_forest_parent ON _callstack_spc_forest(parent_id);

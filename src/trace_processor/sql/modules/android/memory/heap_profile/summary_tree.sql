@@ -9,16 +9,18 @@
 
 INCLUDE PERFETTO MODULE callstacks.stack_profile;
 
--- Per callsite: net bytes (allocations less frees) as self_count, the
--- name _callstacks_for_callsites! reads, and the allocated bytes.
+-- Per callsite: net bytes (allocations less frees) and allocated bytes.
 CREATE PERFETTO TABLE _android_heap_profile_callsite_sizes AS
 SELECT
   callsite_id,
-  sum(size) AS self_count,
+  sum(size) AS self_size,
   sum(max(size, 0)) AS self_alloc_size
 FROM heap_profile_allocation
 GROUP BY callsite_id;
 
+-- The nodes of the allocations' callsites and their ancestors. Every node
+-- of an allocating callsite holds its bytes, as Perfetto's tree does:
+-- a callsite split into inlined functions counts them at each.
 CREATE PERFETTO TABLE _android_heap_profile_nodes AS
 SELECT
   n.id,
@@ -27,10 +29,10 @@ SELECT
   n.mapping_name,
   n.source_file,
   n.line_number,
-  n.self_count AS self_size,
+  coalesce(s.self_size, 0) AS self_size,
   coalesce(s.self_alloc_size, 0) AS self_alloc_size
-FROM _callstacks_for_callsites!(_android_heap_profile_callsite_sizes) AS n
-LEFT JOIN _android_heap_profile_callsite_sizes AS s ON s.callsite_id = n.id;
+FROM _callstacks_for_stack_profile_samples!(_android_heap_profile_callsite_sizes) AS n
+LEFT JOIN _android_heap_profile_callsite_sizes AS s USING (callsite_id);
 
 -- Each node's own bytes carried up to every ancestor.
 CREATE PERFETTO TABLE _android_heap_profile_cumulatives AS
