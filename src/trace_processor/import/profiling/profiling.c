@@ -613,10 +613,18 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 	uint32_t name = 0, type = 0, file = 0;
 	int64_t line = TP_NULL_INT, mapping, row;
 
+	struct key fk = {KEY_FRAME_IID, (uint64_t)(upid + 1), 0, 0, 0};
+	uint64_t h;
+
 	e = lookup(imp, gen, PB_INTERNED_DATA__FRAMES, iid, "stackprofile_invalid_frame_id",
 		   machine);
 	if (!e)
 		return -1;
+	/* An interned frame resolves to one row per process: remembered. */
+	fk.b = tp_seq_interned_index(imp, e);
+	row = tp_prof_key_find(p, &fk, &h);
+	if (row >= 0)
+		return row;
 	if (pz_decode_table(e->msg, e->len, f, 9) != PZ_OK)
 		return -1;
 	if (f[PB_FRAME__FUNCTION_NAME_ID].value) {
@@ -664,12 +672,12 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 		/* The sequence's own dummy mapping. */
 		const struct tp_seq_gen *g = tp_seq_gen(imp, gen);
 		struct key k = {KEY_SEQ_DUMMY_MAPPING, g ? (uint64_t)g->slot + 1 : 0, 0, 0, 0};
-		uint64_t h;
-		int64_t m = tp_prof_key_find(p, &k, &h);
+		uint64_t mh;
+		int64_t m = tp_prof_key_find(p, &k, &mh);
 
 		row = tp_prof_dummy_frame(imp, p, &m, "", name, file, line);
-		if (m >= 0 && tp_prof_key_find(p, &k, &h) < 0)
-			tp_prof_key_put(p, h, &k, m);
+		if (m >= 0 && tp_prof_key_find(p, &k, &mh) < 0)
+			tp_prof_key_put(p, mh, &k, m);
 	}
 	if (row < 0)
 		return -1;
@@ -684,6 +692,9 @@ static int64_t frame_of(struct tp_import *imp, struct tp_profiling *p, uint32_t 
 	}
 	if (type)
 		tp_set_str(t, SP_FRAME_TYPE, (size_t)row, type);
+	/* Found again: the keys added since may have taken the slot found first. */
+	if (tp_prof_key_find(p, &fk, &h) < 0)
+		tp_prof_key_put(p, h, &fk, row);
 	return row;
 }
 
@@ -718,10 +729,23 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 	int64_t parent = -1;
 	uint32_t depth = 0;
 
+	struct key ck = {KEY_CALLSTACK_IID, (uint64_t)(upid + 1), 0, 0, 0};
+	uint64_t h;
+	int64_t row;
+
 	e = lookup(imp, gen, PB_INTERNED_DATA__CALLSTACKS, iid,
 		   "stackprofile_invalid_callstack_id", machine);
 	if (!e)
 		return -1;
+	/*
+	 * A profile names the same few callstacks over and over: the leaf of
+	 * an interned callstack is remembered per process, so a sample costs
+	 * one lookup, not one per frame.
+	 */
+	ck.b = tp_seq_interned_index(imp, e);
+	row = tp_prof_key_find(p, &ck, &h);
+	if (row >= 0)
+		return row;
 	pz_reader_init(&r, e->msg, e->len);
 	while (pz_reader_next(&r, &f) > 0) {
 		struct pz_varints it;
@@ -742,6 +766,8 @@ int64_t tp_prof_callstack(struct tp_import *imp, struct tp_profiling *p, uint32_
 	}
 	if (parent < 0)
 		tp_stat_add(imp, "stackprofile_empty_callstack", -1, machine, 1);
+	else if (tp_prof_key_find(p, &ck, &h) < 0)
+		tp_prof_key_put(p, h, &ck, parent);
 	return parent;
 }
 

@@ -28,6 +28,8 @@ enum key_kind {
 	KEY_MAPPING,     /* a = hash of the fields, b = name, c = build id */
 	KEY_FRAME,       /* a = mapping, b = rel_pc, c = name */
 	KEY_CALLSITE,    /* a = parent + 1, b = frame */
+	KEY_FRAME_IID,   /* a = upid + 1, b = interned entry index; row: its frame */
+	KEY_CALLSTACK_IID, /* a = upid + 1, b = interned entry index; row: its leaf callsite */
 	/* heap_profile.c: (a) is the sequence's state index << 32 | its epoch
 	 * (bumped when a dump is finalized) for what a ProfilePacket interns. */
 	KEY_HP_SEQ,      /* a = sequence id; row: index of its state */
