@@ -406,18 +406,19 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 		/* Full: most often because one of this process's writers was
 		 * preempted between reserving its record and publishing it (the
 		 * reader cannot pass a record not yet published, while the
-		 * others fill the ring behind it), seldom because heapprofd is
-		 * too slow. Giving up the CPU a few times lets that writer, or
-		 * heapprofd, run (bench/heap_bench.sh at 4 KiB on a loaded
-		 * 2-CPU machine: 15-22% of records dropped without it, a few
-		 * dozen of ~1.2 M with one yield, none to a few hundred with
-		 * four; 2.6-2.9% with a 5 ms patience below at load ~18, 0-732
-		 * records with 50 ms). Only while the reader makes progress: once its read
-		 * position stood still for HP_FULL_PATIENCE_MS with the ring
-		 * full, writers drop at once until it moves again (a stopped or
-		 * overwhelmed heapprofd would otherwise cost every record
-		 * HP_FULL_YIELDS yields, each up to a time slice on a busy
-		 * machine). Both words are hints shared by the writers. */
+		 * others fill the ring behind it: at 4 KiB the bench writes
+		 * the 8 MiB in ~3 ms), seldom because heapprofd is too slow.
+		 * Sleeping on the ring's futex (heapprofd wakes it once an
+		 * eighth of the ring is free), at most HP_FULL_WAIT_MS, leaves
+		 * the CPU to that writer and to heapprofd. Yielding instead
+		 * (sched_yield up to 4 times) still lost 0-732 records of ~1.2 M
+		 * a run: the yielding threads kept the CPUs from the writer they
+		 * waited for. Only while the reader makes progress: once its
+		 * read position stood still for HP_FULL_PATIENCE_MS with the
+		 * ring full, writers drop at once until it moves again (a
+		 * stopped or overwhelmed heapprofd would otherwise cost every
+		 * record the whole wait). Both words are hints shared by the
+		 * writers. */
 		uint64_t rd = atomic_load_explicit(&g.ring.hdr->read_pos, memory_order_relaxed);
 		now = now_boottime_ns();
 
@@ -427,14 +428,22 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 		}
 		if ((int64_t)(now - atomic_load_explicit(&g.full_since_ns, memory_order_relaxed)) <
 		    (int64_t)HP_FULL_PATIENCE_MS * 1000000) {
-			for (int i = 0; i < HP_FULL_YIELDS; i++) {
+			t0 = now;
+			for (;;) {
 				if (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 				    HP_RING_F_SHUTDOWN)
 					break;
-				sched_yield();
+				seq = hp_ring_wait_begin(&g.ring);
 				rec = hp_ring_reserve(&g.ring, len, pos);
 				if (rec)
 					return rec;
+				waited_us = (now_boottime_ns() - t0) / 1000;
+				if (waited_us >= HP_FULL_WAIT_MS * 1000ull)
+					break;
+				hp_ring_wait_space(&g.ring, seq,
+						   HP_FULL_WAIT_MS * 1000u - (uint32_t)waited_us < 1000
+							   ? HP_FULL_WAIT_MS * 1000u - (uint32_t)waited_us
+							   : 1000);
 			}
 		}
 		atomic_fetch_add_explicit(&g.ring.hdr->records_dropped, 1, memory_order_relaxed);
