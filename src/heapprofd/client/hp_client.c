@@ -192,16 +192,25 @@ uint64_t hp_heap_interval(uint32_t heap)
 
 /* ------------------------------------------------------------ stack ---- */
 
+static uint64_t stack_end_slow(struct hp_thread *t, uint64_t sp);
+
 /* The end of the stack holding @sp, or 0 if it cannot be known. */
-static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
+static inline uint64_t stack_end(struct hp_thread *t, uint64_t sp)
+{
+	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
+		return t->stack_top;
+	return stack_end_slow(t, sp);
+}
+
+/* Not inlined: its locals would grow the frame of the sampling path,
+ * which every sample copies with the stack. */
+__attribute__((noinline)) static uint64_t stack_end_slow(struct hp_thread *t, uint64_t sp)
 {
 	pthread_attr_t attr;
 	void *addr;
 	size_t size;
 	stack_t ss;
 
-	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
-		return t->stack_top;
 	if (my_tid() == g.pid && g.main_stack_hi && sp < g.main_stack_hi &&
 	    g.main_stack_hi - sp < (256ull << 20)) {
 		/* The frames end at _start, below argv and the environment. */
@@ -498,38 +507,44 @@ static void publish(uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type)
 bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_t alloc_size)
 {
 	struct hp_thread *t = &hp_tls;
-	struct hp_rec_alloc a;
-	uint64_t end, copy = 0, cap, pos;
+	struct hp_rec_alloc *a;
+	uint64_t end, copy = 0, cap, pos, sp, ts;
 	uint8_t *rec;
 	uint32_t len;
 
-	memset(&a, 0, sizeof(a));
-	hp_get_regs(a.regs);
 	if (!enter())
 		return false;
-	end = stack_end(t, a.regs[7]);
+	/* The fixed part is written straight into the ring, the registers
+	 * last: this frame (copied with the stack) holds no record, and the
+	 * sp the copy starts at is the one hp_get_regs() stores. */
+	sp = hp_get_sp();
+	end = stack_end(t, sp);
 	cap = g.ring.data_size / 8;
 	if (cap > HP_MAX_STACK_COPY)
 		cap = HP_MAX_STACK_COPY;
-	if (end > a.regs[7])
-		copy = end - a.regs[7] < cap ? end - a.regs[7] : cap;
-	a.heap_id = heap;
-	a.tid = my_tid();
-	a.ts_ns = now_boottime_ns();
-	a.addr = addr;
-	a.sample_size = sample_size;
-	a.alloc_size = alloc_size;
-	a.stack_len = (uint32_t)copy;
-	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(a) + copy);
+	if (end > sp)
+		copy = end - sp < cap ? end - sp : cap;
+	ts = now_boottime_ns();
+	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(*a) + copy);
 	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
 	}
-	memcpy(rec + sizeof(struct hp_rec_hdr), &a, sizeof(a));
-	if (copy)
-		memcpy(rec + sizeof(struct hp_rec_hdr) + sizeof(a), (const void *)(uintptr_t)a.regs[7],
-		       copy);
+	a = (struct hp_rec_alloc *)(rec + sizeof(struct hp_rec_hdr));
+	memset(a, 0, sizeof(*a));
+	a->heap_id = heap;
+	a->tid = my_tid();
+	a->ts_ns = ts;
+	a->addr = addr;
+	a->sample_size = sample_size;
+	a->alloc_size = alloc_size;
+	hp_get_regs(a->regs);
+	/* Never seen; an unwind from other registers than the copy's would
+	 * read garbage: no stack then. */
+	a->stack_len = a->regs[7] == sp ? (uint32_t)copy : 0;
+	if (a->stack_len)
+		memcpy(a + 1, (const void *)(uintptr_t)sp, copy);
 	publish(rec, pos, len, HP_REC_ALLOC);
 	leave();
 	return true;

@@ -99,5 +99,6 @@ HP_HIDDEN uint32_t hp_api_heap_count(void);
 
 /* The caller's registers at its call site, perf_regs order (hp_regs.c). */
 HP_HIDDEN void hp_get_regs(uint64_t *regs);
+HP_HIDDEN uint64_t hp_get_sp(void);
 
 #endif
