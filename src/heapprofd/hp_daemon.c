@@ -325,7 +325,13 @@ static int bind_proc(struct proc *p, struct inst *in)
 	p->unwind_errors = p->unwind_us = p->records = p->malformed = p->dropped = 0;
 	LOG_I("heapprofd: profiling pid %u (%s) for instance %llu", p->pid, p->argv0,
 	      (unsigned long long)in->id);
-	return hp_unwinder_add(d->unw, p->id, p->pid, ring, in->cfg.shmem_bytes, sv[0]);
+	rc = hp_unwinder_add(d->unw, p->id, p->pid, ring, in->cfg.shmem_bytes, sv[0]);
+	if (rc < 0) {
+		/* No ring will send its last batch: not live. */
+		p->ring_live = false;
+		unbind(p);
+	}
+	return rc;
 }
 
 /* Give @p to the first instance that wants it. */

@@ -119,6 +119,32 @@ static void on_delivery(void *user)
 	free(d);
 }
 
+/* The last batch of a client this thread holds no ring for (it could not
+ * map it, or closed it already): the main thread waits for a "gone"
+ * batch before it dumps and forgets the process, so one always comes
+ * (without it a process whose ring failed to start was never dumped and
+ * its daemon never finished). */
+static void send_gone(struct hp_unwinder *u, uint32_t client_id)
+{
+	struct hp_batch *b = calloc(1, sizeof(*b));
+	struct delivery *d = malloc(sizeof(*d));
+
+	if (!b || !d) {
+		free(b);
+		free(d);
+		LOG_W("client %u: out of memory for its last batch", client_id);
+		return;
+	}
+	b->client_id = client_id;
+	b->gone = true;
+	d->u = u;
+	d->b = b;
+	if (evloop_post(u->main_loop, on_delivery, d) < 0) {
+		free(b);
+		free(d);
+	}
+}
+
 static struct hp_batch *batch_of(struct uclient *c)
 {
 	if (!c->batch) {
@@ -584,6 +610,7 @@ static void on_task(void *user)
 			free(c);
 			close(t->ring_fd);
 			close(t->wake_fd);
+			send_gone(u, t->client_id);
 			break;
 		}
 		close(t->ring_fd);
@@ -592,9 +619,11 @@ static void on_task(void *user)
 		c->pid = t->pid;
 		c->wake_fd = t->wake_fd;
 		if (evloop_add_fd(u->loop, c->wake_fd, EVLOOP_READ, on_wake, c, &c->watch) < 0) {
+			LOG_W("client %u: cannot watch its wake-up socket, ignoring", t->client_id);
 			hp_ring_unmap(&c->ring);
 			close(c->wake_fd);
 			free(c);
+			send_gone(u, t->client_id);
 			break;
 		}
 		c->next = u->clients;
@@ -638,6 +667,8 @@ static void on_task(void *user)
 			drain_all(c);
 			close_client(c, false);
 			evloop_post(u->loop, free_client, c);
+		} else {
+			send_gone(u, t->client_id);
 		}
 		break;
 	case T_QUIT:

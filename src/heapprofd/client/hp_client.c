@@ -192,16 +192,25 @@ uint64_t hp_heap_interval(uint32_t heap)
 
 /* ------------------------------------------------------------ stack ---- */
 
+static uint64_t stack_end_slow(struct hp_thread *t, uint64_t sp);
+
 /* The end of the stack holding @sp, or 0 if it cannot be known. */
-static uint64_t stack_end(struct hp_thread *t, uint64_t sp)
+static inline uint64_t stack_end(struct hp_thread *t, uint64_t sp)
+{
+	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
+		return t->stack_top;
+	return stack_end_slow(t, sp);
+}
+
+/* Not inlined: its locals would grow the frame of the sampling path,
+ * which every sample copies with the stack. */
+__attribute__((noinline)) static uint64_t stack_end_slow(struct hp_thread *t, uint64_t sp)
 {
 	pthread_attr_t attr;
 	void *addr;
 	size_t size;
 	stack_t ss;
 
-	if (t->stack_hi && sp >= t->stack_lo && sp < t->stack_hi)
-		return t->stack_top;
 	if (my_tid() == g.pid && g.main_stack_hi && sp < g.main_stack_hi &&
 	    g.main_stack_hi - sp < (256ull << 20)) {
 		/* The frames end at _start, below argv and the environment. */
@@ -406,18 +415,19 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 		/* Full: most often because one of this process's writers was
 		 * preempted between reserving its record and publishing it (the
 		 * reader cannot pass a record not yet published, while the
-		 * others fill the ring behind it), seldom because heapprofd is
-		 * too slow. Giving up the CPU a few times lets that writer, or
-		 * heapprofd, run (bench/heap_bench.sh at 4 KiB on a loaded
-		 * 2-CPU machine: 15-22% of records dropped without it, a few
-		 * dozen of ~1.2 M with one yield, none to a few hundred with
-		 * four; 2.6-2.9% with a 5 ms patience below at load ~18, 0-732
-		 * records with 50 ms). Only while the reader makes progress: once its read
-		 * position stood still for HP_FULL_PATIENCE_MS with the ring
-		 * full, writers drop at once until it moves again (a stopped or
-		 * overwhelmed heapprofd would otherwise cost every record
-		 * HP_FULL_YIELDS yields, each up to a time slice on a busy
-		 * machine). Both words are hints shared by the writers. */
+		 * others fill the ring behind it: at 4 KiB the bench writes
+		 * the 8 MiB in ~3 ms), seldom because heapprofd is too slow.
+		 * Sleeping on the ring's futex (heapprofd wakes it once an
+		 * eighth of the ring is free), at most HP_FULL_WAIT_MS, leaves
+		 * the CPU to that writer and to heapprofd. Yielding instead
+		 * (sched_yield up to 4 times) still lost 0-732 records of ~1.2 M
+		 * a run: the yielding threads kept the CPUs from the writer they
+		 * waited for. Only while the reader makes progress: once its
+		 * read position stood still for HP_FULL_PATIENCE_MS with the
+		 * ring full, writers drop at once until it moves again (a
+		 * stopped or overwhelmed heapprofd would otherwise cost every
+		 * record the whole wait). Both words are hints shared by the
+		 * writers. */
 		uint64_t rd = atomic_load_explicit(&g.ring.hdr->read_pos, memory_order_relaxed);
 		now = now_boottime_ns();
 
@@ -427,14 +437,22 @@ static uint8_t *reserve(uint32_t len, uint64_t *pos)
 		}
 		if ((int64_t)(now - atomic_load_explicit(&g.full_since_ns, memory_order_relaxed)) <
 		    (int64_t)HP_FULL_PATIENCE_MS * 1000000) {
-			for (int i = 0; i < HP_FULL_YIELDS; i++) {
+			t0 = now;
+			for (;;) {
 				if (atomic_load_explicit(&g.ring.hdr->flags, memory_order_relaxed) &
 				    HP_RING_F_SHUTDOWN)
 					break;
-				sched_yield();
+				seq = hp_ring_wait_begin(&g.ring);
 				rec = hp_ring_reserve(&g.ring, len, pos);
 				if (rec)
 					return rec;
+				waited_us = (now_boottime_ns() - t0) / 1000;
+				if (waited_us >= HP_FULL_WAIT_MS * 1000ull)
+					break;
+				hp_ring_wait_space(&g.ring, seq,
+						   HP_FULL_WAIT_MS * 1000u - (uint32_t)waited_us < 1000
+							   ? HP_FULL_WAIT_MS * 1000u - (uint32_t)waited_us
+							   : 1000);
 			}
 		}
 		atomic_fetch_add_explicit(&g.ring.hdr->records_dropped, 1, memory_order_relaxed);
@@ -489,38 +507,44 @@ static void publish(uint8_t *rec, uint64_t pos, uint32_t len, uint32_t type)
 bool hp_record_alloc(uint32_t heap, uint64_t addr, uint64_t sample_size, uint64_t alloc_size)
 {
 	struct hp_thread *t = &hp_tls;
-	struct hp_rec_alloc a;
-	uint64_t end, copy = 0, cap, pos;
+	struct hp_rec_alloc *a;
+	uint64_t end, copy = 0, cap, pos, sp, ts;
 	uint8_t *rec;
 	uint32_t len;
 
-	memset(&a, 0, sizeof(a));
-	hp_get_regs(a.regs);
 	if (!enter())
 		return false;
-	end = stack_end(t, a.regs[7]);
+	/* The fixed part is written straight into the ring, the registers
+	 * last: this frame (copied with the stack) holds no record, and the
+	 * sp the copy starts at is the one hp_get_regs() stores. */
+	sp = hp_get_sp();
+	end = stack_end(t, sp);
 	cap = g.ring.data_size / 8;
 	if (cap > HP_MAX_STACK_COPY)
 		cap = HP_MAX_STACK_COPY;
-	if (end > a.regs[7])
-		copy = end - a.regs[7] < cap ? end - a.regs[7] : cap;
-	a.heap_id = heap;
-	a.tid = my_tid();
-	a.ts_ns = now_boottime_ns();
-	a.addr = addr;
-	a.sample_size = sample_size;
-	a.alloc_size = alloc_size;
-	a.stack_len = (uint32_t)copy;
-	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(a) + copy);
+	if (end > sp)
+		copy = end - sp < cap ? end - sp : cap;
+	ts = now_boottime_ns();
+	len = (uint32_t)(sizeof(struct hp_rec_hdr) + sizeof(*a) + copy);
 	rec = reserve(len, &pos);
 	if (!rec) {
 		leave();
 		return false;
 	}
-	memcpy(rec + sizeof(struct hp_rec_hdr), &a, sizeof(a));
-	if (copy)
-		memcpy(rec + sizeof(struct hp_rec_hdr) + sizeof(a), (const void *)(uintptr_t)a.regs[7],
-		       copy);
+	a = (struct hp_rec_alloc *)(rec + sizeof(struct hp_rec_hdr));
+	memset(a, 0, sizeof(*a));
+	a->heap_id = heap;
+	a->tid = my_tid();
+	a->ts_ns = ts;
+	a->addr = addr;
+	a->sample_size = sample_size;
+	a->alloc_size = alloc_size;
+	hp_get_regs(a->regs);
+	/* Never seen; an unwind from other registers than the copy's would
+	 * read garbage: no stack then. */
+	a->stack_len = a->regs[7] == sp ? (uint32_t)copy : 0;
+	if (a->stack_len)
+		memcpy(a + 1, (const void *)(uintptr_t)sp, copy);
 	publish(rec, pos, len, HP_REC_ALLOC);
 	leave();
 	return true;

@@ -31,9 +31,10 @@
 /* The longest a thread whose poll budget ran out waits for another thread
  * that is reading the control socket (taking a START, mapping the ring). */
 #define HP_POLL_WAIT_MS 200u
-/* Without block_client, the times a writer that found the ring full
- * yields its CPU and tries again before it drops the record. */
-#define HP_FULL_YIELDS 4
+/* Without block_client, the longest a writer that found the ring full
+ * sleeps (on the ring's futex, woken when heapprofd made room) before it
+ * drops the record. */
+#define HP_FULL_WAIT_MS 40u
 /* ... as long as the reader's position moved within this (else drop at
  * once: heapprofd stopped, or far behind). */
 #define HP_FULL_PATIENCE_MS 50u
@@ -98,5 +99,6 @@ HP_HIDDEN uint32_t hp_api_heap_count(void);
 
 /* The caller's registers at its call site, perf_regs order (hp_regs.c). */
 HP_HIDDEN void hp_get_regs(uint64_t *regs);
+HP_HIDDEN uint64_t hp_get_sp(void);
 
 #endif

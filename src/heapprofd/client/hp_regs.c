@@ -27,10 +27,25 @@ __asm__(".text\n"
 	"\tmovq %r14, 120(%rdi)\n"
 	"\tmovq %r15, 128(%rdi)\n"
 	"\tret\n"
-	".size hp_get_regs, .-hp_get_regs\n");
+	".size hp_get_regs, .-hp_get_regs\n"
+	/* The caller's sp after the call returns: the same as hp_get_regs
+	 * stores, so a record can be reserved before the registers are
+	 * written straight into it. */
+	".globl hp_get_sp\n"
+	".hidden hp_get_sp\n"
+	".type hp_get_sp, @function\n"
+	"hp_get_sp:\n"
+	"\tleaq 8(%rsp), %rax\n"
+	"\tret\n"
+	".size hp_get_sp, .-hp_get_sp\n");
 #else
 void hp_get_regs(uint64_t *regs)
 {
 	(void)regs;
+}
+
+uint64_t hp_get_sp(void)
+{
+	return 0;
 }
 #endif
