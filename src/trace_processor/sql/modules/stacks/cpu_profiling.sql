@@ -40,8 +40,20 @@ ORDER BY id;
 
 CREATE PERFETTO INDEX _cpu_profiling_self_callsites_id ON _cpu_profiling_self_callsites(id);
 
--- Each node's self count added to it and to every ancestor; a node met
--- twice (one frame split into several functions) is summed into one row.
+-- Each node's self count added to it and to every ancestor.
+CREATE PERFETTO TABLE _cpu_profiling_cumulative_counts AS
+SELECT * FROM _callstacks_cumulative_counts!(_cpu_profiling_self_callsites);
+
 CREATE PERFETTO TABLE cpu_profiling_summary_tree AS
-SELECT * FROM _callstacks_self_to_cumulative!(_cpu_profiling_self_callsites)
-ORDER BY id;
+SELECT
+  r.id,
+  r.parent_id,
+  r.name,
+  r.mapping_name,
+  r.source_file,
+  r.line_number,
+  r.self_count,
+  c.cumulative_count
+FROM _cpu_profiling_cumulative_counts AS c
+JOIN _cpu_profiling_self_callsites AS r USING (id)
+ORDER BY r.id;

@@ -21,6 +21,19 @@ ORDER BY id;
 CREATE PERFETTO INDEX _linux_perf_raw_callstacks_id ON _linux_perf_raw_callstacks(id);
 
 -- Each node's self count added to it and to every ancestor.
+CREATE PERFETTO TABLE _linux_perf_cumulative_counts AS
+SELECT * FROM _callstacks_cumulative_counts!(_linux_perf_raw_callstacks);
+
 CREATE PERFETTO TABLE linux_perf_samples_summary_tree AS
-SELECT * FROM _callstacks_self_to_cumulative!(_linux_perf_raw_callstacks)
-ORDER BY id;
+SELECT
+  r.id,
+  r.parent_id,
+  r.name,
+  r.mapping_name,
+  r.source_file,
+  r.line_number,
+  r.self_count,
+  c.cumulative_count
+FROM _linux_perf_cumulative_counts AS c
+JOIN _linux_perf_raw_callstacks AS r USING (id)
+ORDER BY r.id;

@@ -34,22 +34,44 @@ SELECT
 FROM _callstacks_for_stack_profile_samples!(_android_heap_profile_callsite_sizes) AS n
 LEFT JOIN _android_heap_profile_callsite_sizes AS s USING (callsite_id);
 
--- Each node's own bytes carried up to every ancestor.
+CREATE PERFETTO INDEX _android_heap_profile_nodes_id ON _android_heap_profile_nodes(id);
+
+-- Each node's own bytes plus its children's cumulative bytes, bottom up
+-- (callstacks.stack_profile's _callstacks_cumulative_counts! with two
+-- columns): work in proportion to the nodes, not to nodes times depth.
 CREATE PERFETTO TABLE _android_heap_profile_cumulatives AS
-WITH RECURSIVE
-  carried(id, size, alloc_size) AS (
-    SELECT id, self_size, self_alloc_size
-    FROM _android_heap_profile_nodes
-    WHERE self_size != 0 OR self_alloc_size != 0
-    UNION ALL
-    SELECT n.parent_id, c.size, c.alloc_size
-    FROM carried AS c
-    JOIN _android_heap_profile_nodes AS n ON n.id = c.id
-    WHERE n.parent_id IS NOT NULL
+SELECT g.id, g.cumulative_size, g.cumulative_alloc_size
+FROM _graph_aggregating_scan!(
+  (
+    SELECT e.id AS source_node_id, e.parent_id AS dest_node_id
+    FROM _android_heap_profile_nodes AS e
+    WHERE e.parent_id IS NOT NULL
+  ),
+  (
+    SELECT l.id, l.self_size AS cumulative_size, l.self_alloc_size AS cumulative_alloc_size
+    FROM _android_heap_profile_nodes AS l
+    WHERE l.id NOT IN (
+      SELECT k.parent_id FROM _android_heap_profile_nodes AS k WHERE k.parent_id IS NOT NULL
+    )
+  ),
+  (cumulative_size, cumulative_alloc_size),
+  (
+    WITH from_children AS (
+      SELECT
+        t.id,
+        sum(t.cumulative_size) AS size_below,
+        sum(t.cumulative_alloc_size) AS alloc_below
+      FROM $table AS t
+      GROUP BY t.id
+    )
+    SELECT
+      f.id,
+      f.size_below + n.self_size AS cumulative_size,
+      f.alloc_below + n.self_alloc_size AS cumulative_alloc_size
+    FROM from_children AS f
+    JOIN _android_heap_profile_nodes AS n USING (id)
   )
-SELECT id, sum(size) AS cumulative_size, sum(alloc_size) AS cumulative_alloc_size
-FROM carried
-GROUP BY id;
+) AS g;
 
 -- The heap profile's summary tree: one row per callstack node.
 CREATE PERFETTO TABLE android_heap_profile_summary_tree(
