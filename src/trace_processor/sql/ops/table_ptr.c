@@ -50,7 +50,7 @@ static int ptr_connect(sqlite3 *conn, void *aux, int argc, const char *const *ar
 	s = sqlite3_str_new(conn);
 	sqlite3_str_appendall(s, "CREATE TABLE x(");
 	for (i = 0; i < N_BINDABLE; i++)
-		sqlite3_str_appendf(s, "c%d ANY, ", i);
+		sqlite3_str_appendf(s, "c%d, ", i);
 	sqlite3_str_appendall(s, "tab BLOB HIDDEN, row INTEGER HIDDEN, PRIMARY KEY(row)) "
 				 "WITHOUT ROWID");
 	sql = sqlite3_str_finish(s);
