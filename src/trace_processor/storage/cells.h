@@ -94,6 +94,7 @@ struct tp_index;
 struct tp_col {
 	const struct tp_col_spec *spec;
 	void *data;                 /* cap cells of enc; NULL for TP_ID */
+	size_t bytes;               /* data's size (base/bigmem.h) */
 	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
 	struct hmap *exc;           /* TP_ENC_X32: row -> value of each INT32_MAX cell */
 	enum tp_enc enc;
