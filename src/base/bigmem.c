@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define HUGE_BYTES ((size_t)2 << 20)
 
@@ -137,4 +138,43 @@ void bigmem_free(void *p, size_t bytes)
 		free(p);
 	else
 		munmap(p, map_len(bytes));
+}
+
+static _Thread_local bigmem_populate_fn g_populate;
+static _Thread_local void *g_populate_ctx;
+
+void bigmem_set_populator(bigmem_populate_fn fn, void *ctx)
+{
+	g_populate = fn;
+	g_populate_ctx = ctx;
+}
+
+void bigmem_populate_now(void *addr, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	static size_t psz;
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+
+	if (!psz) {
+		long ps = sysconf(_SC_PAGESIZE);
+
+		psz = ps > 0 ? (size_t)ps : 4096;
+	}
+	/* Whole pages inside the range only: the bytes around are others'. */
+	lo = (lo + psz - 1) & ~(uintptr_t)(psz - 1);
+	hi &= ~(uintptr_t)(psz - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+	(void)addr;
+	(void)len;
+#endif
+}
+
+void bigmem_populate(void *addr, size_t len)
+{
+	if (g_populate)
+		g_populate(g_populate_ctx, addr, len);
+	else
+		bigmem_populate_now(addr, len);
 }

@@ -30,4 +30,26 @@ void *bigmem_calloc(size_t bytes);
 /* bigmem_free() - Frees the array @p of @bytes (NULL: nothing). */
 void bigmem_free(void *p, size_t bytes);
 
+/*
+ * Mapping pages ahead of their first write (MADV_POPULATE_WRITE) moves
+ * the cost of zeroing them out of the writer's loop; a thread can hand
+ * that work to another thread. Mapping pages is only a hint that never
+ * changes memory contents, so a request done late, or after the array
+ * moved or was freed, is harmless.
+ */
+typedef void (*bigmem_populate_fn)(void *ctx, void *addr, size_t len);
+
+/*
+ * bigmem_set_populator() - Sends the calling thread's bigmem_populate()
+ * calls to @fn (NULL: they are done at once again).
+ */
+void bigmem_set_populator(bigmem_populate_fn fn, void *ctx);
+
+/* bigmem_populate() - Maps the whole pages in [@addr, @addr + @len), through
+ * the calling thread's populator if it has one. */
+void bigmem_populate(void *addr, size_t len);
+
+/* bigmem_populate_now() - The same, on the calling thread, at once. */
+void bigmem_populate_now(void *addr, size_t len);
+
 #endif

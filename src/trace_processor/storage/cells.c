@@ -18,9 +18,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <sys/mman.h>
 
 /* Bytes per cell of @enc (0 for TP_ENC_ROW). */
 static size_t enc_size(enum tp_enc enc)
@@ -142,34 +140,33 @@ void tp_cells_fill_null(struct tp_col *col, size_t from, size_t n)
 	}
 }
 
-void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n)
+/* The bytes of cells [@from, @from + @n) of @col: *@out_addr, and the length. */
+static size_t cells_range(const struct tp_col *col, size_t from, size_t n, void **out_addr)
 {
-#ifdef MADV_POPULATE_WRITE
-	static size_t psz;
-	uintptr_t lo, hi;
+	uint8_t *d = col->data;
 
 	if (col->enc == TP_ENC_BITS) {
-		lo = (uintptr_t)col->data + (uint64_t)from * col->bits / 8;
-		hi = (uintptr_t)col->data + (uint64_t)(from + n) * col->bits / 8;
-	} else {
-		lo = (uintptr_t)col->data + from * enc_size(col->enc);
-		hi = lo + n * enc_size(col->enc);
+		*out_addr = d + (uint64_t)from * col->bits / 8;
+		return (size_t)((uint64_t)(from + n) * col->bits / 8 - (uint64_t)from * col->bits / 8);
 	}
-	if (!psz) {
-		long p = sysconf(_SC_PAGESIZE);
+	*out_addr = d + from * enc_size(col->enc);
+	return n * enc_size(col->enc);
+}
 
-		psz = p > 0 ? (size_t)p : 4096;
-	}
-	/* Whole pages inside the range only: the cells around are others'. */
-	lo = (lo + psz - 1) & ~(uintptr_t)(psz - 1);
-	hi &= ~(uintptr_t)(psz - 1);
-	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#else
-	(void)col;
-	(void)from;
-	(void)n;
-#endif
+void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n)
+{
+	void *addr;
+	size_t len = cells_range(col, from, n, &addr);
+
+	bigmem_populate_now(addr, len);
+}
+
+void tp_cells_prefault_ahead(const struct tp_col *col, size_t from, size_t n)
+{
+	void *addr;
+	size_t len = cells_range(col, from, n, &addr);
+
+	bigmem_populate(addr, len);
 }
 
 static size_t n_blocks(size_t cap)
