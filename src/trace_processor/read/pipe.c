@@ -197,9 +197,10 @@ static void apply_batch(struct tp_pipe *p, struct batch *b)
 }
 
 /*
- * The parsing thread's populator: the worker maps the pages when it next
- * hands on a batch; once it is done, or with its queue full, they are
- * mapped here and now.
+ * The parsing thread's populator: while batches wait for this thread (the
+ * worker is ahead), the worker maps the pages when it next hands on a
+ * batch; when none wait (the worker sets the pace), once it is done, or
+ * with its queue full, they are mapped here and now.
  */
 static void populate_on_worker(void *ctx, void *addr, size_t len)
 {
@@ -207,7 +208,7 @@ static void populate_on_worker(void *ctx, void *addr, size_t len)
 	bool queued = false;
 
 	pthread_mutex_lock(&p->mu);
-	if (!p->done && p->n_pop < N_POPULATE) {
+	if (!p->done && p->n_full && p->n_pop < N_POPULATE) {
 		p->pop[(p->pop_head + p->n_pop) % N_POPULATE] = (struct populate_req){addr, len};
 		p->n_pop++;
 		queued = true;

@@ -129,7 +129,7 @@ void tp_read_destroy(struct tp_read *r)
  * when a later event needs them).
  */
 #define DROP_PAGES_EVERY_BYTES (64u << 20)
-#define DROP_PAGES_EVERY_EVENTS (1u << 18)
+#define DROP_PAGES_EVERY_EVENTS (1u << 16)
 
 static void drop_pages(struct tp_read *r, size_t upto)
 {

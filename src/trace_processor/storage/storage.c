@@ -244,7 +244,7 @@ void tp_table_fini(struct tp_table *t)
  */
 #define NULL_FILL_ROWS 1024
 #define PREFAULT_FROM_ROWS ((size_t)1 << 16)
-#define PREFAULT_ROWS ((size_t)1 << 16)
+#define PREFAULT_ROWS ((size_t)1 << 15)
 
 int64_t tp_table_append(struct tp_table *t)
 {
