@@ -5,6 +5,7 @@
  * and subprocess readiness. Needs no root and no network beyond loopback.
  */
 #include "base/base64.h"
+#include "base/bigmem.h"
 #include "base/buf.h"
 #include "base/clock.h"
 #include "base/evloop.h"
@@ -1725,4 +1726,78 @@ TEST(base64_known_values_and_round_trip)
 	ASSERT_EQ(base64_decode("Zm9v!", 5, back), -1);
 	ASSERT_EQ(base64_decode("Zm9vY", 5, back), -1);
 	ASSERT_EQ(base64_decode("Zm9vYg", 6, back), 4);
+}
+
+/* Fills @n bytes at @p with a pattern of @seed. */
+static void bigmem_fill(uint8_t *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		p[i] = (uint8_t)(i * 131 + seed + (i >> 12));
+}
+
+static int bigmem_same(const uint8_t *p, size_t n, unsigned seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i] != (uint8_t)(i * 131 + seed + (i >> 12)))
+			return 0;
+	return 1;
+}
+
+/* A populator that only counts the bytes it is asked for. */
+static void bigmem_populate_counted(void *ctx, void *addr, size_t len)
+{
+	(void)addr;
+	*(size_t *)ctx += len;
+}
+
+TEST(bigmem_grows_across_sizes_keeping_bytes)
+{
+	/* Small, past the threshold, grown in place or moved, down to small. */
+	static const size_t k_sizes[] = {100, 4096, BIGMEM_MIN_BYTES - 1, BIGMEM_MIN_BYTES,
+					 BIGMEM_MIN_BYTES + 1, 3 * BIGMEM_MIN_BYTES + 77,
+					 10 * BIGMEM_MIN_BYTES};
+	uint8_t *p = NULL, *other, *z;
+	size_t i, old = 0, counted = 0;
+
+	for (i = 0; i < sizeof(k_sizes) / sizeof(k_sizes[0]); i++) {
+		uint8_t *q = bigmem_realloc(p, old, k_sizes[i]);
+
+		ASSERT_TRUE(q != NULL);
+		if (old)
+			ASSERT_TRUE(bigmem_same(q, old, 7));
+		bigmem_fill(q, k_sizes[i], 7);
+		/* Another big array right after it: the next growth must move. */
+		other = bigmem_calloc(BIGMEM_MIN_BYTES);
+		ASSERT_TRUE(other != NULL);
+		other[0] = 1;
+		bigmem_free(other, BIGMEM_MIN_BYTES);
+		p = q;
+		old = k_sizes[i];
+	}
+	/* Shrinking keeps the bytes that fit, big and then small. */
+	p = bigmem_realloc(p, old, 4 * BIGMEM_MIN_BYTES + 5);
+	ASSERT_TRUE(p != NULL && bigmem_same(p, 4 * BIGMEM_MIN_BYTES + 5, 7));
+	p = bigmem_realloc(p, 4 * BIGMEM_MIN_BYTES + 5, 1000);
+	ASSERT_TRUE(p != NULL && bigmem_same(p, 1000, 7));
+	bigmem_free(p, 1000);
+	/* Zeroed when new, small or big. */
+	z = bigmem_calloc(5 * BIGMEM_MIN_BYTES);
+	ASSERT_TRUE(z != NULL);
+	for (i = 0; i < 5 * BIGMEM_MIN_BYTES; i += 4093)
+		ASSERT_EQ(z[i], 0);
+	/* Populating is a hint: contents stay; a populator takes the calls. */
+	bigmem_fill(z, 5 * BIGMEM_MIN_BYTES, 3);
+	bigmem_populate_now(z, 5 * BIGMEM_MIN_BYTES);
+	ASSERT_TRUE(bigmem_same(z, 5 * BIGMEM_MIN_BYTES, 3));
+	bigmem_set_populator(bigmem_populate_counted, &counted);
+	bigmem_populate(z, 12345);
+	bigmem_set_populator(NULL, NULL);
+	bigmem_populate(z, 777);
+	ASSERT_EQ(counted, (size_t)12345);
+	bigmem_free(z, 5 * BIGMEM_MIN_BYTES);
+	bigmem_free(NULL, 0);
 }

@@ -9,18 +9,24 @@
  * write travel as ops too, so the tables see exactly the sequence one
  * thread would produce. Ops go in fixed batches through a queue of
  * N_BATCHES under one mutex; without a thread, each batch is applied as
- * it fills.
+ * it fills. The other way, the parsing thread hands the worker the pages
+ * its tables will need next (base/bigmem.h populators): the worker maps
+ * them between batches, so zeroing fresh memory is off the parsing
+ * thread, the one that sets the pace.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bigmem.h"
 #include "base/compiler.h"
 #include "trace_processor/read/read_int.h"
 
 #define OPS_PER_BATCH 2048
 #define N_BATCHES 8
+/* Page ranges the parsing thread asked the worker to map, at most. */
+#define N_POPULATE 64
 
 enum op_kind {
 	OP_PACKET,     /* ptr: a sorted tp_event */
@@ -74,6 +80,11 @@ struct tp_pipe {
 	struct tp_bundle_cursor **spares;            /* cursors to reuse */
 	size_t n_spares, cap_spares;
 	bool done, stop, failed;
+	struct populate_req {
+		void *addr;
+		size_t len;
+	} pop[N_POPULATE];                           /* FIFO of page ranges to map */
+	size_t pop_head, n_pop;
 
 	bool threaded;
 	pthread_t thread;
@@ -185,6 +196,29 @@ static void apply_batch(struct tp_pipe *p, struct batch *b)
 	b->n = 0;
 }
 
+/*
+ * The parsing thread's populator: while batches wait for this thread (the
+ * worker is ahead), the worker maps the pages when it next hands on a
+ * batch; when none wait (the worker sets the pace), once it is done, or
+ * with its queue full, they are mapped here and now.
+ */
+static void populate_on_worker(void *ctx, void *addr, size_t len)
+{
+	struct tp_pipe *p = ctx;
+	bool queued = false;
+
+	pthread_mutex_lock(&p->mu);
+	if (!p->done && p->n_full && p->n_pop < N_POPULATE) {
+		p->pop[(p->pop_head + p->n_pop) % N_POPULATE] = (struct populate_req){addr, len};
+		p->n_pop++;
+		queued = true;
+		pthread_cond_broadcast(&p->cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (!queued)
+		bigmem_populate_now(addr, len);
+}
+
 /* The parsing thread: applies batches until the worker is done. */
 static void consume(struct tp_pipe *p)
 {
@@ -234,8 +268,21 @@ static void publish(struct tp_pipe *p)
 	}
 	pthread_mutex_lock(&p->mu);
 	enqueue(p);
-	while (!p->n_free && !p->stop)
+	for (;;) {
+		if (p->n_pop && !p->stop) {
+			struct populate_req q = p->pop[p->pop_head];
+
+			p->pop_head = (p->pop_head + 1) % N_POPULATE;
+			p->n_pop--;
+			pthread_mutex_unlock(&p->mu);
+			bigmem_populate_now(q.addr, q.len);
+			pthread_mutex_lock(&p->mu);
+			continue;
+		}
+		if (p->n_free || p->stop)
+			break;
 		pthread_cond_wait(&p->cv, &p->mu);
+	}
 	if (p->stop)
 		p->stopping = true;
 	else
@@ -608,7 +655,9 @@ int tp_pipe_run(struct tp_read *r, tp_pipe_drop_cb drop, uint64_t drop_every,
 	if (pthread_create(&p->thread, NULL, worker_main, p) != 0)
 		p->threaded = false;
 	if (p->threaded) {
+		bigmem_set_populator(populate_on_worker, p);
 		consume(p);
+		bigmem_set_populator(NULL, NULL);
 		pthread_join(p->thread, NULL);
 	} else {
 		worker_main(p);

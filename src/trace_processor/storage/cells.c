@@ -12,13 +12,13 @@
  */
 #include "trace_processor/storage/cells.h"
 
+#include "base/bigmem.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <sys/mman.h>
 
 /* Bytes per cell of @enc (0 for TP_ENC_ROW). */
 static size_t enc_size(enum tp_enc enc)
@@ -140,34 +140,33 @@ void tp_cells_fill_null(struct tp_col *col, size_t from, size_t n)
 	}
 }
 
-void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n)
+/* The bytes of cells [@from, @from + @n) of @col: *@out_addr, and the length. */
+static size_t cells_range(const struct tp_col *col, size_t from, size_t n, void **out_addr)
 {
-#ifdef MADV_POPULATE_WRITE
-	static size_t psz;
-	uintptr_t lo, hi;
+	uint8_t *d = col->data;
 
 	if (col->enc == TP_ENC_BITS) {
-		lo = (uintptr_t)col->data + (uint64_t)from * col->bits / 8;
-		hi = (uintptr_t)col->data + (uint64_t)(from + n) * col->bits / 8;
-	} else {
-		lo = (uintptr_t)col->data + from * enc_size(col->enc);
-		hi = lo + n * enc_size(col->enc);
+		*out_addr = d + (uint64_t)from * col->bits / 8;
+		return (size_t)((uint64_t)(from + n) * col->bits / 8 - (uint64_t)from * col->bits / 8);
 	}
-	if (!psz) {
-		long p = sysconf(_SC_PAGESIZE);
+	*out_addr = d + from * enc_size(col->enc);
+	return n * enc_size(col->enc);
+}
 
-		psz = p > 0 ? (size_t)p : 4096;
-	}
-	/* Whole pages inside the range only: the cells around are others'. */
-	lo = (lo + psz - 1) & ~(uintptr_t)(psz - 1);
-	hi &= ~(uintptr_t)(psz - 1);
-	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
-#else
-	(void)col;
-	(void)from;
-	(void)n;
-#endif
+void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n)
+{
+	void *addr;
+	size_t len = cells_range(col, from, n, &addr);
+
+	bigmem_populate_now(addr, len);
+}
+
+void tp_cells_prefault_ahead(const struct tp_col *col, size_t from, size_t n)
+{
+	void *addr;
+	size_t len = cells_range(col, from, n, &addr);
+
+	bigmem_populate(addr, len);
 }
 
 static size_t n_blocks(size_t cap)
@@ -175,18 +174,24 @@ static size_t n_blocks(size_t cap)
 	return (cap + TP_D32_BLOCK_ROWS - 1) >> TP_D32_BLOCK_SHIFT;
 }
 
+/* Makes @col's cells @bytes long, keeping what fits. Return: 0 or -ENOMEM. */
+static int resize(struct tp_col *col, size_t bytes)
+{
+	void *d = bigmem_realloc(col->data, col->bytes, bytes);
+
+	if (!d)
+		return -ENOMEM;
+	col->data = d;
+	col->bytes = bytes;
+	return 0;
+}
+
 int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
 {
 	size_t sz = enc_size(col->enc), i;
-	void *d;
 
-	if (col->enc == TP_ENC_BITS) {
-		d = realloc(col->data, bits_bytes(col->bits, cap));
-		if (!d)
-			return -ENOMEM;
-		col->data = d;
-		return 0;
-	}
+	if (col->enc == TP_ENC_BITS)
+		return resize(col, bits_bytes(col->bits, cap));
 	if (!sz)
 		return 0;
 	if (col->enc == TP_ENC_D32 && n_blocks(cap) > n_blocks(old_cap)) {
@@ -198,11 +203,7 @@ int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap)
 			b[i] = TP_NULL_INT;
 		col->bases = b;
 	}
-	d = realloc(col->data, cap * sz);
-	if (!d)
-		return -ENOMEM;
-	col->data = d;
-	return 0;
+	return resize(col, cap * sz);
 }
 
 /*
@@ -239,26 +240,23 @@ static int widen(struct tp_col *col, size_t cap, size_t n_cells, enum tp_enc to)
 
 	if (col->enc == TP_ENC_BITS) {
 		/* Packed cells overlap the wider ones: copy to a new array. */
-		void *d = malloc((cap ? cap : 1) * enc_size(to));
+		size_t bytes = (cap ? cap : 1) * enc_size(to);
+		void *d = bigmem_realloc(NULL, 0, bytes);
 
 		if (!d)
 			return -ENOMEM;
 		for (i = 0; i < n_cells; i++)
 			tp_cell_put(d, to, i, tp_cell_get(col, i));
-		free(col->data);
+		bigmem_free(col->data, col->bytes);
 		col->data = d;
+		col->bytes = bytes;
 		col->enc = to;
 		col->bits = 0;
 		col->mask = 0;
 		return 0;
 	}
-	if (cap) {
-		void *d = realloc(col->data, cap * enc_size(to));
-
-		if (!d)
-			return -ENOMEM;
-		col->data = d;
-	}
+	if (cap && resize(col, cap * enc_size(to)) < 0)
+		return -ENOMEM;
 	/* Rows a table appended ahead as NULL are among the cells in use too. */
 	for (i = n_cells; i-- > 0;)
 		tp_cell_put(col->data, to, i, tp_cell_get(col, i));
@@ -288,7 +286,8 @@ int64_t tp_cell_exception(const struct tp_col *col, size_t row)
 
 void tp_col_free(struct tp_col *col)
 {
-	free(col->data);
+	bigmem_free(col->data, col->bytes);
+	col->bytes = 0;
 	free(col->bases);
 	hmap_fini(col->exc);
 	free(col->exc);
@@ -431,14 +430,14 @@ static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, 
 		 * old cell is overwritten before it is read. Only the pages the
 		 * array grows by are new.
 		 */
-		d = realloc(col->data, bits_bytes(bits, cap));
-		if (!d)
+		if (resize(col, bits_bytes(bits, cap)) < 0)
 			return -ENOMEM;
+		d = col->data;
 		widen_in_place(d, col->bits, col->mask, bits, n_cells, shift);
 		set_packing(col, d, base, bits);
 		return 0;
 	}
-	d = calloc(1, bits_bytes(bits, cap));
+	d = bigmem_calloc(bits_bytes(bits, cap));
 	if (!d)
 		return -ENOMEM;
 	/* The pages the cells and the table's next rows need, in one call. */
@@ -464,7 +463,8 @@ static int repack(struct tp_col *col, size_t cap, size_t n_cells, int64_t base, 
 	}
 	if (n_acc)
 		tp_bits_store(d + out, acc); /* the bytes after it are zero (or spare) */
-	free(col->data);
+	bigmem_free(col->data, col->bytes);
+	col->bytes = bits_bytes(bits, cap);
 	set_packing(col, d, base, bits);
 	return 0;
 }

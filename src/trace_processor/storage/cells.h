@@ -94,6 +94,7 @@ struct tp_index;
 struct tp_col {
 	const struct tp_col_spec *spec;
 	void *data;                 /* cap cells of enc; NULL for TP_ID */
+	size_t bytes;               /* data's size (base/bigmem.h) */
 	int64_t *bases;             /* TP_ENC_D32: per block, TP_NULL_INT until set */
 	struct hmap *exc;           /* TP_ENC_X32: row -> value of each INT32_MAX cell */
 	enum tp_enc enc;
@@ -162,6 +163,12 @@ int tp_col_grow(struct tp_col *col, size_t old_cap, size_t cap);
  * fault per page as they are first written; a hint (errors are ignored).
  */
 void tp_cells_prefault(const struct tp_col *col, size_t from, size_t n);
+/*
+ * tp_cells_prefault_ahead() - The same for cells the table reaches later:
+ * through the thread's populator (base/bigmem.h), possibly on another
+ * thread.
+ */
+void tp_cells_prefault_ahead(const struct tp_col *col, size_t from, size_t n);
 
 /* tp_col_free() - Frees @col's cells, block bases and exceptions. */
 void tp_col_free(struct tp_col *col);
