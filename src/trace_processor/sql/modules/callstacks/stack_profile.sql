@@ -171,10 +171,7 @@ RETURNS TableOrSubquery AS
 -- id): its self count plus its children's cumulative counts, computed
 -- bottom up by the graph scan (a node once its deepest child is done), so
 -- the work grows with the nodes, not with the nodes times their depth.
--- Columns: id, cumulative_count. Make a table of it before joining it
--- back to `callstacks`: in one statement with that join, SQLite ran the
--- scan's per-depth queries over an open cursor of the same table, ten
--- times slower.
+-- Columns: id, cumulative_count; the callers join it back to their nodes.
 CREATE PERFETTO MACRO _callstacks_cumulative_counts(callstacks TableOrSubquery)
 RETURNS TableOrSubquery AS
 (
