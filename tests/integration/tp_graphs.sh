@@ -79,6 +79,15 @@ expect scan sched_basic "$G SELECT * FROM _graph_scan!(g, (SELECT 1 AS id, 10 AS
 # once, from everything below it.
 expect aggregating_scan sched_basic "$G SELECT * FROM _graph_aggregating_scan!((SELECT dest_node_id AS source_node_id, source_node_id AS dest_node_id FROM g), (SELECT 5 AS id, 1 AS cnt UNION ALL SELECT 6, 1), (cnt), (SELECT id, sum(cnt) + 1 AS cnt FROM \$table GROUP BY id))" \
 	'5,1;6,1;4,2;2,4;3,3;1,8'
+# A scan's rows joined back to an indexed table look each id up in its
+# index (SEARCH), not scan the index per row: the table pointer's columns
+# have no declared affinity that would keep an equality off the index.
+run scan_join_plan -Q "$G CREATE PERFETTO TABLE n AS SELECT column1 AS id FROM (VALUES (1),(2),(3),(4),(5),(6)); CREATE PERFETTO INDEX n_id ON n(id); EXPLAIN QUERY PLAN SELECT n.id, s.cnt FROM _graph_aggregating_scan!((SELECT dest_node_id AS source_node_id, source_node_id AS dest_node_id FROM g), (SELECT 5 AS id, 1 AS cnt), (cnt), (SELECT id, sum(cnt) AS cnt FROM \$table GROUP BY id)) AS s JOIN n USING (id)" "$tmp/sched_basic.pb"
+if [ $rc -eq 0 ] && grep -q 'SEARCH n USING COVERING INDEX n_id (id=?)' "$tmp/scan_join_plan.out"; then
+	pass tp_graphs/scan_join_plan
+else
+	fail tp_graphs/scan_join_plan "exit $rc: $(oneline "$tmp/scan_join_plan.out") $(oneline "$tmp/scan_join_plan.err")"
+fi
 C="(SELECT 1 AS source_node_id, 2 AS dest_node_id UNION ALL SELECT 2, 1)"
 gerr scan_cycle "$G SELECT * FROM _graph_scan!($C, (SELECT 1 AS id, 10 AS v), (v), (SELECT id, v FROM \$table))" \
 	'graph_scan: the graph has a cycle'
