@@ -43,6 +43,9 @@ int tp_shell_main(int argc, char **argv)
 	case SUB_USAGE:
 		rc = shell_classic_main(2, help);
 		break;
+	case SUB_REMOTE:
+		rc = shell_remote_query(a.remote, a.remote_sql);
+		break;
 	case SUB_DONE:
 		rc = 0;
 		break;
