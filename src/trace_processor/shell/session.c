@@ -145,8 +145,8 @@ static int resolve(const char *addr, char *out, size_t size)
 	switch (shell_session_addr_kind(addr)) {
 	case ADDR_HTTP:
 		fprintf(stderr,
-			PROG ": '%s' is an HTTP address: only `server unix` sessions (a name or a "
-			     "socket path) are supported here as --remote\n",
+			PROG ": '%s' is an HTTP address: --remote over HTTP is not supported here, "
+			     "only `server unix` sessions (a name or a socket path)\n",
 			addr);
 		return -1;
 	case ADDR_NAME:

@@ -7,8 +7,10 @@
  * shell.c runs (query -f FILE is -q FILE, server http --port N is
  * --httpd --http-port N, ...). SQL read from stdin (`-f -`, or no SQL
  * given) is read here and passed as -Q. Commands this trace processor
- * lacks (metrics, summarize, bundle, util, server unix) are refused with
- * the reason. Called by cli.c only; knows nothing of the engine.
+ * lacks (metrics, summarize, bundle, util) are refused with
+ * the reason. `server unix`/`kill` and `query --remote` (Perfetto's warm
+ * sessions) are handed to session.c. Called by cli.c only; knows nothing
+ * of the engine.
  */
 #include "trace_processor/shell/subcommand.h"
 
@@ -93,7 +95,7 @@ struct cmd_help {
 };
 
 static const struct cmd_help k_cmds[] = {
-	{"query", "query [FLAGS] TRACE_FILE [SQL]",
+	{"query", "query [FLAGS] TRACE_FILE|--remote NAME [SQL]",
 	 "Load a trace and run SQL on it: every statement's result is printed as CSV,\n"
 	 "one blank line between results. The SQL comes from the argument, from\n"
 	 "-f FILE ('-' for stdin) or, when neither is given, from stdin.\n\n"
@@ -104,21 +106,32 @@ static const struct cmd_help k_cmds[] = {
 	{"interactive", "interactive [FLAGS] TRACE_FILE",
 	 "Open the interactive SQL shell on a trace (the default without a command).\n\n"
 	 "  -W, --wide              Do not cut wide cells.\n"},
-	{"server", "server [FLAGS] http|stdio [TRACE_FILE]",
+	{"server", "server [FLAGS] http|stdio|unix|kill [TRACE_FILE|NAME]",
 	 "Serve the trace processor to other programs.\n"
 	 "  http   HTTP and WebSocket on 127.0.0.1:9001: what Perfetto's UI\n"
 	 "         (ui.perfetto.dev) and its Python API connect to.\n"
 	 "  stdio  The TraceProcessorRpc stream on stdin/stdout, for tools that run\n"
 	 "         the trace processor as a child process.\n"
-	 "The trace file is optional: a client can send one later.\n"
-	 "(Perfetto's `server unix` sessions and `server kill` are not supported here.)\n\n"
+	 "  unix   The same stream on an AF_UNIX socket, the trace kept warm for\n"
+	 "         repeated `query --remote NAME` calls: --name picks the name (else\n"
+	 "         one is made up), --path an explicit socket. The socket is\n"
+	 "         $XDG_RUNTIME_DIR/perfetto/NAME.sock ($TMPDIR or /tmp without it).\n"
+	 "  kill   Stop a `server unix` session by name or socket path.\n"
+	 "The trace file is optional: a client can send one later.\n\n"
 	 "      --port PORT         HTTP port (default 9001; 0 picks a free one).\n"
 	 "      --ip-address IP     HTTP address (default 127.0.0.1).\n"
 	 "      --additional-cors-origins ORIGIN1,ORIGIN2,...\n"
 	 "                          Origins allowed besides https://ui.perfetto.dev\n"
 	 "                          and http://localhost:10000, http://127.0.0.1:10000.\n"
-	 "      --idle-timeout auto|never|0\n"
-	 "                          Accepted: the server runs until it is stopped.\n"},
+	 "      --name NAME         unix: the session's name ([A-Za-z0-9][A-Za-z0-9_-]*).\n"
+	 "      --path PATH         unix: the socket's path instead.\n"
+	 "      --daemonize         unix: detach; the startup record is printed first.\n"
+	 "      --idle-timeout auto|never|0|DUR\n"
+	 "                          unix: stop after DUR (30s, 5m, 2h) without a client;\n"
+	 "                          auto = 30m. http/stdio run until stopped.\n"
+	 "      --idle-start auto|orphaned|last-query\n"
+	 "                          unix: when the idle clock runs (auto: once the\n"
+	 "                          parent exits if started in the foreground).\n"},
 	{"export", "export [FLAGS] FORMAT -o FILE TRACE_FILE",
 	 "Load a trace and write its tables to a file.\n"
 	 "  sqlite     Every table and view as a SQLite database.\n"
@@ -488,7 +501,7 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 	if (strcmp(cmd, "server") == 0 || strcmp(cmd, "export") == 0) {
 		if (n_pos == 0) {
 			fprintf(stderr, PROG " %s: the %s is required (" PROG " help %s)\n", cmd,
-				cmd[0] == 's' ? "mode (http or stdio)" : "format", cmd);
+				cmd[0] == 's' ? "mode (http, stdio, unix or kill)" : "format", cmd);
 			return SUB_ERROR;
 		}
 		if (cmd[0] == 's')
