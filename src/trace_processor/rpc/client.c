@@ -90,7 +90,7 @@ static int next_msg(struct rx *x, const uint8_t **msg, size_t *len, size_t *cons
 
 /* One CellsBatch: its cells to @cb. Return: 0, -EPROTO if malformed. */
 static int decode_batch(const struct pz_field *bf, const struct tp_client_cb *cb, void *ctx,
-			bool *last)
+			bool *last, struct tp_client_stmt *out)
 {
 	struct pz_reader r;
 	struct pz_field f;
@@ -166,6 +166,7 @@ static int decode_batch(const struct pz_field *bf, const struct tp_client_cb *cb
 		default:
 			return -EPROTO;
 		}
+		out->n_cells++;
 		if (cb->cell(ctx, &c) < 0)
 			return -ECANCELED;
 	}
@@ -242,9 +243,9 @@ int tp_client_statement(int fd, const char *sql, size_t len, uint32_t off,
 		q = s[F_SRES_RESULT];
 		pz_reader_init(&qr, q.data, q.size);
 		while (rc == 0 && pz_reader_next(&qr, &qf) > 0) {
-			if (qf.wire_type != PZ_WIRE_LEN)
+			if (qf.wire_type != PZ_WIRE_LEN && qf.id != F_QR_STATEMENT_WITH_OUTPUT_COUNT)
 				continue;
-			if (qf.id == F_QR_COLUMN_NAMES) {
+			if (qf.id == F_QR_COLUMN_NAMES && qf.wire_type == PZ_WIRE_LEN) {
 				char *name = strndup((const char *)qf.data, qf.size);
 
 				if (!name || n_names == TP_CLIENT_MAX_COLS) {
@@ -253,16 +254,20 @@ int tp_client_statement(int fd, const char *sql, size_t len, uint32_t off,
 					break;
 				}
 				names[n_names++] = name;
-			} else if (qf.id == F_QR_ERROR && qf.size && !out->error) {
+			} else if (qf.id == F_QR_STATEMENT_WITH_OUTPUT_COUNT &&
+				   qf.wire_type == PZ_WIRE_VARINT) {
+				out->with_output = (uint32_t)qf.value;
+			} else if (qf.id == F_QR_ERROR && qf.wire_type == PZ_WIRE_LEN && qf.size &&
+				   !out->error) {
 				out->error = strndup((const char *)qf.data, qf.size);
-			} else if (qf.id == F_QR_BATCH) {
+			} else if (qf.id == F_QR_BATCH && qf.wire_type == PZ_WIRE_LEN) {
 				if (n_names && !out->n_cols) {
 					out->n_cols = n_names;
 					if (cb->columns(ctx, names, n_names) < 0)
 						rc = -ECANCELED;
 				}
 				if (rc == 0)
-					rc = decode_batch(&qf, cb, ctx, &last);
+					rc = decode_batch(&qf, cb, ctx, &last, out);
 			}
 		}
 		if (rc == 0 && qr.err != PZ_OK)

@@ -189,6 +189,15 @@ static void run_one(struct rpc_query *q, const char *text, size_t len, size_t of
 	q->stmt = stmt;
 	q->n_cols = sqlite3_column_count(stmt);
 	step(q);
+	/*
+	 * Output a shell ignores, as Perfetto counts it: a lone
+	 * "suppress_query_output" column, a void function's row.
+	 */
+	if (q->n_cols == 1 &&
+	    (strcmp(sqlite3_column_name(stmt, 0) ? sqlite3_column_name(stmt, 0) : "",
+		    "suppress_query_output") == 0 ||
+	     (q->row && sqlite3_value_pointer(sqlite3_column_value(stmt, 0), "VOID"))))
+		q->n_with_output = 0;
 }
 
 int rpc_query_start_at(struct tp *tp, const char *sql, size_t len, uint32_t off,

@@ -116,6 +116,8 @@ struct tp_client_stmt {
 	uint32_t tail;      /* where the next statement starts */
 	bool executed;      /* false: no statement was left, or it failed to prepare */
 	size_t n_cols;
+	size_t n_cells;
+	uint32_t with_output; /* QueryResult.statement_with_output_count */
 	char *error;        /* malloc'ed: the SQL error, or the server's fatal error */
 };
 

@@ -300,6 +300,10 @@ int shell_remote_query(const char *addr, const char *sql)
 		if (!st.executed)
 			break;
 		ran = true;
+		/* Printed as Perfetto's client does: rows the server counts as no
+		 * output (void functions, suppress_query_output) print nothing. */
+		if (st.n_cells && st.with_output == 0)
+			c.suppress = true;
 		if (st.n_cols && !c.suppress) {
 			if (printed)
 				putchar('\n');
