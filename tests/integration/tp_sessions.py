@@ -189,6 +189,19 @@ try:
     rc, out, err = run(TP, ['query', '--remote', sock, 'select 7 as x'])
     check('ours/survives_garbage', rc == 0 and out == b'"x"\n7\n',
           'exit %d %r %r' % (rc, out, err[-200:]))
+    # interactive --remote: the local REPL's tables (timings aside).
+    repl = (b"select 1 as a;\ncreate perfetto table r1 as select 2 as b; "
+            b"select b, 1.5 as f, null as z, 'a long string, longer than forty "
+            b"columns' as s from r1\n;\nselect count(*) as n\n from sched; -- tail\n"
+            b"select * from no_such_r;\nselect 5 as last\n")
+
+    def untimed(b):
+        return b'\n'.join(x for x in b.split(b'\n') if not x.startswith(b'Query executed'))
+    rc, out, err = run(TP, ['interactive', '--remote', sock], repl)
+    rc2, local, _ = run(TP, ['interactive', TRACE], repl)
+    check('ours/interactive_remote', rc == 0 and rc2 == 0 and untimed(out) == untimed(local)
+          and b'5 as last' not in out and b'no_such_r' in err and out.count(b'Query executed') == 4,
+          'exit %d %r vs %r' % (rc, out[-400:], local[-400:]))
     killer = UP or TP
     rc, out, err = run(killer, ['server', 'kill', sock])
     p.wait(timeout=LIMIT)
@@ -220,9 +233,14 @@ try:
     check('daemon/query_by_name', rc == 0 and out == local and rc2 == 0,
           'exit %d %r %r' % (rc, out, err[-200:]))
     gone = wait_gone(name_sock)
+    # It removes the socket and pid file, then exits: wait for that too.
+    deadline = time.monotonic() + LIMIT
+    while rec and alive(int(rec['pid'])) and time.monotonic() < deadline:
+        time.sleep(0.05)
     check('daemon/idle_reaped', gone and not os.path.exists(name_sock + '.pid') and
           (rec is None or not alive(int(rec['pid']))),
-          'socket still there after %ds' % LIMIT)
+          'socket there: %s, pid file there: %s, daemon alive: %s' %
+          (not gone, os.path.exists(name_sock + '.pid'), rec and alive(int(rec['pid']))))
 
     # ---- --idle-start in the foreground, two servers with the same 1s
     # timeout started together: last-query is reaped (exits 0); auto, whose

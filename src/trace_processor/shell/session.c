@@ -251,10 +251,26 @@ static int csv_cell(void *ctx, const struct tp_client_cell *cell)
 	return err < 0 ? -1 : 0;
 }
 
+int shell_session_connect(const char *addr)
+{
+	char path[SESSION_MAX_PATH * 2 + 8];
+	int fd;
+
+	if (resolve(addr, path, sizeof(path)) < 0)
+		return -1;
+	if (tp_client_connect(path, &fd) < 0) {
+		fprintf(stderr,
+			PROG ": No live session at '%s'. Start one with: " PROG
+			     " server unix --name <name> <trace>\n",
+			addr);
+		return -1;
+	}
+	return fd;
+}
+
 int shell_remote_query(const char *addr, const char *sql)
 {
 	static const struct tp_client_cb cb = {csv_columns, csv_cell};
-	char path[SESSION_MAX_PATH * 2 + 8];
 	struct tp_client_stmt st;
 	struct csv c;
 	size_t len = strlen(sql);
@@ -266,16 +282,9 @@ int shell_remote_query(const char *addr, const char *sql)
 		fprintf(stderr, PROG ": the SQL is too long\n");
 		return 1;
 	}
-	if (resolve(addr, path, sizeof(path)) < 0)
+	fd = shell_session_connect(addr);
+	if (fd < 0)
 		return 1;
-	rc = tp_client_connect(path, &fd);
-	if (rc < 0) {
-		fprintf(stderr,
-			PROG ": No live session at '%s'. Start one with: " PROG
-			     " server unix --name <name> <trace>\n",
-			addr);
-		return 1;
-	}
 	memset(&c, 0, sizeof(c));
 	c.out = (struct buf)BUF_INIT;
 	for (;;) {

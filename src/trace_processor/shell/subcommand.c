@@ -443,6 +443,8 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 			/* A flag of the trace's loading: --remote has none to load. */
 			if (!fl->cmds && fl->short_name != 'v' && !loading)
 				loading = fl->name;
+			if (fl->short_name == 'W')
+				out->wide = true;
 			/* The classic parser spells it the same: pass it on as typed. */
 			if (push(out, arg) < 0 ||
 			    (fl->has_arg && !inline_value && push(out, value) < 0))
@@ -481,12 +483,10 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		cmd_usage(stdout, help);
 		return SUB_DONE;
 	}
-	if (remote && strcmp(cmd, "query") != 0) {
-		fprintf(stderr, PROG " %s: --remote: %s\n", cmd,
-			strcmp(cmd, "interactive") == 0
-				? "the interactive shell on a session is not supported here; "
-				  "use `query --remote`"
-				: "only `query` runs on a session here");
+	if (remote && strcmp(cmd, "query") != 0 && strcmp(cmd, "interactive") != 0) {
+		fprintf(stderr, PROG " %s: --remote: only `query` and `interactive` run on a "
+				     "session here\n",
+			cmd);
 		return SUB_ERROR;
 	}
 	if (remote && loading) {
@@ -511,6 +511,14 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		p0 = 1;
 	}
 	trace = n_pos > p0 ? pos[p0] : NULL;
+	if (strcmp(cmd, "interactive") == 0 && remote) {
+		if (n_pos > 0) {
+			fprintf(stderr, PROG " interactive: --remote takes no trace file\n");
+			return SUB_ERROR;
+		}
+		out->remote = remote;
+		return SUB_REMOTE;
+	}
 	if (strcmp(cmd, "query") == 0 && remote) {
 		/* No trace: the first argument is the SQL. */
 		if (n_pos > 1) {

@@ -21,6 +21,7 @@ struct shell_argv {
 	struct buf sql;  /* SQL read from stdin, if any */
 	const char *remote;       /* SUB_REMOTE: the session's address */
 	const char *remote_sql;   /* SUB_REMOTE: the SQL */
+	bool wide;                /* SUB_REMOTE: interactive's --wide */
 	char socket_path[256];    /* server unix: the socket (--unixd's value) */
 	char session_name[80];    /* server unix: the name */
 	char idle_ms[16];         /* server unix: --unixd-idle-ms's value */
@@ -31,7 +32,8 @@ enum sub_result {
 	SUB_DONE,  /* done (help printed): exit 0 */
 	SUB_USAGE, /* print the general help: exit 0 */
 	SUB_ERROR, /* the reason was printed: exit 1 */
-	SUB_REMOTE, /* query --remote: shell_remote_query(remote, remote_sql) */
+	SUB_REMOTE, /* query --remote: shell_remote_query(remote, remote_sql);
+		     * interactive --remote (remote_sql NULL): shell_remote_interactive() */
 };
 
 /* True if @arg (argv[1]) names a command of Perfetto's shell (ours or not). */
@@ -63,6 +65,10 @@ void shell_session_new_name(char *out, size_t size);
 int shell_session_parse_ms(const char *s, uint32_t *out);
 /* `server kill ADDR`. Return: the exit code. */
 int shell_server_kill(const char *addr);
+/* A connection to the session at @addr, or -1 after saying why. */
+int shell_session_connect(const char *addr);
+/* remote_repl.c: `interactive --remote ADDR`. Return: the exit code. */
+int shell_remote_interactive(const char *addr, bool wide);
 /* `query --remote ADDR SQL`: output as a local `query`. Return: the exit code. */
 int shell_remote_query(const char *addr, const char *sql);
 
