@@ -202,6 +202,15 @@ try:
     check('ours/interactive_remote', rc == 0 and rc2 == 0 and untimed(out) == untimed(local)
           and b'5 as last' not in out and b'no_such_r' in err and out.count(b'Query executed') == 4,
           'exit %d %r vs %r' % (rc, out[-400:], local[-400:]))
+    rc, out, err = run(TP, ['query', '-i', '--remote', sock,
+                            'create perfetto table qi as select 1 as y; select * from qi'],
+                       b'select y + 2 as z from qi;\n')
+    check('ours/query_then_interactive', rc == 0 and out.startswith(b'"y"\n1\nz\n-\n3\n'),
+          'exit %d %r %r' % (rc, out[:200], err[-200:]))
+    rc, out, err = run(TP, ['query', '--perf-file', os.path.join(TMP, 'pf'), '--remote',
+                            sock, 'select 1'])
+    check('ours/perf_file_refused', rc == 1 and b'--perf-file' in err and
+          not os.path.exists(os.path.join(TMP, 'pf')), 'exit %d %r' % (rc, err[-200:]))
     killer = UP or TP
     rc, out, err = run(killer, ['server', 'kill', sock])
     p.wait(timeout=LIMIT)

@@ -379,7 +379,7 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 	const char *why, *trace, *sql = NULL, *mode = NULL, *format = NULL;
 	const char *remote = NULL, *name = NULL, *path = NULL, *loading = NULL;
 	const char *idle_timeout = NULL, *idle_start = NULL;
-	bool daemonize = false;
+	bool daemonize = false, perf_file = false;
 	const struct cmd_help *help;
 	size_t n_pos = 0, p0;
 	bool want_help = false, dashdash = false;
@@ -445,6 +445,10 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 				loading = fl->name;
 			if (fl->short_name == 'W')
 				out->wide = true;
+			if (fl->short_name == 'i')
+				out->then_repl = true;
+			if (strcmp(fl->name, "perf-file") == 0)
+				perf_file = true;
 			/* The classic parser spells it the same: pass it on as typed. */
 			if (push(out, arg) < 0 ||
 			    (fl->has_arg && !inline_value && push(out, value) < 0))
@@ -520,6 +524,11 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		return SUB_REMOTE;
 	}
 	if (strcmp(cmd, "query") == 0 && remote) {
+		if (perf_file) {
+			fprintf(stderr, PROG " query: --perf-file is not supported with --remote "
+					     "here (nothing is loaded)\n");
+			return SUB_ERROR;
+		}
 		/* No trace: the first argument is the SQL. */
 		if (n_pos > 1) {
 			fprintf(stderr, PROG " query: give the SQL as one argument (quote it)\n");

@@ -22,6 +22,7 @@ struct shell_argv {
 	const char *remote;       /* SUB_REMOTE: the session's address */
 	const char *remote_sql;   /* SUB_REMOTE: the SQL */
 	bool wide;                /* SUB_REMOTE: interactive's --wide */
+	bool then_repl;           /* SUB_REMOTE: query -i: the REPL after the SQL */
 	char socket_path[256];    /* server unix: the socket (--unixd's value) */
 	char session_name[80];    /* server unix: the name */
 	char idle_ms[16];         /* server unix: --unixd-idle-ms's value */
