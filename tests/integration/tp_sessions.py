@@ -211,6 +211,54 @@ try:
                             sock, 'select 1'])
     check('ours/perf_file_refused', rc == 1 and b'--perf-file' in err and
           not os.path.exists(os.path.join(TMP, 'pf')), 'exit %d %r' % (rc, err[-200:]))
+    # TPM_STATEMENT_STREAMING with hostile arguments, straight on the socket:
+    # each gets a reply with the error (and is_last_batch: 0x30 0x01); the
+    # server lives on.
+    def varint(v):
+        out = b''
+        while True:
+            b = v & 0x7f
+            v >>= 7
+            if v:
+                out += bytes([b | 0x80])
+            else:
+                return out + bytes([b])
+
+    def ld(field, payload):
+        return varint(field << 3 | 2) + varint(len(payload)) + payload
+
+    def stmt_req(args):
+        rpc = varint(2 << 3) + varint(20) + (ld(115, args) if args is not None else b'')
+        return ld(1, rpc)
+
+    def replies_until_last(s):
+        """All replies: the server closes the connection once our end is shut."""
+        s.shutdown(socket.SHUT_WR)
+        data = b''
+        s.settimeout(LIMIT)
+        while True:
+            chunk = s.recv(65536)
+            if not chunk:
+                return data
+            data += chunk
+    hostile = {
+        'no_args': (None, b'request field not set'),
+        'offset_past_end': (ld(1, b'select 1') + varint(2 << 3) + varint(1000),
+                            b'start_offset out of range'),
+        'offset_mid_token': (ld(1, b'select 12345 as v') + varint(2 << 3) + varint(9),
+                             b''),
+        'nul_in_sql': (ld(1, b'select 1\x00; select 2'), b'NUL'),
+    }
+    for name, (args, pat) in hostile.items():
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(sock)
+        s.sendall(stmt_req(args))
+        data = replies_until_last(s)
+        s.close()
+        check('ours/stmt_' + name, b'\x30\x01' in data and pat in data, 'reply %r' % data[:300])
+    rc, out, err = run(TP, ['query', '--remote', sock, 'select 8 as x'])
+    check('ours/stmt_hostile_survived', rc == 0 and out == b'"x"\n8\n',
+          'exit %d %r %r' % (rc, out, err[-200:]))
     killer = UP or TP
     rc, out, err = run(killer, ['server', 'kill', sock])
     p.wait(timeout=LIMIT)
