@@ -97,7 +97,6 @@ refused = {
     'summarize': ['summarize', '--metrics-v2', 'all', TRACE],
     'bundle': ['bundle', TRACE, os.path.join(TMP, 'b.tar')],
     'util': ['util', 'symbolize', TRACE],
-    'remote_http': ['query', '--remote', '127.0.0.1:9', 'select 1'],
     'export_arrow': ['export', 'arrow_tar', '-o', os.path.join(TMP, 'a.tar'), TRACE],
 }
 for name, args in refused.items():

@@ -19,6 +19,9 @@ import subprocess
 import sys
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tp_httpd_client as hc  # noqa: E402
+
 TP, TRACE, TMP = sys.argv[1], sys.argv[2], sys.argv[3]
 UP = sys.argv[4] if len(sys.argv) > 4 and sys.argv[4] else None
 passed = failed = 0
@@ -338,6 +341,28 @@ try:
         p.wait(timeout=LIMIT)
         check('upstream_server/kill_by_ours', rc == 0 and b'Stopped session' in out and
               not os.path.exists(usock), 'exit %d %r %r' % (rc, out, err[-200:]))
+    # ---- --remote HOST:PORT: the WebSocket of `server http`, ours and
+    # Perfetto's, each client against each server.
+    rc, local, _ = run(TP, ['query', TRACE, SQL])
+    http_servers = [('ours', TP, 0)]
+    if UP:
+        probe = socket.socket()
+        probe.bind(('127.0.0.1', 0))
+        http_servers.append(('upstream', UP, probe.getsockname()[1]))
+        probe.close()
+    for sname, sbin, port in http_servers:
+        hp, port = hc.start_server(sbin, [TRACE], os.path.join(TMP, 'http_%s.log' % sname),
+                                   port=port)
+        started.append(hp.pid)
+        try:
+            for i, (cname, cbin) in enumerate(clients):
+                q = SQL.replace('t1', 'th_%s_%d' % (sname, i))
+                rc, out, err = run(cbin, ['query', '--remote', '127.0.0.1:%s' % port, q])
+                check('http_%s_server/%s_client' % (sname, cname),
+                      port is not None and rc == 0 and out == local,
+                      'port %r exit %d %r %r' % (port, rc, out[:300], err[-300:]))
+        finally:
+            hc.stop_server(hp)
 finally:
     cleanup()
 

@@ -121,8 +121,20 @@ struct tp_client_stmt {
 	char *error;        /* malloc'ed: the SQL error, or the server's fatal error */
 };
 
+struct tp_client {
+	int fd;
+	bool ws;            /* a WebSocket to `server http`: frames around the stream */
+};
+
 /* tp_client_connect() - Connect to the AF_UNIX socket @path. Return: 0 or -errno. */
-int tp_client_connect(const char *path, int *out_fd);
+int tp_client_connect(const char *path, struct tp_client *out);
+/*
+ * tp_client_connect_http() - Connect to `server http` at [http://]HOST:PORT
+ * and upgrade to its /websocket. Return: 0, -ECONNREFUSED (no server or
+ * the upgrade refused), -EHOSTUNREACH (no such host), or -errno.
+ */
+int tp_client_connect_http(const char *addr, struct tp_client *out);
+void tp_client_close(struct tp_client *c);
 
 /*
  * tp_client_statement() - Run the statement at byte @off of @sql on the
@@ -131,7 +143,7 @@ int tp_client_connect(const char *path, int *out_fd);
  * Return: 0 (an SQL error is in @out->error), -EPROTO for a malformed
  * reply or a fatal error, -ECONNRESET if the server hung up, or -errno.
  */
-int tp_client_statement(int fd, const char *sql, size_t len, uint32_t off,
+int tp_client_statement(const struct tp_client *cl, const char *sql, size_t len, uint32_t off,
 			const struct tp_client_cb *cb, void *ctx, struct tp_client_stmt *out);
 
 /*

@@ -182,7 +182,7 @@ static void tb_print(struct table *t, bool wide)
  * take turns: a call that finds no statement left must not wipe it).
  * Return: 0, -1 after an SQL error, -2 if the session is gone.
  */
-static int run(int fd, const char *sql, struct table t[2], bool wide)
+static int run(const struct tp_client *cl, const char *sql, struct table t[2], bool wide)
 {
 	static const struct tp_client_cb cb = {tb_columns, tb_cell};
 	struct tp_client_stmt st;
@@ -192,7 +192,7 @@ static int run(int fd, const char *sql, struct table t[2], bool wide)
 
 	for (;;) {
 		tb_reset(&t[cur]);
-		rc = tp_client_statement(fd, sql, len, off, &cb, &t[cur], &st);
+		rc = tp_client_statement(cl, sql, len, off, &cb, &t[cur], &st);
 		if (rc < 0) {
 			fprintf(stderr, PROG ": session: %s\n",
 				st.error ? st.error : rc == -ECONNRESET ? "the session closed the connection"
@@ -227,9 +227,10 @@ int shell_remote_interactive(const char *addr, bool wide)
 	size_t cap = 0;
 	ssize_t n;
 	uint64_t t0;
-	int fd = shell_session_connect(addr), rc, exit_code = 0;
+	struct tp_client cl;
+	int rc, exit_code = 0;
 
-	if (fd < 0)
+	if (shell_session_connect(addr, &cl) < 0)
 		return 1;
 	memset(t, 0, sizeof(t));
 	t[0].names = t[0].text = t[0].offs = t[0].nums = (struct buf)BUF_INIT;
@@ -275,7 +276,7 @@ int shell_remote_interactive(const char *addr, bool wide)
 		if (is_tty)
 			add_history(buf_cstr(&pending));
 		t0 = clock_monotonic_ns();
-		rc = run(fd, buf_cstr(&pending), t, wide);
+		rc = run(&cl, buf_cstr(&pending), t, wide);
 		buf_reset(&pending);
 		if (rc == 0)
 			printf("Query executed in %.3f ms\n\n",
@@ -289,7 +290,7 @@ int shell_remote_interactive(const char *addr, bool wide)
 	/* A last statement without ';' at end of input still runs. */
 	if (exit_code == 0 && pending.len && buf_cstr(&pending)) {
 		t0 = clock_monotonic_ns();
-		if (run(fd, buf_cstr(&pending), t, wide) == 0)
+		if (run(&cl, buf_cstr(&pending), t, wide) == 0)
 			printf("Query executed in %.3f ms\n\n",
 			       (double)(clock_monotonic_ns() - t0) / 1e6);
 	}
@@ -301,6 +302,6 @@ int shell_remote_interactive(const char *addr, bool wide)
 		buf_fini(&t[n].offs);
 		buf_fini(&t[n].nums);
 	}
-	close(fd);
+	tp_client_close(&cl);
 	return exit_code;
 }

@@ -251,21 +251,30 @@ static int csv_cell(void *ctx, const struct tp_client_cell *cell)
 	return err < 0 ? -1 : 0;
 }
 
-int shell_session_connect(const char *addr)
+int shell_session_connect(const char *addr, struct tp_client *out)
 {
 	char path[SESSION_MAX_PATH * 2 + 8];
-	int fd;
+	int rc;
 
+	if (shell_session_addr_kind(addr) == ADDR_HTTP) {
+		rc = tp_client_connect_http(addr, out);
+		if (rc < 0) {
+			fprintf(stderr, PROG ": Could not connect to '%s': %s\n", addr,
+				rc == -EINVAL ? "expected HOST:PORT" : strerror(-rc));
+			return -1;
+		}
+		return 0;
+	}
 	if (resolve(addr, path, sizeof(path)) < 0)
 		return -1;
-	if (tp_client_connect(path, &fd) < 0) {
+	if (tp_client_connect(path, out) < 0) {
 		fprintf(stderr,
 			PROG ": No live session at '%s'. Start one with: " PROG
 			     " server unix --name <name> <trace>\n",
 			addr);
 		return -1;
 	}
-	return fd;
+	return 0;
 }
 
 int shell_remote_query(const char *addr, const char *sql)
@@ -276,14 +285,14 @@ int shell_remote_query(const char *addr, const char *sql)
 	size_t len = strlen(sql);
 	uint32_t off = 0;
 	bool printed = false, ran = false;
-	int fd, rc, exit_code = 1;
+	struct tp_client cl;
+	int rc, exit_code = 1;
 
 	if (len > UINT32_MAX) {
 		fprintf(stderr, PROG ": the SQL is too long\n");
 		return 1;
 	}
-	fd = shell_session_connect(addr);
-	if (fd < 0)
+	if (shell_session_connect(addr, &cl) < 0)
 		return 1;
 	memset(&c, 0, sizeof(c));
 	c.out = (struct buf)BUF_INIT;
@@ -291,7 +300,7 @@ int shell_remote_query(const char *addr, const char *sql)
 		buf_reset(&c.out);
 		c.n_cols = c.col = 0;
 		c.suppress = false;
-		rc = tp_client_statement(fd, sql, len, off, &cb, &c, &st);
+		rc = tp_client_statement(&cl, sql, len, off, &cb, &c, &st);
 		if (rc < 0) {
 			fprintf(stderr, PROG ": session '%s': %s\n", addr,
 				st.error ? st.error
@@ -330,6 +339,6 @@ int shell_remote_query(const char *addr, const char *sql)
 	exit_code = fflush(stdout) == 0 ? 0 : 1;
 out:
 	buf_fini(&c.out);
-	close(fd);
+	tp_client_close(&cl);
 	return exit_code;
 }

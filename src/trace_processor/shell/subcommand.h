@@ -66,8 +66,10 @@ void shell_session_new_name(char *out, size_t size);
 int shell_session_parse_ms(const char *s, uint32_t *out);
 /* `server kill ADDR`. Return: the exit code. */
 int shell_server_kill(const char *addr);
-/* A connection to the session at @addr, or -1 after saying why. */
-int shell_session_connect(const char *addr);
+struct tp_client;
+/* Connect to the session at @addr (a unix session, or `server http` at
+ * HOST:PORT). Return: 0, or -1 after saying why. */
+int shell_session_connect(const char *addr, struct tp_client *out);
 /* remote_repl.c: `interactive --remote ADDR`. Return: the exit code. */
 int shell_remote_interactive(const char *addr, bool wide);
 /* `query --remote ADDR SQL`: output as a local `query`. Return: the exit code. */
