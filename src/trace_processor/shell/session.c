@@ -3,8 +3,8 @@
  * session.c - the client commands of Perfetto's warm sessions: where a
  * session's socket lives ($XDG_RUNTIME_DIR/perfetto/NAME.sock, else
  * $TMPDIR or /tmp), how an address is read (a name, or a *.sock or
- * absolute socket path), `server kill NAME|PATH` (SIGTERM to the pid in
- * PATH.pid) and `query --remote ADDR SQL`: each statement run on the
+ * absolute socket path; HOST:PORT is a `server http`), `server kill
+ * NAME|PATH` (SIGTERM to the pid in PATH.pid) and `query --remote ADDR SQL`: each statement run on the
  * session in turn and printed as CSV exactly as a local `query` prints
  * it. Speaks to the server through rpc/client.c only.
  */

@@ -98,13 +98,18 @@ static const struct cmd_help k_cmds[] = {
 	{"query", "query [FLAGS] TRACE_FILE|--remote NAME [SQL]",
 	 "Load a trace and run SQL on it: every statement's result is printed as CSV,\n"
 	 "one blank line between results. The SQL comes from the argument, from\n"
-	 "-f FILE ('-' for stdin) or, when neither is given, from stdin.\n\n"
+	 "-f FILE ('-' for stdin) or, when neither is given, from stdin.\n"
+	 "With --remote NAME|PATH|HOST:PORT the SQL runs on a `server unix`\n"
+	 "session (or a `server http`) instead: no TRACE_FILE; the session keeps\n"
+	 "its tables between calls.\n\n"
 	 "  -f, --query-file FILE   Read the SQL from FILE ('-': stdin).\n"
 	 "  -i, --interactive       Start the interactive shell after the queries.\n"
 	 "  -W, --wide              Do not cut wide cells in the interactive shell.\n"
 	 "      --perf-file FILE    Write 'load_ns,query_ns' timings to FILE.\n"},
-	{"interactive", "interactive [FLAGS] TRACE_FILE",
-	 "Open the interactive SQL shell on a trace (the default without a command).\n\n"
+	{"interactive", "interactive [FLAGS] TRACE_FILE|--remote NAME",
+	 "Open the interactive SQL shell on a trace (the default without a command),\n"
+	 "or with --remote NAME|PATH|HOST:PORT on a session (.quit the only\n"
+	 "dot-command there).\n\n"
 	 "  -W, --wide              Do not cut wide cells.\n"},
 	{"server", "server [FLAGS] http|stdio|unix|kill [TRACE_FILE|NAME]",
 	 "Serve the trace processor to other programs.\n"
