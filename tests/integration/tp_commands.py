@@ -97,8 +97,6 @@ refused = {
     'summarize': ['summarize', '--metrics-v2', 'all', TRACE],
     'bundle': ['bundle', TRACE, os.path.join(TMP, 'b.tar')],
     'util': ['util', 'symbolize', TRACE],
-    'server_unix': ['server', 'unix', '--name', 's', TRACE],
-    'query_remote': ['query', '--remote', 's', 'select 1'],
     'export_arrow': ['export', 'arrow_tar', '-o', os.path.join(TMP, 'a.tar'), TRACE],
 }
 for name, args in refused.items():
@@ -108,11 +106,11 @@ for name, args in refused.items():
 
 # help
 rc, out, err = run(TP, ['help', 'query'])
-check('help_query', rc == 0 and b'query [FLAGS] TRACE_FILE [SQL]' in out, 'exit %d' % rc)
+check('help_query', rc == 0 and b'query [FLAGS] TRACE_FILE|--remote NAME [SQL]' in out, 'exit %d' % rc)
 rc, out, err = run(TP, ['query', '--help'])
 check('query_dash_help', rc == 0 and b'-f, --query-file' in out, 'exit %d' % rc)
 rc, out, err = run(TP, ['help'])
-check('help', rc == 0 and b'server [FLAGS] http|stdio' in out and b'--query-file' in out,
+check('help', rc == 0 and b'server [FLAGS] http|stdio|unix|kill' in out and b'--query-file' in out,
       'exit %d %r' % (rc, out[:200]))
 rc, out, err = run(TP, ['--help'])
 check('classic_help_lists_commands', rc == 0 and b'query [FLAGS] TRACE_FILE' in out,

@@ -151,6 +151,87 @@ int rpc_query_start(struct tp *tp, const char *sql, size_t len, struct rpc_query
 	return 0;
 }
 
+/* The statement at @off of @text (NUL-terminated, @len bytes): see rpc_int.h. */
+static void run_one(struct rpc_query *q, const char *text, size_t len, size_t off,
+		    uint32_t *tail_off, bool *executed)
+{
+	const char *end = text + len, *p = skip_blank(text + off, end), *tail = NULL;
+	sqlite3_stmt *stmt = NULL;
+
+	*executed = false;
+	*tail_off = (uint32_t)off;
+	while (p < end) {
+		if (tp_prepare_in(q->tp, text, p, &stmt, &tail) != SQLITE_OK) {
+			set_error(q, NULL);
+			sqlite3_finalize(stmt);
+			return;
+		}
+		if (!tail || tail < p || tail > end)
+			tail = end;
+		if (stmt)
+			break;
+		p = skip_blank(tail, end);
+	}
+	if (!stmt) {
+		/* Only blanks and comments were left: the query is done. */
+		*tail_off = (uint32_t)len;
+		return;
+	}
+	*executed = true;
+	*tail_off = (uint32_t)(tail - text);
+	q->n_stmts = 1;
+	q->n_with_output = sqlite3_column_count(stmt) > 0;
+	if (buf_append(&q->last_sql, p, (size_t)(tail - p)) < 0) {
+		sqlite3_finalize(stmt);
+		set_error(q, "out of memory");
+		return;
+	}
+	q->stmt = stmt;
+	q->n_cols = sqlite3_column_count(stmt);
+	step(q);
+	/*
+	 * Output a shell ignores, as Perfetto counts it: a lone
+	 * "suppress_query_output" column, a void function's row.
+	 */
+	if (q->n_cols == 1 &&
+	    (strcmp(sqlite3_column_name(stmt, 0) ? sqlite3_column_name(stmt, 0) : "",
+		    "suppress_query_output") == 0 ||
+	     (q->row && sqlite3_value_pointer(sqlite3_column_value(stmt, 0), "VOID"))))
+		q->n_with_output = 0;
+}
+
+int rpc_query_start_at(struct tp *tp, const char *sql, size_t len, uint32_t off,
+		       struct rpc_query **out, uint32_t *tail_off, bool *executed)
+{
+	struct rpc_query *q;
+	char *text;
+
+	*executed = false;
+	*tail_off = off;
+	if (off > len || len > UINT32_MAX)
+		return -EINVAL;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->tp = tp;
+	q->t_start = clock_monotonic_ns();
+	text = malloc(len + 1);
+	if (!text) {
+		free(q);
+		return -ENOMEM;
+	}
+	if (len)
+		memcpy(text, sql, len);
+	text[len] = '\0';
+	if (memchr(text, '\0', len))
+		q->error = sqlite3_mprintf("The query contains a NUL character");
+	else
+		run_one(q, text, len, off, tail_off, executed);
+	free(text);
+	*out = q;
+	return 0;
+}
+
 void rpc_query_end(struct rpc_query *q)
 {
 	if (!q)

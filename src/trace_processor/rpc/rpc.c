@@ -478,6 +478,65 @@ static const struct pz_field *arg(const struct pz_field *f, uint32_t id)
 	return f[id].id && f[id].wire_type == PZ_WIRE_LEN ? &f[id] : NULL;
 }
 
+/*
+ * TPM_STATEMENT_STREAMING: the next statement only, one reply per batch;
+ * the first carries the cursor (tail_offset, statement_executed).
+ */
+static int statement_streaming(struct tp_rpc *r, struct rpc_chan *c,
+			       const struct pz_field *args, rpc_send_fn send, void *ctx)
+{
+	struct pz_field sa[4];
+	struct rpc_query *q = NULL;
+	struct reply rp;
+	struct pz_msg sr, qr;
+	const char *err = NULL;
+	uint32_t tail = 0;
+	bool more = true, executed = false, first = true;
+	int rc = 0;
+
+	memset(sa, 0, sizeof(sa));
+	if (!args || !args->data || pz_decode_table(args->data, args->size, sa, 4) != PZ_OK) {
+		err = "RPC error: request field not set";
+	} else if (sa[F_SARGS_START_OFFSET].value > sa[F_SARGS_SQL].size) {
+		err = "StatementArgs.start_offset out of range";
+	} else if (rpc_query_start_at(r->tp, (const char *)sa[F_SARGS_SQL].data,
+				      sa[F_SARGS_SQL].size,
+				      (uint32_t)sa[F_SARGS_START_OFFSET].value, &q, &tail,
+				      &executed) < 0) {
+		return -1;
+	}
+	while (more && rc == 0) {
+		if (reply_begin(&rp, c->tx_seq++, TPM_STATEMENT_STREAMING) < 0) {
+			rc = -1;
+			break;
+		}
+		pz_begin_nested(&rp.rpc, F_RPC_STATEMENT_RESULT, &sr);
+		pz_begin_nested(&sr, F_SRES_RESULT, &qr);
+		if (q) {
+			more = rpc_query_batch(q, &qr);
+		} else {
+			struct pz_msg b;
+
+			if (err)
+				pz_append_string(&qr, F_QR_ERROR, err);
+			pz_begin_nested(&qr, F_QR_BATCH, &b);
+			pz_append_bool(&b, F_BATCH_IS_LAST, true);
+			pz_end(&b);
+			more = false;
+		}
+		pz_end(&qr);
+		if (first && q) {
+			pz_append_varint(&sr, F_SRES_TAIL_OFFSET, tail);
+			pz_append_bool(&sr, F_SRES_EXECUTED, executed);
+		}
+		first = false;
+		pz_end(&sr);
+		rc = reply_send(&rp, send, ctx);
+	}
+	rpc_query_end(q);
+	return rc;
+}
+
 /* One TraceProcessorRpc request. Return: 0, or -1 to close the channel. */
 static int handle(struct tp_rpc *r, struct rpc_chan *c, const uint8_t *msg, size_t len,
 		  rpc_send_fn send, void *ctx)
@@ -516,6 +575,8 @@ static int handle(struct tp_rpc *r, struct rpc_chan *c, const uint8_t *msg, size
 	case TPM_QUERY_STREAMING:
 		args = arg(f, F_RPC_QUERY_ARGS);
 		return query_streaming(r, c, args, send, ctx);
+	case TPM_STATEMENT_STREAMING:
+		return statement_streaming(r, c, arg(f, F_RPC_STATEMENT_ARGS), send, ctx);
 	case TPM_COMPUTE_METRIC:
 		return send_simple(c, method, F_RPC_METRIC_RESULT, fill_metric_error, NULL, send,
 				   ctx);

@@ -35,6 +35,7 @@ enum {
 	F_RPC_COMPUTE_METRIC_ARGS = 105,
 	F_RPC_RESET_ARGS = 107,
 	F_RPC_REGISTER_SQL_PACKAGE_ARGS = 108,
+	F_RPC_STATEMENT_ARGS = 115,
 	F_RPC_APPEND_RESULT = 201,
 	F_RPC_QUERY_RESULT = 203,
 	F_RPC_METRIC_RESULT = 205,
@@ -44,6 +45,13 @@ enum {
 	F_RPC_REGISTER_SQL_PACKAGE_RESULT = 211,
 	F_RPC_FINALIZE_DATA_RESULT = 212,
 	F_RPC_TRACE_SUMMARY_RESULT = 214,
+	F_RPC_STATEMENT_RESULT = 219,
+	/* StatementArgs, StatementResult */
+	F_SARGS_SQL = 1,
+	F_SARGS_START_OFFSET = 2,
+	F_SRES_RESULT = 1,
+	F_SRES_TAIL_OFFSET = 2,
+	F_SRES_EXECUTED = 3,
 	/* AppendTraceDataResult, FinalizeDataResult, RegisterSqlPackageResult */
 	F_APPEND_TOTAL_BYTES_PARSED = 1,
 	F_APPEND_ERROR = 2,
@@ -102,6 +110,7 @@ enum {
 	TPM_RESET_TRACE_PROCESSOR = 11,
 	TPM_REGISTER_SQL_PACKAGE = 13,
 	TPM_SUMMARIZE_TRACE = 15,
+	TPM_STATEMENT_STREAMING = 20,
 };
 
 /* QueryResult.CellsBatch.CellType */
@@ -201,6 +210,17 @@ int rpc_query_start(struct tp *tp, const char *sql, size_t len, struct rpc_query
  * Return: true if more batches follow.
  */
 bool rpc_query_batch(struct rpc_query *q, struct pz_msg *qr);
+/*
+ * rpc_query_start_at() - Perfetto's ExecuteNextStatement, for
+ * TPM_STATEMENT_STREAMING: only the statement at byte @off of @sql runs;
+ * rpc_query_batch() serializes its rows. *@tail_off: where the next one
+ * starts (@len when only blanks and comments were left); *@executed:
+ * false when no statement ran (the end, or it failed to prepare: then the
+ * error is in the result and *@tail_off is @off).
+ * Return: 0, -EINVAL if @off is past @len (nothing made), or -ENOMEM.
+ */
+int rpc_query_start_at(struct tp *tp, const char *sql, size_t len, uint32_t off,
+		       struct rpc_query **out, uint32_t *tail_off, bool *executed);
 void rpc_query_end(struct rpc_query *q);
 
 /* ---------------------------------------------------------------- rpc.c -- */

@@ -43,6 +43,11 @@ int tp_shell_main(int argc, char **argv)
 	case SUB_USAGE:
 		rc = shell_classic_main(2, help);
 		break;
+	case SUB_REMOTE:
+		rc = a.remote_sql ? shell_remote_query(a.remote, a.remote_sql) : 0;
+		if (rc == 0 && (!a.remote_sql || a.then_repl))
+			rc = shell_remote_interactive(a.remote, a.wide);
+		break;
 	case SUB_DONE:
 		rc = 0;
 		break;

@@ -19,6 +19,43 @@
 #define SHELL_HTTPD_DEFAULT_PORT 9001
 #define SHELL_HTTPD_MAX_ORIGINS 64
 
+/* --unixd: the session server. Return: 0, or -1 after saying why. */
+static int serve_unix(struct tp_rpc *r, const struct shell_httpd *h)
+{
+	struct tp_unixd_options o = {.path = h->unix_path,
+				     .name = h->unix_name ? h->unix_name : h->unix_path};
+	int64_t ms = 0;
+	int rc;
+
+	if (h->unix_idle_ms &&
+	    sv_parse_i64(sv_from_cstr(h->unix_idle_ms), 0, UINT32_MAX, &ms) < 0) {
+		fprintf(stderr, PROG ": bad --unixd-idle-ms '%s'\n", h->unix_idle_ms);
+		return -1;
+	}
+	o.idle_ms = (uint32_t)ms;
+	if (!h->unix_idle_start || strcmp(h->unix_idle_start, "auto") == 0) {
+		o.idle_start = TP_IDLE_AUTO;
+	} else if (strcmp(h->unix_idle_start, "orphaned") == 0) {
+		o.idle_start = TP_IDLE_ORPHANED;
+	} else if (strcmp(h->unix_idle_start, "last-query") == 0) {
+		o.idle_start = TP_IDLE_LAST_QUERY;
+	} else {
+		fprintf(stderr, PROG ": bad --unixd-idle-start '%s'\n", h->unix_idle_start);
+		return -1;
+	}
+	o.daemonize = h->unix_daemonize;
+	rc = tp_unixd_run(r, &o);
+	if (rc == -EADDRINUSE)
+		fprintf(stderr,
+			PROG ": A live session already holds %s. Pick another --name/--path or "
+			     "stop the existing server.\n",
+			h->unix_path);
+	else if (rc < 0)
+		fprintf(stderr, PROG ": Failed to bind session socket at %s: %s\n", h->unix_path,
+			strerror(-rc));
+	return rc < 0 ? -1 : 0;
+}
+
 int shell_httpd(const struct tp_options *opt, const struct shell_sql_packages *sp, struct tp *tp,
 		const char *name, uint64_t size, const struct shell_httpd *h)
 {
@@ -70,7 +107,9 @@ int shell_httpd(const struct tp_options *opt, const struct shell_sql_packages *s
 	if (rc < 0)
 		goto nomem;
 	tp = NULL;
-	if (h->stdio) {
+	if (h->unix_path) {
+		rc = serve_unix(r, h);
+	} else if (h->stdio) {
 		rc = tp_stdio_run(r, STDIN_FILENO, STDOUT_FILENO);
 		if (rc < 0)
 			fprintf(stderr, PROG ": stdio server: %s\n",

@@ -59,6 +59,11 @@ enum {
 	OPT_HTTP_IP,
 	OPT_HTTP_CORS,
 	OPT_STDIOD,
+	OPT_UNIXD,
+	OPT_UNIXD_NAME,
+	OPT_UNIXD_IDLE_MS,
+	OPT_UNIXD_IDLE_START,
+	OPT_UNIXD_DAEMONIZE,
 	OPT_IGNORED,
 	OPT_METRICS,
 };
@@ -110,6 +115,11 @@ static const struct option k_options[] = {
 	{"list-modules", no_argument, NULL, OPT_LIST_MODULES},
 	{"httpd", no_argument, NULL, 'D'},
 	{"stdiod", no_argument, NULL, OPT_STDIOD},
+	{"unixd", required_argument, NULL, OPT_UNIXD},
+	{"unixd-name", required_argument, NULL, OPT_UNIXD_NAME},
+	{"unixd-idle-ms", required_argument, NULL, OPT_UNIXD_IDLE_MS},
+	{"unixd-idle-start", required_argument, NULL, OPT_UNIXD_IDLE_START},
+	{"unixd-daemonize", no_argument, NULL, OPT_UNIXD_DAEMONIZE},
 	{"http-port", required_argument, NULL, OPT_HTTP_PORT},
 	{"http-ip-address", required_argument, NULL, OPT_HTTP_IP},
 	{"http-additional-cors-origins", required_argument, NULL, OPT_HTTP_CORS},
@@ -211,6 +221,11 @@ static void usage(FILE *f)
 		"                            TRACE_FILE is optional.\n"
 		"      --stdiod              Serve the RPC stream of --httpd's WebSocket on\n"
 		"                            stdin/stdout instead (Perfetto's --stdiod).\n"
+		"      --unixd PATH          Serve it on the AF_UNIX socket PATH instead, kept\n"
+		"                            warm for `query --remote` (`server unix`), with\n"
+		"                            --unixd-name NAME, --unixd-idle-ms MS (0: never),\n"
+		"                            --unixd-idle-start auto|orphaned|last-query,\n"
+		"                            --unixd-daemonize.\n"
 		"      --http-port PORT      Port of --httpd (default 9001; 0 picks one).\n"
 		"      --http-ip-address IP  Address of --httpd (default 127.0.0.1).\n"
 		"      --http-additional-cors-origins ORIGIN1,ORIGIN2,...\n"
@@ -265,6 +280,22 @@ static enum parse_result parse_args(int argc, char **argv)
 		case OPT_STDIOD:
 			g_args.httpd = true;
 			g_args.http.stdio = true;
+			break;
+		case OPT_UNIXD:
+			g_args.httpd = true;
+			g_args.http.unix_path = optarg;
+			break;
+		case OPT_UNIXD_NAME:
+			g_args.http.unix_name = optarg;
+			break;
+		case OPT_UNIXD_IDLE_MS:
+			g_args.http.unix_idle_ms = optarg;
+			break;
+		case OPT_UNIXD_IDLE_START:
+			g_args.http.unix_idle_start = optarg;
+			break;
+		case OPT_UNIXD_DAEMONIZE:
+			g_args.http.unix_daemonize = true;
 			break;
 		case OPT_HTTP_PORT:
 			g_args.http.port = optarg;

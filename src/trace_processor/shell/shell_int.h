@@ -70,6 +70,11 @@ struct shell_httpd {
 	const char *ip;            /* --http-ip-address */
 	const char *cors;          /* --http-additional-cors-origins, comma-separated */
 	bool stdio;                /* --stdiod: the RPC stream on stdin/stdout instead */
+	const char *unix_path;     /* --unixd PATH: on an AF_UNIX socket instead */
+	const char *unix_name;     /* --unixd-name */
+	const char *unix_idle_ms;  /* --unixd-idle-ms */
+	const char *unix_idle_start; /* --unixd-idle-start */
+	bool unix_daemonize;       /* --unixd-daemonize */
 };
 
 /*

@@ -7,18 +7,22 @@
  * shell.c runs (query -f FILE is -q FILE, server http --port N is
  * --httpd --http-port N, ...). SQL read from stdin (`-f -`, or no SQL
  * given) is read here and passed as -Q. Commands this trace processor
- * lacks (metrics, summarize, bundle, util, server unix) are refused with
- * the reason. Called by cli.c only; knows nothing of the engine.
+ * lacks (metrics, summarize, bundle, util) are refused with
+ * the reason. `server unix`/`kill` and `query --remote` (Perfetto's warm
+ * sessions) are handed to session.c. Called by cli.c only; knows nothing
+ * of the engine.
  */
 #include "trace_processor/shell/subcommand.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "base/buf.h"
+#include "base/file.h"
 
 #define PROG "trace_processor_shell"
 /* Largest SQL text read from stdin. */
@@ -61,9 +65,7 @@ static const struct flag k_flags[] = {
 	{NULL, 0, "register-files-dir", true, F_REFUSE,
 	 "no importer here reads registered files"},
 	{NULL, 0, "metric-extension", true, F_REFUSE, "v1 metrics are not supported here"},
-	{NULL, 0, "remote", true, F_REFUSE,
-	 "sessions (server unix, --remote) are not supported here; run the query on the "
-	 "trace file, or serve it with `server http`"},
+	{NULL, 0, "remote", true, F_LOCAL, "remote"},
 	/* query */
 	{" query ", 'f', "query-file", true, F_LOCAL, "query-file"},
 	{" query ", 0, "structured-query-id", true, F_REFUSE,
@@ -79,10 +81,9 @@ static const struct flag k_flags[] = {
 	{" server ", 0, "additional-cors-origins", true, F_RENAME, "--http-additional-cors-origins"},
 	{" server ", 0, "idle-timeout", true, F_LOCAL, "idle-timeout"},
 	{" server ", 0, "idle-start", true, F_LOCAL, "idle-start"},
-	{" server ", 0, "name", true, F_REFUSE, "sessions (server unix) are not supported here"},
-	{" server ", 0, "path", true, F_REFUSE, "sessions (server unix) are not supported here"},
-	{" server ", 0, "daemonize", false, F_REFUSE,
-	 "sessions (server unix) are not supported here"},
+	{" server ", 0, "name", true, F_LOCAL, "name"},
+	{" server ", 0, "path", true, F_LOCAL, "path"},
+	{" server ", 0, "daemonize", false, F_LOCAL, "daemonize"},
 	/* export */
 	{" export ", 'o', "output", true, F_LOCAL, "output"},
 };
@@ -94,32 +95,48 @@ struct cmd_help {
 };
 
 static const struct cmd_help k_cmds[] = {
-	{"query", "query [FLAGS] TRACE_FILE [SQL]",
+	{"query", "query [FLAGS] TRACE_FILE|--remote NAME [SQL]",
 	 "Load a trace and run SQL on it: every statement's result is printed as CSV,\n"
 	 "one blank line between results. The SQL comes from the argument, from\n"
-	 "-f FILE ('-' for stdin) or, when neither is given, from stdin.\n\n"
+	 "-f FILE ('-' for stdin) or, when neither is given, from stdin.\n"
+	 "With --remote NAME|PATH|HOST:PORT the SQL runs on a `server unix`\n"
+	 "session (or a `server http`) instead: no TRACE_FILE; the session keeps\n"
+	 "its tables between calls.\n\n"
 	 "  -f, --query-file FILE   Read the SQL from FILE ('-': stdin).\n"
 	 "  -i, --interactive       Start the interactive shell after the queries.\n"
 	 "  -W, --wide              Do not cut wide cells in the interactive shell.\n"
 	 "      --perf-file FILE    Write 'load_ns,query_ns' timings to FILE.\n"},
-	{"interactive", "interactive [FLAGS] TRACE_FILE",
-	 "Open the interactive SQL shell on a trace (the default without a command).\n\n"
+	{"interactive", "interactive [FLAGS] TRACE_FILE|--remote NAME",
+	 "Open the interactive SQL shell on a trace (the default without a command),\n"
+	 "or with --remote NAME|PATH|HOST:PORT on a session (.quit the only\n"
+	 "dot-command there).\n\n"
 	 "  -W, --wide              Do not cut wide cells.\n"},
-	{"server", "server [FLAGS] http|stdio [TRACE_FILE]",
+	{"server", "server [FLAGS] http|stdio|unix|kill [TRACE_FILE|NAME]",
 	 "Serve the trace processor to other programs.\n"
 	 "  http   HTTP and WebSocket on 127.0.0.1:9001: what Perfetto's UI\n"
 	 "         (ui.perfetto.dev) and its Python API connect to.\n"
 	 "  stdio  The TraceProcessorRpc stream on stdin/stdout, for tools that run\n"
 	 "         the trace processor as a child process.\n"
-	 "The trace file is optional: a client can send one later.\n"
-	 "(Perfetto's `server unix` sessions and `server kill` are not supported here.)\n\n"
+	 "  unix   The same stream on an AF_UNIX socket, the trace kept warm for\n"
+	 "         repeated `query --remote NAME` calls: --name picks the name (else\n"
+	 "         one is made up), --path an explicit socket. The socket is\n"
+	 "         $XDG_RUNTIME_DIR/perfetto/NAME.sock ($TMPDIR or /tmp without it).\n"
+	 "  kill   Stop a `server unix` session by name or socket path.\n"
+	 "The trace file is optional: a client can send one later.\n\n"
 	 "      --port PORT         HTTP port (default 9001; 0 picks a free one).\n"
 	 "      --ip-address IP     HTTP address (default 127.0.0.1).\n"
 	 "      --additional-cors-origins ORIGIN1,ORIGIN2,...\n"
 	 "                          Origins allowed besides https://ui.perfetto.dev\n"
 	 "                          and http://localhost:10000, http://127.0.0.1:10000.\n"
-	 "      --idle-timeout auto|never|0\n"
-	 "                          Accepted: the server runs until it is stopped.\n"},
+	 "      --name NAME         unix: the session's name ([A-Za-z0-9][A-Za-z0-9_-]*).\n"
+	 "      --path PATH         unix: the socket's path instead.\n"
+	 "      --daemonize         unix: detach; the startup record is printed first.\n"
+	 "      --idle-timeout auto|never|0|DUR\n"
+	 "                          unix: stop after DUR (30s, 5m, 2h) without a client;\n"
+	 "                          auto = 30m. http/stdio run until stopped.\n"
+	 "      --idle-start auto|orphaned|last-query\n"
+	 "                          unix: when the idle clock runs (auto: once the\n"
+	 "                          parent exits if started in the foreground).\n"},
 	{"export", "export [FLAGS] FORMAT -o FILE TRACE_FILE",
 	 "Load a trace and write its tables to a file.\n"
 	 "  sqlite     Every table and view as a SQLite database.\n"
@@ -280,12 +297,94 @@ static bool idle_value_ok(const char *id, const char *v)
 	return strcmp(v, "auto") == 0 || strcmp(v, "never") == 0 || strcmp(v, "0") == 0;
 }
 
+/*
+ * `server unix`'s flags as the classic ones: --unixd PATH (from --path, or
+ * --name's socket in the sessions folder), --unixd-name, --unixd-idle-ms,
+ * --unixd-idle-start, --unixd-daemonize. Return: 0, -ENOMEM, or -EINVAL
+ * after saying why.
+ */
+static int server_unix_args(struct shell_argv *out, const char *name, const char *path,
+			    const char *idle_timeout, const char *idle_start, bool daemonize)
+{
+	uint32_t ms = 30u * 60u * 1000u; /* Perfetto's "auto" for unix */
+	char cwd[4096];
+	int n;
+
+	if (name && path) {
+		fprintf(stderr, PROG " server unix: --path and --name are mutually exclusive\n");
+		return -EINVAL;
+	}
+	if (idle_timeout && strcmp(idle_timeout, "auto") != 0 &&
+	    shell_session_parse_ms(idle_timeout, &ms) < 0) {
+		fprintf(stderr,
+			PROG " server unix: Invalid duration '%s' (expected e.g. 30s, 5m, 2h, or "
+			     "'never')\n",
+			idle_timeout);
+		return -EINVAL;
+	}
+	if (!idle_start)
+		idle_start = "auto";
+	if (strcmp(idle_start, "auto") != 0 && strcmp(idle_start, "orphaned") != 0 &&
+	    strcmp(idle_start, "last-query") != 0) {
+		fprintf(stderr,
+			PROG " server unix: Invalid --idle-start '%s' (expected auto, orphaned or "
+			     "last-query)\n",
+			idle_start);
+		return -EINVAL;
+	}
+	if (path) {
+		/* Absolute before binding: a daemon leaves the directory. */
+		if (path[0] == '/')
+			n = snprintf(out->socket_path, sizeof(out->socket_path), "%s", path);
+		else if (getcwd(cwd, sizeof(cwd)))
+			n = snprintf(out->socket_path, sizeof(out->socket_path), "%s/%s", cwd,
+				     path);
+		else
+			n = -1;
+		if (n < 0 || n + 1 > 104) {
+			fprintf(stderr, PROG " server unix: Socket path is too long (limit 103 "
+					     "bytes): %s\n",
+				path);
+			return -EINVAL;
+		}
+		snprintf(out->session_name, sizeof(out->session_name), "%.79s",
+			 out->socket_path);
+	} else {
+		if (name && !shell_session_name_ok(name)) {
+			fprintf(stderr,
+				PROG " server unix: invalid --name '%s' (must match "
+				     "[A-Za-z0-9][A-Za-z0-9_-]*)\n",
+				name);
+			return -EINVAL;
+		}
+		if (name)
+			snprintf(out->session_name, sizeof(out->session_name), "%s", name);
+		else
+			shell_session_new_name(out->session_name, sizeof(out->session_name));
+		if (shell_session_path(out->session_name, out->socket_path,
+				       sizeof(out->socket_path)) < 0)
+			return -EINVAL;
+	}
+	snprintf(out->idle_ms, sizeof(out->idle_ms), "%" PRIu32, ms);
+	if (push(out, "--unixd") < 0 || push(out, out->socket_path) < 0 ||
+	    push(out, "--unixd-name") < 0 ||
+	    push(out, path ? out->socket_path : out->session_name) < 0 ||
+	    push(out, "--unixd-idle-ms") < 0 || push(out, out->idle_ms) < 0 ||
+	    push(out, "--unixd-idle-start") < 0 || push(out, idle_start) < 0 ||
+	    (daemonize && push(out, "--unixd-daemonize") < 0))
+		return -ENOMEM;
+	return 0;
+}
+
 #define MAX_POS 8
 
 enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 {
 	const char *cmd = argv[1], *pos[MAX_POS], *query_file = NULL, *output = NULL;
 	const char *why, *trace, *sql = NULL, *mode = NULL, *format = NULL;
+	const char *remote = NULL, *name = NULL, *path = NULL, *loading = NULL;
+	const char *idle_timeout = NULL, *idle_start = NULL;
+	bool daemonize = false, perf_file = false;
 	const struct cmd_help *help;
 	size_t n_pos = 0, p0;
 	bool want_help = false, dashdash = false;
@@ -346,6 +445,15 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		}
 		switch (fl->kind) {
 		case F_PASS:
+			/* A flag of the trace's loading: --remote has none to load. */
+			if (!fl->cmds && fl->short_name != 'v' && !loading)
+				loading = fl->name;
+			if (fl->short_name == 'W')
+				out->wide = true;
+			if (fl->short_name == 'i')
+				out->then_repl = true;
+			if (strcmp(fl->name, "perf-file") == 0)
+				perf_file = true;
 			/* The classic parser spells it the same: pass it on as typed. */
 			if (push(out, arg) < 0 ||
 			    (fl->has_arg && !inline_value && push(out, value) < 0))
@@ -362,13 +470,18 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 				query_file = value;
 			else if (strcmp(fl->classic, "output") == 0)
 				output = value;
-			else if (!idle_value_ok(fl->classic, value)) {
-				fprintf(stderr,
-					PROG " %s: --%s %s: the server here runs until it is "
-					     "stopped (SIGINT or SIGTERM); only auto, never or 0\n",
-					cmd, fl->name, value);
-				return SUB_ERROR;
-			}
+			else if (strcmp(fl->classic, "remote") == 0)
+				remote = value;
+			else if (strcmp(fl->classic, "name") == 0)
+				name = value;
+			else if (strcmp(fl->classic, "path") == 0)
+				path = value;
+			else if (strcmp(fl->classic, "daemonize") == 0)
+				daemonize = true;
+			else if (strcmp(fl->classic, "idle-timeout") == 0)
+				idle_timeout = value;
+			else
+				idle_start = value;
 			break;
 		case F_REFUSE:
 			fprintf(stderr, PROG " %s: --%s: %s\n", cmd, fl->name, fl->classic);
@@ -379,11 +492,25 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		cmd_usage(stdout, help);
 		return SUB_DONE;
 	}
+	if (remote && strcmp(cmd, "query") != 0 && strcmp(cmd, "interactive") != 0) {
+		fprintf(stderr, PROG " %s: --remote: only `query` and `interactive` run on a "
+				     "session here\n",
+			cmd);
+		return SUB_ERROR;
+	}
+	if (remote && loading) {
+		fprintf(stderr,
+			"--%s cannot be combined with --remote: the trace is already loaded and "
+			"configured by the session. Pass this flag to `tp server unix` when "
+			"starting the session instead.\n",
+			loading);
+		return SUB_ERROR;
+	}
 	p0 = 0;
 	if (strcmp(cmd, "server") == 0 || strcmp(cmd, "export") == 0) {
 		if (n_pos == 0) {
 			fprintf(stderr, PROG " %s: the %s is required (" PROG " help %s)\n", cmd,
-				cmd[0] == 's' ? "mode (http or stdio)" : "format", cmd);
+				cmd[0] == 's' ? "mode (http, stdio, unix or kill)" : "format", cmd);
 			return SUB_ERROR;
 		}
 		if (cmd[0] == 's')
@@ -393,6 +520,52 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		p0 = 1;
 	}
 	trace = n_pos > p0 ? pos[p0] : NULL;
+	if (strcmp(cmd, "interactive") == 0 && remote) {
+		if (n_pos > 0) {
+			fprintf(stderr, PROG " interactive: --remote takes no trace file\n");
+			return SUB_ERROR;
+		}
+		out->remote = remote;
+		return SUB_REMOTE;
+	}
+	if (strcmp(cmd, "query") == 0 && remote) {
+		if (perf_file) {
+			fprintf(stderr, PROG " query: --perf-file is not supported with --remote "
+					     "here (nothing is loaded)\n");
+			return SUB_ERROR;
+		}
+		/* No trace: the first argument is the SQL. */
+		if (n_pos > 1) {
+			fprintf(stderr, PROG " query: give the SQL as one argument (quote it)\n");
+			return SUB_ERROR;
+		}
+		sql = n_pos == 1 ? pos[0] : NULL;
+		if (sql && query_file) {
+			fprintf(stderr, PROG " query: give the SQL either as an argument or "
+					     "with -f, not both\n");
+			return SUB_ERROR;
+		}
+		if (!sql && (!query_file || strcmp(query_file, "-") == 0))
+			rc = read_stdin_sql(out);
+		else if (!sql)
+			rc = file_read_all(query_file, &out->sql, SUB_MAX_STDIN_SQL);
+		if (rc < 0) {
+			fprintf(stderr, PROG " query: cannot read the SQL from %s: %s\n",
+				query_file && strcmp(query_file, "-") != 0 ? query_file : "stdin",
+				strerror(-rc));
+			return SUB_ERROR;
+		}
+		if (!sql)
+			sql = buf_cstr(&out->sql);
+		if (!sql || blank(sql)) {
+			fprintf(stderr, PROG " query: no SQL provided. Use positional arg, -f "
+					     "FILE, or pipe to stdin.\n");
+			return SUB_ERROR;
+		}
+		out->remote = remote;
+		out->remote_sql = sql;
+		return SUB_REMOTE;
+	}
 	if (strcmp(cmd, "query") == 0) {
 		if (!trace) {
 			fprintf(stderr, PROG " query: trace file is required\n");
@@ -433,16 +606,43 @@ enum sub_result shell_subcommand(int argc, char **argv, struct shell_argv *out)
 		if (n_pos > 1)
 			goto extra;
 	} else if (strcmp(cmd, "server") == 0) {
-		if (strcmp(mode, "http") == 0) {
+		if (strcmp(mode, "kill") == 0) {
+			if (!trace) {
+				fprintf(stderr, PROG " server kill: a session name or socket path "
+						     "is required\n");
+				return SUB_ERROR;
+			}
+			if (n_pos > 2)
+				goto extra;
+			return shell_server_kill(trace) == 0 ? SUB_DONE : SUB_ERROR;
+		}
+		if (strcmp(mode, "unix") != 0 && (name || path || daemonize)) {
+			fprintf(stderr, PROG " server %s: --name, --path and --daemonize are "
+					     "for `server unix`\n",
+				mode);
+			return SUB_ERROR;
+		}
+		if (strcmp(mode, "unix") != 0 &&
+		    ((idle_timeout && !idle_value_ok("idle-timeout", idle_timeout)) ||
+		     (idle_start && !idle_value_ok("idle-start", idle_start)))) {
+			fprintf(stderr,
+				PROG " server: --idle-timeout/--idle-start: the %s server here "
+				     "runs until it is stopped (SIGINT or SIGTERM); only auto, "
+				     "never or 0\n",
+				mode);
+			return SUB_ERROR;
+		}
+		if (strcmp(mode, "unix") == 0) {
+			rc = server_unix_args(out, name, path, idle_timeout, idle_start,
+					      daemonize);
+			if (rc == -ENOMEM)
+				goto nomem;
+			if (rc < 0)
+				return SUB_ERROR;
+		} else if (strcmp(mode, "http") == 0) {
 			rc = push(out, "--httpd");
 		} else if (strcmp(mode, "stdio") == 0) {
 			rc = push(out, "--stdiod");
-		} else if (strcmp(mode, "unix") == 0 || strcmp(mode, "kill") == 0) {
-			fprintf(stderr, PROG " server %s: sessions (server unix, server kill, "
-					     "query --remote) are not supported here; use "
-					     "`server http`\n",
-				mode);
-			return SUB_ERROR;
 		} else {
 			fprintf(stderr, PROG " server: unknown mode '%s' (expected http, stdio, "
 					     "unix or kill)\n",
