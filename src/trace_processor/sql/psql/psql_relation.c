@@ -322,6 +322,7 @@ struct fill {
 	size_t name_len;
 	int n;
 	int id_col; /* the column declared INTEGER PRIMARY KEY, or -1 */
+	char **types; /* each column's type, as CREATE TABLE AS gives it */
 	bool key_failed; /* the id column turned out not to be a key */
 	sqlite3_int64 rows;
 	struct col_stats *stats;
@@ -487,11 +488,11 @@ static int insert_select(struct fill *f, sqlite3_stmt *st, const char *sel, size
 
 	sqlite3_str_appendf(s, "INSERT INTO %.*s SELECT ", (int)f->name_len, f->name);
 	for (i = 0; i < f->n; i++) {
-		const char *aff = affinity_name(sqlite3_column_decltype(st, i));
+		const char *aff = f->types[i];
 
 		f->stats[i] = (struct col_stats){.all_int = true, .ascending = true,
 						 .increasing = true};
-		if (i == f->id_col || !strcmp(aff, "INT") || !*aff)
+		if (i == f->id_col || !strcmp(aff, "INT") || !strcmp(aff, "NUM") || !*aff)
 			sqlite3_str_appendf(s, "%s__tp_fill_stat(?1, %d, \"%w\")", i ? ", " : "", i,
 					    sqlite3_column_name(st, i));
 		else {
@@ -547,34 +548,71 @@ static char *sorted_list(const struct fill *f, sqlite3_stmt *st)
  * search), as long as its values are strictly increasing integers.
  * Return: its index, or -1.
  */
-static int id_column(sqlite3_stmt *st)
+static int id_column(sqlite3_stmt *st, char **types)
 {
 	int i;
 
 	for (i = 0; i < sqlite3_column_count(st); i++)
 		if (sqlite3_stricmp(sqlite3_column_name(st, i), "id") == 0)
-			return strcmp(affinity_name(sqlite3_column_decltype(st, i)), "INT") == 0
-				       ? i
-				       : -1;
+			return strcmp(types[i], "INT") == 0 ? i : -1;
 	return -1;
 }
 
-/* @decl with column @col declared INTEGER PRIMARY KEY, or NULL. */
-static char *decl_with_key(sqlite3_stmt *st, const char *name, size_t name_len, int col)
+/* The table of @st's columns with @types, column @col (if >= 0) declared
+ * INTEGER PRIMARY KEY; NULL if out of memory. */
+static char *decl_with_key(sqlite3_stmt *st, char **types, const char *name, size_t name_len,
+			   int col)
 {
 	int n = sqlite3_column_count(st), i;
 	sqlite3_str *s = sqlite3_str_new(NULL);
 
 	sqlite3_str_appendf(s, "CREATE TABLE %.*s(", (int)name_len, name);
 	for (i = 0; i < n; i++) {
-		const char *t = i == col ? "INTEGER PRIMARY KEY"
-					 : affinity_name(sqlite3_column_decltype(st, i));
+		const char *t = i == col ? "INTEGER PRIMARY KEY" : types[i];
 
 		sqlite3_str_appendf(s, "%s\"%w\"%s%s", i ? ", " : "", sqlite3_column_name(st, i),
 				    *t ? " " : "", t);
 	}
 	sqlite3_str_appendall(s, ")");
 	return sqlite3_str_finish(s);
+}
+
+/*
+ * The column types CREATE TABLE AS gives the SELECT [@sel, @sel + @sel_len)
+ * (by SQLite itself: a table of none of its rows, made and dropped), into
+ * @types (@n of them, sqlite3_malloc'd). Return: SQLite's code.
+ */
+static int types_by_sqlite(sqlite3 *conn, const char *sel, size_t sel_len, const char *name,
+			   size_t name_len, int n, char **types)
+{
+	sqlite3_stmt *q = NULL;
+	int rc, i = 0;
+
+	rc = exec_plain(conn, sqlite3_mprintf("CREATE TABLE %.*s AS SELECT * FROM (%.*s\n) LIMIT 0",
+					      (int)name_len, name, (int)sel_len, sel));
+	if (rc != SQLITE_OK)
+		return rc;
+	{
+		char *sql = sqlite3_mprintf("SELECT type FROM pragma_table_info('%.*q')",
+					    (int)name_len, name);
+
+		rc = sql ? sqlite3_prepare_v2(conn, sql, -1, &q, NULL) : SQLITE_NOMEM;
+		sqlite3_free(sql);
+	}
+	while (rc == SQLITE_OK && i < n && sqlite3_step(q) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(q, 0);
+
+		types[i] = sqlite3_mprintf("%s", t ? t : "");
+		if (!types[i++])
+			rc = SQLITE_NOMEM;
+	}
+	sqlite3_finalize(q);
+	for (; rc == SQLITE_OK && i < n; i++)
+		if (!(types[i] = sqlite3_mprintf("")))
+			rc = SQLITE_NOMEM;
+	if (rc == SQLITE_OK)
+		rc = exec_plain(conn, sqlite3_mprintf("DROP TABLE %.*s", (int)name_len, name));
+	return rc;
 }
 
 /*
@@ -589,25 +627,50 @@ static int make_table(sqlite3 *conn, sqlite3_stmt *st, bool run_st, const char *
 {
 	struct fill f = {.conn = conn, .name = name, .name_len = name_len,
 			 .n = sqlite3_column_count(st)};
-	char *keyed = NULL;
-	int rc;
+	char *keyed = NULL, *plain = NULL;
+	int rc = 0, i;
 
-	f.id_col = id_column(st);
-	if (f.id_col >= 0) {
-		keyed = decl_with_key(st, name, name_len, f.id_col);
-		if (!keyed) {
-			psql_err_msg(e, NULL);
-			return -ENOMEM;
-		}
-	}
-	f.stats = calloc((size_t)(f.n ? f.n : 1), sizeof(*f.stats));
-	if (!f.stats) {
-		sqlite3_free(keyed);
+	f.types = sqlite3_malloc64((sqlite3_uint64)(f.n ? f.n : 1) * sizeof(*f.types));
+	if (!f.types) {
 		psql_err_msg(e, NULL);
 		return -ENOMEM;
 	}
+	memset(f.types, 0, (size_t)(f.n ? f.n : 1) * sizeof(*f.types));
+	if (run_st) {
+		for (i = 0; i < f.n; i++)
+			f.types[i] = sqlite3_mprintf("%s",
+						     affinity_name(sqlite3_column_decltype(st, i)));
+	} else {
+		int src = types_by_sqlite(conn, sel, sel_len, name, name_len, f.n, f.types);
+
+		if (src != SQLITE_OK) {
+			psql_err_msg(e, sqlite3_mprintf("%s", sqlite3_errmsg(conn)));
+			rc = src == SQLITE_NOMEM ? -ENOMEM : -EINVAL;
+		}
+	}
+	for (i = 0; rc == 0 && i < f.n; i++)
+		if (!f.types[i])
+			rc = -ENOMEM;
+	if (rc == 0) {
+		plain = decl_with_key(st, f.types, name, name_len, -1);
+		f.id_col = id_column(st, f.types);
+		if (f.id_col >= 0)
+			keyed = decl_with_key(st, f.types, name, name_len, f.id_col);
+		if (!plain || (f.id_col >= 0 && !keyed))
+			rc = -ENOMEM;
+	}
+	f.stats = calloc((size_t)(f.n ? f.n : 1), sizeof(*f.stats));
+	if (rc == 0 && !f.stats)
+		rc = -ENOMEM;
+	if (rc < 0) {
+		if (rc == -ENOMEM)
+			psql_err_msg(e, NULL);
+		goto out;
+	}
+	decl = plain;
 	rc = exec_free(conn, sqlite3_mprintf("%s", keyed ? keyed : decl), e);
 	sqlite3_free(keyed);
+	keyed = NULL;
 	if (rc == 0 && run_st) {
 		rc = fill_table(&f, st, decl, e);
 	} else if (rc == 0) {
@@ -631,7 +694,13 @@ static int make_table(sqlite3 *conn, sqlite3_stmt *st, bool run_st, const char *
 	}
 	if (rc == 0)
 		*sorted = sorted_list(&f, st);
+out:
 	free(f.stats);
+	sqlite3_free(keyed);
+	sqlite3_free(plain);
+	for (i = 0; f.types && i < f.n; i++)
+		sqlite3_free(f.types[i]);
+	sqlite3_free(f.types);
 	return rc;
 }
 
