@@ -14,7 +14,14 @@
 #   interactive    a macro defined and used at the REPL;
 #   module         INCLUDE of our modules, whose tables are PERFETTO ones
 #                  built with macros;
-#   metric_*       RUN_METRIC of our metric files: twice, and its errors.
+#   metric_*       RUN_METRIC of our metric files: twice, and its errors;
+#   sorted/*       PERFETTO tables' lookups (psql_relation.c, psql_sorted.c):
+#                  an integer id that is strictly increasing is the rowid
+#                  (a search), a sorted column is indexed once a correlated
+#                  subquery scans it, and not before; ids that are not a
+#                  key, rows in any order and intervals.intersect over
+#                  unsorted input keep their results and row order
+#                  (Perfetto's binary gives the same rows).
 # Usage: OUT=out sh tests/integration/tp_psql.sh
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tp_lib.sh"
@@ -376,5 +383,65 @@ expect_error metric_key_type 'RUN_METRIC: all keys must be strings' '' \
 	"SELECT RUN_METRIC('android/cpu_info.sql', 1, 2)"
 expect_error metric_value_type 'RUN_METRIC: all values must be convertible to strings' '' \
 	"SELECT RUN_METRIC('android/cpu_info.sql', 'k', NULL)"
+
+# PERFETTO tables' lookups. Above SORTED_INDEX_MIN_ROWS (4,096) rows.
+cat >"$tmp/sorted_plan.sql" <<'SQL'
+CREATE TABLE seed(id INT, ts INT, cpu INT);
+INSERT INTO seed WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
+SELECT i, i * 10, i % 3 FROM n;
+CREATE PERFETTO TABLE big AS SELECT id, ts, cpu FROM seed;
+EXPLAIN QUERY PLAN SELECT ts FROM big WHERE id = 7;
+EXPLAIN QUERY PLAN SELECT ts FROM big WHERE ts > 70 ORDER BY ts LIMIT 1;
+SELECT COUNT(*) AS n, SUM(nxt) AS s FROM (
+  SELECT (SELECT b.ts FROM big b WHERE b.ts > a.ts AND b.cpu = a.cpu ORDER BY b.ts LIMIT 1) AS nxt
+  FROM big a WHERE a.id % 500 = 0);
+EXPLAIN QUERY PLAN SELECT ts FROM big WHERE ts > 70 ORDER BY ts LIMIT 1;
+SQL
+run sorted_plan -q "$tmp/sorted_plan.sql" "$TRACE"
+# The plans, in order: id search; ts scanned (no index yet); the
+# correlated "next ts" result; then ts searched by its index.
+plans=$(grep -o '"SEARCH big USING INTEGER PRIMARY KEY[^"]*"\|"SCAN big"\|^10,225300$\|"SEARCH big USING COVERING INDEX __tp_sorted_big_ts (ts>?)"' \
+	"$tmp/sorted_plan.out" | tr '\n' ' ')
+want='"SEARCH big USING INTEGER PRIMARY KEY (rowid=?)" "SCAN big" 10,225300 "SEARCH big USING COVERING INDEX __tp_sorted_big_ts (ts>?)" '
+if [ $rc -ne 0 ]; then
+	fail "tp_psql/sorted/plan" "exit $rc: $(oneline "$tmp/sorted_plan.err")"
+elif [ "$plans" != "$want" ]; then
+	fail "tp_psql/sorted/plan" "plans '$plans' want '$want'"
+else
+	pass "tp_psql/sorted/plan"
+fi
+cat >"$tmp/sorted_rows.sql" <<'SQL'
+CREATE PERFETTO TABLE big AS
+WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 4999)
+SELECT CAST(i AS INT) AS id, i * 10 AS ts, i % 3 AS cpu FROM n;
+SELECT COUNT(*) AS n, SUM(nxt) AS s FROM (
+  SELECT (SELECT b.ts FROM big b WHERE b.ts > a.ts AND b.cpu = a.cpu ORDER BY b.ts LIMIT 1) AS nxt
+  FROM big a WHERE a.id % 500 = 0);
+CREATE TABLE seed(id INT, ts INT);
+INSERT INTO seed SELECT id % 100, ts FROM big;
+CREATE PERFETTO TABLE dup AS SELECT id, ts FROM seed;
+SELECT group_concat(id) AS ids FROM (SELECT id FROM dup LIMIT 5 OFFSET 98);
+CREATE PERFETTO TABLE rev AS SELECT id, ts FROM seed ORDER BY ts DESC;
+SELECT group_concat(id) AS ids FROM (SELECT id FROM rev LIMIT 3);
+INCLUDE PERFETTO MODULE intervals.intersect;
+CREATE PERFETTO TABLE a_iv AS SELECT id, ts, 5 AS dur FROM big ORDER BY ts DESC;
+CREATE PERFETTO TABLE b_iv AS SELECT 0 AS id, 100 AS ts, 1000 AS dur;
+SELECT COUNT(*) AS n, SUM(id_0) AS s, MIN(ts) AS first FROM _interval_intersect!((a_iv, b_iv), ());
+SELECT group_concat(id_0) AS ids FROM (SELECT id_0 FROM _interval_intersect!((a_iv, b_iv), ()) LIMIT 3);
+SQL
+expect_file sorted_rows '"n","s"
+10,225300
+
+"ids"
+"98,99,0,1,2"
+
+"ids"
+"99,98,97"
+
+"n","s","first"
+100,5950,100
+
+"ids"
+"10,11,12"'
 
 summary

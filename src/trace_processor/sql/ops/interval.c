@@ -21,7 +21,6 @@
 #define MAX_TABLES 15
 #define MAX_PARTITION_COLS 4
 #define ARG_COLS 2 /* ts, dur */
-#define PART_COL0 (ARG_COLS + MAX_TABLES)
 
 /* One row of the result being built: a piece of time and the interval of
  * each table it lies in. */
@@ -119,7 +118,14 @@ static int intersect_partition(struct ops_partition *const *parts, uint32_t n_ta
 		cur = next;
 		next = swap;
 	}
-	for (k = 0; k < cur.n && !err; k++)
+	/* @out is empty here (its caller empties it per partition): the rows
+	 * are handed over, not copied. */
+	if (!err && out->n == 0) {
+		free(out->v);
+		*out = cur;
+		cur.v = NULL;
+	}
+	for (k = 0; cur.v && k < cur.n && !err; k++)
 		err = multi_push(out, &cur.v[k]);
 	free(cur.v);
 	free(next.v);
@@ -162,7 +168,7 @@ static int split_cols(const char *list, char names[][128], int max)
 static void fn_interval_intersect(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	char part_names[MAX_PARTITION_COLS + 1][128];
-	const char *names[PART_COL0 + MAX_PARTITION_COLS];
+	const char *names[ARG_COLS + MAX_TABLES + MAX_PARTITION_COLS];
 	char id_names[MAX_TABLES][16];
 	const struct ops_partitions *tables[MAX_TABLES];
 	struct ops_partition *parts[MAX_TABLES];
@@ -170,7 +176,7 @@ static void fn_interval_intersect(sqlite3_context *ctx, int argc, sqlite3_value 
 	struct ops_table *t = NULL;
 	const struct ops_partitions *least;
 	const char *list;
-	uint32_t n_tables, i, j;
+	uint32_t n_tables, i, j, part_col0;
 	int n_parts;
 	bool empty = false;
 	size_t k, r;
@@ -196,17 +202,27 @@ static void fn_interval_intersect(sqlite3_context *ctx, int argc, sqlite3_value 
 				     -1);
 		return;
 	}
+	/* Columns ts, dur, an id per table, then one all-NULL column that
+	 * every id_<k> past the tables names (the macros bind all 15: 13
+	 * columns of NULLs would be most of the memory), then the partition
+	 * columns. */
+	part_col0 = ARG_COLS + n_tables + (n_tables < MAX_TABLES ? 1 : 0);
 	names[0] = "ts";
 	names[1] = "dur";
-	for (i = 0; i < MAX_TABLES; i++) {
+	for (i = 0; i < MAX_TABLES; i++)
 		snprintf(id_names[i], sizeof(id_names[i]), "id_%u", i);
+	for (i = 0; i < n_tables && i < MAX_TABLES; i++)
 		names[ARG_COLS + i] = id_names[i];
-	}
+	if (n_tables < MAX_TABLES)
+		names[ARG_COLS + n_tables] = id_names[n_tables];
 	for (i = 0; i < (uint32_t)n_parts; i++)
-		names[PART_COL0 + i] = part_names[i];
-	t = ops_table_create(PART_COL0 + (uint32_t)n_parts, names);
+		names[part_col0 + i] = part_names[i];
+	t = ops_table_create(part_col0 + (uint32_t)n_parts, names);
 	if (!t)
 		goto nomem;
+	for (i = n_tables + 1; i < MAX_TABLES; i++)
+		if (ops_table_alias(t, id_names[i], ARG_COLS + n_tables) < 0)
+			goto nomem;
 
 	for (i = 0; i < n_tables; i++) {
 		tables[i] = sqlite3_value_pointer(argv[i], OPS_PTR_INTERVALS);
@@ -270,7 +286,7 @@ static void fn_interval_intersect(sqlite3_context *ctx, int argc, sqlite3_value 
 				ops_set_int(t, ARG_COLS + i, (size_t)row, m->ids[i]);
 			/* The partition values are table 0's. */
 			for (j = 0; j < (uint32_t)n_parts; j++) {
-				if (ops_set_cell(t, PART_COL0 + j, (size_t)row, &parts[0]->key[j]) < 0)
+				if (ops_set_cell(t, part_col0 + j, (size_t)row, &parts[0]->key[j]) < 0)
 					goto nomem;
 			}
 		}

@@ -68,6 +68,10 @@ struct ops_table {
 	struct ops_cell **cols;       /* n_cols arrays of cap cells */
 	size_t n_rows, cap;
 	struct ops_arena_block *text; /* owned copies of text cells */
+	/* More names for columns (ops_table_alias()): owned. */
+	char **alias_names;
+	uint32_t *alias_cols;
+	uint32_t n_aliases;
 };
 
 /*
@@ -84,7 +88,10 @@ void ops_table_clear(struct ops_table *t);
 int64_t ops_table_append(struct ops_table *t);
 /* Reserves room for @n rows in all. Return: 0 or -ENOMEM. */
 int ops_table_reserve(struct ops_table *t, size_t n);
-/* The column named @name (exact), or -1. */
+/* Another name for column @col: ops_table_find() finds it by both, so a
+ * column that is all NULL can stand for several. Return: 0 or -ENOMEM. */
+int ops_table_alias(struct ops_table *t, const char *name, uint32_t col);
+/* The column named @name (exact, or an alias), or -1. */
 int ops_table_find(const struct ops_table *t, const char *name);
 
 static inline void ops_set_int(struct ops_table *t, uint32_t c, size_t r, int64_t v)

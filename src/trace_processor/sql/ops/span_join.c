@@ -1031,6 +1031,13 @@ static int filter(struct sj_cursor *c, struct sj_vtab *vt, const char *idx_str, 
 			c->q[0].state = c->q[1].state = ST_EOF;
 			return rc;
 		}
+		/* No row of t1 and a join that keeps only t1's rows or the
+		 * overlaps: no row at all, and t2 (maybe big, its ORDER BY a sort
+		 * of it all) is not read. */
+		if (k == 0 && c->q[0].state == ST_EOF && vt->kind != SJ_OUTER) {
+			c->q[1].state = ST_EOF;
+			return SQLITE_OK;
+		}
 	}
 	rc = find_overlap(vt, c);
 	if (rc != SQLITE_OK)

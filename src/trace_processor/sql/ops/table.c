@@ -102,6 +102,10 @@ void ops_table_destroy(void *p)
 	}
 	free(t->names);
 	free(t->cols);
+	for (i = 0; i < t->n_aliases; i++)
+		free(t->alias_names[i]);
+	free(t->alias_names);
+	free(t->alias_cols);
 	for (b = t->text; b; b = next) {
 		next = b->next;
 		free(b);
@@ -154,6 +158,25 @@ int64_t ops_table_append(struct ops_table *t)
 	return (int64_t)r;
 }
 
+int ops_table_alias(struct ops_table *t, const char *name, uint32_t col)
+{
+	char **names = realloc(t->alias_names, (t->n_aliases + 1) * sizeof(*names));
+	uint32_t *cols;
+
+	if (!names)
+		return -ENOMEM;
+	t->alias_names = names;
+	cols = realloc(t->alias_cols, (t->n_aliases + 1) * sizeof(*cols));
+	if (!cols)
+		return -ENOMEM;
+	t->alias_cols = cols;
+	names[t->n_aliases] = strdup(name);
+	if (!names[t->n_aliases])
+		return -ENOMEM;
+	cols[t->n_aliases++] = col;
+	return 0;
+}
+
 int ops_table_find(const struct ops_table *t, const char *name)
 {
 	uint32_t i;
@@ -161,6 +184,10 @@ int ops_table_find(const struct ops_table *t, const char *name)
 	for (i = 0; i < t->n_cols; i++) {
 		if (t->names[i] && strcmp(t->names[i], name) == 0)
 			return (int)i;
+	}
+	for (i = 0; i < t->n_aliases; i++) {
+		if (strcmp(t->alias_names[i], name) == 0)
+			return (int)t->alias_cols[i];
 	}
 	return -1;
 }

@@ -491,6 +491,7 @@ static int partition_push(struct ops_partition *p, const struct ops_interval *iv
 struct itree_state {
 	struct ops_partitions *ps;
 	uint64_t last_start;
+	bool unsorted; /* the rows came out of ts order (the any-order form) */
 	struct ops_cell key[OPS_MAX_COLS];
 };
 
@@ -553,7 +554,9 @@ static void itree_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	iv.id = (uint32_t)sqlite3_value_int64(argv[0]);
 	ts = sqlite3_value_int64(argv[1]);
 	iv.start = (uint64_t)ts;
-	if (iv.start < s->last_start) {
+	if (iv.start < s->last_start && sqlite3_user_data(ctx) && ts >= 0) {
+		s->unsorted = true;
+	} else if (iv.start < s->last_start || (ts < 0 && sqlite3_user_data(ctx))) {
 		if (ts < 0) {
 			sqlite3_result_error(
 				ctx, "Interval intersect only accepts positive `ts` values.", -1);
@@ -574,7 +577,8 @@ static void itree_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 				     -1);
 		return;
 	}
-	s->last_start = iv.start;
+	if (iv.start > s->last_start)
+		s->last_start = iv.start;
 	iv.end = iv.start + (uint64_t)dur;
 
 	for (i = 0; i < n_keys; i++) {
@@ -640,14 +644,69 @@ nomem:
 	sqlite3_result_error_nomem(ctx);
 }
 
+/* Sorts @p's intervals by start, keeping the rows' order among equal
+ * starts (a merge sort), as ORDER BY ts before the aggregate would.
+ * Return: 0 or -ENOMEM. */
+static int partition_sort(struct ops_partition *p)
+{
+	struct ops_interval *a = p->v, *b, *t;
+	size_t w, i, n = p->n;
+
+	if (n < 2)
+		return 0;
+	b = malloc(n * sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (w = 1; w < n; w *= 2) {
+		for (i = 0; i < n; i += 2 * w) {
+			size_t l = i, m = i + w < n ? i + w : n, r = m;
+			size_t e = i + 2 * w < n ? i + 2 * w : n, o = i;
+
+			while (l < m && r < e)
+				b[o++] = a[r].start < a[l].start ? a[r++] : a[l++];
+			while (l < m)
+				b[o++] = a[l++];
+			while (r < e)
+				b[o++] = a[r++];
+		}
+		t = a;
+		a = b;
+		b = t;
+	}
+	if (a != p->v) {
+		memcpy(p->v, a, n * sizeof(*a));
+		b = a;
+	}
+	free(b);
+	p->is_nonoverlapping = true;
+	p->last_end = 0;
+	for (i = 0; i < n; i++) {
+		if (p->v[i].start < p->last_end) {
+			p->is_nonoverlapping = false;
+			break;
+		}
+		p->last_end = p->v[i].end;
+	}
+	return 0;
+}
+
 static void itree_final(sqlite3_context *ctx)
 {
 	void **slot = agg_slot(ctx, false);
 	struct itree_state *s = slot ? *slot : NULL;
+	size_t i;
 
 	if (!s)
 		return;
 	*slot = NULL;
+	for (i = 0; s->unsorted && i < s->ps->n; i++) {
+		if (partition_sort(&s->ps->p[i]) < 0) {
+			ops_partitions_destroy(s->ps);
+			free(s);
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+	}
 	if (slot_order(&s->ps->map, &s->ps->order) < 0) {
 		ops_partitions_destroy(s->ps);
 		free(s);
@@ -880,6 +939,11 @@ int ops_types_register(sqlite3 *conn)
 		{"__intrinsic_row_dataframe_agg", -1, row_df_step, row_df_final},
 		{"__intrinsic_graph_agg", 2, graph_step, graph_final},
 		{"__intrinsic_interval_tree_intervals_agg", -1, itree_step, itree_final},
+		/* The same for rows in any order (sorted here, only if they are
+		 * not already: intervals.intersect's macros, over tables whose ts
+		 * is mostly sorted already). */
+		{"__intrinsic_interval_tree_intervals_agg_any_order", -1, itree_step,
+		 itree_final},
 		{"__intrinsic_timestamp_set_agg", 1, ts_set_step, ts_set_final},
 		{"__intrinsic_counter_per_track_agg", 4, counters_step, counters_final},
 	};
@@ -888,8 +952,10 @@ int ops_types_register(sqlite3 *conn)
 
 	for (i = 0; i < sizeof(aggs) / sizeof(aggs[0]); i++) {
 		rc = sqlite3_create_function_v2(conn, aggs[i].name, aggs[i].n_args,
-						SQLITE_UTF8 | SQLITE_INNOCUOUS, NULL, NULL,
-						aggs[i].step, aggs[i].final, NULL);
+						SQLITE_UTF8 | SQLITE_INNOCUOUS,
+						strstr(aggs[i].name, "_any_order") ? (void *)conn
+										  : NULL,
+						NULL, aggs[i].step, aggs[i].final, NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 	}

@@ -545,6 +545,14 @@ static int prepare_sqlite(struct tp_psql *p, const struct doc *d, size_t from, s
 	int off;
 
 	if (rc == SQLITE_OK) {
+		/* A new index on a sorted column: made again, with its plan. */
+		if (*out && psql_sorted_before(p, sqlite3_sql(*out))) {
+			sqlite3_finalize(*out);
+			*out = NULL;
+			rc = sqlite3_prepare_v2(p->conn, l->text, (int)l->len, out, &tail);
+		}
+	}
+	if (rc == SQLITE_OK) {
 		if (*out && p->agg)
 			tp_agg_prepare(p->agg, l->text, l->text + l->len, out);
 		if (!*out)

@@ -76,6 +76,8 @@ int tp_psql_create(struct sqlite3 *conn, struct tp_agg *agg, struct tp_sql_modul
 		rc = psql_docs_register(conn, p->modules);
 	if (rc == SQLITE_OK)
 		rc = psql_table_info_register(p);
+	if (rc == SQLITE_OK)
+		rc = psql_relation_register(conn);
 	if (rc != SQLITE_OK) {
 		tp_psql_destroy(p);
 		return rc == SQLITE_NOMEM ? -ENOMEM : -EIO;

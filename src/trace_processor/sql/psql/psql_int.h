@@ -426,7 +426,21 @@ int psql_index_stmt(struct tp_psql *p, const struct psql_layer *l, const struct 
 /* The names of the PERFETTO tables (indexes are for them only). */
 int psql_tables_create(struct psql_tables **out);
 void psql_tables_destroy(struct psql_tables *t);
-void psql_perfetto_table_add(struct tp_psql *p, const char *name, size_t n);
+/* @sorted: its sorted columns to index when first searched ("a,b"), or NULL. */
+void psql_perfetto_table_add(struct tp_psql *p, const char *name, size_t n, const char *sorted);
+/* The @i-th PERFETTO table and its columns not yet indexed (NULL: none).
+ * Return: false past the last. */
+bool psql_tables_sorted(struct psql_tables *t, size_t i, const char **name, char **sorted);
+/* Its columns were indexed (or cannot be). */
+void psql_tables_sorted_done(struct psql_tables *t, size_t i);
+
+/*
+ * psql_sorted_before() - Before the statement @sql runs: if its plan scans
+ * a table in an inner loop (a join's or a correlated subquery's) and it
+ * names a PERFETTO table with sorted columns not yet indexed, index them
+ * (psql_sorted.c). Return: true if an index was made (re-prepare).
+ */
+bool psql_sorted_before(struct tp_psql *p, const char *sql);
 bool psql_perfetto_table_has(struct tp_psql *p, const char *name, size_t n);
 /* True if @name is one of the trace's own tables (a virtual table). */
 bool psql_is_intrinsic_table(struct tp_psql *p, const char *name, size_t n);
@@ -434,6 +448,10 @@ bool psql_is_intrinsic_table(struct tp_psql *p, const char *name, size_t n);
 /* Adds the table function perfetto_table_info(name) to @p's connection
  * (psql_table_info.c). */
 int psql_table_info_register(struct tp_psql *p);
+
+/* psql_relation_register() - __tp_fill_stat(), which PERFETTO tables'
+ * fills use (psql_relation.c). Return: SQLite's code. */
+int psql_relation_register(struct sqlite3 *conn);
 
 /* ------------------------------------------------------------- modules ---- */
 

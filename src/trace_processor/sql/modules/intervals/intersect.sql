@@ -29,20 +29,23 @@ CREATE PERFETTO MACRO __first_arg(x Expr, y Expr)
 RETURNS Expr
 AS $x;
 
--- One table's intervals as an interval tree, sorted by start.
+-- One table's intervals as an interval tree, sorted by start (by the
+-- aggregate, and only if the rows are not in ts order already: most
+-- tables keep ts sorted, and a sort of a big table costs more than the
+-- rest).
 CREATE PERFETTO MACRO _interval_agg(
   tab TableOrSubquery,
   agg_columns ColumnNameList
 )
 RETURNS TableOrSubquery
 AS (
-  SELECT __intrinsic_interval_tree_intervals_agg(
+  SELECT __intrinsic_interval_tree_intervals_agg_any_order(
     src.id,
     src.ts,
     src.dur
     __intrinsic_token_apply_prefix!(_ii_df_agg, $agg_columns, $agg_columns)
   )
-  FROM (SELECT * FROM $tab ORDER BY ts) AS src
+  FROM $tab AS src
 );
 
 -- The same for a table whose id, start and duration columns have other
@@ -56,13 +59,13 @@ CREATE PERFETTO MACRO _interval_agg_with_col_names(
 )
 RETURNS TableOrSubquery
 AS (
-  SELECT __intrinsic_interval_tree_intervals_agg(
+  SELECT __intrinsic_interval_tree_intervals_agg_any_order(
     src.$id_col,
     src.$ts_col,
     src.$dur_col
     __intrinsic_token_apply_prefix!(_ii_df_agg, $agg_columns, $agg_columns)
   )
-  FROM (SELECT * FROM $tab ORDER BY $ts_col) AS src
+  FROM $tab AS src
 );
 
 -- Intersects the interval tables in $tabs (2 to 15 tables, each with

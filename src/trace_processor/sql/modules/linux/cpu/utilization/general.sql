@@ -82,8 +82,11 @@ CREATE VIRTUAL TABLE _cpu_freq_per_thread_span_join USING SPAN_LEFT_JOIN(
   _cpu_freq_for_metrics PARTITIONED ucpu
 );
 
+-- (No column named id: a PERFETTO table's increasing integer id would be
+-- its rowid, and the rowid is the row number here.)
 CREATE PERFETTO TABLE _cpu_freq_per_thread_no_id AS
-SELECT * FROM _cpu_freq_per_thread_span_join;
+SELECT ts, dur, ucpu, utid, id AS counter_id, cpu, freq
+FROM _cpu_freq_per_thread_span_join;
 
 -- The same with a row number as id; counter_id is the frequency's
 -- counter row. A table (not a view) with an INT id and an index on it,
@@ -98,7 +101,7 @@ SELECT
   f.cpu,
   f.utid,
   f.freq,
-  f.id AS counter_id
+  f.counter_id
 FROM _cpu_freq_per_thread_no_id AS f;
 
 CREATE PERFETTO INDEX _cpu_freq_per_thread_id_idx ON _cpu_freq_per_thread(id);
