@@ -10,6 +10,8 @@
 #               stackprofile_invalid_* stats;
 #   tree        android_heap_profile_summary_tree splits a symbolized frame
 #               into its inlined functions (callstacks.stack_profile);
+#   forest_plan the callstack forest is searched by rowid and the counts by
+#               an index (a plan, no timing);
 #   pprof       `convert profile` writes a line per symbol with its file
 #               and line number;
 #   upstream/*  the same tables and decoded pprof profiles from Perfetto's
@@ -35,6 +37,20 @@ TREE="INCLUDE PERFETTO MODULE android.memory.heap_profile.summary_tree;
 SELECT * FROM android_heap_profile_summary_tree ORDER BY id"
 expect tree $T "$TREE" \
 	'0,"[NULL]","main","/usr/bin/trainer","[NULL]","[NULL]",0,16384,0,16384;1,2,"arena_grow","/usr/lib/libtensor.so","arena.h",41,4096,4096,4096,4096;2,0,"Tensor::alloc","/usr/lib/libtensor.so","tensor.cc",120,4096,8192,4096,8192;3,0,"pool_take","/usr/lib/libtensor.so","[NULL]","[NULL]",0,8192,0,8192;4,3,"conv2d","/usr/lib/libtensor.so","[NULL]","[NULL]",8192,8192,8192,8192;5,6,"arena_grow","/usr/lib/libtensor.so","arena.h",41,1024,1024,1024,1024;6,"[NULL]","Tensor::alloc","/usr/lib/libtensor.so","tensor.cc",120,1024,2048,1024,2048'
+
+# The forest's plans: nodes found by id through the rowid, and the counts
+# (an untyped GROUP BY table) through an index, never scanned per node.
+PLAN="INCLUDE PERFETTO MODULE callstacks.stack_profile;
+CREATE PERFETTO TABLE _c AS SELECT callsite_id, sum(size) AS self_count
+FROM heap_profile_allocation GROUP BY callsite_id;
+EXPLAIN QUERY PLAN SELECT * FROM _callstacks_for_callsites!(_c)"
+run plan -Q "$PLAN" "$tmp/$T.pb"
+if [ $rc -eq 0 ] && grep -q 'SEARCH f USING INTEGER PRIMARY KEY' "$tmp/plan.out" &&
+	! grep -q '"SCAN s LEFT-JOIN"' "$tmp/plan.out"; then
+	pass tp_module_symbols/forest_plan
+else
+	fail tp_module_symbols/forest_plan "exit $rc: $(oneline "$tmp/plan.out") $(oneline "$tmp/plan.err")"
+fi
 
 # pprof: decoded, one line per sample (tests/integration/pprof_decode.py).
 decode_all() {

@@ -79,8 +79,9 @@ WITH nodes AS (
   WHERE r.first_symbol_id IS NOT NULL
 )
 SELECT
-  n.id,
-  n.parent_id,
+  -- Typed, so the id is the table's rowid (lookups by id are searches).
+  CAST(n.id AS INT) AS id,
+  CAST(n.parent_id AS INT) AS parent_id,
   coalesce(demangle(coalesce(s.name, f.deobfuscated_name, f.name)), s.name,
            f.deobfuscated_name, f.name, 'unknown') AS name,
   f.mapping AS mapping_id,
@@ -162,7 +163,9 @@ RETURNS TableOrSubquery AS
   FROM reached AS r
   JOIN _callstack_spc_forest AS f ON f.id = r.id
   JOIN stack_profile_mapping AS m ON m.id = f.mapping_id
-  LEFT JOIN $counts AS s ON s.callsite_id = f.callsite_id
+  -- '+': no affinity on our side, so an untyped $counts (a GROUP BY of a
+  -- view's column) can still be searched through an automatic index.
+  LEFT JOIN $counts AS s ON s.callsite_id = +f.callsite_id
   ORDER BY f.id
 );
 

@@ -32,7 +32,7 @@ SELECT
   coalesce(s.self_size, 0) AS self_size,
   coalesce(s.self_alloc_size, 0) AS self_alloc_size
 FROM _callstacks_for_stack_profile_samples!(_android_heap_profile_callsite_sizes) AS n
-LEFT JOIN _android_heap_profile_callsite_sizes AS s USING (callsite_id);
+LEFT JOIN _android_heap_profile_callsite_sizes AS s ON s.callsite_id = +n.callsite_id;
 
 CREATE PERFETTO INDEX _android_heap_profile_nodes_id ON _android_heap_profile_nodes(id);
 
