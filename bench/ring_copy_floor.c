@@ -10,7 +10,8 @@
  * Prints the writer's time per record in the copy and the publish only
  * (the waits for room are not in it) for both runs, pinned to CPUs 0 and 1.
  *
- *   ring_copy_floor [--bytes REC] [--records N]
+ *   ring_copy_floor [--bytes REC] [--records N] [--smoke]
+ *   --smoke  a few thousand records: CI's check that it runs
  */
 #include <pthread.h>
 #include <sched.h>
@@ -113,8 +114,10 @@ int main(int argc, char **argv)
 			rec_bytes = strtoull(argv[++i], NULL, 10);
 		} else if (strcmp(argv[i], "--records") == 0 && i + 1 < argc) {
 			n_recs = strtoull(argv[++i], NULL, 10);
+		} else if (strcmp(argv[i], "--smoke") == 0) {
+			n_recs = 4096;
 		} else {
-			fprintf(stderr, "usage: ring_copy_floor [--bytes REC] [--records N]\n");
+			fprintf(stderr, "usage: ring_copy_floor [--bytes REC] [--records N] [--smoke]\n");
 			return 2;
 		}
 	}

@@ -231,14 +231,17 @@ data_sources { config { name: "linux.perf" perf_event_config {
 } } }
 incremental_state_config { clear_period_ms: 300 }
 duration_ms: 120000'
-# 1 s of the spinner's CPU at 200 Hz: ~200 samples, in at least 1 s of
-# session (3 clears at least).
-if perf_around incr 60 "$OUT/perf_hot" spin 1 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/incr.pb" >"$SVC_TMP/incr.txt"; then
+# 1.5 s of the spinner's CPU at 200 Hz: ~300 samples, in at least 1.5 s of
+# session: about 5 clear periods, of which the check asks for one (a
+# perf_sample_defaults packet after the first), so a slow start of the data
+# source (ASan, a busy machine: CI once saw 2 packets where 4 were usual)
+# does not decide the verdict; the ids must stay valid across it.
+if perf_around incr 60 "$OUT/perf_hot" spin 1.5 && "$OUT/pfc_pbtxt" --type Trace decode "$SVC_TMP/incr.pb" >"$SVC_TMP/incr.txt"; then
 	pid=$(perf_hot_pid incr)
 	defaults=$(grep -c "perf_sample_defaults {" "$SVC_TMP/incr.txt")
 	bad=$(perf_q incr "select coalesce(sum(value), 0) from stats where name like 'stackprofile_invalid%'")
 	hot=$(perf_leaf_counts incr "$pid" | awk '$1 == "hot_a" || $1 == "hot_b" { s += $2 } END { print s + 0 }')
-	if [ "$defaults" -ge 3 ] && [ "${bad:-1}" -eq 0 ] && [ "$hot" -ge 100 ]; then
+	if [ "$defaults" -ge 2 ] && [ "${bad:-1}" -eq 0 ] && [ "$hot" -ge 100 ]; then
 		pass perf_faults/incremental_clear
 	else
 		fail perf_faults/incremental_clear "defaults packets=$defaults invalid ids=$bad hot samples=$hot"
