@@ -98,8 +98,9 @@ check() {
 	_per=$(sql "select cpu.machine_id, count(*) from ftrace_event join cpu using (ucpu) group by cpu.machine_id order by 1")
 	echo "# ftrace_event per machine: $(echo "$_per" | tr '\n' ' ')"
 	echo "$_per" >"$SVC_TMP/$_c.$_l.per"
+	# On failure, the guest's own logs say whether its relay or probes gave up.
 	[ "$(echo "$_per" | awk -F, '$2 > 0' | wc -l)" = 2 ] && pass "qemu/$_c/$_l/events_from_both_kernels" ||
-		fail "qemu/$_c/$_l/events_from_both_kernels" "$_per"
+		fail "qemu/$_c/$_l/events_from_both_kernels" "$_per; guest: $(cat "$SVC_TMP/$_c.guest/relay.log" "$SVC_TMP/$_c.guest/probes.log" 2>/dev/null | tail -n 6 | tr '\n' ' ')"
 	# The guest's sched events on the host's timeline: inside the host's span.
 	_span=$(sql "select (select min(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
 		(select max(ts) from sched join cpu using (ucpu) where cpu.machine_id = 0),
@@ -189,7 +190,7 @@ rotate_case() {
 	if [ $_ok = 1 ] && [ $_n -ge 4 ] && [ $_n -le 5 ]; then
 		pass qemu/rotate/every_file_has_the_guest
 	else
-		fail qemu/rotate/every_file_has_the_guest "$_n files in $_ms ms;$_why traced: $(grep ' W ' "$SVC_TMP/ours.traced.err" | tail -n 3 | tr '\n' ' ')"
+		fail qemu/rotate/every_file_has_the_guest "$_n files in $_ms ms;$_why traced: $(grep ' W ' "$SVC_TMP/ours.traced.err" | tail -n 3 | tr '\n' ' ') guest: $(cat "$SVC_TMP/ours.guest/relay.log" "$SVC_TMP/ours.guest/probes.log" 2>/dev/null | tail -n 6 | tr '\n' ' ')"
 	fi
 }
 
