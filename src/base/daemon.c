@@ -41,17 +41,10 @@ int daemon_fork(int *out_ready_fd)
 	return 0;
 }
 
-void daemon_ready(int ready_fd)
+void daemon_null_stdio(void)
 {
-	int fd;
+	int fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-	if (ready_fd < 0)
-		return;
-	if (write(ready_fd, "1", 1) != 1) {
-		/* The parent is gone: nobody waits for the PID. */
-	}
-	close(ready_fd);
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	dup2(fd, STDIN_FILENO);
@@ -61,10 +54,20 @@ void daemon_ready(int ready_fd)
 		close(fd);
 }
 
+void daemon_ready(int ready_fd)
+{
+	if (ready_fd < 0)
+		return;
+	if (write(ready_fd, "1", 1) != 1) {
+		/* The parent is gone: nobody waits for the PID. */
+	}
+	close(ready_fd);
+	daemon_null_stdio();
+}
+
 int daemon_detach(void)
 {
 	pid_t pid;
-	int fd;
 
 	fflush(NULL);
 	pid = fork();
@@ -75,13 +78,6 @@ int daemon_detach(void)
 		exit(0);
 	}
 	setsid();
-	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		if (fd > STDERR_FILENO)
-			close(fd);
-	}
+	daemon_null_stdio();
 	return 0;
 }

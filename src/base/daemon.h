@@ -35,5 +35,7 @@ void daemon_ready(int ready_fd);
  * Context: start-up, before any thread.
  */
 int daemon_detach(void);
+/* Points stdin, stdout and stderr at /dev/null (a daemon's child after its fork). */
+void daemon_null_stdio(void);
 
 #endif

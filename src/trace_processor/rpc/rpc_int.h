@@ -232,6 +232,9 @@ void rpc_query_end(struct rpc_query *q);
  */
 typedef int (*rpc_send_fn)(void *ctx, const struct pz_chunks *c);
 
+/* rpc_send_fn writing each reply whole to the fd *@ctx (an int) (stdiod.c). */
+int rpc_send_fd(void *ctx, const struct pz_chunks *ch);
+
 /* One client's TraceProcessorRpc stream (a WebSocket or /rpc). */
 struct rpc_chan {
 	struct buf rx;       /* bytes of an incomplete message */

@@ -17,8 +17,7 @@
 
 #define STDIOD_READ_BYTES 65536
 
-/* rpc_send_fn: one reply stream, written whole to the fd in @ctx. */
-static int send_fd(void *ctx, const struct pz_chunks *ch)
+int rpc_send_fd(void *ctx, const struct pz_chunks *ch)
 {
 	const struct pz_chunk *k;
 	int fd = *(const int *)ctx;
@@ -47,7 +46,7 @@ int tp_stdio_run(struct tp_rpc *r, int in_fd, int out_fd)
 		}
 		if (n == 0)
 			break;
-		if (rpc_chan_feed(r, &chan, buf, (size_t)n, send_fd, &out_fd) < 0) {
+		if (rpc_chan_feed(r, &chan, buf, (size_t)n, rpc_send_fd, &out_fd) < 0) {
 			rc = -EPROTO;
 			break;
 		}

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "base/clock.h"
+#include "base/daemon.h"
 #include "base/file.h"
 #include "protozero/protozero.h"
 #include "trace_processor/rpc/rpc.h"
@@ -42,17 +43,6 @@ static void on_term(int sig)
 	if (g_pid_path[0])
 		unlink(g_pid_path);
 	_exit(0);
-}
-
-static int send_fd(void *ctx, const struct pz_chunks *ch)
-{
-	const struct pz_chunk *k;
-	int fd = *(const int *)ctx;
-
-	for (k = ch->head; k; k = k->next)
-		if (k->used && file_write_all(fd, k->data, k->used) < 0)
-			return -1;
-	return 0;
 }
 
 /* A word a shell reads back as is, else in single quotes (Perfetto's record). */
@@ -199,14 +189,7 @@ int tp_unixd_run(struct tp_rpc *r, const struct tp_unixd_options *o)
 			_exit(0);
 		}
 		setsid();
-		fd = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (fd >= 0) {
-			dup2(fd, STDIN_FILENO);
-			dup2(fd, STDOUT_FILENO);
-			dup2(fd, STDERR_FILENO);
-			if (fd > STDERR_FILENO)
-				close(fd);
-		}
+		daemon_null_stdio();
 		if (chdir("/") < 0) {
 			/* Paths are absolute: nothing depends on the directory. */
 		}
@@ -263,7 +246,7 @@ int tp_unixd_run(struct tp_rpc *r, const struct tp_unixd_options *o)
 			n = read(cl[i].fd, buf, sizeof(buf));
 			if (n < 0 && (errno == EINTR || errno == EAGAIN))
 				continue;
-			if (n <= 0 || rpc_chan_feed(r, &cl[i].chan, buf, (size_t)n, send_fd,
+			if (n <= 0 || rpc_chan_feed(r, &cl[i].chan, buf, (size_t)n, rpc_send_fd,
 						    &cl[i].fd) < 0) {
 				drop(cl, &n_cl, i);
 				last = clock_monotonic_ns() / 1000000;
